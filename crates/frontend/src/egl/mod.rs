@@ -1,0 +1,1 @@
+//! EGL 1.5 implementation.

@@ -1,0 +1,1 @@
+//! Generated GL entry-point exports and the GetProcAddress table.

@@ -1,0 +1,1 @@
+//! Implemented GL entry points.

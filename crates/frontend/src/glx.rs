@@ -1,0 +1,1 @@
+//! GLX entry points (stubs on surfaceless platforms), owned by the window-system layer.

@@ -1,0 +1,69 @@
+//! The seam between the window-system layer (EGL/GLX exports) and the GL
+//! core: contexts, surfaces, current-ness. The EGL layer speaks only this
+//! API; it never reaches into GL state.
+
+use std::sync::Arc;
+
+pub use crate::context::Context;
+
+/// Which GL profile a context reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Core,
+    Compatibility,
+}
+
+/// What the application asked for (EGL_KHR_create_context attributes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextAttribs {
+    pub major: u32,
+    pub minor: u32,
+    pub profile: Profile,
+    pub debug: bool,
+    pub forward_compatible: bool,
+    pub robust: bool,
+}
+
+impl Default for ContextAttribs {
+    fn default() -> Self {
+        ContextAttribs { major: 1, minor: 0, profile: Profile::Compatibility, debug: false, forward_compatible: false, robust: false }
+    }
+}
+
+/// A default framebuffer the backend owns (pbuffer or surfaceless).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfaceDesc {
+    pub width: u32,
+    pub height: u32,
+    /// GL sized format of the colour buffer (GL_RGBA8), 0 = none.
+    pub color_format: u32,
+    /// GL sized depth/stencil format (GL_DEPTH24_STENCIL8), 0 = none.
+    pub depth_stencil_format: u32,
+    pub samples: u32,
+}
+
+pub type ContextRef = Arc<Context>;
+pub type SurfaceRef = Arc<Surface>;
+
+/// A client-side surface: its MGPipe handle and size.
+#[derive(Debug)]
+pub struct Surface {
+    pub handle: mgpipe::Handle,
+    pub desc: SurfaceDesc,
+}
+
+/// Why a platform operation failed; the EGL layer maps these to EGL errors.
+#[derive(Debug, thiserror::Error)]
+pub enum PlatformError {
+    #[error("cannot reach a backend: {0}")]
+    NoBackend(String),
+    #[error("unsupported context version {major}.{minor}")]
+    BadVersion { major: u32, minor: u32 },
+    #[error("context is lost: {0}")]
+    ContextLost(String),
+    #[error("surface or context does not match: {0}")]
+    BadMatch(&'static str),
+}
+
+pub use crate::context::{create_context, current_context, destroy_context, make_current};
+pub use crate::runtime::{create_surface, destroy_surface, ensure_runtime, swap_buffers};

@@ -1,0 +1,1 @@
+//! GLSL → SPIR-V compilation and reflection.

@@ -1,0 +1,99 @@
+//! The caps snapshot: everything the client must know of the backend's
+//! driver, read once instead of asked per call (DESIGN §5, seeds/000 Part 1).
+
+use bytemuck::{Pod, Zeroable};
+
+/// Fixed-size, POD caps snapshot. Strings are NUL-padded UTF-8.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Caps {
+    /// Which backend filled this (BACKEND_GLES / BACKEND_VULKAN).
+    pub backend_kind: u32,
+    pub max_texture_size: u32,
+    pub max_3d_texture_size: u32,
+    pub max_array_texture_layers: u32,
+    pub max_cube_map_texture_size: u32,
+    pub max_renderbuffer_size: u32,
+    pub max_draw_buffers: u32,
+    pub max_color_attachments: u32,
+    pub max_samples: u32,
+    pub max_vertex_attribs: u32,
+    pub max_texture_image_units: u32,
+    pub max_combined_texture_image_units: u32,
+    pub max_vertex_texture_image_units: u32,
+    pub max_uniform_buffer_bindings: u32,
+    pub max_uniform_block_size: u32,
+    pub uniform_buffer_offset_alignment: u32,
+    pub max_vertex_uniform_components: u32,
+    pub max_fragment_uniform_components: u32,
+    pub max_varying_components: u32,
+    pub max_viewport_dims: [u32; 2],
+    pub max_texture_lod_bias: f32,
+    pub max_texture_max_anisotropy: f32,
+    pub aliased_line_width_range: [f32; 2],
+    pub point_size_range: [f32; 2],
+    pub max_elements_vertices: u32,
+    pub max_elements_indices: u32,
+    pub _pad0: u32,
+    /// Bit i set: the backend implements call opcode i.
+    pub call_mask: [u64; 2],
+    /// The backend driver's own renderer string (diagnostics; our
+    /// GL_RENDERER wraps it).
+    pub driver_renderer: [u8; 128],
+    pub driver_version: [u8; 128],
+}
+
+pub const BACKEND_GLES: u32 = 1;
+pub const BACKEND_VULKAN: u32 = 2;
+
+impl Caps {
+    /// Conservative GL 3.3 minimums, for tests and null backends.
+    pub fn minimum() -> Caps {
+        let mut c = Caps::zeroed();
+        c.max_texture_size = 1024;
+        c.max_3d_texture_size = 256;
+        c.max_array_texture_layers = 256;
+        c.max_cube_map_texture_size = 1024;
+        c.max_renderbuffer_size = 1024;
+        c.max_draw_buffers = 8;
+        c.max_color_attachments = 8;
+        c.max_samples = 4;
+        c.max_vertex_attribs = 16;
+        c.max_texture_image_units = 16;
+        c.max_combined_texture_image_units = 48;
+        c.max_vertex_texture_image_units = 16;
+        c.max_uniform_buffer_bindings = 36;
+        c.max_uniform_block_size = 16384;
+        c.uniform_buffer_offset_alignment = 256;
+        c.max_vertex_uniform_components = 1024;
+        c.max_fragment_uniform_components = 1024;
+        c.max_varying_components = 60;
+        c.max_viewport_dims = [4096, 4096];
+        c.max_texture_lod_bias = 2.0;
+        c.max_texture_max_anisotropy = 1.0;
+        c.aliased_line_width_range = [1.0, 1.0];
+        c.point_size_range = [1.0, 1.0];
+        c.max_elements_vertices = 1 << 20;
+        c.max_elements_indices = 1 << 20;
+        c.call_mask = [u64::MAX, u64::MAX];
+        c
+    }
+
+    pub fn implements(&self, opcode: u16) -> bool {
+        let i = opcode as usize;
+        i < 128 && self.call_mask[i / 64] & (1u64 << (i % 64)) != 0
+    }
+
+    /// Write a string into one of the fixed NUL-padded fields.
+    pub fn put_str(dst: &mut [u8], s: &str) {
+        dst.fill(0);
+        let n = s.len().min(dst.len() - 1);
+        dst[..n].copy_from_slice(&s.as_bytes()[..n]);
+    }
+
+    /// Read a NUL-padded string field.
+    pub fn get_str(src: &[u8]) -> &str {
+        let end = src.iter().position(|&b| b == 0).unwrap_or(src.len());
+        core::str::from_utf8(&src[..end]).unwrap_or("")
+    }
+}

@@ -1,0 +1,17 @@
+//! MGPipe: the one narrow interface between the frontend (GL semantics) and a
+//! backend (the real driver).
+//!
+//! Owns: handles, the payload PODs and tables generated from
+//! `catalogue/calls.toml`, wire framing, the caps snapshot.
+//! Must never touch: a driver, shared memory, threads, or any process-local
+//! handle (rule G). No `unsafe` here.
+#![forbid(unsafe_code)]
+
+pub mod caps;
+pub mod consts;
+pub mod handle;
+pub mod wire;
+
+pub use caps::Caps;
+pub use handle::{Handle, HandleKind, SlotAllocator};
+pub use wire::{ProtocolCorruption, RecordHeader};

@@ -1,0 +1,66 @@
+//! Wire framing shared by every ring transport (DESIGN §2.7, §4).
+//!
+//! A record is a [`RecordHeader`] followed by the call's POD payload, padded
+//! to 8 bytes. Blob bytes never sit in the record: they are staged in the
+//! STAGE segment and the header names them by stream position.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Every record starts with this header. `len` counts header + payload +
+/// padding and is a multiple of [`RECORD_ALIGN`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RecordHeader {
+    pub opcode: u16,
+    pub flags: u16,
+    /// Total record length in bytes, header included, multiple of 8.
+    pub len: u32,
+    /// Payload length in bytes (must equal the call's payload size).
+    pub payload_len: u32,
+    /// Reply slot for `reply_slot` calls, 0 otherwise.
+    pub reply_slot: u32,
+    /// Position of the blob in the STAGE byte stream (monotonic, not wrapped).
+    pub blob_offset: u64,
+    /// Blob length in bytes (0: no blob).
+    pub blob_len: u64,
+}
+
+pub const RECORD_HEADER_SIZE: usize = core::mem::size_of::<RecordHeader>();
+pub const RECORD_ALIGN: usize = 8;
+const _: () = assert!(RECORD_HEADER_SIZE == 32);
+
+/// Round `n` up to the record alignment.
+pub const fn align_record(n: usize) -> usize {
+    (n + RECORD_ALIGN - 1) & !(RECORD_ALIGN - 1)
+}
+
+/// A malformed record: never undefined behaviour, always this named error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("protocol corruption: opcode {opcode} at offset {offset}: {why}")]
+pub struct ProtocolCorruption {
+    pub opcode: u16,
+    pub offset: usize,
+    pub why: &'static str,
+}
+
+/// Split one record off the front of `bytes`, checking the header.
+/// Returns the header, the payload slice and the total record length.
+pub fn split_record(bytes: &[u8], offset: usize) -> Result<(RecordHeader, &[u8], usize), ProtocolCorruption> {
+    let bad = |opcode: u16, why| ProtocolCorruption { opcode, offset, why };
+    if bytes.len() < RECORD_HEADER_SIZE {
+        return Err(bad(u16::MAX, "truncated record header"));
+    }
+    let header: RecordHeader = bytemuck::pod_read_unaligned(&bytes[..RECORD_HEADER_SIZE]);
+    let len = header.len as usize;
+    if len < RECORD_HEADER_SIZE || len % RECORD_ALIGN != 0 {
+        return Err(bad(header.opcode, "record length not a multiple of 8 or below header size"));
+    }
+    if len > bytes.len() {
+        return Err(bad(header.opcode, "record length past end of published bytes"));
+    }
+    let payload_len = header.payload_len as usize;
+    if payload_len > len - RECORD_HEADER_SIZE {
+        return Err(bad(header.opcode, "payload length past end of record"));
+    }
+    Ok((header, &bytes[RECORD_HEADER_SIZE..RECORD_HEADER_SIZE + payload_len], len))
+}
