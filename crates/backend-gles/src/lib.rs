@@ -1,1 +1,371 @@
+//! `backend-gles`: the Espryt-style MGPipe applier over a native GLES 3.2
+//! driver reached through EGL (DESIGN §5).
+//!
+//! [`GlesBackend`] implements `mgpipe::Screen` (share-group objects: caps,
+//! contexts, surfaces, resources, fences) and `mgpipe::Context` (everything
+//! else, applied to the context made current by `make_current`).
+//!
+//! * The native `libEGL` is `dlopen`ed with `RTLD_NOW | RTLD_LOCAL |
+//!   RTLD_DEEPBIND` so its symbol lookups never land on our own exported
+//!   `egl*`/`gl*` (the frontend is loaded as libEGL.so.1/libGL.so.1 in the
+//!   same process); GL entry points come from its `eglGetProcAddress`.
+//! * Every server context is in one share group (resources are
+//!   screen-level) and is current with no surface (or a 1x1 pbuffer).
+//! * The default framebuffer is emulated: a surface is a colour +
+//!   depth/stencil renderbuffer pair, attached to one FBO per native context.
+//! * Object tables are arrays indexed by handle slot with the generation
+//!   checked; a stale/unknown handle is logged and the call skipped.
+//! * Desktop-GL-only formats and behaviours are emulated in [`emulation`].
+//!
+//! Knobs: `MOBILEGL_NATIVE_EGL` (path of the native EGL),
+//! `MOBILEGL_GLES_CHECK=1|0` (glGetError after every applied call; default
+//! on in debug builds, off in release).
 
+mod context;
+mod egl;
+pub mod emulation;
+mod pipe;
+mod pipe_shim;
+mod screen;
+pub mod shader;
+mod state;
+mod table;
+
+use std::cell::Cell;
+use std::thread::ThreadId;
+
+use glow::HasContext;
+use mgpipe::Handle;
+use tracing::warn;
+
+use crate::pipe::calls;
+use crate::state::Shadow;
+use crate::table::Table;
+
+/// Default native EGL: the glvnd loader by absolute path (DESIGN §9).
+pub const DEFAULT_NATIVE_EGL: &str = "/usr/lib/x86_64-linux-gnu/libEGL.so.1";
+
+/// Every way opening the backend can fail, by name.
+#[derive(Debug, thiserror::Error)]
+pub enum GlesError {
+    #[error("cannot load native EGL {path}: {detail}")]
+    EglLoad { path: String, detail: String },
+    #[error("no EGL display (neither surfaceless platform nor default display)")]
+    NoDisplay,
+    #[error("eglInitialize failed: {detail}")]
+    Initialize { detail: String },
+    #[error("no EGL config with GLES 3 renderable type")]
+    NoConfig,
+    #[error("cannot create a GLES 3.x context: {detail}")]
+    ContextCreate { detail: String },
+    #[error("eglMakeCurrent failed: {detail}")]
+    MakeCurrent { detail: String },
+    #[error("driver is not GLES 3.x: GL_VERSION = {version:?}")]
+    NotGles3 { version: String },
+    #[error("unknown value {value:?} for {knob}")]
+    BadKnob { knob: &'static str, value: String },
+}
+
+/// Driver features looked up once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// GLES 3.2 core (indexed blend/mask, base vertex, glFramebufferTexture).
+    pub gles32: bool,
+    pub gles31: bool,
+    pub norm16: bool,
+    pub anisotropy: bool,
+    pub max_draw_buffers: usize,
+    pub max_attribs: usize,
+    pub max_units: usize,
+}
+
+pub(crate) enum ResKind {
+    Buffer {
+        buf: glow::Buffer,
+        size: u64,
+    },
+    Texture {
+        tex: glow::Texture,
+        /// GLES binding target (0 until known).
+        target: u32,
+        /// GLES internal format of the last defined level (0 until known).
+        internal: u32,
+        samples: u32,
+        /// View parameters last set on the texture object.
+        params: TexParams,
+    },
+    Renderbuffer {
+        rb: glow::Renderbuffer,
+        internal: u32,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TexParams {
+    pub base_level: u32,
+    pub max_level: u32,
+    pub swizzle: [u32; 4],
+    pub depth_stencil_mode: u32,
+}
+
+impl Default for TexParams {
+    fn default() -> Self {
+        TexParams {
+            base_level: 0,
+            max_level: 1000,
+            swizzle: [glow::RED, glow::GREEN, glow::BLUE, glow::ALPHA],
+            depth_stencil_mode: glow::DEPTH_COMPONENT,
+        }
+    }
+}
+
+pub(crate) struct Resource {
+    pub kind: ResKind,
+    pub gl_name: u32,
+}
+
+pub(crate) struct SurfaceEntry {
+    pub width: u32,
+    pub height: u32,
+    pub color: Option<glow::Renderbuffer>,
+    pub color_internal: u32,
+    pub depth_stencil: Option<glow::Renderbuffer>,
+    pub ds_internal: u32,
+}
+
+pub(crate) struct ShaderEntry {
+    /// None: translation/compile/link failed; draws with it are skipped.
+    pub program: Option<glow::Program>,
+    pub global_binding: u32,
+    pub global_size: u32,
+    pub global_ubo: Option<glow::Buffer>,
+    pub is_compute: bool,
+}
+
+/// Share-group (screen-level) tables.
+#[derive(Default)]
+pub(crate) struct ScreenTables {
+    pub resources: Table<Resource>,
+    pub surfaces: Table<SurfaceEntry>,
+    pub fences: Table<glow::Fence>,
+    pub render_states: Table<calls::CreateRenderState>,
+    pub vertex_elements: Table<calls::CreateVertexElements>,
+    pub samplers: Table<glow::Sampler>,
+    pub views: Table<calls::CreateSamplerView>,
+    pub shaders: Table<ShaderEntry>,
+}
+
+pub(crate) struct FboEntry {
+    pub fbo: glow::Framebuffer,
+    /// The description last attached (None: never).
+    pub desc: Option<calls::SetFramebufferState>,
+    /// GLES draw buffer i is active.
+    pub active: [bool; 8],
+}
+
+/// The client-index streaming buffer of one context.
+#[derive(Default)]
+pub(crate) struct StreamBuf {
+    pub buf: Option<glow::Buffer>,
+    pub cap: usize,
+    pub cursor: usize,
+}
+
+/// One client context: a native context and its per-context objects/state.
+pub(crate) struct Ctx {
+    pub egl: khronos_egl::Context,
+    pub vao: Option<glow::VertexArray>,
+    pub draw_surface: Handle,
+    pub read_surface: Handle,
+    pub shadow: Shadow,
+    /// Framebuffer handles -> FBOs (per context: FBOs are not shared).
+    pub fbos: Table<FboEntry>,
+    /// Surface handles -> this context's FBO for that surface.
+    pub surface_fbos: Table<glow::Framebuffer>,
+    pub draw_default: bool,
+    pub draw_fbo: Handle,
+    pub read_default: bool,
+    pub read_fbo: Option<glow::Framebuffer>,
+    pub read_desc: Option<calls::SetReadSurface>,
+    pub render_state: Handle,
+    pub vertex_elements: Handle,
+    pub shader: Handle,
+    pub vbufs: calls::SetVertexBuffers,
+    pub index_buffer: Handle,
+    pub attrib_defaults: calls::SetVertexAttribDefaults,
+    pub views: calls::SetSamplerViews,
+    pub samplers: calls::BindSamplers,
+    pub cbufs: calls::SetConstantBuffers,
+    pub viewport: calls::SetViewport,
+    pub stream: StreamBuf,
+}
+
+/// The GLES backend: one native EGL display, a share group of contexts.
+pub struct GlesBackend {
+    // Field order matters for drop: GL objects go before the EGL instance.
+    pub(crate) gl: glow::Context,
+    pub(crate) scr: ScreenTables,
+    pub(crate) ctxs: Table<Ctx>,
+    pub(crate) current: Option<Handle>,
+    pub(crate) features: Features,
+    pub(crate) check_errors: bool,
+    /// The thread our native context is current on (None: none).
+    pub(crate) thread: Cell<Option<ThreadId>>,
+    /// Shadow of the root context (current when no client context is).
+    pub(crate) root_shadow: Shadow,
+    pub(crate) warned_present: bool,
+    pub(crate) warned_lod_bias: bool,
+    pub(crate) egl: egl::Egl,
+}
+
+impl GlesBackend {
+    /// Open the native EGL named by `MOBILEGL_NATIVE_EGL` (default
+    /// [`DEFAULT_NATIVE_EGL`]).
+    pub fn open_default() -> Result<GlesBackend, GlesError> {
+        let path = std::env::var("MOBILEGL_NATIVE_EGL").unwrap_or_else(|_| DEFAULT_NATIVE_EGL.to_string());
+        Self::open(&path)
+    }
+
+    /// Open the native EGL at `path` (loaded isolated, see the crate doc).
+    pub fn open(path: &str) -> Result<GlesBackend, GlesError> {
+        let check_errors = match std::env::var("MOBILEGL_GLES_CHECK").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            Ok(other) => return Err(GlesError::BadKnob { knob: "MOBILEGL_GLES_CHECK", value: other.to_string() }),
+            Err(_) => cfg!(debug_assertions),
+        };
+        let egl = egl::Egl::load(path)?;
+        // SAFETY: the root context is current on this thread (Egl::load made
+        // it so); the loader hands out the native driver's entry points.
+        let gl = unsafe { glow::Context::from_loader_function(|name| egl.proc_address(name)) };
+        // SAFETY: plain queries on the current context.
+        let (version, renderer) = unsafe {
+            (gl.get_parameter_string(glow::VERSION), gl.get_parameter_string(glow::RENDERER))
+        };
+        if !version.starts_with("OpenGL ES 3.") {
+            return Err(GlesError::NotGles3 { version });
+        }
+        let minor = version.get(12..13).and_then(|s| s.parse::<u32>().ok()).unwrap_or(0);
+        let ext = gl.supported_extensions();
+        // SAFETY: plain queries on the current context.
+        let features = unsafe {
+            Features {
+                gles32: minor >= 2,
+                gles31: minor >= 1,
+                norm16: ext.contains("GL_EXT_texture_norm16"),
+                anisotropy: ext.contains("GL_EXT_texture_filter_anisotropic"),
+                max_draw_buffers: gl.get_parameter_i32(glow::MAX_DRAW_BUFFERS).clamp(1, 8) as usize,
+                max_attribs: gl.get_parameter_i32(glow::MAX_VERTEX_ATTRIBS).clamp(1, 16) as usize,
+                max_units: gl.get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS).clamp(1, 32) as usize,
+            }
+        };
+        // SAFETY: the root context is current; tight client rows (no unpack
+        // or pack state crosses the pipe).
+        unsafe {
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+        }
+        tracing::info!(%version, %renderer, ?features, "GLES backend open");
+        Ok(GlesBackend {
+            gl,
+            scr: ScreenTables::default(),
+            ctxs: Table::default(),
+            current: None,
+            features,
+            check_errors,
+            thread: Cell::new(Some(std::thread::current().id())),
+            root_shadow: Shadow::default(),
+            warned_present: false,
+            warned_lod_bias: false,
+            egl,
+        })
+    }
+
+    /// The native driver's GL_RENDERER.
+    pub fn driver_renderer(&self) -> String {
+        self.prepare();
+        // SAFETY: a context is current (prepare).
+        unsafe { self.gl.get_parameter_string(glow::RENDERER) }
+    }
+
+    /// Release the native context from this thread, so the backend can be
+    /// used from another one (the next call re-makes it current there).
+    pub fn release_thread(&mut self) {
+        self.egl.release();
+        self.thread.set(None);
+    }
+
+    /// Make sure a native context is current on the calling thread: the
+    /// client's current context, else the root.
+    pub(crate) fn prepare(&self) {
+        let me = std::thread::current().id();
+        if self.thread.get() == Some(me) {
+            return;
+        }
+        let ctx = self.current.and_then(|h| self.ctxs.get(h)).map(|c| c.egl).unwrap_or(self.egl.root);
+        if let Err(e) = self.egl.make_current(ctx) {
+            warn!("eglMakeCurrent on a new thread failed: {e}");
+        }
+        self.thread.set(Some(me));
+    }
+
+    /// glGetError after an applied call (MOBILEGL_GLES_CHECK).
+    pub(crate) fn check(&self, call: &'static str) {
+        if !self.check_errors {
+            return;
+        }
+        for _ in 0..8 {
+            // SAFETY: plain query on the current context.
+            let e = unsafe { self.gl.get_error() };
+            if e == glow::NO_ERROR {
+                break;
+            }
+            warn!(call, "GL error 0x{e:04X}");
+        }
+    }
+}
+
+impl Drop for GlesBackend {
+    fn drop(&mut self) {
+        self.prepare();
+        self.current = None;
+        let gl = &self.gl;
+        // SAFETY: share-group objects deleted on the current context; the
+        // per-context objects are deleted with their native contexts.
+        unsafe {
+            for r in self.scr.resources.drain() {
+                match r.kind {
+                    ResKind::Buffer { buf, .. } => gl.delete_buffer(buf),
+                    ResKind::Texture { tex, .. } => gl.delete_texture(tex),
+                    ResKind::Renderbuffer { rb, .. } => gl.delete_renderbuffer(rb),
+                }
+            }
+            for s in self.scr.surfaces.drain() {
+                if let Some(rb) = s.color {
+                    gl.delete_renderbuffer(rb);
+                }
+                if let Some(rb) = s.depth_stencil {
+                    gl.delete_renderbuffer(rb);
+                }
+            }
+            for f in self.scr.fences.drain() {
+                gl.delete_sync(f);
+            }
+            for s in self.scr.samplers.drain() {
+                gl.delete_sampler(s);
+            }
+            for s in self.scr.shaders.drain() {
+                if let Some(p) = s.program {
+                    gl.delete_program(p);
+                }
+                if let Some(b) = s.global_ubo {
+                    gl.delete_buffer(b);
+                }
+            }
+        }
+        let _ = self.egl.make_current(self.egl.root);
+        for c in self.ctxs.drain() {
+            self.egl.destroy_context(c.egl);
+        }
+    }
+}

@@ -1,30 +1,790 @@
-//! Per-context GL state and current-context tracking.
+//! Per-context GL state, share groups and current-context tracking.
+//!
+//! The tracker keeps every piece of GL state the application can set or ask
+//! for. At each validate point (draw, clear, blit, read) `validate` turns the
+//! relevant state into MGPipe records in a fixed order, emitting only what
+//! differs from what was last sent on this context (DESIGN §6).
 
-use crate::platform::{ContextAttribs, ContextRef, PlatformError, SurfaceRef};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-/// One GL context: its state tracker lives here.
+use mgpipe::calls;
+use mgpipe::consts::*;
+use mgpipe::{Handle, Pipe};
+
+use crate::platform::{ContextAttribs, ContextRef, PlatformError, Profile, SurfaceRef};
+use crate::runtime::{ensure_conn, world, Conn, World};
+
+/// One GL context as the window-system layer sees it. Its state lives in
+/// the world under `id`.
 #[derive(Debug)]
 pub struct Context {
+    pub id: usize,
     pub attribs: ContextAttribs,
-    pub handle: mgpipe::Handle,
+    pub handle: Handle,
+    /// What the application gets: GL version and profile we actually provide.
+    pub version: (u32, u32),
+    pub profile: Profile,
 }
 
-/// Create a context (answers GL 4.5 core / compat whatever was asked for ≥ 3.2; legacy requests get a compatibility context).
+pub const MAX_TEXTURE_UNITS: usize = 32;
+pub const MAX_UBO_BINDINGS: usize = 36;
+pub const MAX_ATTRIBS: usize = 16;
+pub const MAX_DRAW_BUFFERS: usize = 8;
+/// Texture targets a unit can hold, in a fixed order.
+pub const TEXTURE_TARGETS: [u32; 11] = [
+    glow::TEXTURE_1D,
+    glow::TEXTURE_2D,
+    glow::TEXTURE_3D,
+    glow::TEXTURE_1D_ARRAY,
+    glow::TEXTURE_2D_ARRAY,
+    glow::TEXTURE_RECTANGLE,
+    glow::TEXTURE_CUBE_MAP,
+    glow::TEXTURE_CUBE_MAP_ARRAY,
+    glow::TEXTURE_BUFFER,
+    glow::TEXTURE_2D_MULTISAMPLE,
+    glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
+];
+
+pub fn target_index(target: u32) -> Option<usize> {
+    TEXTURE_TARGETS.iter().position(|&t| t == target)
+}
+
+// ------------------------------------------------------------------ objects
+
+#[derive(Debug, Clone)]
+pub struct BufferMap {
+    pub offset: u64,
+    pub length: u64,
+    pub access: u32,
+    pub data: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Buffer {
+    pub handle: Handle,
+    pub size: u64,
+    pub usage: u32,
+    pub immutable: bool,
+    pub storage_flags: u32,
+    pub map: Option<BufferMap>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TexParams {
+    pub min_filter: u32,
+    pub mag_filter: u32,
+    pub wrap_s: u32,
+    pub wrap_t: u32,
+    pub wrap_r: u32,
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub lod_bias: f32,
+    pub compare_mode: u32,
+    pub compare_func: u32,
+    pub border: [f32; 4],
+    pub max_anisotropy: f32,
+}
+
+impl Default for TexParams {
+    fn default() -> Self {
+        TexParams {
+            min_filter: glow::NEAREST_MIPMAP_LINEAR,
+            mag_filter: glow::LINEAR,
+            wrap_s: glow::REPEAT,
+            wrap_t: glow::REPEAT,
+            wrap_r: glow::REPEAT,
+            min_lod: -1000.0,
+            max_lod: 1000.0,
+            lod_bias: 0.0,
+            compare_mode: glow::NONE,
+            compare_func: glow::LEQUAL,
+            border: [0.0; 4],
+            max_anisotropy: 1.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelInfo {
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub internal_format: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Texture {
+    pub handle: Handle,
+    /// 0 until first bound.
+    pub target: u32,
+    /// levels[face][level]
+    pub levels: Vec<Vec<Option<LevelInfo>>>,
+    pub params: TexParams,
+    pub base_level: u32,
+    pub max_level: u32,
+    pub swizzle: [u32; 4],
+    pub depth_stencil_mode: u32,
+    pub immutable_levels: u32,
+    pub created: bool,
+}
+
+impl Texture {
+    pub fn new(handle: Handle) -> Self {
+        Texture {
+            handle,
+            target: 0,
+            levels: vec![Vec::new(); 6],
+            params: TexParams::default(),
+            base_level: 0,
+            max_level: 1000,
+            swizzle: [glow::RED, glow::GREEN, glow::BLUE, glow::ALPHA],
+            depth_stencil_mode: glow::DEPTH_COMPONENT,
+            immutable_levels: 0,
+            created: false,
+        }
+    }
+    pub fn level(&self, face: usize, level: usize) -> Option<LevelInfo> {
+        self.levels.get(face).and_then(|f| f.get(level)).copied().flatten()
+    }
+    pub fn set_level(&mut self, face: usize, level: usize, info: LevelInfo) {
+        if face < self.levels.len() {
+            let f = &mut self.levels[face];
+            if f.len() <= level {
+                f.resize(level + 1, None);
+            }
+            f[level] = Some(info);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Renderbuffer {
+    pub handle: Handle,
+    pub width: u32,
+    pub height: u32,
+    pub internal_format: u32,
+    pub samples: u32,
+    pub created: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attachment {
+    /// SURFACE_NONE / SURFACE_TEXTURE / SURFACE_RENDERBUFFER
+    pub kind: u32,
+    pub name: u32,
+    pub level: u32,
+    pub layer: u32,
+    pub layered: bool,
+    pub cube_face: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Framebuffer {
+    pub handle: Handle,
+    pub color: [Attachment; MAX_DRAW_BUFFERS],
+    pub depth: Attachment,
+    pub stencil: Attachment,
+    pub draw_buffers: [u32; MAX_DRAW_BUFFERS],
+    pub read_buffer: u32,
+    pub created: bool,
+}
+
+impl Framebuffer {
+    pub fn new(handle: Handle) -> Self {
+        let mut draw_buffers = [glow::NONE; MAX_DRAW_BUFFERS];
+        draw_buffers[0] = glow::COLOR_ATTACHMENT0;
+        Framebuffer {
+            handle,
+            color: [Attachment::default(); MAX_DRAW_BUFFERS],
+            depth: Attachment::default(),
+            stencil: Attachment::default(),
+            draw_buffers,
+            read_buffer: glow::COLOR_ATTACHMENT0,
+            created: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VertexAttrib {
+    pub enabled: bool,
+    pub size: u32,
+    pub ty: u32,
+    pub normalized: bool,
+    pub integer: bool,
+    pub stride: u32,
+    pub offset: u64,
+    pub buffer: u32,
+    pub divisor: u32,
+}
+
+impl Default for VertexAttrib {
+    fn default() -> Self {
+        VertexAttrib { enabled: false, size: 4, ty: glow::FLOAT, normalized: false, integer: false, stride: 0, offset: 0, buffer: 0, divisor: 0 }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct VertexArray {
+    pub attribs: [VertexAttrib; MAX_ATTRIBS],
+    pub element_buffer: u32,
+    pub created: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ShaderObj {
+    pub stage: crate::shader::Stage,
+    pub gl_type: u32,
+    pub source: String,
+    pub compiled: bool,
+    pub info_log: String,
+    pub delete_pending: bool,
+    pub attached: u32,
+}
+
+/// One uniform location: which reflected uniform and which array element.
+#[derive(Debug, Clone, Copy)]
+pub struct UniformLocation {
+    pub uniform: usize,
+    pub element: u32,
+}
+
+#[derive(Debug)]
+pub struct LinkedState {
+    pub prog: crate::shader::LinkedProgram,
+    pub cso: Handle,
+    pub locations: Vec<UniformLocation>,
+    pub scratch: Vec<u8>,
+    pub scratch_version: u64,
+    /// texture unit per sampler slot (SPIR-V binding)
+    pub sampler_units: Vec<u32>,
+    /// GL binding point per uniform block
+    pub block_bindings: Vec<u32>,
+}
+
+#[derive(Debug, Default)]
+pub struct ProgramObj {
+    pub shaders: Vec<u32>,
+    pub attrib_bindings: Vec<(String, u32)>,
+    pub frag_data_bindings: Vec<(String, u32)>,
+    pub linked: Option<LinkedState>,
+    pub link_status: bool,
+    pub info_log: String,
+    pub validate_status: bool,
+    pub delete_pending: bool,
+    /// Number of contexts using it as current program.
+    pub in_use: u32,
+}
+
+#[derive(Debug)]
+pub enum ShaderOrProgram {
+    Shader(ShaderObj),
+    Program(ProgramObj),
+}
+
+#[derive(Debug, Clone)]
+pub struct SyncObj {
+    pub fence: Handle,
+    pub signaled: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexedBuffer {
+    pub buffer: u32,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// Objects shared between contexts of one share group.
+#[derive(Debug, Default)]
+pub struct Shared {
+    pub buffers: HashMap<u32, Option<Buffer>>,
+    pub textures: HashMap<u32, Option<Texture>>,
+    pub renderbuffers: HashMap<u32, Option<Renderbuffer>>,
+    pub samplers: HashMap<u32, TexParams>,
+    pub sampler_handles: HashMap<u32, Handle>,
+    pub shader_objects: HashMap<u32, ShaderOrProgram>,
+    pub syncs: HashMap<usize, SyncObj>,
+    pub next_name: u32,
+    pub next_sync: usize,
+    pub contexts: u32,
+}
+
+impl Shared {
+    /// A fresh name not used by any namespace of this group (names are
+    /// diagnostics only; simple monotonic allocation keeps them unique).
+    pub fn new_name(&mut self) -> u32 {
+        self.next_name = self.next_name.wrapping_add(1).max(1);
+        self.next_name
+    }
+}
+
+// ------------------------------------------------------------------ context state
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StencilFace {
+    pub func: u32,
+    pub reference: i32,
+    pub value_mask: u32,
+    pub write_mask: u32,
+    pub fail: u32,
+    pub zfail: u32,
+    pub zpass: u32,
+}
+
+impl Default for StencilFace {
+    fn default() -> Self {
+        StencilFace { func: glow::ALWAYS, reference: 0, value_mask: !0, write_mask: !0, fail: glow::KEEP, zfail: glow::KEEP, zpass: glow::KEEP }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelStore {
+    pub row_length: i32,
+    pub image_height: i32,
+    pub skip_pixels: i32,
+    pub skip_rows: i32,
+    pub skip_images: i32,
+    pub alignment: i32,
+    pub swap_bytes: bool,
+    pub lsb_first: bool,
+}
+
+impl Default for PixelStore {
+    fn default() -> Self {
+        PixelStore { row_length: 0, image_height: 0, skip_pixels: 0, skip_rows: 0, skip_images: 0, alignment: 4, swap_bytes: false, lsb_first: false }
+    }
+}
+
+/// What was last sent on this context, for compare-based dirty tracking.
+#[derive(Debug, Default)]
+pub struct Sent {
+    pub framebuffer: Option<calls::SetFramebufferState>,
+    pub read_surface: Option<calls::SetReadSurface>,
+    pub render_state: Handle,
+    pub viewport: Option<calls::SetViewport>,
+    pub scissor: Option<calls::SetScissor>,
+    pub blend_color: Option<calls::SetBlendColor>,
+    pub polygon_offset: Option<calls::SetPolygonOffset>,
+    pub line_width: Option<calls::SetLineWidth>,
+    pub shader: Handle,
+    pub global_version: HashMap<Handle, u64>,
+    pub vertex_elements: Handle,
+    pub vertex_buffers: Option<calls::SetVertexBuffers>,
+    pub index_buffer: Option<Handle>,
+    pub attrib_defaults: Option<calls::SetVertexAttribDefaults>,
+    pub sampler_views: Option<calls::SetSamplerViews>,
+    pub samplers: Option<calls::BindSamplers>,
+    pub constant_buffers: Option<calls::SetConstantBuffers>,
+}
+
+/// Content-addressed CSO caches (xxh3 of the payload with the handle zeroed).
+#[derive(Debug, Default)]
+pub struct CsoCaches {
+    pub render_state: HashMap<u64, Handle>,
+    pub vertex_elements: HashMap<u64, Handle>,
+    pub sampler: HashMap<u64, Handle>,
+    pub sampler_view: HashMap<u64, Handle>,
+}
+
+/// Bounds on the CSO caches; past them the cache is flushed (with deletes).
+pub const CSO_CACHE_LIMIT: usize = 4096;
+
+pub struct GlState {
+    pub id: usize,
+    pub share: usize,
+    pub handle: Handle,
+    pub version: (u32, u32),
+    pub profile: Profile,
+    pub debug: bool,
+    pub error: u32,
+    pub lost: bool,
+    pub draw_surface: Option<SurfaceRef>,
+    pub read_surface: Option<SurfaceRef>,
+    pub ever_current: bool,
+
+    // bindings
+    pub array_buffer: u32,
+    pub copy_read_buffer: u32,
+    pub copy_write_buffer: u32,
+    pub pixel_pack_buffer: u32,
+    pub pixel_unpack_buffer: u32,
+    pub uniform_buffer: u32,
+    pub texture_buffer: u32,
+    pub transform_feedback_buffer: u32,
+    pub draw_indirect_buffer: u32,
+    pub uniform_bindings: [IndexedBuffer; MAX_UBO_BINDINGS],
+    pub active_texture: u32,
+    pub texture_units: Vec<[u32; TEXTURE_TARGETS.len()]>,
+    pub sampler_units: Vec<u32>,
+    pub draw_fbo: u32,
+    pub read_fbo: u32,
+    pub renderbuffer: u32,
+    pub program: u32,
+    pub vao: u32,
+
+    // per-context objects
+    pub vaos: HashMap<u32, Option<VertexArray>>,
+    pub fbos: HashMap<u32, Option<Framebuffer>>,
+    pub next_name: u32,
+    /// Draw buffers and read buffer of the default framebuffer.
+    pub default_draw_buffer: u32,
+    pub default_read_buffer: u32,
+
+    // fixed-function state
+    pub blend_enabled: u32,
+    pub blend_src_rgb: u32,
+    pub blend_dst_rgb: u32,
+    pub blend_src_alpha: u32,
+    pub blend_dst_alpha: u32,
+    pub blend_eq_rgb: u32,
+    pub blend_eq_alpha: u32,
+    pub blend_color: [f32; 4],
+    pub color_mask: [u8; MAX_DRAW_BUFFERS],
+    pub depth_test: bool,
+    pub depth_mask: bool,
+    pub depth_func: u32,
+    pub depth_range: [f32; 2],
+    pub stencil_test: bool,
+    pub stencil: [StencilFace; 2],
+    pub cull_face: bool,
+    pub cull_mode: u32,
+    pub front_face: u32,
+    pub scissor_test: bool,
+    pub polygon_offset_fill: bool,
+    pub polygon_offset_line: bool,
+    pub polygon_offset_point: bool,
+    pub polygon_offset: [f32; 2],
+    pub rasterizer_discard: bool,
+    pub sample_alpha_to_coverage: bool,
+    pub sample_alpha_to_one: bool,
+    pub sample_coverage: bool,
+    pub sample_coverage_value: f32,
+    pub sample_coverage_invert: bool,
+    pub dither: bool,
+    pub multisample: bool,
+    pub primitive_restart: bool,
+    pub primitive_restart_fixed: bool,
+    pub primitive_restart_index: u32,
+    pub program_point_size: bool,
+    pub depth_clamp: bool,
+    pub framebuffer_srgb: bool,
+    pub line_smooth: bool,
+    pub polygon_smooth: bool,
+    pub texture_cube_map_seamless: bool,
+    pub color_logic_op: bool,
+    pub logic_op: u32,
+    pub clip_distances: u32,
+    pub line_width: f32,
+    pub point_size: f32,
+    pub polygon_mode: u32,
+    pub provoking_vertex: u32,
+    pub clear_color: [f32; 4],
+    pub clear_depth: f64,
+    pub clear_stencil: i32,
+    pub viewport: [i32; 4],
+    pub scissor: [i32; 4],
+    pub pack: PixelStore,
+    pub unpack: PixelStore,
+    pub hints: HashMap<u32, u32>,
+    pub current_attrib: [[u32; 4]; MAX_ATTRIBS],
+    pub current_attrib_integer: u32,
+
+    // emission
+    pub sent: Sent,
+    pub cso: CsoCaches,
+    pub viewport_set: bool,
+}
+
+impl GlState {
+    fn new(id: usize, share: usize, handle: Handle, ctx: &Context) -> Self {
+        let mut vaos = HashMap::new();
+        // Compatibility profile keeps a default VAO (name 0); core has none.
+        vaos.insert(0, Some(VertexArray { created: true, ..Default::default() }));
+        let mut current_attrib = [[0u32; 4]; MAX_ATTRIBS];
+        for a in current_attrib.iter_mut() {
+            a[3] = 1.0f32.to_bits();
+        }
+        GlState {
+            id,
+            share,
+            handle,
+            version: ctx.version,
+            profile: ctx.profile,
+            debug: ctx.attribs.debug,
+            error: glow::NO_ERROR,
+            lost: false,
+            draw_surface: None,
+            read_surface: None,
+            ever_current: false,
+            array_buffer: 0,
+            copy_read_buffer: 0,
+            copy_write_buffer: 0,
+            pixel_pack_buffer: 0,
+            pixel_unpack_buffer: 0,
+            uniform_buffer: 0,
+            texture_buffer: 0,
+            transform_feedback_buffer: 0,
+            draw_indirect_buffer: 0,
+            uniform_bindings: [IndexedBuffer::default(); MAX_UBO_BINDINGS],
+            active_texture: 0,
+            texture_units: vec![[0; TEXTURE_TARGETS.len()]; MAX_TEXTURE_UNITS],
+            sampler_units: vec![0; MAX_TEXTURE_UNITS],
+            draw_fbo: 0,
+            read_fbo: 0,
+            renderbuffer: 0,
+            program: 0,
+            vao: 0,
+            vaos,
+            fbos: HashMap::new(),
+            next_name: 0,
+            default_draw_buffer: glow::BACK,
+            default_read_buffer: glow::BACK,
+            blend_enabled: 0,
+            blend_src_rgb: glow::ONE,
+            blend_dst_rgb: glow::ZERO,
+            blend_src_alpha: glow::ONE,
+            blend_dst_alpha: glow::ZERO,
+            blend_eq_rgb: glow::FUNC_ADD,
+            blend_eq_alpha: glow::FUNC_ADD,
+            blend_color: [0.0; 4],
+            color_mask: [0xF; MAX_DRAW_BUFFERS],
+            depth_test: false,
+            depth_mask: true,
+            depth_func: glow::LESS,
+            depth_range: [0.0, 1.0],
+            stencil_test: false,
+            stencil: [StencilFace::default(); 2],
+            cull_face: false,
+            cull_mode: glow::BACK,
+            front_face: glow::CCW,
+            scissor_test: false,
+            polygon_offset_fill: false,
+            polygon_offset_line: false,
+            polygon_offset_point: false,
+            polygon_offset: [0.0; 2],
+            rasterizer_discard: false,
+            sample_alpha_to_coverage: false,
+            sample_alpha_to_one: false,
+            sample_coverage: false,
+            sample_coverage_value: 1.0,
+            sample_coverage_invert: false,
+            dither: true,
+            multisample: true,
+            primitive_restart: false,
+            primitive_restart_fixed: false,
+            primitive_restart_index: 0,
+            program_point_size: false,
+            depth_clamp: false,
+            framebuffer_srgb: false,
+            line_smooth: false,
+            polygon_smooth: false,
+            texture_cube_map_seamless: false,
+            color_logic_op: false,
+            logic_op: glow::COPY,
+            clip_distances: 0,
+            line_width: 1.0,
+            point_size: 1.0,
+            polygon_mode: glow::FILL,
+            provoking_vertex: glow::LAST_VERTEX_CONVENTION,
+            clear_color: [0.0; 4],
+            clear_depth: 1.0,
+            clear_stencil: 0,
+            viewport: [0; 4],
+            scissor: [0; 4],
+            pack: PixelStore::default(),
+            unpack: PixelStore::default(),
+            hints: HashMap::new(),
+            current_attrib,
+            current_attrib_integer: 0,
+            sent: Sent::default(),
+            cso: CsoCaches::default(),
+            viewport_set: false,
+        }
+    }
+
+    pub fn is_core(&self) -> bool {
+        self.profile == Profile::Core
+    }
+
+    /// Record a GL error: the first one sticks until glGetError.
+    pub fn set_error(&mut self, e: u32) {
+        if self.error == glow::NO_ERROR {
+            self.error = e;
+        }
+        if self.debug {
+            tracing::debug!("GL error 0x{e:04X}");
+        }
+    }
+
+    pub fn new_name(&mut self) -> u32 {
+        self.next_name = self.next_name.wrapping_add(1).max(1);
+        self.next_name
+    }
+
+    /// The unit's binding for `target`.
+    pub fn bound_texture(&self, unit: usize, target: u32) -> u32 {
+        match (self.texture_units.get(unit), target_index(target)) {
+            (Some(u), Some(i)) => u[i],
+            _ => 0,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ GL call plumbing
+
+/// Everything a GL entry point may touch, borrowed from the world for the
+/// duration of one call.
+pub struct Gl<'a> {
+    pub st: &'a mut GlState,
+    pub sh: &'a mut Shared,
+    pub conn: &'a mut Conn,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<ContextRef>> = const { RefCell::new(None) };
+}
+
+static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
+
+/// Run `f` against the calling thread's current context. Without one the
+/// call is ignored (GL says: undefined; we do nothing and return the default).
+pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
+    let Some(ctx) = CURRENT.with(|c| c.borrow().clone()) else {
+        return R::default();
+    };
+    let mut w = world();
+    let World { conn, contexts, shares, .. } = &mut *w;
+    let (Some(conn), Some(Some(st))) = (conn.as_mut(), contexts.get_mut(ctx.id)) else {
+        return R::default();
+    };
+    let Some(Some(sh)) = shares.get_mut(st.share) else {
+        return R::default();
+    };
+    if st.lost {
+        // A lost context answers locally: no records are emitted.
+    }
+    if conn.last_emitter != Some(st.id) {
+        let draw = st.draw_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);
+        let read = st.read_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);
+        conn.pipe.make_current(&calls::MakeCurrent { ctx: st.handle, draw, read, ..Default::default() });
+        conn.last_emitter = Some(st.id);
+    }
+    let mut gl = Gl { st, sh, conn };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut gl))) {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::error!("internal error in a GL call (caught); the call was dropped");
+            R::default()
+        }
+    }
+}
+
+/// Create a context. We provide GL 3.3 core whatever was asked, as long as
+/// the request is not above 3.3: legacy/compatibility requests get our core
+/// context (GL_CONTEXT_PROFILE_MASK says so), newer versions are refused.
 pub fn create_context(attribs: &ContextAttribs, share: Option<&ContextRef>) -> Result<ContextRef, PlatformError> {
-    let _ = (attribs, share);
-    Err(PlatformError::NoBackend("not wired yet".into()))
+    if (attribs.major, attribs.minor) > (3, 3) {
+        return Err(PlatformError::BadVersion { major: attribs.major, minor: attribs.minor });
+    }
+    let mut w = world();
+    let conn = ensure_conn(&mut w)?;
+    let handle = conn.alloc.context.alloc();
+    let share_handle = share.map(|c| c.handle).unwrap_or(Handle::NULL);
+    let flags = (if attribs.debug { CONTEXT_FLAG_DEBUG } else { 0 }) | (if attribs.robust { CONTEXT_FLAG_ROBUST } else { 0 });
+    conn.pipe.context_create(&calls::ContextCreate { ctx: handle, share: share_handle, flags, ..Default::default() });
+    let id = w.contexts.len();
+    let share_idx = match share.and_then(|s| w.contexts.get(s.id).and_then(|c| c.as_ref()).map(|c| c.share)) {
+        Some(i) => i,
+        None => {
+            let _ = NEXT_SHARE.fetch_add(1, Ordering::Relaxed);
+            w.shares.push(Some(Shared::default()));
+            w.shares.len() - 1
+        }
+    };
+    if let Some(Some(sh)) = w.shares.get_mut(share_idx) {
+        sh.contexts += 1;
+    }
+    let ctx = Arc::new(Context { id, attribs: *attribs, handle, version: (3, 3), profile: Profile::Core });
+    let st = GlState::new(id, share_idx, handle, &ctx);
+    w.contexts.push(Some(st));
+    Ok(ctx)
 }
 
 pub fn destroy_context(ctx: &ContextRef) {
-    let _ = ctx;
+    let is_current = CURRENT.with(|c| c.borrow().as_ref().map(|c| c.id) == Some(ctx.id));
+    if is_current {
+        // Destruction is deferred by EGL until it is no longer current; we
+        // simply release it here.
+        CURRENT.with(|c| *c.borrow_mut() = None);
+    }
+    let mut w = world();
+    let Some(st) = w.contexts.get_mut(ctx.id).and_then(|c| c.take()) else {
+        return;
+    };
+    if let Some(Some(sh)) = w.shares.get_mut(st.share) {
+        sh.contexts = sh.contexts.saturating_sub(1);
+        if sh.contexts == 0 {
+            w.shares[st.share] = None;
+        }
+    }
+    if let Some(conn) = w.conn.as_mut() {
+        conn.pipe.context_destroy(&calls::ContextDestroy { ctx: st.handle, ..Default::default() });
+        if conn.last_emitter == Some(ctx.id) {
+            conn.last_emitter = None;
+        }
+        conn.alloc.context.free(st.handle);
+    }
 }
 
 /// Bind `ctx` (or nothing) to the calling thread with the given surfaces.
 pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: Option<&SurfaceRef>) -> Result<(), PlatformError> {
-    let _ = (ctx, draw, read);
-    Ok(())
+    let mut w = world();
+    let conn = ensure_conn(&mut w)?;
+    match ctx {
+        None => {
+            // Publish what the old context recorded.
+            remote::Transport::flush(&mut *conn.pipe);
+            CURRENT.with(|c| *c.borrow_mut() = None);
+            Ok(())
+        }
+        Some(ctx) => {
+            let draw_h = draw.map(|s| s.handle).unwrap_or(Handle::NULL);
+            let read_h = read.map(|s| s.handle).unwrap_or(Handle::NULL);
+            conn.pipe.make_current(&calls::MakeCurrent { ctx: ctx.handle, draw: draw_h, read: read_h, ..Default::default() });
+            conn.last_emitter = Some(ctx.id);
+            let Some(Some(st)) = w.contexts.get_mut(ctx.id) else {
+                return Err(PlatformError::BadMatch("context was destroyed"));
+            };
+            let surface_changed = st.draw_surface.as_ref().map(|s| s.handle) != draw.map(|s| s.handle);
+            st.draw_surface = draw.cloned();
+            st.read_surface = read.cloned();
+            if !st.ever_current || surface_changed {
+                // GL: the first time a context is made current the viewport
+                // and scissor take the draw surface's size.
+                if !st.ever_current {
+                    let (w_, h_) = draw.map(|s| (s.desc.width as i32, s.desc.height as i32)).unwrap_or((0, 0));
+                    st.viewport = [0, 0, w_, h_];
+                    st.scissor = [0, 0, w_, h_];
+                    if draw.is_none() {
+                        st.default_draw_buffer = glow::NONE;
+                        st.default_read_buffer = glow::NONE;
+                    }
+                }
+                st.ever_current = true;
+                // The framebuffer the surface backs may have changed.
+                st.sent.framebuffer = None;
+                st.sent.read_surface = None;
+            }
+            CURRENT.with(|c| *c.borrow_mut() = Some(ctx.clone()));
+            Ok(())
+        }
+    }
 }
 
 pub fn current_context() -> Option<ContextRef> {
-    None
+    CURRENT.with(|c| c.borrow().clone())
 }

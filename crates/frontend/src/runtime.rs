@@ -1,23 +1,209 @@
-//! Process-wide runtime: logging, the transport connection, surfaces.
+//! Process-wide runtime: logging, the transport connection, surfaces and
+//! the one lock that guards all GL state.
+//!
+//! Every GL/EGL entry point takes the world lock once (`parking_lot`, no
+//! poisoning), so a GL call from any thread sees a consistent share group
+//! and one ordered record stream. Records of different contexts interleave
+//! on that stream with `make_current` records between them.
 
-use crate::platform::{PlatformError, SurfaceDesc, SurfaceRef};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use mgpipe::{Caps, Handle, Pipe, SlotAllocator};
+use parking_lot::Mutex;
+
+use crate::context::GlState;
+use crate::platform::{PlatformError, Surface, SurfaceDesc, SurfaceRef};
+
+/// Slot allocators, one per handle kind (DESIGN §2.4).
+#[derive(Debug, Default)]
+pub struct Allocators {
+    pub context: SlotAllocator,
+    pub surface: SlotAllocator,
+    pub resource: SlotAllocator,
+    pub framebuffer: SlotAllocator,
+    pub render_state: SlotAllocator,
+    pub vertex_elements: SlotAllocator,
+    pub sampler: SlotAllocator,
+    pub sampler_view: SlotAllocator,
+    pub shader: SlotAllocator,
+    pub fence: SlotAllocator,
+}
+
+impl Allocators {
+    fn new() -> Self {
+        Allocators {
+            context: SlotAllocator::new(),
+            surface: SlotAllocator::new(),
+            resource: SlotAllocator::new(),
+            framebuffer: SlotAllocator::new(),
+            render_state: SlotAllocator::new(),
+            vertex_elements: SlotAllocator::new(),
+            sampler: SlotAllocator::new(),
+            sampler_view: SlotAllocator::new(),
+            shader: SlotAllocator::new(),
+            fence: SlotAllocator::new(),
+        }
+    }
+}
+
+/// The connection to one backend.
+pub struct Conn {
+    pub pipe: Box<dyn remote::Transport>,
+    pub caps: Caps,
+    pub alloc: Allocators,
+    /// The context whose records were emitted last (index into `World::contexts`).
+    pub last_emitter: Option<usize>,
+}
+
+impl Conn {
+    pub fn lost(&self) -> Option<String> {
+        self.pipe.lost().map(|r| format!("{r:?}"))
+    }
+}
+
+/// Everything GL: the connection and all contexts. One lock.
+pub struct World {
+    pub conn: Option<Conn>,
+    pub contexts: Vec<Option<GlState>>,
+    pub shares: Vec<Option<crate::context::Shared>>,
+    pub connect_error: Option<String>,
+}
+
+static WORLD: Mutex<World> = Mutex::new(World { conn: None, contexts: Vec::new(), shares: Vec::new(), connect_error: None });
+static LOGGING: OnceLock<()> = OnceLock::new();
+
+pub fn world() -> parking_lot::MutexGuard<'static, World> {
+    WORLD.lock()
+}
+
+fn init_logging() {
+    LOGGING.get_or_init(|| {
+        let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".to_string());
+        let filter = tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        // A host application may already own the global subscriber: that is fine.
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    });
+}
+
+/// Where the spawned server lives: `MOBILEGL_SERVER`, else
+/// `<dir of libmobilegl.so>/../bin/mobilegl-server` (the dist layout).
+fn server_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MOBILEGL_SERVER") {
+        return Some(PathBuf::from(p));
+    }
+    let lib = own_library_path()?;
+    let dir = lib.parent()?;
+    let candidates = [dir.join("../bin/mobilegl-server"), dir.join("mobilegl-server")];
+    candidates.into_iter().find(|c| c.exists())
+}
+
+/// The path of the shared object this code was loaded from.
+fn own_library_path() -> Option<PathBuf> {
+    let mut info = libc::Dl_info {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    let addr = own_library_path as *const libc::c_void;
+    // SAFETY: dladdr only reads loader tables; `info` is a valid out-pointer.
+    let ok = unsafe { libc::dladdr(addr, &mut info) };
+    if ok == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr returned a NUL-terminated path owned by the loader.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    let p = PathBuf::from(std::ffi::OsStr::new(name.to_str().ok()?));
+    std::fs::canonicalize(&p).ok().or(Some(p))
+}
+
+fn backend_factory() -> remote::BackendFactory {
+    Arc::new(|| {
+        let kind = std::env::var("MOBILEGL_BACKEND").unwrap_or_else(|_| "gles".to_string());
+        match kind.as_str() {
+            "gles" => backend_gles::GlesBackend::open_default()
+                .map(|b| Box::new(b) as Box<dyn mgpipe::Applier>)
+                .map_err(|e| format!("GLES backend: {e}")),
+            "vulkan" => Err("MOBILEGL_BACKEND=vulkan: the Vulkan backend is not built yet".to_string()),
+            other => Err(format!("unknown MOBILEGL_BACKEND={other:?} (valid: gles, vulkan)")),
+        }
+    })
+}
+
+fn connect() -> Result<Conn, String> {
+    let kind = remote::TransportKind::from_env().map_err(|e| e.to_string())?;
+    let cfg = remote::LinkConfig::default();
+    let server = server_path();
+    let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref()).map_err(|e| format!("transport {kind}: {e}"))?;
+    let caps = *pipe.caps();
+    tracing::info!(
+        "MobileGL connected: transport={kind} backend renderer={:?}",
+        Caps::get_str(&caps.driver_renderer)
+    );
+    Ok(Conn { pipe, caps, alloc: Allocators::new(), last_emitter: None })
+}
 
 /// Initialise logging and connect to a backend once per process.
 pub fn ensure_runtime() -> Result<(), PlatformError> {
-    Ok(())
+    init_logging();
+    let mut w = world();
+    ensure_conn(&mut w).map(|_| ())
+}
+
+pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
+    if w.conn.is_none() {
+        if let Some(e) = &w.connect_error {
+            return Err(PlatformError::NoBackend(e.clone()));
+        }
+        match connect() {
+            Ok(c) => w.conn = Some(c),
+            Err(e) => {
+                tracing::error!("MobileGL cannot start its backend: {e}");
+                w.connect_error = Some(e.clone());
+                return Err(PlatformError::NoBackend(e));
+            }
+        }
+    }
+    w.conn.as_mut().ok_or_else(|| PlatformError::NoBackend("no connection".into()))
 }
 
 pub fn create_surface(desc: &SurfaceDesc) -> Result<SurfaceRef, PlatformError> {
-    let _ = desc;
-    Err(PlatformError::NoBackend("not wired yet".into()))
+    init_logging();
+    let mut w = world();
+    let conn = ensure_conn(&mut w)?;
+    let handle = conn.alloc.surface.alloc();
+    conn.pipe.surface_create(&mgpipe::calls::SurfaceCreate {
+        surface: handle,
+        width: desc.width,
+        height: desc.height,
+        color_format: desc.color_format,
+        depth_stencil_format: desc.depth_stencil_format,
+        samples: desc.samples,
+        ..Default::default()
+    });
+    Ok(Arc::new(Surface { handle, desc: *desc }))
 }
 
 pub fn destroy_surface(s: &SurfaceRef) {
-    let _ = s;
+    let mut w = world();
+    if let Some(conn) = w.conn.as_mut() {
+        conn.pipe.surface_destroy(&mgpipe::calls::SurfaceDestroy { surface: s.handle, ..Default::default() });
+        conn.alloc.surface.free(s.handle);
+    }
 }
 
-/// eglSwapBuffers: present the surface (flushes the current context).
+/// eglSwapBuffers: present the surface and publish the batch.
 pub fn swap_buffers(s: &SurfaceRef) -> Result<(), PlatformError> {
-    let _ = s;
+    let mut w = world();
+    let conn = ensure_conn(&mut w)?;
+    if let Some(reason) = conn.lost() {
+        return Err(PlatformError::ContextLost(reason));
+    }
+    conn.pipe.present(&mgpipe::calls::Present { surface: s.handle, ..Default::default() });
+    conn.pipe.flush();
     Ok(())
 }
+
+/// A null handle helper used by callers that build payloads.
+pub const NULL: Handle = Handle::NULL;

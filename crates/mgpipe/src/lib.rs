@@ -12,6 +12,14 @@ pub mod consts;
 pub mod handle;
 pub mod wire;
 
+/// Everything generated from `catalogue/calls.toml` by `mgpipe-codegen`
+/// (docs/MGPIPE.md): payload PODs, opcode table, the Screen/Context/Pipe
+/// tables, Direct/Encoder glue, dispatch, verifier and coverage map.
+pub mod gen {
+    include!(concat!(env!("OUT_DIR"), "/mgpipe_generated.rs"));
+}
+
 pub use caps::Caps;
 pub use handle::{Handle, HandleKind, SlotAllocator};
 pub use wire::{ProtocolCorruption, RecordHeader};
+pub use gen::*;

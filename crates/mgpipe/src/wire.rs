@@ -52,7 +52,7 @@ pub fn split_record(bytes: &[u8], offset: usize) -> Result<(RecordHeader, &[u8],
     }
     let header: RecordHeader = bytemuck::pod_read_unaligned(&bytes[..RECORD_HEADER_SIZE]);
     let len = header.len as usize;
-    if len < RECORD_HEADER_SIZE || len % RECORD_ALIGN != 0 {
+    if len < RECORD_HEADER_SIZE || !len.is_multiple_of(RECORD_ALIGN) {
         return Err(bad(header.opcode, "record length not a multiple of 8 or below header size"));
     }
     if len > bytes.len() {

@@ -1,0 +1,628 @@
+//! Every place where desktop GL semantics are emulated on GLES 3.2, named in
+//! one module (DESIGN §5).
+//!
+//! | emulation | what the backend does |
+//! |---|---|
+//! | `BGRA` / `BGR` client data | swizzled to RGBA / RGB on the CPU at upload |
+//! | packed desktop types (`8_8_8_8(_REV)`, `5_6_5_REV`, `1_5_5_5_REV`, `4_4_4_4_REV`, `10_10_10_2`) | decoded + re-encoded on the CPU to the format's canonical GLES type |
+//! | format/type pairs GLES refuses (e.g. `RGBA8` from `FLOAT`) | converted on the CPU to the canonical pair |
+//! | `RGBA16`/`RG16`/`R16`/`RGB16` (+ `_SNORM`) | `EXT_texture_norm16` if present, else the 16F format (data converted) |
+//! | unsized internal formats (`GL_RGBA`, `3`, `GL_DEPTH_COMPONENT` ...) | the sized format desktop drivers choose |
+//! | `RGBA12`, `RGB10`, `RGBA2`, `R3_G3_B2`, ... | nearest GLES format (`RGBA8` / `RGB8` / `RGB565`) |
+//! | generic compressed internal formats and S3TC without the extension | uncompressed `RGBA8`/`RGB8`/`SRGB8_ALPHA8` storage |
+//! | `DEPTH_COMPONENT32` (unorm) | `DEPTH_COMPONENT24`, `UNSIGNED_INT` data accepted as is |
+//! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
+//! | wrap `CLAMP` / `MIRROR_CLAMP_TO_EDGE` | `CLAMP_TO_EDGE` |
+//! | sampler LOD bias | not in GLES: ignored, warned once |
+//! | base instance | instanced attributes' offsets advanced by `base_instance / divisor` strides (`gl_InstanceID` does not include it) |
+//! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
+//! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
+//! | unknown internal format | `RGBA8` fallback, logged |
+//!
+//! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /
+//! `GL_POLYGON` primitives, depth/stencil `glReadPixels`, texture buffers,
+//! shaders sampling 1D/rectangle samplers.
+
+use glow as g;
+
+/// What a GLES texture/renderbuffer is stored as and how data is uploaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageFormat {
+    /// GLES sized internal format.
+    pub internal: u32,
+    /// Canonical upload format/type for `internal`.
+    pub format: u32,
+    pub ty: u32,
+    /// The emulation applied, for logs (None: native).
+    pub emulation: Option<&'static str>,
+}
+
+/// Sample class of a format, for readback and clears.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatClass {
+    Unorm,
+    Float,
+    Int,
+    Uint,
+    Depth,
+    DepthStencil,
+    Stencil,
+}
+
+/// (GLES internal, canonical format, canonical type, also accepted types, class)
+type Row = (u32, u32, u32, &'static [u32], FormatClass);
+
+const HF: u32 = g::HALF_FLOAT;
+const FL: u32 = g::FLOAT;
+const UB: u32 = g::UNSIGNED_BYTE;
+const SB: u32 = g::BYTE;
+const US: u32 = g::UNSIGNED_SHORT;
+const SS: u32 = g::SHORT;
+const UI: u32 = g::UNSIGNED_INT;
+const SI: u32 = g::INT;
+
+/// GLES 3.2 sized internal formats (ES 3.2 spec tables 8.2 / 8.10) plus the
+/// EXT_texture_norm16 ones.
+const GLES_FORMATS: &[Row] = &[
+    (g::R8, g::RED, UB, &[], FormatClass::Unorm),
+    (g::R8_SNORM, g::RED, SB, &[], FormatClass::Unorm),
+    (g::R16F, g::RED, HF, &[FL], FormatClass::Float),
+    (g::R32F, g::RED, FL, &[], FormatClass::Float),
+    (g::R8UI, g::RED_INTEGER, UB, &[], FormatClass::Uint),
+    (g::R8I, g::RED_INTEGER, SB, &[], FormatClass::Int),
+    (g::R16UI, g::RED_INTEGER, US, &[], FormatClass::Uint),
+    (g::R16I, g::RED_INTEGER, SS, &[], FormatClass::Int),
+    (g::R32UI, g::RED_INTEGER, UI, &[], FormatClass::Uint),
+    (g::R32I, g::RED_INTEGER, SI, &[], FormatClass::Int),
+    (g::RG8, g::RG, UB, &[], FormatClass::Unorm),
+    (g::RG8_SNORM, g::RG, SB, &[], FormatClass::Unorm),
+    (g::RG16F, g::RG, HF, &[FL], FormatClass::Float),
+    (g::RG32F, g::RG, FL, &[], FormatClass::Float),
+    (g::RG8UI, g::RG_INTEGER, UB, &[], FormatClass::Uint),
+    (g::RG8I, g::RG_INTEGER, SB, &[], FormatClass::Int),
+    (g::RG16UI, g::RG_INTEGER, US, &[], FormatClass::Uint),
+    (g::RG16I, g::RG_INTEGER, SS, &[], FormatClass::Int),
+    (g::RG32UI, g::RG_INTEGER, UI, &[], FormatClass::Uint),
+    (g::RG32I, g::RG_INTEGER, SI, &[], FormatClass::Int),
+    (g::RGB8, g::RGB, UB, &[], FormatClass::Unorm),
+    (g::SRGB8, g::RGB, UB, &[], FormatClass::Unorm),
+    (g::RGB565, g::RGB, UB, &[g::UNSIGNED_SHORT_5_6_5], FormatClass::Unorm),
+    (g::RGB8_SNORM, g::RGB, SB, &[], FormatClass::Unorm),
+    (g::R11F_G11F_B10F, g::RGB, HF, &[FL, g::UNSIGNED_INT_10F_11F_11F_REV], FormatClass::Float),
+    (g::RGB9_E5, g::RGB, HF, &[FL, g::UNSIGNED_INT_5_9_9_9_REV], FormatClass::Float),
+    (g::RGB16F, g::RGB, HF, &[FL], FormatClass::Float),
+    (g::RGB32F, g::RGB, FL, &[], FormatClass::Float),
+    (g::RGB8UI, g::RGB_INTEGER, UB, &[], FormatClass::Uint),
+    (g::RGB8I, g::RGB_INTEGER, SB, &[], FormatClass::Int),
+    (g::RGB16UI, g::RGB_INTEGER, US, &[], FormatClass::Uint),
+    (g::RGB16I, g::RGB_INTEGER, SS, &[], FormatClass::Int),
+    (g::RGB32UI, g::RGB_INTEGER, UI, &[], FormatClass::Uint),
+    (g::RGB32I, g::RGB_INTEGER, SI, &[], FormatClass::Int),
+    (g::RGBA8, g::RGBA, UB, &[], FormatClass::Unorm),
+    (g::SRGB8_ALPHA8, g::RGBA, UB, &[], FormatClass::Unorm),
+    (g::RGBA8_SNORM, g::RGBA, SB, &[], FormatClass::Unorm),
+    (g::RGB5_A1, g::RGBA, UB, &[g::UNSIGNED_SHORT_5_5_5_1, g::UNSIGNED_INT_2_10_10_10_REV], FormatClass::Unorm),
+    (g::RGBA4, g::RGBA, UB, &[g::UNSIGNED_SHORT_4_4_4_4], FormatClass::Unorm),
+    (g::RGB10_A2, g::RGBA, g::UNSIGNED_INT_2_10_10_10_REV, &[], FormatClass::Unorm),
+    (g::RGB10_A2UI, g::RGBA_INTEGER, g::UNSIGNED_INT_2_10_10_10_REV, &[], FormatClass::Uint),
+    (g::RGBA16F, g::RGBA, HF, &[FL], FormatClass::Float),
+    (g::RGBA32F, g::RGBA, FL, &[], FormatClass::Float),
+    (g::RGBA8UI, g::RGBA_INTEGER, UB, &[], FormatClass::Uint),
+    (g::RGBA8I, g::RGBA_INTEGER, SB, &[], FormatClass::Int),
+    (g::RGBA16UI, g::RGBA_INTEGER, US, &[], FormatClass::Uint),
+    (g::RGBA16I, g::RGBA_INTEGER, SS, &[], FormatClass::Int),
+    (g::RGBA32UI, g::RGBA_INTEGER, UI, &[], FormatClass::Uint),
+    (g::RGBA32I, g::RGBA_INTEGER, SI, &[], FormatClass::Int),
+    (g::DEPTH_COMPONENT16, g::DEPTH_COMPONENT, US, &[UI], FormatClass::Depth),
+    (g::DEPTH_COMPONENT24, g::DEPTH_COMPONENT, UI, &[], FormatClass::Depth),
+    (g::DEPTH_COMPONENT32F, g::DEPTH_COMPONENT, FL, &[], FormatClass::Depth),
+    (g::DEPTH24_STENCIL8, g::DEPTH_STENCIL, g::UNSIGNED_INT_24_8, &[], FormatClass::DepthStencil),
+    (g::DEPTH32F_STENCIL8, g::DEPTH_STENCIL, g::FLOAT_32_UNSIGNED_INT_24_8_REV, &[], FormatClass::DepthStencil),
+    (g::STENCIL_INDEX8, g::STENCIL_INDEX, UB, &[], FormatClass::Stencil),
+    // EXT_texture_norm16 (same enum values as desktop GL).
+    (g::R16, g::RED, US, &[], FormatClass::Unorm),
+    (g::RG16, g::RG, US, &[], FormatClass::Unorm),
+    (g::RGB16, g::RGB, US, &[], FormatClass::Unorm),
+    (g::RGBA16, g::RGBA, US, &[], FormatClass::Unorm),
+    (g::R16_SNORM, g::RED, SS, &[], FormatClass::Unorm),
+    (g::RG16_SNORM, g::RG, SS, &[], FormatClass::Unorm),
+    (g::RGB16_SNORM, g::RGB, SS, &[], FormatClass::Unorm),
+    (g::RGBA16_SNORM, g::RGBA, SS, &[], FormatClass::Unorm),
+];
+
+fn row(internal: u32) -> Option<&'static Row> {
+    GLES_FORMATS.iter().find(|r| r.0 == internal)
+}
+
+fn is_norm16(internal: u32) -> bool {
+    matches!(
+        internal,
+        g::R16 | g::RG16 | g::RGB16 | g::RGBA16 | g::R16_SNORM | g::RG16_SNORM | g::RGB16_SNORM | g::RGBA16_SNORM
+    )
+}
+
+/// The class of a GLES internal format (Unorm for unknown).
+pub fn format_class(internal: u32) -> FormatClass {
+    row(internal).map(|r| r.4).unwrap_or(FormatClass::Unorm)
+}
+
+/// Map a desktop GL internal format to what GLES 3.2 stores.
+/// `norm16`: the driver has EXT_texture_norm16. Returns the fallback
+/// (`RGBA8`, emulation "unknown internal format") for anything unknown.
+pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
+    let native = |internal: u32| row(internal).filter(|_| norm16 || !is_norm16(internal));
+    if let Some(r) = native(desktop) {
+        return StorageFormat { internal: r.0, format: r.1, ty: r.2, emulation: None };
+    }
+    let (internal, why): (u32, &'static str) = match desktop {
+        // unsized and legacy component-count formats
+        g::RGBA | 4 => (g::RGBA8, "unsized RGBA"),
+        g::RGB | 3 => (g::RGB8, "unsized RGB"),
+        g::RG | 2 => (g::RG8, "unsized RG"),
+        g::RED | 1 => (g::R8, "unsized RED"),
+        g::SRGB | g::SRGB_ALPHA => (g::SRGB8_ALPHA8, "unsized sRGB"),
+        g::DEPTH_COMPONENT => (g::DEPTH_COMPONENT24, "unsized depth"),
+        g::DEPTH_STENCIL => (g::DEPTH24_STENCIL8, "unsized depth-stencil"),
+        g::STENCIL_INDEX | g::STENCIL_INDEX1 | g::STENCIL_INDEX4 | g::STENCIL_INDEX16 => {
+            (g::STENCIL_INDEX8, "stencil size")
+        }
+        g::DEPTH_COMPONENT32 => (g::DEPTH_COMPONENT24, "unorm32 depth"),
+        // norm16 without the extension
+        g::R16 => (g::R16F, "R16 as R16F"),
+        g::RG16 => (g::RG16F, "RG16 as RG16F"),
+        g::RGB16 => (g::RGB16F, "RGB16 as RGB16F"),
+        g::RGBA16 => (g::RGBA16F, "RGBA16 as RGBA16F"),
+        g::R16_SNORM => (g::R16F, "R16_SNORM as R16F"),
+        g::RG16_SNORM => (g::RG16F, "RG16_SNORM as RG16F"),
+        g::RGB16_SNORM => (g::RGB16F, "RGB16_SNORM as RGB16F"),
+        g::RGBA16_SNORM => (g::RGBA16F, "RGBA16_SNORM as RGBA16F"),
+        // desktop-only sized formats
+        g::RGBA12 => (if norm16 { g::RGBA16 } else { g::RGBA16F }, "RGBA12"),
+        g::RGB12 => (if norm16 { g::RGB16 } else { g::RGB16F }, "RGB12"),
+        g::RGB10 => (g::RGB10_A2, "RGB10"),
+        g::RGBA2 | g::RGB5 | g::RGB4 => (g::RGBA8, "small desktop format"),
+        g::R3_G3_B2 => (g::RGB565, "R3_G3_B2"),
+        // compressed formats: stored uncompressed (the data arrives uncompressed)
+        g::COMPRESSED_RGBA
+        | g::COMPRESSED_RGBA_S3TC_DXT1_EXT
+        | g::COMPRESSED_RGBA_S3TC_DXT3_EXT
+        | g::COMPRESSED_RGBA_S3TC_DXT5_EXT
+        | g::COMPRESSED_RGBA_BPTC_UNORM => (g::RGBA8, "compressed format stored uncompressed"),
+        g::COMPRESSED_RGB | g::COMPRESSED_RGB_S3TC_DXT1_EXT => (g::RGB8, "compressed format stored uncompressed"),
+        g::COMPRESSED_RED | g::COMPRESSED_RED_RGTC1 | g::COMPRESSED_SIGNED_RED_RGTC1 => {
+            (g::R8, "compressed format stored uncompressed")
+        }
+        g::COMPRESSED_RG | g::COMPRESSED_RG_RGTC2 | g::COMPRESSED_SIGNED_RG_RGTC2 => {
+            (g::RG8, "compressed format stored uncompressed")
+        }
+        g::COMPRESSED_SRGB
+        | g::COMPRESSED_SRGB_ALPHA
+        | g::COMPRESSED_SRGB_ALPHA_BPTC_UNORM
+        | g::COMPRESSED_SRGB_S3TC_DXT1_EXT
+        | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT1_EXT
+        | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT3_EXT
+        | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT => (g::SRGB8_ALPHA8, "compressed format stored uncompressed"),
+        g::COMPRESSED_RGB_BPTC_SIGNED_FLOAT | g::COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT => {
+            (g::RGBA16F, "compressed format stored uncompressed")
+        }
+        _ => (g::RGBA8, "unknown internal format, RGBA8 fallback"),
+    };
+    match row(internal) {
+        Some(r) => StorageFormat { internal: r.0, format: r.1, ty: r.2, emulation: Some(why) },
+        None => StorageFormat { internal: g::RGBA8, format: g::RGBA, ty: UB, emulation: Some(why) },
+    }
+}
+
+/// Whether GLES accepts `format`/`ty` for uploads into `internal` as is.
+pub fn upload_accepted(internal: u32, format: u32, ty: u32) -> bool {
+    match row(internal) {
+        Some(r) => r.1 == format && (r.2 == ty || r.3.contains(&ty)),
+        None => false,
+    }
+}
+
+/// Texture binding target GLES uses for a desktop target, or None if
+/// it has no GLES equivalent. Cube faces map to `TEXTURE_CUBE_MAP`.
+pub fn binding_target(target: u32) -> Option<u32> {
+    Some(match target {
+        g::TEXTURE_2D | g::TEXTURE_1D | g::TEXTURE_RECTANGLE => g::TEXTURE_2D,
+        g::TEXTURE_2D_ARRAY | g::TEXTURE_1D_ARRAY => g::TEXTURE_2D_ARRAY,
+        g::TEXTURE_3D => g::TEXTURE_3D,
+        g::TEXTURE_CUBE_MAP
+        | g::TEXTURE_CUBE_MAP_POSITIVE_X
+        | g::TEXTURE_CUBE_MAP_NEGATIVE_X
+        | g::TEXTURE_CUBE_MAP_POSITIVE_Y
+        | g::TEXTURE_CUBE_MAP_NEGATIVE_Y
+        | g::TEXTURE_CUBE_MAP_POSITIVE_Z
+        | g::TEXTURE_CUBE_MAP_NEGATIVE_Z => g::TEXTURE_CUBE_MAP,
+        g::TEXTURE_CUBE_MAP_ARRAY => g::TEXTURE_CUBE_MAP_ARRAY,
+        g::TEXTURE_2D_MULTISAMPLE => g::TEXTURE_2D_MULTISAMPLE,
+        g::TEXTURE_2D_MULTISAMPLE_ARRAY => g::TEXTURE_2D_MULTISAMPLE_ARRAY,
+        _ => return None,
+    })
+}
+
+/// Image target + extent as GLES sees it: 1D -> 2D with height 1,
+/// 1D array -> 2D array (w, 1, layers = height), rectangle -> 2D.
+pub fn image_target_and_extent(target: u32, w: u32, h: u32, d: u32) -> Option<(u32, [u32; 3])> {
+    Some(match target {
+        g::TEXTURE_1D => (g::TEXTURE_2D, [w, 1, 1]),
+        g::TEXTURE_1D_ARRAY => (g::TEXTURE_2D_ARRAY, [w, 1, h]),
+        g::TEXTURE_RECTANGLE => (g::TEXTURE_2D, [w, h, 1]),
+        t => {
+            binding_target(t)?;
+            (t, [w, h, d])
+        }
+    })
+}
+
+/// True when uploads to this (GLES) target use the 3D entry points.
+pub fn is_3d_target(target: u32) -> bool {
+    matches!(target, g::TEXTURE_3D | g::TEXTURE_2D_ARRAY | g::TEXTURE_CUBE_MAP_ARRAY | g::TEXTURE_2D_MULTISAMPLE_ARRAY)
+}
+
+/// Sampler wrap modes GLES lacks.
+pub fn wrap_mode(w: u32) -> u32 {
+    match w {
+        g::REPEAT | g::CLAMP_TO_EDGE | g::MIRRORED_REPEAT | g::CLAMP_TO_BORDER => w,
+        0 => g::REPEAT,
+        _ => g::CLAMP_TO_EDGE, // GL_CLAMP, MIRROR_CLAMP_TO_EDGE, unknown
+    }
+}
+
+/// Buffer usage hints GLES accepts; storage flags (glBufferStorage) and
+/// unknown values become DYNAMIC_DRAW.
+pub fn buffer_usage(u: u32) -> u32 {
+    match u {
+        g::STREAM_DRAW | g::STREAM_READ | g::STREAM_COPY | g::STATIC_DRAW | g::STATIC_READ | g::STATIC_COPY
+        | g::DYNAMIC_DRAW | g::DYNAMIC_READ | g::DYNAMIC_COPY => u,
+        _ => g::DYNAMIC_DRAW,
+    }
+}
+
+/// Vertex attribute component types GLES 3.2 can fetch.
+pub fn vertex_type_supported(ty: u32) -> bool {
+    matches!(
+        ty,
+        g::BYTE
+            | g::UNSIGNED_BYTE
+            | g::SHORT
+            | g::UNSIGNED_SHORT
+            | g::INT
+            | g::UNSIGNED_INT
+            | g::HALF_FLOAT
+            | g::FLOAT
+            | g::FIXED
+            | g::INT_2_10_10_10_REV
+            | g::UNSIGNED_INT_2_10_10_10_REV
+    )
+}
+
+/// Bytes of one vertex attribute element (for stride-0 arrays).
+pub fn vertex_element_size(size: u32, ty: u32) -> u32 {
+    match ty {
+        g::BYTE | g::UNSIGNED_BYTE => size,
+        g::SHORT | g::UNSIGNED_SHORT | g::HALF_FLOAT => size * 2,
+        g::INT_2_10_10_10_REV | g::UNSIGNED_INT_2_10_10_10_REV => 4,
+        _ => size * 4,
+    }
+}
+
+// ------------------------------------------------------------------ pixels
+
+/// Components of a client format, as indices into RGBA (L = luminance -> RGB).
+fn channels(format: u32) -> Option<(&'static [usize], bool)> {
+    // (component order in memory, integer format)
+    Some(match format {
+        g::RED | g::DEPTH_COMPONENT | g::LUMINANCE => (&[0], false),
+        g::GREEN => (&[1], false),
+        g::BLUE => (&[2], false),
+        g::ALPHA => (&[3], false),
+        g::RG => (&[0, 1], false),
+        g::LUMINANCE_ALPHA => (&[0, 3], false),
+        g::RGB => (&[0, 1, 2], false),
+        g::BGR => (&[2, 1, 0], false),
+        g::RGBA => (&[0, 1, 2, 3], false),
+        g::BGRA => (&[2, 1, 0, 3], false),
+        g::RED_INTEGER | g::STENCIL_INDEX => (&[0], true),
+        g::GREEN_INTEGER => (&[1], true),
+        g::BLUE_INTEGER => (&[2], true),
+        g::RG_INTEGER => (&[0, 1], true),
+        g::RGB_INTEGER => (&[0, 1, 2], true),
+        g::BGR_INTEGER => (&[2, 1, 0], true),
+        g::RGBA_INTEGER => (&[0, 1, 2, 3], true),
+        g::BGRA_INTEGER => (&[2, 1, 0, 3], true),
+        _ => return None,
+    })
+}
+
+/// Packed pixel types: component bit widths in order, whether the first
+/// component sits in the low bits (`_REV`), and the pixel size in bytes.
+fn packed(ty: u32) -> Option<(&'static [u32], bool, usize)> {
+    Some(match ty {
+        g::UNSIGNED_BYTE_3_3_2 => (&[3, 3, 2], false, 1),
+        g::UNSIGNED_BYTE_2_3_3_REV => (&[3, 3, 2], true, 1),
+        g::UNSIGNED_SHORT_5_6_5 => (&[5, 6, 5], false, 2),
+        g::UNSIGNED_SHORT_5_6_5_REV => (&[5, 6, 5], true, 2),
+        g::UNSIGNED_SHORT_4_4_4_4 => (&[4, 4, 4, 4], false, 2),
+        g::UNSIGNED_SHORT_4_4_4_4_REV => (&[4, 4, 4, 4], true, 2),
+        g::UNSIGNED_SHORT_5_5_5_1 => (&[5, 5, 5, 1], false, 2),
+        g::UNSIGNED_SHORT_1_5_5_5_REV => (&[5, 5, 5, 1], true, 2),
+        g::UNSIGNED_INT_8_8_8_8 => (&[8, 8, 8, 8], false, 4),
+        g::UNSIGNED_INT_8_8_8_8_REV => (&[8, 8, 8, 8], true, 4),
+        g::UNSIGNED_INT_10_10_10_2 => (&[10, 10, 10, 2], false, 4),
+        g::UNSIGNED_INT_2_10_10_10_REV => (&[10, 10, 10, 2], true, 4),
+        _ => return None,
+    })
+}
+
+fn scalar_size(ty: u32) -> Option<usize> {
+    Some(match ty {
+        g::UNSIGNED_BYTE | g::BYTE => 1,
+        g::UNSIGNED_SHORT | g::SHORT | g::HALF_FLOAT => 2,
+        g::UNSIGNED_INT | g::INT | g::FLOAT => 4,
+        _ => return None,
+    })
+}
+
+/// Bytes per pixel of client data in `format`/`ty` (None: unknown pair).
+pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
+    match ty {
+        g::UNSIGNED_INT_24_8 | g::UNSIGNED_INT_10F_11F_11F_REV | g::UNSIGNED_INT_5_9_9_9_REV => return Some(4),
+        g::FLOAT_32_UNSIGNED_INT_24_8_REV => return Some(8),
+        _ => {}
+    }
+    if let Some((_, _, bytes)) = packed(ty) {
+        return Some(bytes);
+    }
+    let n = match format {
+        g::DEPTH_STENCIL => return None,
+        f => channels(f)?.0.len(),
+    };
+    Some(n * scalar_size(ty)?)
+}
+
+/// Tight byte size of a `w*h*d` image (None: unknown pair or overflow).
+pub fn image_size(format: u32, ty: u32, w: u32, h: u32, d: u32) -> Option<usize> {
+    let bpp = bytes_per_pixel(format, ty)? as u64;
+    let n = (w as u64).checked_mul(h as u64)?.checked_mul(d.max(1) as u64)?.checked_mul(bpp)?;
+    usize::try_from(n).ok()
+}
+
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    let bits = if exp == 0 {
+        if man == 0 {
+            sign
+        } else {
+            // subnormal: normalise
+            let mut e = 127 - 15 + 1;
+            let mut m = man;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
+        }
+    } else if exp == 0x1f {
+        sign | 0x7f80_0000 | (man << 13)
+    } else {
+        sign | ((exp + 127 - 15) << 23) | (man << 13)
+    };
+    f32::from_bits(bits)
+}
+
+pub fn f32_to_f16(f: f32) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let exp = ((x >> 23) & 0xff) as i32;
+    let man = x & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = (man | 0x80_0000) >> (1 - e);
+        let round = (m >> 12) & 1;
+        return sign | ((m >> 13) + round) as u16;
+    }
+    let round = (man >> 12) & 1;
+    (sign as u32 | ((e as u32) << 10) | (man >> 13)).wrapping_add(round) as u16
+}
+
+fn read_uint(b: &[u8]) -> u64 {
+    match b.len() {
+        1 => b[0] as u64,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+    }
+}
+
+/// Decode one pixel to RGBA: normalised values for non-integer formats,
+/// raw values for integer ones.
+fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
+    let (chans, integer) = channels(format)?;
+    let mut out = [0.0, 0.0, 0.0, 1.0];
+    if let Some((bits, rev, bytes)) = packed(ty) {
+        let v = read_uint(px.get(..bytes)?);
+        let total: u32 = bits.iter().sum();
+        let mut shift = if rev { 0 } else { total };
+        for (i, &b) in bits.iter().enumerate() {
+            if !rev {
+                shift -= b;
+            }
+            let max = (1u64 << b) - 1;
+            let c = (v >> shift) & max;
+            if rev {
+                shift += b;
+            }
+            let ch = *chans.get(i)?;
+            out[ch] = if integer { c as f64 } else { c as f64 / max as f64 };
+        }
+        return Some(out);
+    }
+    let sz = scalar_size(ty)?;
+    for (i, &ch) in chans.iter().enumerate() {
+        let b = px.get(i * sz..(i + 1) * sz)?;
+        let u = read_uint(b);
+        let v = match ty {
+            g::FLOAT => f32::from_bits(u as u32) as f64,
+            g::HALF_FLOAT => f16_to_f32(u as u16) as f64,
+            g::UNSIGNED_BYTE | g::UNSIGNED_SHORT | g::UNSIGNED_INT if !integer => {
+                u as f64 / ((1u64 << (sz * 8)) - 1) as f64
+            }
+            g::BYTE if !integer => ((u as u8 as i8) as f64 / 127.0).max(-1.0),
+            g::SHORT if !integer => ((u as u16 as i16) as f64 / 32767.0).max(-1.0),
+            g::INT if !integer => ((u as u32 as i32) as f64 / 2147483647.0).max(-1.0),
+            g::BYTE => (u as u8 as i8) as f64,
+            g::SHORT => (u as u16 as i16) as f64,
+            g::INT => (u as u32 as i32) as f64,
+            _ => u as f64,
+        };
+        out[ch] = v;
+    }
+    if format == g::LUMINANCE || format == g::LUMINANCE_ALPHA {
+        out[1] = out[0];
+        out[2] = out[0];
+    }
+    Some(out)
+}
+
+fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
+    let (chans, integer) = channels(format)?;
+    if let Some((bits, rev, bytes)) = packed(ty) {
+        let total: u32 = bits.iter().sum();
+        let mut word = 0u64;
+        let mut shift = if rev { 0 } else { total };
+        for (i, &b) in bits.iter().enumerate() {
+            if !rev {
+                shift -= b;
+            }
+            let max = (1u64 << b) - 1;
+            let x = v[*chans.get(i)?];
+            let c = if integer { x.clamp(0.0, max as f64) as u64 } else { (x.clamp(0.0, 1.0) * max as f64).round() as u64 };
+            word |= (c & max) << shift;
+            if rev {
+                shift += b;
+            }
+        }
+        dst.get_mut(..bytes)?.copy_from_slice(&word.to_le_bytes()[..bytes]);
+        return Some(());
+    }
+    let sz = scalar_size(ty)?;
+    for (i, &ch) in chans.iter().enumerate() {
+        let x = v[ch];
+        let raw: u32 = match ty {
+            g::FLOAT => (x as f32).to_bits(),
+            g::HALF_FLOAT => f32_to_f16(x as f32) as u32,
+            g::UNSIGNED_BYTE | g::UNSIGNED_SHORT | g::UNSIGNED_INT => {
+                let max = ((1u64 << (sz * 8)) - 1) as f64;
+                if integer {
+                    x.clamp(0.0, max) as u32
+                } else {
+                    (x.clamp(0.0, 1.0) * max).round() as u32
+                }
+            }
+            g::BYTE | g::SHORT | g::INT => {
+                let max = ((1u64 << (sz * 8 - 1)) - 1) as f64;
+                let s = if integer { x.clamp(-max - 1.0, max) } else { (x.clamp(-1.0, 1.0) * max).round() };
+                s as i64 as u32
+            }
+            _ => return None,
+        };
+        dst.get_mut(i * sz..(i + 1) * sz)?.copy_from_slice(&raw.to_le_bytes()[..sz]);
+    }
+    Some(())
+}
+
+/// Convert `pixels` pixels from one client format/type to another on the CPU.
+/// None when either pair is not convertible or `src` is short.
+pub fn convert(src: &[u8], sf: u32, st: u32, df: u32, dt: u32, pixels: usize) -> Option<Vec<u8>> {
+    let sb = bytes_per_pixel(sf, st)?;
+    let db = bytes_per_pixel(df, dt)?;
+    if sf == df && st == dt {
+        return src.get(..sb.checked_mul(pixels)?).map(|s| s.to_vec());
+    }
+    // DEPTH_STENCIL packings are passed through only (above).
+    if src.len() < sb.checked_mul(pixels)? {
+        return None;
+    }
+    let mut out = vec![0u8; db.checked_mul(pixels)?];
+    for (i, d) in out.chunks_exact_mut(db).enumerate() {
+        let v = decode(&src[i * sb..(i + 1) * sb], sf, st)?;
+        encode(v, df, dt, d)?;
+    }
+    Some(out)
+}
+
+/// What to read from a colour buffer of `class` so GLES always accepts it.
+pub fn readable_pair(class: FormatClass) -> Option<(u32, u32)> {
+    match class {
+        FormatClass::Unorm => Some((g::RGBA, g::UNSIGNED_BYTE)),
+        FormatClass::Float => Some((g::RGBA, g::FLOAT)),
+        FormatClass::Int => Some((g::RGBA_INTEGER, g::INT)),
+        FormatClass::Uint => Some((g::RGBA_INTEGER, g::UNSIGNED_INT)),
+        FormatClass::Depth | FormatClass::DepthStencil | FormatClass::Stencil => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bgra_swizzles_to_rgba() {
+        let src = [1u8, 2, 3, 4, 10, 20, 30, 40];
+        let out = convert(&src, g::BGRA, g::UNSIGNED_BYTE, g::RGBA, g::UNSIGNED_BYTE, 2).unwrap();
+        assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
+        // BGRA + 8_8_8_8_REV has the same memory layout as BGRA bytes on LE.
+        let out = convert(&src, g::BGRA, g::UNSIGNED_INT_8_8_8_8_REV, g::RGBA, g::UNSIGNED_BYTE, 2).unwrap();
+        assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
+    }
+
+    #[test]
+    fn float_to_unorm_and_back() {
+        let src: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        let out = convert(&src, g::RGBA, g::FLOAT, g::RGBA, g::UNSIGNED_BYTE, 1).unwrap();
+        assert_eq!(out, vec![255, 128, 0, 255]);
+        let rgb = convert(&out, g::RGBA, g::UNSIGNED_BYTE, g::RGB, g::UNSIGNED_BYTE, 1).unwrap();
+        assert_eq!(rgb, vec![255, 128, 0]);
+    }
+
+    #[test]
+    fn half_floats_round_trip() {
+        for f in [0.0f32, 1.0, -2.5, 0.333, 65504.0, 1e-5] {
+            let back = f16_to_f32(f32_to_f16(f));
+            assert!((back - f).abs() <= f.abs() * 1e-3 + 1e-6, "{f} -> {back}");
+        }
+    }
+
+    #[test]
+    fn formats_map() {
+        assert_eq!(storage_format(g::RGBA8, false).emulation, None);
+        assert_eq!(storage_format(g::RGBA, false).internal, g::RGBA8);
+        assert_eq!(storage_format(g::RGBA16, false).internal, g::RGBA16F);
+        assert_eq!(storage_format(g::RGBA16, true).internal, g::RGBA16);
+        assert_eq!(storage_format(0xdead, false).internal, g::RGBA8);
+        assert!(upload_accepted(g::RGBA8, g::RGBA, g::UNSIGNED_BYTE));
+        assert!(!upload_accepted(g::RGBA8, g::BGRA, g::UNSIGNED_BYTE));
+        assert_eq!(bytes_per_pixel(g::RGB, g::UNSIGNED_SHORT_5_6_5), Some(2));
+        assert_eq!(image_size(g::RGBA, g::FLOAT, 2, 2, 1), Some(64));
+        assert_eq!(image_size(g::RGBA, g::FLOAT, u32::MAX, u32::MAX, u32::MAX), None);
+    }
+
+    #[test]
+    fn packed_565_decodes() {
+        let px = 0xF800u16.to_le_bytes(); // pure red
+        let out = convert(&px, g::RGB, g::UNSIGNED_SHORT_5_6_5, g::RGBA, g::UNSIGNED_BYTE, 1).unwrap();
+        assert_eq!(out, vec![255, 0, 0, 255]);
+    }
+}

@@ -1,0 +1,162 @@
+//! SPIR-V -> ESSL 3.20 (spirv-cross2) and GLES program linking.
+
+use glow::HasContext;
+use mgpipe::Handle;
+use spirv_cross2::compile::glsl::GlslVersion;
+use spirv_cross2::targets::Glsl;
+use spirv_cross2::{Compiler, Module};
+use tracing::error;
+
+/// GL shader type per `create_shader` stage index (vs, tcs, tes, gs, fs, cs).
+pub const STAGE_GL: [u32; 6] = [
+    glow::VERTEX_SHADER,
+    glow::TESS_CONTROL_SHADER,
+    glow::TESS_EVALUATION_SHADER,
+    glow::GEOMETRY_SHADER,
+    glow::FRAGMENT_SHADER,
+    glow::COMPUTE_SHADER,
+];
+pub const STAGE_NAME: [&str; 6] = ["vertex", "tess_control", "tess_eval", "geometry", "fragment", "compute"];
+
+/// Translate one SPIR-V module to ESSL 3.20. Explicit bindings and
+/// locations are kept (ESSL 3.10+ has layout(binding)); base instance is
+/// not folded into gl_InstanceID (GLES has no base instance).
+pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
+    if words.first() != Some(&0x0723_0203) {
+        return Err("not a SPIR-V module (bad magic)".into());
+    }
+    let module = Module::from_words(words);
+    let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
+    let mut opts = Glsl::options();
+    opts.version = GlslVersion::Glsl320Es;
+    opts.vulkan_semantics = false;
+    opts.support_nonzero_base_instance = false;
+    opts.es_default_float_precision_highp = true;
+    opts.es_default_int_precision_highp = true;
+    opts.enable_420pack_extension = false;
+    let out = compiler.compile(&opts).map_err(|e| format!("spirv-cross compile: {e}"))?;
+    Ok(out.to_string())
+}
+
+/// Split a `create_shader` blob into per-stage word vectors.
+pub fn split_stages(stage_mask: u32, stage_words: &[u32; 6], blob: &[u8]) -> Result<[Option<Vec<u32>>; 6], String> {
+    let mut out: [Option<Vec<u32>>; 6] = Default::default();
+    let mut at = 0usize;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if stage_mask & (1 << i) == 0 {
+            continue;
+        }
+        let len = (stage_words[i] as usize).checked_mul(4).ok_or("stage size overflows")?;
+        let end = at.checked_add(len).ok_or("stage size overflows")?;
+        let bytes = blob
+            .get(at..end)
+            .ok_or_else(|| format!("blob of {} bytes is short for stage {} ({} words at byte {at})", blob.len(), STAGE_NAME[i], stage_words[i]))?;
+        *slot = Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect());
+        at = end;
+    }
+    if out.iter().all(Option::is_none) {
+        return Err("no stage in stage_mask".into());
+    }
+    Ok(out)
+}
+
+/// Translate, compile and link. On failure everything is logged (ESSL and
+/// driver log, naming the shader handle) and None is returned.
+pub fn build_program(gl: &glow::Context, cso: Handle, stages: &[Option<Vec<u32>>; 6]) -> Option<glow::Program> {
+    let mut sources: Vec<(usize, String)> = Vec::new();
+    for (i, words) in stages.iter().enumerate() {
+        let Some(words) = words else { continue };
+        match spirv_to_essl(words) {
+            Ok(src) => sources.push((i, src)),
+            Err(e) => {
+                error!(shader = ?cso, stage = STAGE_NAME[i], "SPIR-V -> ESSL translation failed: {e}");
+                return None;
+            }
+        }
+    }
+    // SAFETY: plain object creation / compile / link on the current context;
+    // every object made here is deleted on every path.
+    unsafe {
+        let program = match gl.create_program() {
+            Ok(p) => p,
+            Err(e) => {
+                error!(shader = ?cso, "glCreateProgram failed: {e}");
+                return None;
+            }
+        };
+        let mut shaders = Vec::new();
+        let mut ok = true;
+        for (i, src) in &sources {
+            let Ok(sh) = gl.create_shader(STAGE_GL[*i]) else {
+                error!(shader = ?cso, stage = STAGE_NAME[*i], "glCreateShader failed");
+                ok = false;
+                break;
+            };
+            gl.shader_source(sh, src);
+            gl.compile_shader(sh);
+            if !gl.get_shader_compile_status(sh) {
+                error!(
+                    shader = ?cso,
+                    stage = STAGE_NAME[*i],
+                    "ESSL compile failed:\n{}\n--- ESSL source ---\n{}",
+                    gl.get_shader_info_log(sh),
+                    src
+                );
+                ok = false;
+            }
+            gl.attach_shader(program, sh);
+            shaders.push(sh);
+        }
+        if ok {
+            gl.link_program(program);
+            if !gl.get_program_link_status(program) {
+                let all: String = sources.iter().map(|(i, s)| format!("--- {} ---\n{s}\n", STAGE_NAME[*i])).collect();
+                error!(shader = ?cso, "GLES program link failed:\n{}\n{all}", gl.get_program_info_log(program));
+                ok = false;
+            }
+        }
+        for sh in shaders {
+            gl.detach_shader(program, sh);
+            gl.delete_shader(sh);
+        }
+        if ok {
+            Some(program)
+        } else {
+            gl.delete_program(program);
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    mod fixtures {
+        include!("../tests/fixtures/spirv.rs");
+    }
+
+    #[test]
+    fn translates_vertex_and_fragment_to_essl_320() {
+        let vs = spirv_to_essl(fixtures::TRI_VERT).expect("vertex translation");
+        assert!(vs.starts_with("#version 320 es"), "{vs}");
+        assert!(vs.contains("layout(location = 0) in"), "{vs}");
+        assert!(vs.contains("gl_Position"), "{vs}");
+        let fs = spirv_to_essl(fixtures::COLOR_FRAG).expect("fragment translation");
+        assert!(fs.contains("precision highp float"), "{fs}");
+        assert!(fs.contains("binding = 0"), "{fs}");
+        let ts = spirv_to_essl(fixtures::TEX_FRAG).expect("texture fragment translation");
+        assert!(ts.contains("sampler2D"), "{ts}");
+    }
+
+    #[test]
+    fn rejects_garbage_without_panicking() {
+        assert!(spirv_to_essl(&[]).is_err());
+        assert!(spirv_to_essl(&[0x0723_0203, 1, 2]).is_err());
+        assert!(split_stages(1, &[4, 0, 0, 0, 0, 0], &[0u8; 8]).is_err());
+        assert!(split_stages(0, &[0; 6], &[]).is_err());
+        let s = split_stages(0b10001, &[1, 0, 0, 0, 2, 0], &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]).unwrap();
+        assert_eq!(s[0].as_deref(), Some(&[1u32][..]));
+        assert_eq!(s[4].as_deref(), Some(&[2u32, 3][..]));
+    }
+}

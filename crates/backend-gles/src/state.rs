@@ -1,0 +1,318 @@
+//! Driver-state shadow: what we last told the driver in one native context,
+//! so redundant GL calls are skipped. `None` = unknown (always applied).
+
+use glow::HasContext;
+
+use crate::pipe::calls;
+
+/// Capabilities toggled with glEnable/glDisable (blend is per draw buffer).
+const CAPS: [u32; 9] = [
+    glow::DEPTH_TEST,
+    glow::STENCIL_TEST,
+    glow::CULL_FACE,
+    glow::SCISSOR_TEST,
+    glow::POLYGON_OFFSET_FILL,
+    glow::RASTERIZER_DISCARD,
+    glow::SAMPLE_ALPHA_TO_COVERAGE,
+    glow::DITHER,
+    glow::PRIMITIVE_RESTART_FIXED_INDEX,
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AttribState {
+    pub buffer: glow::Buffer,
+    pub size: i32,
+    pub ty: u32,
+    pub normalized: bool,
+    pub integer: bool,
+    pub stride: i32,
+    pub offset: i64,
+    pub divisor: u32,
+}
+
+#[derive(Default)]
+pub struct Shadow {
+    enables: [Option<bool>; CAPS.len()],
+    blend: [Option<bool>; 8],
+    blend_func: Option<[u32; 4]>,
+    blend_eq: Option<[u32; 2]>,
+    color_mask: [Option<[bool; 4]>; 8],
+    depth_mask: Option<bool>,
+    depth_func: Option<u32>,
+    stencil_func: [Option<(u32, i32, u32)>; 2],
+    stencil_write: [Option<u32>; 2],
+    stencil_op: [Option<[u32; 3]>; 2],
+    cull_face: Option<u32>,
+    front_face: Option<u32>,
+    pub viewport: Option<[i32; 4]>,
+    pub depth_range: Option<[f32; 2]>,
+    pub scissor: Option<[i32; 4]>,
+    pub blend_color: Option<[f32; 4]>,
+    pub polygon_offset: Option<[f32; 2]>,
+    pub line_width: Option<f32>,
+    pub program: Option<Option<glow::Program>>,
+    pub draw_fb: Option<Option<glow::Framebuffer>>,
+    pub read_fb: Option<Option<glow::Framebuffer>>,
+    pub array_buffer: Option<Option<glow::Buffer>>,
+    pub element_buffer: Option<Option<glow::Buffer>>,
+    pub active_unit: Option<u32>,
+    /// (unit, target) -> texture
+    pub textures: Vec<((u32, u32), Option<glow::Texture>)>,
+    pub samplers: [Option<Option<glow::Sampler>>; 32],
+    pub ubos: Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
+    /// None: unknown; Some(None): array disabled.
+    pub attribs: [Option<Option<AttribState>>; 16],
+    pub attrib_values: [Option<([u32; 4], bool)>; 16],
+    pub pack_ok: bool,
+}
+
+impl Shadow {
+    /// Forget everything that names a deleted object (its GL name may be
+    /// reused by the driver).
+    pub fn forget_all_objects(&mut self) {
+        self.program = None;
+        self.draw_fb = None;
+        self.read_fb = None;
+        self.array_buffer = None;
+        self.element_buffer = None;
+        self.textures.clear();
+        self.samplers = [None; 32];
+        self.ubos.clear();
+        self.attribs = [None; 16];
+    }
+
+    fn enable(&mut self, gl: &glow::Context, i: usize, on: bool) {
+        if self.enables[i] != Some(on) {
+            // SAFETY: a valid capability enum on the current context.
+            unsafe {
+                if on {
+                    gl.enable(CAPS[i])
+                } else {
+                    gl.disable(CAPS[i])
+                }
+            }
+            self.enables[i] = Some(on);
+        }
+    }
+
+    /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls.
+    pub fn apply_render_state(&mut self, gl: &glow::Context, rs: &calls::CreateRenderState, indexed: bool, max_draw_buffers: usize) {
+        let or = |v: u32, d: u32| if v == 0 { d } else { v };
+        let n = if indexed { max_draw_buffers.clamp(1, 8) } else { 1 };
+        for i in 0..n {
+            let on = rs.blend_enable_mask & (1 << i) != 0;
+            if self.blend[i] != Some(on) {
+                // SAFETY: GL_BLEND with an index below MAX_DRAW_BUFFERS.
+                unsafe {
+                    match (indexed, on) {
+                        (true, true) => gl.enable_draw_buffer(glow::BLEND, i as u32),
+                        (true, false) => gl.disable_draw_buffer(glow::BLEND, i as u32),
+                        (false, true) => gl.enable(glow::BLEND),
+                        (false, false) => gl.disable(glow::BLEND),
+                    }
+                }
+                self.blend[i] = Some(on);
+            }
+            let m = (rs.color_write_mask >> (4 * i)) & 0xf;
+            let mask = [m & 1 != 0, m & 2 != 0, m & 4 != 0, m & 8 != 0];
+            if self.color_mask[i] != Some(mask) {
+                // SAFETY: plain state call; index below MAX_DRAW_BUFFERS.
+                unsafe {
+                    if indexed {
+                        gl.color_mask_draw_buffer(i as u32, mask[0], mask[1], mask[2], mask[3])
+                    } else {
+                        gl.color_mask(mask[0], mask[1], mask[2], mask[3])
+                    }
+                }
+                self.color_mask[i] = Some(mask);
+            }
+        }
+        let bf = [
+            or(rs.blend_src_rgb, glow::ONE),
+            or(rs.blend_dst_rgb, glow::ZERO),
+            or(rs.blend_src_alpha, glow::ONE),
+            or(rs.blend_dst_alpha, glow::ZERO),
+        ];
+        if self.blend_func != Some(bf) {
+            // SAFETY: plain state call; bad enums only raise a GL error.
+            unsafe { gl.blend_func_separate(bf[0], bf[1], bf[2], bf[3]) };
+            self.blend_func = Some(bf);
+        }
+        let be = [or(rs.blend_eq_rgb, glow::FUNC_ADD), or(rs.blend_eq_alpha, glow::FUNC_ADD)];
+        if self.blend_eq != Some(be) {
+            // SAFETY: plain state call.
+            unsafe { gl.blend_equation_separate(be[0], be[1]) };
+            self.blend_eq = Some(be);
+        }
+        self.enable(gl, 0, rs.depth_test != 0);
+        let dw = rs.depth_write != 0;
+        if self.depth_mask != Some(dw) {
+            // SAFETY: plain state call.
+            unsafe { gl.depth_mask(dw) };
+            self.depth_mask = Some(dw);
+        }
+        let df = or(rs.depth_func, glow::LESS);
+        if self.depth_func != Some(df) {
+            // SAFETY: plain state call.
+            unsafe { gl.depth_func(df) };
+            self.depth_func = Some(df);
+        }
+        self.enable(gl, 1, rs.stencil_test != 0);
+        for (face, f) in [(glow::FRONT, 0usize), (glow::BACK, 1usize)] {
+            let func = (or(rs.stencil_func[f], glow::ALWAYS), rs.stencil_ref[f], rs.stencil_value_mask[f]);
+            if self.stencil_func[f] != Some(func) {
+                // SAFETY: plain state call.
+                unsafe { gl.stencil_func_separate(face, func.0, func.1, func.2) };
+                self.stencil_func[f] = Some(func);
+            }
+            if self.stencil_write[f] != Some(rs.stencil_write_mask[f]) {
+                // SAFETY: plain state call.
+                unsafe { gl.stencil_mask_separate(face, rs.stencil_write_mask[f]) };
+                self.stencil_write[f] = Some(rs.stencil_write_mask[f]);
+            }
+            let op = [
+                or(rs.stencil_fail[f], glow::KEEP),
+                or(rs.stencil_zfail[f], glow::KEEP),
+                or(rs.stencil_zpass[f], glow::KEEP),
+            ];
+            if self.stencil_op[f] != Some(op) {
+                // SAFETY: plain state call.
+                unsafe { gl.stencil_op_separate(face, op[0], op[1], op[2]) };
+                self.stencil_op[f] = Some(op);
+            }
+        }
+        self.enable(gl, 2, rs.cull_enable != 0);
+        let cf = or(rs.cull_face, glow::BACK);
+        if self.cull_face != Some(cf) {
+            // SAFETY: plain state call.
+            unsafe { gl.cull_face(cf) };
+            self.cull_face = Some(cf);
+        }
+        let ff = or(rs.front_face, glow::CCW);
+        if self.front_face != Some(ff) {
+            // SAFETY: plain state call.
+            unsafe { gl.front_face(ff) };
+            self.front_face = Some(ff);
+        }
+        self.enable(gl, 3, rs.scissor_enable != 0);
+        self.enable(gl, 4, rs.polygon_offset_fill != 0);
+        self.enable(gl, 5, rs.rasterizer_discard != 0);
+        self.enable(gl, 6, rs.sample_alpha_to_coverage != 0);
+        self.enable(gl, 7, rs.dither != 0);
+        self.enable(gl, 8, rs.primitive_restart_fixed != 0);
+    }
+
+    pub fn use_program(&mut self, gl: &glow::Context, p: Option<glow::Program>) {
+        if self.program != Some(p) {
+            // SAFETY: `p` is a live program of this share group or None.
+            unsafe { gl.use_program(p) };
+            self.program = Some(p);
+        }
+    }
+
+    pub fn bind_draw_fb(&mut self, gl: &glow::Context, fb: Option<glow::Framebuffer>) {
+        if self.draw_fb != Some(fb) {
+            // SAFETY: `fb` belongs to this native context.
+            unsafe { gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, fb) };
+            self.draw_fb = Some(fb);
+        }
+    }
+
+    pub fn bind_read_fb(&mut self, gl: &glow::Context, fb: Option<glow::Framebuffer>) {
+        if self.read_fb != Some(fb) {
+            // SAFETY: `fb` belongs to this native context.
+            unsafe { gl.bind_framebuffer(glow::READ_FRAMEBUFFER, fb) };
+            self.read_fb = Some(fb);
+        }
+    }
+
+    pub fn bind_array_buffer(&mut self, gl: &glow::Context, b: Option<glow::Buffer>) {
+        if self.array_buffer != Some(b) {
+            // SAFETY: `b` is a live buffer or None.
+            unsafe { gl.bind_buffer(glow::ARRAY_BUFFER, b) };
+            self.array_buffer = Some(b);
+        }
+    }
+
+    pub fn bind_element_buffer(&mut self, gl: &glow::Context, b: Option<glow::Buffer>) {
+        if self.element_buffer != Some(b) {
+            // SAFETY: `b` is a live buffer or None; the context's one VAO is bound.
+            unsafe { gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, b) };
+            self.element_buffer = Some(b);
+        }
+    }
+
+    pub fn active_unit(&mut self, gl: &glow::Context, unit: u32) {
+        if self.active_unit != Some(unit) {
+            // SAFETY: unit below MAX_COMBINED_TEXTURE_IMAGE_UNITS (callers clamp to 32).
+            unsafe { gl.active_texture(glow::TEXTURE0 + unit) };
+            self.active_unit = Some(unit);
+        }
+    }
+
+    /// Bind `tex` to `target` on the active unit (uploads use this too, so
+    /// the shadow stays true).
+    pub fn bind_texture(&mut self, gl: &glow::Context, target: u32, tex: Option<glow::Texture>) {
+        let unit = match self.active_unit {
+            Some(u) => u,
+            None => {
+                self.active_unit(gl, 0);
+                0
+            }
+        };
+        if let Some(e) = self.textures.iter_mut().find(|e| e.0 == (unit, target)) {
+            if e.1 == tex {
+                return;
+            }
+            e.1 = tex;
+        } else {
+            self.textures.push(((unit, target), tex));
+        }
+        // SAFETY: `tex` is a live texture whose target is `target`, or None.
+        unsafe { gl.bind_texture(target, tex) };
+    }
+
+    pub fn bind_sampler(&mut self, gl: &glow::Context, unit: u32, s: Option<glow::Sampler>) {
+        let Some(slot) = self.samplers.get_mut(unit as usize) else { return };
+        if *slot != Some(s) {
+            // SAFETY: unit < 32, `s` a live sampler or None.
+            unsafe { gl.bind_sampler(unit, s) };
+            *slot = Some(s);
+        }
+    }
+
+    pub fn bind_ubo(&mut self, gl: &glow::Context, index: u32, b: Option<glow::Buffer>, offset: i32, size: i32) {
+        let i = index as usize;
+        if i >= 128 {
+            return;
+        }
+        if self.ubos.len() <= i {
+            self.ubos.resize(i + 1, None);
+        }
+        let want = (b, offset, size);
+        if self.ubos[i] != Some(want) {
+            // SAFETY: index < MAX_UNIFORM_BUFFER_BINDINGS is the client's
+            // contract (caps); a bad one only raises a GL error.
+            unsafe {
+                match b {
+                    Some(_) if size > 0 => gl.bind_buffer_range(glow::UNIFORM_BUFFER, index, b, offset, size),
+                    _ => gl.bind_buffer_base(glow::UNIFORM_BUFFER, index, b),
+                }
+            }
+            self.ubos[i] = Some(want);
+        }
+    }
+
+    pub fn set_viewport(&mut self, gl: &glow::Context, v: [i32; 4], range: [f32; 2]) {
+        if self.viewport != Some(v) {
+            // SAFETY: plain state call.
+            unsafe { gl.viewport(v[0], v[1], v[2].max(0), v[3].max(0)) };
+            self.viewport = Some(v);
+        }
+        if self.depth_range != Some(range) {
+            // SAFETY: plain state call.
+            unsafe { gl.depth_range_f32(range[0], range[1]) };
+            self.depth_range = Some(range);
+        }
+    }
+}

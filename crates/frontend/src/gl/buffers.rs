@@ -1,0 +1,550 @@
+//! Buffer objects.
+
+use std::ffi::c_void;
+
+use mgpipe::calls;
+use mgpipe::consts::*;
+use mgpipe::Pipe;
+
+use super::{gl_err, put, slice};
+use crate::context::{with_gl, Buffer, BufferMap, Gl, MAX_UBO_BINDINGS};
+
+/// The binding slot for a buffer target, or None (INVALID_ENUM).
+fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
+    let s = &mut *gl.st;
+    Some(match target {
+        glow::ARRAY_BUFFER => &mut s.array_buffer,
+        glow::ELEMENT_ARRAY_BUFFER => {
+            let vao = s.vao;
+            return s.vaos.get_mut(&vao).and_then(|v| v.as_mut()).map(|v| &mut v.element_buffer);
+        }
+        glow::COPY_READ_BUFFER => &mut s.copy_read_buffer,
+        glow::COPY_WRITE_BUFFER => &mut s.copy_write_buffer,
+        glow::PIXEL_PACK_BUFFER => &mut s.pixel_pack_buffer,
+        glow::PIXEL_UNPACK_BUFFER => &mut s.pixel_unpack_buffer,
+        glow::UNIFORM_BUFFER => &mut s.uniform_buffer,
+        glow::TEXTURE_BUFFER => &mut s.texture_buffer,
+        glow::TRANSFORM_FEEDBACK_BUFFER => &mut s.transform_feedback_buffer,
+        glow::DRAW_INDIRECT_BUFFER => &mut s.draw_indirect_buffer,
+        _ => return None,
+    })
+}
+
+pub fn is_buffer_target(t: u32) -> bool {
+    matches!(
+        t,
+        glow::ARRAY_BUFFER
+            | glow::ELEMENT_ARRAY_BUFFER
+            | glow::COPY_READ_BUFFER
+            | glow::COPY_WRITE_BUFFER
+            | glow::PIXEL_PACK_BUFFER
+            | glow::PIXEL_UNPACK_BUFFER
+            | glow::UNIFORM_BUFFER
+            | glow::TEXTURE_BUFFER
+            | glow::TRANSFORM_FEEDBACK_BUFFER
+            | glow::DRAW_INDIRECT_BUFFER
+    )
+}
+
+/// The buffer name bound to `target` (0 if none); None = bad enum.
+pub fn bound_buffer(gl: &mut Gl, target: u32) -> Option<u32> {
+    target_slot(gl, target).map(|s| *s)
+}
+
+/// Make sure `name` exists as an object (created at first bind).
+/// Err(INVALID_OPERATION) if the name was never generated (core profile).
+pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
+    if name == 0 {
+        return Ok(());
+    }
+    match gl.sh.buffers.get(&name) {
+        Some(Some(_)) => Ok(()),
+        Some(None) => {
+            let handle = gl.conn.alloc.resource.alloc();
+            gl.conn.pipe.resource_create(&calls::ResourceCreate { res: handle, kind: RESOURCE_BUFFER, gl_name: name, ..Default::default() }, &[]);
+            gl.sh.buffers.insert(name, Some(Buffer { handle, size: 0, usage: glow::STATIC_DRAW, immutable: false, storage_flags: 0, map: None }));
+            Ok(())
+        }
+        None => {
+            if gl.st.is_core() {
+                Err(glow::INVALID_OPERATION)
+            } else {
+                gl.sh.buffers.insert(name, None);
+                ensure_buffer(gl, name)
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGenBuffers(n: i32, out: *mut u32) {
+    with_gl(|gl| {
+        if n < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for i in 0..n as usize {
+            let name = loop {
+                let c = gl.sh.new_name();
+                if !gl.sh.buffers.contains_key(&c) {
+                    break c;
+                }
+            };
+            gl.sh.buffers.insert(name, None);
+            // SAFETY: GL promises `n` writable names at `out`.
+            unsafe { put(out.add(i), name) };
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCreateBuffers(n: i32, out: *mut u32) {
+    with_gl(|gl| {
+        if n < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for i in 0..n as usize {
+            let name = loop {
+                let c = gl.sh.new_name();
+                if !gl.sh.buffers.contains_key(&c) {
+                    break c;
+                }
+            };
+            gl.sh.buffers.insert(name, None);
+            let _ = ensure_buffer(gl, name);
+            // SAFETY: GL promises `n` writable names at `out`.
+            unsafe { put(out.add(i), name) };
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
+    // SAFETY: GL promises `n` names.
+    let names = unsafe { slice(names, n) }.to_vec();
+    with_gl(|gl| {
+        if n < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for name in names {
+            if name == 0 {
+                continue;
+            }
+            let Some(entry) = gl.sh.buffers.remove(&name) else { continue };
+            // Unbind from this context's binding points.
+            let s = &mut *gl.st;
+            for b in [&mut s.array_buffer, &mut s.copy_read_buffer, &mut s.copy_write_buffer, &mut s.pixel_pack_buffer, &mut s.pixel_unpack_buffer, &mut s.uniform_buffer, &mut s.texture_buffer, &mut s.transform_feedback_buffer, &mut s.draw_indirect_buffer] {
+                if *b == name {
+                    *b = 0;
+                }
+            }
+            for ib in s.uniform_bindings.iter_mut() {
+                if ib.buffer == name {
+                    *ib = Default::default();
+                }
+            }
+            if let Some(Some(vao)) = s.vaos.get_mut(&s.vao) {
+                if vao.element_buffer == name {
+                    vao.element_buffer = 0;
+                }
+                for a in vao.attribs.iter_mut() {
+                    if a.buffer == name {
+                        a.buffer = 0;
+                    }
+                }
+            }
+            if let Some(buf) = entry {
+                gl.conn.pipe.resource_destroy(&calls::ResourceDestroy { res: buf.handle, ..Default::default() });
+                gl.conn.alloc.resource.free(buf.handle);
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glIsBuffer(name: u32) -> u8 {
+    with_gl(|gl| matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
+    with_gl(|gl| {
+        if !is_buffer_target(target) {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        if let Err(e) = ensure_buffer(gl, name) {
+            gl_err!(gl, e);
+        }
+        match target_slot(gl, target) {
+            Some(slot) => *slot = name,
+            None => gl_err!(gl, glow::INVALID_OPERATION),
+        }
+    })
+}
+
+fn bind_range(gl: &mut Gl, target: u32, index: u32, name: u32, offset: i64, size: i64, ranged: bool) {
+    match target {
+        glow::UNIFORM_BUFFER => {
+            if index as usize >= MAX_UBO_BINDINGS {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+        }
+        glow::TRANSFORM_FEEDBACK_BUFFER => {
+            if index >= 4 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+        }
+        _ => gl_err!(gl, glow::INVALID_ENUM),
+    }
+    if ranged && name != 0 {
+        if size <= 0 || offset < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if target == glow::UNIFORM_BUFFER && offset as u64 % gl.conn.caps.uniform_buffer_offset_alignment.max(1) as u64 != 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+    }
+    if let Err(e) = ensure_buffer(gl, name) {
+        gl_err!(gl, e);
+    }
+    if target == glow::UNIFORM_BUFFER {
+        gl.st.uniform_buffer = name;
+        gl.st.uniform_bindings[index as usize] = crate::context::IndexedBuffer { buffer: name, offset: if ranged { offset as u64 } else { 0 }, size: if ranged { size as u64 } else { 0 } };
+    } else {
+        gl.st.transform_feedback_buffer = name;
+        super::log_once("xfb", || "transform feedback buffers are tracked but not emulated yet".into());
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
+    with_gl(|gl| bind_range(gl, target, index, name, 0, 0, false))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindBufferRange(target: u32, index: u32, name: u32, offset: isize, size: isize) {
+    with_gl(|gl| bind_range(gl, target, index, name, offset as i64, size as i64, true))
+}
+
+fn valid_usage(u: u32) -> bool {
+    matches!(
+        u,
+        glow::STREAM_DRAW | glow::STREAM_READ | glow::STREAM_COPY | glow::STATIC_DRAW | glow::STATIC_READ | glow::STATIC_COPY | glow::DYNAMIC_DRAW | glow::DYNAMIC_READ | glow::DYNAMIC_COPY
+    )
+}
+
+/// The buffer bound to `target`, checked: Err = the GL error to raise.
+fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
+    if !is_buffer_target(target) {
+        return Err(glow::INVALID_ENUM);
+    }
+    match bound_buffer(gl, target) {
+        Some(0) | None => Err(glow::INVALID_OPERATION),
+        Some(n) => Ok(n),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_void, usage: u32) {
+    // SAFETY: GL promises `size` readable bytes when data is non-null.
+    let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
+    with_gl(|gl| {
+        if size < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if !valid_usage(usage) {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => gl_err!(gl, e),
+        };
+        if size > i32::MAX as isize {
+            gl_err!(gl, glow::OUT_OF_MEMORY);
+        }
+        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        if buf.immutable {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        buf.size = size as u64;
+        buf.usage = usage;
+        buf.map = None;
+        let handle = buf.handle;
+        gl.conn.pipe.buffer_respecify(&calls::BufferRespecify { res: handle, size: size as u64, usage, ..Default::default() }, bytes);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBufferSubData(target: u32, offset: isize, size: isize, data: *const c_void) {
+    // SAFETY: GL promises `size` readable bytes.
+    let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
+    with_gl(|gl| {
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => gl_err!(gl, e),
+        };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        if offset < 0 || size < 0 || (offset as u64).saturating_add(size as u64) > buf.size {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if buf.map.is_some() {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        if size == 0 || bytes.is_empty() {
+            return;
+        }
+        let handle = buf.handle;
+        gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: offset as u64, ..Default::default() }, bytes);
+    })
+}
+
+/// Read back a range of a buffer (a blocking point).
+pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64) -> Vec<u8> {
+    let mut reply = Vec::new();
+    gl.conn.pipe.buffer_readback(&calls::BufferReadback { res: handle, offset, size, ..Default::default() }, &mut reply);
+    reply.resize(size as usize, 0);
+    reply
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: isize, data: *mut c_void) {
+    let out = with_gl(|gl| {
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return None };
+        if offset < 0 || size < 0 || (offset as u64).saturating_add(size as u64) > buf.size {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        }
+        if buf.map.is_some() {
+            gl.st.set_error(glow::INVALID_OPERATION);
+            return None;
+        }
+        let h = buf.handle;
+        Some(read_buffer(gl, h, offset as u64, size as u64))
+    });
+    if let Some(bytes) = out {
+        if !data.is_null() {
+            // SAFETY: GL promises `size` writable bytes at `data`.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data as *mut u8, bytes.len()) };
+        }
+    }
+}
+
+fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) -> *mut c_void {
+    let name = match bound_object(gl, target) {
+        Ok(n) => n,
+        Err(e) => {
+            gl.st.set_error(e);
+            return std::ptr::null_mut();
+        }
+    };
+    let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return std::ptr::null_mut() };
+    let rw = access & (glow::MAP_READ_BIT | glow::MAP_WRITE_BIT);
+    let valid_bits = glow::MAP_READ_BIT | glow::MAP_WRITE_BIT | glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT | glow::MAP_FLUSH_EXPLICIT_BIT | glow::MAP_UNSYNCHRONIZED_BIT | glow::MAP_PERSISTENT_BIT | glow::MAP_COHERENT_BIT;
+    if offset < 0 || length <= 0 || (offset as u64).saturating_add(length as u64) > buf.size || access & !valid_bits != 0 {
+        gl.st.set_error(glow::INVALID_VALUE);
+        return std::ptr::null_mut();
+    }
+    if rw == 0
+        || buf.map.is_some()
+        || (access & glow::MAP_READ_BIT != 0 && access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT | glow::MAP_UNSYNCHRONIZED_BIT) != 0)
+        || (access & glow::MAP_FLUSH_EXPLICIT_BIT != 0 && access & glow::MAP_WRITE_BIT == 0)
+    {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return std::ptr::null_mut();
+    }
+    let handle = buf.handle;
+    let invalidate = access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT) != 0;
+    // Reading, or writing part of a range whose old bytes must survive, needs
+    // the current contents: a blocking point.
+    let data = if invalidate { vec![0u8; length as usize] } else { read_buffer(gl, handle, offset as u64, length as u64) };
+    let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { return std::ptr::null_mut() };
+    buf.map = Some(BufferMap { offset: offset as u64, length: length as u64, access, data });
+    buf.map.as_mut().map(|m| m.data.as_mut_ptr() as *mut c_void).unwrap_or(std::ptr::null_mut())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glMapBufferRange(target: u32, offset: isize, length: isize, access: u32) -> *mut c_void {
+    with_gl(|gl| Ptr(map_range(gl, target, offset as i64, length as i64, access))).0
+}
+
+/// A raw pointer that defaults to null (for `with_gl`).
+struct Ptr(*mut c_void);
+impl Default for Ptr {
+    fn default() -> Self {
+        Ptr(std::ptr::null_mut())
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
+    with_gl(|gl| {
+        let bits = match access {
+            glow::READ_ONLY => glow::MAP_READ_BIT,
+            glow::WRITE_ONLY => glow::MAP_WRITE_BIT,
+            glow::READ_WRITE => glow::MAP_READ_BIT | glow::MAP_WRITE_BIT,
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return Ptr::default();
+            }
+        };
+        let size = match bound_object(gl, target) {
+            Ok(n) => match gl.sh.buffers.get(&n) {
+                Some(Some(b)) => b.size,
+                _ => 0,
+            },
+            Err(e) => {
+                gl.st.set_error(e);
+                return Ptr::default();
+            }
+        };
+        if size == 0 {
+            gl.st.set_error(glow::OUT_OF_MEMORY);
+            return Ptr::default();
+        }
+        Ptr(map_range(gl, target, 0, size as i64, bits))
+    })
+    .0
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
+    with_gl(|gl| {
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => {
+                gl.st.set_error(e);
+                return 0;
+            }
+        };
+        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { return 0 };
+        let Some(map) = buf.map.take() else {
+            gl.st.set_error(glow::INVALID_OPERATION);
+            return 0;
+        };
+        let handle = buf.handle;
+        if map.access & glow::MAP_WRITE_BIT != 0 && map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
+            gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: map.offset, ..Default::default() }, &map.data);
+        }
+        1
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, length: isize) {
+    with_gl(|gl| {
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => gl_err!(gl, e),
+        };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return };
+        let Some(map) = &buf.map else { gl_err!(gl, glow::INVALID_OPERATION) };
+        if map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        if offset < 0 || length < 0 || (offset as u64).saturating_add(length as u64) > map.length {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        let (o, l) = (offset as usize, length as usize);
+        let bytes = map.data[o..o + l].to_vec();
+        let handle = buf.handle;
+        let at = map.offset + o as u64;
+        gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: at, ..Default::default() }, &bytes);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCopyBufferSubData(read_target: u32, write_target: u32, read_offset: isize, write_offset: isize, size: isize) {
+    with_gl(|gl| {
+        let (r, w) = match (bound_object(gl, read_target), bound_object(gl, write_target)) {
+            (Ok(r), Ok(w)) => (r, w),
+            (Err(e), _) | (_, Err(e)) => gl_err!(gl, e),
+        };
+        let (Some(Some(rb)), Some(Some(wb))) = (gl.sh.buffers.get(&r), gl.sh.buffers.get(&w)) else { return };
+        if read_offset < 0 || write_offset < 0 || size < 0 || read_offset as u64 + size as u64 > rb.size || write_offset as u64 + size as u64 > wb.size {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if r == w && (read_offset - write_offset).abs() < size {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if rb.map.is_some() || wb.map.is_some() {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        let p = calls::BufferCopy { src: rb.handle, dst: wb.handle, src_offset: read_offset as u64, dst_offset: write_offset as u64, size: size as u64, ..Default::default() };
+        gl.conn.pipe.buffer_copy(&p);
+    })
+}
+
+fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
+    let name = match bound_object(gl, target) {
+        Ok(n) => n,
+        Err(e) => {
+            gl.st.set_error(e);
+            return None;
+        }
+    };
+    let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return None };
+    Some(match pname {
+        glow::BUFFER_SIZE => buf.size as i64,
+        glow::BUFFER_USAGE => buf.usage as i64,
+        glow::BUFFER_MAPPED => buf.map.is_some() as i64,
+        glow::BUFFER_ACCESS => match buf.map.as_ref().map(|m| m.access & 3) {
+            Some(1) => glow::READ_ONLY as i64,
+            Some(2) => glow::WRITE_ONLY as i64,
+            _ => glow::READ_WRITE as i64,
+        },
+        glow::BUFFER_ACCESS_FLAGS => buf.map.as_ref().map(|m| m.access as i64).unwrap_or(0),
+        glow::BUFFER_MAP_OFFSET => buf.map.as_ref().map(|m| m.offset as i64).unwrap_or(0),
+        glow::BUFFER_MAP_LENGTH => buf.map.as_ref().map(|m| m.length as i64).unwrap_or(0),
+        glow::BUFFER_IMMUTABLE_STORAGE => buf.immutable as i64,
+        glow::BUFFER_STORAGE_FLAGS => buf.storage_flags as i64,
+        _ => {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return None;
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *mut i32) {
+    if let Some(v) = with_gl(|gl| buffer_param(gl, target, pname)) {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v as i32) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: *mut i64) {
+    if let Some(v) = with_gl(|gl| buffer_param(gl, target, pname)) {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut *mut c_void) {
+    let p = with_gl(|gl| {
+        if pname != glow::BUFFER_MAP_POINTER {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return Ptr::default();
+        }
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => {
+                gl.st.set_error(e);
+                return Ptr::default();
+            }
+        };
+        match gl.sh.buffers.get_mut(&name) {
+            Some(Some(b)) => Ptr(b.map.as_mut().map(|m| m.data.as_mut_ptr() as *mut c_void).unwrap_or(std::ptr::null_mut())),
+            _ => Ptr::default(),
+        }
+    });
+    // SAFETY: GL promises one writable pointer.
+    unsafe { put(out, p.0) };
+}

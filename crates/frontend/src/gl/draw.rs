@@ -1,0 +1,196 @@
+//! Draw calls: every flavour collapses into the one `draw` record.
+
+use std::ffi::c_void;
+
+use mgpipe::calls;
+use mgpipe::Pipe;
+
+use super::{gl_err, slice};
+use crate::context::{with_gl, Gl};
+
+fn valid_mode(mode: u32) -> bool {
+    matches!(
+        mode,
+        glow::POINTS
+            | glow::LINES
+            | glow::LINE_LOOP
+            | glow::LINE_STRIP
+            | glow::TRIANGLES
+            | glow::TRIANGLE_STRIP
+            | glow::TRIANGLE_FAN
+            | glow::LINES_ADJACENCY
+            | glow::LINE_STRIP_ADJACENCY
+            | glow::TRIANGLES_ADJACENCY
+            | glow::TRIANGLE_STRIP_ADJACENCY
+            | glow::PATCHES
+    )
+}
+
+fn index_size(ty: u32) -> Option<u32> {
+    match ty {
+        glow::UNSIGNED_BYTE => Some(1),
+        glow::UNSIGNED_SHORT => Some(2),
+        glow::UNSIGNED_INT => Some(4),
+        _ => None,
+    }
+}
+
+/// One draw after argument checks: validate state, then emit.
+#[allow(clippy::too_many_arguments)]
+fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
+    if !valid_mode(mode) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let isize_ = match index_ty {
+        None => 0,
+        Some(t) => match index_size(t) {
+            Some(s) => s,
+            None => gl_err!(gl, glow::INVALID_ENUM),
+        },
+    };
+    if count < 0 || first < 0 || instances < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if mode == glow::PATCHES {
+        super::log_once("patches", || "tessellation (GL_PATCHES) is not supported yet".into());
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    if let Err(e) = gl.validate_draw() {
+        gl_err!(gl, e);
+    }
+    if count == 0 || instances == 0 || gl.st.rasterizer_discard {
+        return;
+    }
+    let mut blob: &[u8] = &[];
+    let mut index_offset = indices as u64;
+    if isize_ != 0 {
+        let has_ib = matches!(gl.st.sent.index_buffer, Some(h) if !h.is_null());
+        if !has_ib {
+            if gl.st.is_core() || indices == 0 {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            // Client-memory indices (compatibility profile): stage exactly the bytes read.
+            // SAFETY: the application promises `count` indices at `indices`.
+            blob = unsafe { slice(indices as *const u8, count.saturating_mul(isize_ as i32)) };
+            index_offset = 0;
+        } else if index_offset % isize_ as u64 != 0 {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+    }
+    gl.conn.pipe.draw(
+        &calls::Draw {
+            mode,
+            index_size: isize_,
+            first: first as u32,
+            count: count as u32,
+            instance_count: instances as u32,
+            base_instance,
+            base_vertex,
+            index_offset,
+            ..Default::default()
+        },
+        blob,
+    );
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawArrays(mode: u32, first: i32, count: i32) {
+    with_gl(|gl| draw(gl, mode, first, count, None, 0, 1, 0, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawArraysInstanced(mode: u32, first: i32, count: i32, instances: i32) {
+    with_gl(|gl| draw(gl, mode, first, count, None, 0, instances, 0, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawArraysInstancedBaseInstance(mode: u32, first: i32, count: i32, instances: i32, base_instance: u32) {
+    with_gl(|gl| draw(gl, mode, first, count, None, 0, instances, 0, base_instance))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElements(mode: u32, count: i32, ty: u32, indices: *const c_void) {
+    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, 1, 0, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElementsBaseVertex(mode: u32, count: i32, ty: u32, indices: *const c_void, base_vertex: i32) {
+    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, 1, base_vertex, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElementsInstanced(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32) {
+    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, 0, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElementsInstancedBaseVertex(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32, base_vertex: i32) {
+    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, base_vertex, 0))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElementsInstancedBaseVertexBaseInstance(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32, base_vertex: i32, base_instance: u32) {
+    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, base_vertex, base_instance))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawRangeElements(mode: u32, start: u32, end: u32, count: i32, ty: u32, indices: *const c_void) {
+    with_gl(|gl| {
+        if end < start {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        draw(gl, mode, 0, count, Some(ty), indices as usize, 1, 0, 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDrawRangeElementsBaseVertex(mode: u32, start: u32, end: u32, count: i32, ty: u32, indices: *const c_void, base_vertex: i32) {
+    with_gl(|gl| {
+        if end < start {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        draw(gl, mode, 0, count, Some(ty), indices as usize, 1, base_vertex, 0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glMultiDrawArrays(mode: u32, first: *const i32, count: *const i32, drawcount: i32) {
+    // SAFETY: GL promises `drawcount` entries in each array.
+    let (firsts, counts) = unsafe { (slice(first, drawcount), slice(count, drawcount)) };
+    with_gl(|gl| {
+        if drawcount < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for (f, c) in firsts.iter().zip(counts) {
+            draw(gl, mode, *f, *c, None, 0, 1, 0, 0);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glMultiDrawElements(mode: u32, count: *const i32, ty: u32, indices: *const *const c_void, drawcount: i32) {
+    // SAFETY: GL promises `drawcount` entries in each array.
+    let (counts, idx) = unsafe { (slice(count, drawcount), slice(indices, drawcount)) };
+    with_gl(|gl| {
+        if drawcount < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for (c, i) in counts.iter().zip(idx) {
+            draw(gl, mode, 0, *c, Some(ty), *i as usize, 1, 0, 0);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(mode: u32, count: *const i32, ty: u32, indices: *const *const c_void, drawcount: i32, basevertex: *const i32) {
+    // SAFETY: GL promises `drawcount` entries in each array.
+    let (counts, idx, bases) = unsafe { (slice(count, drawcount), slice(indices, drawcount), slice(basevertex, drawcount)) };
+    with_gl(|gl| {
+        if drawcount < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for ((c, i), b) in counts.iter().zip(idx).zip(bases) {
+            draw(gl, mode, 0, *c, Some(ty), *i as usize, 1, *b, 0);
+        }
+    })
+}

@@ -1,0 +1,590 @@
+//! Validate points: turn tracked GL state into records, in a fixed order,
+//! emitting only what differs from what this context sent last.
+//!
+//! Order: framebuffer → render state CSO → dynamic state (viewport,
+//! scissor, blend colour, polygon offset, line width) → program + default
+//! uniforms → sampler views + samplers → uniform buffers → vertex input.
+
+use mgpipe::calls;
+use mgpipe::consts::*;
+use mgpipe::{Handle, Pipe};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::context::{Attachment, Gl, TexParams, CSO_CACHE_LIMIT, MAX_DRAW_BUFFERS};
+
+/// Hash a payload's bytes with its handle field (the first 8 bytes, by the
+/// catalogue's convention that every CSO create starts with `cso`) zeroed.
+fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
+    let mut bytes = bytemuck::bytes_of(p).to_vec();
+    bytes[..8].fill(0);
+    xxh3_64(&bytes)
+}
+
+/// Whether `internal_format` can be a colour attachment.
+pub fn is_color_renderable(f: u32) -> bool {
+    !matches!(f, glow::DEPTH_COMPONENT16 | glow::DEPTH_COMPONENT24 | glow::DEPTH_COMPONENT32 | glow::DEPTH_COMPONENT32F | glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::STENCIL_INDEX8 | glow::DEPTH_COMPONENT | glow::DEPTH_STENCIL | 0)
+}
+pub fn has_depth(f: u32) -> bool {
+    matches!(f, glow::DEPTH_COMPONENT16 | glow::DEPTH_COMPONENT24 | glow::DEPTH_COMPONENT32 | glow::DEPTH_COMPONENT32F | glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::DEPTH_COMPONENT | glow::DEPTH_STENCIL)
+}
+pub fn has_stencil(f: u32) -> bool {
+    matches!(f, glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::STENCIL_INDEX8 | glow::DEPTH_STENCIL)
+}
+
+/// A resolved attachment: handle, kind, level, layer, format, size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Resolved {
+    pub handle: Handle,
+    pub kind: u32,
+    pub level: u32,
+    pub layer: u32,
+    pub format: u32,
+    pub width: u32,
+    pub height: u32,
+    pub samples: u32,
+}
+
+impl Gl<'_> {
+    /// Resolve an attachment of a user framebuffer to its object.
+    pub fn resolve_attachment(&self, a: &Attachment) -> Option<Resolved> {
+        match a.kind {
+            SURFACE_TEXTURE => {
+                let t = self.sh.textures.get(&a.name)?.as_ref()?;
+                let face = if t.target == glow::TEXTURE_CUBE_MAP { a.cube_face as usize } else { 0 };
+                let info = t.level(face, a.level as usize)?;
+                let layer = if t.target == glow::TEXTURE_CUBE_MAP { a.cube_face } else { a.layer };
+                Some(Resolved { handle: t.handle, kind: SURFACE_TEXTURE, level: a.level, layer, format: info.internal_format, width: info.width >> 0, height: info.height, samples: 0 })
+            }
+            SURFACE_RENDERBUFFER => {
+                let r = self.sh.renderbuffers.get(&a.name)?.as_ref()?;
+                if !r.created {
+                    return None;
+                }
+                Some(Resolved { handle: r.handle, kind: SURFACE_RENDERBUFFER, level: 0, layer: 0, format: r.internal_format, width: r.width, height: r.height, samples: r.samples })
+            }
+            _ => None,
+        }
+    }
+
+    /// glCheckFramebufferStatus for the user framebuffer `name` (0 = default).
+    pub fn framebuffer_status(&self, name: u32) -> u32 {
+        if name == 0 {
+            return if self.st.draw_surface.is_some() { glow::FRAMEBUFFER_COMPLETE } else { glow::FRAMEBUFFER_UNDEFINED };
+        }
+        let Some(Some(fb)) = self.st.fbos.get(&name) else {
+            return glow::FRAMEBUFFER_UNDEFINED;
+        };
+        let mut any = false;
+        let mut samples: Option<u32> = None;
+        let attachments = fb.color.iter().map(|a| (a, 0u8)).chain([(&fb.depth, 1u8), (&fb.stencil, 2u8)]);
+        for (a, role) in attachments {
+            if a.kind == SURFACE_NONE {
+                continue;
+            }
+            let Some(r) = self.resolve_attachment(a) else {
+                return glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT;
+            };
+            if r.width == 0 || r.height == 0 {
+                return glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT;
+            }
+            let ok = match role {
+                0 => is_color_renderable(r.format),
+                1 => has_depth(r.format),
+                _ => has_stencil(r.format),
+            };
+            if !ok {
+                return glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT;
+            }
+            if let Some(s) = samples {
+                if s != r.samples {
+                    return glow::FRAMEBUFFER_INCOMPLETE_MULTISAMPLE;
+                }
+            }
+            samples = Some(r.samples);
+            any = true;
+        }
+        if !any {
+            return glow::FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT;
+        }
+        for &db in fb.draw_buffers.iter() {
+            if db != glow::NONE {
+                let i = db.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
+                if i < MAX_DRAW_BUFFERS && fb.color[i].kind == SURFACE_NONE {
+                    // GL 4.1+ drops this rule; 3.3 core still has it.
+                    return glow::FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER;
+                }
+            }
+        }
+        if fb.read_buffer != glow::NONE {
+            let i = fb.read_buffer.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
+            if i < MAX_DRAW_BUFFERS && fb.color[i].kind == SURFACE_NONE {
+                return glow::FRAMEBUFFER_INCOMPLETE_READ_BUFFER;
+            }
+        }
+        glow::FRAMEBUFFER_COMPLETE
+    }
+
+    /// Size of the draw framebuffer (for clamping and reporting).
+    pub fn draw_framebuffer_size(&self) -> (u32, u32) {
+        self.framebuffer_size(self.st.draw_fbo, true)
+    }
+
+    pub fn framebuffer_size(&self, name: u32, draw: bool) -> (u32, u32) {
+        if name == 0 {
+            let s = if draw { &self.st.draw_surface } else { &self.st.read_surface };
+            return s.as_ref().map(|s| (s.desc.width, s.desc.height)).unwrap_or((0, 0));
+        }
+        let Some(Some(fb)) = self.st.fbos.get(&name) else { return (0, 0) };
+        let mut size: Option<(u32, u32)> = None;
+        for a in fb.color.iter().chain([&fb.depth, &fb.stencil]) {
+            if let Some(r) = self.resolve_attachment(a) {
+                let lw = (r.width >> if r.kind == SURFACE_TEXTURE { 0 } else { 0 }).max(1);
+                size = Some(match size {
+                    None => (lw, r.height.max(1)),
+                    Some((w, h)) => (w.min(lw), h.min(r.height.max(1))),
+                });
+            }
+        }
+        size.unwrap_or((0, 0))
+    }
+
+    /// Emit the draw framebuffer. Err(INVALID_FRAMEBUFFER_OPERATION) when incomplete.
+    pub fn emit_framebuffer(&mut self) -> Result<(), u32> {
+        let name = self.st.draw_fbo;
+        if self.framebuffer_status(name) != glow::FRAMEBUFFER_COMPLETE {
+            return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
+        }
+        let mut p = calls::SetFramebufferState { draw_buffers: [NO_ATTACHMENT; 8], ..Default::default() };
+        if name == 0 {
+            p.fbo = Handle::DEFAULT_FRAMEBUFFER;
+            if let Some(s) = &self.st.draw_surface {
+                p.width = s.desc.width;
+                p.height = s.desc.height;
+                p.color[0] = s.handle;
+            }
+            if self.st.default_draw_buffer != glow::NONE {
+                p.draw_buffers[0] = 0;
+            }
+        } else if let Some(Some(fb)) = self.st.fbos.get(&name) {
+            p.fbo = fb.handle;
+            for i in 0..MAX_DRAW_BUFFERS {
+                if let Some(r) = self.resolve_attachment(&fb.color[i]) {
+                    p.color[i] = r.handle;
+                    p.color_kind[i] = r.kind;
+                    p.color_level[i] = r.level;
+                    p.color_layer[i] = r.layer;
+                }
+                let db = fb.draw_buffers[i];
+                if db != glow::NONE {
+                    p.draw_buffers[i] = db.wrapping_sub(glow::COLOR_ATTACHMENT0);
+                }
+            }
+            if let Some(r) = self.resolve_attachment(&fb.depth) {
+                p.depth = r.handle;
+                p.depth_kind = r.kind;
+                p.depth_level = r.level;
+            }
+            if let Some(r) = self.resolve_attachment(&fb.stencil) {
+                p.stencil = r.handle;
+                p.stencil_kind = r.kind;
+                p.stencil_level = r.level;
+            }
+            let (w, h) = self.framebuffer_size(name, true);
+            p.width = w;
+            p.height = h;
+        }
+        p.content_hash = 0;
+        p.content_hash = xxh3_64(bytemuck::bytes_of(&p));
+        if self.st.sent.framebuffer.as_ref() != Some(&p) {
+            self.conn.pipe.set_framebuffer_state(&p);
+            self.st.sent.framebuffer = Some(p);
+        }
+        Ok(())
+    }
+
+    /// Emit the read surface of the read framebuffer.
+    pub fn emit_read_surface(&mut self) -> Result<(), u32> {
+        let name = self.st.read_fbo;
+        let status = if name == 0 {
+            if self.st.read_surface.is_some() { glow::FRAMEBUFFER_COMPLETE } else { glow::FRAMEBUFFER_UNDEFINED }
+        } else {
+            self.framebuffer_status(name)
+        };
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
+        }
+        let mut p = calls::SetReadSurface::default();
+        if name == 0 {
+            p.fbo = Handle::DEFAULT_FRAMEBUFFER;
+            if let Some(s) = &self.st.read_surface {
+                p.color = s.handle;
+            }
+        } else if let Some(Some(fb)) = self.st.fbos.get(&name) {
+            p.fbo = fb.handle;
+            let rb = fb.read_buffer;
+            let i = rb.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
+            if rb != glow::NONE && i < MAX_DRAW_BUFFERS {
+                if let Some(r) = self.resolve_attachment(&fb.color[i]) {
+                    p.color = r.handle;
+                    p.color_kind = r.kind;
+                    p.color_level = r.level;
+                    p.color_layer = r.layer;
+                }
+            }
+            if let Some(r) = self.resolve_attachment(&fb.depth) {
+                p.depth = r.handle;
+                p.depth_kind = r.kind;
+            }
+            if let Some(r) = self.resolve_attachment(&fb.stencil) {
+                p.stencil = r.handle;
+                p.stencil_kind = r.kind;
+            }
+        }
+        if self.st.sent.read_surface.as_ref() != Some(&p) {
+            self.conn.pipe.set_read_surface(&p);
+            self.st.sent.read_surface = Some(p);
+        }
+        Ok(())
+    }
+
+    /// The render state CSO, content-addressed.
+    pub fn emit_render_state(&mut self) {
+        let s = &*self.st;
+        let mut color_write_mask = 0u32;
+        for (i, m) in s.color_mask.iter().enumerate() {
+            color_write_mask |= (*m as u32 & 0xF) << (4 * i);
+        }
+        let f = &s.stencil;
+        let p = calls::CreateRenderState {
+            cso: Handle::NULL,
+            blend_enable_mask: s.blend_enabled,
+            blend_src_rgb: s.blend_src_rgb,
+            blend_dst_rgb: s.blend_dst_rgb,
+            blend_src_alpha: s.blend_src_alpha,
+            blend_dst_alpha: s.blend_dst_alpha,
+            blend_eq_rgb: s.blend_eq_rgb,
+            blend_eq_alpha: s.blend_eq_alpha,
+            color_write_mask,
+            depth_test: s.depth_test as u32,
+            depth_write: s.depth_mask as u32,
+            depth_func: s.depth_func,
+            stencil_test: s.stencil_test as u32,
+            stencil_func: [f[0].func, f[1].func],
+            stencil_ref: [f[0].reference, f[1].reference],
+            stencil_value_mask: [f[0].value_mask, f[1].value_mask],
+            stencil_write_mask: [f[0].write_mask, f[1].write_mask],
+            stencil_fail: [f[0].fail, f[1].fail],
+            stencil_zfail: [f[0].zfail, f[1].zfail],
+            stencil_zpass: [f[0].zpass, f[1].zpass],
+            cull_enable: s.cull_face as u32,
+            cull_face: s.cull_mode,
+            front_face: s.front_face,
+            scissor_enable: s.scissor_test as u32,
+            polygon_offset_fill: s.polygon_offset_fill as u32,
+            rasterizer_discard: s.rasterizer_discard as u32,
+            sample_alpha_to_coverage: s.sample_alpha_to_coverage as u32,
+            dither: s.dither as u32,
+            primitive_restart_fixed: s.primitive_restart_fixed as u32,
+            ..Default::default()
+        };
+        let key = cso_key(&p);
+        let handle = match self.st.cso.render_state.get(&key) {
+            Some(h) => *h,
+            None => {
+                if self.st.cso.render_state.len() >= CSO_CACHE_LIMIT {
+                    for (_, h) in self.st.cso.render_state.drain() {
+                        self.conn.pipe.delete_render_state(&calls::DeleteRenderState { cso: h, ..Default::default() });
+                        self.conn.alloc.render_state.free(h);
+                    }
+                    self.st.sent.render_state = Handle::NULL;
+                }
+                let h = self.conn.alloc.render_state.alloc();
+                self.conn.pipe.create_render_state(&calls::CreateRenderState { cso: h, ..p });
+                self.st.cso.render_state.insert(key, h);
+                h
+            }
+        };
+        if self.st.sent.render_state != handle {
+            self.conn.pipe.bind_render_state(&calls::BindRenderState { cso: handle, ..Default::default() });
+            self.st.sent.render_state = handle;
+        }
+    }
+
+    /// Viewport, scissor, blend colour, polygon offset, line width.
+    pub fn emit_dynamic(&mut self) {
+        let s = &*self.st;
+        let [x, y, w, h] = s.viewport;
+        let vp = calls::SetViewport { x: x as f32, y: y as f32, width: w as f32, height: h as f32, near: s.depth_range[0], far: s.depth_range[1], ..Default::default() };
+        if s.sent.viewport.as_ref() != Some(&vp) {
+            self.conn.pipe.set_viewport(&vp);
+            self.st.sent.viewport = Some(vp);
+        }
+        let s = &*self.st;
+        let [x, y, w, h] = s.scissor;
+        let sc = calls::SetScissor { x, y, width: w, height: h, ..Default::default() };
+        if s.sent.scissor.as_ref() != Some(&sc) {
+            self.conn.pipe.set_scissor(&sc);
+            self.st.sent.scissor = Some(sc);
+        }
+        let bc = calls::SetBlendColor { color: self.st.blend_color, ..Default::default() };
+        if self.st.sent.blend_color.as_ref() != Some(&bc) {
+            self.conn.pipe.set_blend_color(&bc);
+            self.st.sent.blend_color = Some(bc);
+        }
+        let po = calls::SetPolygonOffset { factor: self.st.polygon_offset[0], units: self.st.polygon_offset[1], ..Default::default() };
+        if self.st.sent.polygon_offset.as_ref() != Some(&po) {
+            self.conn.pipe.set_polygon_offset(&po);
+            self.st.sent.polygon_offset = Some(po);
+        }
+        let lw = calls::SetLineWidth { width: self.st.line_width, ..Default::default() };
+        if self.st.sent.line_width.as_ref() != Some(&lw) {
+            self.conn.pipe.set_line_width(&lw);
+            self.st.sent.line_width = Some(lw);
+        }
+    }
+
+    /// The sampler CSO for a parameter set, content-addressed.
+    fn sampler_cso(&mut self, p: &TexParams) -> Handle {
+        let payload = calls::CreateSampler {
+            cso: Handle::NULL,
+            min_filter: p.min_filter,
+            mag_filter: p.mag_filter,
+            wrap_s: p.wrap_s,
+            wrap_t: p.wrap_t,
+            wrap_r: p.wrap_r,
+            compare_mode: p.compare_mode,
+            compare_func: p.compare_func,
+            min_lod: p.min_lod,
+            max_lod: p.max_lod,
+            lod_bias: p.lod_bias,
+            max_anisotropy: p.max_anisotropy,
+            border_color: p.border,
+            ..Default::default()
+        };
+        let key = cso_key(&payload);
+        if let Some(h) = self.st.cso.sampler.get(&key) {
+            return *h;
+        }
+        let h = self.conn.alloc.sampler.alloc();
+        self.conn.pipe.create_sampler(&calls::CreateSampler { cso: h, ..payload });
+        self.st.cso.sampler.insert(key, h);
+        h
+    }
+
+    /// Program, default uniforms, textures and uniform buffers. Err(INVALID_OPERATION)
+    /// when no usable program is bound.
+    pub fn emit_program(&mut self) -> Result<(), u32> {
+        let pname = self.st.program;
+        let Some(crate::context::ShaderOrProgram::Program(prog)) = self.sh.shader_objects.get(&pname) else {
+            return Err(glow::INVALID_OPERATION);
+        };
+        let Some(linked) = prog.linked.as_ref() else {
+            return Err(glow::INVALID_OPERATION);
+        };
+        let cso = linked.cso;
+        if self.st.sent.shader != cso {
+            self.conn.pipe.bind_shader(&calls::BindShader { cso, ..Default::default() });
+            self.st.sent.shader = cso;
+        }
+        if linked.prog.global_block.is_some() {
+            let v = linked.scratch_version;
+            if self.st.sent.global_version.get(&cso) != Some(&v) {
+                self.conn.pipe.set_global_constants(&calls::SetGlobalConstants { shader: cso, ..Default::default() }, &linked.scratch);
+                self.st.sent.global_version.insert(cso, v);
+            }
+        }
+        // Textures: slot b reads the unit the sampler uniform names.
+        let units: Vec<u32> = linked.sampler_units.clone();
+        let targets: Vec<u32> = sampler_targets(&linked.prog);
+        let blocks: Vec<u32> = linked.block_bindings.clone();
+        let mut views = calls::SetSamplerViews { count: units.len().min(32) as u32, ..Default::default() };
+        let mut samplers = calls::BindSamplers { count: views.count, ..Default::default() };
+        for (slot, &unit) in units.iter().enumerate().take(32) {
+            let target = targets.get(slot).copied().unwrap_or(glow::TEXTURE_2D);
+            let tex_name = self.st.bound_texture(unit as usize, target);
+            let Some(Some(tex)) = self.sh.textures.get(&tex_name) else {
+                continue;
+            };
+            if !tex.created {
+                continue;
+            }
+            let sv = calls::CreateSamplerView {
+                cso: Handle::NULL,
+                texture: tex.handle,
+                target: tex.target,
+                base_level: tex.base_level,
+                max_level: tex.max_level,
+                swizzle: tex.swizzle,
+                depth_stencil_mode: tex.depth_stencil_mode,
+                ..Default::default()
+            };
+            let params = match self.st.sampler_units.get(unit as usize).copied().unwrap_or(0) {
+                0 => tex.params,
+                s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
+            };
+            let key = cso_key(&sv);
+            let view = match self.st.cso.sampler_view.get(&key) {
+                Some(h) => *h,
+                None => {
+                    let h = self.conn.alloc.sampler_view.alloc();
+                    self.conn.pipe.create_sampler_view(&calls::CreateSamplerView { cso: h, ..sv });
+                    self.st.cso.sampler_view.insert(key, h);
+                    h
+                }
+            };
+            views.views[slot] = view;
+            samplers.samplers[slot] = self.sampler_cso(&params);
+        }
+        if self.st.sent.sampler_views.as_ref() != Some(&views) {
+            self.conn.pipe.set_sampler_views(&views);
+            self.st.sent.sampler_views = Some(views);
+        }
+        if self.st.sent.samplers.as_ref() != Some(&samplers) {
+            self.conn.pipe.bind_samplers(&samplers);
+            self.st.sent.samplers = Some(samplers);
+        }
+        // Uniform blocks: block i reads the GL binding point the program names.
+        let mut cb = calls::SetConstantBuffers { count: blocks.len().min(16) as u32, ..Default::default() };
+        for (i, &bp) in blocks.iter().enumerate().take(16) {
+            let Some(b) = self.st.uniform_bindings.get(bp as usize).copied() else { continue };
+            if let Some(Some(buf)) = self.sh.buffers.get(&b.buffer) {
+                cb.buffers[i] = buf.handle;
+                cb.offsets[i] = b.offset;
+                cb.sizes[i] = if b.size == 0 { buf.size.saturating_sub(b.offset) } else { b.size };
+            }
+        }
+        if self.st.sent.constant_buffers.as_ref() != Some(&cb) {
+            self.conn.pipe.set_constant_buffers(&cb);
+            self.st.sent.constant_buffers = Some(cb);
+        }
+        Ok(())
+    }
+
+    /// Vertex elements CSO, vertex buffers, index buffer, attribute defaults.
+    pub fn emit_vertex_input(&mut self) -> Result<(), u32> {
+        let Some(Some(vao)) = self.st.vaos.get(&self.st.vao) else {
+            return Err(glow::INVALID_OPERATION);
+        };
+        let vao = vao.clone();
+        let mut ve = calls::CreateVertexElements::default();
+        let mut vb = calls::SetVertexBuffers { count: 16, ..Default::default() };
+        for (i, a) in vao.attribs.iter().enumerate() {
+            if !a.enabled {
+                continue;
+            }
+            ve.enabled_mask |= 1 << i;
+            ve.buffer_index[i] = i as u32;
+            ve.format[i] = a.size | (a.ty << 8) | if a.normalized { VE_NORMALIZED } else { 0 } | if a.integer { VE_INTEGER } else { 0 };
+            ve.offset[i] = 0;
+            ve.divisor[i] = a.divisor;
+            if let Some(Some(buf)) = self.sh.buffers.get(&a.buffer) {
+                vb.buffers[i] = buf.handle;
+            }
+            vb.offsets[i] = a.offset;
+            vb.strides[i] = if a.stride == 0 { a.size * type_size(a.ty) } else { a.stride };
+        }
+        let key = cso_key(&ve);
+        let h = match self.st.cso.vertex_elements.get(&key) {
+            Some(h) => *h,
+            None => {
+                let h = self.conn.alloc.vertex_elements.alloc();
+                self.conn.pipe.create_vertex_elements(&calls::CreateVertexElements { cso: h, ..ve });
+                self.st.cso.vertex_elements.insert(key, h);
+                h
+            }
+        };
+        if self.st.sent.vertex_elements != h {
+            self.conn.pipe.bind_vertex_elements(&calls::BindVertexElements { cso: h, ..Default::default() });
+            self.st.sent.vertex_elements = h;
+        }
+        if self.st.sent.vertex_buffers.as_ref() != Some(&vb) {
+            self.conn.pipe.set_vertex_buffers(&vb);
+            self.st.sent.vertex_buffers = Some(vb);
+        }
+        let ib = match self.sh.buffers.get(&vao.element_buffer) {
+            Some(Some(b)) => b.handle,
+            _ => Handle::NULL,
+        };
+        if self.st.sent.index_buffer != Some(ib) {
+            self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer { buffer: ib, ..Default::default() });
+            self.st.sent.index_buffer = Some(ib);
+        }
+        let mut defaults = calls::SetVertexAttribDefaults { mask: !ve.enabled_mask & 0xFFFF, integer_mask: self.st.current_attrib_integer, ..Default::default() };
+        for (i, v) in self.st.current_attrib.iter().enumerate() {
+            defaults.values[i * 4..i * 4 + 4].copy_from_slice(v);
+        }
+        if self.st.sent.attrib_defaults.as_ref() != Some(&defaults) {
+            self.conn.pipe.set_vertex_attrib_defaults(&defaults);
+            self.st.sent.attrib_defaults = Some(defaults);
+        }
+        Ok(())
+    }
+
+    /// Everything a draw needs.
+    pub fn validate_draw(&mut self) -> Result<(), u32> {
+        if self.st.program == 0 {
+            return Err(glow::INVALID_OPERATION);
+        }
+        if self.st.vao == 0 && self.st.is_core() {
+            return Err(glow::INVALID_OPERATION);
+        }
+        self.emit_framebuffer()?;
+        self.emit_render_state();
+        self.emit_dynamic();
+        self.emit_program()?;
+        self.emit_vertex_input()?;
+        Ok(())
+    }
+
+    /// Everything a clear needs (framebuffer, masks, scissor).
+    pub fn validate_clear(&mut self) -> Result<(), u32> {
+        self.emit_framebuffer()?;
+        self.emit_render_state();
+        self.emit_dynamic();
+        Ok(())
+    }
+}
+
+/// GL sampler target per sampler slot of a linked program.
+fn sampler_targets(p: &crate::shader::LinkedProgram) -> Vec<u32> {
+    let mut out = vec![glow::TEXTURE_2D; p.sampler_slots as usize];
+    for u in &p.uniforms {
+        if let Some(b) = u.sampler_binding {
+            let target = sampler_type_target(u.gl_type);
+            for e in 0..u.array_size.max(1) {
+                if let Some(slot) = out.get_mut((b + e) as usize) {
+                    *slot = target;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The texture target a GLSL sampler type reads.
+pub fn sampler_type_target(ty: u32) -> u32 {
+    match ty {
+        glow::SAMPLER_1D | glow::SAMPLER_1D_SHADOW | glow::INT_SAMPLER_1D | glow::UNSIGNED_INT_SAMPLER_1D => glow::TEXTURE_1D,
+        glow::SAMPLER_3D | glow::INT_SAMPLER_3D | glow::UNSIGNED_INT_SAMPLER_3D => glow::TEXTURE_3D,
+        glow::SAMPLER_CUBE | glow::SAMPLER_CUBE_SHADOW | glow::INT_SAMPLER_CUBE | glow::UNSIGNED_INT_SAMPLER_CUBE => glow::TEXTURE_CUBE_MAP,
+        glow::SAMPLER_2D_ARRAY | glow::SAMPLER_2D_ARRAY_SHADOW | glow::INT_SAMPLER_2D_ARRAY | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY => glow::TEXTURE_2D_ARRAY,
+        glow::SAMPLER_1D_ARRAY | glow::SAMPLER_1D_ARRAY_SHADOW | glow::INT_SAMPLER_1D_ARRAY | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY => glow::TEXTURE_1D_ARRAY,
+        glow::SAMPLER_2D_RECT | glow::SAMPLER_2D_RECT_SHADOW | glow::INT_SAMPLER_2D_RECT | glow::UNSIGNED_INT_SAMPLER_2D_RECT => glow::TEXTURE_RECTANGLE,
+        glow::SAMPLER_BUFFER | glow::INT_SAMPLER_BUFFER | glow::UNSIGNED_INT_SAMPLER_BUFFER => glow::TEXTURE_BUFFER,
+        glow::SAMPLER_2D_MULTISAMPLE | glow::INT_SAMPLER_2D_MULTISAMPLE | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => glow::TEXTURE_2D_MULTISAMPLE,
+        glow::SAMPLER_2D_MULTISAMPLE_ARRAY | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
+        glow::SAMPLER_CUBE_MAP_ARRAY | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW | glow::INT_SAMPLER_CUBE_MAP_ARRAY | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => glow::TEXTURE_CUBE_MAP_ARRAY,
+        _ => glow::TEXTURE_2D,
+    }
+}
+
+/// Size in bytes of one component of a vertex attribute type.
+pub fn type_size(ty: u32) -> u32 {
+    match ty {
+        glow::BYTE | glow::UNSIGNED_BYTE => 1,
+        glow::SHORT | glow::UNSIGNED_SHORT | glow::HALF_FLOAT => 2,
+        glow::DOUBLE => 8,
+        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV | glow::UNSIGNED_INT_10F_11F_11F_REV => 1,
+        _ => 4,
+    }
+}

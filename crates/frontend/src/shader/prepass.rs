@@ -1,0 +1,575 @@
+//! Source pre-pass: makes desktop GLSL that glslang-for-Vulkan refuses
+//! (GLSL < 1.40, compatibility profile, `gl_FragColor`, ...) acceptable,
+//! keeping line numbers intact so info logs point at the user's lines.
+//!
+//! Coverage (see the module doc of `shader` for the summary):
+//! - no `#version` (= 110), `#version 110/120/130`: raised to `#version 140`;
+//!   `#version 1xx/3xx/4xx compatibility`: profile dropped (core);
+//!   `#version 100` (ES) → `#version 310 es` (legacy mapping applied),
+//!   `#version 300 es` → `#version 310 es` (Vulkan needs ≥ 310 for ES).
+//! - legacy sources (< 140, compatibility, ES 100): `attribute` → `in`
+//!   (vertex), `varying` → `out` (vertex) / `in` (fragment), `texture1D/2D/
+//!   3D/Cube/2DRect[Proj][Lod]` → `texture[Proj][Lod]`, `shadow1D/2D[Proj]
+//!   [Lod]` → helpers returning `vec4` like the old built-ins; for < 130,
+//!   user identifiers that became built-ins/keywords later (`texture`,
+//!   `flat`, `uint`, ...) are renamed (`mgl_r_<name>`) and reported back
+//!   under their original name.
+//! - every fragment shader: `gl_FragColor` → `out vec4 mgl_FragColor`,
+//!   `gl_FragData[n]` → `out vec4 mgl_FragData[N]` (N = highest constant
+//!   index + 1, or 4 when indexed dynamically).
+//! - `layout(packed)` / `layout(shared)` → `std140` (a valid choice for both;
+//!   Vulkan rejects them).
+//! - compatibility-only built-ins (`gl_ModelViewMatrix`, `gl_Vertex`,
+//!   `gl_TexCoord`, `gl_LightSource`, ...) are reported as errors naming the
+//!   built-in and the line; they are not emulated yet.
+
+use super::Stage;
+
+/// Result of the pre-pass.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepassed {
+    pub source: String,
+    /// (new identifier, original identifier) for renamed user identifiers.
+    pub renames: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Number,
+    Directive,
+    Comment,
+    Space,
+    Punct,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    kind: Kind,
+    start: usize,
+    end: usize,
+    line: u32,
+}
+
+fn lex(src: &str) -> Vec<Tok> {
+    let b = src.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0usize;
+    let mut line = 1u32;
+    let mut line_start = true;
+    while i < b.len() {
+        let start = i;
+        let start_line = line;
+        let c = b[i];
+        let kind;
+        if c == b'\n' {
+            i += 1;
+            line += 1;
+            line_start = true;
+            toks.push(Tok { kind: Kind::Space, start, end: i, line: start_line });
+            continue;
+        } else if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0b || c == 0x0c {
+            while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+                i += 1;
+            }
+            toks.push(Tok { kind: Kind::Space, start, end: i, line: start_line });
+            continue;
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                // Line continuation inside a // comment continues it.
+                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                    line += 1;
+                }
+                i += 1;
+            }
+            kind = Kind::Comment;
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                if b[i] == b'\n' {
+                    line += 1;
+                }
+                i += 1;
+            }
+            i = (i + 2).min(b.len());
+            kind = Kind::Comment;
+        } else if c == b'#' && line_start {
+            while i < b.len() && b[i] != b'\n' {
+                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                    line += 1;
+                } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') {
+                    i += 2;
+                    line += 1;
+                }
+                i += 1;
+            }
+            kind = Kind::Directive;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            kind = Kind::Ident;
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
+                i += 1;
+            }
+            kind = Kind::Number;
+        } else {
+            // One UTF-8 character of punctuation (or anything else).
+            i += 1;
+            while i < b.len() && (b[i] & 0xC0) == 0x80 {
+                i += 1;
+            }
+            kind = Kind::Punct;
+        }
+        if kind != Kind::Comment {
+            line_start = false;
+        }
+        toks.push(Tok { kind, start, end: i, line: start_line });
+    }
+    toks
+}
+
+/// Compatibility-profile built-ins we do not emulate yet.
+fn is_compat_builtin(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "gl_Vertex",
+        "gl_Normal",
+        "gl_Color",
+        "gl_SecondaryColor",
+        "gl_FogCoord",
+        "gl_TexCoord",
+        "gl_FrontColor",
+        "gl_BackColor",
+        "gl_FrontSecondaryColor",
+        "gl_BackSecondaryColor",
+        "gl_FogFragCoord",
+        "gl_ClipVertex",
+        "gl_LightSource",
+        "gl_LightModel",
+        "gl_FrontLightModelProduct",
+        "gl_BackLightModelProduct",
+        "gl_FrontLightProduct",
+        "gl_BackLightProduct",
+        "gl_FrontMaterial",
+        "gl_BackMaterial",
+        "gl_Fog",
+        "gl_Point",
+        "gl_ClipPlane",
+        "gl_TextureEnvColor",
+        "gl_NormalScale",
+        "gl_MaxTextureCoords",
+    ];
+    const PREFIX: &[&str] = &[
+        "gl_ModelView",
+        "gl_Projection",
+        "gl_TextureMatrix",
+        "gl_NormalMatrix",
+        "gl_MultiTexCoord",
+        "gl_EyePlane",
+        "gl_ObjectPlane",
+    ];
+    EXACT.contains(&name) || PREFIX.iter().any(|p| name.starts_with(p))
+}
+
+/// Old texture lookup built-ins and their GLSL 1.30+ names.
+fn texture_rename(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "texture1D" | "texture2D" | "texture3D" | "textureCube" | "texture2DRect" => "texture",
+        "texture1DProj" | "texture2DProj" | "texture3DProj" | "texture2DRectProj" => "textureProj",
+        "texture1DLod" | "texture2DLod" | "texture3DLod" | "textureCubeLod" => "textureLod",
+        "texture1DProjLod" | "texture2DProjLod" | "texture3DProjLod" => "textureProjLod",
+        "texture2DGradARB" | "texture2DGradEXT" | "textureCubeGradARB" | "textureCubeGradEXT" => "textureGrad",
+        "texture2DLodEXT" | "textureCubeLodEXT" => "textureLod",
+        "texture2DProjLodEXT" => "textureProjLod",
+        _ => return None,
+    })
+}
+
+/// Old shadow lookups (return `vec4`) → helper functions injected on use.
+fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
+    let frag = stage == Stage::Fragment;
+    Some(match name {
+        "shadow1D" => {
+            if frag {
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(texture(s, c)); }\n\
+                 vec4 mgl_shadow1D(sampler1DShadow s, vec3 c, float b) { return vec4(texture(s, c, b)); }\n"
+            } else {
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+            }
+        }
+        "shadow2D" => {
+            if frag {
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(texture(s, c)); }\n\
+                 vec4 mgl_shadow2D(sampler2DShadow s, vec3 c, float b) { return vec4(texture(s, c, b)); }\n"
+            } else {
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+            }
+        }
+        "shadow1DProj" => {
+            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(textureProj(s, c)); }\n"
+        }
+        "shadow2DProj" => {
+            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(textureProj(s, c)); }\n"
+        }
+        "shadow1DLod" => {
+            "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(textureLod(s, c, l)); }\n"
+        }
+        "shadow2DLod" => {
+            "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(textureLod(s, c, l)); }\n"
+        }
+        "shadow2DRect" => {
+            "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+        }
+        _ => return None,
+    })
+}
+
+/// Identifiers free in GLSL 1.10/1.20 that are built-ins/keywords in 1.40.
+fn is_reserved_in_140(name: &str) -> bool {
+    matches!(
+        name,
+        "texture"
+            | "textureProj"
+            | "textureLod"
+            | "textureProjLod"
+            | "textureGrad"
+            | "textureProjGrad"
+            | "textureSize"
+            | "textureOffset"
+            | "texelFetch"
+            | "texelFetchOffset"
+            | "flat"
+            | "smooth"
+            | "noperspective"
+            | "uint"
+            | "uvec2"
+            | "uvec3"
+            | "uvec4"
+            | "samplerBuffer"
+            | "sampler1DArray"
+            | "sampler2DArray"
+            | "isampler2D"
+            | "usampler2D"
+            | "trunc"
+            | "round"
+            | "roundEven"
+            | "isnan"
+            | "isinf"
+            | "sinh"
+            | "cosh"
+            | "tanh"
+            | "asinh"
+            | "acosh"
+            | "atanh"
+            | "modf"
+            | "inverse"
+            | "determinant"
+            | "outerProduct"
+            | "transpose"
+    )
+}
+
+struct Version {
+    number: u32,
+    profile: String,
+    /// Index of the directive token, if the source had one.
+    tok: Option<usize>,
+}
+
+fn parse_version(src: &str, toks: &[Tok]) -> Result<Version, String> {
+    for (idx, t) in toks.iter().enumerate() {
+        match t.kind {
+            Kind::Space | Kind::Comment => continue,
+            Kind::Directive => {
+                let text = &src[t.start..t.end];
+                let body = text[1..].trim_start();
+                if let Some(rest) = body.strip_prefix("version") {
+                    let mut parts = rest.split_whitespace();
+                    let number = parts
+                        .next()
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .ok_or_else(|| format!("ERROR: 0:{}: '#version' : bad version number\n", t.line))?;
+                    let profile = parts.next().unwrap_or("").to_owned();
+                    return Ok(Version { number, profile, tok: Some(idx) });
+                }
+                // Other directives may precede #version only in broken
+                // shaders; treat as "no #version".
+                break;
+            }
+            _ => break,
+        }
+    }
+    Ok(Version { number: 110, profile: String::new(), tok: None })
+}
+
+fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
+    while i < toks.len() {
+        if !matches!(toks[i].kind, Kind::Space | Kind::Comment) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Runs the pre-pass on one shader's source. `Err` is an info log.
+pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
+    if src.contains('\0') {
+        return Err("ERROR: 0:0: '' : shader source contains a NUL character\n".to_owned());
+    }
+    let toks = lex(src);
+    let version = parse_version(src, &toks)?;
+    let es = version.profile == "es";
+    let compat = version.profile == "compatibility";
+    let legacy = if es { version.number < 300 } else { version.number < 140 || compat };
+    let rename_reserved = !es && version.number < 130;
+    let out_version = if es {
+        if version.number <= 300 {
+            "310 es".to_owned()
+        } else {
+            format!("{} es", version.number)
+        }
+    } else if version.number < 140 {
+        "140".to_owned()
+    } else if version.number == 140 || compat || version.profile.is_empty() {
+        format!("{}", version.number)
+    } else {
+        format!("{} {}", version.number, version.profile)
+    };
+
+    let mut out = String::with_capacity(src.len() + 256);
+    let mut errors = String::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
+    let mut helpers: Vec<&'static str> = Vec::new();
+    let mut uses_frag_color = false;
+    let mut frag_data_max: Option<u32> = None;
+    let mut frag_data_dynamic = false;
+    let mut layout_depth: Option<u32> = None;
+    let mut pending_layout = false;
+
+    let mut i = 0usize;
+    while i < toks.len() {
+        let t = toks[i];
+        let text = &src[t.start..t.end];
+        if Some(i) == version.tok {
+            out.push_str("#version ");
+            out.push_str(&out_version);
+            i += 1;
+            continue;
+        }
+        match t.kind {
+            Kind::Punct => {
+                if pending_layout && text == "(" {
+                    layout_depth = Some(1);
+                    pending_layout = false;
+                } else if let Some(d) = layout_depth.as_mut() {
+                    if text == "(" {
+                        *d += 1;
+                    } else if text == ")" {
+                        *d -= 1;
+                        if *d == 0 {
+                            layout_depth = None;
+                        }
+                    }
+                }
+                out.push_str(text);
+            }
+            Kind::Ident => {
+                pending_layout = text == "layout";
+                let mut replacement: Option<String> = None;
+                if is_compat_builtin(text) {
+                    errors.push_str(&format!(
+                        "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
+                        t.line, text
+                    ));
+                } else if layout_depth.is_some() && (text == "packed" || text == "shared") {
+                    replacement = Some("std140".to_owned());
+                } else if stage == Stage::Fragment && text == "gl_FragColor" {
+                    uses_frag_color = true;
+                    replacement = Some("mgl_FragColor".to_owned());
+                } else if stage == Stage::Fragment && text == "gl_FragData" {
+                    replacement = Some("mgl_FragData".to_owned());
+                    // Look for `[ <int> ]`.
+                    let idx = next_significant(&toks, i + 1)
+                        .filter(|&j| &src[toks[j].start..toks[j].end] == "[")
+                        .and_then(|j| next_significant(&toks, j + 1))
+                        .filter(|&k| toks[k].kind == Kind::Number)
+                        .and_then(|k| {
+                            let close = next_significant(&toks, k + 1)?;
+                            if &src[toks[close].start..toks[close].end] != "]" {
+                                return None;
+                            }
+                            let n = &src[toks[k].start..toks[k].end];
+                            n.trim_end_matches(['u', 'U']).parse::<u32>().ok()
+                        });
+                    match idx {
+                        Some(n) if n < 32 => {
+                            frag_data_max = Some(frag_data_max.map_or(n, |m| m.max(n)));
+                        }
+                        _ => frag_data_dynamic = true,
+                    }
+                } else if legacy {
+                    if stage == Stage::Vertex && text == "attribute" {
+                        replacement = Some("in".to_owned());
+                    } else if text == "varying" && stage == Stage::Vertex {
+                        replacement = Some("out".to_owned());
+                    } else if text == "varying" && stage == Stage::Fragment {
+                        replacement = Some("in".to_owned());
+                    } else if let Some(new) = texture_rename(text) {
+                        replacement = Some(new.to_owned());
+                    } else if let Some(helper) = shadow_helper(text, stage) {
+                        if !helpers.contains(&helper) {
+                            helpers.push(helper);
+                        }
+                        replacement = Some(format!("mgl_{text}"));
+                    } else if rename_reserved && is_reserved_in_140(text) {
+                        let new = format!("mgl_r_{text}");
+                        if !renames.iter().any(|(n, _)| *n == new) {
+                            renames.push((new.clone(), text.to_owned()));
+                        }
+                        replacement = Some(new);
+                    }
+                }
+                out.push_str(replacement.as_deref().unwrap_or(text));
+            }
+            Kind::Comment | Kind::Space | Kind::Number | Kind::Directive => {
+                if t.kind == Kind::Number {
+                    pending_layout = false;
+                }
+                out.push_str(text);
+            }
+        }
+        i += 1;
+    }
+
+    if uses_frag_color && (frag_data_max.is_some() || frag_data_dynamic) {
+        errors.push_str("ERROR: 0:0: '' : gl_FragColor and gl_FragData cannot both be written\n");
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    // Declarations injected right after the #version line.
+    let mut inject = String::new();
+    let prec = if es { "highp " } else { "" };
+    if uses_frag_color {
+        inject.push_str(&format!("out {prec}vec4 mgl_FragColor;\n"));
+    }
+    if frag_data_max.is_some() || frag_data_dynamic {
+        let n = if frag_data_dynamic { frag_data_max.map_or(4, |m| (m + 1).max(4)) } else { frag_data_max.unwrap_or(0) + 1 };
+        inject.push_str(&format!("out {prec}vec4 mgl_FragData[{n}];\n"));
+    }
+    for h in &helpers {
+        inject.push_str(h);
+    }
+
+    let version_line = version.tok.map(|i| toks[i].line);
+    let needs_header = version.tok.is_none() || !inject.is_empty();
+    if !needs_header {
+        return Ok(Prepassed { source: out, renames });
+    }
+    // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
+    // 3.30+ mean "the next line is n".
+    let out_number: u32 = out_version.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(140);
+    let next_line_is_n = es || out_number >= 330;
+    let source = match version_line {
+        None => {
+            let n = if next_line_is_n { 1 } else { 0 };
+            format!("#version {out_version}\n{inject}#line {n}\n{out}")
+        }
+        Some(vline) => {
+            // Insert after the (rewritten) #version line.
+            let marker = format!("#version {out_version}");
+            let pos = out.find(&marker).map(|p| p + marker.len()).unwrap_or(0);
+            let (head, tail) = out.split_at(pos);
+            // The text after the directive starts with its newline.
+            let (nl, rest) = if let Some(r) = tail.strip_prefix("\r\n") {
+                ("\r\n", r)
+            } else if let Some(r) = tail.strip_prefix('\n') {
+                ("\n", r)
+            } else {
+                ("\n", tail)
+            };
+            let next = vline + 1;
+            let n = if next_line_is_n { next } else { next - 1 };
+            format!("{head}{nl}{inject}#line {n}\n{rest}")
+        }
+    };
+    Ok(Prepassed { source, renames })
+}
+
+/// Names declared with an explicit `layout(... location = N ...)` and the
+/// given storage qualifier (`"in"` or `"out"`) in preprocessed GLSL, with
+/// their location. Used to tell explicit locations from auto-mapped ones.
+pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(String, u32)> {
+    let toks: Vec<Tok> = lex(preprocessed)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |t: &Tok| &preprocessed[t.start..t.end];
+    let mut result = Vec::new();
+    let mut i = 0usize;
+    while i < toks.len() {
+        if text(&toks[i]) != "layout" {
+            i += 1;
+            continue;
+        }
+        // Parse `layout ( ... )`.
+        let mut j = i + 1;
+        if j >= toks.len() || text(&toks[j]) != "(" {
+            i += 1;
+            continue;
+        }
+        let mut location: Option<u32> = None;
+        let mut depth = 0u32;
+        while j < toks.len() {
+            let s = text(&toks[j]);
+            if s == "(" {
+                depth += 1;
+            } else if s == ")" {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            } else if s == "location" && j + 2 < toks.len() && text(&toks[j + 1]) == "=" {
+                let n = text(&toks[j + 2]);
+                let parsed = if let Some(h) = n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+                    u32::from_str_radix(h.trim_end_matches(['u', 'U']), 16).ok()
+                } else {
+                    n.trim_end_matches(['u', 'U']).parse::<u32>().ok()
+                };
+                location = parsed;
+            }
+            j += 1;
+        }
+        // Qualifiers after the layout, up to the type and the name.
+        let mut k = j + 1;
+        let mut has_storage = false;
+        while k < toks.len() {
+            let s = text(&toks[k]);
+            match s {
+                "flat" | "smooth" | "noperspective" | "centroid" | "sample" | "invariant" | "precise" | "highp"
+                | "mediump" | "lowp" | "patch" => k += 1,
+                "layout" => break,
+                _ if s == storage => {
+                    has_storage = true;
+                    k += 1;
+                }
+                _ => break,
+            }
+        }
+        if has_storage {
+            if let Some(loc) = location {
+                // type name [ ... ] ;  — the name is the ident after the type.
+                if k + 1 < toks.len() && toks[k].kind == Kind::Ident && toks[k + 1].kind == Kind::Ident {
+                    result.push((text(&toks[k + 1]).to_owned(), loc));
+                }
+            }
+        }
+        i = j.max(i + 1);
+    }
+    result
+}

@@ -1,0 +1,311 @@
+//! A small SPIR-V word walker: reads what reflection needs (names, types,
+//! decorations, global variables) and rewrites `Location`, `Binding` and
+//! `DescriptorSet` decorations in place.
+
+use std::collections::{HashMap, HashSet};
+
+pub(crate) const MAGIC: u32 = 0x0723_0203;
+
+pub(crate) mod op {
+    pub const NAME: u16 = 5;
+    pub const MEMBER_NAME: u16 = 6;
+    pub const ENTRY_POINT: u16 = 15;
+    pub const TYPE_BOOL: u16 = 20;
+    pub const TYPE_INT: u16 = 21;
+    pub const TYPE_FLOAT: u16 = 22;
+    pub const TYPE_VECTOR: u16 = 23;
+    pub const TYPE_MATRIX: u16 = 24;
+    pub const TYPE_IMAGE: u16 = 25;
+    pub const TYPE_SAMPLER: u16 = 26;
+    pub const TYPE_SAMPLED_IMAGE: u16 = 27;
+    pub const TYPE_ARRAY: u16 = 28;
+    pub const TYPE_RUNTIME_ARRAY: u16 = 29;
+    pub const TYPE_STRUCT: u16 = 30;
+    pub const TYPE_POINTER: u16 = 32;
+    pub const CONSTANT: u16 = 43;
+    pub const SPEC_CONSTANT: u16 = 50;
+    pub const FUNCTION: u16 = 54;
+    pub const VARIABLE: u16 = 59;
+    pub const DECORATE: u16 = 71;
+    pub const MEMBER_DECORATE: u16 = 72;
+}
+
+pub(crate) mod dec {
+    pub const BLOCK: u32 = 2;
+    pub const BUFFER_BLOCK: u32 = 3;
+    pub const ROW_MAJOR: u32 = 4;
+    pub const ARRAY_STRIDE: u32 = 6;
+    pub const MATRIX_STRIDE: u32 = 7;
+    pub const BUILTIN: u32 = 11;
+    pub const LOCATION: u32 = 30;
+    pub const BINDING: u32 = 33;
+    pub const DESCRIPTOR_SET: u32 = 34;
+    pub const OFFSET: u32 = 35;
+}
+
+pub(crate) mod storage {
+    pub const UNIFORM_CONSTANT: u32 = 0;
+    pub const INPUT: u32 = 1;
+    pub const UNIFORM: u32 = 2;
+    pub const OUTPUT: u32 = 3;
+    pub const STORAGE_BUFFER: u32 = 12;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Type {
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Vector { component: u32, count: u32 },
+    Matrix { column: u32, columns: u32 },
+    Image { sampled_type: u32, dim: u32, depth: u32, arrayed: bool, ms: bool, sampled: u32 },
+    Sampler,
+    SampledImage { image: u32 },
+    /// `len` is `None` for spec-constant lengths.
+    Array { element: u32, len: Option<u32> },
+    RuntimeArray { element: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { storage: u32, pointee: u32 },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Variable {
+    pub id: u32,
+    pub pointer_type: u32,
+    pub storage: u32,
+}
+
+/// Parsed view of one module. Word indices refer to `words`.
+#[derive(Debug, Default)]
+pub(crate) struct Module {
+    pub words: Vec<u32>,
+    pub names: HashMap<u32, String>,
+    pub member_names: HashMap<(u32, u32), String>,
+    /// id → [(decoration, index of the decoration word in `words`)]
+    pub decorations: HashMap<u32, Vec<(u32, usize)>>,
+    /// (struct id, member) → [(decoration, index of the decoration word)]
+    pub member_decorations: HashMap<(u32, u32), Vec<(u32, usize)>>,
+    pub types: HashMap<u32, Type>,
+    pub constants: HashMap<u32, u32>,
+    /// Global variables in module order.
+    pub variables: Vec<Variable>,
+    /// Ids referenced from function bodies (a superset: literal words too).
+    pub used: HashSet<u32>,
+    /// Word index where annotations can be inserted (before types).
+    annotation_end: usize,
+}
+
+fn decode_string(words: &[u32]) -> String {
+    let mut bytes = Vec::with_capacity(words.len() * 4);
+    'outer: for w in words {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                break 'outer;
+            }
+            bytes.push(b);
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Number of words taken by a literal string starting at `words[0]`.
+fn string_words(words: &[u32]) -> usize {
+    for (i, w) in words.iter().enumerate() {
+        if w.to_le_bytes().contains(&0) {
+            return i + 1;
+        }
+    }
+    words.len()
+}
+
+impl Module {
+    pub(crate) fn parse(words: Vec<u32>) -> Result<Self, String> {
+        if words.len() < 5 || words[0] != MAGIC {
+            return Err("internal error: not a SPIR-V module".to_owned());
+        }
+        let mut m = Module { words, ..Default::default() };
+        let mut i = 5usize;
+        let mut in_functions = false;
+        let mut annotation_end = None;
+        let mut first_type = None;
+        while i < m.words.len() {
+            let w0 = m.words[i];
+            let count = (w0 >> 16) as usize;
+            let opcode = (w0 & 0xffff) as u16;
+            if count == 0 || i + count > m.words.len() {
+                return Err("internal error: truncated SPIR-V instruction".to_owned());
+            }
+            let ops = &m.words[i + 1..i + count];
+            let get = |k: usize| ops.get(k).copied().unwrap_or(0);
+            if in_functions {
+                m.used.extend(ops.iter().copied());
+                i += count;
+                continue;
+            }
+            match opcode {
+                op::NAME if !ops.is_empty() => {
+                    m.names.insert(ops[0], decode_string(&ops[1..]));
+                }
+                op::MEMBER_NAME if ops.len() >= 2 => {
+                    m.member_names.insert((ops[0], ops[1]), decode_string(&ops[2..]));
+                }
+                op::DECORATE if ops.len() >= 2 => {
+                    m.decorations.entry(ops[0]).or_default().push((ops[1], i + 2));
+                    annotation_end = Some(i + count);
+                }
+                op::MEMBER_DECORATE if ops.len() >= 3 => {
+                    m.member_decorations.entry((ops[0], ops[1])).or_default().push((ops[2], i + 3));
+                    annotation_end = Some(i + count);
+                }
+                op::TYPE_BOOL => {
+                    m.types.insert(get(0), Type::Bool);
+                }
+                op::TYPE_INT => {
+                    m.types.insert(get(0), Type::Int { width: get(1), signed: get(2) != 0 });
+                }
+                op::TYPE_FLOAT => {
+                    m.types.insert(get(0), Type::Float { width: get(1) });
+                }
+                op::TYPE_VECTOR => {
+                    m.types.insert(get(0), Type::Vector { component: get(1), count: get(2) });
+                }
+                op::TYPE_MATRIX => {
+                    m.types.insert(get(0), Type::Matrix { column: get(1), columns: get(2) });
+                }
+                op::TYPE_IMAGE => {
+                    m.types.insert(
+                        get(0),
+                        Type::Image {
+                            sampled_type: get(1),
+                            dim: get(2),
+                            depth: get(3),
+                            arrayed: get(4) != 0,
+                            ms: get(5) != 0,
+                            sampled: get(6),
+                        },
+                    );
+                }
+                op::TYPE_SAMPLER => {
+                    m.types.insert(get(0), Type::Sampler);
+                }
+                op::TYPE_SAMPLED_IMAGE => {
+                    m.types.insert(get(0), Type::SampledImage { image: get(1) });
+                }
+                op::TYPE_ARRAY => {
+                    let len = m.constants.get(&get(2)).copied();
+                    m.types.insert(get(0), Type::Array { element: get(1), len });
+                }
+                op::TYPE_RUNTIME_ARRAY => {
+                    m.types.insert(get(0), Type::RuntimeArray { element: get(1) });
+                }
+                op::TYPE_STRUCT => {
+                    m.types.insert(get(0), Type::Struct { members: ops.get(1..).unwrap_or(&[]).to_vec() });
+                }
+                op::TYPE_POINTER => {
+                    m.types.insert(get(1), Type::Pointer { storage: get(1 + 0).wrapping_sub(0) & 0 | get(1), pointee: get(2) });
+                    // (fixed below: operand order is result, storage, type)
+                    m.types.insert(get(0), Type::Pointer { storage: get(1), pointee: get(2) });
+                    m.types.remove(&get(1)).filter(|_| false);
+                }
+                op::CONSTANT if ops.len() >= 3 => {
+                    m.constants.insert(ops[1], ops[2]);
+                }
+                op::SPEC_CONSTANT => {}
+                op::VARIABLE if ops.len() >= 3 => {
+                    m.variables.push(Variable { id: ops[1], pointer_type: ops[0], storage: ops[2] });
+                }
+                op::FUNCTION => {
+                    in_functions = true;
+                    m.used.extend(ops.iter().copied());
+                }
+                _ => {}
+            }
+            if first_type.is_none() && (19..=39).contains(&opcode) {
+                first_type = Some(i);
+            }
+            i += count;
+        }
+        m.annotation_end = annotation_end.or(first_type).unwrap_or(m.words.len());
+        Ok(m)
+    }
+
+    pub(crate) fn name(&self, id: u32) -> &str {
+        self.names.get(&id).map(String::as_str).unwrap_or("")
+    }
+
+    pub(crate) fn member_name(&self, id: u32, member: u32) -> &str {
+        self.member_names.get(&(id, member)).map(String::as_str).unwrap_or("")
+    }
+
+    pub(crate) fn decoration(&self, id: u32, decoration: u32) -> Option<u32> {
+        let list = self.decorations.get(&id)?;
+        let (_, at) = list.iter().find(|(d, _)| *d == decoration)?;
+        Some(self.words.get(at + 1).copied().unwrap_or(0))
+    }
+
+    pub(crate) fn has_decoration(&self, id: u32, decoration: u32) -> bool {
+        self.decorations.get(&id).is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
+    }
+
+    pub(crate) fn member_decoration(&self, id: u32, member: u32, decoration: u32) -> Option<u32> {
+        let list = self.member_decorations.get(&(id, member))?;
+        let (_, at) = list.iter().find(|(d, _)| *d == decoration)?;
+        Some(self.words.get(at + 1).copied().unwrap_or(0))
+    }
+
+    pub(crate) fn has_member_decoration(&self, id: u32, member: u32, decoration: u32) -> bool {
+        self.member_decorations.get(&(id, member)).is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
+    }
+
+    /// Pointee type of a variable.
+    pub(crate) fn pointee(&self, v: &Variable) -> Option<u32> {
+        match self.types.get(&v.pointer_type) {
+            Some(Type::Pointer { pointee, .. }) => Some(*pointee),
+            _ => None,
+        }
+    }
+
+    /// Sets (or adds) a one-literal decoration on `id`.
+    pub(crate) fn set_decoration(&mut self, id: u32, decoration: u32, value: u32) {
+        if let Some(list) = self.decorations.get(&id) {
+            if let Some((_, at)) = list.iter().find(|(d, _)| *d == decoration) {
+                let at = *at;
+                if at + 1 < self.words.len() {
+                    self.words[at + 1] = value;
+                    return;
+                }
+            }
+        }
+        // Insert a new OpDecorate at the end of the annotation section and
+        // reparse (indices move). Rare: glslang decorates every resource.
+        let pos = self.annotation_end.min(self.words.len());
+        let inst = [(4u32 << 16) | op::DECORATE as u32, id, decoration, value];
+        let mut words = std::mem::take(&mut self.words);
+        words.splice(pos..pos, inst);
+        if let Ok(m) = Module::parse(words) {
+            *self = m;
+        }
+    }
+
+    /// Entry-point interface ids (SPIR-V 1.0: inputs and outputs).
+    #[allow(dead_code)]
+    pub(crate) fn entry_interface(&self) -> Vec<u32> {
+        let mut i = 5usize;
+        while i < self.words.len() {
+            let w0 = self.words[i];
+            let count = (w0 >> 16) as usize;
+            if count == 0 {
+                break;
+            }
+            if (w0 & 0xffff) as u16 == op::ENTRY_POINT && i + count <= self.words.len() {
+                let ops = &self.words[i + 1..i + count];
+                if ops.len() >= 2 {
+                    let name_len = string_words(&ops[2..]);
+                    return ops.get(2 + name_len..).unwrap_or(&[]).to_vec();
+                }
+            }
+            i += count;
+        }
+        Vec::new()
+    }
+}

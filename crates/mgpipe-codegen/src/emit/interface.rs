@@ -1,0 +1,144 @@
+//! G1 (the Screen/Context tables, Applier, Pipe) and G2 (Direct, Encoder).
+
+use super::wire::{extra_args, extra_params, table_trait};
+use super::Out;
+use crate::model::{Call, Class, Model};
+
+fn sig(c: &Call) -> String {
+    format!("fn {}(&mut self, p: &calls::{}{})", c.method(), c.camel, extra_params(c))
+}
+
+fn method_doc(out: &mut Out, c: &Call) {
+    out.doc(&format!("`{}` (opcode {}).", c.name, c.opcode));
+    if let Some(d) = &c.doc {
+        out.line("///");
+        out.doc(d);
+    }
+}
+
+fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call]) {
+    out.doc(doc);
+    if calls.is_empty() {
+        out.line(format!("pub trait {name} {{}}"));
+    } else {
+        out.open(format!("pub trait {name} {{"));
+        for (i, c) in calls.iter().enumerate() {
+            if i > 0 {
+                out.blank();
+            }
+            method_doc(out, c);
+            out.line(format!("{};", sig(c)));
+        }
+        out.close("}");
+    }
+    out.blank();
+    // Forwarding impls: Box<T> and &mut T.
+    for wrapper in ["Box<T>", "&mut T"] {
+        if calls.is_empty() {
+            out.line(format!("impl<T: {name} + ?Sized> {name} for {wrapper} {{}}"));
+        } else {
+            out.open(format!("impl<T: {name} + ?Sized> {name} for {wrapper} {{"));
+            for c in calls {
+                out.open(format!("{} {{", sig(c)));
+                out.line(format!("<T as {name}>::{}(&mut **self, p{})", c.method(), extra_args(c)));
+                out.close("}");
+            }
+            out.close("}");
+        }
+        out.blank();
+    }
+}
+
+pub fn traits(out: &mut Out, model: &Model) {
+    let screen: Vec<&Call> = model.live().filter(|c| c.class == Class::Screen).collect();
+    let context: Vec<&Call> = model.live().filter(|c| c.class != Class::Screen).collect();
+    let all: Vec<&Call> = model.live().collect();
+    let screen_doc = format!(
+        "G1, backend side: the screen table (share group: caps, contexts,\n\
+         surfaces, resources, fences). Methods report GL-level failures through\n\
+         the backend's own error channel, never by panicking.\n\n{SIG_RULES}"
+    );
+    decl_trait(out, "Screen", &screen_doc, &screen);
+    let context_doc = format!(
+        "G1, backend side: the context table (CSOs, `set_*` state, objects,\n\
+         verbs, queries), applied to the current context.\n\n{SIG_RULES}"
+    );
+    decl_trait(out, "Context", &context_doc, &context);
+    out.doc("The whole backend side: both tables.");
+    out.line("pub trait Applier: Screen + Context {}");
+    out.line("impl<T: Screen + Context + ?Sized> Applier for T {}");
+    out.blank();
+    let pipe_doc = format!(
+        "The frontend side: what the state tracker calls, one method per call\n\
+         (object safe: `Box<dyn Pipe>` works).\n\n{SIG_RULES}"
+    );
+    decl_trait(out, "Pipe", &pipe_doc, &all);
+}
+
+const SIG_RULES: &str = "Signature rules: `p` is the call's payload; `has_blob` calls take\n`blob: &[u8]`, `reply_slot` calls `reply: &mut Vec<u8>` (the reply bytes).";
+
+pub fn direct(out: &mut Out, model: &Model) {
+    out.doc("G2 monolith glue: a [`Pipe`] that calls the applier directly (no bytes, no copy).");
+    out.line("pub struct Direct<A: Applier>(pub A);");
+    out.blank();
+    let calls: Vec<&Call> = model.live().collect();
+    if calls.is_empty() {
+        out.line("impl<A: Applier> Pipe for Direct<A> {}");
+    } else {
+        out.open("impl<A: Applier> Pipe for Direct<A> {");
+        for c in &calls {
+            out.open(format!("{} {{", sig(c)));
+            out.line(format!("<A as {}>::{}(&mut self.0, p{})", table_trait(c), c.method(), extra_args(c)));
+            out.close("}");
+        }
+        out.close("}");
+    }
+    out.blank();
+}
+
+pub fn encoder(out: &mut Out, model: &Model) {
+    out.doc("Encoding glue: any byte sink (ring transports, tests) becomes a [`Pipe`]\nthrough [`Encoder`].");
+    out.open("pub trait RecordSink {");
+    out.doc("Append one record (payload = the POD's bytes) and its blob.");
+    out.line("fn record(&mut self, opcode: Opcode, payload: &[u8], blob: &[u8]);");
+    out.blank();
+    out.doc("Append one synchronous record and block until its reply bytes arrive.");
+    out.line("fn record_sync(&mut self, opcode: Opcode, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>);");
+    out.close("}");
+    out.blank();
+    for wrapper in ["Box<T>", "&mut T"] {
+        out.open(format!("impl<T: RecordSink + ?Sized> RecordSink for {wrapper} {{"));
+        out.open("fn record(&mut self, opcode: Opcode, payload: &[u8], blob: &[u8]) {");
+        out.line("<T as RecordSink>::record(&mut **self, opcode, payload, blob)");
+        out.close("}");
+        out.open("fn record_sync(&mut self, opcode: Opcode, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>) {");
+        out.line("<T as RecordSink>::record_sync(&mut **self, opcode, payload, blob, reply)");
+        out.close("}");
+        out.close("}");
+        out.blank();
+    }
+    out.doc("A [`Pipe`] that encodes every call into its [`RecordSink`].");
+    out.line("pub struct Encoder<S: RecordSink>(pub S);");
+    out.blank();
+    let calls: Vec<&Call> = model.live().collect();
+    if calls.is_empty() {
+        out.line("impl<S: RecordSink> Pipe for Encoder<S> {}");
+    } else {
+        out.open("impl<S: RecordSink> Pipe for Encoder<S> {");
+        for c in &calls {
+            out.open(format!("{} {{", sig(c)));
+            let blob = if c.has_blob() { "blob" } else { "&[]" };
+            if c.reply_slot() {
+                out.line(format!(
+                    "self.0.record_sync(Opcode::{}, bytemuck::bytes_of(p), {blob}, reply)",
+                    c.camel
+                ));
+            } else {
+                out.line(format!("self.0.record(Opcode::{}, bytemuck::bytes_of(p), {blob})", c.camel));
+            }
+            out.close("}");
+        }
+        out.close("}");
+    }
+    out.blank();
+}

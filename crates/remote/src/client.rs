@@ -1,0 +1,438 @@
+//! The client (producer) side of a ring link, shared by `inproc` and `spawn`.
+
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::sync::{Arc, Mutex};
+
+use mgpipe::wire::{align_record, RecordHeader, RECORD_HEADER_SIZE};
+use mgpipe::Caps;
+
+use crate::futex;
+use crate::layout::*;
+use crate::types::{FatalReason, LostReason, Stats, TransportKind};
+
+/// Liveness flags a peer watcher (spawn: the socket watcher thread) sets.
+#[derive(Debug, Default)]
+pub(crate) struct PeerFlags {
+    pub dead: AtomicBool,
+    pub detail: Mutex<Option<String>>,
+}
+
+impl PeerFlags {
+    pub fn mark_dead(&self, detail: String) {
+        if let Ok(mut d) = self.detail.lock() {
+            d.get_or_insert(detail);
+        }
+        self.dead.store(true, SeqCst);
+    }
+}
+
+/// Peer lifecycle hooks (thread join, child reaping...).
+pub(crate) trait PeerLife: Send {
+    /// Orderly shutdown after the client asked the server to drain.
+    fn shutdown(&mut self);
+    /// Extra words for a ServerDied detail (exit status...).
+    fn death_detail(&mut self) -> Option<String> {
+        None
+    }
+}
+
+/// Publish pending records once this many bytes are waiting (fraction of
+/// the ring), even without a validate point.
+const PUBLISH_FRACTION: u64 = 4;
+
+pub(crate) struct RingLink {
+    kind: TransportKind,
+    seg: Segments,
+    cmd_cap: u64,
+    stage_cap: u64,
+    head: u64,
+    published: u64,
+    stage_head: u64,
+    stage_published: u64,
+    reply_seq: u32,
+    event_tail: u64,
+    caps: Caps,
+    stats: Stats,
+    lost: Option<LostReason>,
+    peer_flags: Arc<PeerFlags>,
+    peer: Option<Box<dyn PeerLife>>,
+    scratch: Vec<u8>,
+}
+
+impl RingLink {
+    pub fn new(
+        kind: TransportKind,
+        seg: Segments,
+        caps: Caps,
+        peer_flags: Arc<PeerFlags>,
+        peer: Box<dyn PeerLife>,
+    ) -> RingLink {
+        let l = seg.layout;
+        RingLink {
+            kind,
+            cmd_cap: l.cmd as u64,
+            stage_cap: l.stage as u64,
+            head: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
+            published: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
+            stage_head: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
+            stage_published: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
+            reply_seq: 0,
+            event_tail: word!(seg.event, u64, E_TAIL).load(Acquire),
+            seg,
+            caps,
+            stats: Stats::default(),
+            lost: None,
+            peer_flags,
+            peer: Some(peer),
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn kind(&self) -> TransportKind {
+        self.kind
+    }
+    pub fn caps(&self) -> &Caps {
+        &self.caps
+    }
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+    pub fn lost(&self) -> Option<&LostReason> {
+        self.lost.as_ref()
+    }
+
+    fn bell(&self, off: usize) -> &AtomicU32 {
+        word!(self.seg.cmd, u32, off)
+    }
+    fn w64(&self, off: usize) -> &AtomicU64 {
+        word!(self.seg.cmd, u64, off)
+    }
+
+    /// Cheap check used inside wait loops.
+    fn peer_gone(seg: &Segments, flags: &PeerFlags) -> bool {
+        if flags.dead.load(SeqCst) {
+            return true;
+        }
+        matches!(
+            ServerState::from_u32(word!(seg.cmd, u32, C_SERVER_STATE).load(SeqCst)),
+            Some(ServerState::Fatal | ServerState::Exited) | None
+        )
+    }
+
+    fn lose(&mut self, why: LostReason) {
+        if self.lost.is_none() {
+            tracing::error!(transport = %self.kind, "transport lost: {why}; GL calls continue as no-ops (context lost)");
+            self.lost = Some(why);
+        }
+    }
+
+    /// Turn a gone peer into a named [`LostReason`]. Returns true when lost.
+    fn check_peer(&mut self) -> bool {
+        if self.lost.is_some() {
+            return true;
+        }
+        if !Self::peer_gone(&self.seg, &self.peer_flags) {
+            return false;
+        }
+        self.drain_events();
+        let state = ServerState::from_u32(self.bell(C_SERVER_STATE).load(SeqCst));
+        let why = if state == Some(ServerState::Fatal) {
+            let c = &self.seg.cmd;
+            let reason = FatalReason::from_u32(word!(c, u32, C_FATAL_REASON).load(Acquire));
+            let op = word!(c, u32, C_FATAL_OPCODE).load(Acquire);
+            let n = (word!(c, u32, C_FATAL_LEN).load(Acquire) as usize).min(FATAL_DETAIL_MAX);
+            let mut buf = vec![0u8; n];
+            c.read(C_FATAL_DETAIL, &mut buf);
+            LostReason::ProtocolFatal {
+                reason,
+                opcode: u16::try_from(op).ok(),
+                detail: String::from_utf8_lossy(&buf).into_owned(),
+            }
+        } else {
+            let mut detail = match state {
+                Some(ServerState::Exited) => "server loop exited".to_string(),
+                None => "server state word is garbage".to_string(),
+                _ => self
+                    .peer_flags
+                    .detail
+                    .lock()
+                    .ok()
+                    .and_then(|d| d.clone())
+                    .unwrap_or_else(|| "control socket hung up".into()),
+            };
+            if let Some(extra) = self.peer.as_mut().and_then(|p| p.death_detail()) {
+                detail = format!("{detail} ({extra})");
+            }
+            LostReason::ServerDied { detail }
+        };
+        self.lose(why);
+        true
+    }
+
+    /// Make every pushed record visible to the server and ring it if it
+    /// sleeps. Also drains server events.
+    pub fn publish(&mut self) {
+        if self.lost.is_some() {
+            return;
+        }
+        if self.head != self.published || self.stage_head != self.stage_published {
+            self.w64(C_STAGE_HEAD).store(self.stage_head, SeqCst);
+            self.w64(C_CMD_HEAD).store(self.head, SeqCst);
+            self.published = self.head;
+            self.stage_published = self.stage_head;
+            self.stats.publishes += 1;
+            if futex::ring(self.bell(C_SERVER_BELL)) {
+                self.stats.doorbells += 1;
+            }
+        }
+        self.drain_events();
+        self.check_peer();
+    }
+
+    /// Block (publishing first) until `fits(tail)` holds for the tail word
+    /// at `tail_off`, or the peer is gone. Returns false when lost.
+    fn wait_for_space(&mut self, tail_off: usize, fits: impl Fn(u64) -> bool) -> bool {
+        if fits(self.w64(tail_off).load(SeqCst)) {
+            return true;
+        }
+        self.publish();
+        if self.lost.is_some() {
+            return false;
+        }
+        self.stats.stage_waits += 1;
+        let (seg, flags) = (&self.seg, &*self.peer_flags);
+        let tail_w = word!(seg.cmd, u64, tail_off);
+        futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
+            fits(tail_w.load(SeqCst)) || Self::peer_gone(seg, flags)
+        });
+        if fits(self.w64(tail_off).load(SeqCst)) {
+            return true;
+        }
+        !self.check_peer()
+    }
+
+    /// Reserve and fill STAGE bytes for one blob; returns its stream position.
+    fn stage_blob(&mut self, blob: &[u8]) -> Option<u64> {
+        let len = blob.len() as u64;
+        if len == 0 {
+            return Some(self.stage_head);
+        }
+        if len > self.stage_cap {
+            self.lose(LostReason::ProtocolFatal {
+                reason: FatalReason::RecordTooLarge,
+                opcode: None,
+                detail: format!("blob of {len} bytes exceeds the STAGE segment ({} bytes)", self.stage_cap),
+            });
+            return None;
+        }
+        let cap = self.stage_cap;
+        let pre = self.stage_head;
+        let (_skip, pos) = place(pre, cap, len);
+        // Safe when [tail, pos+len) spans at most one ring, or when nothing
+        // is unreleased at all (tail == pre: the skipped gap is free too).
+        if !self.wait_for_space(C_STAGE_TAIL, |tail| tail == pre || pos + len <= tail.saturating_add(cap)) {
+            return None;
+        }
+        self.seg.stage.write((pos % cap) as usize, blob);
+        self.stage_head = pos + len;
+        Some(pos)
+    }
+
+    /// Reserve `len` CMD bytes (writing a wrap marker when needed); returns
+    /// the ring offset to write the record at.
+    fn reserve_cmd(&mut self, len: u64) -> Option<usize> {
+        let cap = self.cmd_cap;
+        if len > cap / 2 {
+            self.lose(LostReason::ProtocolFatal {
+                reason: FatalReason::RecordTooLarge,
+                opcode: None,
+                detail: format!("record of {len} bytes exceeds half the CMD ring ({cap} bytes)"),
+            });
+            return None;
+        }
+        let head = self.head;
+        let (skip, pos) = place(head, cap, len);
+        if !self.wait_for_space(C_CMD_TAIL, |tail| pos + len <= tail.saturating_add(cap)) {
+            return None;
+        }
+        if skip >= RECORD_HEADER_SIZE as u64 {
+            let pad = RecordHeader { opcode: PAD_OPCODE, flags: PAD_FLAG, len: skip as u32, ..Default::default() };
+            self.seg.cmd.write(CTRL_SIZE + (head % cap) as usize, bytemuck::bytes_of(&pad));
+        }
+        self.head = pos + len;
+        Some(CTRL_SIZE + (pos % cap) as usize)
+    }
+
+    fn maybe_publish(&mut self) {
+        if self.head - self.published >= self.cmd_cap / PUBLISH_FRACTION
+            || self.stage_head - self.stage_published >= self.stage_cap / PUBLISH_FRACTION
+        {
+            self.publish();
+        }
+    }
+
+    /// Push one record: header + payload in CMD, blob in STAGE.
+    pub fn push(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply_slot: u32) {
+        if self.lost.is_some() {
+            return;
+        }
+        let len = align_record(RECORD_HEADER_SIZE + payload.len());
+        let Some(blob_offset) = self.stage_blob(blob) else { return };
+        let Some(at) = self.reserve_cmd(len as u64) else { return };
+        let h = RecordHeader {
+            opcode,
+            flags: 0,
+            len: len as u32,
+            payload_len: payload.len() as u32,
+            reply_slot,
+            blob_offset,
+            blob_len: blob.len() as u64,
+        };
+        let mut rec = std::mem::take(&mut self.scratch);
+        rec.clear();
+        rec.extend_from_slice(bytemuck::bytes_of(&h));
+        rec.extend_from_slice(payload);
+        rec.resize(len, 0);
+        self.seg.cmd.write(at, &rec);
+        self.scratch = rec;
+        self.stats.records += 1;
+        self.stats.bytes += (len + blob.len()) as u64;
+        self.maybe_publish();
+    }
+
+    /// Push pre-framed record bytes as-is (tests, fuzzing): padded to a
+    /// multiple of 8 and at least a header; when `blob` is not empty its
+    /// stream position and length are patched into the header.
+    pub fn push_raw(&mut self, record: &[u8], blob: &[u8]) {
+        if self.lost.is_some() {
+            return;
+        }
+        let len = align_record(record.len().max(RECORD_HEADER_SIZE));
+        let Some(blob_offset) = self.stage_blob(blob) else { return };
+        let Some(at) = self.reserve_cmd(len as u64) else { return };
+        let mut rec = record.to_vec();
+        rec.resize(len, 0);
+        if !blob.is_empty() {
+            rec[16..24].copy_from_slice(&blob_offset.to_le_bytes());
+            rec[24..32].copy_from_slice(&(blob.len() as u64).to_le_bytes());
+        }
+        self.seg.cmd.write(at, &rec);
+        self.stats.records += 1;
+        self.stats.bytes += (len + blob.len()) as u64;
+        self.maybe_publish();
+    }
+
+    /// One synchronous call: push with a reply slot, publish, wait for the
+    /// reply (or the peer's loss: then `reply` is left empty).
+    pub fn call(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>) {
+        reply.clear();
+        if self.lost.is_some() {
+            return;
+        }
+        self.reply_seq = self.reply_seq.wrapping_add(1).max(1);
+        let seq = self.reply_seq;
+        self.push(opcode, payload, blob, seq);
+        self.publish();
+        if self.lost.is_some() {
+            return;
+        }
+        self.stats.blocking_round_trips += 1;
+        let (seg, flags) = (&self.seg, &*self.peer_flags);
+        let seq_w = word!(seg.reply, u32, R_SEQ);
+        futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
+            seq_w.load(SeqCst) == seq || Self::peer_gone(seg, flags)
+        });
+        if seq_w.load(SeqCst) == seq {
+            let r = &self.seg.reply;
+            let status = word!(r, u32, R_STATUS).load(Acquire);
+            let len = word!(r, u64, R_LEN).load(Acquire);
+            if status == REPLY_OK && len <= self.seg.layout.reply as u64 {
+                reply.resize(len as usize, 0);
+                r.read(REPLY_HDR, reply);
+            } else {
+                self.stats.reply_overflows += 1;
+                tracing::error!(opcode, status, len, "reply did not fit the REPLY area; answered empty");
+            }
+            self.drain_events();
+        } else {
+            self.check_peer();
+        }
+    }
+
+    /// Forward server events (log lines) to tracing.
+    pub fn drain_events(&mut self) {
+        let ev = &self.seg.event;
+        let cap = self.seg.layout.event as u64;
+        let head = word!(ev, u64, E_HEAD).load(Acquire);
+        if head < self.event_tail || head - self.event_tail > cap {
+            if head != self.event_tail {
+                tracing::warn!("EVENT ring indices are inconsistent; events skipped");
+                self.event_tail = head;
+                word!(ev, u64, E_TAIL).store(head, Release);
+            }
+            return;
+        }
+        while self.event_tail < head {
+            let t = self.event_tail;
+            let rem = cap - t % cap;
+            let off = EVENT_HDR + (t % cap) as usize;
+            let mut h = [0u8; EVENT_REC_HDR];
+            if rem < EVENT_REC_HDR as u64 || !ev.read(off, &mut h) {
+                self.event_tail = (t + rem).min(head);
+                continue;
+            }
+            let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64;
+            let kind = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
+            let tlen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
+            if len < EVENT_REC_HDR as u64 || len > rem || t + len > head || tlen > len - EVENT_REC_HDR as u64 {
+                tracing::warn!("malformed event record; events skipped");
+                self.event_tail = head;
+                break;
+            }
+            if kind != EVENT_PAD {
+                let mut text = vec![0u8; tlen as usize];
+                ev.read(off + EVENT_REC_HDR, &mut text);
+                let text = String::from_utf8_lossy(&text);
+                match kind {
+                    EVENT_LOG_ERROR => tracing::error!(target: "mobilegl::server", "{text}"),
+                    EVENT_LOG_WARN => tracing::warn!(target: "mobilegl::server", "{text}"),
+                    _ => tracing::info!(target: "mobilegl::server", "{text}"),
+                }
+            }
+            self.event_tail = t + len;
+        }
+        word!(ev, u64, E_TAIL).store(self.event_tail, Release);
+        let dropped = word!(ev, u64, E_DROPPED).swap(0, Relaxed);
+        if dropped > 0 {
+            tracing::warn!(dropped, "server events dropped (EVENT ring full)");
+        }
+    }
+
+    /// Orderly close: publish, ask the server to drain and stop, then let
+    /// the peer finish (join / reap).
+    pub fn close(&mut self) {
+        let was_lost = self.lost.is_some();
+        if !was_lost {
+            self.publish();
+        }
+        self.bell(C_SHUTDOWN).store(SHUTDOWN_DRAIN, SeqCst);
+        futex::ring(self.bell(C_SERVER_BELL));
+        // A sleeping server may not have published SLEEPING yet when it
+        // re-checks: the SeqCst pair above covers that; wake once more anyway
+        // so a server in FUTEX_WAIT returns promptly.
+        futex::wake(self.bell(C_SERVER_BELL));
+        if let Some(mut p) = self.peer.take() {
+            p.shutdown();
+        }
+        if !was_lost {
+            self.drain_events();
+        }
+    }
+}
+
+impl Drop for RingLink {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

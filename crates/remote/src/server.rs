@@ -1,0 +1,342 @@
+//! The server side of a ring link: the decode loop (inproc thread or spawned
+//! child) and [`run_spawned_server`] for `mobilegl-server`.
+//!
+//! The loop reads each record header from shared memory once into private
+//! memory, validates it against the published indices, copies the record,
+//! splits it with [`mgpipe::wire::split_record`] and hands it to the
+//! dispatcher. Any malformed record stops the loop with a named `Fatal`
+//! published in the control block; nothing here panics on bad input.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+
+use mgpipe::wire::{split_record, ProtocolCorruption, RecordHeader, RECORD_HEADER_SIZE};
+
+use crate::futex;
+use crate::layout::*;
+use crate::types::FatalReason;
+
+/// Decode target of the loop: `mgpipe::dispatch` into an applier in
+/// production, anything in unit tests.
+pub(crate) trait Dispatcher {
+    fn dispatch(
+        &mut self,
+        opcode: u16,
+        payload: &[u8],
+        blob: &[u8],
+        reply: &mut Vec<u8>,
+        offset: usize,
+    ) -> Result<(), ProtocolCorruption>;
+}
+
+/// A named fatal stop of the loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FatalInfo {
+    pub reason: FatalReason,
+    pub opcode: Option<u16>,
+    pub offset: u64,
+    pub detail: String,
+}
+
+impl FatalInfo {
+    fn corruption(c: &ProtocolCorruption) -> FatalInfo {
+        FatalInfo {
+            reason: FatalReason::ProtocolCorruption,
+            opcode: (c.opcode != u16::MAX).then_some(c.opcode),
+            offset: c.offset as u64,
+            detail: c.to_string(),
+        }
+    }
+    fn corrupt(opcode: u16, offset: u64, why: &'static str) -> FatalInfo {
+        Self::corruption(&ProtocolCorruption { opcode, offset: offset as usize, why })
+    }
+}
+
+/// Why the loop returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ServeEnd {
+    /// Orderly: the client asked to stop and every published record ran.
+    Shutdown,
+    /// The client went away (socket hang-up): stopped at once.
+    ClientGone,
+    Fatal(FatalInfo),
+}
+
+/// The server's mappings and consumer positions.
+pub(crate) struct ServerLink {
+    seg: Segments,
+    tail: u64,
+    stage_released: u64,
+    event_head: u64,
+    rec: Vec<u8>,
+    reply: Vec<u8>,
+}
+
+impl ServerLink {
+    pub fn new(seg: Segments) -> ServerLink {
+        let tail = word!(seg.cmd, u64, C_CMD_TAIL).load(Acquire);
+        let stage_released = word!(seg.cmd, u64, C_STAGE_TAIL).load(Acquire);
+        let event_head = word!(seg.event, u64, E_HEAD).load(Acquire);
+        ServerLink { seg, tail, stage_released, event_head, rec: Vec::new(), reply: Vec::new() }
+    }
+
+    pub fn segments(&self) -> &Segments {
+        &self.seg
+    }
+
+    pub fn set_state(&self, s: ServerState) {
+        word!(self.seg.cmd, u32, C_SERVER_STATE).store(s as u32, SeqCst);
+        self.wake_client();
+    }
+
+    fn wake_client(&self) {
+        futex::ring(word!(self.seg.cmd, u32, C_CLIENT_BELL));
+    }
+
+    /// Publish a fatal stop: detail first, then the state (release), then
+    /// the client's doorbell.
+    pub fn publish_fatal(&mut self, f: &FatalInfo) {
+        let c = &self.seg.cmd;
+        let mut n = f.detail.len().min(FATAL_DETAIL_MAX);
+        while !f.detail.is_char_boundary(n) {
+            n -= 1;
+        }
+        c.write(C_FATAL_DETAIL, &f.detail.as_bytes()[..n]);
+        word!(c, u32, C_FATAL_LEN).store(n as u32, Relaxed);
+        word!(c, u32, C_FATAL_REASON).store(f.reason.to_u32(), Relaxed);
+        word!(c, u32, C_FATAL_OPCODE).store(f.opcode.map_or(u32::MAX, u32::from), Relaxed);
+        word!(c, u64, C_FATAL_OFFSET).store(f.offset, Relaxed);
+        self.event(EVENT_LOG_ERROR, &format!("server stopped: {}: {}", f.reason, f.detail));
+        self.set_state(ServerState::Fatal);
+    }
+
+    /// Append one event (log line) for the client; dropped (and counted)
+    /// when the ring is full, never blocking the server.
+    pub fn event(&mut self, kind: u32, text: &str) {
+        let cap = self.seg.layout.event as u64;
+        let text = &text.as_bytes()[..text.len().min(self.seg.layout.event / 2)];
+        let len = (EVENT_REC_HDR + text.len()).next_multiple_of(8) as u64;
+        let tail = word!(self.seg.event, u64, E_TAIL).load(Acquire);
+        let (skip, pos) = place(self.event_head, cap, len);
+        if tail > self.event_head || pos + len - tail > cap {
+            word!(self.seg.event, u64, E_DROPPED).fetch_add(1, Relaxed);
+            return;
+        }
+        if skip >= EVENT_REC_HDR as u64 {
+            let mut pad = [0u8; EVENT_REC_HDR];
+            pad[..4].copy_from_slice(&(skip as u32).to_le_bytes());
+            pad[4..8].copy_from_slice(&EVENT_PAD.to_le_bytes());
+            self.seg.event.write(EVENT_HDR + (self.event_head % cap) as usize, &pad);
+        }
+        let off = EVENT_HDR + (pos % cap) as usize;
+        let mut hdr = [0u8; EVENT_REC_HDR];
+        hdr[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        hdr[4..8].copy_from_slice(&kind.to_le_bytes());
+        hdr[8..12].copy_from_slice(&(text.len() as u32).to_le_bytes());
+        self.seg.event.write(off, &hdr);
+        self.seg.event.write(off + EVENT_REC_HDR, text);
+        self.event_head = pos + len;
+        word!(self.seg.event, u64, E_HEAD).store(self.event_head, Release);
+    }
+
+    /// Run the decode loop until shutdown, client loss or a fatal error;
+    /// publishes the final state before returning.
+    pub fn serve(&mut self, d: &mut dyn Dispatcher) -> ServeEnd {
+        self.set_state(ServerState::Running);
+        let end = self.serve_inner(d);
+        match &end {
+            ServeEnd::Fatal(f) => {
+                let f = f.clone();
+                tracing::error!(reason = %f.reason, opcode = ?f.opcode, offset = f.offset, "{}", f.detail);
+                self.publish_fatal(&f);
+            }
+            ServeEnd::Shutdown | ServeEnd::ClientGone => self.set_state(ServerState::Exited),
+        }
+        end
+    }
+
+    fn serve_inner(&mut self, d: &mut dyn Dispatcher) -> ServeEnd {
+        let cap = self.seg.layout.cmd as u64;
+        loop {
+            let tail = self.tail;
+            let cmd = &self.seg.cmd;
+            let head_w = word!(cmd, u64, C_CMD_HEAD);
+            let shut_w = word!(cmd, u32, C_SHUTDOWN);
+            futex::wait_until(word!(cmd, u32, C_SERVER_BELL), None, || {
+                head_w.load(SeqCst) != tail || shut_w.load(SeqCst) != SHUTDOWN_NONE
+            });
+            let shutdown = shut_w.load(SeqCst);
+            if shutdown == SHUTDOWN_NOW {
+                return ServeEnd::ClientGone;
+            }
+            let head = head_w.load(SeqCst);
+            if head == self.tail {
+                if shutdown == SHUTDOWN_DRAIN {
+                    return ServeEnd::Shutdown;
+                }
+                continue;
+            }
+            if head < self.tail || head - self.tail > cap {
+                return ServeEnd::Fatal(FatalInfo::corrupt(u16::MAX, self.tail, "CMD head outside the ring"));
+            }
+            let stage_head = word!(cmd, u64, C_STAGE_HEAD).load(SeqCst);
+            while self.tail < head {
+                if let Err(f) = self.one(d, head, stage_head) {
+                    return ServeEnd::Fatal(f);
+                }
+                if word!(self.seg.cmd, u32, C_SHUTDOWN).load(Relaxed) == SHUTDOWN_NOW {
+                    return ServeEnd::ClientGone;
+                }
+            }
+        }
+    }
+
+    /// Consume one record (or one wrap marker) at `self.tail`.
+    fn one(&mut self, d: &mut dyn Dispatcher, head: u64, stage_head: u64) -> Result<(), FatalInfo> {
+        let cap = self.seg.layout.cmd as u64;
+        let at = self.tail;
+        let off = at % cap;
+        let rem = cap - off;
+        if rem < RECORD_HEADER_SIZE as u64 {
+            // Implicit wrap: too short for a header.
+            if at + rem > head {
+                return Err(FatalInfo::corrupt(u16::MAX, at, "CMD head inside the wrap gap"));
+            }
+            self.advance(at + rem, None);
+            return Ok(());
+        }
+        let mut hb = [0u8; RECORD_HEADER_SIZE];
+        self.seg.cmd.read(CTRL_SIZE + off as usize, &mut hb);
+        let h: RecordHeader = bytemuck::pod_read_unaligned(&hb);
+        if h.opcode == PAD_OPCODE && h.flags & PAD_FLAG != 0 {
+            if u64::from(h.len) != rem || at + rem > head {
+                return Err(FatalInfo::corrupt(h.opcode, at, "wrap marker does not reach the end of the ring"));
+            }
+            self.advance(at + rem, None);
+            return Ok(());
+        }
+        let len = h.len as u64;
+        if len < RECORD_HEADER_SIZE as u64 || len % 8 != 0 {
+            return Err(FatalInfo::corrupt(h.opcode, at, "record length not a multiple of 8 or below header size"));
+        }
+        if len > rem {
+            return Err(FatalInfo::corrupt(h.opcode, at, "record straddles the end of the CMD ring"));
+        }
+        if at + len > head {
+            return Err(FatalInfo::corrupt(h.opcode, at, "record length past end of published bytes"));
+        }
+        let mut rec = std::mem::take(&mut self.rec);
+        rec.clear();
+        rec.resize(len as usize, 0);
+        self.seg.cmd.read(CTRL_SIZE + off as usize, &mut rec);
+        let res = self.one_record(d, &rec, at, len, stage_head);
+        self.rec = rec;
+        res
+    }
+
+    fn one_record(
+        &mut self,
+        d: &mut dyn Dispatcher,
+        rec: &[u8],
+        at: u64,
+        len: u64,
+        stage_head: u64,
+    ) -> Result<(), FatalInfo> {
+        let (h, payload, total) = split_record(rec, at as usize).map_err(|c| FatalInfo::corruption(&c))?;
+        if total as u64 != len {
+            return Err(FatalInfo::corrupt(h.opcode, at, "record changed while it was read"));
+        }
+        let scap = self.seg.layout.stage as u64;
+        let blob_range = if h.blob_len == 0 {
+            None
+        } else {
+            let (o, l) = (h.blob_offset, h.blob_len);
+            let end = o.checked_add(l).unwrap_or(u64::MAX);
+            if l > scap || o % scap + l > scap {
+                return Err(FatalInfo::corrupt(h.opcode, at, "blob straddles the end of the STAGE ring"));
+            }
+            if end > stage_head {
+                return Err(FatalInfo::corrupt(h.opcode, at, "blob past end of published STAGE bytes"));
+            }
+            if o < self.stage_released {
+                return Err(FatalInfo::corrupt(h.opcode, at, "blob in released STAGE bytes"));
+            }
+            Some((o, l))
+        };
+        let mut reply = std::mem::take(&mut self.reply);
+        reply.clear();
+        let result = {
+            let blob: &[u8] = match blob_range {
+                None => &[],
+                // SAFETY: the client writes a STAGE range only after the
+                // server released it (STAGE tail); this range lies between
+                // the released position and the published head, and it is
+                // released only after the dispatch below returns.
+                Some((o, l)) => unsafe { self.seg.stage.slice((o % scap) as usize, l as usize) }.unwrap_or(&[]),
+            };
+            catch_unwind(AssertUnwindSafe(|| d.dispatch(h.opcode, payload, blob, &mut reply, at as usize)))
+        };
+        let out = match result {
+            Ok(Ok(())) => {
+                if h.reply_slot != 0 {
+                    self.publish_reply(h.reply_slot, &reply);
+                }
+                self.advance(at + len, blob_range.map(|(o, l)| o + l));
+                Ok(())
+            }
+            Ok(Err(c)) => Err(FatalInfo::corruption(&c)),
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".into());
+                Err(FatalInfo {
+                    reason: FatalReason::BackendPanic,
+                    opcode: Some(h.opcode),
+                    offset: at,
+                    detail: format!("backend panicked in opcode {}: {msg}", h.opcode),
+                })
+            }
+        };
+        self.reply = reply;
+        out
+    }
+
+    fn publish_reply(&mut self, seq: u32, bytes: &[u8]) {
+        let r = &self.seg.reply;
+        if bytes.len() > self.seg.layout.reply {
+            let msg = format!(
+                "reply of {} bytes exceeds the REPLY area ({} bytes); answered empty",
+                bytes.len(),
+                self.seg.layout.reply
+            );
+            tracing::error!("{msg}");
+            word!(r, u64, R_LEN).store(0, Relaxed);
+            word!(r, u32, R_STATUS).store(REPLY_OVERFLOW, Relaxed);
+            self.event(EVENT_LOG_ERROR, &msg);
+        } else {
+            r.write(REPLY_HDR, bytes);
+            word!(r, u64, R_LEN).store(bytes.len() as u64, Relaxed);
+            word!(r, u32, R_STATUS).store(REPLY_OK, Relaxed);
+        }
+        word!(r, u32, R_SEQ).store(seq, SeqCst);
+        self.wake_client();
+    }
+
+    /// Release consumed CMD bytes (and STAGE bytes up to `stage_end`), then
+    /// ring the client if it waits for space.
+    fn advance(&mut self, tail: u64, stage_end: Option<u64>) {
+        self.tail = tail;
+        word!(self.seg.cmd, u64, C_CMD_TAIL).store(tail, SeqCst);
+        if let Some(e) = stage_end {
+            if e > self.stage_released {
+                self.stage_released = e;
+                word!(self.seg.cmd, u64, C_STAGE_TAIL).store(e, SeqCst);
+            }
+        }
+        self.wake_client();
+    }
+}
+
+pub use crate::spawned::{run_spawned_server, run_spawned_server_with, ServerOptions};

@@ -1,0 +1,141 @@
+//! Scenario tests, one per scenario and lane, with identical names in every
+//! lane module (`monolith::clear`, `inproc::clear`, `spawn::clear`, and the
+//! `native::clear` reference on the system driver).
+//!
+//! Each test runs the independent C client (`tests/c/scenarios.c`, linked
+//! only against `libEGL.so.1`, every GL function from `eglGetProcAddress`)
+//! with `LD_LIBRARY_PATH=<repo>/target/dist/lib MOBILEGL_TRANSPORT=<lane>`.
+//! The spawn lane also proves it ran split: the server's own log (the file
+//! named by `MOBILEGL_SERVER_LOG`) holds `transport=spawn` and a pid that is
+//! neither this test process nor the client.
+
+use mobilegl_tests::{build_client, logged_pids, run_client, Lane, SCENARIOS};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+fn client() -> PathBuf {
+    static EXE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match EXE.get_or_init(build_client) {
+        Ok(p) => p.clone(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn run_scenario(lane: Lane, name: &str) {
+    let exe = client();
+    let log = std::env::temp_dir().join(format!(
+        "mobilegl-server-{}-{}-{name}.log",
+        std::process::id(),
+        lane.name()
+    ));
+    let _ = std::fs::remove_file(&log);
+    let run = match run_client(
+        &exe,
+        lane,
+        &[name],
+        &[("MOBILEGL_SERVER_LOG", log.as_path())],
+        TIMEOUT,
+    ) {
+        Ok(r) => r,
+        Err(e) => panic!("[{}] {name}: {e}", lane.name()),
+    };
+    let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+    let context = || {
+        format!(
+            "{}\n--- server log ({}) ---\n{}",
+            run.describe(),
+            log.display(),
+            server_log.trim_end()
+        )
+    };
+    assert!(
+        run.passed(name),
+        "[{}] scenario `{name}` did not print `PASS {name}`\n{}",
+        lane.name(),
+        context()
+    );
+    assert!(
+        run.status.is_some_and(|s| s.success()),
+        "[{}] scenario `{name}` passed but the client did not exit cleanly\n{}",
+        lane.name(),
+        context()
+    );
+    if lane == Lane::Spawn {
+        assert!(
+            server_log.contains("transport=spawn"),
+            "[spawn] {name}: the server log does not say `transport=spawn`, so the run was \
+             not proven split\n{}",
+            context()
+        );
+        let me = std::process::id();
+        let pids = logged_pids(&server_log);
+        assert!(
+            pids.iter().any(|&p| p != me && p != run.pid),
+            "[spawn] {name}: the server log names no pid other than the test ({me}) and the \
+             client ({}): {pids:?}\n{}",
+            run.pid,
+            context()
+        );
+    }
+    let _ = std::fs::remove_file(&log);
+}
+
+/// One module per lane, one `#[test]` per scenario, identical names.
+macro_rules! lane {
+    ($module:ident, $lane:expr, [$($name:ident),* $(,)?]) => {
+        mod $module {
+            $(
+                #[test]
+                fn $name() {
+                    super::run_scenario($lane, stringify!($name));
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! all_lanes {
+    ($($name:ident),* $(,)?) => {
+        lane!(monolith, mobilegl_tests::Lane::Monolith, [$($name),*]);
+        lane!(inproc, mobilegl_tests::Lane::Inproc, [$($name),*]);
+        lane!(spawn, mobilegl_tests::Lane::Spawn, [$($name),*]);
+        lane!(native, mobilegl_tests::Lane::Native, [$($name),*]);
+
+        /// The macro's list, the library's list and the client's list agree.
+        #[test]
+        fn scenario_list_matches_client() {
+            let here = [$(stringify!($name)),*];
+            assert_eq!(&here[..], SCENARIOS, "tests/tests/scenarios.rs vs mobilegl_tests::SCENARIOS");
+            let out = std::process::Command::new(client())
+                .arg("--list")
+                .output()
+                .expect("run the scenario client with --list");
+            let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect();
+            assert_eq!(listed, SCENARIOS, "`scenarios --list` vs mobilegl_tests::SCENARIOS");
+        }
+    };
+}
+
+all_lanes!(
+    clear,
+    indexed_draw,
+    additive_blend,
+    texture_unpack_row_length,
+    ubo_std140,
+    buffer_subdata_order,
+    scissor,
+    instanced_divisor,
+    readpixels_pack_row_length,
+    map_buffer_range_read,
+    error_bad_enable,
+    error_bind_ungenerated_buffer,
+    error_bad_draw_mode,
+    version,
+    fence,
+);
