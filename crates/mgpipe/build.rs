@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 fn main() {
-    let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let calls = dir.join("catalogue/calls.toml");
     let coverage = dir.join("catalogue/coverage.toml");

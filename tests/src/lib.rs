@@ -98,11 +98,12 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-/// The directory `cargo xtask dist` fills (`MOBILEGL_DIST_DIR` overrides).
+/// The directory `cargo xtask dist` fills: `<target>/dist`
+/// (`MOBILEGL_DIST_DIR` overrides).
 pub fn dist_dir() -> PathBuf {
     match std::env::var_os("MOBILEGL_DIST_DIR") {
         Some(d) => PathBuf::from(d),
-        None => workspace_root().join("target").join("dist"),
+        None => target_dir().join("dist"),
     }
 }
 

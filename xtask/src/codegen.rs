@@ -45,14 +45,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     // Goldens of the test catalogue.
     let crate_dir = golden::crate_dir();
-    let drift = golden::check(&crate_dir, bless).map_err(|e| format!("codegen: test catalogue: {e}"))?;
+    let drift =
+        golden::check(&crate_dir, bless).map_err(|e| format!("codegen: test catalogue: {e}"))?;
     if drift.is_empty() {
-        println!("codegen: goldens in {} up to date", crate_dir.join(golden::GOLDEN_DIR).display());
+        println!(
+            "codegen: goldens in {} up to date",
+            crate_dir.join(golden::GOLDEN_DIR).display()
+        );
         return Ok(());
     }
     let lines: Vec<String> = drift.iter().map(|d| format!("  {d}")).collect();
     if bless {
-        println!("codegen: blessed {} golden file(s):\n{}", drift.len(), lines.join("\n"));
+        println!(
+            "codegen: blessed {} golden file(s):\n{}",
+            drift.len(),
+            lines.join("\n")
+        );
         Ok(())
     } else {
         Err(format!(
@@ -70,5 +78,8 @@ fn catalogue_dir() -> PathBuf {
 
 fn workspace_root() -> PathBuf {
     let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
-    xtask.parent().map(Path::to_path_buf).unwrap_or_else(|| xtask.to_path_buf())
+    xtask
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| xtask.to_path_buf())
 }

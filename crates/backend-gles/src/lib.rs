@@ -25,7 +25,6 @@ mod context;
 mod egl;
 pub mod emulation;
 mod pipe;
-mod pipe_shim;
 mod screen;
 pub mod shader;
 mod state;

@@ -1,3 +1,2 @@
-//! The MGPipe interface this backend implements. Points at the stand-in
-//! until the generated tables land in `mgpipe`.
-pub use crate::pipe_shim::{calls, Context, Screen};
+//! The MGPipe interface this backend implements (generated in `mgpipe`).
+pub use mgpipe::{calls, Context, Screen};

@@ -11,7 +11,7 @@ use crate::pipe::{calls, Screen};
 use crate::{Ctx, GlesBackend, ResKind, Resource, StreamBuf, SurfaceEntry, TexParams};
 
 /// Number of calls this backend implements (all of the catalogue).
-pub(crate) const IMPLEMENTED_CALLS: usize = crate::pipe_shim::CALL_COUNT;
+pub(crate) const IMPLEMENTED_CALLS: usize = mgpipe::CALL_COUNT;
 
 /// Largest buffer the backend will allocate from one call (GLES sizes are i32).
 pub(crate) const MAX_BUFFER: u64 = i32::MAX as u64;
@@ -19,6 +19,7 @@ pub(crate) const MAX_BUFFER: u64 = i32::MAX as u64;
 impl GlesBackend {
     /// Delete a resource's GL object and scrub every context's shadow.
     fn delete_resource(&mut self, r: Resource) {
+        debug!(gl_name = r.gl_name, "resource deleted");
         // SAFETY: objects of this share group, deleted on a current context.
         unsafe {
             match r.kind {
@@ -440,6 +441,7 @@ impl GlesBackend {
     }
 
     fn delete_surface(&mut self, s: SurfaceEntry) {
+        debug!(w = s.width, h = s.height, "surface deleted");
         // SAFETY: renderbuffers of this share group.
         unsafe {
             if let Some(rb) = s.color {

@@ -3,6 +3,7 @@
 use glow::HasContext;
 use mgpipe::Handle;
 use spirv_cross2::compile::glsl::GlslVersion;
+use spirv_cross2::compile::CompilableTarget;
 use spirv_cross2::targets::Glsl;
 use spirv_cross2::{Compiler, Module};
 use tracing::error;

@@ -54,12 +54,6 @@ impl<T> Table<T> {
         }
     }
 
-    /// The entry in `h`'s slot whatever its generation (for replacing stale
-    /// per-context objects).
-    pub fn slot_entry(&self, h: Handle) -> Option<(u32, &T)> {
-        self.slots.get(h.slot as usize)?.as_ref().map(|(g, v)| (*g, v))
-    }
-
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
         self.slots.iter_mut().filter_map(|s| s.as_mut().map(|(_, v)| v))
     }

@@ -84,31 +84,13 @@ impl LogOnce {
     }
 }
 
-/// Every generated GL stub lands here. A panic below must not unwind across
-/// the C ABI (it would abort the host process), so it is caught and dropped.
+/// Every generated GL stub lands here: `crate::gl::unimplemented_entry` sets
+/// GL_INVALID_OPERATION on the current context and logs the name once. A panic
+/// below must not unwind across the C ABI (it would abort the host process),
+/// so it is caught and dropped.
 #[inline(never)]
 fn stub_hit(name: &'static str) {
-    let _ = std::panic::catch_unwind(|| unimplemented_entry(name));
-}
-
-/// The GL core's "unimplemented entry point" hook.
-///
-/// TEMPORARY: `crate::gl::unimplemented_entry` (sets GL_INVALID_OPERATION on
-/// the current context and logs the name once) does not exist yet; until the
-/// lead adds it, this forwards to a local fallback that only logs. When it
-/// lands, replace the body with `crate::gl::unimplemented_entry(name)` and
-/// delete `temporary_fallback_unimplemented_entry`.
-fn unimplemented_entry(name: &'static str) {
-    temporary_fallback_unimplemented_entry(name);
-}
-
-/// Logs each unimplemented GL entry point once; cannot raise a GL error
-/// because the context API for that is not there yet.
-fn temporary_fallback_unimplemented_entry(name: &'static str) {
-    static SEEN: LogOnce = LogOnce::new();
-    if SEEN.first(name) {
-        tracing::warn!(entry_point = name, "unimplemented GL entry point called (no GL error raised yet)");
-    }
+    let _ = std::panic::catch_unwind(|| crate::gl::unimplemented_entry(name));
 }
 
 #[cfg(test)]

@@ -201,7 +201,7 @@ pub fn swap_buffers(s: &SurfaceRef) -> Result<(), PlatformError> {
         return Err(PlatformError::ContextLost(reason));
     }
     conn.pipe.present(&mgpipe::calls::Present { surface: s.handle, ..Default::default() });
-    conn.pipe.flush();
+    remote::Transport::flush(&mut *conn.pipe);
     Ok(())
 }
 

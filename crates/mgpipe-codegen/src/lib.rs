@@ -27,9 +27,15 @@ pub const TESTS_FILE: &str = "mgpipe_roundtrip_tests.rs";
 #[derive(Debug, thiserror::Error)]
 pub enum CodegenError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{what}: TOML error: {message}")]
     Toml { what: &'static str, message: String },
     #[error("catalogue has {count} calls, more than a u16 opcode can number")]
@@ -49,13 +55,25 @@ pub enum CodegenError {
     #[error("call `{call}`: host_span needs has_blob (the span is the blob)")]
     HostSpanWithoutBlob { call: String },
     #[error("call `{call}`, field `{field}`: unknown type `{ty}` (expected u8 u16 u32 u64 i32 i64 f32 f64, handle:<kind> or [T; N])")]
-    UnknownType { call: String, field: String, ty: String },
+    UnknownType {
+        call: String,
+        field: String,
+        ty: String,
+    },
     #[error("call `{call}`, field `{field}`: unknown handle kind `{kind}`")]
-    UnknownHandleKind { call: String, field: String, kind: String },
+    UnknownHandleKind {
+        call: String,
+        field: String,
+        kind: String,
+    },
     #[error("call `{call}`, field `{field}`: zero-length array")]
     EmptyArray { call: String, field: String },
     #[error("call `{call}`, field `{field}`: array length {len} has no bytemuck Pod impl (use 1..=32, 48, 64, 96, 128, 256, 512, 1024, 2048 or 4096)")]
-    UnsupportedArrayLength { call: String, field: String, len: usize },
+    UnsupportedArrayLength {
+        call: String,
+        field: String,
+        len: usize,
+    },
     #[error("call `{call}`, field `{field}`: names starting with `_pad` are reserved for padding")]
     ReservedFieldName { call: String, field: String },
     #[error("bad {what} `{name}` (lower snake case ASCII expected)")]
@@ -95,7 +113,11 @@ pub fn build_model(calls_toml: &str, coverage_toml: Option<&str>) -> Result<Mode
 /// Generate every output from catalogue text. `source_label` names the
 /// catalogue in the `@generated` header (keep it free of absolute paths so
 /// outputs are stable).
-pub fn generate(calls_toml: &str, coverage_toml: Option<&str>, source_label: &str) -> Result<Generated, CodegenError> {
+pub fn generate(
+    calls_toml: &str,
+    coverage_toml: Option<&str>,
+    source_label: &str,
+) -> Result<Generated, CodegenError> {
     let model = build_model(calls_toml, coverage_toml)?;
     Ok(Generated {
         api: emit::api(&model, source_label),
@@ -105,14 +127,23 @@ pub fn generate(calls_toml: &str, coverage_toml: Option<&str>, source_label: &st
 }
 
 fn read(path: &Path) -> Result<String, CodegenError> {
-    std::fs::read_to_string(path).map_err(|source| CodegenError::Read { path: path.to_path_buf(), source })
+    std::fs::read_to_string(path).map_err(|source| CodegenError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Generate from files. The header names the catalogue by file name only.
-pub fn generate_from_files(calls: &Path, coverage: Option<&Path>) -> Result<Generated, CodegenError> {
+pub fn generate_from_files(
+    calls: &Path,
+    coverage: Option<&Path>,
+) -> Result<Generated, CodegenError> {
     let text = read(calls)?;
     let cov = coverage.map(read).transpose()?;
-    let label = calls.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let label = calls
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     generate(&text, cov.as_deref(), &label)
 }
 
@@ -121,11 +152,18 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<(), CodegenError>
     if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
         return Ok(());
     }
-    std::fs::write(path, contents).map_err(|source| CodegenError::Write { path: path.to_path_buf(), source })
+    std::fs::write(path, contents).map_err(|source| CodegenError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Generate and write every output into `out_dir` (the `build.rs` entry).
-pub fn write_outputs(calls: &Path, coverage: Option<&Path>, out_dir: &Path) -> Result<Generated, CodegenError> {
+pub fn write_outputs(
+    calls: &Path,
+    coverage: Option<&Path>,
+    out_dir: &Path,
+) -> Result<Generated, CodegenError> {
     let g = generate_from_files(calls, coverage)?;
     for (name, text) in g.files() {
         write_if_changed(&out_dir.join(name), text)?;
@@ -169,7 +207,10 @@ pub mod golden {
     /// goldens under `crate_dir`; with `bless`, rewrite drifted goldens
     /// instead (and report what was rewritten).
     pub fn check(crate_dir: &Path, bless: bool) -> Result<Vec<Drift>, CodegenError> {
-        let g = generate_from_files(&crate_dir.join(TEST_CATALOGUE), Some(&crate_dir.join(TEST_COVERAGE)))?;
+        let g = generate_from_files(
+            &crate_dir.join(TEST_CATALOGUE),
+            Some(&crate_dir.join(TEST_COVERAGE)),
+        )?;
         let dir = crate_dir.join(GOLDEN_DIR);
         let mut drift = Vec::new();
         for (name, text) in g.files() {
@@ -180,8 +221,10 @@ pub mod golden {
                 Err(_) => "missing".to_string(),
             };
             if bless {
-                std::fs::create_dir_all(&dir)
-                    .map_err(|source| CodegenError::Write { path: dir.clone(), source })?;
+                std::fs::create_dir_all(&dir).map_err(|source| CodegenError::Write {
+                    path: dir.clone(),
+                    source,
+                })?;
                 write_if_changed(&path, text)?;
             }
             drift.push(Drift { path, summary });
@@ -191,8 +234,10 @@ pub mod golden {
 
     /// First differing line of two texts, with both versions.
     pub fn diff_summary(golden: &str, generated: &str) -> String {
-        let (g, n): (Vec<&str>, Vec<&str>) = (golden.lines().collect(), generated.lines().collect());
-        let changed = g.iter().zip(n.iter()).filter(|(a, b)| a != b).count() + g.len().abs_diff(n.len());
+        let (g, n): (Vec<&str>, Vec<&str>) =
+            (golden.lines().collect(), generated.lines().collect());
+        let changed =
+            g.iter().zip(n.iter()).filter(|(a, b)| a != b).count() + g.len().abs_diff(n.len());
         for i in 0..g.len().max(n.len()) {
             let a = g.get(i).copied();
             let b = n.get(i).copied();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::parse::{RawCatalogue, RawCall, RawCoverage, RawField};
+use crate::parse::{RawCall, RawCatalogue, RawCoverage, RawField};
 use crate::CodegenError;
 
 /// Payload sizes are rounded up to this (the wire record alignment).
@@ -22,8 +22,14 @@ pub enum Class {
 }
 
 impl Class {
-    pub const ALL: [Class; 6] =
-        [Class::Screen, Class::CtxCso, Class::CtxState, Class::CtxObject, Class::CtxVerb, Class::CtxQuery];
+    pub const ALL: [Class; 6] = [
+        Class::Screen,
+        Class::CtxCso,
+        Class::CtxState,
+        Class::CtxObject,
+        Class::CtxVerb,
+        Class::CtxQuery,
+    ];
 
     pub fn catalogue_name(self) -> &'static str {
         match self {
@@ -64,8 +70,14 @@ pub enum Flag {
 }
 
 impl Flag {
-    pub const ALL: [Flag; 6] =
-        [Flag::NeedsAck, Flag::HasBlob, Flag::VarTail, Flag::HostSpan, Flag::ReplySlot, Flag::Optional];
+    pub const ALL: [Flag; 6] = [
+        Flag::NeedsAck,
+        Flag::HasBlob,
+        Flag::VarTail,
+        Flag::HostSpan,
+        Flag::ReplySlot,
+        Flag::Optional,
+    ];
 
     pub fn catalogue_name(self) -> &'static str {
         match self {
@@ -131,8 +143,16 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    const ALL: [Scalar; 8] =
-        [Scalar::U8, Scalar::U16, Scalar::U32, Scalar::U64, Scalar::I32, Scalar::I64, Scalar::F32, Scalar::F64];
+    const ALL: [Scalar; 8] = [
+        Scalar::U8,
+        Scalar::U16,
+        Scalar::U32,
+        Scalar::U64,
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::F32,
+        Scalar::F64,
+    ];
 
     pub fn rust_name(self) -> &'static str {
         match self {
@@ -349,20 +369,32 @@ pub struct Model {
 
 impl Model {
     /// Validate a parsed catalogue (and optional coverage map).
-    pub fn build(raw: &RawCatalogue, coverage: Option<&RawCoverage>) -> Result<Model, CodegenError> {
+    pub fn build(
+        raw: &RawCatalogue,
+        coverage: Option<&RawCoverage>,
+    ) -> Result<Model, CodegenError> {
         if raw.call.len() > usize::from(u16::MAX) {
-            return Err(CodegenError::TooManyCalls { count: raw.call.len() });
+            return Err(CodegenError::TooManyCalls {
+                count: raw.call.len(),
+            });
         }
         let mut names = BTreeSet::new();
         let mut calls = Vec::with_capacity(raw.call.len());
         for (i, rc) in raw.call.iter().enumerate() {
             if !names.insert(rc.name.as_str()) {
-                return Err(CodegenError::DuplicateCall { name: rc.name.clone() });
+                return Err(CodegenError::DuplicateCall {
+                    name: rc.name.clone(),
+                });
             }
-            let opcode = u16::try_from(i).map_err(|_| CodegenError::TooManyCalls { count: raw.call.len() })?;
+            let opcode = u16::try_from(i).map_err(|_| CodegenError::TooManyCalls {
+                count: raw.call.len(),
+            })?;
             let call = build_call(rc, opcode)?;
             if let Some(other) = calls.iter().find(|c: &&Call| c.camel == call.camel) {
-                return Err(CodegenError::CamelCollision { a: other.name.clone(), b: call.name.clone() });
+                return Err(CodegenError::CamelCollision {
+                    a: other.name.clone(),
+                    b: call.name.clone(),
+                });
             }
             calls.push(call);
         }
@@ -370,7 +402,11 @@ impl Model {
             Some(c) => build_coverage(c, &calls)?,
             None => Vec::new(),
         };
-        let mut model = Model { calls, coverage, hash: 0 };
+        let mut model = Model {
+            calls,
+            coverage,
+            hash: 0,
+        };
         model.hash = xxhash_rust::xxh3::xxh3_64(model.canonical().as_bytes());
         Ok(model)
     }
@@ -386,7 +422,12 @@ impl Model {
     pub fn canonical(&self) -> String {
         let mut s = String::from("mgpipe-catalogue-v1\n");
         for c in &self.calls {
-            s.push_str(&format!("call {} {} {}", c.opcode, c.name, c.class.catalogue_name()));
+            s.push_str(&format!(
+                "call {} {} {}",
+                c.opcode,
+                c.name,
+                c.class.catalogue_name()
+            ));
             if c.retired {
                 s.push_str(" retired");
             }
@@ -406,27 +447,39 @@ impl Model {
 
 fn build_call(rc: &RawCall, opcode: u16) -> Result<Call, CodegenError> {
     check_ident(&rc.name, "call", &rc.name)?;
-    let class = Class::parse(&rc.class)
-        .ok_or_else(|| CodegenError::UnknownClass { call: rc.name.clone(), class: rc.class.clone() })?;
+    let class = Class::parse(&rc.class).ok_or_else(|| CodegenError::UnknownClass {
+        call: rc.name.clone(),
+        class: rc.class.clone(),
+    })?;
     let mut flags = Vec::new();
     for f in &rc.flags {
-        let flag =
-            Flag::parse(f).ok_or_else(|| CodegenError::UnknownFlag { call: rc.name.clone(), flag: f.clone() })?;
+        let flag = Flag::parse(f).ok_or_else(|| CodegenError::UnknownFlag {
+            call: rc.name.clone(),
+            flag: f.clone(),
+        })?;
         if flags.contains(&flag) {
-            return Err(CodegenError::DuplicateFlag { call: rc.name.clone(), flag: f.clone() });
+            return Err(CodegenError::DuplicateFlag {
+                call: rc.name.clone(),
+                flag: f.clone(),
+            });
         }
         flags.push(flag);
     }
     flags.sort();
     if flags.contains(&Flag::HostSpan) && !flags.contains(&Flag::HasBlob) {
-        return Err(CodegenError::HostSpanWithoutBlob { call: rc.name.clone() });
+        return Err(CodegenError::HostSpanWithoutBlob {
+            call: rc.name.clone(),
+        });
     }
     let mut seen = BTreeSet::new();
     let mut typed = Vec::with_capacity(rc.fields.len());
     for f in &rc.fields {
         check_field_name(&rc.name, f)?;
         if !seen.insert(f.name.as_str()) {
-            return Err(CodegenError::DuplicateField { call: rc.name.clone(), field: f.name.clone() });
+            return Err(CodegenError::DuplicateField {
+                call: rc.name.clone(),
+                field: f.name.clone(),
+            });
         }
         let ty = parse_type(&rc.name, &f.name, &f.ty)?;
         typed.push((f.name.clone(), ty, f.doc.clone()));
@@ -470,7 +523,13 @@ pub fn layout(fields: Vec<(String, FieldType, Option<String>)>) -> (Vec<Field>, 
         let aligned = offset.next_multiple_of(ty.align());
         push_pad(&mut out, &mut offset, aligned);
         let size = ty.size();
-        out.push(Field { name, kind: FieldKind::Data(ty), offset, size, doc });
+        out.push(Field {
+            name,
+            kind: FieldKind::Data(ty),
+            offset,
+            size,
+            doc,
+        });
         offset += size;
     }
     let end = offset.next_multiple_of(PAYLOAD_ALIGN);
@@ -483,89 +542,143 @@ fn build_coverage(raw: &RawCoverage, calls: &[Call]) -> Result<Vec<CoverageEntry
     // BTreeMap: already sorted by entry point name.
     for (ep, names) in &raw.entry_points {
         if ep.is_empty() || !ep.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(CodegenError::BadName { what: "coverage entry point", name: ep.clone() });
+            return Err(CodegenError::BadName {
+                what: "coverage entry point",
+                name: ep.clone(),
+            });
         }
         let mut idx = Vec::with_capacity(names.len());
         for n in names {
-            let i = calls
-                .iter()
-                .position(|c| &c.name == n)
-                .ok_or_else(|| CodegenError::CoverageUnknownCall { entry_point: ep.clone(), call: n.clone() })?;
+            let i = calls.iter().position(|c| &c.name == n).ok_or_else(|| {
+                CodegenError::CoverageUnknownCall {
+                    entry_point: ep.clone(),
+                    call: n.clone(),
+                }
+            })?;
             if calls[i].retired {
-                return Err(CodegenError::CoverageRetiredCall { entry_point: ep.clone(), call: n.clone() });
+                return Err(CodegenError::CoverageRetiredCall {
+                    entry_point: ep.clone(),
+                    call: n.clone(),
+                });
             }
             if idx.contains(&i) {
-                return Err(CodegenError::CoverageDuplicateCall { entry_point: ep.clone(), call: n.clone() });
+                return Err(CodegenError::CoverageDuplicateCall {
+                    entry_point: ep.clone(),
+                    call: n.clone(),
+                });
             }
             idx.push(i);
         }
-        out.push(CoverageEntry { entry_point: ep.clone(), calls: idx });
+        out.push(CoverageEntry {
+            entry_point: ep.clone(),
+            calls: idx,
+        });
     }
     Ok(out)
 }
 
 fn parse_type(call: &str, field: &str, ty: &str) -> Result<FieldType, CodegenError> {
-    let unknown = || CodegenError::UnknownType { call: call.to_string(), field: field.to_string(), ty: ty.to_string() };
+    let unknown = || CodegenError::UnknownType {
+        call: call.to_string(),
+        field: field.to_string(),
+        ty: ty.to_string(),
+    };
     let t = ty.trim();
     if let Some(inner) = t.strip_prefix('[') {
         let inner = inner.strip_suffix(']').ok_or_else(unknown)?;
         let (elem, n) = inner.split_once(';').ok_or_else(unknown)?;
         let n: usize = n.trim().parse().map_err(|_| unknown())?;
         if n == 0 {
-            return Err(CodegenError::EmptyArray { call: call.to_string(), field: field.to_string() });
+            return Err(CodegenError::EmptyArray {
+                call: call.to_string(),
+                field: field.to_string(),
+            });
         }
         if !POD_ARRAY_LENGTHS_ABOVE_32.contains(&n) && n > 32 {
-            return Err(CodegenError::UnsupportedArrayLength { call: call.to_string(), field: field.to_string(), len: n });
+            return Err(CodegenError::UnsupportedArrayLength {
+                call: call.to_string(),
+                field: field.to_string(),
+                len: n,
+            });
         }
         let elem = parse_elem(call, field, elem.trim(), ty)?;
-        Ok(FieldType { elem, array: Some(n) })
+        Ok(FieldType {
+            elem,
+            array: Some(n),
+        })
     } else {
-        Ok(FieldType { elem: parse_elem(call, field, t, ty)?, array: None })
+        Ok(FieldType {
+            elem: parse_elem(call, field, t, ty)?,
+            array: None,
+        })
     }
 }
 
 fn parse_elem(call: &str, field: &str, s: &str, whole: &str) -> Result<Elem, CodegenError> {
     if let Some(kind) = s.strip_prefix("handle:") {
         let kind = kind.trim();
-        return HANDLE_KINDS.iter().find(|k| **k == kind).map(|k| Elem::Handle(k)).ok_or_else(|| {
-            CodegenError::UnknownHandleKind { call: call.to_string(), field: field.to_string(), kind: kind.to_string() }
-        });
+        return HANDLE_KINDS
+            .iter()
+            .find(|k| **k == kind)
+            .map(|k| Elem::Handle(k))
+            .ok_or_else(|| CodegenError::UnknownHandleKind {
+                call: call.to_string(),
+                field: field.to_string(),
+                kind: kind.to_string(),
+            });
     }
-    Scalar::parse(s).map(Elem::Scalar).ok_or_else(|| CodegenError::UnknownType {
-        call: call.to_string(),
-        field: field.to_string(),
-        ty: whole.to_string(),
-    })
+    Scalar::parse(s)
+        .map(Elem::Scalar)
+        .ok_or_else(|| CodegenError::UnknownType {
+            call: call.to_string(),
+            field: field.to_string(),
+            ty: whole.to_string(),
+        })
 }
 
 fn check_field_name(call: &str, f: &RawField) -> Result<(), CodegenError> {
     check_ident(&f.name, "field", call)?;
     if f.name.starts_with("_pad") {
-        return Err(CodegenError::ReservedFieldName { call: call.to_string(), field: f.name.clone() });
+        return Err(CodegenError::ReservedFieldName {
+            call: call.to_string(),
+            field: f.name.clone(),
+        });
     }
     Ok(())
 }
 
 /// Names must be lower snake case ASCII identifiers.
 fn check_ident(name: &str, what: &'static str, call: &str) -> Result<(), CodegenError> {
-    let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !matches!(name, "self" | "super" | "crate" | "Self" | "_");
     if ok {
         Ok(())
     } else if what == "call" {
-        Err(CodegenError::BadName { what: "call name", name: name.to_string() })
+        Err(CodegenError::BadName {
+            what: "call name",
+            name: name.to_string(),
+        })
     } else {
-        Err(CodegenError::BadName { what: "field name", name: format!("{call}.{name}") })
+        Err(CodegenError::BadName {
+            what: "field name",
+            name: format!("{call}.{name}"),
+        })
     }
 }
 
 /// Strict and reserved Rust keywords usable as raw identifiers.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn", "for",
-    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "gen",
-    "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
+    "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
 ];
 
 /// A catalogue name as a Rust identifier (`type` → `r#type`).
@@ -613,8 +726,10 @@ mod tests {
             ("d".into(), ty("u64"), None),
             ("e".into(), ty("[u8; 3]"), None),
         ]);
-        let got: Vec<(&str, usize, usize, String)> =
-            fields.iter().map(|f| (f.name.as_str(), f.offset, f.size, f.rust_type())).collect();
+        let got: Vec<(&str, usize, usize, String)> = fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.offset, f.size, f.rust_type()))
+            .collect();
         let want = vec![
             ("a", 0, 1, "u8".to_string()),
             ("_pad0", 1, 3, "[u8; 3]".to_string()),
@@ -638,9 +753,17 @@ mod tests {
 
     #[test]
     fn layout_handles_and_tail_padding() {
-        let (fields, size) = layout(vec![("h".into(), ty("handle:resource"), None), ("x".into(), ty("u32"), None)]);
+        let (fields, size) = layout(vec![
+            ("h".into(), ty("handle:resource"), None),
+            ("x".into(), ty("u32"), None),
+        ]);
         assert_eq!(size, 16);
-        assert_eq!(fields.last().map(|f| (f.name.as_str(), f.offset, f.rust_type())), Some(("_pad0", 12, "u32".into())));
+        assert_eq!(
+            fields
+                .last()
+                .map(|f| (f.name.as_str(), f.offset, f.rust_type())),
+            Some(("_pad0", 12, "u32".into()))
+        );
         let (fields, size) = layout(vec![("h".into(), ty("[handle:sampler; 3]"), None)]);
         assert_eq!((fields.len(), size), (1, 24));
         let (fields, size) = layout(Vec::new());
@@ -654,53 +777,98 @@ mod tests {
     #[test]
     fn unknown_type_is_named() {
         let e = build_model(&one_call("{ name = \"x\", ty = \"u128\" }"), None).unwrap_err();
-        assert!(matches!(&e, CodegenError::UnknownType { call, field, ty } if call == "c" && field == "x" && ty == "u128"));
+        assert!(
+            matches!(&e, CodegenError::UnknownType { call, field, ty } if call == "c" && field == "x" && ty == "u128")
+        );
         assert!(e.to_string().contains("u128"));
-        for bad in ["[u32; 0]", "[u32 4]", "[u32; 33]", "handle:widget", "[handle:nope; 2]"] {
-            assert!(build_model(&one_call(&format!("{{ name = \"x\", ty = \"{bad}\" }}")), None).is_err(), "{bad}");
+        for bad in [
+            "[u32; 0]",
+            "[u32 4]",
+            "[u32; 33]",
+            "handle:widget",
+            "[handle:nope; 2]",
+        ] {
+            assert!(
+                build_model(
+                    &one_call(&format!("{{ name = \"x\", ty = \"{bad}\" }}")),
+                    None
+                )
+                .is_err(),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn duplicate_names_are_refused() {
         let two = format!("{}{}", one_call(""), one_call(""));
-        assert!(matches!(build_model(&two, None), Err(CodegenError::DuplicateCall { name }) if name == "c"));
+        assert!(
+            matches!(build_model(&two, None), Err(CodegenError::DuplicateCall { name }) if name == "c")
+        );
         let dup_field = one_call("{ name = \"x\", ty = \"u32\" }, { name = \"x\", ty = \"u32\" }");
-        assert!(matches!(build_model(&dup_field, None), Err(CodegenError::DuplicateField { .. })));
+        assert!(matches!(
+            build_model(&dup_field, None),
+            Err(CodegenError::DuplicateField { .. })
+        ));
         let camel = "[[call]]\nname = \"a_b\"\nclass = \"screen\"\n[[call]]\nname = \"a__b\"\nclass = \"screen\"\n";
-        assert!(matches!(build_model(camel, None), Err(CodegenError::CamelCollision { .. })));
+        assert!(matches!(
+            build_model(camel, None),
+            Err(CodegenError::CamelCollision { .. })
+        ));
     }
 
     #[test]
     fn bad_classes_flags_and_names_are_refused() {
         let t = "[[call]]\nname = \"c\"\nclass = \"ctx_nope\"\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::UnknownClass { .. })));
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::UnknownClass { .. })
+        ));
         let t = "[[call]]\nname = \"c\"\nclass = \"screen\"\nflags = [\"fast\"]\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::UnknownFlag { .. })));
-        let t = "[[call]]\nname = \"c\"\nclass = \"screen\"\nflags = [\"has_blob\", \"has_blob\"]\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::DuplicateFlag { .. })));
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::UnknownFlag { .. })
+        ));
+        let t =
+            "[[call]]\nname = \"c\"\nclass = \"screen\"\nflags = [\"has_blob\", \"has_blob\"]\n";
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::DuplicateFlag { .. })
+        ));
         let t = "[[call]]\nname = \"c\"\nclass = \"screen\"\nflags = [\"host_span\"]\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::HostSpanWithoutBlob { .. })));
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::HostSpanWithoutBlob { .. })
+        ));
         let t = "[[call]]\nname = \"Bad\"\nclass = \"screen\"\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::BadName { .. })));
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::BadName { .. })
+        ));
         assert!(matches!(
             build_model(&one_call("{ name = \"_pad0\", ty = \"u32\" }"), None),
             Err(CodegenError::ReservedFieldName { .. })
         ));
         // Unknown keys (typos) are refused by the parser.
         let t = "[[call]]\nname = \"c\"\nclass = \"screen\"\nflag = [\"has_blob\"]\n";
-        assert!(matches!(build_model(t, None), Err(CodegenError::Toml { .. })));
+        assert!(matches!(
+            build_model(t, None),
+            Err(CodegenError::Toml { .. })
+        ));
     }
 
     #[test]
     fn coverage_is_validated_and_sorted() {
         let cat = one_call("");
-        let m = build_model(&cat, Some("[entry_points]\nglB = [\"c\"]\nglA = []\n")).expect("valid");
+        let m =
+            build_model(&cat, Some("[entry_points]\nglB = [\"c\"]\nglA = []\n")).expect("valid");
         let names: Vec<&str> = m.coverage.iter().map(|e| e.entry_point.as_str()).collect();
         assert_eq!(names, ["glA", "glB"]);
         assert_eq!(m.coverage[1].calls, [0]);
         let e = build_model(&cat, Some("[entry_points]\nglB = [\"nope\"]\n")).unwrap_err();
-        assert!(matches!(&e, CodegenError::CoverageUnknownCall { entry_point, call } if entry_point == "glB" && call == "nope"));
+        assert!(
+            matches!(&e, CodegenError::CoverageUnknownCall { entry_point, call } if entry_point == "glB" && call == "nope")
+        );
         assert!(e.to_string().contains("glB") && e.to_string().contains("nope"));
     }
 
@@ -708,7 +876,10 @@ mod tests {
     fn hash_ignores_comments_and_docs_but_not_types() {
         let a = build_model(&one_call("{ name = \"x\", ty = \"u32\" }"), None).expect("valid");
         let b = build_model(
-            &format!("# a comment\n{}", one_call("{ name = \"x\", ty = \"u32\", doc = \"documented\" }")),
+            &format!(
+                "# a comment\n{}",
+                one_call("{ name = \"x\", ty = \"u32\", doc = \"documented\" }")
+            ),
             None,
         )
         .expect("valid");

@@ -50,9 +50,15 @@ pub struct RawCoverage {
 }
 
 pub fn parse_catalogue(text: &str) -> Result<RawCatalogue, CodegenError> {
-    toml::from_str(text).map_err(|e| CodegenError::Toml { what: "call catalogue", message: e.to_string() })
+    toml::from_str(text).map_err(|e| CodegenError::Toml {
+        what: "call catalogue",
+        message: e.to_string(),
+    })
 }
 
 pub fn parse_coverage(text: &str) -> Result<RawCoverage, CodegenError> {
-    toml::from_str(text).map_err(|e| CodegenError::Toml { what: "coverage map", message: e.to_string() })
+    toml::from_str(text).map_err(|e| CodegenError::Toml {
+        what: "coverage map",
+        message: e.to_string(),
+    })
 }

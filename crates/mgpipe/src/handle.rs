@@ -50,14 +50,20 @@ pub struct SlotAllocator {
 
 impl SlotAllocator {
     pub fn new() -> Self {
-        SlotAllocator { next: 1, free: Vec::new() }
+        SlotAllocator {
+            next: 1,
+            free: Vec::new(),
+        }
     }
 
     /// Mint a new handle: reuse a freed slot with its generation bumped, or
     /// take the next fresh slot at generation 1.
     pub fn alloc(&mut self) -> Handle {
         if let Some((slot, gen)) = self.free.pop() {
-            return Handle { slot, gen: gen.wrapping_add(1).max(1) };
+            return Handle {
+                slot,
+                gen: gen.wrapping_add(1).max(1),
+            };
         }
         if self.next == 0 {
             self.next = 1;

@@ -20,6 +20,6 @@ pub mod gen {
 }
 
 pub use caps::Caps;
+pub use gen::*;
 pub use handle::{Handle, HandleKind, SlotAllocator};
 pub use wire::{ProtocolCorruption, RecordHeader};
-pub use gen::*;

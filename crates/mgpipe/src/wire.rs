@@ -45,22 +45,39 @@ pub struct ProtocolCorruption {
 
 /// Split one record off the front of `bytes`, checking the header.
 /// Returns the header, the payload slice and the total record length.
-pub fn split_record(bytes: &[u8], offset: usize) -> Result<(RecordHeader, &[u8], usize), ProtocolCorruption> {
-    let bad = |opcode: u16, why| ProtocolCorruption { opcode, offset, why };
+pub fn split_record(
+    bytes: &[u8],
+    offset: usize,
+) -> Result<(RecordHeader, &[u8], usize), ProtocolCorruption> {
+    let bad = |opcode: u16, why| ProtocolCorruption {
+        opcode,
+        offset,
+        why,
+    };
     if bytes.len() < RECORD_HEADER_SIZE {
         return Err(bad(u16::MAX, "truncated record header"));
     }
     let header: RecordHeader = bytemuck::pod_read_unaligned(&bytes[..RECORD_HEADER_SIZE]);
     let len = header.len as usize;
     if len < RECORD_HEADER_SIZE || !len.is_multiple_of(RECORD_ALIGN) {
-        return Err(bad(header.opcode, "record length not a multiple of 8 or below header size"));
+        return Err(bad(
+            header.opcode,
+            "record length not a multiple of 8 or below header size",
+        ));
     }
     if len > bytes.len() {
-        return Err(bad(header.opcode, "record length past end of published bytes"));
+        return Err(bad(
+            header.opcode,
+            "record length past end of published bytes",
+        ));
     }
     let payload_len = header.payload_len as usize;
     if payload_len > len - RECORD_HEADER_SIZE {
         return Err(bad(header.opcode, "payload length past end of record"));
     }
-    Ok((header, &bytes[RECORD_HEADER_SIZE..RECORD_HEADER_SIZE + payload_len], len))
+    Ok((
+        header,
+        &bytes[RECORD_HEADER_SIZE..RECORD_HEADER_SIZE + payload_len],
+        len,
+    ))
 }

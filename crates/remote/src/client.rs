@@ -35,6 +35,10 @@ pub(crate) trait PeerLife: Send {
     fn death_detail(&mut self) -> Option<String> {
         None
     }
+    /// The peer's pid when it is a process (diagnostics only).
+    fn pid(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Publish pending records once this many bytes are waiting (fraction of
@@ -100,6 +104,9 @@ impl RingLink {
     }
     pub fn lost(&self) -> Option<&LostReason> {
         self.lost.as_ref()
+    }
+    pub fn server_pid(&self) -> Option<u32> {
+        self.peer.as_ref().and_then(|p| p.pid())
     }
 
     fn bell(&self, off: usize) -> &AtomicU32 {

@@ -6,7 +6,7 @@
 
 use std::io::{IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 
 use flatbuffers::FlatBufferBuilder;
 use rustix::net::{
@@ -120,6 +120,7 @@ pub fn fatal_to_fb(r: FatalReason) -> fb::FatalReason {
         FatalReason::BackendPanic => fb::FatalReason::BackendPanic,
         FatalReason::BackendLost => fb::FatalReason::BackendLost,
         FatalReason::OutOfResources | FatalReason::RecordTooLarge => fb::FatalReason::OutOfResources,
+        FatalReason::WrongThread => fb::FatalReason::Unknown,
         FatalReason::Unknown => fb::FatalReason::Unknown,
     }
 }
@@ -344,14 +345,14 @@ pub fn socketpair() -> std::io::Result<(OwnedFd, OwnedFd)> {
     )?)
 }
 
-/// Borrow helper.
-pub fn b(fd: &impl AsFd) -> BorrowedFd<'_> {
-    fd.as_fd()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsFd;
+
+    fn b(fd: &impl AsFd) -> BorrowedFd<'_> {
+        fd.as_fd()
+    }
 
     #[test]
     fn every_message_round_trips() {

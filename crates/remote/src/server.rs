@@ -80,10 +80,6 @@ impl ServerLink {
         ServerLink { seg, tail, stage_released, event_head, rec: Vec::new(), reply: Vec::new() }
     }
 
-    pub fn segments(&self) -> &Segments {
-        &self.seg
-    }
-
     pub fn set_state(&self, s: ServerState) {
         word!(self.seg.cmd, u32, C_SERVER_STATE).store(s as u32, SeqCst);
         self.wake_client();
@@ -304,7 +300,6 @@ impl ServerLink {
     }
 
     fn publish_reply(&mut self, seq: u32, bytes: &[u8]) {
-        let r = &self.seg.reply;
         if bytes.len() > self.seg.layout.reply {
             let msg = format!(
                 "reply of {} bytes exceeds the REPLY area ({} bytes); answered empty",
@@ -312,15 +307,17 @@ impl ServerLink {
                 self.seg.layout.reply
             );
             tracing::error!("{msg}");
+            self.event(EVENT_LOG_ERROR, &msg);
+            let r = &self.seg.reply;
             word!(r, u64, R_LEN).store(0, Relaxed);
             word!(r, u32, R_STATUS).store(REPLY_OVERFLOW, Relaxed);
-            self.event(EVENT_LOG_ERROR, &msg);
         } else {
+            let r = &self.seg.reply;
             r.write(REPLY_HDR, bytes);
             word!(r, u64, R_LEN).store(bytes.len() as u64, Relaxed);
             word!(r, u32, R_STATUS).store(REPLY_OK, Relaxed);
         }
-        word!(r, u32, R_SEQ).store(seq, SeqCst);
+        word!(self.seg.reply, u32, R_SEQ).store(seq, SeqCst);
         self.wake_client();
     }
 
@@ -339,4 +336,4 @@ impl ServerLink {
     }
 }
 
-pub use crate::spawned::{run_spawned_server, run_spawned_server_with, ServerOptions};
+pub use crate::spawned::{adopt_fd, run_spawned_server, run_spawned_server_with, ServerOptions};

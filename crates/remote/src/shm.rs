@@ -73,14 +73,6 @@ impl Segment {
         Ok(Segment { fd, ptr, len })
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }

@@ -167,6 +167,9 @@ pub enum FatalReason {
     OutOfResources,
     /// Client side: one record or blob is larger than its segment.
     RecordTooLarge,
+    /// Monolith: the transport was used from a thread other than the one
+    /// that created its backend (the applier is never touched there).
+    WrongThread,
 }
 
 impl fmt::Display for FatalReason {
@@ -184,6 +187,7 @@ impl FatalReason {
             FatalReason::BackendLost => 3,
             FatalReason::OutOfResources => 4,
             FatalReason::RecordTooLarge => 5,
+            FatalReason::WrongThread => 6,
         }
     }
     pub(crate) fn from_u32(v: u32) -> FatalReason {
@@ -193,6 +197,7 @@ impl FatalReason {
             3 => FatalReason::BackendLost,
             4 => FatalReason::OutOfResources,
             5 => FatalReason::RecordTooLarge,
+            6 => FatalReason::WrongThread,
             _ => FatalReason::Unknown,
         }
     }

@@ -194,18 +194,6 @@ unsafe fn read_attribs_wide(list: *const EGLAttrib) -> Result<Vec<(EGLAttrib, EG
     Err(EglError::new(EGL_BAD_ATTRIBUTE, "attribute list is not EGL_NONE-terminated"))
 }
 
-/// Narrow an `EGLAttrib` list to `EGLint` pairs (names and values that do
-/// not fit are not valid for any attribute we accept).
-fn narrow(pairs: Vec<(EGLAttrib, EGLAttrib)>) -> Result<Vec<(EGLint, EGLint)>, EglError> {
-    pairs
-        .into_iter()
-        .map(|(n, v)| match (EGLint::try_from(n), EGLint::try_from(v)) {
-            (Ok(n), Ok(v)) => Ok((n, v)),
-            _ => Err(EglError::new(EGL_BAD_ATTRIBUTE, "attribute or value out of range")),
-        })
-        .collect()
-}
-
 /// Write through an out-pointer that may be null (then EGL_BAD_PARAMETER).
 ///
 /// # Safety

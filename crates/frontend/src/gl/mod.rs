@@ -27,6 +27,7 @@ pub use buffers::*;
 pub use draw::*;
 pub use framebuffers::*;
 pub use get::*;
+pub use pixels::glReadPixels;
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;

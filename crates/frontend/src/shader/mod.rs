@@ -1,1 +1,308 @@
-//! GLSL → SPIR-V compilation and reflection.
+//! GLSL → SPIR-V compilation and GL-style reflection.
+//!
+//! `compile` backs `glCompileShader` (parse and validate one shader, give the
+//! info log); `link` backs `glLinkProgram`: it compiles every attached shader
+//! with glslang (Vulkan client, relaxed Vulkan rules, auto-mapped locations
+//! and bindings, loose uniforms collected into a global block), links all
+//! stages in one glslang program, runs `mapIO` (cross-stage varying
+//! locations), generates SPIR-V per stage and then rewrites a few
+//! decorations with a small SPIR-V word walker so the result follows the
+//! conventions below. Reflection (attributes, fragment outputs, uniforms,
+//! uniform blocks) is read back from that SPIR-V.
+//!
+//! # Conventions (the GLES and Vulkan backends rely on these)
+//!
+//! - Every resource is in descriptor set 0.
+//! - User uniform block `i` (in `LinkedProgram::blocks` order) has SPIR-V
+//!   binding `i`; its GL block index is `i` too. An instanced array of blocks
+//!   `B[n]` is `n` consecutive entries/bindings.
+//! - The default uniform block (loose uniforms) is a std140-style block named
+//!   `DefaultUniforms` with binding `blocks.len()`
+//!   ([`GlobalBlock::binding`]); uniforms in it have `block_index == -1` and
+//!   `offset`/`array_stride`/`matrix_stride` that equal the SPIR-V
+//!   `Offset`/`ArrayStride`/`MatrixStride` decorations (the CPU scratch for
+//!   `glUniform*` uses exactly this layout). It is merged across stages, so
+//!   one layout serves every stage.
+//! - Sampler uniforms have bindings `0..sampler_slots` (a namespace separate
+//!   from uniform buffers, like GLES texture units vs UBO bindings), in
+//!   first-declaration order across stages (vertex first); an array of `n`
+//!   samplers takes `n` consecutive slots starting at `sampler_binding`.
+//! - Storage blocks and images (not reflected yet) get bindings `0..` in
+//!   their own namespaces in first-seen order.
+//! - Vertex inputs: explicit `layout(location)` wins, then
+//!   `glBindAttribLocation` (`attrib_bindings`), then the lowest free
+//!   locations (active attributes first). Fragment outputs: likewise with
+//!   `frag_data_bindings`; a single unbound output gets location 0.
+//! - Varyings: matched by name (interface blocks by block name) between
+//!   consecutive stages; the consumer takes the producer's location.
+//! - No clip-space changes: no Y flip, GL depth range; `gl_VertexID` /
+//!   `gl_InstanceID` compile to `VertexIndex` / `InstanceIndex` (glslang's
+//!   relaxed rules) and spirv-cross maps them back for ESSL.
+//!
+//! # Source pre-pass
+//!
+//! glslang-for-Vulkan refuses GLSL < 1.40 and the compatibility profile; see
+//! [`prepass`] for exactly what is rewritten (version raise to 140,
+//! `attribute`/`varying`, `texture2D` & co., `shadow2D` & co.,
+//! `gl_FragColor`/`gl_FragData`, `packed`/`shared` layouts). Compatibility
+//! built-ins (`gl_ModelViewMatrix`, `gl_Vertex`, ...) are reported as errors
+//! naming the built-in; they are not emulated yet.
+//!
+//! Everything here is callable from any thread; glslang is initialised once
+//! per process. No input makes these functions panic: failures (including
+//! internal ones) come back as `Err(info_log)`.
+
+mod glsl;
+pub mod gltypes;
+mod prepass;
+mod reflect;
+mod spirv;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+
+/// A programmable pipeline stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Vertex,
+    TessControl,
+    TessEval,
+    Geometry,
+    Fragment,
+    Compute,
+}
+
+impl Stage {
+    /// All stages in pipeline order (the order of [`Stage::index`]).
+    pub const ALL: [Stage; 6] =
+        [Stage::Vertex, Stage::TessControl, Stage::TessEval, Stage::Geometry, Stage::Fragment, Stage::Compute];
+
+    /// Index in pipeline order: Vertex 0 … Compute 5.
+    pub fn index(self) -> usize {
+        match self {
+            Stage::Vertex => 0,
+            Stage::TessControl => 1,
+            Stage::TessEval => 2,
+            Stage::Geometry => 3,
+            Stage::Fragment => 4,
+            Stage::Compute => 5,
+        }
+    }
+}
+
+/// Maps `GL_VERTEX_SHADER` & co. to a [`Stage`].
+pub fn stage_from_gl(gl_enum: u32) -> Option<Stage> {
+    use gltypes::*;
+    match gl_enum {
+        GL_VERTEX_SHADER => Some(Stage::Vertex),
+        GL_TESS_CONTROL_SHADER => Some(Stage::TessControl),
+        GL_TESS_EVALUATION_SHADER => Some(Stage::TessEval),
+        GL_GEOMETRY_SHADER => Some(Stage::Geometry),
+        GL_FRAGMENT_SHADER => Some(Stage::Fragment),
+        GL_COMPUTE_SHADER => Some(Stage::Compute),
+        _ => None,
+    }
+}
+
+/// Inputs of `glLinkProgram`.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkInput<'a> {
+    /// Attached shaders; several shaders of one stage are linked together.
+    pub shaders: &'a [(Stage, &'a str)],
+    /// `glBindAttribLocation` state (name, location).
+    pub attrib_bindings: &'a [(String, u32)],
+    /// `glBindFragDataLocation` state (name, color number).
+    pub frag_data_bindings: &'a [(String, u32)],
+}
+
+/// An active vertex input or fragment output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// `GL_FLOAT_VEC4` & co. (element type for arrays).
+    pub gl_type: u32,
+    /// 1 for non-arrays.
+    pub array_size: u32,
+    pub location: u32,
+}
+
+/// An active uniform (default block, sampler, or uniform-block member).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uniform {
+    /// GL-style name: `"a[0]"` for arrays of basic types, `"s.m"` /
+    /// `"s[1].m"` for struct members, `"Block.m"` for members of an
+    /// instanced uniform block.
+    pub name: String,
+    pub gl_type: u32,
+    /// 1 for non-arrays.
+    pub array_size: u32,
+    /// -1: default block; otherwise the index into `LinkedProgram::blocks`.
+    pub block_index: i32,
+    /// Byte offset in its block; `u32::MAX` for samplers.
+    pub offset: u32,
+    pub array_stride: u32,
+    pub matrix_stride: u32,
+    pub is_row_major: bool,
+    /// First texture slot (SPIR-V binding) of a sampler uniform; arrays take
+    /// consecutive slots.
+    pub sampler_binding: Option<u32>,
+}
+
+/// An active user uniform block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UniformBlock {
+    /// Block name (`"B[1]"` for an element of an instanced block array).
+    pub name: String,
+    /// SPIR-V binding (= block index).
+    pub binding: u32,
+    /// `GL_UNIFORM_BLOCK_DATA_SIZE`.
+    pub data_size: u32,
+    /// Indices into `LinkedProgram::uniforms`.
+    pub active_uniforms: Vec<u32>,
+}
+
+/// The default uniform block (`DefaultUniforms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GlobalBlock {
+    /// SPIR-V binding (= number of user blocks).
+    pub binding: u32,
+    /// Size in bytes (multiple of 16).
+    pub size: u32,
+}
+
+/// Result of a successful link.
+#[derive(Debug, Clone, Default)]
+pub struct LinkedProgram {
+    /// SPIR-V per stage, indexed by [`Stage::index`].
+    pub stage_spirv: [Option<Vec<u32>>; 6],
+    pub attributes: Vec<Variable>,
+    pub outputs: Vec<Variable>,
+    pub uniforms: Vec<Uniform>,
+    pub blocks: Vec<UniformBlock>,
+    pub global_block: Option<GlobalBlock>,
+    pub sampler_slots: u32,
+    /// Link info log (warnings); empty when there is nothing to say.
+    pub info_log: String,
+}
+
+/// Internal failures, turned into info-log text at the API boundary.
+#[derive(Debug, thiserror::Error)]
+enum ShaderError {
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn catch<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::error!(target: "mobilegl::shader", "panic during {what}");
+            Err(format!("ERROR: {}\n", ShaderError::Internal(format!("{what} failed unexpectedly"))))
+        }
+    }
+}
+
+/// `glCompileShader`: pre-pass, preprocess and parse one shader.
+/// `Ok(info_log)` (possibly with warnings) or `Err(info_log)`.
+pub fn compile(stage: Stage, source: &str) -> Result<String, String> {
+    catch("shader compilation", || {
+        let pre = prepass::prepass(stage, source)?;
+        let (_shader, log) = glsl::parse(stage, &pre.source)?;
+        Ok(log)
+    })
+}
+
+/// `glLinkProgram`: compiles and links the attached shaders, assigns
+/// locations/bindings per the module conventions and reflects the result.
+pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
+    catch("program link", || link_inner(input))
+}
+
+fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
+    if input.shaders.is_empty() {
+        return Err("ERROR: Linking: no shaders attached\n".to_owned());
+    }
+    let has_compute = input.shaders.iter().any(|(s, _)| *s == Stage::Compute);
+    if has_compute && input.shaders.iter().any(|(s, _)| *s != Stage::Compute) {
+        return Err("ERROR: Linking: a compute shader cannot be linked with other stages\n".to_owned());
+    }
+
+    let mut parsed = Vec::with_capacity(input.shaders.len());
+    let mut renames: Vec<(String, String)> = Vec::new();
+    let mut bool_names: HashSet<String> = HashSet::new();
+    for (stage, source) in input.shaders {
+        let pre = prepass::prepass(*stage, source)
+            .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        for r in pre.renames {
+            if !renames.contains(&r) {
+                renames.push(r);
+            }
+        }
+        let (shader, _) = glsl::parse(*stage, &pre.source)
+            .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        bool_names.extend(prepass::bool_declarations(&shader.preprocessed));
+        parsed.push(shader);
+    }
+
+    let (program, log) = glsl::Program::link(&parsed)?;
+
+    let mut stages: Vec<reflect::StageModule> = Vec::new();
+    for stage in Stage::ALL {
+        let sources: Vec<&glsl::ParsedShader> = parsed.iter().filter(|p| p.stage == stage).collect();
+        if sources.is_empty() {
+            continue;
+        }
+        let words = program.spirv(stage)?;
+        let module = spirv::Module::parse(words)?;
+        let storage = match stage {
+            Stage::Vertex => Some("in"),
+            Stage::Fragment => Some("out"),
+            _ => None,
+        };
+        let explicit: HashSet<String> = storage
+            .map(|st| {
+                sources
+                    .iter()
+                    .flat_map(|p| prepass::explicit_locations(&p.preprocessed, st))
+                    .map(|(name, _)| name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut order = std::collections::HashMap::new();
+        let mut base = 0usize;
+        for p in &sources {
+            prepass::identifier_order(&p.preprocessed, base, &mut order);
+            base = base.saturating_add(p.preprocessed.len());
+        }
+        stages.push(reflect::StageModule { stage, module, explicit, order });
+    }
+    drop(program);
+
+    let names = reflect::Names { renames: &renames, bool_names: &bool_names };
+    let r = reflect::reflect(&mut stages, input.attrib_bindings, input.frag_data_bindings, &names)?;
+
+    let mut out = LinkedProgram {
+        attributes: r.attributes,
+        outputs: r.outputs,
+        uniforms: r.uniforms,
+        blocks: r.blocks,
+        global_block: r.global_block,
+        sampler_slots: r.sampler_slots,
+        info_log: log,
+        ..Default::default()
+    };
+    for sm in stages {
+        out.stage_spirv[sm.stage.index()] = Some(sm.module.words);
+    }
+    tracing::debug!(
+        target: "mobilegl::shader",
+        attributes = out.attributes.len(),
+        uniforms = out.uniforms.len(),
+        blocks = out.blocks.len(),
+        samplers = out.sampler_slots,
+        "program linked"
+    );
+    Ok(out)
+}

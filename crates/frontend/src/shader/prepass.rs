@@ -573,3 +573,29 @@ pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(Stri
     }
     result
 }
+
+/// Identifiers declared with a `bool`/`bvecN` type in preprocessed GLSL.
+pub(crate) fn bool_declarations(preprocessed: &str) -> Vec<String> {
+    let toks: Vec<Tok> = lex(preprocessed)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let mut names = Vec::new();
+    for w in toks.windows(2) {
+        let ty = &preprocessed[w[0].start..w[0].end];
+        if matches!(ty, "bool" | "bvec2" | "bvec3" | "bvec4") && w[1].kind == Kind::Ident {
+            names.push(preprocessed[w[1].start..w[1].end].to_owned());
+        }
+    }
+    names
+}
+
+/// First token index of every identifier in preprocessed GLSL (global
+/// declarations precede uses, so this orders globals by declaration).
+pub(crate) fn identifier_order(preprocessed: &str, base: usize, into: &mut std::collections::HashMap<String, usize>) {
+    for (i, t) in lex(preprocessed).iter().enumerate() {
+        if t.kind == Kind::Ident {
+            into.entry(preprocessed[t.start..t.end].to_owned()).or_insert(base + i);
+        }
+    }
+}

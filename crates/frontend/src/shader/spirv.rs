@@ -9,7 +9,6 @@ pub(crate) const MAGIC: u32 = 0x0723_0203;
 pub(crate) mod op {
     pub const NAME: u16 = 5;
     pub const MEMBER_NAME: u16 = 6;
-    pub const ENTRY_POINT: u16 = 15;
     pub const TYPE_BOOL: u16 = 20;
     pub const TYPE_INT: u16 = 21;
     pub const TYPE_FLOAT: u16 = 22;
@@ -108,16 +107,6 @@ fn decode_string(words: &[u32]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Number of words taken by a literal string starting at `words[0]`.
-fn string_words(words: &[u32]) -> usize {
-    for (i, w) in words.iter().enumerate() {
-        if w.to_le_bytes().contains(&0) {
-            return i + 1;
-        }
-    }
-    words.len()
-}
-
 impl Module {
     pub(crate) fn parse(words: Vec<u32>) -> Result<Self, String> {
         if words.len() < 5 || words[0] != MAGIC {
@@ -202,10 +191,7 @@ impl Module {
                     m.types.insert(get(0), Type::Struct { members: ops.get(1..).unwrap_or(&[]).to_vec() });
                 }
                 op::TYPE_POINTER => {
-                    m.types.insert(get(1), Type::Pointer { storage: get(1 + 0).wrapping_sub(0) & 0 | get(1), pointee: get(2) });
-                    // (fixed below: operand order is result, storage, type)
                     m.types.insert(get(0), Type::Pointer { storage: get(1), pointee: get(2) });
-                    m.types.remove(&get(1)).filter(|_| false);
                 }
                 op::CONSTANT if ops.len() >= 3 => {
                     m.constants.insert(ops[1], ops[2]);
@@ -285,27 +271,5 @@ impl Module {
         if let Ok(m) = Module::parse(words) {
             *self = m;
         }
-    }
-
-    /// Entry-point interface ids (SPIR-V 1.0: inputs and outputs).
-    #[allow(dead_code)]
-    pub(crate) fn entry_interface(&self) -> Vec<u32> {
-        let mut i = 5usize;
-        while i < self.words.len() {
-            let w0 = self.words[i];
-            let count = (w0 >> 16) as usize;
-            if count == 0 {
-                break;
-            }
-            if (w0 & 0xffff) as u16 == op::ENTRY_POINT && i + count <= self.words.len() {
-                let ops = &self.words[i + 1..i + count];
-                if ops.len() >= 2 {
-                    let name_len = string_words(&ops[2..]);
-                    return ops.get(2 + name_len..).unwrap_or(&[]).to_vec();
-                }
-            }
-            i += count;
-        }
-        Vec::new()
     }
 }

@@ -14,7 +14,11 @@ pub fn table(out: &mut Out, model: &Model) {
     }
     out.open("pub const COVERAGE: &[(&str, &[Opcode])] = &[");
     for e in &model.coverage {
-        let ops: Vec<String> = e.calls.iter().map(|&i| format!("Opcode::{}", model.calls[i].camel)).collect();
+        let ops: Vec<String> = e
+            .calls
+            .iter()
+            .map(|&i| format!("Opcode::{}", model.calls[i].camel))
+            .collect();
         out.line(format!("({}, &[{}]),", lit(&e.entry_point), ops.join(", ")));
     }
     out.close("];");

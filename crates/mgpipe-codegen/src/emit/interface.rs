@@ -5,7 +5,12 @@ use super::Out;
 use crate::model::{Call, Class, Model};
 
 fn sig(c: &Call) -> String {
-    format!("fn {}(&mut self, p: &calls::{}{})", c.method(), c.camel, extra_params(c))
+    format!(
+        "fn {}(&mut self, p: &calls::{}{})",
+        c.method(),
+        c.camel,
+        extra_params(c)
+    )
 }
 
 fn method_doc(out: &mut Out, c: &Call) {
@@ -35,12 +40,18 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call]) {
     // Forwarding impls: Box<T> and &mut T.
     for wrapper in ["Box<T>", "&mut T"] {
         if calls.is_empty() {
-            out.line(format!("impl<T: {name} + ?Sized> {name} for {wrapper} {{}}"));
+            out.line(format!(
+                "impl<T: {name} + ?Sized> {name} for {wrapper} {{}}"
+            ));
         } else {
             out.open(format!("impl<T: {name} + ?Sized> {name} for {wrapper} {{"));
             for c in calls {
                 out.open(format!("{} {{", sig(c)));
-                out.line(format!("<T as {name}>::{}(&mut **self, p{})", c.method(), extra_args(c)));
+                out.line(format!(
+                    "<T as {name}>::{}(&mut **self, p{})",
+                    c.method(),
+                    extra_args(c)
+                ));
                 out.close("}");
             }
             out.close("}");
@@ -88,7 +99,12 @@ pub fn direct(out: &mut Out, model: &Model) {
         out.open("impl<A: Applier> Pipe for Direct<A> {");
         for c in &calls {
             out.open(format!("{} {{", sig(c)));
-            out.line(format!("<A as {}>::{}(&mut self.0, p{})", table_trait(c), c.method(), extra_args(c)));
+            out.line(format!(
+                "<A as {}>::{}(&mut self.0, p{})",
+                table_trait(c),
+                c.method(),
+                extra_args(c)
+            ));
             out.close("}");
         }
         out.close("}");
@@ -107,7 +123,9 @@ pub fn encoder(out: &mut Out, model: &Model) {
     out.close("}");
     out.blank();
     for wrapper in ["Box<T>", "&mut T"] {
-        out.open(format!("impl<T: RecordSink + ?Sized> RecordSink for {wrapper} {{"));
+        out.open(format!(
+            "impl<T: RecordSink + ?Sized> RecordSink for {wrapper} {{"
+        ));
         out.open("fn record(&mut self, opcode: Opcode, payload: &[u8], blob: &[u8]) {");
         out.line("<T as RecordSink>::record(&mut **self, opcode, payload, blob)");
         out.close("}");
@@ -134,7 +152,10 @@ pub fn encoder(out: &mut Out, model: &Model) {
                     c.camel
                 ));
             } else {
-                out.line(format!("self.0.record(Opcode::{}, bytemuck::bytes_of(p), {blob})", c.camel));
+                out.line(format!(
+                    "self.0.record(Opcode::{}, bytemuck::bytes_of(p), {blob})",
+                    c.camel
+                ));
             }
             out.close("}");
         }

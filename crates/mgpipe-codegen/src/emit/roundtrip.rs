@@ -135,12 +135,22 @@ fn support(out: &mut Out, model: &Model) {
         out.open(format!("impl {tr} for Recorder {{"));
         for c in calls {
             let params = super::wire::extra_params(c);
-            out.open(format!("fn {}(&mut self, p: &calls::{}{params}) {{", c.method(), c.camel));
+            out.open(format!(
+                "fn {}(&mut self, p: &calls::{}{params}) {{",
+                c.method(),
+                c.camel
+            ));
             let blob = if c.has_blob() { "blob" } else { "&[]" };
-            out.line(format!("self.note(Opcode::{}, bytemuck::bytes_of(p), {blob});", c.camel));
+            out.line(format!(
+                "self.note(Opcode::{}, bytemuck::bytes_of(p), {blob});",
+                c.camel
+            ));
             if c.reply_slot() {
                 out.line("reply.clear();");
-                out.line(format!("reply.extend_from_slice(&reply_bytes(Opcode::{}));", c.camel));
+                out.line(format!(
+                    "reply.extend_from_slice(&reply_bytes(Opcode::{}));",
+                    c.camel
+                ));
             }
             out.close("}");
         }
@@ -244,7 +254,11 @@ fn stream(out: &mut Out, model: &Model) {
     }
     for c in model.live() {
         let blob = format!("&sample_blob(Opcode::{})", c.camel);
-        out.line(format!("enc.{}({});", c.method(), call_args(c, &format!("&sample_{}()", c.name), &blob, "&mut reply")));
+        out.line(format!(
+            "enc.{}({});",
+            c.method(),
+            call_args(c, &format!("&sample_{}()", c.name), &blob, "&mut reply")
+        ));
     }
     out.line("enc.0");
     out.close("}");
@@ -263,30 +277,51 @@ fn per_call(out: &mut Out, c: &Call) {
         out.line("let mut reply = Vec::new();");
     }
     out.line("let mut enc = Encoder(VecSink::default());");
-    out.line(format!("enc.{}({});", c.method(), call_args(c, "&p", "&blob", "&mut reply")));
+    out.line(format!(
+        "enc.{}({});",
+        c.method(),
+        call_args(c, "&p", "&blob", "&mut reply")
+    ));
     if c.reply_slot() {
         out.line("assert!(reply.is_empty());");
     }
     out.line("let got = decode(&enc.0.records, &enc.0.stage).expect(\"decodes\");");
     let blob = if c.has_blob() { "&blob" } else { "&[]" };
-    out.line(format!("check_one({op}, bytemuck::bytes_of(&p), {blob}, &got);"));
-    out.line(format!("let q: calls::{} = bytemuck::pod_read_unaligned(&got.0.seen[0].payload);", c.camel));
+    out.line(format!(
+        "check_one({op}, bytemuck::bytes_of(&p), {blob}, &got);"
+    ));
+    out.line(format!(
+        "let q: calls::{} = bytemuck::pod_read_unaligned(&got.0.seen[0].payload);",
+        c.camel
+    ));
     out.line("assert_eq!(q, p);");
     out.line("assert_eq!(q.first_divergence(&p), None);");
     out.comment_line("The monolith path sees the same call.");
     out.line("let mut direct = Direct(Recorder::default());");
-    out.line(format!("direct.{}({});", c.method(), call_args(c, "&p", "&blob", "&mut reply")));
+    out.line(format!(
+        "direct.{}({});",
+        c.method(),
+        call_args(c, "&p", "&blob", "&mut reply")
+    ));
     out.line("assert_eq!(direct.0.seen, got.0.seen);");
     if c.reply_slot() {
         out.line(format!("assert_eq!(reply, reply_bytes({op}));"));
     }
     out.comment_line("Opcode table.");
-    out.line(format!("assert_eq!(Opcode::from_u16({}), Some({op}));", c.opcode));
+    out.line(format!(
+        "assert_eq!(Opcode::from_u16({}), Some({op}));",
+        c.opcode
+    ));
     out.line(format!("assert_eq!({op}.name(), {});", lit(&c.name)));
-    out.line(format!("assert_eq!({op}.payload_size(), core::mem::size_of::<calls::{}>());", c.camel));
+    out.line(format!(
+        "assert_eq!({op}.payload_size(), core::mem::size_of::<calls::{}>());",
+        c.camel
+    ));
     let mut first = true;
     for f in c.data_fields() {
-        let FieldKind::Data(t) = &f.kind else { continue };
+        let FieldKind::Data(t) = &f.kind else {
+            continue;
+        };
         if first {
             out.comment_line("G4: a change to each field is named.");
             first = false;
@@ -294,12 +329,21 @@ fn per_call(out: &mut Out, c: &Call) {
         let id = f.ident();
         let (place, name) = match t.array {
             None => (format!("m.{id}"), f.name.clone()),
-            Some(n) => (format!("m.{id}[{}]", n - 1), format!("{}[{}]", f.name, n - 1)),
+            Some(n) => (
+                format!("m.{id}[{}]", n - 1),
+                format!("{}[{}]", f.name, n - 1),
+            ),
         };
         out.open("{");
         out.line("let mut m = p;");
-        out.line(format!("{place} = {};", other(&t.elem, &place.replacen("m.", "p.", 1))));
-        out.line(format!("assert_eq!(p.first_divergence(&m), Some({}));", lit(&name)));
+        out.line(format!(
+            "{place} = {};",
+            other(&t.elem, &place.replacen("m.", "p.", 1))
+        ));
+        out.line(format!(
+            "assert_eq!(p.first_divergence(&m), Some({}));",
+            lit(&name)
+        ));
         out.line(format!(
             "assert_eq!(first_divergence({op}, bytemuck::bytes_of(&p), bytemuck::bytes_of(&m)), Some({}));",
             lit(&name)

@@ -12,7 +12,9 @@ pub fn per_struct(out: &mut Out, c: &Call) {
          bits, so NaN payloads compare as the wire sees them.",
     );
     let o = if c.fields.is_empty() { "_o" } else { "o" };
-    out.open(format!("pub fn first_divergence(&self, {o}: &Self) -> Option<&'static str> {{"));
+    out.open(format!(
+        "pub fn first_divergence(&self, {o}: &Self) -> Option<&'static str> {{"
+    ));
     for f in &c.fields {
         let id = f.ident();
         let float = match &f.kind {
@@ -32,7 +34,10 @@ pub fn per_struct(out: &mut Out, c: &Call) {
         };
         match array {
             None => {
-                out.open(format!("if {} {{", ne(&format!("self.{id}"), &format!("o.{id}"))));
+                out.open(format!(
+                    "if {} {{",
+                    ne(&format!("self.{id}"), &format!("o.{id}"))
+                ));
                 out.line(format!("return Some({});", lit(&f.name)));
                 out.close("}");
             }
@@ -42,8 +47,14 @@ pub fn per_struct(out: &mut Out, c: &Call) {
                     ne("x", "y")
                 ));
                 let names: Vec<String> = (0..n).map(|i| lit(&format!("{}[{i}]", f.name))).collect();
-                out.line(format!("const NAMES: [&str; {n}] = [{}];", names.join(", ")));
-                out.line(format!("return Some(NAMES.get(i).copied().unwrap_or({}));", lit(&f.name)));
+                out.line(format!(
+                    "const NAMES: [&str; {n}] = [{}];",
+                    names.join(", ")
+                ));
+                out.line(format!(
+                    "return Some(NAMES.get(i).copied().unwrap_or({}));",
+                    lit(&f.name)
+                ));
                 out.close("}");
             }
         }
@@ -59,10 +70,15 @@ pub fn by_opcode(out: &mut Out, model: &Model) {
          `opcode`, by name (`None`: equal). A payload of the wrong length\n\
          diverges as `\"<payload length>\"` unless both are byte-identical.",
     );
-    out.open("pub fn first_divergence(opcode: Opcode, a: &[u8], b: &[u8]) -> Option<&'static str> {");
+    out.open(
+        "pub fn first_divergence(opcode: Opcode, a: &[u8], b: &[u8]) -> Option<&'static str> {",
+    );
     out.open("match opcode {");
     for c in model.live() {
-        out.line(format!("Opcode::{0} => diverge(a, b, calls::{0}::first_divergence),", c.camel));
+        out.line(format!(
+            "Opcode::{0} => diverge(a, b, calls::{0}::first_divergence),",
+            c.camel
+        ));
     }
     out.close("}");
     out.close("}");

@@ -8,10 +8,16 @@ pub fn prelude(out: &mut Out, model: &Model) {
     out.line("use super::ProtocolCorruption;");
     out.blank();
     out.doc("xxh3_64 of the catalogue's canonical form (names, classes, flags, field\nnames and types in order). Peers with different hashes refuse by name.");
-    out.line(format!("pub const CATALOGUE_HASH: u64 = 0x{:016x};", model.hash));
+    out.line(format!(
+        "pub const CATALOGUE_HASH: u64 = 0x{:016x};",
+        model.hash
+    ));
     out.blank();
     out.doc("Number of opcodes (retired ones included): every opcode is below this.");
-    out.line(format!("pub const CALL_COUNT: usize = {};", model.calls.len()));
+    out.line(format!(
+        "pub const CALL_COUNT: usize = {};",
+        model.calls.len()
+    ));
     out.blank();
 
     out.doc("The class of a call (DESIGN §3): `Screen` calls go to the [`Screen`]\ntable, every other class to [`Context`].");
@@ -27,7 +33,11 @@ pub fn prelude(out: &mut Out, model: &Model) {
     out.open("pub const fn name(self) -> &'static str {");
     out.open("match self {");
     for c in Class::ALL {
-        out.line(format!("CallClass::{} => {},", c.rust_name(), lit(c.catalogue_name())));
+        out.line(format!(
+            "CallClass::{} => {},",
+            c.rust_name(),
+            lit(c.catalogue_name())
+        ));
     }
     out.close("}");
     out.close("}");
@@ -42,7 +52,11 @@ pub fn prelude(out: &mut Out, model: &Model) {
     out.line("pub const NONE: CallFlags = CallFlags(0);");
     for f in Flag::ALL {
         out.doc(flag_doc(f));
-        out.line(format!("pub const {}: CallFlags = CallFlags(1 << {});", f.const_name(), f as u32));
+        out.line(format!(
+            "pub const {}: CallFlags = CallFlags(1 << {});",
+            f.const_name(),
+            f as u32
+        ));
     }
     out.blank();
     out.line("pub const fn bits(self) -> u32 {");
@@ -72,7 +86,9 @@ pub fn prelude(out: &mut Out, model: &Model) {
 fn flag_doc(f: Flag) -> &'static str {
     match f {
         Flag::NeedsAck => "The call must be acknowledged by the backend.",
-        Flag::HasBlob => "The call carries one byte blob (STAGE on the wire, a borrowed slice in monolith).",
+        Flag::HasBlob => {
+            "The call carries one byte blob (STAGE on the wire, a borrowed slice in monolith)."
+        }
         Flag::VarTail => "The payload has a variable tail.",
         Flag::HostSpan => "The blob holds bytes the client owned (client arrays, indices).",
         Flag::ReplySlot => "The call is synchronous and answers with reply bytes.",
@@ -91,7 +107,11 @@ fn flags_list(c: &Call) -> String {
     if c.flags.is_empty() {
         "none".to_string()
     } else {
-        c.flags.iter().map(|f| f.catalogue_name()).collect::<Vec<_>>().join(", ")
+        c.flags
+            .iter()
+            .map(|f| f.catalogue_name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -128,7 +148,9 @@ fn payload(out: &mut Out, c: &Call) {
     }
     out.line("#[repr(C)]");
     if c.derives_default() {
-        out.line("#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]");
+        out.line(
+            "#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]",
+        );
     } else {
         out.line("#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]");
     }
@@ -160,9 +182,17 @@ fn payload(out: &mut Out, c: &Call) {
         out.close("}");
     }
     out.blank();
-    out.line(format!("const _: () = assert!(core::mem::size_of::<{}>() == {});", c.camel, c.size));
+    out.line(format!(
+        "const _: () = assert!(core::mem::size_of::<{}>() == {});",
+        c.camel, c.size
+    ));
     for f in &c.fields {
-        out.line(format!("const _: () = assert!(core::mem::offset_of!({}, {}) == {});", c.camel, f.ident(), f.offset));
+        out.line(format!(
+            "const _: () = assert!(core::mem::offset_of!({}, {}) == {});",
+            c.camel,
+            f.ident(),
+            f.offset
+        ));
     }
     if !c.derives_default() {
         out.blank();
@@ -204,15 +234,45 @@ pub fn opcodes(out: &mut Out, model: &Model) {
     out.line("_ => None,");
     out.close("}");
     out.close("}");
-    table(out, model, "The catalogue name (`draw`).", "name", "&'static str", |c| lit(&c.name));
-    table(out, model, "The call's class.", "class", "CallClass", |c| format!("CallClass::{}", c.class.rust_name()));
-    table(out, model, "The call's flags.", "flags", "CallFlags", flags_expr);
-    table(out, model, "Size in bytes of the call's payload POD.", "payload_size", "usize", |c| c.size.to_string());
+    table(
+        out,
+        model,
+        "The catalogue name (`draw`).",
+        "name",
+        "&'static str",
+        |c| lit(&c.name),
+    );
+    table(out, model, "The call's class.", "class", "CallClass", |c| {
+        format!("CallClass::{}", c.class.rust_name())
+    });
+    table(
+        out,
+        model,
+        "The call's flags.",
+        "flags",
+        "CallFlags",
+        flags_expr,
+    );
+    table(
+        out,
+        model,
+        "Size in bytes of the call's payload POD.",
+        "payload_size",
+        "usize",
+        |c| c.size.to_string(),
+    );
     out.close("}");
     out.blank();
 }
 
-fn table(out: &mut Out, model: &Model, doc: &str, name: &str, ty: &str, f: impl Fn(&Call) -> String) {
+fn table(
+    out: &mut Out,
+    model: &Model,
+    doc: &str,
+    name: &str,
+    ty: &str,
+    f: impl Fn(&Call) -> String,
+) {
     out.blank();
     out.doc(doc);
     out.open(format!("pub const fn {name}(self) -> {ty} {{"));
@@ -271,7 +331,12 @@ pub fn dispatch(out: &mut Out, model: &Model) {
     out.close(") -> Result<(), ProtocolCorruption> {");
     out.indent_in();
     out.line("let corrupt = |why: &'static str| ProtocolCorruption { opcode, offset, why };");
-    let retired: Vec<String> = model.calls.iter().filter(|c| c.retired).map(|c| c.opcode.to_string()).collect();
+    let retired: Vec<String> = model
+        .calls
+        .iter()
+        .filter(|c| c.retired)
+        .map(|c| c.opcode.to_string())
+        .collect();
     out.open("let Some(op) = Opcode::from_u16(opcode) else {");
     if retired.is_empty() {
         out.line("return Err(corrupt(\"unknown opcode\"));");
@@ -299,7 +364,12 @@ pub fn dispatch(out: &mut Out, model: &Model) {
             "let p: calls::{} = bytemuck::try_pod_read_unaligned(payload).map_err(unreadable)?;",
             c.camel
         ));
-        out.line(format!("<A as {}>::{}(a, &p{});", table_trait(c), c.method(), extra_args(c)));
+        out.line(format!(
+            "<A as {}>::{}(a, &p{});",
+            table_trait(c),
+            c.method(),
+            extra_args(c)
+        ));
         out.close("}");
     }
     out.close("}");

@@ -1,0 +1,1435 @@
+//! `mgpipe::Context`: CSOs, `set_*` state, objects/transfers and verbs,
+//! applied to the client context made current by `make_current`.
+
+use glow::HasContext;
+use mgpipe::consts::{
+    CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT, CLEAR_STENCIL, CLEAR_UINT, NO_ATTACHMENT,
+    SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE, VE_INTEGER, VE_NORMALIZED,
+};
+use mgpipe::Handle;
+use tracing::{debug, info, warn};
+
+use crate::emulation::{self, FormatClass};
+use crate::pipe::{calls, Context};
+use crate::screen::MAX_BUFFER;
+use crate::shader;
+use crate::state::{AttribState, Shadow};
+use crate::{Ctx, Features, FboEntry, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams};
+
+/// Replies larger than this are refused (a corrupt read_pixels must not
+/// allocate without bound).
+const MAX_REPLY: usize = 1 << 30;
+
+/// The parts of the backend one context call works with (disjoint borrows).
+struct Cx<'a> {
+    gl: &'a glow::Context,
+    scr: &'a mut ScreenTables,
+    f: Features,
+    ctx: &'a mut Ctx,
+}
+
+/// The parts an object call (upload, copy) works with: any context will do.
+struct Ox<'a> {
+    gl: &'a glow::Context,
+    scr: &'a mut ScreenTables,
+    f: Features,
+    shadow: &'a mut Shadow,
+}
+
+fn default_render_state() -> calls::CreateRenderState {
+    let mut rs: calls::CreateRenderState = bytemuck::Zeroable::zeroed();
+    rs.color_write_mask = u32::MAX;
+    rs.depth_write = 1;
+    rs.stencil_value_mask = [u32::MAX; 2];
+    rs.stencil_write_mask = [u32::MAX; 2];
+    rs.dither = 1;
+    rs
+}
+
+impl GlesBackend {
+    fn cx(&mut self, call: &'static str) -> Option<Cx<'_>> {
+        self.prepare();
+        let Some(h) = self.current else {
+            warn!(call, "no current context, skipped");
+            return None;
+        };
+        let ctx = self.ctxs.get_mut(h)?;
+        Some(Cx { gl: &self.gl, scr: &mut self.scr, f: self.features, ctx })
+    }
+
+    fn ox(&mut self) -> Ox<'_> {
+        self.prepare();
+        let shadow = match self.current.and_then(|h| self.ctxs.get_mut(h)) {
+            Some(c) => &mut c.shadow,
+            None => &mut self.root_shadow,
+        };
+        Ox { gl: &self.gl, scr: &mut self.scr, f: self.features, shadow }
+    }
+
+    /// After make_current: the default framebuffer now means the new surfaces.
+    pub(crate) fn rebind_default_framebuffers(&mut self) {
+        if let Some(mut cx) = self.cx("make_current") {
+            cx.bind_draw();
+            cx.bind_read();
+        }
+    }
+}
+
+fn buffer_of(scr: &ScreenTables, h: Handle) -> Option<(glow::Buffer, u64)> {
+    match scr.resources.get(h).map(|r| &r.kind) {
+        Some(ResKind::Buffer { buf, size }) => Some((*buf, *size)),
+        _ => None,
+    }
+}
+
+/// Attach one resource to `att` of the framebuffer bound at `fbt`.
+fn attach(gl: &glow::Context, scr: &ScreenTables, f: &Features, fbt: u32, att: u32, res: Handle, kind: u32, level: u32, layer: u32) {
+    let detach = || {
+        // SAFETY: detaching from the bound framebuffer.
+        unsafe { gl.framebuffer_renderbuffer(fbt, att, glow::RENDERBUFFER, None) }
+    };
+    if kind == SURFACE_NONE || res.is_null() {
+        return detach();
+    }
+    let r = scr.resources.get(res).map(|r| &r.kind);
+    // SAFETY: attaching live share-group objects to the bound framebuffer;
+    // bad levels/layers only raise GL errors.
+    unsafe {
+        match (kind, r) {
+            (SURFACE_RENDERBUFFER, Some(ResKind::Renderbuffer { rb, .. })) => {
+                gl.framebuffer_renderbuffer(fbt, att, glow::RENDERBUFFER, Some(*rb))
+            }
+            (SURFACE_TEXTURE, Some(ResKind::Texture { tex, target, .. })) => match *target {
+                glow::TEXTURE_CUBE_MAP => {
+                    if layer < 6 {
+                        gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_CUBE_MAP_POSITIVE_X + layer, Some(*tex), level as i32)
+                    } else if f.gles32 {
+                        gl.framebuffer_texture(fbt, att, Some(*tex), level as i32)
+                    } else {
+                        warn!(?res, layer, "layered cube attachment needs GLES 3.2");
+                        detach()
+                    }
+                }
+                glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
+                    if layer == u32::MAX && f.gles32 {
+                        gl.framebuffer_texture(fbt, att, Some(*tex), level as i32)
+                    } else {
+                        gl.framebuffer_texture_layer(fbt, att, Some(*tex), level as i32, layer as i32)
+                    }
+                }
+                glow::TEXTURE_2D_MULTISAMPLE => {
+                    gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_2D_MULTISAMPLE, Some(*tex), 0)
+                }
+                _ => gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_2D, Some(*tex), level as i32),
+            },
+            _ => {
+                warn!(?res, kind, "framebuffer attachment: unknown resource or wrong kind, detached");
+                detach()
+            }
+        }
+    }
+}
+
+fn ds_attachment(class: FormatClass) -> u32 {
+    match class {
+        FormatClass::DepthStencil => glow::DEPTH_STENCIL_ATTACHMENT,
+        FormatClass::Stencil => glow::STENCIL_ATTACHMENT,
+        _ => glow::DEPTH_ATTACHMENT,
+    }
+}
+
+fn check_fb(gl: &glow::Context, fbt: u32, what: &str) {
+    // SAFETY: plain query on the bound framebuffer.
+    let st = unsafe { gl.check_framebuffer_status(fbt) };
+    if st != glow::FRAMEBUFFER_COMPLETE {
+        warn!("{what}: framebuffer incomplete (0x{st:04X})");
+    }
+}
+
+impl Cx<'_> {
+    /// This context's FBO for `surface`, made on first use.
+    fn surface_fbo(&mut self, surface: Handle) -> Option<glow::Framebuffer> {
+        let s = self.scr.surfaces.get(surface)?;
+        if let Some(&fb) = self.ctx.surface_fbos.get(surface) {
+            return Some(fb);
+        }
+        let gl = self.gl;
+        // SAFETY: a new FBO of the current context, attached to the
+        // surface's live renderbuffers.
+        let fb = unsafe {
+            let fb = gl.create_framebuffer().ok()?;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb));
+            self.ctx.shadow.draw_fb = Some(Some(fb));
+            if let Some(rb) = s.color {
+                gl.framebuffer_renderbuffer(glow::DRAW_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
+            }
+            if let Some(rb) = s.depth_stencil {
+                let att = ds_attachment(emulation::format_class(s.ds_internal));
+                gl.framebuffer_renderbuffer(glow::DRAW_FRAMEBUFFER, att, glow::RENDERBUFFER, Some(rb));
+            }
+            gl.draw_buffers(&[if s.color.is_some() { glow::COLOR_ATTACHMENT0 } else { glow::NONE }]);
+            gl.read_buffer(if s.color.is_some() { glow::COLOR_ATTACHMENT0 } else { glow::NONE });
+            fb
+        };
+        check_fb(gl, glow::DRAW_FRAMEBUFFER, "surface framebuffer");
+        if let Ok(Some(old)) = self.ctx.surface_fbos.insert(surface, fb) {
+            // SAFETY: an FBO of this context for a destroyed surface.
+            unsafe { gl.delete_framebuffer(old) };
+        }
+        Some(fb)
+    }
+
+    fn draw_target(&mut self) -> Option<glow::Framebuffer> {
+        if self.ctx.draw_default {
+            let s = self.ctx.draw_surface;
+            let fb = self.surface_fbo(s);
+            if fb.is_none() && !s.is_null() {
+                warn!(surface = ?s, "draw surface unknown (destroyed?)");
+            }
+            fb
+        } else {
+            self.ctx.fbos.get(self.ctx.draw_fbo).map(|e| e.fbo)
+        }
+    }
+
+    fn bind_draw(&mut self) {
+        let fb = self.draw_target();
+        self.ctx.shadow.bind_draw_fb(self.gl, fb);
+    }
+
+    fn bind_read(&mut self) {
+        let fb = if self.ctx.read_default {
+            let s = self.ctx.read_surface;
+            self.surface_fbo(s)
+        } else {
+            self.ctx.read_fbo
+        };
+        self.ctx.shadow.bind_read_fb(self.gl, fb);
+    }
+
+    fn active_draw_buffers(&self) -> [bool; 8] {
+        if self.ctx.draw_default {
+            let mut a = [false; 8];
+            a[0] = true;
+            a
+        } else {
+            self.ctx.fbos.get(self.ctx.draw_fbo).map(|e| e.active).unwrap_or([false; 8])
+        }
+    }
+
+    /// Class of the read surface's colour buffer.
+    fn read_class(&self) -> FormatClass {
+        let internal = if self.ctx.read_default {
+            self.scr.surfaces.get(self.ctx.read_surface).map(|s| s.color_internal).unwrap_or(glow::RGBA8)
+        } else {
+            match self.ctx.read_desc.and_then(|d| self.scr.resources.get(d.color)).map(|r| &r.kind) {
+                Some(ResKind::Texture { internal, .. }) | Some(ResKind::Renderbuffer { internal, .. }) => *internal,
+                _ => glow::RGBA8,
+            }
+        };
+        emulation::format_class(internal)
+    }
+
+    fn apply_textures(&mut self) {
+        let gl = self.gl;
+        let n = (self.ctx.views.count as usize).min(self.ctx.views.views.len()).min(self.f.max_units);
+        for unit in 0..n {
+            let h = self.ctx.views.views[unit];
+            if h.is_null() {
+                continue;
+            }
+            let Some(v) = self.scr.views.get(h).copied() else {
+                warn!(view = ?h, unit, "draw: unknown sampler view, unit skipped");
+                continue;
+            };
+            let Some(ResKind::Texture { tex, target, params, .. }) = self.scr.resources.get_mut(v.texture).map(|r| &mut r.kind) else {
+                warn!(view = ?h, texture = ?v.texture, unit, "draw: sampler view names an unknown texture, unit skipped");
+                continue;
+            };
+            let tgt = emulation::binding_target(v.target).unwrap_or(*target);
+            if *target == 0 {
+                *target = tgt;
+            }
+            self.ctx.shadow.active_unit(gl, unit as u32);
+            self.ctx.shadow.bind_texture(gl, tgt, Some(*tex));
+            let sw = |s: u32, d: u32| if s == 0 { d } else { s };
+            let want = TexParams {
+                base_level: v.base_level,
+                max_level: v.max_level,
+                swizzle: [
+                    sw(v.swizzle[0], glow::RED),
+                    sw(v.swizzle[1], glow::GREEN),
+                    sw(v.swizzle[2], glow::BLUE),
+                    sw(v.swizzle[3], glow::ALPHA),
+                ],
+                depth_stencil_mode: sw(v.depth_stencil_mode, glow::DEPTH_COMPONENT),
+            };
+            if *params != want {
+                let old = *params;
+                // SAFETY: parameters of the texture bound to `tgt` on the active unit.
+                unsafe {
+                    if old.base_level != want.base_level {
+                        gl.tex_parameter_i32(tgt, glow::TEXTURE_BASE_LEVEL, want.base_level as i32);
+                    }
+                    if old.max_level != want.max_level {
+                        gl.tex_parameter_i32(tgt, glow::TEXTURE_MAX_LEVEL, want.max_level.min(i32::MAX as u32) as i32);
+                    }
+                    let names = [glow::TEXTURE_SWIZZLE_R, glow::TEXTURE_SWIZZLE_G, glow::TEXTURE_SWIZZLE_B, glow::TEXTURE_SWIZZLE_A];
+                    for i in 0..4 {
+                        if old.swizzle[i] != want.swizzle[i] {
+                            gl.tex_parameter_i32(tgt, names[i], want.swizzle[i] as i32);
+                        }
+                    }
+                    if old.depth_stencil_mode != want.depth_stencil_mode && self.f.gles31 {
+                        gl.tex_parameter_i32(tgt, glow::DEPTH_STENCIL_TEXTURE_MODE, want.depth_stencil_mode as i32);
+                    }
+                }
+                *params = want;
+            }
+        }
+        let n = (self.ctx.samplers.count as usize).min(self.ctx.samplers.samplers.len()).min(self.f.max_units);
+        for unit in 0..n {
+            let h = self.ctx.samplers.samplers[unit];
+            let s = if h.is_null() {
+                None
+            } else {
+                match self.scr.samplers.get(h) {
+                    Some(s) => Some(*s),
+                    None => {
+                        warn!(sampler = ?h, unit, "draw: unknown sampler, unit unbound");
+                        None
+                    }
+                }
+            };
+            self.ctx.shadow.bind_sampler(gl, unit as u32, s);
+        }
+    }
+
+    fn apply_uniform_buffers(&mut self, sh_binding: u32, sh_size: u32, sh_ubo: Option<glow::Buffer>) {
+        let gl = self.gl;
+        let cb = self.ctx.cbufs;
+        let n = (cb.count as usize).min(cb.buffers.len());
+        for i in 0..n {
+            let h = cb.buffers[i];
+            if h.is_null() {
+                continue;
+            }
+            let Some((buf, size)) = buffer_of(self.scr, h) else {
+                warn!(buffer = ?h, binding = i, "draw: unknown uniform buffer, binding skipped");
+                continue;
+            };
+            let off = cb.offsets[i];
+            let len = if cb.sizes[i] == 0 { size.saturating_sub(off) } else { cb.sizes[i] };
+            if off > i32::MAX as u64 || len > i32::MAX as u64 {
+                warn!(buffer = ?h, binding = i, "draw: uniform range beyond GLES limits, skipped");
+                continue;
+            }
+            self.ctx.shadow.bind_ubo(gl, i as u32, Some(buf), off as i32, len as i32);
+        }
+        if let Some(ubo) = sh_ubo {
+            self.ctx.shadow.bind_ubo(gl, sh_binding, Some(ubo), 0, sh_size as i32);
+        }
+    }
+
+    fn apply_vertex_state(&mut self, base_instance: u32) {
+        let gl = self.gl;
+        let ve = self.scr.vertex_elements.get(self.ctx.vertex_elements).copied();
+        if ve.is_none() && !self.ctx.vertex_elements.is_null() {
+            warn!(cso = ?self.ctx.vertex_elements, "draw: unknown vertex elements, attributes disabled");
+        }
+        let vb = self.ctx.vbufs;
+        let defaults = self.ctx.attrib_defaults;
+        for i in 0..self.f.max_attribs.min(16) {
+            let want = ve.filter(|ve| ve.enabled_mask & (1 << i) != 0).and_then(|ve| {
+                let slot = ve.buffer_index[i] as usize;
+                if slot >= (vb.count as usize).min(16) {
+                    warn!(attrib = i, slot, "draw: attribute reads an unset vertex buffer slot, disabled");
+                    return None;
+                }
+                let h = vb.buffers[slot];
+                let Some((buffer, _)) = buffer_of(self.scr, h) else {
+                    warn!(attrib = i, buffer = ?h, "draw: unknown vertex buffer, attribute disabled");
+                    return None;
+                };
+                let fmt = ve.format[i];
+                let size = (fmt & 0xff) as i32;
+                let ty = (fmt >> 8) & 0xffff;
+                if !(1..=4).contains(&size) || !emulation::vertex_type_supported(ty) {
+                    warn!(attrib = i, size, ty, "draw: vertex format not supported by GLES, attribute disabled");
+                    return None;
+                }
+                let stride = vb.strides[slot];
+                let mut offset = vb.offsets[slot].saturating_add(ve.offset[i] as u64);
+                let divisor = ve.divisor[i];
+                if divisor > 0 && base_instance > 0 {
+                    // emulation: base instance (see emulation.rs)
+                    let eff = if stride == 0 { emulation::vertex_element_size(size as u32, ty) } else { stride };
+                    offset = offset.saturating_add((base_instance / divisor) as u64 * eff as u64);
+                }
+                if offset > i32::MAX as u64 || stride > i32::MAX as u32 {
+                    warn!(attrib = i, offset, "draw: vertex offset beyond GLES limits, attribute disabled");
+                    return None;
+                }
+                Some(AttribState {
+                    buffer,
+                    size,
+                    ty,
+                    normalized: fmt & VE_NORMALIZED != 0,
+                    integer: fmt & VE_INTEGER != 0,
+                    stride: stride as i32,
+                    offset: offset as i64,
+                    divisor,
+                })
+            });
+            let shadow = &mut self.ctx.shadow;
+            if shadow.attribs[i] != Some(want) {
+                let was_enabled = matches!(shadow.attribs[i], Some(Some(_)));
+                match want {
+                    Some(a) => {
+                        shadow.bind_array_buffer(gl, Some(a.buffer));
+                        // SAFETY: attribute i < MAX_VERTEX_ATTRIBS, sourced from the
+                        // bound live ARRAY_BUFFER at a checked offset.
+                        unsafe {
+                            if !was_enabled {
+                                gl.enable_vertex_attrib_array(i as u32);
+                            }
+                            if a.integer {
+                                gl.vertex_attrib_pointer_i32(i as u32, a.size, a.ty, a.stride, a.offset as i32);
+                            } else {
+                                gl.vertex_attrib_pointer_f32(i as u32, a.size, a.ty, a.normalized, a.stride, a.offset as i32);
+                            }
+                            gl.vertex_attrib_divisor(i as u32, a.divisor);
+                        }
+                    }
+                    None => {
+                        // SAFETY: attribute i < MAX_VERTEX_ATTRIBS.
+                        unsafe { gl.disable_vertex_attrib_array(i as u32) };
+                    }
+                }
+                shadow.attribs[i] = Some(want);
+            }
+            if want.is_none() && defaults.mask & (1 << i) != 0 {
+                let v = [defaults.values[4 * i], defaults.values[4 * i + 1], defaults.values[4 * i + 2], defaults.values[4 * i + 3]];
+                let integer = defaults.integer_mask & (1 << i) != 0;
+                if shadow.attrib_values[i] != Some((v, integer)) {
+                    // SAFETY: current value of attribute i < MAX_VERTEX_ATTRIBS.
+                    unsafe {
+                        if integer {
+                            gl.vertex_attrib_4_i32(i as u32, v[0] as i32, v[1] as i32, v[2] as i32, v[3] as i32);
+                        } else {
+                            let fv = v.map(f32::from_bits);
+                            gl.vertex_attrib_4_f32_slice(i as u32, &fv);
+                        }
+                    }
+                    shadow.attrib_values[i] = Some((v, integer));
+                }
+            }
+        }
+    }
+
+    /// Upload client indices into the streaming index buffer; returns the
+    /// byte offset to draw from (ELEMENT_ARRAY_BUFFER left bound to it).
+    fn stream_indices(&mut self, data: &[u8]) -> Option<usize> {
+        let gl = self.gl;
+        let st = &mut self.ctx.stream;
+        if data.len() as u64 > MAX_BUFFER {
+            return None;
+        }
+        let buf = match st.buf {
+            Some(b) => b,
+            None => {
+                // SAFETY: object creation on the current context.
+                let b = unsafe { gl.create_buffer() }.ok()?;
+                st.buf = Some(b);
+                st.cap = 0;
+                b
+            }
+        };
+        self.ctx.shadow.bind_element_buffer(gl, Some(buf));
+        let st = &mut self.ctx.stream;
+        let mut at = (st.cursor + 3) & !3;
+        // SAFETY: the streaming buffer is bound to ELEMENT_ARRAY_BUFFER; sizes checked.
+        unsafe {
+            if at + data.len() > st.cap {
+                let cap = data.len().max(st.cap).max(64 * 1024).min(MAX_BUFFER as usize);
+                gl.buffer_data_size(glow::ELEMENT_ARRAY_BUFFER, cap as i32, glow::STREAM_DRAW);
+                st.cap = cap;
+                at = 0;
+            }
+            gl.buffer_sub_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, at as i32, data);
+        }
+        st.cursor = at + data.len();
+        Some(at)
+    }
+}
+
+impl Ox<'_> {
+    /// The texture named by `res` bound for editing, with its binding target
+    /// fixed by `image_target` on first use.
+    fn edit_texture(&mut self, res: Handle, image_target: u32, call: &'static str) -> Option<(glow::Texture, u32, u32)> {
+        let Some(ResKind::Texture { tex, target, internal, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) else {
+            warn!(?res, call, "unknown texture resource, skipped");
+            return None;
+        };
+        let Some(bind) = emulation::binding_target(image_target) else {
+            warn!(?res, call, target = image_target, "texture target has no GLES equivalent, skipped");
+            return None;
+        };
+        if *target == 0 {
+            *target = bind;
+        } else if *target != bind {
+            warn!(?res, call, target = image_target, "target does not match the texture's, skipped");
+            return None;
+        }
+        let (tex, internal) = (*tex, *internal);
+        self.shadow.bind_texture(self.gl, bind, Some(tex));
+        Some((tex, bind, internal))
+    }
+
+    fn set_internal(&mut self, res: Handle, sized: u32) {
+        if let Some(ResKind::Texture { internal, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+            *internal = sized;
+        }
+    }
+}
+
+/// Client pixels made acceptable to GLES for `internal`: (format, type, bytes).
+fn upload_data<'b>(
+    blob: &'b [u8],
+    internal: u32,
+    canon: (u32, u32),
+    format: u32,
+    ty: u32,
+    extent: (u32, u32, u32),
+    what: &str,
+) -> Result<(u32, u32, std::borrow::Cow<'b, [u8]>), ()> {
+    let Some(size) = emulation::image_size(format, ty, extent.0, extent.1, extent.2) else {
+        warn!(what, format, ty, "unknown client format/type pair, skipped");
+        return Err(());
+    };
+    if blob.len() < size {
+        warn!(what, blob = blob.len(), expected = size, "pixel blob too short, skipped");
+        return Err(());
+    }
+    if internal == 0 || emulation::upload_accepted(internal, format, ty) {
+        return Ok((format, ty, std::borrow::Cow::Borrowed(&blob[..size])));
+    }
+    let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
+    match emulation::convert(blob, format, ty, canon.0, canon.1, pixels) {
+        Some(v) => {
+            debug!(what, format, ty, to_format = canon.0, to_type = canon.1, "pixels converted on the CPU");
+            Ok((canon.0, canon.1, std::borrow::Cow::Owned(v)))
+        }
+        None => {
+            warn!(what, format, ty, internal, "no conversion from this format/type for the texture's format, skipped");
+            Err(())
+        }
+    }
+}
+
+/// Canonical upload pair of a GLES sized format.
+fn canonical(internal: u32, norm16: bool) -> (u32, u32) {
+    let sf = emulation::storage_format(internal, norm16);
+    (sf.format, sf.ty)
+}
+
+impl Context for GlesBackend {
+    // ------------------------------------------------------------ objects
+
+    fn buffer_respecify(&mut self, p: &calls::BufferRespecify, blob: &[u8]) {
+        let o = self.ox();
+        let Some(ResKind::Buffer { buf, size }) = o.scr.resources.get_mut(p.res).map(|r| &mut r.kind) else {
+            warn!(res = ?p.res, "buffer_respecify: unknown buffer, skipped");
+            return;
+        };
+        if p.size > MAX_BUFFER {
+            warn!(res = ?p.res, size = p.size, "buffer_respecify: size beyond GLES limits, skipped");
+            return;
+        }
+        let n = p.size as usize;
+        // SAFETY: a live buffer bound to COPY_WRITE_BUFFER; lengths checked.
+        unsafe {
+            o.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(*buf));
+            let usage = emulation::buffer_usage(p.usage);
+            if blob.len() >= n && n > 0 {
+                o.gl.buffer_data_u8_slice(glow::COPY_WRITE_BUFFER, &blob[..n], usage);
+            } else {
+                o.gl.buffer_data_size(glow::COPY_WRITE_BUFFER, n as i32, usage);
+                if !blob.is_empty() {
+                    warn!(res = ?p.res, blob = blob.len(), size = n, "buffer_respecify: short blob, uploaded what came");
+                    o.gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..blob.len().min(n)]);
+                }
+            }
+        }
+        *size = p.size;
+        self.check("buffer_respecify");
+    }
+
+    fn buffer_subdata(&mut self, p: &calls::BufferSubdata, blob: &[u8]) {
+        let o = self.ox();
+        let Some((buf, size)) = buffer_of(o.scr, p.res) else {
+            warn!(res = ?p.res, "buffer_subdata: unknown buffer, skipped");
+            return;
+        };
+        if p.offset.checked_add(blob.len() as u64).is_none_or(|end| end > size) {
+            warn!(res = ?p.res, offset = p.offset, len = blob.len(), size, "buffer_subdata: range past the end, skipped");
+            return;
+        }
+        if blob.is_empty() {
+            return;
+        }
+        // SAFETY: live buffer, range checked against its size.
+        unsafe {
+            o.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(buf));
+            o.gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, p.offset as i32, blob);
+        }
+        self.check("buffer_subdata");
+    }
+
+    fn buffer_copy(&mut self, p: &calls::BufferCopy) {
+        let o = self.ox();
+        let (Some((src, ss)), Some((dst, ds))) = (buffer_of(o.scr, p.src), buffer_of(o.scr, p.dst)) else {
+            warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: unknown buffer, skipped");
+            return;
+        };
+        let ok = |off: u64, size: u64| off.checked_add(p.size).is_some_and(|e| e <= size);
+        if !ok(p.src_offset, ss) || !ok(p.dst_offset, ds) {
+            warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: range past the end, skipped");
+            return;
+        }
+        // SAFETY: live buffers, ranges checked.
+        unsafe {
+            o.gl.bind_buffer(glow::COPY_READ_BUFFER, Some(src));
+            o.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(dst));
+            o.gl.copy_buffer_sub_data(
+                glow::COPY_READ_BUFFER,
+                glow::COPY_WRITE_BUFFER,
+                p.src_offset as i32,
+                p.dst_offset as i32,
+                p.size as i32,
+            );
+        }
+        self.check("buffer_copy");
+    }
+
+    fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
+        let mut o = self.ox();
+        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+            warn!(res = ?p.res, target = p.target, "texture_image: target has no GLES equivalent, skipped");
+            return;
+        };
+        let sf = emulation::storage_format(p.internal_format, o.f.norm16);
+        if let Some(why) = sf.emulation {
+            debug!(res = ?p.res, format = p.internal_format, why, "texture format emulated");
+        }
+        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_image") else { return };
+        let (format, ty, data) = if blob.is_empty() {
+            (sf.format, sf.ty, None)
+        } else {
+            match upload_data(blob, sf.internal, (sf.format, sf.ty), p.format, p.r#type, (p.width, p.height, p.depth), "texture_image") {
+                Ok((f, t, d)) => (f, t, Some(d)),
+                Err(()) => return,
+            }
+        };
+        let px = glow::PixelUnpackData::Slice(data.as_deref());
+        // SAFETY: the texture is bound to `bind`; the data slice holds the
+        // full tight image (checked) and UNPACK_ALIGNMENT is 1.
+        unsafe {
+            if emulation::is_3d_target(bind) {
+                o.gl.tex_image_3d(img_target, p.level as i32, sf.internal as i32, w as i32, h as i32, d as i32, 0, format, ty, px);
+            } else {
+                o.gl.tex_image_2d(img_target, p.level as i32, sf.internal as i32, w as i32, h as i32, 0, format, ty, px);
+            }
+        }
+        o.set_internal(p.res, sf.internal);
+        self.check("texture_image");
+    }
+
+    fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
+        let mut o = self.ox();
+        let norm16 = o.f.norm16;
+        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+            warn!(res = ?p.res, target = p.target, "texture_subimage: target has no GLES equivalent, skipped");
+            return;
+        };
+        // 1D arrays: the layer is y.
+        let (x, y, z) = match p.target {
+            glow::TEXTURE_1D => (p.x, 0, 0),
+            glow::TEXTURE_1D_ARRAY => (p.x, 0, p.y),
+            _ => (p.x, p.y, p.z),
+        };
+        let Some((_, bind, internal)) = o.edit_texture(p.res, img_target, "texture_subimage") else { return };
+        let (format, ty, data) =
+            match upload_data(blob, internal, canonical(internal, norm16), p.format, p.r#type, (p.width, p.height, p.depth), "texture_subimage") {
+                Ok(v) => v,
+                Err(()) => return,
+            };
+        let px = glow::PixelUnpackData::Slice(Some(&data));
+        // SAFETY: texture bound to `bind`; data holds the full tight box.
+        unsafe {
+            if emulation::is_3d_target(bind) {
+                o.gl.tex_sub_image_3d(img_target, p.level as i32, x, y, z, w as i32, h as i32, d as i32, format, ty, px);
+            } else {
+                o.gl.tex_sub_image_2d(img_target, p.level as i32, x, y, w as i32, h as i32, format, ty, px);
+            }
+        }
+        self.check("texture_subimage");
+    }
+
+    fn texture_storage(&mut self, p: &calls::TextureStorage) {
+        let mut o = self.ox();
+        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+            warn!(res = ?p.res, target = p.target, "texture_storage: target has no GLES equivalent, skipped");
+            return;
+        };
+        let sf = emulation::storage_format(p.internal_format, o.f.norm16);
+        let samples = match o.scr.resources.get(p.res).map(|r| &r.kind) {
+            Some(ResKind::Texture { samples, .. }) => (*samples).max(1),
+            _ => 1,
+        };
+        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_storage") else { return };
+        let levels = p.levels.clamp(1, 32) as i32;
+        // SAFETY: texture bound to `bind`; bad sizes only raise GL errors.
+        unsafe {
+            match bind {
+                glow::TEXTURE_2D_MULTISAMPLE if o.f.gles31 => {
+                    o.gl.tex_storage_2d_multisample(bind, samples as i32, sf.internal, w as i32, h as i32, true)
+                }
+                glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
+                    warn!(res = ?p.res, "texture_storage: multisample texture target not supported here, skipped");
+                    return;
+                }
+                b if emulation::is_3d_target(b) => o.gl.tex_storage_3d(bind, levels, sf.internal, w as i32, h as i32, d as i32),
+                _ => o.gl.tex_storage_2d(bind, levels, sf.internal, w as i32, h as i32),
+            }
+        }
+        o.set_internal(p.res, sf.internal);
+        self.check("texture_storage");
+    }
+
+    fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
+        let mut o = self.ox();
+        let Some((_, bind, _)) = o.edit_texture(p.res, if p.target == 0 { glow::TEXTURE_2D } else { p.target }, "generate_mipmap") else {
+            return;
+        };
+        // SAFETY: texture bound to `bind`.
+        unsafe { o.gl.generate_mipmap(bind) };
+        self.check("generate_mipmap");
+    }
+
+    // ------------------------------------------------------------ CSOs
+
+    fn create_render_state(&mut self, p: &calls::CreateRenderState) {
+        if self.scr.render_states.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_render_state: invalid handle, skipped");
+        }
+    }
+
+    fn bind_render_state(&mut self, p: &calls::BindRenderState) {
+        let rs = if p.cso.is_null() {
+            default_render_state()
+        } else if let Some(rs) = self.scr.render_states.get(p.cso) {
+            *rs
+        } else {
+            warn!(cso = ?p.cso, "bind_render_state: unknown render state, skipped");
+            return;
+        };
+        let Some(cx) = self.cx("bind_render_state") else { return };
+        cx.ctx.shadow.apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers);
+        cx.ctx.render_state = p.cso;
+        self.check("bind_render_state");
+    }
+
+    fn delete_render_state(&mut self, p: &calls::DeleteRenderState) {
+        if self.scr.render_states.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_render_state: unknown render state, skipped");
+        }
+    }
+
+    fn create_vertex_elements(&mut self, p: &calls::CreateVertexElements) {
+        if self.scr.vertex_elements.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped");
+        }
+    }
+
+    fn bind_vertex_elements(&mut self, p: &calls::BindVertexElements) {
+        if !p.cso.is_null() && self.scr.vertex_elements.get(p.cso).is_none() {
+            warn!(cso = ?p.cso, "bind_vertex_elements: unknown vertex elements");
+        }
+        if let Some(cx) = self.cx("bind_vertex_elements") {
+            cx.ctx.vertex_elements = p.cso;
+        }
+    }
+
+    fn delete_vertex_elements(&mut self, p: &calls::DeleteVertexElements) {
+        if self.scr.vertex_elements.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");
+        }
+    }
+
+    fn create_sampler(&mut self, p: &calls::CreateSampler) {
+        self.prepare();
+        let gl = &self.gl;
+        let or = |v: u32, d: u32| if v == 0 { d } else { v };
+        // SAFETY: a new sampler object and its parameters; bad enums only raise GL errors.
+        let s = unsafe {
+            let Ok(s) = gl.create_sampler() else {
+                warn!(cso = ?p.cso, "create_sampler: glGenSamplers failed");
+                return;
+            };
+            gl.sampler_parameter_i32(s, glow::TEXTURE_MIN_FILTER, or(p.min_filter, glow::NEAREST_MIPMAP_LINEAR) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_MAG_FILTER, or(p.mag_filter, glow::LINEAR) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_S, emulation::wrap_mode(p.wrap_s) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_T, emulation::wrap_mode(p.wrap_t) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_R, emulation::wrap_mode(p.wrap_r) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_COMPARE_MODE, or(p.compare_mode, glow::NONE) as i32);
+            gl.sampler_parameter_i32(s, glow::TEXTURE_COMPARE_FUNC, or(p.compare_func, glow::LEQUAL) as i32);
+            gl.sampler_parameter_f32(s, glow::TEXTURE_MIN_LOD, p.min_lod);
+            gl.sampler_parameter_f32(s, glow::TEXTURE_MAX_LOD, p.max_lod);
+            if self.features.anisotropy && p.max_anisotropy > 1.0 {
+                gl.sampler_parameter_f32(s, glow::TEXTURE_MAX_ANISOTROPY_EXT, p.max_anisotropy);
+            }
+            if self.features.gles32 && p.border_color != [0.0; 4] {
+                gl.sampler_parameter_f32_slice(s, glow::TEXTURE_BORDER_COLOR, &p.border_color);
+            }
+            s
+        };
+        if p.lod_bias != 0.0 && !self.warned_lod_bias {
+            self.warned_lod_bias = true;
+            warn!(cso = ?p.cso, bias = p.lod_bias, "sampler LOD bias has no GLES equivalent: ignored (logged once)");
+        }
+        match self.scr.samplers.insert(p.cso, s) {
+            Ok(Some(old)) => {
+                // SAFETY: a sampler of this share group.
+                unsafe { self.gl.delete_sampler(old) };
+                self.forget_objects();
+            }
+            Ok(None) => {}
+            Err(s) => {
+                warn!(cso = ?p.cso, "create_sampler: invalid handle, skipped");
+                // SAFETY: the sampler just created.
+                unsafe { self.gl.delete_sampler(s) };
+            }
+        }
+        self.check("create_sampler");
+    }
+
+    fn delete_sampler(&mut self, p: &calls::DeleteSampler) {
+        self.prepare();
+        match self.scr.samplers.remove(p.cso) {
+            Some(s) => {
+                // SAFETY: a sampler of this share group.
+                unsafe { self.gl.delete_sampler(s) };
+                self.forget_objects();
+            }
+            None => warn!(cso = ?p.cso, "delete_sampler: unknown sampler, skipped"),
+        }
+    }
+
+    fn create_sampler_view(&mut self, p: &calls::CreateSamplerView) {
+        if self.scr.views.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_sampler_view: invalid handle, skipped");
+        }
+    }
+
+    fn delete_sampler_view(&mut self, p: &calls::DeleteSamplerView) {
+        if self.scr.views.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_sampler_view: unknown sampler view, skipped");
+        }
+    }
+
+    fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
+        self.prepare();
+        let program = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
+            Ok(stages) => shader::build_program(&self.gl, p.cso, &stages),
+            Err(e) => {
+                tracing::error!(shader = ?p.cso, "create_shader: bad blob: {e}");
+                None
+            }
+        };
+        let global_ubo = if p.global_size > 0 && p.global_size <= 1 << 24 {
+            // SAFETY: a new buffer sized for the default uniform block.
+            unsafe {
+                self.gl.create_buffer().ok().inspect(|&b| {
+                    self.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(b));
+                    self.gl.buffer_data_size(glow::COPY_WRITE_BUFFER, p.global_size as i32, glow::DYNAMIC_DRAW);
+                })
+            }
+        } else {
+            None
+        };
+        let entry = ShaderEntry {
+            program,
+            global_binding: p.global_binding,
+            global_size: p.global_size,
+            global_ubo,
+            is_compute: p.stage_mask == 1 << mgpipe::consts::STAGE_COMPUTE,
+        };
+        match self.scr.shaders.insert(p.cso, entry) {
+            Ok(Some(old)) => {
+                self.delete_shader_entry(old);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                warn!(shader = ?p.cso, "create_shader: invalid handle, skipped");
+                self.delete_shader_entry(e);
+            }
+        }
+        self.check("create_shader");
+    }
+
+    fn delete_shader(&mut self, p: &calls::DeleteShader) {
+        self.prepare();
+        match self.scr.shaders.remove(p.cso) {
+            Some(e) => self.delete_shader_entry(e),
+            None => warn!(shader = ?p.cso, "delete_shader: unknown shader, skipped"),
+        }
+    }
+
+    fn bind_shader(&mut self, p: &calls::BindShader) {
+        let program = match self.scr.shaders.get(p.cso) {
+            Some(s) => s.program,
+            None if p.cso.is_null() => None,
+            None => {
+                warn!(shader = ?p.cso, "bind_shader: unknown shader (draws will be skipped)");
+                None
+            }
+        };
+        let Some(cx) = self.cx("bind_shader") else { return };
+        cx.ctx.shader = p.cso;
+        if program.is_some() {
+            cx.ctx.shadow.use_program(cx.gl, program);
+        }
+        self.check("bind_shader");
+    }
+
+    // ------------------------------------------------------------ set_*
+
+    fn set_framebuffer_state(&mut self, p: &calls::SetFramebufferState) {
+        let Some(mut cx) = self.cx("set_framebuffer_state") else { return };
+        if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
+            cx.ctx.draw_default = true;
+            cx.bind_draw();
+            return;
+        }
+        let gl = cx.gl;
+        if cx.ctx.fbos.get(p.fbo).is_none() {
+            // SAFETY: a new FBO of the current context.
+            let Ok(fbo) = (unsafe { gl.create_framebuffer() }) else {
+                warn!(fbo = ?p.fbo, "set_framebuffer_state: glGenFramebuffers failed");
+                return;
+            };
+            match cx.ctx.fbos.insert(p.fbo, FboEntry { fbo, desc: None, active: [false; 8] }) {
+                Ok(Some(old)) => {
+                    // SAFETY: this context's FBO for a retired framebuffer handle.
+                    unsafe { gl.delete_framebuffer(old.fbo) };
+                    cx.ctx.shadow.forget_all_objects();
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    warn!(fbo = ?p.fbo, "set_framebuffer_state: invalid handle, skipped");
+                    // SAFETY: the FBO just created.
+                    unsafe { gl.delete_framebuffer(e.fbo) };
+                    return;
+                }
+            }
+        }
+        cx.ctx.draw_default = false;
+        cx.ctx.draw_fbo = p.fbo;
+        let Some(entry) = cx.ctx.fbos.get_mut(p.fbo) else { return };
+        let fbo = entry.fbo;
+        if entry.desc.as_ref() != Some(p) {
+            entry.desc = Some(*p);
+            cx.ctx.shadow.bind_draw_fb(gl, Some(fbo));
+            let fbt = glow::DRAW_FRAMEBUFFER;
+            let mut active = [false; 8];
+            let mut bufs = [glow::NONE; 8];
+            // Emulation: GLES wants draw buffer i -> COLOR_ATTACHMENTi, so
+            // attachment i is the client's attachment draw_buffers[i].
+            for i in 0..8 {
+                let src = p.draw_buffers[i];
+                let att = glow::COLOR_ATTACHMENT0 + i as u32;
+                if src != NO_ATTACHMENT && (src as usize) < 8 && i < cx.f.max_draw_buffers {
+                    let s = src as usize;
+                    attach(gl, cx.scr, &cx.f, fbt, att, p.color[s], p.color_kind[s], p.color_level[s], p.color_layer[s]);
+                    active[i] = p.color_kind[s] != SURFACE_NONE;
+                    if active[i] {
+                        bufs[i] = att;
+                    }
+                } else if i < cx.f.max_draw_buffers {
+                    attach(gl, cx.scr, &cx.f, fbt, att, Handle::NULL, SURFACE_NONE, 0, 0);
+                }
+            }
+            let same = p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null();
+            if same {
+                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_STENCIL_ATTACHMENT, p.depth, p.depth_kind, p.depth_level, 0);
+            } else {
+                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_ATTACHMENT, p.depth, p.depth_kind, p.depth_level, 0);
+                attach(gl, cx.scr, &cx.f, fbt, glow::STENCIL_ATTACHMENT, p.stencil, p.stencil_kind, p.stencil_level, 0);
+            }
+            let n = bufs.iter().rposition(|&b| b != glow::NONE).map(|i| i + 1).unwrap_or(1).min(cx.f.max_draw_buffers);
+            // SAFETY: draw buffers of the bound FBO, n <= MAX_DRAW_BUFFERS.
+            unsafe { gl.draw_buffers(&bufs[..n]) };
+            if let Some(e) = cx.ctx.fbos.get_mut(p.fbo) {
+                e.active = active;
+            }
+            check_fb(gl, fbt, "set_framebuffer_state");
+        }
+        cx.ctx.shadow.bind_draw_fb(gl, Some(fbo));
+        self.check("set_framebuffer_state");
+    }
+
+    fn set_read_surface(&mut self, p: &calls::SetReadSurface) {
+        let Some(mut cx) = self.cx("set_read_surface") else { return };
+        if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
+            cx.ctx.read_default = true;
+            cx.bind_read();
+            return;
+        }
+        let gl = cx.gl;
+        cx.ctx.read_default = false;
+        let fbo = match cx.ctx.read_fbo {
+            Some(f) => f,
+            None => {
+                // SAFETY: a new FBO of the current context.
+                let Ok(f) = (unsafe { gl.create_framebuffer() }) else {
+                    warn!("set_read_surface: glGenFramebuffers failed");
+                    return;
+                };
+                cx.ctx.read_fbo = Some(f);
+                f
+            }
+        };
+        cx.ctx.shadow.bind_read_fb(gl, Some(fbo));
+        if cx.ctx.read_desc.as_ref() != Some(p) {
+            cx.ctx.read_desc = Some(*p);
+            let fbt = glow::READ_FRAMEBUFFER;
+            attach(gl, cx.scr, &cx.f, fbt, glow::COLOR_ATTACHMENT0, p.color, p.color_kind, p.color_level, p.color_layer);
+            if p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null() {
+                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_STENCIL_ATTACHMENT, p.depth, p.depth_kind, 0, 0);
+            } else {
+                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_ATTACHMENT, p.depth, p.depth_kind, 0, 0);
+                attach(gl, cx.scr, &cx.f, fbt, glow::STENCIL_ATTACHMENT, p.stencil, p.stencil_kind, 0, 0);
+            }
+            let rb = if p.color_kind != SURFACE_NONE && !p.color.is_null() { glow::COLOR_ATTACHMENT0 } else { glow::NONE };
+            // SAFETY: read buffer of the bound read FBO.
+            unsafe { gl.read_buffer(rb) };
+        }
+        self.check("set_read_surface");
+    }
+
+    fn set_viewport(&mut self, p: &calls::SetViewport) {
+        let Some(cx) = self.cx("set_viewport") else { return };
+        cx.ctx.viewport = *p;
+        let r = |v: f32| if v.is_finite() { v.round().clamp(i32::MIN as f32, i32::MAX as f32) as i32 } else { 0 };
+        cx.ctx.shadow.set_viewport(cx.gl, [r(p.x), r(p.y), r(p.width), r(p.height)], [p.near, p.far]);
+        self.check("set_viewport");
+    }
+
+    fn set_scissor(&mut self, p: &calls::SetScissor) {
+        let Some(cx) = self.cx("set_scissor") else { return };
+        let v = [p.x, p.y, p.width.max(0), p.height.max(0)];
+        if cx.ctx.shadow.scissor != Some(v) {
+            // SAFETY: plain state call.
+            unsafe { cx.gl.scissor(v[0], v[1], v[2], v[3]) };
+            cx.ctx.shadow.scissor = Some(v);
+        }
+        self.check("set_scissor");
+    }
+
+    fn set_blend_color(&mut self, p: &calls::SetBlendColor) {
+        let Some(cx) = self.cx("set_blend_color") else { return };
+        if cx.ctx.shadow.blend_color != Some(p.color) {
+            let c = p.color;
+            // SAFETY: plain state call.
+            unsafe { cx.gl.blend_color(c[0], c[1], c[2], c[3]) };
+            cx.ctx.shadow.blend_color = Some(c);
+        }
+        self.check("set_blend_color");
+    }
+
+    fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
+        let Some(cx) = self.cx("set_polygon_offset") else { return };
+        let v = [p.factor, p.units];
+        if cx.ctx.shadow.polygon_offset != Some(v) {
+            // SAFETY: plain state call.
+            unsafe { cx.gl.polygon_offset(v[0], v[1]) };
+            cx.ctx.shadow.polygon_offset = Some(v);
+        }
+        self.check("set_polygon_offset");
+    }
+
+    fn set_line_width(&mut self, p: &calls::SetLineWidth) {
+        let Some(cx) = self.cx("set_line_width") else { return };
+        let w = if p.width.is_finite() && p.width > 0.0 { p.width } else { 1.0 };
+        if cx.ctx.shadow.line_width != Some(w) {
+            // SAFETY: plain state call (the driver clamps to its range).
+            unsafe { cx.gl.line_width(w) };
+            cx.ctx.shadow.line_width = Some(w);
+        }
+        self.check("set_line_width");
+    }
+
+    fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
+        if let Some(cx) = self.cx("set_vertex_buffers") {
+            cx.ctx.vbufs = *p;
+        }
+    }
+
+    fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
+        if let Some(cx) = self.cx("set_index_buffer") {
+            cx.ctx.index_buffer = p.buffer;
+        }
+    }
+
+    fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
+        if let Some(cx) = self.cx("set_vertex_attrib_defaults") {
+            cx.ctx.attrib_defaults = *p;
+        }
+    }
+
+    fn set_sampler_views(&mut self, p: &calls::SetSamplerViews) {
+        if let Some(cx) = self.cx("set_sampler_views") {
+            cx.ctx.views = *p;
+        }
+    }
+
+    fn bind_samplers(&mut self, p: &calls::BindSamplers) {
+        if let Some(cx) = self.cx("bind_samplers") {
+            cx.ctx.samplers = *p;
+        }
+    }
+
+    fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
+        if let Some(cx) = self.cx("set_constant_buffers") {
+            cx.ctx.cbufs = *p;
+        }
+    }
+
+    fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
+        self.prepare();
+        let Some(sh) = self.scr.shaders.get(p.shader) else {
+            warn!(shader = ?p.shader, "set_global_constants: unknown shader, skipped");
+            return;
+        };
+        let Some(ubo) = sh.global_ubo else {
+            if !blob.is_empty() {
+                warn!(shader = ?p.shader, "set_global_constants: shader has no default uniform block, skipped");
+            }
+            return;
+        };
+        let n = blob.len().min(sh.global_size as usize);
+        if blob.len() != sh.global_size as usize {
+            warn!(shader = ?p.shader, blob = blob.len(), size = sh.global_size, "set_global_constants: blob size differs from global_size");
+        }
+        if n == 0 {
+            return;
+        }
+        // SAFETY: the shader's live UBO, n <= its size.
+        unsafe {
+            self.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(ubo));
+            self.gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..n]);
+        }
+        self.check("set_global_constants");
+    }
+
+    // ------------------------------------------------------------ verbs
+
+    fn clear(&mut self, p: &calls::Clear) {
+        let Some(mut cx) = self.cx("clear") else { return };
+        cx.bind_draw();
+        let gl = cx.gl;
+        let active = cx.active_draw_buffers();
+        let clear_color = |i: u32| {
+            // SAFETY: clearing draw buffer i (< 8) of the bound draw framebuffer.
+            unsafe {
+                match p.color_type {
+                    CLEAR_FLOAT => gl.clear_buffer_f32_slice(glow::COLOR, i, &p.color.map(f32::from_bits)),
+                    CLEAR_INT => gl.clear_buffer_i32_slice(glow::COLOR, i, &p.color.map(|v| v as i32)),
+                    CLEAR_UINT => gl.clear_buffer_u32_slice(glow::COLOR, i, &p.color),
+                    t => warn!(color_type = t, "clear: unknown colour type, skipped"),
+                }
+            }
+        };
+        if p.buffers & CLEAR_COLOR_ALL != 0 {
+            for (i, _) in active.iter().enumerate().filter(|(_, a)| **a) {
+                clear_color(i as u32);
+            }
+        } else if p.buffers & CLEAR_COLOR_ONE != 0 {
+            if (p.draw_buffer as usize) < 8 && active[p.draw_buffer as usize] {
+                clear_color(p.draw_buffer);
+            }
+        }
+        let (d, s) = (p.buffers & CLEAR_DEPTH != 0, p.buffers & CLEAR_STENCIL != 0);
+        // SAFETY: clearing depth/stencil of the bound draw framebuffer.
+        unsafe {
+            match (d, s) {
+                (true, true) => gl.clear_buffer_depth_stencil(glow::DEPTH_STENCIL, 0, p.depth, p.stencil),
+                (true, false) => gl.clear_buffer_f32_slice(glow::DEPTH, 0, &[p.depth]),
+                (false, true) => gl.clear_buffer_i32_slice(glow::STENCIL, 0, &[p.stencil]),
+                (false, false) => {}
+            }
+        }
+        self.check("clear");
+    }
+
+    fn draw(&mut self, p: &calls::Draw, blob: &[u8]) {
+        let Some(mut cx) = self.cx("draw") else { return };
+        let gl = cx.gl;
+        let Some(sh) = cx.scr.shaders.get(cx.ctx.shader) else {
+            warn!(shader = ?cx.ctx.shader, "draw: no valid shader bound, skipped");
+            return;
+        };
+        let Some(program) = sh.program else {
+            debug!(shader = ?cx.ctx.shader, "draw: shader failed to build, skipped");
+            return;
+        };
+        if sh.is_compute {
+            warn!(shader = ?cx.ctx.shader, "draw: compute shader bound, skipped");
+            return;
+        }
+        let (gb, gs, gu) = (sh.global_binding, sh.global_size, sh.global_ubo);
+        if p.mode > glow::PATCHES {
+            warn!(mode = p.mode, "draw: primitive mode not in GLES (quads/polygon?), skipped");
+            return;
+        }
+        if p.count == 0 {
+            return;
+        }
+        if p.count > i32::MAX as u32 || p.first > i32::MAX as u32 || p.instance_count > i32::MAX as u32 {
+            warn!(count = p.count, first = p.first, "draw: count beyond GLES limits, skipped");
+            return;
+        }
+        cx.ctx.shadow.use_program(gl, Some(program));
+        cx.apply_uniform_buffers(gb, gs, gu);
+        cx.apply_textures();
+        cx.apply_vertex_state(p.base_instance);
+        cx.bind_draw();
+        let inst = p.instance_count;
+        if p.index_size == 0 {
+            // SAFETY: arrays draw with the validated state above.
+            unsafe {
+                if inst <= 1 {
+                    gl.draw_arrays(p.mode, p.first as i32, p.count as i32);
+                } else {
+                    gl.draw_arrays_instanced(p.mode, p.first as i32, p.count as i32, inst as i32);
+                }
+            }
+        } else {
+            let ty = match p.index_size {
+                1 => glow::UNSIGNED_BYTE,
+                2 => glow::UNSIGNED_SHORT,
+                4 => glow::UNSIGNED_INT,
+                s => {
+                    warn!(index_size = s, "draw: bad index size, skipped");
+                    return;
+                }
+            };
+            let bytes = p.count as u64 * p.index_size as u64;
+            let offset = if !blob.is_empty() {
+                // Client indices: the blob holds the indices the draw reads.
+                if (blob.len() as u64) < bytes {
+                    warn!(blob = blob.len(), need = bytes, "draw: client index blob too short, skipped");
+                    return;
+                }
+                match cx.stream_indices(&blob[..bytes as usize]) {
+                    Some(o) => o as u64,
+                    None => {
+                        warn!("draw: client index upload failed, skipped");
+                        return;
+                    }
+                }
+            } else {
+                let ib = cx.ctx.index_buffer;
+                let Some((buf, size)) = buffer_of(cx.scr, ib) else {
+                    warn!(buffer = ?ib, "draw: indexed draw without a valid index buffer, skipped");
+                    return;
+                };
+                if p.index_offset.checked_add(bytes).is_none_or(|e| e > size) {
+                    warn!(buffer = ?ib, offset = p.index_offset, bytes, size, "draw: indices past the end of the index buffer, skipped");
+                    return;
+                }
+                cx.ctx.shadow.bind_element_buffer(gl, Some(buf));
+                p.index_offset
+            };
+            if offset > i32::MAX as u64 {
+                warn!(offset, "draw: index offset beyond GLES limits, skipped");
+                return;
+            }
+            let (count, off) = (p.count as i32, offset as i32);
+            // SAFETY: indexed draw from the bound ELEMENT_ARRAY_BUFFER, range checked.
+            unsafe {
+                match (p.base_vertex != 0 && cx.f.gles32, inst <= 1) {
+                    (true, true) => gl.draw_elements_base_vertex(p.mode, count, ty, off, p.base_vertex),
+                    (true, false) => gl.draw_elements_instanced_base_vertex(p.mode, count, ty, off, inst as i32, p.base_vertex),
+                    (false, true) => gl.draw_elements(p.mode, count, ty, off),
+                    (false, false) => gl.draw_elements_instanced(p.mode, count, ty, off, inst as i32),
+                }
+            }
+            if p.base_vertex != 0 && !cx.f.gles32 {
+                warn!(base_vertex = p.base_vertex, "draw: base vertex needs GLES 3.2; drawn without it");
+            }
+        }
+        self.check("draw");
+    }
+
+    fn blit(&mut self, p: &calls::Blit) {
+        let Some(mut cx) = self.cx("blit") else { return };
+        cx.bind_draw();
+        cx.bind_read();
+        let (s, d) = (p.src, p.dst);
+        let filter = if p.filter == 0 { glow::NEAREST } else { p.filter };
+        // SAFETY: blit between the bound read and draw framebuffers.
+        unsafe { cx.gl.blit_framebuffer(s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], p.mask, filter) };
+        self.check("blit");
+    }
+
+    fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
+        reply.clear();
+        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
+            warn!(format = p.format, ty = p.r#type, "read_pixels: unknown format/type, empty reply");
+            return;
+        };
+        let pixels = p.width as u64 * p.height as u64;
+        let total = pixels.saturating_mul(bpp as u64);
+        if total > MAX_REPLY as u64 || p.width > i32::MAX as u32 || p.height > i32::MAX as u32 {
+            warn!(w = p.width, h = p.height, "read_pixels: rectangle too large, empty reply");
+            return;
+        }
+        reply.resize(total as usize, 0);
+        if total == 0 {
+            return;
+        }
+        let Some(mut cx) = self.cx("read_pixels") else { return };
+        cx.bind_read();
+        let gl = cx.gl;
+        if !cx.ctx.shadow.pack_ok {
+            // SAFETY: pack state of the current context; we never bind a PIXEL_PACK_BUFFER.
+            unsafe {
+                gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+                gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
+                gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
+                gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
+            }
+            cx.ctx.shadow.pack_ok = true;
+        }
+        let class = cx.read_class();
+        let Some((rf, rt)) = emulation::readable_pair(class) else {
+            warn!(format = p.format, "read_pixels: depth/stencil reads are not available on GLES, zeros returned");
+            return;
+        };
+        let (w, h) = (p.width as i32, p.height as i32);
+        // SAFETY: the reply/temporary buffers hold width*height pixels of the
+        // read pair with PACK_ALIGNMENT 1 (sizes computed above).
+        unsafe {
+            if (rf, rt) == (p.format, p.r#type) {
+                gl.read_pixels(p.x, p.y, w, h, rf, rt, glow::PixelPackData::Slice(Some(reply.as_mut_slice())));
+            } else {
+                let Some(tmp_len) = emulation::bytes_per_pixel(rf, rt).map(|b| b * pixels as usize) else { return };
+                let mut tmp = vec![0u8; tmp_len];
+                gl.read_pixels(p.x, p.y, w, h, rf, rt, glow::PixelPackData::Slice(Some(tmp.as_mut_slice())));
+                match emulation::convert(&tmp, rf, rt, p.format, p.r#type, pixels as usize) {
+                    Some(v) if v.len() == reply.len() => reply.copy_from_slice(&v),
+                    _ => warn!(format = p.format, ty = p.r#type, "read_pixels: no conversion to this format/type, zeros returned"),
+                }
+            }
+        }
+        self.check("read_pixels");
+    }
+
+    fn buffer_readback(&mut self, p: &calls::BufferReadback, reply: &mut Vec<u8>) {
+        reply.clear();
+        if p.size > MAX_REPLY as u64 {
+            warn!(res = ?p.res, size = p.size, "buffer_readback: size too large, empty reply");
+            return;
+        }
+        reply.resize(p.size as usize, 0);
+        if p.size == 0 {
+            return;
+        }
+        let o = self.ox();
+        let Some((buf, size)) = buffer_of(o.scr, p.res) else {
+            warn!(res = ?p.res, "buffer_readback: unknown buffer, zeros returned");
+            return;
+        };
+        if p.offset.checked_add(p.size).is_none_or(|e| e > size) {
+            warn!(res = ?p.res, offset = p.offset, len = p.size, size, "buffer_readback: range past the end, zeros returned");
+            return;
+        }
+        // SAFETY: live buffer, range checked; the mapping is read for exactly
+        // `size` bytes and unmapped before returning.
+        unsafe {
+            o.gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buf));
+            let ptr = o.gl.map_buffer_range(glow::COPY_READ_BUFFER, p.offset as i32, p.size as i32, glow::MAP_READ_BIT);
+            if ptr.is_null() {
+                warn!(res = ?p.res, "buffer_readback: glMapBufferRange failed, zeros returned");
+            } else {
+                reply.copy_from_slice(std::slice::from_raw_parts(ptr, p.size as usize));
+                o.gl.unmap_buffer(glow::COPY_READ_BUFFER);
+            }
+        }
+        self.check("buffer_readback");
+    }
+
+    fn fence_insert(&mut self, p: &calls::FenceInsert) {
+        self.prepare();
+        // SAFETY: a new sync object on the current context.
+        let f = match unsafe { self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) } {
+            Ok(f) => f,
+            Err(e) => {
+                warn!(fence = ?p.fence, "fence_insert: glFenceSync failed: {e}");
+                return;
+            }
+        };
+        match self.scr.fences.insert(p.fence, f) {
+            // SAFETY: a sync object of this share group.
+            Ok(Some(old)) => unsafe { self.gl.delete_sync(old) },
+            Ok(None) => {}
+            Err(f) => {
+                warn!(fence = ?p.fence, "fence_insert: invalid handle, skipped");
+                // SAFETY: the sync just created.
+                unsafe { self.gl.delete_sync(f) };
+            }
+        }
+        self.check("fence_insert");
+    }
+
+    fn flush_commands(&mut self, _p: &calls::FlushCommands) {
+        self.prepare();
+        // SAFETY: plain call on the current context.
+        unsafe { self.gl.flush() };
+    }
+
+    fn finish(&mut self, _p: &calls::Finish, reply: &mut Vec<u8>) {
+        self.prepare();
+        // SAFETY: plain call on the current context.
+        unsafe { self.gl.finish() };
+        reply.clear();
+        self.check("finish");
+    }
+
+    fn present(&mut self, p: &calls::Present) {
+        if !p.surface.is_null() && self.scr.surfaces.get(p.surface).is_none() {
+            warn!(surface = ?p.surface, "present: unknown surface");
+        }
+        if !self.warned_present {
+            self.warned_present = true;
+            info!("present: surfaces are pbuffer/surfaceless, nothing to show (logged once)");
+        }
+    }
+}
+
+impl GlesBackend {
+    fn delete_shader_entry(&mut self, e: ShaderEntry) {
+        // SAFETY: objects of this share group.
+        unsafe {
+            if let Some(p) = e.program {
+                self.gl.delete_program(p);
+            }
+            if let Some(b) = e.global_ubo {
+                self.gl.delete_buffer(b);
+            }
+        }
+        self.forget_objects();
+    }
+}

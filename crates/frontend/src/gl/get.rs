@@ -1,0 +1,475 @@
+//! glGet*: every answer comes from tracked state or the caps snapshot; no
+//! query goes to the server.
+
+use std::ffi::{c_char, CStr};
+
+use super::put;
+use crate::context::{target_index, with_gl, Gl, MAX_DRAW_BUFFERS, MAX_UBO_BINDINGS};
+
+/// A query's values in their natural type.
+enum Vals {
+    I(Vec<i64>),
+    F(Vec<f64>),
+    B(Vec<bool>),
+    /// Enum/name values: converted to float without normalisation.
+    E(Vec<i64>),
+}
+
+/// GL_VERSION etc. are static strings with a trailing NUL.
+const VENDOR: &CStr = c"MobileGL";
+const VERSION: &CStr = c"3.3 (Core Profile) MobileGL 0.1.0";
+const GLSL_VERSION: &CStr = c"3.30";
+/// Extensions we advertise: only what works end to end today.
+const EXTENSIONS: &[&CStr] = &[c"GL_ARB_vertex_array_object", c"GL_ARB_texture_storage", c"GL_ARB_sync", c"GL_ARB_uniform_buffer_object", c"GL_ARB_framebuffer_object", c"GL_ARB_map_buffer_range", c"GL_ARB_copy_buffer", c"GL_ARB_instanced_arrays", c"GL_ARB_draw_instanced", c"GL_ARB_sampler_objects", c"GL_ARB_draw_elements_base_vertex", c"GL_ARB_explicit_attrib_location", c"GL_ARB_texture_swizzle"];
+
+static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+
+fn renderer(gl: &Gl) -> *const c_char {
+    RENDERER
+        .get_or_init(|| {
+            let drv = mgpipe::Caps::get_str(&gl.conn.caps.driver_renderer).to_string();
+            std::ffi::CString::new(format!("MobileGL on {drv}")).unwrap_or_else(|_| c"MobileGL".to_owned())
+        })
+        .as_ptr()
+}
+
+struct StrPtr(*const c_char);
+impl Default for StrPtr {
+    fn default() -> Self {
+        StrPtr(std::ptr::null())
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
+    with_gl(|gl| {
+        StrPtr(match name {
+            glow::VENDOR => VENDOR.as_ptr(),
+            glow::RENDERER => renderer(gl),
+            glow::VERSION => VERSION.as_ptr(),
+            glow::SHADING_LANGUAGE_VERSION => GLSL_VERSION.as_ptr(),
+            glow::EXTENSIONS => {
+                // Core profile: GL_EXTENSIONS is not a valid glGetString name.
+                gl.st.set_error(glow::INVALID_ENUM);
+                std::ptr::null()
+            }
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                std::ptr::null()
+            }
+        })
+    })
+    .0 as *const u8
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetStringi(name: u32, index: u32) -> *const u8 {
+    with_gl(|gl| {
+        StrPtr(match name {
+            glow::EXTENSIONS => match EXTENSIONS.get(index as usize) {
+                Some(s) => s.as_ptr(),
+                None => {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    std::ptr::null()
+                }
+            },
+            glow::SHADING_LANGUAGE_VERSION => match index {
+                0 => c"330 core".as_ptr(),
+                1 => c"140".as_ptr(),
+                2 => c"150 core".as_ptr(),
+                _ => {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    std::ptr::null()
+                }
+            },
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                std::ptr::null()
+            }
+        })
+    })
+    .0 as *const u8
+}
+
+fn i(v: impl Into<i64>) -> Option<Vals> {
+    Some(Vals::I(vec![v.into()]))
+}
+fn e(v: u32) -> Option<Vals> {
+    Some(Vals::E(vec![v as i64]))
+}
+fn b(v: bool) -> Option<Vals> {
+    Some(Vals::B(vec![v]))
+}
+fn f(v: f32) -> Option<Vals> {
+    Some(Vals::F(vec![v as f64]))
+}
+
+fn texture_binding(gl: &Gl, target: u32) -> Option<Vals> {
+    let unit = gl.st.active_texture as usize;
+    target_index(target).map(|_| Vals::E(vec![gl.st.bound_texture(unit, target) as i64]))
+}
+
+fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
+    let c = gl.conn.caps;
+    let s = &*gl.st;
+    match pname {
+        glow::MAJOR_VERSION => i(s.version.0),
+        glow::MINOR_VERSION => i(s.version.1),
+        glow::CONTEXT_PROFILE_MASK => i(glow::CONTEXT_CORE_PROFILE_BIT),
+        glow::CONTEXT_FLAGS => i((if s.debug { glow::CONTEXT_FLAG_DEBUG_BIT } else { 0 }) | glow::CONTEXT_FLAG_FORWARD_COMPATIBLE_BIT),
+        glow::NUM_EXTENSIONS => i(EXTENSIONS.len() as i64),
+        glow::NUM_SHADING_LANGUAGE_VERSIONS => i(3),
+        glow::MAX_TEXTURE_SIZE => i(c.max_texture_size),
+        glow::MAX_3D_TEXTURE_SIZE => i(c.max_3d_texture_size),
+        glow::MAX_ARRAY_TEXTURE_LAYERS => i(c.max_array_texture_layers),
+        glow::MAX_CUBE_MAP_TEXTURE_SIZE => i(c.max_cube_map_texture_size),
+        glow::MAX_RECTANGLE_TEXTURE_SIZE => i(c.max_texture_size),
+        glow::MAX_RENDERBUFFER_SIZE => i(c.max_renderbuffer_size),
+        glow::MAX_DRAW_BUFFERS => i(c.max_draw_buffers.min(MAX_DRAW_BUFFERS as u32)),
+        glow::MAX_COLOR_ATTACHMENTS => i(c.max_color_attachments.min(MAX_DRAW_BUFFERS as u32)),
+        glow::MAX_DUAL_SOURCE_DRAW_BUFFERS => i(1),
+        glow::MAX_SAMPLES | glow::MAX_COLOR_TEXTURE_SAMPLES | glow::MAX_DEPTH_TEXTURE_SAMPLES | glow::MAX_INTEGER_SAMPLES => i(c.max_samples),
+        glow::MAX_VERTEX_ATTRIBS => i(c.max_vertex_attribs.min(16)),
+        glow::MAX_TEXTURE_IMAGE_UNITS => i(c.max_texture_image_units.min(16)),
+        glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS => i(c.max_vertex_texture_image_units.min(16)),
+        glow::MAX_GEOMETRY_TEXTURE_IMAGE_UNITS => i(16),
+        glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS => i(c.max_combined_texture_image_units.min(32)),
+        glow::MAX_UNIFORM_BUFFER_BINDINGS => i(c.max_uniform_buffer_bindings.min(MAX_UBO_BINDINGS as u32)),
+        glow::MAX_UNIFORM_BLOCK_SIZE => i(c.max_uniform_block_size),
+        glow::MAX_VERTEX_UNIFORM_BLOCKS | glow::MAX_FRAGMENT_UNIFORM_BLOCKS | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(12),
+        glow::MAX_COMBINED_UNIFORM_BLOCKS => i(24),
+        glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT => i(c.uniform_buffer_offset_alignment),
+        glow::MAX_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components),
+        glow::MAX_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components),
+        glow::MAX_GEOMETRY_UNIFORM_COMPONENTS => i(1024),
+        glow::MAX_VERTEX_UNIFORM_VECTORS => i(c.max_vertex_uniform_components / 4),
+        glow::MAX_FRAGMENT_UNIFORM_VECTORS => i(c.max_fragment_uniform_components / 4),
+        glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_COMBINED_GEOMETRY_UNIFORM_COMPONENTS => i(1024 + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_VARYING_COMPONENTS | glow::MAX_VARYING_FLOATS => i(c.max_varying_components),
+        glow::MAX_VARYING_VECTORS => i(c.max_varying_components / 4),
+        glow::MAX_VERTEX_OUTPUT_COMPONENTS => i(64),
+        glow::MAX_FRAGMENT_INPUT_COMPONENTS => i(c.max_varying_components.max(60)),
+        glow::MAX_GEOMETRY_INPUT_COMPONENTS | glow::MAX_GEOMETRY_OUTPUT_COMPONENTS => i(64),
+        glow::MAX_GEOMETRY_OUTPUT_VERTICES => i(256),
+        glow::MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS => i(1024),
+        glow::MAX_TEXTURE_BUFFER_SIZE => i(65536),
+        glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),
+        glow::MAX_TEXTURE_MAX_ANISOTROPY_EXT => f(c.max_texture_max_anisotropy),
+        glow::MAX_VIEWPORT_DIMS => Some(Vals::I(vec![c.max_viewport_dims[0] as i64, c.max_viewport_dims[1] as i64])),
+        glow::MAX_ELEMENTS_VERTICES => i(c.max_elements_vertices),
+        glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
+        glow::MAX_CLIP_DISTANCES => i(8),
+        glow::MAX_SAMPLE_MASK_WORDS => i(1),
+        glow::MAX_SERVER_WAIT_TIMEOUT => i(0),
+        glow::MAX_PROGRAM_TEXEL_OFFSET => i(7),
+        glow::MIN_PROGRAM_TEXEL_OFFSET => i(-8),
+        glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS => i(4),
+        glow::MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS => i(64),
+        glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS => i(4),
+        glow::SUBPIXEL_BITS => i(4),
+        glow::ALIASED_LINE_WIDTH_RANGE => Some(Vals::F(vec![c.aliased_line_width_range[0] as f64, c.aliased_line_width_range[1] as f64])),
+        glow::SMOOTH_LINE_WIDTH_RANGE => Some(Vals::F(vec![1.0, 1.0])),
+        glow::SMOOTH_LINE_WIDTH_GRANULARITY | glow::POINT_SIZE_GRANULARITY => f(0.125),
+        glow::POINT_SIZE_RANGE => Some(Vals::F(vec![c.point_size_range[0] as f64, c.point_size_range[1] as f64])),
+        glow::NUM_COMPRESSED_TEXTURE_FORMATS => i(0),
+        glow::COMPRESSED_TEXTURE_FORMATS => Some(Vals::I(vec![])),
+        glow::NUM_PROGRAM_BINARY_FORMATS | glow::NUM_SHADER_BINARY_FORMATS => i(0),
+        glow::SAMPLE_BUFFERS => i(0),
+        glow::SAMPLES => i(0),
+        glow::DOUBLEBUFFER | glow::STEREO => b(false),
+        glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => i(if s.draw_fbo == 0 { if s.draw_surface.is_some() { 8 } else { 0 } } else { 8 }),
+        glow::DEPTH_BITS => i(if s.draw_surface.as_ref().map(|x| x.desc.depth_stencil_format != 0).unwrap_or(false) { 24 } else { 0 }),
+        glow::STENCIL_BITS => i(if s.draw_surface.as_ref().map(|x| x.desc.depth_stencil_format != 0).unwrap_or(false) { 8 } else { 0 }),
+        glow::IMPLEMENTATION_COLOR_READ_FORMAT => e(glow::RGBA),
+        glow::IMPLEMENTATION_COLOR_READ_TYPE => e(glow::UNSIGNED_BYTE),
+        glow::PROVOKING_VERTEX => e(s.provoking_vertex),
+        glow::QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION => b(true),
+        glow::LAYER_PROVOKING_VERTEX | glow::VIEWPORT_INDEX_PROVOKING_VERTEX => e(glow::UNDEFINED_VERTEX),
+        // bindings
+        glow::ARRAY_BUFFER_BINDING => e(s.array_buffer),
+        glow::ELEMENT_ARRAY_BUFFER_BINDING => e(s.vaos.get(&s.vao).and_then(|v| v.as_ref()).map(|v| v.element_buffer).unwrap_or(0)),
+        glow::COPY_READ_BUFFER_BINDING => e(s.copy_read_buffer),
+        glow::COPY_WRITE_BUFFER_BINDING => e(s.copy_write_buffer),
+        glow::PIXEL_PACK_BUFFER_BINDING => e(s.pixel_pack_buffer),
+        glow::PIXEL_UNPACK_BUFFER_BINDING => e(s.pixel_unpack_buffer),
+        glow::UNIFORM_BUFFER_BINDING => e(s.uniform_buffer),
+        glow::TEXTURE_BUFFER_BINDING => e(s.texture_buffer),
+        glow::TRANSFORM_FEEDBACK_BUFFER_BINDING => e(s.transform_feedback_buffer),
+        glow::DRAW_INDIRECT_BUFFER_BINDING => e(s.draw_indirect_buffer),
+        glow::VERTEX_ARRAY_BINDING => e(s.vao),
+        glow::CURRENT_PROGRAM => e(s.program),
+        glow::DRAW_FRAMEBUFFER_BINDING => e(s.draw_fbo),
+        glow::READ_FRAMEBUFFER_BINDING => e(s.read_fbo),
+        glow::RENDERBUFFER_BINDING => e(s.renderbuffer),
+        glow::ACTIVE_TEXTURE => e(glow::TEXTURE0 + s.active_texture),
+        glow::SAMPLER_BINDING => e(s.sampler_units[s.active_texture as usize]),
+        glow::TEXTURE_BINDING_1D => texture_binding(gl, glow::TEXTURE_1D),
+        glow::TEXTURE_BINDING_2D => texture_binding(gl, glow::TEXTURE_2D),
+        glow::TEXTURE_BINDING_3D => texture_binding(gl, glow::TEXTURE_3D),
+        glow::TEXTURE_BINDING_1D_ARRAY => texture_binding(gl, glow::TEXTURE_1D_ARRAY),
+        glow::TEXTURE_BINDING_2D_ARRAY => texture_binding(gl, glow::TEXTURE_2D_ARRAY),
+        glow::TEXTURE_BINDING_RECTANGLE => texture_binding(gl, glow::TEXTURE_RECTANGLE),
+        glow::TEXTURE_BINDING_CUBE_MAP => texture_binding(gl, glow::TEXTURE_CUBE_MAP),
+        glow::TEXTURE_BINDING_CUBE_MAP_ARRAY => texture_binding(gl, glow::TEXTURE_CUBE_MAP_ARRAY),
+        glow::TEXTURE_BINDING_BUFFER => texture_binding(gl, glow::TEXTURE_BUFFER),
+        glow::TEXTURE_BINDING_2D_MULTISAMPLE => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE),
+        glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE_ARRAY),
+        // fixed function
+        glow::VIEWPORT => Some(Vals::I(s.viewport.iter().map(|v| *v as i64).collect())),
+        glow::SCISSOR_BOX => Some(Vals::I(s.scissor.iter().map(|v| *v as i64).collect())),
+        glow::DEPTH_RANGE => Some(Vals::F(vec![s.depth_range[0] as f64, s.depth_range[1] as f64])),
+        glow::COLOR_CLEAR_VALUE => Some(Vals::F(s.clear_color.iter().map(|v| *v as f64).collect())),
+        glow::DEPTH_CLEAR_VALUE => Some(Vals::F(vec![s.clear_depth])),
+        glow::STENCIL_CLEAR_VALUE => i(s.clear_stencil),
+        glow::BLEND_COLOR => Some(Vals::F(s.blend_color.iter().map(|v| *v as f64).collect())),
+        glow::BLEND_SRC_RGB => e(s.blend_src_rgb),
+        glow::BLEND_DST_RGB => e(s.blend_dst_rgb),
+        glow::BLEND_SRC_ALPHA => e(s.blend_src_alpha),
+        glow::BLEND_DST_ALPHA => e(s.blend_dst_alpha),
+        glow::BLEND_EQUATION_RGB => e(s.blend_eq_rgb),
+        glow::BLEND_EQUATION_ALPHA => e(s.blend_eq_alpha),
+        glow::COLOR_WRITEMASK => {
+            let m = s.color_mask[0];
+            Some(Vals::B((0..4).map(|k| m & (1 << k) != 0).collect()))
+        }
+        glow::DEPTH_WRITEMASK => b(s.depth_mask),
+        glow::DEPTH_FUNC => e(s.depth_func),
+        glow::STENCIL_FUNC => e(s.stencil[0].func),
+        glow::STENCIL_REF => i(s.stencil[0].reference),
+        glow::STENCIL_VALUE_MASK => i(s.stencil[0].value_mask as i32),
+        glow::STENCIL_WRITEMASK => i(s.stencil[0].write_mask as i32),
+        glow::STENCIL_FAIL => e(s.stencil[0].fail),
+        glow::STENCIL_PASS_DEPTH_FAIL => e(s.stencil[0].zfail),
+        glow::STENCIL_PASS_DEPTH_PASS => e(s.stencil[0].zpass),
+        glow::STENCIL_BACK_FUNC => e(s.stencil[1].func),
+        glow::STENCIL_BACK_REF => i(s.stencil[1].reference),
+        glow::STENCIL_BACK_VALUE_MASK => i(s.stencil[1].value_mask as i32),
+        glow::STENCIL_BACK_WRITEMASK => i(s.stencil[1].write_mask as i32),
+        glow::STENCIL_BACK_FAIL => e(s.stencil[1].fail),
+        glow::STENCIL_BACK_PASS_DEPTH_FAIL => e(s.stencil[1].zfail),
+        glow::STENCIL_BACK_PASS_DEPTH_PASS => e(s.stencil[1].zpass),
+        glow::CULL_FACE_MODE => e(s.cull_mode),
+        glow::FRONT_FACE => e(s.front_face),
+        glow::POLYGON_OFFSET_FACTOR => f(s.polygon_offset[0]),
+        glow::POLYGON_OFFSET_UNITS => f(s.polygon_offset[1]),
+        glow::POLYGON_MODE => Some(Vals::E(vec![s.polygon_mode as i64, s.polygon_mode as i64])),
+        glow::LINE_WIDTH => f(s.line_width),
+        glow::POINT_SIZE => f(s.point_size),
+        glow::SAMPLE_COVERAGE_VALUE => f(s.sample_coverage_value),
+        glow::SAMPLE_COVERAGE_INVERT => b(s.sample_coverage_invert),
+        glow::LOGIC_OP_MODE => e(s.logic_op),
+        glow::PRIMITIVE_RESTART_INDEX => i(s.primitive_restart_index as i64),
+        glow::LINE_SMOOTH_HINT | glow::POLYGON_SMOOTH_HINT | glow::TEXTURE_COMPRESSION_HINT | glow::FRAGMENT_SHADER_DERIVATIVE_HINT => e(s.hints.get(&pname).copied().unwrap_or(glow::DONT_CARE)),
+        glow::PACK_ROW_LENGTH => i(s.pack.row_length),
+        glow::PACK_IMAGE_HEIGHT => i(s.pack.image_height),
+        glow::PACK_SKIP_PIXELS => i(s.pack.skip_pixels),
+        glow::PACK_SKIP_ROWS => i(s.pack.skip_rows),
+        glow::PACK_SKIP_IMAGES => i(s.pack.skip_images),
+        glow::PACK_ALIGNMENT => i(s.pack.alignment),
+        glow::PACK_SWAP_BYTES => b(s.pack.swap_bytes),
+        glow::PACK_LSB_FIRST => b(s.pack.lsb_first),
+        glow::UNPACK_ROW_LENGTH => i(s.unpack.row_length),
+        glow::UNPACK_IMAGE_HEIGHT => i(s.unpack.image_height),
+        glow::UNPACK_SKIP_PIXELS => i(s.unpack.skip_pixels),
+        glow::UNPACK_SKIP_ROWS => i(s.unpack.skip_rows),
+        glow::UNPACK_SKIP_IMAGES => i(s.unpack.skip_images),
+        glow::UNPACK_ALIGNMENT => i(s.unpack.alignment),
+        glow::UNPACK_SWAP_BYTES => b(s.unpack.swap_bytes),
+        glow::UNPACK_LSB_FIRST => b(s.unpack.lsb_first),
+        glow::DRAW_BUFFER => e(draw_buffer(gl, 0)),
+        glow::READ_BUFFER => {
+            let s = &*gl.st;
+            e(if s.read_fbo == 0 { s.default_read_buffer } else { s.fbos.get(&s.read_fbo).and_then(|f| f.as_ref()).map(|f| f.read_buffer).unwrap_or(glow::NONE) })
+        }
+        p if (glow::DRAW_BUFFER0..glow::DRAW_BUFFER0 + MAX_DRAW_BUFFERS as u32).contains(&p) => e(draw_buffer(gl, (p - glow::DRAW_BUFFER0) as usize)),
+        glow::TIMESTAMP => i(0),
+        glow::RESET_NOTIFICATION_STRATEGY => e(glow::NO_RESET_NOTIFICATION),
+        glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
+        _ => {
+            let gl_ref: &Gl = gl;
+            super::state::get_cap(gl_ref, pname).map(|v| Vals::B(vec![v]))
+        }
+    }
+}
+
+fn draw_buffer(gl: &Gl, i: usize) -> u32 {
+    let s = &*gl.st;
+    if s.draw_fbo == 0 {
+        return if i == 0 { s.default_draw_buffer } else { glow::NONE };
+    }
+    s.fbos.get(&s.draw_fbo).and_then(|f| f.as_ref()).map(|f| f.draw_buffers[i]).unwrap_or(glow::NONE)
+}
+
+fn get(pname: u32) -> Option<Vals> {
+    with_gl(|gl| {
+        let r = query(gl, pname);
+        if r.is_none() {
+            gl.st.set_error(glow::INVALID_ENUM);
+        }
+        r.map(Some).unwrap_or(None)
+    })
+}
+
+impl Default for Vals {
+    fn default() -> Self {
+        Vals::I(Vec::new())
+    }
+}
+
+/// Float → int conversion GL uses for colour-like values: round.
+fn as_ints(v: Vals) -> Vec<i64> {
+    match v {
+        Vals::I(x) | Vals::E(x) => x,
+        Vals::F(x) => x.iter().map(|f| f.round() as i64).collect(),
+        Vals::B(x) => x.iter().map(|b| *b as i64).collect(),
+    }
+}
+
+fn as_floats(v: Vals) -> Vec<f64> {
+    match v {
+        Vals::I(x) | Vals::E(x) => x.iter().map(|i| *i as f64).collect(),
+        Vals::F(x) => x,
+        Vals::B(x) => x.iter().map(|b| *b as i64 as f64).collect(),
+    }
+}
+
+fn as_bools(v: Vals) -> Vec<bool> {
+    match v {
+        Vals::I(x) | Vals::E(x) => x.iter().map(|i| *i != 0).collect(),
+        Vals::F(x) => x.iter().map(|f| *f != 0.0).collect(),
+        Vals::B(x) => x,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetIntegerv(pname: u32, out: *mut i32) {
+    if let Some(v) = get(pname) {
+        for (k, x) in as_ints(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), (*x).clamp(i32::MIN as i64, i32::MAX as i64) as i32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetInteger64v(pname: u32, out: *mut i64) {
+    if let Some(v) = get(pname) {
+        for (k, x) in as_ints(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetFloatv(pname: u32, out: *mut f32) {
+    if let Some(v) = get(pname) {
+        for (k, x) in as_floats(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x as f32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetDoublev(pname: u32, out: *mut f64) {
+    if let Some(v) = get(pname) {
+        for (k, x) in as_floats(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBooleanv(pname: u32, out: *mut u8) {
+    if let Some(v) = get(pname) {
+        for (k, x) in as_bools(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x as u8) };
+        }
+    }
+}
+
+fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
+    with_gl(|gl| {
+        let s = &*gl.st;
+        let r = match pname {
+            glow::UNIFORM_BUFFER_BINDING | glow::UNIFORM_BUFFER_START | glow::UNIFORM_BUFFER_SIZE => {
+                let Some(bnd) = s.uniform_bindings.get(index as usize) else {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                };
+                match pname {
+                    glow::UNIFORM_BUFFER_BINDING => Vals::E(vec![bnd.buffer as i64]),
+                    glow::UNIFORM_BUFFER_START => Vals::I(vec![bnd.offset as i64]),
+                    _ => Vals::I(vec![bnd.size as i64]),
+                }
+            }
+            glow::TRANSFORM_FEEDBACK_BUFFER_BINDING | glow::TRANSFORM_FEEDBACK_BUFFER_START | glow::TRANSFORM_FEEDBACK_BUFFER_SIZE => {
+                if index >= 4 {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                }
+                Vals::I(vec![0])
+            }
+            glow::BLEND => {
+                if index as usize >= MAX_DRAW_BUFFERS {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                }
+                Vals::B(vec![s.blend_enabled & (1 << index) != 0])
+            }
+            glow::COLOR_WRITEMASK => {
+                let Some(m) = s.color_mask.get(index as usize) else {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                };
+                Vals::B((0..4).map(|k| m & (1 << k) != 0).collect())
+            }
+            glow::SAMPLE_MASK_VALUE => Vals::I(vec![-1]),
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return None;
+            }
+        };
+        Some(r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetIntegeri_v(pname: u32, index: u32, out: *mut i32) {
+    if let Some(v) = get_indexed(pname, index) {
+        for (k, x) in as_ints(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x as i32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetInteger64i_v(pname: u32, index: u32, out: *mut i64) {
+    if let Some(v) = get_indexed(pname, index) {
+        for (k, x) in as_ints(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetBooleani_v(pname: u32, index: u32, out: *mut u8) {
+    if let Some(v) = get_indexed(pname, index) {
+        for (k, x) in as_bools(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x as u8) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetGraphicsResetStatus() -> u32 {
+    with_gl(|gl| if gl.conn.lost().is_some() { glow::UNKNOWN_CONTEXT_RESET } else { glow::NO_ERROR })
+}

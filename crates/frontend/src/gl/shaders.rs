@@ -1,0 +1,1128 @@
+//! Shaders, programs and uniforms. Compilation runs here on the client
+//! (GLSL → SPIR-V); the server only ever sees linked SPIR-V.
+
+use std::ffi::c_char;
+
+use mgpipe::calls;
+use mgpipe::Pipe;
+
+use super::{cstr, gl_err, put, slice};
+use crate::context::{with_gl, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS};
+use crate::shader;
+
+/// Scalar kind of a GLSL type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    Float,
+    Int,
+    Uint,
+    Bool,
+    Double,
+    Sampler,
+}
+
+/// (base, columns, rows) of a GL uniform type enum.
+pub fn type_info(ty: u32) -> (Base, u32, u32) {
+    use Base::*;
+    match ty {
+        glow::FLOAT => (Float, 1, 1),
+        glow::FLOAT_VEC2 => (Float, 1, 2),
+        glow::FLOAT_VEC3 => (Float, 1, 3),
+        glow::FLOAT_VEC4 => (Float, 1, 4),
+        glow::INT => (Int, 1, 1),
+        glow::INT_VEC2 => (Int, 1, 2),
+        glow::INT_VEC3 => (Int, 1, 3),
+        glow::INT_VEC4 => (Int, 1, 4),
+        glow::UNSIGNED_INT => (Uint, 1, 1),
+        glow::UNSIGNED_INT_VEC2 => (Uint, 1, 2),
+        glow::UNSIGNED_INT_VEC3 => (Uint, 1, 3),
+        glow::UNSIGNED_INT_VEC4 => (Uint, 1, 4),
+        glow::BOOL => (Bool, 1, 1),
+        glow::BOOL_VEC2 => (Bool, 1, 2),
+        glow::BOOL_VEC3 => (Bool, 1, 3),
+        glow::BOOL_VEC4 => (Bool, 1, 4),
+        glow::DOUBLE => (Double, 1, 1),
+        glow::DOUBLE_VEC2 => (Double, 1, 2),
+        glow::DOUBLE_VEC3 => (Double, 1, 3),
+        glow::DOUBLE_VEC4 => (Double, 1, 4),
+        glow::FLOAT_MAT2 => (Float, 2, 2),
+        glow::FLOAT_MAT3 => (Float, 3, 3),
+        glow::FLOAT_MAT4 => (Float, 4, 4),
+        glow::FLOAT_MAT2x3 => (Float, 2, 3),
+        glow::FLOAT_MAT2x4 => (Float, 2, 4),
+        glow::FLOAT_MAT3x2 => (Float, 3, 2),
+        glow::FLOAT_MAT3x4 => (Float, 3, 4),
+        glow::FLOAT_MAT4x2 => (Float, 4, 2),
+        glow::FLOAT_MAT4x3 => (Float, 4, 3),
+        _ => (Sampler, 1, 1),
+    }
+}
+
+fn new_object_name(gl: &mut Gl) -> u32 {
+    loop {
+        let c = gl.sh.new_name();
+        if !gl.sh.shader_objects.contains_key(&c) {
+            return c;
+        }
+    }
+}
+
+fn shader_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ShaderObj, u32> {
+    match gl.sh.shader_objects.get_mut(&name) {
+        Some(ShaderOrProgram::Shader(s)) => Ok(s),
+        Some(ShaderOrProgram::Program(_)) => Err(glow::INVALID_OPERATION),
+        None => Err(glow::INVALID_VALUE),
+    }
+}
+
+fn program_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ProgramObj, u32> {
+    match gl.sh.shader_objects.get_mut(&name) {
+        Some(ShaderOrProgram::Program(p)) => Ok(p),
+        Some(ShaderOrProgram::Shader(_)) => Err(glow::INVALID_OPERATION),
+        None => Err(glow::INVALID_VALUE),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
+    with_gl(|gl| {
+        let Some(stage) = shader::stage_from_gl(ty) else {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return 0;
+        };
+        let name = new_object_name(gl);
+        gl.sh.shader_objects.insert(name, ShaderOrProgram::Shader(ShaderObj { stage, gl_type: ty, source: String::new(), compiled: false, info_log: String::new(), delete_pending: false, attached: 0 }));
+        name
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDeleteShader(name: u32) {
+    with_gl(|gl| {
+        if name == 0 {
+            return;
+        }
+        match shader_mut(gl, name) {
+            Ok(s) => {
+                if s.attached > 0 {
+                    s.delete_pending = true;
+                } else {
+                    gl.sh.shader_objects.remove(&name);
+                }
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glIsShader(name: u32) -> u8 {
+    with_gl(|gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Shader(_))) as u8)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glShaderSource(name: u32, count: i32, strings: *const *const c_char, lengths: *const i32) {
+    // SAFETY: GL promises `count` strings (and lengths when non-null).
+    let (strs, lens) = unsafe { (slice(strings, count), slice(lengths, count)) };
+    let mut source = String::new();
+    for (i, &p) in strs.iter().enumerate() {
+        if p.is_null() {
+            continue;
+        }
+        match lens.get(i) {
+            Some(&l) if l >= 0 => {
+                // SAFETY: the application promises `l` readable bytes.
+                let b = unsafe { std::slice::from_raw_parts(p as *const u8, l as usize) };
+                source.push_str(&String::from_utf8_lossy(b));
+            }
+            // SAFETY: NUL-terminated string per GL.
+            _ => source.push_str(&unsafe { cstr(p) }),
+        }
+    }
+    with_gl(|gl| {
+        if count < 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        match shader_mut(gl, name) {
+            Ok(s) => s.source = source,
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCompileShader(name: u32) {
+    with_gl(|gl| match shader_mut(gl, name) {
+        Ok(s) => match shader::compile(s.stage, &s.source) {
+            Ok(log) => {
+                s.compiled = true;
+                s.info_log = log;
+            }
+            Err(log) => {
+                s.compiled = false;
+                s.info_log = log;
+            }
+        },
+        Err(e) => gl.st.set_error(e),
+    })
+}
+
+/// Copy a string into a GL (bufSize, length, buf) triple.
+unsafe fn write_log(text: &str, buf_size: i32, length: *mut i32, buf: *mut c_char) {
+    if buf_size <= 0 || buf.is_null() {
+        // SAFETY: optional out pointer.
+        unsafe { put(length, 0) };
+        return;
+    }
+    let bytes = text.as_bytes();
+    let n = bytes.len().min(buf_size as usize - 1);
+    // SAFETY: GL promises `buf_size` writable bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, buf, n);
+        *buf.add(n) = 0;
+        put(length, n as i32);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetShaderiv(name: u32, pname: u32, out: *mut i32) {
+    let v = with_gl(|gl| {
+        let s = match shader_mut(gl, name) {
+            Ok(s) => s,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        Some(match pname {
+            glow::SHADER_TYPE => s.gl_type as i32,
+            glow::DELETE_STATUS => s.delete_pending as i32,
+            glow::COMPILE_STATUS => s.compiled as i32,
+            glow::INFO_LOG_LENGTH => if s.info_log.is_empty() { 0 } else { s.info_log.len() as i32 + 1 },
+            glow::SHADER_SOURCE_LENGTH => if s.source.is_empty() { 0 } else { s.source.len() as i32 + 1 },
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return None;
+            }
+        })
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetShaderInfoLog(name: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
+    let text = with_gl(|gl| match shader_mut(gl, name) {
+        Ok(s) => Some(s.info_log.clone()),
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(t) = text {
+        // SAFETY: forwards the application's buffer.
+        unsafe { write_log(&t, buf_size, length, log) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetShaderSource(name: u32, buf_size: i32, length: *mut i32, source: *mut c_char) {
+    let text = with_gl(|gl| match shader_mut(gl, name) {
+        Ok(s) => Some(s.source.clone()),
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(t) = text {
+        // SAFETY: forwards the application's buffer.
+        unsafe { write_log(&t, buf_size, length, source) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCreateProgram() -> u32 {
+    with_gl(|gl| {
+        let name = new_object_name(gl);
+        gl.sh.shader_objects.insert(name, ShaderOrProgram::Program(ProgramObj::default()));
+        name
+    })
+}
+
+fn destroy_program(gl: &mut Gl, name: u32) {
+    if let Some(ShaderOrProgram::Program(p)) = gl.sh.shader_objects.remove(&name) {
+        for s in p.shaders {
+            detach(gl, s);
+        }
+        if let Some(l) = p.linked {
+            gl.conn.pipe.delete_shader(&calls::DeleteShader { cso: l.cso, ..Default::default() });
+            gl.conn.alloc.shader.free(l.cso);
+        }
+    }
+}
+
+fn detach(gl: &mut Gl, shader_name: u32) {
+    if let Some(ShaderOrProgram::Shader(s)) = gl.sh.shader_objects.get_mut(&shader_name) {
+        s.attached = s.attached.saturating_sub(1);
+        if s.attached == 0 && s.delete_pending {
+            gl.sh.shader_objects.remove(&shader_name);
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDeleteProgram(name: u32) {
+    with_gl(|gl| {
+        if name == 0 {
+            return;
+        }
+        let current = gl.st.program == name;
+        match program_mut(gl, name) {
+            Ok(p) => {
+                if current || p.in_use > 0 {
+                    p.delete_pending = true;
+                } else {
+                    destroy_program(gl, name);
+                }
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glIsProgram(name: u32) -> u8 {
+    with_gl(|gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Program(_))) as u8)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glAttachShader(program: u32, shader_name: u32) {
+    with_gl(|gl| {
+        if let Err(e) = program_mut(gl, program) {
+            gl_err!(gl, e);
+        }
+        if let Err(e) = shader_mut(gl, shader_name) {
+            gl_err!(gl, e);
+        }
+        let Ok(p) = program_mut(gl, program) else { return };
+        if p.shaders.contains(&shader_name) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        p.shaders.push(shader_name);
+        if let Ok(s) = shader_mut(gl, shader_name) {
+            s.attached += 1;
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glDetachShader(program: u32, shader_name: u32) {
+    with_gl(|gl| {
+        if let Err(e) = shader_mut(gl, shader_name) {
+            gl_err!(gl, e);
+        }
+        let p = match program_mut(gl, program) {
+            Ok(p) => p,
+            Err(e) => gl_err!(gl, e),
+        };
+        let Some(i) = p.shaders.iter().position(|&s| s == shader_name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        p.shaders.remove(i);
+        detach(gl, shader_name);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetAttachedShaders(program: u32, max: i32, count: *mut i32, shaders: *mut u32) {
+    let list = with_gl(|gl| match program_mut(gl, program) {
+        Ok(p) => Some(p.shaders.clone()),
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(list) = list {
+        let n = list.len().min(max.max(0) as usize);
+        for (i, s) in list.iter().take(n).enumerate() {
+            // SAFETY: GL promises `max` writable names.
+            unsafe { put(shaders.add(i), *s) };
+        }
+        // SAFETY: optional out pointer.
+        unsafe { put(count, n as i32) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindAttribLocation(program: u32, index: u32, name: *const c_char) {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| {
+        if index as usize >= crate::context::MAX_ATTRIBS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if n.starts_with("gl_") {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        match program_mut(gl, program) {
+            Ok(p) => {
+                p.attrib_bindings.retain(|(k, _)| *k != n);
+                p.attrib_bindings.push((n, index));
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: *const c_char) {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| {
+        if color as usize >= crate::context::MAX_DRAW_BUFFERS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if n.starts_with("gl_") {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        match program_mut(gl, program) {
+            Ok(p) => {
+                p.frag_data_bindings.retain(|(k, _)| *k != n);
+                p.frag_data_bindings.push((n, color));
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glLinkProgram(program: u32) {
+    with_gl(|gl| {
+        let p = match program_mut(gl, program) {
+            Ok(p) => p,
+            Err(e) => gl_err!(gl, e),
+        };
+        let shader_names = p.shaders.clone();
+        let attribs = p.attrib_bindings.clone();
+        let frags = p.frag_data_bindings.clone();
+        let mut sources: Vec<(shader::Stage, String)> = Vec::new();
+        let mut log = String::new();
+        for s in &shader_names {
+            if let Some(ShaderOrProgram::Shader(obj)) = gl.sh.shader_objects.get(s) {
+                if !obj.compiled {
+                    log.push_str("error: an attached shader is not compiled\n");
+                }
+                sources.push((obj.stage, obj.source.clone()));
+            }
+        }
+        let result = if !log.is_empty() {
+            Err(log)
+        } else if sources.is_empty() {
+            Err("error: no shaders attached\n".to_string())
+        } else {
+            let refs: Vec<(shader::Stage, &str)> = sources.iter().map(|(s, t)| (*s, t.as_str())).collect();
+            shader::link(&shader::LinkInput { shaders: &refs, attrib_bindings: &attribs, frag_data_bindings: &frags })
+        };
+        let old_cso = match program_mut(gl, program) {
+            Ok(p) => p.linked.as_ref().map(|l| l.cso),
+            Err(_) => None,
+        };
+        match result {
+            Ok(prog) => {
+                let cso = gl.conn.alloc.shader.alloc();
+                let mut blob: Vec<u8> = Vec::new();
+                let mut stage_mask = 0u32;
+                let mut stage_words = [0u32; 6];
+                for (i, words) in prog.stage_spirv.iter().enumerate() {
+                    if let Some(w) = words {
+                        stage_mask |= 1 << i;
+                        stage_words[i] = w.len() as u32;
+                        blob.extend_from_slice(bytemuck::cast_slice(w));
+                    }
+                }
+                let (global_binding, global_size) = prog.global_block.as_ref().map(|g| (g.binding, g.size)).unwrap_or((0, 0));
+                gl.conn.pipe.create_shader(&calls::CreateShader { cso, stage_mask, stage_words, global_binding, global_size, ..Default::default() }, &blob);
+                let mut locations = Vec::new();
+                for (ui, u) in prog.uniforms.iter().enumerate() {
+                    if u.block_index >= 0 {
+                        continue;
+                    }
+                    for e in 0..u.array_size.max(1) {
+                        locations.push(UniformLocation { uniform: ui, element: e });
+                    }
+                }
+                let linked = LinkedState {
+                    scratch: vec![0u8; global_size as usize],
+                    scratch_version: 1,
+                    sampler_units: vec![0; prog.sampler_slots as usize],
+                    block_bindings: vec![0; prog.blocks.len()],
+                    locations,
+                    cso,
+                    prog,
+                };
+                if let Ok(p) = program_mut(gl, program) {
+                    p.linked = Some(linked);
+                    p.link_status = true;
+                    p.info_log.clear();
+                }
+            }
+            Err(log) => {
+                // A failed relink keeps the current executable if it is in use.
+                let in_use = gl.st.program == program;
+                if let Ok(p) = program_mut(gl, program) {
+                    p.link_status = false;
+                    p.info_log = log;
+                    if in_use {
+                        return;
+                    }
+                    p.linked = None;
+                }
+            }
+        }
+        if let Some(old) = old_cso {
+            gl.conn.pipe.delete_shader(&calls::DeleteShader { cso: old, ..Default::default() });
+            gl.conn.alloc.shader.free(old);
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glUseProgram(program: u32) {
+    with_gl(|gl| {
+        if program != 0 {
+            match program_mut(gl, program) {
+                Ok(p) => {
+                    if !p.link_status {
+                        gl_err!(gl, glow::INVALID_OPERATION);
+                    }
+                    p.in_use += 1;
+                }
+                Err(e) => gl_err!(gl, e),
+            }
+        }
+        let old = gl.st.program;
+        gl.st.program = program;
+        if old != 0 && old != program {
+            if let Ok(p) = program_mut(gl, old) {
+                p.in_use = p.in_use.saturating_sub(1);
+                if p.delete_pending && p.in_use == 0 {
+                    destroy_program(gl, old);
+                }
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glValidateProgram(program: u32) {
+    with_gl(|gl| match program_mut(gl, program) {
+        Ok(p) => p.validate_status = p.link_status,
+        Err(e) => gl.st.set_error(e),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32) {
+    let v = with_gl(|gl| {
+        let p = match program_mut(gl, program) {
+            Ok(p) => p,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        let l = p.linked.as_ref();
+        let max_name = |names: &mut dyn Iterator<Item = usize>| names.max().map(|n| n as i32 + 1).unwrap_or(0);
+        Some(match pname {
+            glow::DELETE_STATUS => p.delete_pending as i32,
+            glow::LINK_STATUS => p.link_status as i32,
+            glow::VALIDATE_STATUS => p.validate_status as i32,
+            glow::INFO_LOG_LENGTH => if p.info_log.is_empty() { 0 } else { p.info_log.len() as i32 + 1 },
+            glow::ATTACHED_SHADERS => p.shaders.len() as i32,
+            glow::ACTIVE_ATTRIBUTES => l.map(|l| l.prog.attributes.len() as i32).unwrap_or(0),
+            glow::ACTIVE_ATTRIBUTE_MAX_LENGTH => l.map(|l| max_name(&mut l.prog.attributes.iter().map(|a| a.name.len()))).unwrap_or(0),
+            glow::ACTIVE_UNIFORMS => l.map(|l| l.prog.uniforms.len() as i32).unwrap_or(0),
+            glow::ACTIVE_UNIFORM_MAX_LENGTH => l.map(|l| max_name(&mut l.prog.uniforms.iter().map(|u| u.name.len()))).unwrap_or(0),
+            glow::ACTIVE_UNIFORM_BLOCKS => l.map(|l| l.prog.blocks.len() as i32).unwrap_or(0),
+            glow::ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH => l.map(|l| max_name(&mut l.prog.blocks.iter().map(|b| b.name.len()))).unwrap_or(0),
+            glow::TRANSFORM_FEEDBACK_BUFFER_MODE => glow::INTERLEAVED_ATTRIBS as i32,
+            glow::TRANSFORM_FEEDBACK_VARYINGS | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => 0,
+            glow::PROGRAM_BINARY_RETRIEVABLE_HINT => 0,
+            glow::GEOMETRY_VERTICES_OUT => 0,
+            glow::GEOMETRY_INPUT_TYPE => glow::TRIANGLES as i32,
+            glow::GEOMETRY_OUTPUT_TYPE => glow::TRIANGLE_STRIP as i32,
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return None;
+            }
+        })
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetProgramInfoLog(program: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
+    let text = with_gl(|gl| match program_mut(gl, program) {
+        Ok(p) => Some(p.info_log.clone()),
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(t) = text {
+        // SAFETY: forwards the application's buffer.
+        unsafe { write_log(&t, buf_size, length, log) };
+    }
+}
+
+/// The linked state of `program`, or the GL error for "not linked".
+fn linked<'a>(gl: &'a mut Gl, program: u32) -> Result<&'a mut LinkedState, u32> {
+    let p = program_mut(gl, program)?;
+    if !p.link_status {
+        return Err(glow::INVALID_OPERATION);
+    }
+    p.linked.as_mut().ok_or(glow::INVALID_OPERATION)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetAttribLocation(program: u32, name: *const c_char) -> i32 {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| match linked(gl, program) {
+        Ok(l) => l.prog.attributes.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
+        Err(e) => {
+            gl.st.set_error(e);
+            -1
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetFragDataLocation(program: u32, name: *const c_char) -> i32 {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| match linked(gl, program) {
+        Ok(l) => l.prog.outputs.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
+        Err(e) => {
+            gl.st.set_error(e);
+            -1
+        }
+    })
+}
+
+/// Split "name[3]" into ("name", Some(3)).
+fn split_index(n: &str) -> (&str, Option<u32>) {
+    if let Some(open) = n.rfind('[') {
+        if n.ends_with(']') {
+            if let Ok(i) = n[open + 1..n.len() - 1].parse::<u32>() {
+                return (&n[..open], Some(i));
+            }
+        }
+    }
+    (n, None)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char) -> i32 {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => {
+                gl.st.set_error(e);
+                return -1;
+            }
+        };
+        let (base, idx) = split_index(&n);
+        for (loc, ul) in l.locations.iter().enumerate() {
+            let u = &l.prog.uniforms[ul.uniform];
+            let (ubase, _) = split_index(&u.name);
+            let is_array = u.array_size > 1 || u.name.ends_with("[0]");
+            let matches = if is_array { ubase == base && idx.unwrap_or(0) == ul.element } else { u.name == n };
+            if matches {
+                return loc as i32;
+            }
+        }
+        -1
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveUniform(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
+    let r = with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => {
+                gl.st.set_error(if e == glow::INVALID_OPERATION { glow::INVALID_OPERATION } else { e });
+                return None;
+            }
+        };
+        match l.prog.uniforms.get(index as usize) {
+            Some(u) => Some((u.name.clone(), u.array_size.max(1), u.gl_type)),
+            None => {
+                gl.st.set_error(glow::INVALID_VALUE);
+                None
+            }
+        }
+    });
+    if let Some((n, s, t)) = r {
+        // SAFETY: optional out pointers and the application's buffer.
+        unsafe {
+            put(size, s as i32);
+            put(ty, t);
+            write_log(&n, buf_size, length, name);
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveAttrib(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
+    let r = with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        match l.prog.attributes.get(index as usize) {
+            Some(a) => Some((a.name.clone(), a.array_size.max(1), a.gl_type)),
+            None => {
+                gl.st.set_error(glow::INVALID_VALUE);
+                None
+            }
+        }
+    });
+    if let Some((n, s, t)) = r {
+        // SAFETY: optional out pointers and the application's buffer.
+        unsafe {
+            put(size, s as i32);
+            put(ty, t);
+            write_log(&n, buf_size, length, name);
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformBlockIndex(program: u32, name: *const c_char) -> u32 {
+    // SAFETY: NUL-terminated per GL.
+    let n = unsafe { cstr(name) };
+    with_gl(|gl| match linked(gl, program) {
+        Ok(l) => l.prog.blocks.iter().position(|b| b.name == n).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX),
+        Err(e) => {
+            gl.st.set_error(e);
+            glow::INVALID_INDEX
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glUniformBlockBinding(program: u32, index: u32, binding: u32) {
+    with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => gl_err!(gl, e),
+        };
+        if index as usize >= l.block_bindings.len() || binding as usize >= MAX_UBO_BINDINGS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        l.block_bindings[index as usize] = binding;
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pname: u32, out: *mut i32) {
+    let v = with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        let Some(b) = l.prog.blocks.get(index as usize) else {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        };
+        Some(match pname {
+            glow::UNIFORM_BLOCK_BINDING => vec![l.block_bindings[index as usize] as i32],
+            glow::UNIFORM_BLOCK_DATA_SIZE => vec![b.data_size as i32],
+            glow::UNIFORM_BLOCK_NAME_LENGTH => vec![b.name.len() as i32 + 1],
+            glow::UNIFORM_BLOCK_ACTIVE_UNIFORMS => vec![b.active_uniforms.len() as i32],
+            glow::UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES => b.active_uniforms.iter().map(|u| *u as i32).collect(),
+            glow::UNIFORM_BLOCK_REFERENCED_BY_VERTEX_SHADER | glow::UNIFORM_BLOCK_REFERENCED_BY_FRAGMENT_SHADER => vec![1],
+            glow::UNIFORM_BLOCK_REFERENCED_BY_GEOMETRY_SHADER => vec![0],
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return None;
+            }
+        })
+    });
+    if let Some(v) = v {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(i), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveUniformBlockName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
+    let r = with_gl(|gl| match linked(gl, program) {
+        Ok(l) => match l.prog.blocks.get(index as usize) {
+            Some(b) => Some(b.name.clone()),
+            None => {
+                gl.st.set_error(glow::INVALID_VALUE);
+                None
+            }
+        },
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(n) = r {
+        // SAFETY: forwards the application's buffer.
+        unsafe { write_log(&n, buf_size, length, name) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformIndices(program: u32, count: i32, names: *const *const c_char, indices: *mut u32) {
+    // SAFETY: GL promises `count` strings.
+    let names: Vec<String> = unsafe { slice(names, count) }.iter().map(|p| unsafe { cstr(*p) }).collect();
+    let r = with_gl(|gl| match linked(gl, program) {
+        Ok(l) => Some(names.iter().map(|n| l.prog.uniforms.iter().position(|u| u.name == *n || split_index(&u.name).0 == n.as_str()).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX)).collect::<Vec<_>>()),
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(v) = r {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises `count` writable indices.
+            unsafe { put(indices.add(i), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices: *const u32, pname: u32, out: *mut i32) {
+    // SAFETY: GL promises `count` indices.
+    let idx = unsafe { slice(indices, count) }.to_vec();
+    let r = with_gl(|gl| {
+        let l = match linked(gl, program) {
+            Ok(l) => l,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        };
+        let mut v = Vec::new();
+        for i in &idx {
+            let Some(u) = l.prog.uniforms.get(*i as usize) else {
+                gl.st.set_error(glow::INVALID_VALUE);
+                return None;
+            };
+            v.push(match pname {
+                glow::UNIFORM_TYPE => u.gl_type as i32,
+                glow::UNIFORM_SIZE => u.array_size.max(1) as i32,
+                glow::UNIFORM_NAME_LENGTH => u.name.len() as i32 + 1,
+                glow::UNIFORM_BLOCK_INDEX => u.block_index,
+                glow::UNIFORM_OFFSET => if u.block_index >= 0 { u.offset as i32 } else { -1 },
+                glow::UNIFORM_ARRAY_STRIDE => if u.block_index >= 0 && u.array_size > 1 { u.array_stride as i32 } else if u.block_index >= 0 { 0 } else { -1 },
+                glow::UNIFORM_MATRIX_STRIDE => if u.block_index >= 0 && type_info(u.gl_type).1 > 1 { u.matrix_stride as i32 } else if u.block_index >= 0 { 0 } else { -1 },
+                glow::UNIFORM_IS_ROW_MAJOR => u.is_row_major as i32,
+                _ => {
+                    gl.st.set_error(glow::INVALID_ENUM);
+                    return None;
+                }
+            });
+        }
+        Some(v)
+    });
+    if let Some(v) = r {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises `count` writable values.
+            unsafe { put(out.add(i), *x) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetActiveUniformName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
+    let r = with_gl(|gl| match linked(gl, program) {
+        Ok(l) => match l.prog.uniforms.get(index as usize) {
+            Some(u) => Some(u.name.clone()),
+            None => {
+                gl.st.set_error(glow::INVALID_VALUE);
+                None
+            }
+        },
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    });
+    if let Some(n) = r {
+        // SAFETY: forwards the application's buffer.
+        unsafe { write_log(&n, buf_size, length, name) };
+    }
+}
+
+// ------------------------------------------------------------------ glUniform*
+
+/// What kind of glUniform call wrote the data.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Src {
+    F,
+    I,
+    U,
+}
+
+/// Write `count` elements of `comps` words each (or matrices) at `location`
+/// of the current program.
+fn write_uniform(gl: &mut Gl, location: i32, count: i32, src: Src, comps: u32, matrix: Option<(u32, u32, bool)>, words: &[u32]) {
+    if location == -1 {
+        return;
+    }
+    if count < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let program = gl.st.program;
+    let l = match linked(gl, program) {
+        Ok(l) => l,
+        Err(_) => gl_err!(gl, glow::INVALID_OPERATION),
+    };
+    if location < 0 || location as usize >= l.locations.len() {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let loc = l.locations[location as usize];
+    let u = &l.prog.uniforms[loc.uniform];
+    let (base, cols, rows) = type_info(u.gl_type);
+    let ok = match (matrix, base) {
+        (Some((c, r, _)), Base::Float) => c == cols && r == rows,
+        (Some(_), _) => false,
+        (None, _) if cols > 1 => false,
+        (None, Base::Float) => src == Src::F && comps == rows,
+        (None, Base::Int) => src == Src::I && comps == rows,
+        (None, Base::Uint) => src == Src::U && comps == rows,
+        (None, Base::Bool) => comps == rows,
+        (None, Base::Sampler) => src == Src::I && comps == 1,
+        (None, Base::Double) => false,
+    };
+    if !ok {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let is_array = u.array_size > 1;
+    if count > 1 && !is_array {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let remaining = u.array_size.max(1) - loc.element;
+    let n = (count as u32).min(remaining);
+    if base == Base::Sampler {
+        let binding = u.sampler_binding.unwrap_or(0);
+        for e in 0..n {
+            let unit = words.get(e as usize).copied().unwrap_or(0);
+            if unit as usize >= MAX_TEXTURE_UNITS {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            let slot = (binding + loc.element + e) as usize;
+            if let Some(s) = l.sampler_units.get_mut(slot) {
+                *s = unit;
+            }
+        }
+        return;
+    }
+    let elem_words = cols * rows;
+    let (offset, astride, mstride) = (u.offset as usize, u.array_stride as usize, u.matrix_stride as usize);
+    for e in 0..n {
+        let elem = (loc.element + e) as usize;
+        let base_off = offset + elem * astride;
+        let src_elem = &words[(e * elem_words) as usize..((e + 1) * elem_words) as usize];
+        for c in 0..cols as usize {
+            for r in 0..rows as usize {
+                let transpose = matrix.map(|m| m.2).unwrap_or(false);
+                let w = if transpose { src_elem[r * cols as usize + c] } else { src_elem[c * rows as usize + r] };
+                let w = match (base, src) {
+                    (Base::Bool, Src::F) => (f32::from_bits(w) != 0.0) as u32,
+                    (Base::Bool, _) => (w != 0) as u32,
+                    _ => w,
+                };
+                let at = base_off + c * mstride + r * 4;
+                if let Some(dst) = l.scratch.get_mut(at..at + 4) {
+                    dst.copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+    }
+    l.scratch_version += 1;
+}
+
+macro_rules! uniform_scalars {
+    ($name:ident, $t:ty, $src:expr, $($arg:ident),+) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(location: i32, $($arg: $t),+) {
+            let words = [$(to_word($arg)),+];
+            with_gl(|gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words))
+        }
+    };
+}
+
+macro_rules! uniform_vectors {
+    ($name:ident, $t:ty, $src:expr, $n:expr) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(location: i32, count: i32, value: *const $t) {
+            // SAFETY: GL promises `count` elements of `$n` values.
+            let v = unsafe { slice(value, count.saturating_mul($n)) };
+            let words: Vec<u32> = v.iter().map(|x| to_word(*x)).collect();
+            with_gl(|gl| write_uniform(gl, location, count, $src, $n, None, &words))
+        }
+    };
+}
+
+macro_rules! uniform_matrices {
+    ($name:ident, $c:expr, $r:expr) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(location: i32, count: i32, transpose: u8, value: *const f32) {
+            // SAFETY: GL promises `count` matrices.
+            let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
+            let words: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
+            with_gl(|gl| write_uniform(gl, location, count, Src::F, 0, Some(($c, $r, transpose != 0)), &words))
+        }
+    };
+}
+
+trait ToWord {
+    fn word(self) -> u32;
+}
+impl ToWord for f32 {
+    fn word(self) -> u32 {
+        self.to_bits()
+    }
+}
+impl ToWord for i32 {
+    fn word(self) -> u32 {
+        self as u32
+    }
+}
+impl ToWord for u32 {
+    fn word(self) -> u32 {
+        self
+    }
+}
+fn to_word<T: ToWord>(v: T) -> u32 {
+    v.word()
+}
+
+uniform_scalars!(glUniform1f, f32, Src::F, x);
+uniform_scalars!(glUniform2f, f32, Src::F, x, y);
+uniform_scalars!(glUniform3f, f32, Src::F, x, y, z);
+uniform_scalars!(glUniform4f, f32, Src::F, x, y, z, w);
+uniform_scalars!(glUniform1i, i32, Src::I, x);
+uniform_scalars!(glUniform2i, i32, Src::I, x, y);
+uniform_scalars!(glUniform3i, i32, Src::I, x, y, z);
+uniform_scalars!(glUniform4i, i32, Src::I, x, y, z, w);
+uniform_scalars!(glUniform1ui, u32, Src::U, x);
+uniform_scalars!(glUniform2ui, u32, Src::U, x, y);
+uniform_scalars!(glUniform3ui, u32, Src::U, x, y, z);
+uniform_scalars!(glUniform4ui, u32, Src::U, x, y, z, w);
+uniform_vectors!(glUniform1fv, f32, Src::F, 1);
+uniform_vectors!(glUniform2fv, f32, Src::F, 2);
+uniform_vectors!(glUniform3fv, f32, Src::F, 3);
+uniform_vectors!(glUniform4fv, f32, Src::F, 4);
+uniform_vectors!(glUniform1iv, i32, Src::I, 1);
+uniform_vectors!(glUniform2iv, i32, Src::I, 2);
+uniform_vectors!(glUniform3iv, i32, Src::I, 3);
+uniform_vectors!(glUniform4iv, i32, Src::I, 4);
+uniform_vectors!(glUniform1uiv, u32, Src::U, 1);
+uniform_vectors!(glUniform2uiv, u32, Src::U, 2);
+uniform_vectors!(glUniform3uiv, u32, Src::U, 3);
+uniform_vectors!(glUniform4uiv, u32, Src::U, 4);
+uniform_matrices!(glUniformMatrix2fv, 2, 2);
+uniform_matrices!(glUniformMatrix3fv, 3, 3);
+uniform_matrices!(glUniformMatrix4fv, 4, 4);
+uniform_matrices!(glUniformMatrix2x3fv, 2, 3);
+uniform_matrices!(glUniformMatrix3x2fv, 3, 2);
+uniform_matrices!(glUniformMatrix2x4fv, 2, 4);
+uniform_matrices!(glUniformMatrix4x2fv, 4, 2);
+uniform_matrices!(glUniformMatrix3x4fv, 3, 4);
+uniform_matrices!(glUniformMatrix4x3fv, 4, 3);
+
+/// Read a uniform's current words (glGetUniform*).
+fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u32>)> {
+    let l = match linked(gl, program) {
+        Ok(l) => l,
+        Err(e) => {
+            gl.st.set_error(e);
+            return None;
+        }
+    };
+    let Some(loc) = usize::try_from(location).ok().and_then(|i| l.locations.get(i)).copied() else {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    };
+    let u = &l.prog.uniforms[loc.uniform];
+    let (base, cols, rows) = type_info(u.gl_type);
+    if base == Base::Sampler {
+        let slot = (u.sampler_binding.unwrap_or(0) + loc.element) as usize;
+        return Some((Base::Int, vec![l.sampler_units.get(slot).copied().unwrap_or(0)]));
+    }
+    let mut out = Vec::new();
+    let off = u.offset as usize + loc.element as usize * u.array_stride as usize;
+    for c in 0..cols as usize {
+        for r in 0..rows as usize {
+            let at = off + c * u.matrix_stride as usize + r * 4;
+            let w = l.scratch.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+            out.push(w);
+        }
+    }
+    Some((base, out))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f32) {
+    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+        for (i, w) in words.iter().enumerate() {
+            let v = match base {
+                Base::Float => f32::from_bits(*w),
+                Base::Int => *w as i32 as f32,
+                _ => *w as f32,
+            };
+            // SAFETY: GL promises room for the uniform's values.
+            unsafe { put(out.add(i), v) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i32) {
+    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+        for (i, w) in words.iter().enumerate() {
+            let v = match base {
+                Base::Float => f32::from_bits(*w) as i32,
+                _ => *w as i32,
+            };
+            // SAFETY: GL promises room for the uniform's values.
+            unsafe { put(out.add(i), v) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut u32) {
+    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+        for (i, w) in words.iter().enumerate() {
+            let v = match base {
+                Base::Float => f32::from_bits(*w) as u32,
+                _ => *w,
+            };
+            // SAFETY: GL promises room for the uniform's values.
+            unsafe { put(out.add(i), v) };
+        }
+    }
+}

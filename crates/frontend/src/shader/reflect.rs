@@ -1,0 +1,615 @@
+//! Link-time reflection and SPIR-V fix-ups: GL-style uniform/attribute/
+//! output reflection read from the SPIR-V, and the binding/location
+//! conventions of the module doc written back into it.
+
+use std::collections::{HashMap, HashSet};
+
+use super::glsl::DEFAULT_BLOCK_NAME;
+use super::gltypes;
+use super::spirv::{dec, storage, Module, Type};
+use super::{GlobalBlock, Stage, Uniform, UniformBlock, Variable};
+
+/// Upper bound on reflected uniforms (arrays of structs expand per element).
+const MAX_UNIFORMS: usize = 1 << 16;
+
+pub(crate) struct StageModule {
+    pub stage: Stage,
+    pub module: Module,
+    /// Names with an explicit `layout(location)` on inputs (vertex) or
+    /// outputs (fragment), from the preprocessed source.
+    pub explicit: HashSet<String>,
+    /// Identifier → position of its first occurrence in the stage's
+    /// preprocessed source (declaration order).
+    pub order: HashMap<String, usize>,
+}
+
+pub(crate) struct Reflection {
+    pub attributes: Vec<Variable>,
+    pub outputs: Vec<Variable>,
+    pub uniforms: Vec<Uniform>,
+    pub blocks: Vec<UniformBlock>,
+    pub global_block: Option<GlobalBlock>,
+    pub sampler_slots: u32,
+}
+
+pub(crate) struct Names<'a> {
+    pub renames: &'a [(String, String)],
+    /// Names declared `bool`/`bvecN` in the sources (glslang stores them as
+    /// `uint` inside blocks).
+    pub bool_names: &'a HashSet<String>,
+}
+
+impl Names<'_> {
+    /// Maps a name built from SPIR-V names back to the user's spelling.
+    fn user(&self, name: &str) -> String {
+        let mut s = name.to_owned();
+        for (new, orig) in self.renames {
+            if s.contains(new.as_str()) {
+                s = s.replace(new.as_str(), orig);
+            }
+        }
+        s
+    }
+}
+
+fn strip_arrays(m: &Module, mut ty: u32) -> (u32, Vec<Option<u32>>) {
+    let mut dims = Vec::new();
+    loop {
+        match m.types.get(&ty) {
+            Some(Type::Array { element, len }) => {
+                dims.push(*len);
+                ty = *element;
+            }
+            Some(Type::RuntimeArray { element }) => {
+                dims.push(None);
+                ty = *element;
+            }
+            _ => return (ty, dims),
+        }
+    }
+}
+
+fn total_elements(dims: &[Option<u32>]) -> u32 {
+    dims.iter().fold(1u32, |acc, d| acc.saturating_mul(d.unwrap_or(1).max(1)))
+}
+
+fn is_struct(m: &Module, ty: u32) -> bool {
+    matches!(m.types.get(&ty), Some(Type::Struct { .. }))
+}
+
+/// Locations a type consumes as a shader input/output.
+fn location_count(m: &Module, ty: u32) -> u32 {
+    match m.types.get(&ty) {
+        Some(Type::Vector { component, count }) => {
+            let wide = matches!(m.types.get(component), Some(Type::Float { width: 64 } | Type::Int { width: 64, .. }));
+            if wide && *count > 2 {
+                2
+            } else {
+                1
+            }
+        }
+        Some(Type::Matrix { column, columns }) => columns.saturating_mul(location_count(m, *column)),
+        Some(Type::Array { element, len }) => len.unwrap_or(1).saturating_mul(location_count(m, *element)),
+        Some(Type::Struct { members }) => members.iter().map(|t| location_count(m, *t)).fold(0u32, u32::saturating_add),
+        _ => 1,
+    }
+}
+
+/// Byte size of a type laid out with explicit offsets/strides. `mstride` and
+/// `row_major` come from the member that holds the type.
+fn byte_size(m: &Module, ty: u32, mstride: Option<u32>, row_major: bool, depth: u32) -> u32 {
+    if depth > 64 {
+        return 0;
+    }
+    match m.types.get(&ty) {
+        Some(Type::Bool) => 4,
+        Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
+        Some(Type::Vector { component, count }) => count.saturating_mul(byte_size(m, *component, None, false, depth + 1)),
+        Some(Type::Matrix { column, columns }) => {
+            let rows = match m.types.get(column) {
+                Some(Type::Vector { count, .. }) => *count,
+                _ => 1,
+            };
+            let n = if row_major { rows } else { *columns };
+            match mstride {
+                Some(s) => s.saturating_mul(n),
+                None => columns.saturating_mul(byte_size(m, *column, None, false, depth + 1)),
+            }
+        }
+        Some(Type::Array { element, len }) => {
+            let stride = m
+                .decoration(ty, dec::ARRAY_STRIDE)
+                .unwrap_or_else(|| byte_size(m, *element, mstride, row_major, depth + 1));
+            stride.saturating_mul(len.unwrap_or(1))
+        }
+        Some(Type::RuntimeArray { .. }) => 0,
+        Some(Type::Struct { members }) => {
+            let mut end = 0u32;
+            for (k, &mt) in members.iter().enumerate() {
+                let k = k as u32;
+                let off = m.member_decoration(ty, k, dec::OFFSET).unwrap_or(0);
+                let ms = m.member_decoration(ty, k, dec::MATRIX_STRIDE);
+                let rm = m.has_member_decoration(ty, k, dec::ROW_MAJOR);
+                end = end.max(off.saturating_add(byte_size(m, mt, ms, rm, depth + 1)));
+            }
+            end
+        }
+        _ => 0,
+    }
+}
+
+/// Block size as GL reports it (std140/std430 blocks round up to 16).
+fn block_size(m: &Module, struct_ty: u32) -> u32 {
+    let s = byte_size(m, struct_ty, None, false, 0);
+    s.saturating_add(15) & !15
+}
+
+struct Walk<'a, 'n> {
+    m: &'a Module,
+    names: &'a Names<'n>,
+    out: Vec<Uniform>,
+    block_index: i32,
+    overflow: bool,
+}
+
+impl Walk<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    fn walk(&mut self, ty: u32, name: String, offset: u32, mstride: Option<u32>, row_major: bool, depth: u32) {
+        if self.out.len() >= MAX_UNIFORMS || depth > 32 {
+            self.overflow = true;
+            return;
+        }
+        let m = self.m;
+        match m.types.get(&ty) {
+            Some(Type::Struct { members }) => {
+                for (k, &mt) in members.iter().enumerate() {
+                    let k = k as u32;
+                    let member = m.member_name(ty, k);
+                    let full = if name.is_empty() { member.to_owned() } else { format!("{name}.{member}") };
+                    let off = offset.saturating_add(m.member_decoration(ty, k, dec::OFFSET).unwrap_or(0));
+                    let ms = m.member_decoration(ty, k, dec::MATRIX_STRIDE);
+                    let rm = m.has_member_decoration(ty, k, dec::ROW_MAJOR);
+                    self.walk(mt, full, off, ms, rm, depth + 1);
+                }
+            }
+            Some(Type::Array { .. } | Type::RuntimeArray { .. }) => {
+                let (element, len) = match m.types.get(&ty) {
+                    Some(Type::Array { element, len }) => (*element, len.unwrap_or(1)),
+                    Some(Type::RuntimeArray { element }) => (*element, 0),
+                    _ => return,
+                };
+                let stride = m.decoration(ty, dec::ARRAY_STRIDE).unwrap_or(0);
+                let elem_is_aggregate = matches!(
+                    m.types.get(&element),
+                    Some(Type::Struct { .. } | Type::Array { .. } | Type::RuntimeArray { .. })
+                );
+                if elem_is_aggregate {
+                    for i in 0..len {
+                        if self.overflow {
+                            return;
+                        }
+                        let off = offset.saturating_add(stride.saturating_mul(i));
+                        self.walk(element, format!("{name}[{i}]"), off, mstride, row_major, depth + 1);
+                    }
+                } else {
+                    self.leaf(element, format!("{name}[0]"), len, stride, offset, mstride, row_major);
+                }
+            }
+            _ => self.leaf(ty, name, 1, 0, offset, mstride, row_major),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn leaf(&mut self, ty: u32, name: String, array_size: u32, array_stride: u32, offset: u32, mstride: Option<u32>, row_major: bool) {
+        let m = self.m;
+        let Some(mut gl_type) = gltypes::gl_type(m, ty) else { return };
+        let is_matrix = matches!(m.types.get(&ty), Some(Type::Matrix { .. }));
+        let user = self.names.user(&name);
+        let last = user.rsplit('.').next().unwrap_or("").split('[').next().unwrap_or("");
+        if self.names.bool_names.contains(last) {
+            gl_type = gltypes::as_bool(gl_type);
+        }
+        self.out.push(Uniform {
+            name: user,
+            gl_type,
+            array_size,
+            block_index: self.block_index,
+            offset,
+            array_stride,
+            matrix_stride: if is_matrix { mstride.unwrap_or(0) } else { 0 },
+            is_row_major: is_matrix && row_major,
+            sampler_binding: None,
+        });
+    }
+}
+
+/// True for variables that are GL built-ins (decorated BuiltIn, or blocks
+/// of built-ins such as gl_PerVertex).
+fn is_builtin(m: &Module, var_id: u32, pointee: u32) -> bool {
+    if m.has_decoration(var_id, dec::BUILTIN) {
+        return true;
+    }
+    let (base, _) = strip_arrays(m, pointee);
+    if let Some(Type::Struct { members }) = m.types.get(&base) {
+        return (0..members.len() as u32).any(|k| m.has_member_decoration(base, k, dec::BUILTIN));
+    }
+    false
+}
+
+/// Block-ness of a variable's (array-stripped) pointee.
+#[derive(PartialEq, Eq)]
+enum BufferKind {
+    Ubo,
+    Ssbo,
+    None,
+}
+
+fn buffer_kind(m: &Module, storage_class: u32, base: u32) -> BufferKind {
+    if !is_struct(m, base) {
+        return BufferKind::None;
+    }
+    match storage_class {
+        storage::UNIFORM if m.has_decoration(base, dec::BUFFER_BLOCK) => BufferKind::Ssbo,
+        storage::UNIFORM => BufferKind::Ubo,
+        storage::STORAGE_BUFFER => BufferKind::Ssbo,
+        _ => BufferKind::None,
+    }
+}
+
+fn is_default_block(m: &Module, var_id: u32, base: u32) -> bool {
+    m.name(base) == DEFAULT_BLOCK_NAME || m.name(var_id) == DEFAULT_BLOCK_NAME
+}
+
+/// Assigns locations: explicit ones stay, bound ones (by user name) next,
+/// then the rest fill the lowest free ranges (active variables first).
+struct Slot {
+    stage_idx: usize,
+    var_id: u32,
+    name: String,
+    gl_type: u32,
+    array_size: u32,
+    count: u32,
+    explicit: Option<u32>,
+    active: bool,
+}
+
+fn assign_locations(slots: &mut [Slot], bindings: &[(String, u32)]) -> Vec<u32> {
+    let mut occupied: HashSet<u32> = HashSet::new();
+    let mut result: Vec<Option<u32>> = vec![None; slots.len()];
+    let occupy = |occupied: &mut HashSet<u32>, loc: u32, count: u32| {
+        for l in loc..loc.saturating_add(count.min(4096)) {
+            occupied.insert(l);
+        }
+    };
+    for (i, s) in slots.iter().enumerate() {
+        if let Some(loc) = s.explicit {
+            result[i] = Some(loc);
+            occupy(&mut occupied, loc, s.count);
+        }
+    }
+    for (i, s) in slots.iter().enumerate() {
+        if result[i].is_none() {
+            if let Some((_, loc)) = bindings.iter().rev().find(|(n, _)| *n == s.name) {
+                result[i] = Some(*loc);
+                occupy(&mut occupied, *loc, s.count);
+            }
+        }
+    }
+    for pass_active in [true, false] {
+        for (i, s) in slots.iter().enumerate() {
+            if result[i].is_some() || s.active != pass_active {
+                continue;
+            }
+            let mut loc = 0u32;
+            while (loc..loc.saturating_add(s.count.min(4096))).any(|l| occupied.contains(&l)) {
+                loc += 1;
+            }
+            result[i] = Some(loc);
+            occupy(&mut occupied, loc, s.count);
+        }
+    }
+    result.into_iter().map(|r| r.unwrap_or(0)).collect()
+}
+
+fn collect_io(sm: &StageModule, stage_idx: usize, storage_class: u32, names: &Names) -> Vec<Slot> {
+    let m = &sm.module;
+    let mut out = Vec::new();
+    for v in &m.variables {
+        if v.storage != storage_class {
+            continue;
+        }
+        let Some(pointee) = m.pointee(v) else { continue };
+        if is_builtin(m, v.id, pointee) {
+            continue;
+        }
+        let spirv_name = m.name(v.id).to_owned();
+        let (base, dims) = strip_arrays(m, pointee);
+        let gl_type = gltypes::gl_type(m, base).unwrap_or(0);
+        let explicit = if sm.explicit.contains(&spirv_name) { m.decoration(v.id, dec::LOCATION) } else { None };
+        out.push(Slot {
+            stage_idx,
+            var_id: v.id,
+            name: names.user(&spirv_name),
+            gl_type,
+            array_size: if dims.is_empty() { 1 } else { total_elements(&dims) },
+            count: location_count(m, pointee),
+            explicit,
+            active: m.used.contains(&v.id),
+        });
+    }
+    out.sort_by_key(|s| sm.order.get(m.name(s.var_id)).copied().unwrap_or(usize::MAX));
+    out
+}
+
+fn io_key(m: &Module, var_id: u32, pointee: u32) -> String {
+    let (base, _) = strip_arrays(m, pointee);
+    if is_struct(m, base) && m.has_decoration(base, dec::BLOCK) {
+        format!("block:{}", m.name(base))
+    } else {
+        m.name(var_id).to_owned()
+    }
+}
+
+/// Runs reflection over the linked stage modules (in pipeline order) and
+/// rewrites their decorations to the module's conventions.
+pub(crate) fn reflect(
+    stages: &mut [StageModule],
+    attrib_bindings: &[(String, u32)],
+    frag_data_bindings: &[(String, u32)],
+    names: &Names,
+) -> Result<Reflection, String> {
+    // ---- user uniform blocks -------------------------------------------
+    struct BlockInfo {
+        base_name: String,
+        count: u32,
+        first_binding: u32,
+        stage: usize,
+        struct_ty: u32,
+        instance: bool,
+    }
+    let mut block_infos: Vec<BlockInfo> = Vec::new();
+    let mut ssbo_names: Vec<String> = Vec::new();
+    let mut image_names: Vec<String> = Vec::new();
+    struct SamplerInfo {
+        name: String,
+        first: u32,
+        count: u32,
+        gl_type: u32,
+    }
+    let mut samplers: Vec<SamplerInfo> = Vec::new();
+    let mut next_block_binding = 0u32;
+    let mut next_sampler = 0u32;
+
+    for (si, sm) in stages.iter().enumerate() {
+        let m = &sm.module;
+        let mut vars = m.variables.clone();
+        let key = |v: &super::spirv::Variable| {
+            let mut name = m.name(v.id);
+            if name.is_empty() {
+                name = m.pointee(v).map(|p| m.name(strip_arrays(m, p).0)).unwrap_or("");
+            }
+            sm.order.get(name).copied().unwrap_or(usize::MAX)
+        };
+        vars.sort_by_key(key);
+        for v in &vars {
+            let Some(pointee) = m.pointee(v) else { continue };
+            let (base, dims) = strip_arrays(m, pointee);
+            match buffer_kind(m, v.storage, base) {
+                BufferKind::Ubo => {
+                    if is_default_block(m, v.id, base) {
+                        continue;
+                    }
+                    let name = m.name(base).to_owned();
+                    if block_infos.iter().any(|b| b.base_name == name) {
+                        continue;
+                    }
+                    let count = total_elements(&dims);
+                    block_infos.push(BlockInfo {
+                        base_name: name,
+                        count,
+                        first_binding: next_block_binding,
+                        stage: si,
+                        struct_ty: base,
+                        instance: !m.name(v.id).is_empty(),
+                    });
+                    next_block_binding = next_block_binding.saturating_add(count);
+                }
+                BufferKind::Ssbo => {
+                    let name = m.name(base).to_owned();
+                    if !ssbo_names.contains(&name) {
+                        ssbo_names.push(name);
+                    }
+                }
+                BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => match m.types.get(&base) {
+                    Some(Type::SampledImage { .. }) => {
+                        let name = m.name(v.id).to_owned();
+                        if samplers.iter().any(|s| s.name == name) {
+                            continue;
+                        }
+                        let count = total_elements(&dims);
+                        samplers.push(SamplerInfo {
+                            name,
+                            first: next_sampler,
+                            count,
+                            gl_type: gltypes::gl_type(m, base).unwrap_or(0),
+                        });
+                        next_sampler = next_sampler.saturating_add(count);
+                    }
+                    Some(Type::Image { .. }) | Some(Type::Sampler) => {
+                        let name = m.name(v.id).to_owned();
+                        if !image_names.contains(&name) {
+                            image_names.push(name);
+                        }
+                    }
+                    _ => {}
+                },
+                BufferKind::None => {}
+            }
+        }
+    }
+    let num_user_blocks = next_block_binding;
+    let global_binding = num_user_blocks;
+
+    // ---- rewrite bindings -------------------------------------------------
+    for sm in stages.iter_mut() {
+        let vars = sm.module.variables.clone();
+        for v in &vars {
+            let m = &sm.module;
+            let Some(pointee) = m.pointee(v) else { continue };
+            let (base, _) = strip_arrays(m, pointee);
+            let binding = match buffer_kind(m, v.storage, base) {
+                BufferKind::Ubo if is_default_block(m, v.id, base) => Some(global_binding),
+                BufferKind::Ubo => {
+                    let name = m.name(base);
+                    block_infos.iter().find(|b| b.base_name == name).map(|b| b.first_binding)
+                }
+                BufferKind::Ssbo => {
+                    let name = m.name(base);
+                    ssbo_names.iter().position(|n| n == name).map(|p| p as u32)
+                }
+                BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
+                    let name = m.name(v.id);
+                    if let Some(s) = samplers.iter().find(|s| s.name == name) {
+                        Some(s.first)
+                    } else {
+                        image_names.iter().position(|n| n == name).map(|p| p as u32)
+                    }
+                }
+                BufferKind::None => None,
+            };
+            if let Some(b) = binding {
+                sm.module.set_decoration(v.id, dec::DESCRIPTOR_SET, 0);
+                sm.module.set_decoration(v.id, dec::BINDING, b);
+            }
+        }
+    }
+
+    // ---- uniforms ----------------------------------------------------------
+    let mut uniforms: Vec<Uniform> = Vec::new();
+    let mut global_block = None;
+    let mut overflow = false;
+    // Default block: merged across stages by glslang; take the union.
+    for sm in stages.iter() {
+        let m = &sm.module;
+        for v in &m.variables {
+            let Some(pointee) = m.pointee(v) else { continue };
+            let (base, _) = strip_arrays(m, pointee);
+            if buffer_kind(m, v.storage, base) != BufferKind::Ubo || !is_default_block(m, v.id, base) {
+                continue;
+            }
+            let mut w = Walk { m, names, out: Vec::new(), block_index: -1, overflow: false };
+            w.walk(base, String::new(), 0, None, false, 0);
+            overflow |= w.overflow;
+            for u in w.out {
+                if !uniforms.iter().any(|e| e.name == u.name) {
+                    uniforms.push(u);
+                }
+            }
+            let size = block_size(m, base);
+            global_block = Some(GlobalBlock {
+                binding: global_binding,
+                size: global_block.as_ref().map_or(size, |g: &GlobalBlock| g.size.max(size)),
+            });
+        }
+    }
+    for s in &samplers {
+        uniforms.push(Uniform {
+            name: names.user(&if s.count > 1 { format!("{}[0]", s.name) } else { s.name.clone() }),
+            gl_type: s.gl_type,
+            array_size: s.count,
+            block_index: -1,
+            offset: u32::MAX,
+            array_stride: 0,
+            matrix_stride: 0,
+            is_row_major: false,
+            sampler_binding: Some(s.first),
+        });
+    }
+    // User blocks (block index = binding).
+    let mut blocks: Vec<UniformBlock> = Vec::new();
+    for b in &block_infos {
+        let m = &stages[b.stage].module;
+        let first_uniform = uniforms.len() as u32;
+        let prefix = if b.instance { names.user(&b.base_name) } else { String::new() };
+        let mut w = Walk { m, names, out: Vec::new(), block_index: b.first_binding as i32, overflow: false };
+        w.walk(b.struct_ty, prefix, 0, None, false, 0);
+        overflow |= w.overflow;
+        let added = w.out.len() as u32;
+        uniforms.extend(w.out);
+        let size = block_size(m, b.struct_ty);
+        let members: Vec<u32> = (first_uniform..first_uniform + added).collect();
+        let user_name = names.user(&b.base_name);
+        for i in 0..b.count {
+            blocks.push(UniformBlock {
+                name: if b.count > 1 || b.count == 0 { format!("{user_name}[{i}]") } else { user_name.clone() },
+                binding: b.first_binding + i,
+                data_size: size,
+                active_uniforms: members.clone(),
+            });
+        }
+    }
+    if overflow {
+        return Err("ERROR: Linking: too many active uniforms\n".to_owned());
+    }
+
+    // ---- vertex attributes ----------------------------------------------
+    let mut attributes = Vec::new();
+    if let Some(vi) = stages.iter().position(|s| s.stage == Stage::Vertex) {
+        let mut slots = collect_io(&stages[vi], vi, storage::INPUT, names);
+        let locs = assign_locations(&mut slots, attrib_bindings);
+        for (s, loc) in slots.iter().zip(locs) {
+            stages[s.stage_idx].module.set_decoration(s.var_id, dec::LOCATION, loc);
+            if s.active {
+                attributes.push(Variable { name: s.name.clone(), gl_type: s.gl_type, array_size: s.array_size, location: loc });
+            }
+        }
+    }
+
+    // ---- fragment outputs -------------------------------------------------
+    let mut outputs = Vec::new();
+    if let Some(fi) = stages.iter().position(|s| s.stage == Stage::Fragment) {
+        let mut slots = collect_io(&stages[fi], fi, storage::OUTPUT, names);
+        let locs = assign_locations(&mut slots, frag_data_bindings);
+        for (s, loc) in slots.iter().zip(locs) {
+            stages[s.stage_idx].module.set_decoration(s.var_id, dec::LOCATION, loc);
+            outputs.push(Variable { name: s.name.clone(), gl_type: s.gl_type, array_size: s.array_size, location: loc });
+        }
+    }
+
+    // ---- varyings: consumer inputs take the producer's location ----------
+    for i in 1..stages.len() {
+        if stages[i].stage == Stage::Compute {
+            continue;
+        }
+        let mut produced: HashMap<String, u32> = HashMap::new();
+        {
+            let m = &stages[i - 1].module;
+            for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
+                let Some(p) = m.pointee(v) else { continue };
+                if is_builtin(m, v.id, p) {
+                    continue;
+                }
+                if let Some(loc) = m.decoration(v.id, dec::LOCATION) {
+                    produced.insert(io_key(m, v.id, p), loc);
+                }
+            }
+        }
+        let vars = stages[i].module.variables.clone();
+        for v in vars.iter().filter(|v| v.storage == storage::INPUT) {
+            let m = &stages[i].module;
+            let Some(p) = m.pointee(v) else { continue };
+            if is_builtin(m, v.id, p) {
+                continue;
+            }
+            let key = io_key(m, v.id, p);
+            if let (Some(&want), Some(have)) = (produced.get(&key), m.decoration(v.id, dec::LOCATION)) {
+                if want != have {
+                    tracing::debug!(target: "mobilegl::shader", %key, want, have, "re-matching varying location");
+                    stages[i].module.set_decoration(v.id, dec::LOCATION, want);
+                }
+            }
+        }
+    }
+
+    Ok(Reflection { attributes, outputs, uniforms, blocks, global_block, sampler_slots: next_sampler })
+}

@@ -1,0 +1,427 @@
+use super::gltypes::*;
+use super::spirv::{dec, Module};
+use super::*;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const SPIRV_VAL: &str = "/usr/bin/spirv-val";
+
+/// Runs spirv-val on `words` (Vulkan 1.0 environment). Skips (with a note)
+/// when spirv-val is not installed.
+fn validate(words: &[u32]) {
+    if !Path::new(SPIRV_VAL).exists() {
+        eprintln!("note: {SPIRV_VAL} not found; skipping SPIR-V validation");
+        return;
+    }
+    static N: AtomicU32 = AtomicU32::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "mobilegl-shader-test-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).expect("write temp spv");
+    let out = Command::new(SPIRV_VAL).arg("--target-env").arg("vulkan1.0").arg(&path).output().expect("run spirv-val");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "spirv-val failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn validate_all(p: &LinkedProgram) {
+    for words in p.stage_spirv.iter().flatten() {
+        validate(words);
+    }
+}
+
+/// What the GLES backend does: SPIR-V → ESSL 3.20 with spirv-cross.
+fn to_essl(words: &[u32]) -> String {
+    use spirv_cross2::compile::glsl::GlslVersion;
+    use spirv_cross2::compile::CompilableTarget;
+    use spirv_cross2::targets::Glsl;
+    let module = spirv_cross2::Module::from_words(words);
+    let compiler = spirv_cross2::Compiler::<Glsl>::new(module).expect("spirv-cross parse");
+    let mut options = Glsl::options();
+    options.version = GlslVersion::Glsl320Es;
+    options.support_nonzero_base_instance = false;
+    compiler.compile(&options).expect("spirv-cross compile").to_string()
+}
+
+fn link_vs_fs(vs: &str, fs: &str, attribs: &[(String, u32)]) -> Result<LinkedProgram, String> {
+    let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
+    link(&LinkInput { shaders: &shaders, attrib_bindings: attribs, frag_data_bindings: &[] })
+}
+
+/// Location decoration of the variable named `name` with storage `storage`.
+fn location_of(words: &[u32], name: &str, storage_class: u32) -> Option<u32> {
+    let m = Module::parse(words.to_vec()).ok()?;
+    let v = m.variables.iter().find(|v| v.storage == storage_class && m.name(v.id) == name)?;
+    m.decoration(v.id, dec::LOCATION)
+}
+
+fn uniform<'a>(p: &'a LinkedProgram, name: &str) -> &'a Uniform {
+    p.uniforms.iter().find(|u| u.name == name).unwrap_or_else(|| panic!("no uniform {name}: {:#?}", p.uniforms))
+}
+
+const VS_330: &str = r#"#version 330 core
+in vec3 position;
+in vec2 uv;
+in vec3 normal;
+out vec2 v_uv;
+out vec3 v_normal;
+out float v_depth;
+uniform mat4 mvp;
+uniform vec4 tint;
+uniform float scales[3];
+layout(std140) uniform Lights {
+    vec3 light_dir;
+    float intensity;
+    mat3 basis;
+    vec4 colors[2];
+} lights;
+void main() {
+    v_uv = uv;
+    v_normal = normal * lights.basis;
+    v_depth = scales[1] * lights.intensity;
+    gl_Position = mvp * vec4(position, 1.0);
+}
+"#;
+
+const FS_330: &str = r#"#version 330 core
+in float v_depth;
+in vec3 v_normal;
+in vec2 v_uv;
+out vec4 color;
+uniform sampler2D tex;
+uniform vec4 tint;
+layout(std140) uniform Lights {
+    vec3 light_dir;
+    float intensity;
+    mat3 basis;
+    vec4 colors[2];
+} lights;
+void main() {
+    color = texture(tex, v_uv) * tint * lights.colors[1] * max(dot(v_normal, lights.light_dir), 0.0) + vec4(v_depth);
+}
+"#;
+
+#[test]
+fn stage_enums() {
+    assert_eq!(stage_from_gl(GL_VERTEX_SHADER), Some(Stage::Vertex));
+    assert_eq!(stage_from_gl(GL_COMPUTE_SHADER), Some(Stage::Compute));
+    assert_eq!(stage_from_gl(0), None);
+    for (i, s) in Stage::ALL.iter().enumerate() {
+        assert_eq!(s.index(), i);
+    }
+}
+
+#[test]
+fn glsl330_pair_links_and_reflects() {
+    let attribs = vec![("normal".to_owned(), 5u32)];
+    let p = link_vs_fs(VS_330, FS_330, &attribs).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let vs = p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap();
+    let fs = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+
+    // Attributes: glBindAttribLocation honoured, the rest on free locations.
+    let attr = |n: &str| p.attributes.iter().find(|a| a.name == n).unwrap_or_else(|| panic!("{n}: {:?}", p.attributes));
+    assert_eq!(attr("normal").location, 5);
+    assert_eq!(attr("position").gl_type, GL_FLOAT_VEC3);
+    assert_eq!(attr("uv").gl_type, GL_FLOAT_VEC2);
+    assert_ne!(attr("position").location, attr("uv").location);
+    assert!(attr("position").location != 5 && attr("uv").location != 5);
+    assert_eq!(location_of(vs, "normal", 1), Some(5));
+    assert_eq!(location_of(vs, "position", 1), Some(attr("position").location));
+
+    // Varyings declared in different orders still match by name.
+    for v in ["v_uv", "v_normal", "v_depth"] {
+        let out = location_of(vs, v, 3).expect("vs output location");
+        let inp = location_of(fs, v, 1).expect("fs input location");
+        assert_eq!(out, inp, "varying {v}");
+    }
+
+    // Fragment output: single unbound output at 0.
+    assert_eq!(p.outputs.len(), 1);
+    assert_eq!(p.outputs[0].name, "color");
+    assert_eq!(p.outputs[0].location, 0);
+    assert_eq!(location_of(fs, "color", 3), Some(0));
+
+    // Default block: loose uniforms with offsets matching the SPIR-V.
+    let g = p.global_block.expect("global block");
+    assert_eq!(g.binding, p.blocks.len() as u32);
+    let mvp = uniform(&p, "mvp");
+    assert_eq!((mvp.gl_type, mvp.block_index, mvp.matrix_stride, mvp.is_row_major), (GL_FLOAT_MAT4, -1, 16, false));
+    let tint = uniform(&p, "tint");
+    assert_eq!((tint.gl_type, tint.array_size), (GL_FLOAT_VEC4, 1));
+    let scales = uniform(&p, "scales[0]");
+    assert_eq!((scales.gl_type, scales.array_size, scales.array_stride), (GL_FLOAT, 3, 16));
+    assert!(g.size >= scales.offset + 3 * 16 && g.size % 16 == 0);
+    assert_eq!(
+        p.uniforms.iter().filter(|u| u.name == "tint").count(),
+        1,
+        "tint is shared between stages and listed once"
+    );
+    for words in [vs, fs] {
+        let m = Module::parse(words.clone()).unwrap();
+        let block = m.variables.iter().find(|v| {
+            let pt = m.pointee(v).unwrap();
+            m.name(pt) == "DefaultUniforms"
+        });
+        let Some(block) = block else { continue };
+        assert_eq!(m.decoration(block.id, dec::BINDING), Some(g.binding));
+        assert_eq!(m.decoration(block.id, dec::DESCRIPTOR_SET), Some(0));
+        let st = m.pointee(block).unwrap();
+        for (k, mem) in (0u32..).zip(["mvp", "tint", "scales"]) {
+            let _ = mem;
+            let name = m.member_name(st, k).to_owned();
+            if name.is_empty() {
+                continue;
+            }
+            let off = m.member_decoration(st, k, dec::OFFSET).unwrap();
+            let u = p.uniforms.iter().find(|u| u.name == name || u.name == format!("{name}[0]")).unwrap();
+            assert_eq!(u.offset, off, "offset of {name}");
+        }
+    }
+
+    // std140 uniform block.
+    assert_eq!(p.blocks.len(), 1);
+    let b = &p.blocks[0];
+    assert_eq!((b.name.as_str(), b.binding), ("Lights", 0));
+    assert_eq!(b.data_size, 96, "vec3+float (16) + mat3 (48) + vec4[2] (32)");
+    let names: Vec<&str> = b.active_uniforms.iter().map(|&i| p.uniforms[i as usize].name.as_str()).collect();
+    assert_eq!(names, ["Lights.light_dir", "Lights.intensity", "Lights.basis", "Lights.colors[0]"]);
+    let basis = uniform(&p, "Lights.basis");
+    assert_eq!((basis.offset, basis.matrix_stride, basis.block_index), (16, 16, 0));
+    assert_eq!(uniform(&p, "Lights.intensity").offset, 12);
+    let colors = uniform(&p, "Lights.colors[0]");
+    assert_eq!((colors.offset, colors.array_size, colors.array_stride), (64, 2, 16));
+
+    // Sampler.
+    let tex = uniform(&p, "tex");
+    assert_eq!((tex.gl_type, tex.sampler_binding, tex.offset), (GL_SAMPLER_2D, Some(0), u32::MAX));
+    assert_eq!(p.sampler_slots, 1);
+
+    // Consumable by the GLES backend.
+    for words in [vs, fs] {
+        let essl = to_essl(words);
+        assert!(essl.contains("#version 320 es"), "{essl}");
+        assert!(essl.contains("layout(binding"), "{essl}");
+    }
+}
+
+#[test]
+fn compile_error_has_line() {
+    let src = "#version 330 core\nout vec4 c;\nvoid main() {\n    c = undefined_thing;\n}\n";
+    let log = compile(Stage::Fragment, src).unwrap_err();
+    assert!(log.contains("0:4:"), "{log}");
+    assert!(log.contains("undefined_thing"), "{log}");
+    assert!(compile(Stage::Fragment, "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n").is_ok());
+}
+
+const VS_110: &str = "attribute vec4 a_position;\nattribute vec2 a_uv;\nvarying vec2 v_uv;\nuniform mat4 u_mvp;\nvoid main() {\n    v_uv = a_uv;\n    gl_Position = u_mvp * a_position;\n}\n";
+const FS_110: &str = "#version 110\nvarying vec2 v_uv;\nuniform sampler2D texture;\nuniform vec4 u_color;\nvoid main() {\n    gl_FragColor = texture2D(texture, v_uv) * u_color;\n}\n";
+
+#[test]
+fn glsl110_links_through_prepass() {
+    let attribs = vec![("a_uv".to_owned(), 3u32)];
+    let p = link_vs_fs(VS_110, FS_110, &attribs).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let a = p.attributes.iter().find(|a| a.name == "a_uv").unwrap();
+    assert_eq!(a.location, 3);
+    let pos = p.attributes.iter().find(|a| a.name == "a_position").unwrap();
+    assert_eq!(pos.location, 0);
+    // The user's sampler named `texture` keeps its GL name.
+    let t = uniform(&p, "texture");
+    assert_eq!((t.gl_type, t.sampler_binding), (GL_SAMPLER_2D, Some(0)));
+    uniform(&p, "u_mvp");
+    uniform(&p, "u_color");
+    assert_eq!(p.outputs.len(), 1);
+    assert_eq!(p.outputs[0].location, 0);
+    let vs = p.stage_spirv[0].as_ref().unwrap();
+    let fs = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(vs, "v_uv", 3), location_of(fs, "v_uv", 1));
+    let essl = to_essl(fs);
+    assert!(essl.contains("#version 320 es") && essl.contains("layout(binding"), "{essl}");
+}
+
+#[test]
+fn legacy_errors_keep_line_numbers() {
+    // No #version: the error is on line 3 of the user's text.
+    let log = compile(Stage::Vertex, "attribute vec4 p;\nvoid main() {\n  gl_Position = p * nope;\n}\n").unwrap_err();
+    assert!(log.contains("0:3:"), "{log}");
+    // #version 120 with an injected gl_FragColor declaration.
+    let log = compile(Stage::Fragment, "#version 120\n\nvoid main() {\n  gl_FragColor = vec4(nope);\n}\n").unwrap_err();
+    assert!(log.contains("0:4:"), "{log}");
+    // Compatibility built-ins are reported by name.
+    let log = compile(Stage::Vertex, "#version 120\nvoid main() {\n  gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n")
+        .unwrap_err();
+    assert!(log.contains("gl_ModelViewProjectionMatrix") && log.contains("gl_Vertex") && log.contains("0:3:"), "{log}");
+}
+
+#[test]
+fn frag_data_and_shadow() {
+    let vs = "#version 120\nattribute vec4 p;\nvarying vec3 c;\nvoid main() { c = p.xyz; gl_Position = p; }\n";
+    let fs = "#version 120\nvarying vec3 c;\nuniform sampler2DShadow sh;\nuniform sampler2D maps[2];\nvoid main() {\n  gl_FragData[0] = shadow2D(sh, c);\n  gl_FragData[1] = texture2D(maps[1], c.xy) + shadow2D(sh, c).r;\n}\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    assert_eq!(uniform(&p, "sh").sampler_binding, Some(0));
+    assert_eq!(uniform(&p, "sh").gl_type, GL_SAMPLER_2D_SHADOW);
+    let maps = uniform(&p, "maps[0]");
+    assert_eq!((maps.sampler_binding, maps.array_size), (Some(1), 2));
+    assert_eq!(p.sampler_slots, 3);
+    assert_eq!(p.outputs[0].array_size, 2);
+}
+
+#[test]
+fn explicit_locations_and_frag_data_binding() {
+    let vs = "#version 330 core\nlayout(location = 2) in vec4 p;\nin vec4 q;\nin mat4 m;\nvoid main() { gl_Position = m * p + q + vec4(float(gl_VertexID + gl_InstanceID)); }\n";
+    let fs = "#version 330 core\nout vec4 a;\nout vec4 b;\nvoid main() { a = vec4(1.0); b = vec4(0.0); }\n";
+    let attribs = vec![("p".to_owned(), 7u32), ("q".to_owned(), 0u32)];
+    let frag = vec![("a".to_owned(), 1u32), ("b".to_owned(), 0u32)];
+    let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
+    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &attribs, frag_data_bindings: &frag })
+        .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    let loc = |n: &str| p.attributes.iter().find(|a| a.name == n).unwrap().location;
+    assert_eq!(loc("p"), 2, "explicit layout wins over glBindAttribLocation");
+    assert_eq!(loc("q"), 0);
+    // mat4 needs 4 consecutive free locations: 3..7 (2 is taken).
+    assert_eq!(loc("m"), 3);
+    let out = |n: &str| p.outputs.iter().find(|a| a.name == n).unwrap().location;
+    assert_eq!((out("a"), out("b")), (1, 0));
+    let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
+    assert!(essl.contains("gl_VertexID") && essl.contains("gl_InstanceID"), "{essl}");
+}
+
+#[test]
+fn bad_inputs_do_not_panic() {
+    assert!(compile(Stage::Fragment, "#version 330\nvoid main() {}\0garbage").is_err());
+    assert!(compile(Stage::Vertex, "").is_err() || compile(Stage::Vertex, "").is_ok());
+    assert!(compile(Stage::Vertex, "#version 9999\nvoid main(){}").is_err());
+    assert!(compile(Stage::Vertex, "#version\n").is_err());
+    let huge = format!("#version 330\n{}void main() {{}}\n", "float x_;\n".repeat(1).repeat(1) + &"// padding\n".repeat(200_000));
+    assert!(compile(Stage::Vertex, &huge).is_ok());
+    let junk: String = (0u8..=255).map(|b| b as char).collect();
+    assert!(compile(Stage::Fragment, &junk).is_err());
+    assert!(link(&LinkInput { shaders: &[], attrib_bindings: &[], frag_data_bindings: &[] }).is_err());
+    let shaders = [(Stage::Vertex, "#version 330\nvoid main() { gl_Position = vec4(0.0); }\n"), (Stage::Compute, "#version 430\nlayout(local_size_x=1) in;\nvoid main() {}\n")];
+    assert!(link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] }).is_err());
+}
+
+#[test]
+fn threads() {
+    let handles: Vec<_> = (0..4)
+        .map(|_| std::thread::spawn(|| link_vs_fs(VS_330, FS_330, &[]).map(|p| p.uniforms.len())))
+        .collect();
+    let counts: Vec<usize> = handles.into_iter().map(|h| h.join().unwrap().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn structs_bools_row_major_and_blocks() {
+    let vs = r#"#version 330 core
+in vec4 p;
+struct Light { vec3 pos; float radius; };
+uniform Light lights[2];
+uniform bool enabled;
+uniform bvec2 flags;
+uniform int count;
+layout(std140, row_major) uniform Mats { mat4 model; mat2x3 odd; };
+layout(std140) uniform Extra { float e[2]; } extras[2];
+out VS_OUT { vec3 n; float w; } vs_out;
+void main() {
+    vs_out.n = lights[1].pos * float(count);
+    vs_out.w = enabled && flags.y ? lights[0].radius + extras[1].e[1] : odd[0].x;
+    gl_Position = model * p;
+}
+"#;
+    let gs = r#"#version 330 core
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+in VS_OUT { vec3 n; float w; } gs_in[];
+out float g_w;
+out vec3 g_n;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        g_n = gs_in[i].n;
+        g_w = gs_in[i].w;
+        gl_Position = gl_in[i].gl_Position;
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+"#;
+    let fs = r#"#version 330 core
+in vec3 g_n;
+in float g_w;
+uniform vec2 only_fs;
+layout(location = 0) out vec4 o;
+void main() { o = vec4(g_n * g_w, only_fs.x); }
+"#;
+    let shaders = [(Stage::Vertex, vs), (Stage::Geometry, gs), (Stage::Fragment, fs)];
+    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] })
+        .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    let l1 = uniform(&p, "lights[1].pos");
+    let l0r = uniform(&p, "lights[0].radius");
+    assert_eq!((l1.gl_type, l0r.gl_type), (GL_FLOAT_VEC3, GL_FLOAT));
+    assert_eq!(l1.offset, l0r.offset - 12 + 16, "std140 struct {{vec3, float}} has stride 16");
+    assert_eq!(uniform(&p, "enabled").gl_type, GL_BOOL);
+    assert_eq!(uniform(&p, "flags").gl_type, GL_BOOL_VEC2);
+    assert_eq!(uniform(&p, "count").gl_type, GL_INT);
+    uniform(&p, "only_fs");
+    // Nameless block: members have no prefix; row_major reported.
+    let model = uniform(&p, "model");
+    assert!(model.is_row_major && model.matrix_stride == 16 && model.block_index >= 0);
+    let odd = uniform(&p, "odd");
+    assert_eq!((odd.gl_type, odd.is_row_major), (GL_FLOAT_MAT2X3, true));
+    // Instanced block array: two blocks, consecutive bindings.
+    let names: Vec<(&str, u32)> = p.blocks.iter().map(|b| (b.name.as_str(), b.binding)).collect();
+    assert_eq!(names, [("Mats", 0), ("Extra[0]", 1), ("Extra[1]", 2)]);
+    assert_eq!(p.global_block.unwrap().binding, 3);
+    uniform(&p, "Extra.e[0]");
+    // Interface-block varyings and gs → fs varyings match.
+    let vsw = p.stage_spirv[0].as_ref().unwrap();
+    let gsw = p.stage_spirv[3].as_ref().unwrap();
+    let fsw = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(vsw, "vs_out", 3), location_of(gsw, "gs_in", 1));
+    for v in ["g_n", "g_w"] {
+        assert_eq!(location_of(gsw, v, 3), location_of(fsw, v, 1), "{v}");
+    }
+    for w in p.stage_spirv.iter().flatten() {
+        let essl = to_essl(w);
+        assert!(essl.contains("#version 320 es"), "{essl}");
+    }
+}
+
+#[test]
+fn compute_program() {
+    let cs = "#version 430\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 3) buffer Data { float v[]; };\nuniform float k;\nuniform sampler2D s;\nvoid main() { v[gl_GlobalInvocationID.x] *= k * texelFetch(s, ivec2(0), 0).x; }\n";
+    let shaders = [(Stage::Compute, cs)];
+    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] })
+        .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    assert_eq!(p.global_block.unwrap().binding, 0);
+    assert_eq!(uniform(&p, "s").sampler_binding, Some(0));
+    assert!(to_essl(p.stage_spirv[5].as_ref().unwrap()).contains("#version 320 es"));
+}
+
+#[test]
+#[ignore]
+fn dump() {
+    let p = link_vs_fs(VS_330, FS_330, &[]).unwrap();
+    println!("{:#?}", (&p.attributes, &p.outputs, &p.uniforms, &p.blocks, &p.global_block));
+    for w in p.stage_spirv.iter().flatten() {
+        println!("{}", to_essl(w));
+    }
+    let p = link_vs_fs(VS_110, FS_110, &[]).unwrap();
+    for w in p.stage_spirv.iter().flatten() {
+        println!("{}", to_essl(w));
+    }
+    println!("{}", super::prepass::prepass(Stage::Fragment, FS_110).unwrap().source);
+}

@@ -1,0 +1,91 @@
+//! `inproc`: the ring protocol to a server thread of this process. The
+//! thread maps every memfd a second time (never the client's pointers) and
+//! creates the applier itself (a GLES backend binds its context to the
+//! thread that creates it).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mgpipe::{Caps, Encoder};
+
+use crate::client::{PeerFlags, PeerLife, RingLink};
+use crate::layout::{Segments, ServerState};
+use crate::server::{ServeEnd, ServerLink};
+use crate::types::{LinkConfig, TransportError, TransportKind};
+use crate::{ApplierDispatch, BackendFactory, Transport};
+
+struct InprocPeer {
+    thread: Option<JoinHandle<()>>,
+}
+
+impl PeerLife for InprocPeer {
+    fn shutdown(&mut self) {
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                tracing::error!("inproc server thread panicked");
+            }
+        }
+    }
+}
+
+pub(crate) fn connect(cfg: &LinkConfig, factory: BackendFactory) -> Result<Box<dyn Transport>, TransportError> {
+    let layout = cfg.layout();
+    layout.validate().map_err(TransportError::BadConfig)?;
+    let seg = Segments::create(layout).map_err(TransportError::io("creating the shared segments"))?;
+    let server_seg = seg.map_again().map_err(TransportError::io("mapping the shared segments again"))?;
+    let (tx, rx) = std::sync::mpsc::channel::<Result<Caps, TransportError>>();
+    let thread = std::thread::Builder::new()
+        .name("mobilegl-server".into())
+        .spawn(move || {
+            let mut link = ServerLink::new(server_seg);
+            let made = catch_unwind(AssertUnwindSafe(|| factory()));
+            let mut applier = match made {
+                Ok(Ok(a)) => a,
+                Ok(Err(e)) => {
+                    link.set_state(ServerState::Exited);
+                    let _ = tx.send(Err(TransportError::Backend(e)));
+                    return;
+                }
+                Err(p) => {
+                    link.set_state(ServerState::Exited);
+                    let _ = tx.send(Err(TransportError::Backend(format!(
+                        "backend factory panicked: {}",
+                        crate::panic_text(&*p)
+                    ))));
+                    return;
+                }
+            };
+            match crate::query_caps(&mut *applier) {
+                Ok(caps) => {
+                    let _ = tx.send(Ok(caps));
+                }
+                Err(e) => {
+                    link.set_state(ServerState::Exited);
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+            drop(tx);
+            tracing::info!("mobilegl inproc server thread running");
+            match link.serve(&mut ApplierDispatch(&mut *applier)) {
+                ServeEnd::Fatal(f) => tracing::error!(reason = %f.reason, "inproc server stopped: {}", f.detail),
+                end => tracing::debug!(?end, "inproc server stopped"),
+            }
+        })
+        .map_err(TransportError::io("spawning the inproc server thread"))?;
+    let caps = match rx.recv() {
+        Ok(Ok(caps)) => caps,
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            return Err(e);
+        }
+        Err(_) => {
+            let _ = thread.join();
+            return Err(TransportError::ServerDied("inproc server thread ended before it reported caps".into()));
+        }
+    };
+    let flags = Arc::new(PeerFlags::default());
+    let link = RingLink::new(TransportKind::Inproc, seg, caps, flags, Box::new(InprocPeer { thread: Some(thread) }));
+    Ok(Box::new(Encoder(link)))
+}
