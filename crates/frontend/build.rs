@@ -71,13 +71,17 @@ fn read_coverage(path: &Path) -> Result<BTreeSet<String>, String> {
         return Ok(BTreeSet::new());
     }
     println!("cargo:rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let table: toml::Table = text.parse().map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
     let Some(entry_points) = table.get("entry_points") else {
         return Ok(BTreeSet::new());
     };
-    let entry_points =
-        entry_points.as_table().ok_or_else(|| format!("{}: [entry_points] must be a table", path.display()))?;
+    let entry_points = entry_points
+        .as_table()
+        .ok_or_else(|| format!("{}: [entry_points] must be a table", path.display()))?;
     Ok(entry_points.keys().cloned().collect())
 }
 
@@ -100,7 +104,11 @@ fn parse_commands(
     map_type: fn(&str) -> Option<String>,
 ) -> Result<BTreeMap<String, Command>, String> {
     let mut out = BTreeMap::new();
-    for cmds in doc.root_element().children().filter(|n| n.has_tag_name("commands")) {
+    for cmds in doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("commands"))
+    {
         for cmd in cmds.children().filter(|n| n.has_tag_name("command")) {
             let proto = child(cmd, "proto").ok_or("command without <proto>")?;
             let (name, ret) = parse_decl(proto, map_type)?;
@@ -108,7 +116,9 @@ fn parse_commands(
             for p in cmd.children().filter(|n| n.has_tag_name("param")) {
                 params.push(parse_decl(p, map_type)?);
             }
-            let alias = child(cmd, "alias").and_then(|a| a.attribute("name")).map(str::to_owned);
+            let alias = child(cmd, "alias")
+                .and_then(|a| a.attribute("name"))
+                .map(str::to_owned);
             let ret = if ret == "()" { String::new() } else { ret };
             out.insert(name, Command { ret, params, alias });
         }
@@ -118,7 +128,10 @@ fn parse_commands(
 
 /// Parse a `<proto>` or `<param>`: returns (name, Rust type). A C type is
 /// `const? base (* const?)*` with an optional `[N]` after the name.
-fn parse_decl(node: roxmltree::Node<'_, '_>, map_type: fn(&str) -> Option<String>) -> Result<(String, String), String> {
+fn parse_decl(
+    node: roxmltree::Node<'_, '_>,
+    map_type: fn(&str) -> Option<String>,
+) -> Result<(String, String), String> {
     let mut before = String::new();
     let mut name = None;
     let mut after = String::new();
@@ -156,7 +169,8 @@ fn parse_decl(node: roxmltree::Node<'_, '_>, map_type: fn(&str) -> Option<String
         }
     }
     let base = base_words.join(" ");
-    let mut ty = map_type(&base).ok_or_else(|| format!("unknown C type `{base}` in declaration of `{name}`"))?;
+    let mut ty = map_type(&base)
+        .ok_or_else(|| format!("unknown C type `{base}` in declaration of `{name}`"))?;
     // The pointee of the first pointer level is const when the base is; the
     // pointee of each later level is const when the previous `*` is.
     let mut pointee_const = base_const;
@@ -189,11 +203,14 @@ fn map_gl_type(c: &str) -> Option<String> {
         "GLint64" | "GLint64EXT" | "int64_t" => "i64",
         "GLuint64" | "GLuint64EXT" | "uint64_t" => "u64",
         "int32_t" => "i32",
-        "GLsync" | "GLeglImageOES" | "GLeglClientBufferEXT" | "struct _cl_context" | "_cl_context"
+        "GLsync"
+        | "GLeglImageOES"
+        | "GLeglClientBufferEXT"
+        | "struct _cl_context"
+        | "_cl_context"
         | "_cl_event" => "*mut c_void",
-        "GLDEBUGPROC" | "GLDEBUGPROCARB" | "GLDEBUGPROCKHR" | "GLDEBUGPROCAMD" | "GLVULKANPROCNV" => {
-            "*const c_void"
-        }
+        "GLDEBUGPROC" | "GLDEBUGPROCARB" | "GLDEBUGPROCKHR" | "GLDEBUGPROCAMD"
+        | "GLVULKANPROCNV" => "*const c_void",
         _ => return None,
     };
     Some(t.to_owned())
@@ -207,10 +224,27 @@ fn map_glx_type(c: &str) -> Option<String> {
         // Opaque pointer typedefs.
         "GLXContext" | "GLXFBConfig" | "GLXFBConfigSGIX" => "*mut c_void",
         // Opaque structs only ever seen through pointers.
-        "Display" | "XVisualInfo" | "DMparams" | "DMbuffer" | "VLServer" | "VLPath" | "VLNode"
-        | "GLXHyperpipeNetworkSGIX" | "GLXHyperpipeConfigSGIX" => "c_void",
-        "GLXDrawable" | "GLXPixmap" | "GLXWindow" | "GLXPbuffer" | "GLXPbufferSGIX" | "Window" | "Pixmap"
-        | "Font" | "Colormap" | "GLXContextID" | "GLXVideoSourceSGIX" | "GLXVideoCaptureDeviceNV"
+        "Display"
+        | "XVisualInfo"
+        | "DMparams"
+        | "DMbuffer"
+        | "VLServer"
+        | "VLPath"
+        | "VLNode"
+        | "GLXHyperpipeNetworkSGIX"
+        | "GLXHyperpipeConfigSGIX" => "c_void",
+        "GLXDrawable"
+        | "GLXPixmap"
+        | "GLXWindow"
+        | "GLXPbuffer"
+        | "GLXPbufferSGIX"
+        | "Window"
+        | "Pixmap"
+        | "Font"
+        | "Colormap"
+        | "GLXContextID"
+        | "GLXVideoSourceSGIX"
+        | "GLXVideoCaptureDeviceNV"
         | "unsigned long" => "c_ulong",
         "long" => "c_long",
         "Bool" | "Status" => "c_int",
@@ -239,7 +273,11 @@ fn default_value(ty: &str) -> &'static str {
 /// extensions whose `supported` list shares a word with `supported`.
 fn feature_commands(doc: &roxmltree::Document<'_>, api: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for f in doc.root_element().children().filter(|n| n.has_tag_name("feature")) {
+    for f in doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("feature"))
+    {
         if f.attribute("api") != Some(api) {
             continue;
         }
@@ -259,7 +297,11 @@ fn feature_commands(doc: &roxmltree::Document<'_>, api: &str) -> BTreeSet<String
 fn extension_commands(doc: &roxmltree::Document<'_>, apis: &[&str]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let matches = |list: &str| list.split('|').any(|w| apis.contains(&w));
-    for exts in doc.root_element().children().filter(|n| n.has_tag_name("extensions")) {
+    for exts in doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("extensions"))
+    {
         for e in exts.children().filter(|n| n.has_tag_name("extension")) {
             if !e.attribute("supported").is_some_and(matches) {
                 continue;
@@ -286,8 +328,16 @@ fn extension_commands(doc: &roxmltree::Document<'_>, apis: &[&str]) -> BTreeSet<
 // ---------------------------------------------------------------------------
 
 fn emit_stub(out: &mut String, name: &str, cmd: &Command, exported: bool, hit_fn: &str) {
-    let params: Vec<String> = cmd.params.iter().map(|(n, t)| format!("_{n}: {t}")).collect();
-    let ret = if cmd.ret.is_empty() { String::new() } else { format!(" -> {}", cmd.ret) };
+    let params: Vec<String> = cmd
+        .params
+        .iter()
+        .map(|(n, t)| format!("_{n}: {t}"))
+        .collect();
+    let ret = if cmd.ret.is_empty() {
+        String::new()
+    } else {
+        format!(" -> {}", cmd.ret)
+    };
     let body = if cmd.ret.is_empty() {
         format!("{hit_fn}(\"{name}\");")
     } else {
@@ -305,7 +355,11 @@ fn emit_stub(out: &mut String, name: &str, cmd: &Command, exported: bool, hit_fn
 
 fn emit_table(out: &mut String, table_name: &str, entries: &BTreeMap<String, String>) {
     let _ = writeln!(out, "/// Sorted by name (byte order) for binary search.");
-    let _ = writeln!(out, "pub static {table_name}: [ProcEntry; {}] = [", entries.len());
+    let _ = writeln!(
+        out,
+        "pub static {table_name}: [ProcEntry; {}] = [",
+        entries.len()
+    );
     for (name, path) in entries {
         let _ = writeln!(out, "    ProcEntry(b\"{name}\", {path} as *const c_void),");
     }
@@ -316,10 +370,15 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
     let doc = parse_doc(khronos_api::GL_XML, "gl.xml")?;
     let commands = parse_commands(&doc, map_gl_type)?;
     let core = feature_commands(&doc, "gl");
-    let ext: BTreeSet<String> =
-        extension_commands(&doc, &["gl", "glcore"]).into_iter().filter(|n| !core.contains(n)).collect();
+    let ext: BTreeSet<String> = extension_commands(&doc, &["gl", "glcore"])
+        .into_iter()
+        .filter(|n| !core.contains(n))
+        .collect();
 
-    let unknown: Vec<&String> = implemented.iter().filter(|n| !core.contains(*n) && !ext.contains(*n)).collect();
+    let unknown: Vec<&String> = implemented
+        .iter()
+        .filter(|n| !core.contains(*n) && !ext.contains(*n))
+        .collect();
     if !unknown.is_empty() {
         return Err(format!(
             "crates/mgpipe/catalogue/coverage.toml [entry_points] names functions that are not desktop GL commands of the Khronos registry: {}",
@@ -328,13 +387,17 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
     }
 
     let mut out = String::new();
-    out.push_str("// @generated by crates/frontend/build.rs from the Khronos registry. Do not edit.\n\n");
+    out.push_str(
+        "// @generated by crates/frontend/build.rs from the Khronos registry. Do not edit.\n\n",
+    );
 
     let mut table: BTreeMap<String, String> = BTreeMap::new();
     let mut n_core_stub = 0usize;
     let mut n_ext_stub = 0usize;
     for name in &core {
-        let cmd = commands.get(name).ok_or_else(|| format!("gl.xml: feature command {name} has no <command>"))?;
+        let cmd = commands
+            .get(name)
+            .ok_or_else(|| format!("gl.xml: feature command {name} has no <command>"))?;
         if implemented.contains(name) {
             table.insert(name.clone(), format!("crate::gl::{name}"));
         } else {
@@ -347,7 +410,9 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
     // implemented) command → that function; otherwise their own stub.
     let mut n_ext_alias = 0usize;
     for name in &ext {
-        let cmd = commands.get(name).ok_or_else(|| format!("gl.xml: extension command {name} has no <command>"))?;
+        let cmd = commands
+            .get(name)
+            .ok_or_else(|| format!("gl.xml: extension command {name} has no <command>"))?;
         if implemented.contains(name) {
             table.insert(name.clone(), format!("crate::gl::{name}"));
             continue;
@@ -382,18 +447,28 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
 
     // glFinish for eglWaitClient/eglWaitGL, only when implemented by hand
     // (calling the stub would raise a GL error the app never caused).
-    let finish = if implemented.contains("glFinish") { "Some(crate::gl::glFinish)" } else { "None" };
+    let finish = if implemented.contains("glFinish") {
+        "Some(crate::gl::glFinish)"
+    } else {
+        "None"
+    };
     let _ = writeln!(out, "/// The implemented `glFinish`, if any.\npub(crate) const GL_FINISH: Option<unsafe extern \"C\" fn()> = {finish};\n");
 
     // EGL: every EGL 1.0–1.5 command plus the extension commands we
     // advertise, all implemented by hand in crate::egl.
     let egl = parse_doc(khronos_api::EGL_XML, "egl.xml")?;
     let mut egl_names = feature_commands(&egl, "egl");
-    for extra in ["eglGetPlatformDisplayEXT", "eglCreatePlatformWindowSurfaceEXT", "eglCreatePlatformPixmapSurfaceEXT"] {
+    for extra in [
+        "eglGetPlatformDisplayEXT",
+        "eglCreatePlatformWindowSurfaceEXT",
+        "eglCreatePlatformPixmapSurfaceEXT",
+    ] {
         egl_names.insert(extra.to_owned());
     }
-    let egl_table: BTreeMap<String, String> =
-        egl_names.into_iter().map(|n| (n.clone(), format!("crate::egl::{n}"))).collect();
+    let egl_table: BTreeMap<String, String> = egl_names
+        .into_iter()
+        .map(|n| (n.clone(), format!("crate::egl::{n}")))
+        .collect();
     emit_table(&mut out, "EGL_PROCS", &egl_table);
     Ok(out)
 }
@@ -405,10 +480,14 @@ fn generate_glx() -> Result<String, String> {
     // Hand-written in src/glx.rs.
     let by_hand = ["glXGetProcAddress", "glXGetProcAddressARB"];
     let mut out = String::new();
-    out.push_str("// @generated by crates/frontend/build.rs from the Khronos registry. Do not edit.\n\n");
+    out.push_str(
+        "// @generated by crates/frontend/build.rs from the Khronos registry. Do not edit.\n\n",
+    );
     let mut table = BTreeMap::new();
     for name in &core {
-        let cmd = commands.get(name).ok_or_else(|| format!("glx.xml: feature command {name} has no <command>"))?;
+        let cmd = commands
+            .get(name)
+            .ok_or_else(|| format!("glx.xml: feature command {name} has no <command>"))?;
         if !by_hand.contains(&name.as_str()) {
             emit_stub(&mut out, name, cmd, true, "glx_stub_hit");
         }

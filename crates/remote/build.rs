@@ -62,14 +62,14 @@ fn main() {
     let mut m = String::from(HEADER);
     m.push_str("impl mgpipe::Pipe for Monolith {\n");
     for c in &live {
-        let blob_len = if c.has_blob() { "blob.len()" } else { "0" };
+        let blob_len = if c.has_blob() { " + blob.len()" } else { "" };
         let _ = writeln!(m, "    fn {}(&mut self, {}) {{", c.method(), params(c));
         if c.reply_slot() {
             m.push_str("        reply.clear();\n");
         }
         let _ = writeln!(
             m,
-            "        if self.begin(core::mem::size_of::<mgpipe::calls::{}>() + {blob_len}, {}) {{",
+            "        if self.begin(core::mem::size_of::<mgpipe::calls::{}>(){blob_len}, {}) {{",
             c.camel,
             c.reply_slot()
         );

@@ -30,17 +30,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for a in args {
         match a.as_str() {
             "--release" => release = true,
-            other => return Err(format!("dist: unknown argument `{other}` (usage: cargo xtask dist [--release])")),
+            other => {
+                return Err(format!(
+                    "dist: unknown argument `{other}` (usage: cargo xtask dist [--release])"
+                ))
+            }
         }
     }
     let root = workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut cmd = Command::new(&cargo);
-    cmd.current_dir(&root).args(["build", "-p", "frontend", "-p", "server-bin"]);
+    cmd.current_dir(&root)
+        .args(["build", "-p", "frontend", "-p", "server-bin"]);
     if release {
         cmd.arg("--release");
     }
-    let status = cmd.status().map_err(|e| format!("dist: cannot run {cargo}: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("dist: cannot run {cargo}: {e}"))?;
     if !status.success() {
         return Err(format!("dist: cargo build failed ({status})"));
     }
@@ -51,7 +58,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let lib_dir = dist.join("lib");
     let bin_dir = dist.join("bin");
     for d in [&lib_dir, &bin_dir] {
-        std::fs::create_dir_all(d).map_err(|e| format!("dist: cannot create {}: {e}", d.display()))?;
+        std::fs::create_dir_all(d)
+            .map_err(|e| format!("dist: cannot create {}: {e}", d.display()))?;
     }
 
     copy(&profile_dir.join(LIB), &lib_dir.join(LIB))?;
@@ -96,7 +104,9 @@ fn target_dir(root: &Path) -> PathBuf {
 
 fn remove_if_present(p: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(p) {
-        Ok(_) => std::fs::remove_file(p).map_err(|e| format!("dist: cannot remove {}: {e}", p.display())),
+        Ok(_) => {
+            std::fs::remove_file(p).map_err(|e| format!("dist: cannot remove {}: {e}", p.display()))
+        }
         Err(_) => Ok(()),
     }
 }
@@ -108,7 +118,19 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
         return Err(format!("dist: {} was not built", from.display()));
     }
     let tmp = to.with_extension("tmp");
-    std::fs::copy(from, &tmp).map_err(|e| format!("dist: cannot copy {} to {}: {e}", from.display(), tmp.display()))?;
-    std::fs::rename(&tmp, to).map_err(|e| format!("dist: cannot move {} to {}: {e}", tmp.display(), to.display()))?;
+    std::fs::copy(from, &tmp).map_err(|e| {
+        format!(
+            "dist: cannot copy {} to {}: {e}",
+            from.display(),
+            tmp.display()
+        )
+    })?;
+    std::fs::rename(&tmp, to).map_err(|e| {
+        format!(
+            "dist: cannot move {} to {}: {e}",
+            tmp.display(),
+            to.display()
+        )
+    })?;
     Ok(())
 }

@@ -35,6 +35,8 @@ options:
   --timeout SECS           per-test limit (default 30)
   --list PATH              test list (default ../shared/conformance/piglit-public.tsv)
   --no-rerun               do not re-run unexpected results to detect flakes
+  --from-results           do not run: judge (or --update from) the last results
+                           in target/piglit/<stem>.tsv
   --report                 regenerate docs/CONFORMANCE.md from target/piglit/*.tsv
 
 environment: PIGLIT_ROOT (default /usr/lib/x86_64-linux-gnu/piglit),
@@ -121,6 +123,7 @@ struct Options {
     list: Option<PathBuf>,
     rerun: bool,
     report: bool,
+    from_results: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -136,6 +139,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         list: None,
         rerun: true,
         report: false,
+        from_results: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -176,6 +180,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--list" => o.list = Some(PathBuf::from(value("--list")?)),
             "--no-rerun" => o.rerun = false,
+            "--from-results" => o.from_results = true,
             "--report" => o.report = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
@@ -591,28 +596,50 @@ fn run_lane(lane: Lane, o: &Options) -> Result<(), String> {
         log_dir: log_dir.clone(),
     };
 
-    eprintln!(
-        "piglit {stem}: {} tests from {}, {} jobs, {}s timeout",
-        tests.len(),
-        list_path.display(),
-        o.jobs,
-        o.timeout.as_secs()
-    );
     let start = Instant::now();
-    let results = runner.run_all(&tests, o.jobs, &stem);
-    let wall = start.elapsed().as_secs_f64();
-
-    // Merge into the results TSV (a filtered run replaces only its tests).
     let results_path = results_dir().join(format!("{stem}.tsv"));
-    let mut merged = if o.filter.is_some() {
-        read_results(&results_path).unwrap_or_default()
+    let (tests, results) = if o.from_results {
+        let last = read_results(&results_path)?;
+        let tests: Vec<TestCase> = tests
+            .into_iter()
+            .filter(|t| last.contains_key(&t.name))
+            .collect();
+        let results = tests
+            .iter()
+            .map(|t| TestResult {
+                status: last[&t.name].0,
+                secs: last[&t.name].1,
+                stragglers: false,
+            })
+            .collect::<Vec<_>>();
+        eprintln!(
+            "piglit {stem}: {} results read from {} (nothing run)",
+            tests.len(),
+            results_path.display()
+        );
+        (tests, results)
     } else {
-        BTreeMap::new()
+        eprintln!(
+            "piglit {stem}: {} tests from {}, {} jobs, {}s timeout",
+            tests.len(),
+            list_path.display(),
+            o.jobs,
+            o.timeout.as_secs()
+        );
+        let results = runner.run_all(&tests, o.jobs, &stem);
+        // Merge into the results TSV (a filtered run replaces only its tests).
+        let mut merged = if o.filter.is_some() {
+            read_results(&results_path).unwrap_or_default()
+        } else {
+            BTreeMap::new()
+        };
+        for (t, r) in tests.iter().zip(&results) {
+            merged.insert(t.name.clone(), (r.status, r.secs));
+        }
+        write_results(&results_path, &all, &merged)?;
+        (tests, results)
     };
-    for (t, r) in tests.iter().zip(&results) {
-        merged.insert(t.name.clone(), (r.status, r.secs));
-    }
-    write_results(&results_path, &all, &merged)?;
+    let wall = start.elapsed().as_secs_f64();
 
     let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
     for r in &results {
@@ -660,7 +687,7 @@ fn run_lane(lane: Lane, o: &Options) -> Result<(), String> {
         .filter(|(_, v)| matches!(v, Verdict::Unexpected { .. } | Verdict::UnexpectedPass(_)))
         .map(|(i, _)| *i)
         .collect();
-    if o.rerun && !rerun.is_empty() && rerun.len() <= 100 {
+    if o.rerun && !o.from_results && !rerun.is_empty() && rerun.len() <= 100 {
         eprintln!("re-running {} unexpected results once", rerun.len());
         let again: Vec<TestCase> = rerun.iter().map(|&i| tests[i].clone()).collect();
         let second = runner.run_all(&again, o.jobs, &format!("{stem} re-run"));
@@ -893,7 +920,11 @@ fn report() -> Result<(), String> {
             read_results(&conf.join("native-llvmpipe-core-public.tsv"))?,
         ),
     ];
-    let mut lanes: Vec<String> = Vec::new();
+    // Our default lanes always get a column (empty until they have results).
+    let mut lanes: Vec<String> = ["gles-monolith", "gles-inproc", "gles-spawn"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     if let Ok(rd) = fs::read_dir(results_dir()) {
         for e in rd.flatten() {
             let p = e.path();
@@ -901,16 +932,23 @@ fn report() -> Result<(), String> {
                 continue;
             };
             if let Some(stem) = name.strip_suffix(".tsv") {
-                if !stem.starts_with("native") {
+                if !stem.starts_with("native") && !lanes.iter().any(|l| l == stem) {
                     lanes.push(stem.to_string());
                 }
             }
         }
     }
     lanes.sort_by_key(|s| lane_order(s));
+    let mut present = vec![true, true];
     for l in &lanes {
         let p = results_dir().join(format!("{l}.tsv"));
-        columns.push((format!("MobileGL {l}"), read_results(&p)?));
+        let res = if p.exists() {
+            read_results(&p)?
+        } else {
+            BTreeMap::new()
+        };
+        present.push(p.exists());
+        columns.push((format!("MobileGL {l}"), res));
     }
 
     // rows: area -> (tests, passes per column)
@@ -934,7 +972,7 @@ fn report() -> Result<(), String> {
         "\nPass counts on the public list (`../shared/conformance/piglit-public.tsv`, {} tests), \
          per area. Areas with fewer than {SMALL_AREA} tests are folded into a family row. \
          The native columns are Mesa llvmpipe's own desktop GL on the same list; \
-         a lane without a column has no results file in `target/piglit/` yet.\n\n",
+         a lane shown as — has no results file in `target/piglit/` yet.\n\n",
         tests.len()
     ));
     t.push_str("| Area | Tests |");
@@ -951,13 +989,21 @@ fn report() -> Result<(), String> {
         t.push_str(&format!("| `{area}` | {n} |"));
         for (c, p) in passes.iter().enumerate() {
             totals[c] += p;
-            t.push_str(&format!(" {p} |"));
+            if present[c] {
+                t.push_str(&format!(" {p} |"));
+            } else {
+                t.push_str(" — |");
+            }
         }
         t.push('\n');
     }
     t.push_str(&format!("| **total** | **{}** |", tests.len()));
-    for p in &totals {
-        t.push_str(&format!(" **{p}** |"));
+    for (c, p) in totals.iter().enumerate() {
+        if present[c] {
+            t.push_str(&format!(" **{p}** |"));
+        } else {
+            t.push_str(" — |");
+        }
     }
     t.push_str("\n\nResults by status:\n\n| Column |");
     for s in Status::ALL {
@@ -968,7 +1014,10 @@ fn report() -> Result<(), String> {
         t.push_str("---:|");
     }
     t.push('\n');
-    for (name, res) in &columns {
+    for ((name, res), present) in columns.iter().zip(&present) {
+        if !present {
+            continue;
+        }
         t.push_str(&format!("| {name} |"));
         let mut seen = 0;
         for s in Status::ALL {

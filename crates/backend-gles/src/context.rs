@@ -3,8 +3,9 @@
 
 use glow::HasContext;
 use mgpipe::consts::{
-    CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT, CLEAR_STENCIL, CLEAR_UINT, NO_ATTACHMENT,
-    SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE, VE_INTEGER, VE_NORMALIZED,
+    CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT, CLEAR_STENCIL,
+    CLEAR_UINT, NO_ATTACHMENT, SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE, VE_INTEGER,
+    VE_NORMALIZED,
 };
 use mgpipe::Handle;
 use tracing::{debug, info, warn};
@@ -14,7 +15,7 @@ use crate::pipe::{calls, Context};
 use crate::screen::MAX_BUFFER;
 use crate::shader;
 use crate::state::{AttribState, Shadow};
-use crate::{Ctx, Features, FboEntry, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams};
+use crate::{Ctx, FboEntry, Features, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams};
 
 /// Replies larger than this are refused (a corrupt read_pixels must not
 /// allocate without bound).
@@ -54,7 +55,12 @@ impl GlesBackend {
             return None;
         };
         let ctx = self.ctxs.get_mut(h)?;
-        Some(Cx { gl: &self.gl, scr: &mut self.scr, f: self.features, ctx })
+        Some(Cx {
+            gl: &self.gl,
+            scr: &mut self.scr,
+            f: self.features,
+            ctx,
+        })
     }
 
     fn ox(&mut self) -> Ox<'_> {
@@ -63,7 +69,12 @@ impl GlesBackend {
             Some(c) => &mut c.shadow,
             None => &mut self.root_shadow,
         };
-        Ox { gl: &self.gl, scr: &mut self.scr, f: self.features, shadow }
+        Ox {
+            gl: &self.gl,
+            scr: &mut self.scr,
+            f: self.features,
+            shadow,
+        }
     }
 
     /// After make_current: the default framebuffer now means the new surfaces.
@@ -82,8 +93,30 @@ fn buffer_of(scr: &ScreenTables, h: Handle) -> Option<(glow::Buffer, u64)> {
     }
 }
 
+/// One framebuffer attachment as the client resolved it.
+#[derive(Clone, Copy)]
+struct Att {
+    res: Handle,
+    kind: u32,
+    level: u32,
+    layer: u32,
+}
+
+const NO_ATT: Att = Att {
+    res: Handle::NULL,
+    kind: SURFACE_NONE,
+    level: 0,
+    layer: 0,
+};
+
 /// Attach one resource to `att` of the framebuffer bound at `fbt`.
-fn attach(gl: &glow::Context, scr: &ScreenTables, f: &Features, fbt: u32, att: u32, res: Handle, kind: u32, level: u32, layer: u32) {
+fn attach(gl: &glow::Context, scr: &ScreenTables, f: &Features, fbt: u32, att: u32, a: Att) {
+    let Att {
+        res,
+        kind,
+        level,
+        layer,
+    } = a;
     let detach = || {
         // SAFETY: detaching from the bound framebuffer.
         unsafe { gl.framebuffer_renderbuffer(fbt, att, glow::RENDERBUFFER, None) }
@@ -102,7 +135,13 @@ fn attach(gl: &glow::Context, scr: &ScreenTables, f: &Features, fbt: u32, att: u
             (SURFACE_TEXTURE, Some(ResKind::Texture { tex, target, .. })) => match *target {
                 glow::TEXTURE_CUBE_MAP => {
                     if layer < 6 {
-                        gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_CUBE_MAP_POSITIVE_X + layer, Some(*tex), level as i32)
+                        gl.framebuffer_texture_2d(
+                            fbt,
+                            att,
+                            glow::TEXTURE_CUBE_MAP_POSITIVE_X + layer,
+                            Some(*tex),
+                            level as i32,
+                        )
                     } else if f.gles32 {
                         gl.framebuffer_texture(fbt, att, Some(*tex), level as i32)
                     } else {
@@ -110,20 +149,34 @@ fn attach(gl: &glow::Context, scr: &ScreenTables, f: &Features, fbt: u32, att: u
                         detach()
                     }
                 }
-                glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
+                glow::TEXTURE_3D
+                | glow::TEXTURE_2D_ARRAY
+                | glow::TEXTURE_CUBE_MAP_ARRAY
+                | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
                     if layer == u32::MAX && f.gles32 {
                         gl.framebuffer_texture(fbt, att, Some(*tex), level as i32)
                     } else {
-                        gl.framebuffer_texture_layer(fbt, att, Some(*tex), level as i32, layer as i32)
+                        gl.framebuffer_texture_layer(
+                            fbt,
+                            att,
+                            Some(*tex),
+                            level as i32,
+                            layer as i32,
+                        )
                     }
                 }
                 glow::TEXTURE_2D_MULTISAMPLE => {
                     gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_2D_MULTISAMPLE, Some(*tex), 0)
                 }
-                _ => gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_2D, Some(*tex), level as i32),
+                _ => {
+                    gl.framebuffer_texture_2d(fbt, att, glow::TEXTURE_2D, Some(*tex), level as i32)
+                }
             },
             _ => {
-                warn!(?res, kind, "framebuffer attachment: unknown resource or wrong kind, detached");
+                warn!(
+                    ?res,
+                    kind, "framebuffer attachment: unknown resource or wrong kind, detached"
+                );
                 detach()
             }
         }
@@ -158,17 +211,37 @@ impl Cx<'_> {
         // surface's live renderbuffers.
         let fb = unsafe {
             let fb = gl.create_framebuffer().ok()?;
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb));
+            // Both targets: glReadBuffer below applies to the read binding.
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fb));
             self.ctx.shadow.draw_fb = Some(Some(fb));
+            self.ctx.shadow.read_fb = Some(Some(fb));
             if let Some(rb) = s.color {
-                gl.framebuffer_renderbuffer(glow::DRAW_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, glow::RENDERBUFFER, Some(rb));
+                gl.framebuffer_renderbuffer(
+                    glow::DRAW_FRAMEBUFFER,
+                    glow::COLOR_ATTACHMENT0,
+                    glow::RENDERBUFFER,
+                    Some(rb),
+                );
             }
             if let Some(rb) = s.depth_stencil {
                 let att = ds_attachment(emulation::format_class(s.ds_internal));
-                gl.framebuffer_renderbuffer(glow::DRAW_FRAMEBUFFER, att, glow::RENDERBUFFER, Some(rb));
+                gl.framebuffer_renderbuffer(
+                    glow::DRAW_FRAMEBUFFER,
+                    att,
+                    glow::RENDERBUFFER,
+                    Some(rb),
+                );
             }
-            gl.draw_buffers(&[if s.color.is_some() { glow::COLOR_ATTACHMENT0 } else { glow::NONE }]);
-            gl.read_buffer(if s.color.is_some() { glow::COLOR_ATTACHMENT0 } else { glow::NONE });
+            gl.draw_buffers(&[if s.color.is_some() {
+                glow::COLOR_ATTACHMENT0
+            } else {
+                glow::NONE
+            }]);
+            gl.read_buffer(if s.color.is_some() {
+                glow::COLOR_ATTACHMENT0
+            } else {
+                glow::NONE
+            });
             fb
         };
         check_fb(gl, glow::DRAW_FRAMEBUFFER, "surface framebuffer");
@@ -213,17 +286,31 @@ impl Cx<'_> {
             a[0] = true;
             a
         } else {
-            self.ctx.fbos.get(self.ctx.draw_fbo).map(|e| e.active).unwrap_or([false; 8])
+            self.ctx
+                .fbos
+                .get(self.ctx.draw_fbo)
+                .map(|e| e.active)
+                .unwrap_or([false; 8])
         }
     }
 
     /// Class of the read surface's colour buffer.
     fn read_class(&self) -> FormatClass {
         let internal = if self.ctx.read_default {
-            self.scr.surfaces.get(self.ctx.read_surface).map(|s| s.color_internal).unwrap_or(glow::RGBA8)
+            self.scr
+                .surfaces
+                .get(self.ctx.read_surface)
+                .map(|s| s.color_internal)
+                .unwrap_or(glow::RGBA8)
         } else {
-            match self.ctx.read_desc.and_then(|d| self.scr.resources.get(d.color)).map(|r| &r.kind) {
-                Some(ResKind::Texture { internal, .. }) | Some(ResKind::Renderbuffer { internal, .. }) => *internal,
+            match self
+                .ctx
+                .read_desc
+                .and_then(|d| self.scr.resources.get(d.color))
+                .map(|r| &r.kind)
+            {
+                Some(ResKind::Texture { internal, .. })
+                | Some(ResKind::Renderbuffer { internal, .. }) => *internal,
                 _ => glow::RGBA8,
             }
         };
@@ -232,7 +319,9 @@ impl Cx<'_> {
 
     fn apply_textures(&mut self) {
         let gl = self.gl;
-        let n = (self.ctx.views.count as usize).min(self.ctx.views.views.len()).min(self.f.max_units);
+        let n = (self.ctx.views.count as usize)
+            .min(self.ctx.views.views.len())
+            .min(self.f.max_units);
         for unit in 0..n {
             let h = self.ctx.views.views[unit];
             if h.is_null() {
@@ -242,7 +331,13 @@ impl Cx<'_> {
                 warn!(view = ?h, unit, "draw: unknown sampler view, unit skipped");
                 continue;
             };
-            let Some(ResKind::Texture { tex, target, params, .. }) = self.scr.resources.get_mut(v.texture).map(|r| &mut r.kind) else {
+            let Some(ResKind::Texture {
+                tex,
+                target,
+                params,
+                ..
+            }) = self.scr.resources.get_mut(v.texture).map(|r| &mut r.kind)
+            else {
                 warn!(view = ?h, texture = ?v.texture, unit, "draw: sampler view names an unknown texture, unit skipped");
                 continue;
             };
@@ -272,22 +367,37 @@ impl Cx<'_> {
                         gl.tex_parameter_i32(tgt, glow::TEXTURE_BASE_LEVEL, want.base_level as i32);
                     }
                     if old.max_level != want.max_level {
-                        gl.tex_parameter_i32(tgt, glow::TEXTURE_MAX_LEVEL, want.max_level.min(i32::MAX as u32) as i32);
+                        gl.tex_parameter_i32(
+                            tgt,
+                            glow::TEXTURE_MAX_LEVEL,
+                            want.max_level.min(i32::MAX as u32) as i32,
+                        );
                     }
-                    let names = [glow::TEXTURE_SWIZZLE_R, glow::TEXTURE_SWIZZLE_G, glow::TEXTURE_SWIZZLE_B, glow::TEXTURE_SWIZZLE_A];
-                    for i in 0..4 {
+                    let names = [
+                        glow::TEXTURE_SWIZZLE_R,
+                        glow::TEXTURE_SWIZZLE_G,
+                        glow::TEXTURE_SWIZZLE_B,
+                        glow::TEXTURE_SWIZZLE_A,
+                    ];
+                    for (i, name) in names.into_iter().enumerate() {
                         if old.swizzle[i] != want.swizzle[i] {
-                            gl.tex_parameter_i32(tgt, names[i], want.swizzle[i] as i32);
+                            gl.tex_parameter_i32(tgt, name, want.swizzle[i] as i32);
                         }
                     }
                     if old.depth_stencil_mode != want.depth_stencil_mode && self.f.gles31 {
-                        gl.tex_parameter_i32(tgt, glow::DEPTH_STENCIL_TEXTURE_MODE, want.depth_stencil_mode as i32);
+                        gl.tex_parameter_i32(
+                            tgt,
+                            glow::DEPTH_STENCIL_TEXTURE_MODE,
+                            want.depth_stencil_mode as i32,
+                        );
                     }
                 }
                 *params = want;
             }
         }
-        let n = (self.ctx.samplers.count as usize).min(self.ctx.samplers.samplers.len()).min(self.f.max_units);
+        let n = (self.ctx.samplers.count as usize)
+            .min(self.ctx.samplers.samplers.len())
+            .min(self.f.max_units);
         for unit in 0..n {
             let h = self.ctx.samplers.samplers[unit];
             let s = if h.is_null() {
@@ -305,7 +415,12 @@ impl Cx<'_> {
         }
     }
 
-    fn apply_uniform_buffers(&mut self, sh_binding: u32, sh_size: u32, sh_ubo: Option<glow::Buffer>) {
+    fn apply_uniform_buffers(
+        &mut self,
+        sh_binding: u32,
+        sh_size: u32,
+        sh_ubo: Option<glow::Buffer>,
+    ) {
         let gl = self.gl;
         let cb = self.ctx.cbufs;
         let n = (cb.count as usize).min(cb.buffers.len());
@@ -319,21 +434,33 @@ impl Cx<'_> {
                 continue;
             };
             let off = cb.offsets[i];
-            let len = if cb.sizes[i] == 0 { size.saturating_sub(off) } else { cb.sizes[i] };
+            let len = if cb.sizes[i] == 0 {
+                size.saturating_sub(off)
+            } else {
+                cb.sizes[i]
+            };
             if off > i32::MAX as u64 || len > i32::MAX as u64 {
                 warn!(buffer = ?h, binding = i, "draw: uniform range beyond GLES limits, skipped");
                 continue;
             }
-            self.ctx.shadow.bind_ubo(gl, i as u32, Some(buf), off as i32, len as i32);
+            self.ctx
+                .shadow
+                .bind_ubo(gl, i as u32, Some(buf), off as i32, len as i32);
         }
         if let Some(ubo) = sh_ubo {
-            self.ctx.shadow.bind_ubo(gl, sh_binding, Some(ubo), 0, sh_size as i32);
+            self.ctx
+                .shadow
+                .bind_ubo(gl, sh_binding, Some(ubo), 0, sh_size as i32);
         }
     }
 
     fn apply_vertex_state(&mut self, base_instance: u32) {
         let gl = self.gl;
-        let ve = self.scr.vertex_elements.get(self.ctx.vertex_elements).copied();
+        let ve = self
+            .scr
+            .vertex_elements
+            .get(self.ctx.vertex_elements)
+            .copied();
         if ve.is_none() && !self.ctx.vertex_elements.is_null() {
             warn!(cso = ?self.ctx.vertex_elements, "draw: unknown vertex elements, attributes disabled");
         }
@@ -394,9 +521,22 @@ impl Cx<'_> {
                                 gl.enable_vertex_attrib_array(i as u32);
                             }
                             if a.integer {
-                                gl.vertex_attrib_pointer_i32(i as u32, a.size, a.ty, a.stride, a.offset as i32);
+                                gl.vertex_attrib_pointer_i32(
+                                    i as u32,
+                                    a.size,
+                                    a.ty,
+                                    a.stride,
+                                    a.offset as i32,
+                                );
                             } else {
-                                gl.vertex_attrib_pointer_f32(i as u32, a.size, a.ty, a.normalized, a.stride, a.offset as i32);
+                                gl.vertex_attrib_pointer_f32(
+                                    i as u32,
+                                    a.size,
+                                    a.ty,
+                                    a.normalized,
+                                    a.stride,
+                                    a.offset as i32,
+                                );
                             }
                             gl.vertex_attrib_divisor(i as u32, a.divisor);
                         }
@@ -409,13 +549,24 @@ impl Cx<'_> {
                 shadow.attribs[i] = Some(want);
             }
             if want.is_none() && defaults.mask & (1 << i) != 0 {
-                let v = [defaults.values[4 * i], defaults.values[4 * i + 1], defaults.values[4 * i + 2], defaults.values[4 * i + 3]];
+                let v = [
+                    defaults.values[4 * i],
+                    defaults.values[4 * i + 1],
+                    defaults.values[4 * i + 2],
+                    defaults.values[4 * i + 3],
+                ];
                 let integer = defaults.integer_mask & (1 << i) != 0;
                 if shadow.attrib_values[i] != Some((v, integer)) {
                     // SAFETY: current value of attribute i < MAX_VERTEX_ATTRIBS.
                     unsafe {
                         if integer {
-                            gl.vertex_attrib_4_i32(i as u32, v[0] as i32, v[1] as i32, v[2] as i32, v[3] as i32);
+                            gl.vertex_attrib_4_i32(
+                                i as u32,
+                                v[0] as i32,
+                                v[1] as i32,
+                                v[2] as i32,
+                                v[3] as i32,
+                            );
                         } else {
                             let fv = v.map(f32::from_bits);
                             gl.vertex_attrib_4_f32_slice(i as u32, &fv);
@@ -451,7 +602,11 @@ impl Cx<'_> {
         // SAFETY: the streaming buffer is bound to ELEMENT_ARRAY_BUFFER; sizes checked.
         unsafe {
             if at + data.len() > st.cap {
-                let cap = data.len().max(st.cap).max(64 * 1024).min(MAX_BUFFER as usize);
+                let cap = data
+                    .len()
+                    .max(st.cap)
+                    .max(64 * 1024)
+                    .min(MAX_BUFFER as usize);
                 gl.buffer_data_size(glow::ELEMENT_ARRAY_BUFFER, cap as i32, glow::STREAM_DRAW);
                 st.cap = cap;
                 at = 0;
@@ -466,19 +621,40 @@ impl Cx<'_> {
 impl Ox<'_> {
     /// The texture named by `res` bound for editing, with its binding target
     /// fixed by `image_target` on first use.
-    fn edit_texture(&mut self, res: Handle, image_target: u32, call: &'static str) -> Option<(glow::Texture, u32, u32)> {
-        let Some(ResKind::Texture { tex, target, internal, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) else {
+    fn edit_texture(
+        &mut self,
+        res: Handle,
+        image_target: u32,
+        call: &'static str,
+    ) -> Option<(glow::Texture, u32, u32)> {
+        let Some(ResKind::Texture {
+            tex,
+            target,
+            internal,
+            ..
+        }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        else {
             warn!(?res, call, "unknown texture resource, skipped");
             return None;
         };
         let Some(bind) = emulation::binding_target(image_target) else {
-            warn!(?res, call, target = image_target, "texture target has no GLES equivalent, skipped");
+            warn!(
+                ?res,
+                call,
+                target = image_target,
+                "texture target has no GLES equivalent, skipped"
+            );
             return None;
         };
         if *target == 0 {
             *target = bind;
         } else if *target != bind {
-            warn!(?res, call, target = image_target, "target does not match the texture's, skipped");
+            warn!(
+                ?res,
+                call,
+                target = image_target,
+                "target does not match the texture's, skipped"
+            );
             return None;
         }
         let (tex, internal) = (*tex, *internal);
@@ -487,7 +663,9 @@ impl Ox<'_> {
     }
 
     fn set_internal(&mut self, res: Handle, sized: u32) {
-        if let Some(ResKind::Texture { internal, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+        if let Some(ResKind::Texture { internal, .. }) =
+            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        {
             *internal = sized;
         }
     }
@@ -508,7 +686,12 @@ fn upload_data<'b>(
         return Err(());
     };
     if blob.len() < size {
-        warn!(what, blob = blob.len(), expected = size, "pixel blob too short, skipped");
+        warn!(
+            what,
+            blob = blob.len(),
+            expected = size,
+            "pixel blob too short, skipped"
+        );
         return Err(());
     }
     if internal == 0 || emulation::upload_accepted(internal, format, ty) {
@@ -517,11 +700,24 @@ fn upload_data<'b>(
     let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
     match emulation::convert(blob, format, ty, canon.0, canon.1, pixels) {
         Some(v) => {
-            debug!(what, format, ty, to_format = canon.0, to_type = canon.1, "pixels converted on the CPU");
+            debug!(
+                what,
+                format,
+                ty,
+                to_format = canon.0,
+                to_type = canon.1,
+                "pixels converted on the CPU"
+            );
             Ok((canon.0, canon.1, std::borrow::Cow::Owned(v)))
         }
         None => {
-            warn!(what, format, ty, internal, "no conversion from this format/type for the texture's format, skipped");
+            warn!(
+                what,
+                format,
+                ty,
+                internal,
+                "no conversion from this format/type for the texture's format, skipped"
+            );
             Err(())
         }
     }
@@ -538,7 +734,9 @@ impl Context for GlesBackend {
 
     fn buffer_respecify(&mut self, p: &calls::BufferRespecify, blob: &[u8]) {
         let o = self.ox();
-        let Some(ResKind::Buffer { buf, size }) = o.scr.resources.get_mut(p.res).map(|r| &mut r.kind) else {
+        let Some(ResKind::Buffer { buf, size }) =
+            o.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+        else {
             warn!(res = ?p.res, "buffer_respecify: unknown buffer, skipped");
             return;
         };
@@ -557,7 +755,11 @@ impl Context for GlesBackend {
                 o.gl.buffer_data_size(glow::COPY_WRITE_BUFFER, n as i32, usage);
                 if !blob.is_empty() {
                     warn!(res = ?p.res, blob = blob.len(), size = n, "buffer_respecify: short blob, uploaded what came");
-                    o.gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..blob.len().min(n)]);
+                    o.gl.buffer_sub_data_u8_slice(
+                        glow::COPY_WRITE_BUFFER,
+                        0,
+                        &blob[..blob.len().min(n)],
+                    );
                 }
             }
         }
@@ -571,7 +773,10 @@ impl Context for GlesBackend {
             warn!(res = ?p.res, "buffer_subdata: unknown buffer, skipped");
             return;
         };
-        if p.offset.checked_add(blob.len() as u64).is_none_or(|end| end > size) {
+        if p.offset
+            .checked_add(blob.len() as u64)
+            .is_none_or(|end| end > size)
+        {
             warn!(res = ?p.res, offset = p.offset, len = blob.len(), size, "buffer_subdata: range past the end, skipped");
             return;
         }
@@ -588,7 +793,8 @@ impl Context for GlesBackend {
 
     fn buffer_copy(&mut self, p: &calls::BufferCopy) {
         let o = self.ox();
-        let (Some((src, ss)), Some((dst, ds))) = (buffer_of(o.scr, p.src), buffer_of(o.scr, p.dst)) else {
+        let (Some((src, ss)), Some((dst, ds))) = (buffer_of(o.scr, p.src), buffer_of(o.scr, p.dst))
+        else {
             warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: unknown buffer, skipped");
             return;
         };
@@ -614,7 +820,9 @@ impl Context for GlesBackend {
 
     fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
         let mut o = self.ox();
-        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+        let Some((img_target, [w, h, d])) =
+            emulation::image_target_and_extent(p.target, p.width, p.height, p.depth)
+        else {
             warn!(res = ?p.res, target = p.target, "texture_image: target has no GLES equivalent, skipped");
             return;
         };
@@ -622,11 +830,21 @@ impl Context for GlesBackend {
         if let Some(why) = sf.emulation {
             debug!(res = ?p.res, format = p.internal_format, why, "texture format emulated");
         }
-        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_image") else { return };
+        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_image") else {
+            return;
+        };
         let (format, ty, data) = if blob.is_empty() {
             (sf.format, sf.ty, None)
         } else {
-            match upload_data(blob, sf.internal, (sf.format, sf.ty), p.format, p.r#type, (p.width, p.height, p.depth), "texture_image") {
+            match upload_data(
+                blob,
+                sf.internal,
+                (sf.format, sf.ty),
+                p.format,
+                p.r#type,
+                (p.width, p.height, p.depth),
+                "texture_image",
+            ) {
                 Ok((f, t, d)) => (f, t, Some(d)),
                 Err(()) => return,
             }
@@ -636,9 +854,30 @@ impl Context for GlesBackend {
         // full tight image (checked) and UNPACK_ALIGNMENT is 1.
         unsafe {
             if emulation::is_3d_target(bind) {
-                o.gl.tex_image_3d(img_target, p.level as i32, sf.internal as i32, w as i32, h as i32, d as i32, 0, format, ty, px);
+                o.gl.tex_image_3d(
+                    img_target,
+                    p.level as i32,
+                    sf.internal as i32,
+                    w as i32,
+                    h as i32,
+                    d as i32,
+                    0,
+                    format,
+                    ty,
+                    px,
+                );
             } else {
-                o.gl.tex_image_2d(img_target, p.level as i32, sf.internal as i32, w as i32, h as i32, 0, format, ty, px);
+                o.gl.tex_image_2d(
+                    img_target,
+                    p.level as i32,
+                    sf.internal as i32,
+                    w as i32,
+                    h as i32,
+                    0,
+                    format,
+                    ty,
+                    px,
+                );
             }
         }
         o.set_internal(p.res, sf.internal);
@@ -648,7 +887,9 @@ impl Context for GlesBackend {
     fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
         let mut o = self.ox();
         let norm16 = o.f.norm16;
-        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+        let Some((img_target, [w, h, d])) =
+            emulation::image_target_and_extent(p.target, p.width, p.height, p.depth)
+        else {
             warn!(res = ?p.res, target = p.target, "texture_subimage: target has no GLES equivalent, skipped");
             return;
         };
@@ -658,19 +899,51 @@ impl Context for GlesBackend {
             glow::TEXTURE_1D_ARRAY => (p.x, 0, p.y),
             _ => (p.x, p.y, p.z),
         };
-        let Some((_, bind, internal)) = o.edit_texture(p.res, img_target, "texture_subimage") else { return };
-        let (format, ty, data) =
-            match upload_data(blob, internal, canonical(internal, norm16), p.format, p.r#type, (p.width, p.height, p.depth), "texture_subimage") {
-                Ok(v) => v,
-                Err(()) => return,
-            };
+        let Some((_, bind, internal)) = o.edit_texture(p.res, img_target, "texture_subimage")
+        else {
+            return;
+        };
+        let (format, ty, data) = match upload_data(
+            blob,
+            internal,
+            canonical(internal, norm16),
+            p.format,
+            p.r#type,
+            (p.width, p.height, p.depth),
+            "texture_subimage",
+        ) {
+            Ok(v) => v,
+            Err(()) => return,
+        };
         let px = glow::PixelUnpackData::Slice(Some(&data));
         // SAFETY: texture bound to `bind`; data holds the full tight box.
         unsafe {
             if emulation::is_3d_target(bind) {
-                o.gl.tex_sub_image_3d(img_target, p.level as i32, x, y, z, w as i32, h as i32, d as i32, format, ty, px);
+                o.gl.tex_sub_image_3d(
+                    img_target,
+                    p.level as i32,
+                    x,
+                    y,
+                    z,
+                    w as i32,
+                    h as i32,
+                    d as i32,
+                    format,
+                    ty,
+                    px,
+                );
             } else {
-                o.gl.tex_sub_image_2d(img_target, p.level as i32, x, y, w as i32, h as i32, format, ty, px);
+                o.gl.tex_sub_image_2d(
+                    img_target,
+                    p.level as i32,
+                    x,
+                    y,
+                    w as i32,
+                    h as i32,
+                    format,
+                    ty,
+                    px,
+                );
             }
         }
         self.check("texture_subimage");
@@ -678,7 +951,9 @@ impl Context for GlesBackend {
 
     fn texture_storage(&mut self, p: &calls::TextureStorage) {
         let mut o = self.ox();
-        let Some((img_target, [w, h, d])) = emulation::image_target_and_extent(p.target, p.width, p.height, p.depth) else {
+        let Some((img_target, [w, h, d])) =
+            emulation::image_target_and_extent(p.target, p.width, p.height, p.depth)
+        else {
             warn!(res = ?p.res, target = p.target, "texture_storage: target has no GLES equivalent, skipped");
             return;
         };
@@ -687,20 +962,31 @@ impl Context for GlesBackend {
             Some(ResKind::Texture { samples, .. }) => (*samples).max(1),
             _ => 1,
         };
-        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_storage") else { return };
+        let Some((_, bind, _)) = o.edit_texture(p.res, img_target, "texture_storage") else {
+            return;
+        };
         let levels = p.levels.clamp(1, 32) as i32;
         // SAFETY: texture bound to `bind`; bad sizes only raise GL errors.
         unsafe {
             match bind {
-                glow::TEXTURE_2D_MULTISAMPLE if o.f.gles31 => {
-                    o.gl.tex_storage_2d_multisample(bind, samples as i32, sf.internal, w as i32, h as i32, true)
-                }
+                glow::TEXTURE_2D_MULTISAMPLE if o.f.gles31 => o.gl.tex_storage_2d_multisample(
+                    bind,
+                    samples as i32,
+                    sf.internal,
+                    w as i32,
+                    h as i32,
+                    true,
+                ),
                 glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
                     warn!(res = ?p.res, "texture_storage: multisample texture target not supported here, skipped");
                     return;
                 }
-                b if emulation::is_3d_target(b) => o.gl.tex_storage_3d(bind, levels, sf.internal, w as i32, h as i32, d as i32),
-                _ => o.gl.tex_storage_2d(bind, levels, sf.internal, w as i32, h as i32),
+                b if emulation::is_3d_target(b) => {
+                    o.gl.tex_storage_3d(bind, levels, sf.internal, w as i32, h as i32, d as i32)
+                }
+                _ => {
+                    o.gl.tex_storage_2d(bind, levels, sf.internal, w as i32, h as i32)
+                }
             }
         }
         o.set_internal(p.res, sf.internal);
@@ -709,7 +995,15 @@ impl Context for GlesBackend {
 
     fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
         let mut o = self.ox();
-        let Some((_, bind, _)) = o.edit_texture(p.res, if p.target == 0 { glow::TEXTURE_2D } else { p.target }, "generate_mipmap") else {
+        let Some((_, bind, _)) = o.edit_texture(
+            p.res,
+            if p.target == 0 {
+                glow::TEXTURE_2D
+            } else {
+                p.target
+            },
+            "generate_mipmap",
+        ) else {
             return;
         };
         // SAFETY: texture bound to `bind`.
@@ -734,8 +1028,12 @@ impl Context for GlesBackend {
             warn!(cso = ?p.cso, "bind_render_state: unknown render state, skipped");
             return;
         };
-        let Some(cx) = self.cx("bind_render_state") else { return };
-        cx.ctx.shadow.apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers);
+        let Some(cx) = self.cx("bind_render_state") else {
+            return;
+        };
+        cx.ctx
+            .shadow
+            .apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers);
         cx.ctx.render_state = p.cso;
         self.check("bind_render_state");
     }
@@ -777,13 +1075,41 @@ impl Context for GlesBackend {
                 warn!(cso = ?p.cso, "create_sampler: glGenSamplers failed");
                 return;
             };
-            gl.sampler_parameter_i32(s, glow::TEXTURE_MIN_FILTER, or(p.min_filter, glow::NEAREST_MIPMAP_LINEAR) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_MAG_FILTER, or(p.mag_filter, glow::LINEAR) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_S, emulation::wrap_mode(p.wrap_s) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_T, emulation::wrap_mode(p.wrap_t) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_WRAP_R, emulation::wrap_mode(p.wrap_r) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_COMPARE_MODE, or(p.compare_mode, glow::NONE) as i32);
-            gl.sampler_parameter_i32(s, glow::TEXTURE_COMPARE_FUNC, or(p.compare_func, glow::LEQUAL) as i32);
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_MIN_FILTER,
+                or(p.min_filter, glow::NEAREST_MIPMAP_LINEAR) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_MAG_FILTER,
+                or(p.mag_filter, glow::LINEAR) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_WRAP_S,
+                emulation::wrap_mode(p.wrap_s) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_WRAP_T,
+                emulation::wrap_mode(p.wrap_t) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_WRAP_R,
+                emulation::wrap_mode(p.wrap_r) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_COMPARE_MODE,
+                or(p.compare_mode, glow::NONE) as i32,
+            );
+            gl.sampler_parameter_i32(
+                s,
+                glow::TEXTURE_COMPARE_FUNC,
+                or(p.compare_func, glow::LEQUAL) as i32,
+            );
             gl.sampler_parameter_f32(s, glow::TEXTURE_MIN_LOD, p.min_lod);
             gl.sampler_parameter_f32(s, glow::TEXTURE_MAX_LOD, p.max_lod);
             if self.features.anisotropy && p.max_anisotropy > 1.0 {
@@ -852,7 +1178,11 @@ impl Context for GlesBackend {
             unsafe {
                 self.gl.create_buffer().ok().inspect(|&b| {
                     self.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(b));
-                    self.gl.buffer_data_size(glow::COPY_WRITE_BUFFER, p.global_size as i32, glow::DYNAMIC_DRAW);
+                    self.gl.buffer_data_size(
+                        glow::COPY_WRITE_BUFFER,
+                        p.global_size as i32,
+                        glow::DYNAMIC_DRAW,
+                    );
                 })
             }
         } else {
@@ -895,7 +1225,9 @@ impl Context for GlesBackend {
                 None
             }
         };
-        let Some(cx) = self.cx("bind_shader") else { return };
+        let Some(cx) = self.cx("bind_shader") else {
+            return;
+        };
         cx.ctx.shader = p.cso;
         if program.is_some() {
             cx.ctx.shadow.use_program(cx.gl, program);
@@ -906,7 +1238,9 @@ impl Context for GlesBackend {
     // ------------------------------------------------------------ set_*
 
     fn set_framebuffer_state(&mut self, p: &calls::SetFramebufferState) {
-        let Some(mut cx) = self.cx("set_framebuffer_state") else { return };
+        let Some(mut cx) = self.cx("set_framebuffer_state") else {
+            return;
+        };
         if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
             cx.ctx.draw_default = true;
             cx.bind_draw();
@@ -919,7 +1253,14 @@ impl Context for GlesBackend {
                 warn!(fbo = ?p.fbo, "set_framebuffer_state: glGenFramebuffers failed");
                 return;
             };
-            match cx.ctx.fbos.insert(p.fbo, FboEntry { fbo, desc: None, active: [false; 8] }) {
+            match cx.ctx.fbos.insert(
+                p.fbo,
+                FboEntry {
+                    fbo,
+                    desc: None,
+                    active: [false; 8],
+                },
+            ) {
                 Ok(Some(old)) => {
                     // SAFETY: this context's FBO for a retired framebuffer handle.
                     unsafe { gl.delete_framebuffer(old.fbo) };
@@ -936,7 +1277,9 @@ impl Context for GlesBackend {
         }
         cx.ctx.draw_default = false;
         cx.ctx.draw_fbo = p.fbo;
-        let Some(entry) = cx.ctx.fbos.get_mut(p.fbo) else { return };
+        let Some(entry) = cx.ctx.fbos.get_mut(p.fbo) else {
+            return;
+        };
         let fbo = entry.fbo;
         if entry.desc.as_ref() != Some(p) {
             entry.desc = Some(*p);
@@ -951,23 +1294,76 @@ impl Context for GlesBackend {
                 let att = glow::COLOR_ATTACHMENT0 + i as u32;
                 if src != NO_ATTACHMENT && (src as usize) < 8 && i < cx.f.max_draw_buffers {
                     let s = src as usize;
-                    attach(gl, cx.scr, &cx.f, fbt, att, p.color[s], p.color_kind[s], p.color_level[s], p.color_layer[s]);
+                    attach(
+                        gl,
+                        cx.scr,
+                        &cx.f,
+                        fbt,
+                        att,
+                        Att {
+                            res: p.color[s],
+                            kind: p.color_kind[s],
+                            level: p.color_level[s],
+                            layer: p.color_layer[s],
+                        },
+                    );
                     active[i] = p.color_kind[s] != SURFACE_NONE;
                     if active[i] {
                         bufs[i] = att;
                     }
                 } else if i < cx.f.max_draw_buffers {
-                    attach(gl, cx.scr, &cx.f, fbt, att, Handle::NULL, SURFACE_NONE, 0, 0);
+                    attach(gl, cx.scr, &cx.f, fbt, att, NO_ATT);
                 }
             }
             let same = p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null();
             if same {
-                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_STENCIL_ATTACHMENT, p.depth, p.depth_kind, p.depth_level, 0);
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::DEPTH_STENCIL_ATTACHMENT,
+                    Att {
+                        res: p.depth,
+                        kind: p.depth_kind,
+                        level: p.depth_level,
+                        layer: 0,
+                    },
+                );
             } else {
-                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_ATTACHMENT, p.depth, p.depth_kind, p.depth_level, 0);
-                attach(gl, cx.scr, &cx.f, fbt, glow::STENCIL_ATTACHMENT, p.stencil, p.stencil_kind, p.stencil_level, 0);
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::DEPTH_ATTACHMENT,
+                    Att {
+                        res: p.depth,
+                        kind: p.depth_kind,
+                        level: p.depth_level,
+                        layer: 0,
+                    },
+                );
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::STENCIL_ATTACHMENT,
+                    Att {
+                        res: p.stencil,
+                        kind: p.stencil_kind,
+                        level: p.stencil_level,
+                        layer: 0,
+                    },
+                );
             }
-            let n = bufs.iter().rposition(|&b| b != glow::NONE).map(|i| i + 1).unwrap_or(1).min(cx.f.max_draw_buffers);
+            let n = bufs
+                .iter()
+                .rposition(|&b| b != glow::NONE)
+                .map(|i| i + 1)
+                .unwrap_or(1)
+                .min(cx.f.max_draw_buffers);
             // SAFETY: draw buffers of the bound FBO, n <= MAX_DRAW_BUFFERS.
             unsafe { gl.draw_buffers(&bufs[..n]) };
             if let Some(e) = cx.ctx.fbos.get_mut(p.fbo) {
@@ -980,7 +1376,9 @@ impl Context for GlesBackend {
     }
 
     fn set_read_surface(&mut self, p: &calls::SetReadSurface) {
-        let Some(mut cx) = self.cx("set_read_surface") else { return };
+        let Some(mut cx) = self.cx("set_read_surface") else {
+            return;
+        };
         if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
             cx.ctx.read_default = true;
             cx.bind_read();
@@ -1004,14 +1402,66 @@ impl Context for GlesBackend {
         if cx.ctx.read_desc.as_ref() != Some(p) {
             cx.ctx.read_desc = Some(*p);
             let fbt = glow::READ_FRAMEBUFFER;
-            attach(gl, cx.scr, &cx.f, fbt, glow::COLOR_ATTACHMENT0, p.color, p.color_kind, p.color_level, p.color_layer);
+            attach(
+                gl,
+                cx.scr,
+                &cx.f,
+                fbt,
+                glow::COLOR_ATTACHMENT0,
+                Att {
+                    res: p.color,
+                    kind: p.color_kind,
+                    level: p.color_level,
+                    layer: p.color_layer,
+                },
+            );
             if p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null() {
-                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_STENCIL_ATTACHMENT, p.depth, p.depth_kind, 0, 0);
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::DEPTH_STENCIL_ATTACHMENT,
+                    Att {
+                        res: p.depth,
+                        kind: p.depth_kind,
+                        level: 0,
+                        layer: 0,
+                    },
+                );
             } else {
-                attach(gl, cx.scr, &cx.f, fbt, glow::DEPTH_ATTACHMENT, p.depth, p.depth_kind, 0, 0);
-                attach(gl, cx.scr, &cx.f, fbt, glow::STENCIL_ATTACHMENT, p.stencil, p.stencil_kind, 0, 0);
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::DEPTH_ATTACHMENT,
+                    Att {
+                        res: p.depth,
+                        kind: p.depth_kind,
+                        level: 0,
+                        layer: 0,
+                    },
+                );
+                attach(
+                    gl,
+                    cx.scr,
+                    &cx.f,
+                    fbt,
+                    glow::STENCIL_ATTACHMENT,
+                    Att {
+                        res: p.stencil,
+                        kind: p.stencil_kind,
+                        level: 0,
+                        layer: 0,
+                    },
+                );
             }
-            let rb = if p.color_kind != SURFACE_NONE && !p.color.is_null() { glow::COLOR_ATTACHMENT0 } else { glow::NONE };
+            let rb = if p.color_kind != SURFACE_NONE && !p.color.is_null() {
+                glow::COLOR_ATTACHMENT0
+            } else {
+                glow::NONE
+            };
             // SAFETY: read buffer of the bound read FBO.
             unsafe { gl.read_buffer(rb) };
         }
@@ -1019,15 +1469,29 @@ impl Context for GlesBackend {
     }
 
     fn set_viewport(&mut self, p: &calls::SetViewport) {
-        let Some(cx) = self.cx("set_viewport") else { return };
+        let Some(cx) = self.cx("set_viewport") else {
+            return;
+        };
         cx.ctx.viewport = *p;
-        let r = |v: f32| if v.is_finite() { v.round().clamp(i32::MIN as f32, i32::MAX as f32) as i32 } else { 0 };
-        cx.ctx.shadow.set_viewport(cx.gl, [r(p.x), r(p.y), r(p.width), r(p.height)], [p.near, p.far]);
+        let r = |v: f32| {
+            if v.is_finite() {
+                v.round().clamp(i32::MIN as f32, i32::MAX as f32) as i32
+            } else {
+                0
+            }
+        };
+        cx.ctx.shadow.set_viewport(
+            cx.gl,
+            [r(p.x), r(p.y), r(p.width), r(p.height)],
+            [p.near, p.far],
+        );
         self.check("set_viewport");
     }
 
     fn set_scissor(&mut self, p: &calls::SetScissor) {
-        let Some(cx) = self.cx("set_scissor") else { return };
+        let Some(cx) = self.cx("set_scissor") else {
+            return;
+        };
         let v = [p.x, p.y, p.width.max(0), p.height.max(0)];
         if cx.ctx.shadow.scissor != Some(v) {
             // SAFETY: plain state call.
@@ -1038,7 +1502,9 @@ impl Context for GlesBackend {
     }
 
     fn set_blend_color(&mut self, p: &calls::SetBlendColor) {
-        let Some(cx) = self.cx("set_blend_color") else { return };
+        let Some(cx) = self.cx("set_blend_color") else {
+            return;
+        };
         if cx.ctx.shadow.blend_color != Some(p.color) {
             let c = p.color;
             // SAFETY: plain state call.
@@ -1049,7 +1515,9 @@ impl Context for GlesBackend {
     }
 
     fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
-        let Some(cx) = self.cx("set_polygon_offset") else { return };
+        let Some(cx) = self.cx("set_polygon_offset") else {
+            return;
+        };
         let v = [p.factor, p.units];
         if cx.ctx.shadow.polygon_offset != Some(v) {
             // SAFETY: plain state call.
@@ -1060,8 +1528,14 @@ impl Context for GlesBackend {
     }
 
     fn set_line_width(&mut self, p: &calls::SetLineWidth) {
-        let Some(cx) = self.cx("set_line_width") else { return };
-        let w = if p.width.is_finite() && p.width > 0.0 { p.width } else { 1.0 };
+        let Some(cx) = self.cx("set_line_width") else {
+            return;
+        };
+        let w = if p.width.is_finite() && p.width > 0.0 {
+            p.width
+        } else {
+            1.0
+        };
         if cx.ctx.shadow.line_width != Some(w) {
             // SAFETY: plain state call (the driver clamps to its range).
             unsafe { cx.gl.line_width(w) };
@@ -1128,7 +1602,8 @@ impl Context for GlesBackend {
         // SAFETY: the shader's live UBO, n <= its size.
         unsafe {
             self.gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(ubo));
-            self.gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..n]);
+            self.gl
+                .buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..n]);
         }
         self.check("set_global_constants");
     }
@@ -1136,7 +1611,9 @@ impl Context for GlesBackend {
     // ------------------------------------------------------------ verbs
 
     fn clear(&mut self, p: &calls::Clear) {
-        let Some(mut cx) = self.cx("clear") else { return };
+        let Some(mut cx) = self.cx("clear") else {
+            return;
+        };
         cx.bind_draw();
         let gl = cx.gl;
         let active = cx.active_draw_buffers();
@@ -1144,8 +1621,12 @@ impl Context for GlesBackend {
             // SAFETY: clearing draw buffer i (< 8) of the bound draw framebuffer.
             unsafe {
                 match p.color_type {
-                    CLEAR_FLOAT => gl.clear_buffer_f32_slice(glow::COLOR, i, &p.color.map(f32::from_bits)),
-                    CLEAR_INT => gl.clear_buffer_i32_slice(glow::COLOR, i, &p.color.map(|v| v as i32)),
+                    CLEAR_FLOAT => {
+                        gl.clear_buffer_f32_slice(glow::COLOR, i, &p.color.map(f32::from_bits))
+                    }
+                    CLEAR_INT => {
+                        gl.clear_buffer_i32_slice(glow::COLOR, i, &p.color.map(|v| v as i32))
+                    }
                     CLEAR_UINT => gl.clear_buffer_u32_slice(glow::COLOR, i, &p.color),
                     t => warn!(color_type = t, "clear: unknown colour type, skipped"),
                 }
@@ -1155,16 +1636,19 @@ impl Context for GlesBackend {
             for (i, _) in active.iter().enumerate().filter(|(_, a)| **a) {
                 clear_color(i as u32);
             }
-        } else if p.buffers & CLEAR_COLOR_ONE != 0 {
-            if (p.draw_buffer as usize) < 8 && active[p.draw_buffer as usize] {
-                clear_color(p.draw_buffer);
-            }
+        } else if p.buffers & CLEAR_COLOR_ONE != 0
+            && (p.draw_buffer as usize) < 8
+            && active[p.draw_buffer as usize]
+        {
+            clear_color(p.draw_buffer);
         }
         let (d, s) = (p.buffers & CLEAR_DEPTH != 0, p.buffers & CLEAR_STENCIL != 0);
         // SAFETY: clearing depth/stencil of the bound draw framebuffer.
         unsafe {
             match (d, s) {
-                (true, true) => gl.clear_buffer_depth_stencil(glow::DEPTH_STENCIL, 0, p.depth, p.stencil),
+                (true, true) => {
+                    gl.clear_buffer_depth_stencil(glow::DEPTH_STENCIL, 0, p.depth, p.stencil)
+                }
                 (true, false) => gl.clear_buffer_f32_slice(glow::DEPTH, 0, &[p.depth]),
                 (false, true) => gl.clear_buffer_i32_slice(glow::STENCIL, 0, &[p.stencil]),
                 (false, false) => {}
@@ -1174,7 +1658,9 @@ impl Context for GlesBackend {
     }
 
     fn draw(&mut self, p: &calls::Draw, blob: &[u8]) {
-        let Some(mut cx) = self.cx("draw") else { return };
+        let Some(mut cx) = self.cx("draw") else {
+            return;
+        };
         let gl = cx.gl;
         let Some(sh) = cx.scr.shaders.get(cx.ctx.shader) else {
             warn!(shader = ?cx.ctx.shader, "draw: no valid shader bound, skipped");
@@ -1190,14 +1676,24 @@ impl Context for GlesBackend {
         }
         let (gb, gs, gu) = (sh.global_binding, sh.global_size, sh.global_ubo);
         if p.mode > glow::PATCHES {
-            warn!(mode = p.mode, "draw: primitive mode not in GLES (quads/polygon?), skipped");
+            warn!(
+                mode = p.mode,
+                "draw: primitive mode not in GLES (quads/polygon?), skipped"
+            );
             return;
         }
         if p.count == 0 {
             return;
         }
-        if p.count > i32::MAX as u32 || p.first > i32::MAX as u32 || p.instance_count > i32::MAX as u32 {
-            warn!(count = p.count, first = p.first, "draw: count beyond GLES limits, skipped");
+        if p.count > i32::MAX as u32
+            || p.first > i32::MAX as u32
+            || p.instance_count > i32::MAX as u32
+        {
+            warn!(
+                count = p.count,
+                first = p.first,
+                "draw: count beyond GLES limits, skipped"
+            );
             return;
         }
         cx.ctx.shadow.use_program(gl, Some(program));
@@ -1229,7 +1725,11 @@ impl Context for GlesBackend {
             let offset = if !blob.is_empty() {
                 // Client indices: the blob holds the indices the draw reads.
                 if (blob.len() as u64) < bytes {
-                    warn!(blob = blob.len(), need = bytes, "draw: client index blob too short, skipped");
+                    warn!(
+                        blob = blob.len(),
+                        need = bytes,
+                        "draw: client index blob too short, skipped"
+                    );
                     return;
                 }
                 match cx.stream_indices(&blob[..bytes as usize]) {
@@ -1260,47 +1760,81 @@ impl Context for GlesBackend {
             // SAFETY: indexed draw from the bound ELEMENT_ARRAY_BUFFER, range checked.
             unsafe {
                 match (p.base_vertex != 0 && cx.f.gles32, inst <= 1) {
-                    (true, true) => gl.draw_elements_base_vertex(p.mode, count, ty, off, p.base_vertex),
-                    (true, false) => gl.draw_elements_instanced_base_vertex(p.mode, count, ty, off, inst as i32, p.base_vertex),
+                    (true, true) => {
+                        gl.draw_elements_base_vertex(p.mode, count, ty, off, p.base_vertex)
+                    }
+                    (true, false) => gl.draw_elements_instanced_base_vertex(
+                        p.mode,
+                        count,
+                        ty,
+                        off,
+                        inst as i32,
+                        p.base_vertex,
+                    ),
                     (false, true) => gl.draw_elements(p.mode, count, ty, off),
-                    (false, false) => gl.draw_elements_instanced(p.mode, count, ty, off, inst as i32),
+                    (false, false) => {
+                        gl.draw_elements_instanced(p.mode, count, ty, off, inst as i32)
+                    }
                 }
             }
             if p.base_vertex != 0 && !cx.f.gles32 {
-                warn!(base_vertex = p.base_vertex, "draw: base vertex needs GLES 3.2; drawn without it");
+                warn!(
+                    base_vertex = p.base_vertex,
+                    "draw: base vertex needs GLES 3.2; drawn without it"
+                );
             }
         }
         self.check("draw");
     }
 
     fn blit(&mut self, p: &calls::Blit) {
-        let Some(mut cx) = self.cx("blit") else { return };
+        let Some(mut cx) = self.cx("blit") else {
+            return;
+        };
         cx.bind_draw();
         cx.bind_read();
         let (s, d) = (p.src, p.dst);
-        let filter = if p.filter == 0 { glow::NEAREST } else { p.filter };
+        let filter = if p.filter == 0 {
+            glow::NEAREST
+        } else {
+            p.filter
+        };
         // SAFETY: blit between the bound read and draw framebuffers.
-        unsafe { cx.gl.blit_framebuffer(s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], p.mask, filter) };
+        unsafe {
+            cx.gl.blit_framebuffer(
+                s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], p.mask, filter,
+            )
+        };
         self.check("blit");
     }
 
     fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
         reply.clear();
         let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
-            warn!(format = p.format, ty = p.r#type, "read_pixels: unknown format/type, empty reply");
+            warn!(
+                format = p.format,
+                ty = p.r#type,
+                "read_pixels: unknown format/type, empty reply"
+            );
             return;
         };
         let pixels = p.width as u64 * p.height as u64;
         let total = pixels.saturating_mul(bpp as u64);
         if total > MAX_REPLY as u64 || p.width > i32::MAX as u32 || p.height > i32::MAX as u32 {
-            warn!(w = p.width, h = p.height, "read_pixels: rectangle too large, empty reply");
+            warn!(
+                w = p.width,
+                h = p.height,
+                "read_pixels: rectangle too large, empty reply"
+            );
             return;
         }
         reply.resize(total as usize, 0);
         if total == 0 {
             return;
         }
-        let Some(mut cx) = self.cx("read_pixels") else { return };
+        let Some(mut cx) = self.cx("read_pixels") else {
+            return;
+        };
         cx.bind_read();
         let gl = cx.gl;
         if !cx.ctx.shadow.pack_ok {
@@ -1315,7 +1849,10 @@ impl Context for GlesBackend {
         }
         let class = cx.read_class();
         let Some((rf, rt)) = emulation::readable_pair(class) else {
-            warn!(format = p.format, "read_pixels: depth/stencil reads are not available on GLES, zeros returned");
+            warn!(
+                format = p.format,
+                "read_pixels: depth/stencil reads are not available on GLES, zeros returned"
+            );
             return;
         };
         let (w, h) = (p.width as i32, p.height as i32);
@@ -1323,14 +1860,37 @@ impl Context for GlesBackend {
         // read pair with PACK_ALIGNMENT 1 (sizes computed above).
         unsafe {
             if (rf, rt) == (p.format, p.r#type) {
-                gl.read_pixels(p.x, p.y, w, h, rf, rt, glow::PixelPackData::Slice(Some(reply.as_mut_slice())));
+                gl.read_pixels(
+                    p.x,
+                    p.y,
+                    w,
+                    h,
+                    rf,
+                    rt,
+                    glow::PixelPackData::Slice(Some(reply.as_mut_slice())),
+                );
             } else {
-                let Some(tmp_len) = emulation::bytes_per_pixel(rf, rt).map(|b| b * pixels as usize) else { return };
+                let Some(tmp_len) = emulation::bytes_per_pixel(rf, rt).map(|b| b * pixels as usize)
+                else {
+                    return;
+                };
                 let mut tmp = vec![0u8; tmp_len];
-                gl.read_pixels(p.x, p.y, w, h, rf, rt, glow::PixelPackData::Slice(Some(tmp.as_mut_slice())));
+                gl.read_pixels(
+                    p.x,
+                    p.y,
+                    w,
+                    h,
+                    rf,
+                    rt,
+                    glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
+                );
                 match emulation::convert(&tmp, rf, rt, p.format, p.r#type, pixels as usize) {
                     Some(v) if v.len() == reply.len() => reply.copy_from_slice(&v),
-                    _ => warn!(format = p.format, ty = p.r#type, "read_pixels: no conversion to this format/type, zeros returned"),
+                    _ => warn!(
+                        format = p.format,
+                        ty = p.r#type,
+                        "read_pixels: no conversion to this format/type, zeros returned"
+                    ),
                 }
             }
         }
@@ -1360,7 +1920,12 @@ impl Context for GlesBackend {
         // `size` bytes and unmapped before returning.
         unsafe {
             o.gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buf));
-            let ptr = o.gl.map_buffer_range(glow::COPY_READ_BUFFER, p.offset as i32, p.size as i32, glow::MAP_READ_BIT);
+            let ptr = o.gl.map_buffer_range(
+                glow::COPY_READ_BUFFER,
+                p.offset as i32,
+                p.size as i32,
+                glow::MAP_READ_BIT,
+            );
             if ptr.is_null() {
                 warn!(res = ?p.res, "buffer_readback: glMapBufferRange failed, zeros returned");
             } else {

@@ -49,11 +49,17 @@ fn open_isolated(path: &str) -> Result<libloading::Library, libloading::Error> {
 
 impl Egl {
     pub fn load(path: &str) -> Result<Egl, GlesError> {
-        let lib = open_isolated(path).map_err(|e| GlesError::EglLoad { path: path.to_string(), detail: e.to_string() })?;
+        let lib = open_isolated(path).map_err(|e| GlesError::EglLoad {
+            path: path.to_string(),
+            detail: e.to_string(),
+        })?;
         // SAFETY: `lib` is an EGL implementation (checked by the symbol loads
         // inside); the instance owns it, so the symbols outlive their use.
-        let inst = unsafe { EglInstance::load_required_from(lib) }
-            .map_err(|e| GlesError::EglLoad { path: path.to_string(), detail: format!("{e:?}") })?;
+        let inst =
+            unsafe { EglInstance::load_required_from(lib) }.map_err(|e| GlesError::EglLoad {
+                path: path.to_string(),
+                detail: format!("{e:?}"),
+            })?;
 
         let client_ext = inst
             .query_string(None, egl::EXTENSIONS)
@@ -61,16 +67,28 @@ impl Egl {
             .unwrap_or_default();
         debug!(client_ext = %client_ext, "native EGL client extensions");
         let display = Self::display(&inst, &client_ext)?;
-        let (major, minor) = inst.initialize(display).map_err(|e| GlesError::Initialize { detail: e.to_string() })?;
-        let vendor = inst.query_string(Some(display), egl::VENDOR).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let (major, minor) = inst
+            .initialize(display)
+            .map_err(|e| GlesError::Initialize {
+                detail: e.to_string(),
+            })?;
+        let vendor = inst
+            .query_string(Some(display), egl::VENDOR)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         info!(path, egl_version = %format!("{major}.{minor}"), vendor = %vendor, "native EGL initialised");
 
-        inst.bind_api(egl::OPENGL_ES_API).map_err(|e| GlesError::ContextCreate { detail: format!("eglBindAPI: {e}") })?;
+        inst.bind_api(egl::OPENGL_ES_API)
+            .map_err(|e| GlesError::ContextCreate {
+                detail: format!("eglBindAPI: {e}"),
+            })?;
         let display_ext = inst
             .query_string(Some(display), egl::EXTENSIONS)
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let surfaceless = display_ext.split(' ').any(|e| e == "EGL_KHR_surfaceless_context");
+        let surfaceless = display_ext
+            .split(' ')
+            .any(|e| e == "EGL_KHR_surfaceless_context");
 
         let config = Self::choose_config(&inst, display, surfaceless)?;
         let (root, minor) = Self::create_context_versioned(&inst, display, config, None)?;
@@ -80,12 +98,25 @@ impl Egl {
             let attrs = [egl::WIDTH, 1, egl::HEIGHT, 1, egl::NONE];
             let s = inst
                 .create_pbuffer_surface(display, config, &attrs)
-                .map_err(|e| GlesError::ContextCreate { detail: format!("1x1 pbuffer: {e}") })?;
+                .map_err(|e| GlesError::ContextCreate {
+                    detail: format!("1x1 pbuffer: {e}"),
+                })?;
             info!("EGL_KHR_surfaceless_context absent: contexts use a 1x1 pbuffer");
             Some(s)
         };
-        let mut this = Egl { inst, display, config, pbuffer, root, minor, gles_lib: None };
-        this.make_current(root).map_err(|e| GlesError::MakeCurrent { detail: e.to_string() })?;
+        let mut this = Egl {
+            inst,
+            display,
+            config,
+            pbuffer,
+            root,
+            minor,
+            gles_lib: None,
+        };
+        this.make_current(root)
+            .map_err(|e| GlesError::MakeCurrent {
+                detail: e.to_string(),
+            })?;
         // A sibling libGLESv2 for pre-1.5 drivers that only hand out extension
         // entry points through eglGetProcAddress.
         let gles_path = std::path::Path::new(path).with_file_name("libGLESv2.so.2");
@@ -103,18 +134,37 @@ impl Egl {
             if let Some(i15) = inst.upcast::<egl::EGL1_5>() {
                 // SAFETY: the surfaceless platform takes EGL_DEFAULT_DISPLAY as
                 // its native display; the attribute list is NONE-terminated.
-                match unsafe { i15.get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, egl::DEFAULT_DISPLAY, &[egl::ATTRIB_NONE]) } {
+                match unsafe {
+                    i15.get_platform_display(
+                        EGL_PLATFORM_SURFACELESS_MESA,
+                        egl::DEFAULT_DISPLAY,
+                        &[egl::ATTRIB_NONE],
+                    )
+                } {
                     Ok(d) => return Ok(d),
                     Err(e) => warn!("eglGetPlatformDisplay(surfaceless) failed: {e}"),
                 }
             } else if let Some(f) = inst.get_proc_address("eglGetPlatformDisplayEXT") {
-                type GetPlatformDisplayExt = unsafe extern "system" fn(egl::Enum, *mut c_void, *const egl::Int) -> egl::EGLDisplay;
+                type GetPlatformDisplayExt = unsafe extern "system" fn(
+                    egl::Enum,
+                    *mut c_void,
+                    *const egl::Int,
+                )
+                    -> egl::EGLDisplay;
                 // SAFETY: eglGetPlatformDisplayEXT has exactly this signature
                 // (EGL_EXT_platform_base).
-                let f: GetPlatformDisplayExt = unsafe { std::mem::transmute::<extern "system" fn(), GetPlatformDisplayExt>(f) };
+                let f: GetPlatformDisplayExt = unsafe {
+                    std::mem::transmute::<extern "system" fn(), GetPlatformDisplayExt>(f)
+                };
                 let attrs = [egl::NONE];
                 // SAFETY: valid platform enum, default native display, NONE-terminated attributes.
-                let d = unsafe { f(EGL_PLATFORM_SURFACELESS_MESA, std::ptr::null_mut(), attrs.as_ptr()) };
+                let d = unsafe {
+                    f(
+                        EGL_PLATFORM_SURFACELESS_MESA,
+                        std::ptr::null_mut(),
+                        attrs.as_ptr(),
+                    )
+                };
                 if !d.is_null() {
                     // SAFETY: a non-null EGLDisplay returned by the driver.
                     return Ok(unsafe { egl::Display::from_ptr(d) });
@@ -125,11 +175,27 @@ impl Egl {
         unsafe { inst.get_display(egl::DEFAULT_DISPLAY) }.ok_or(GlesError::NoDisplay)
     }
 
-    fn choose_config(inst: &EglInstance, display: egl::Display, surfaceless: bool) -> Result<egl::Config, GlesError> {
+    fn choose_config(
+        inst: &EglInstance,
+        display: egl::Display,
+        surfaceless: bool,
+    ) -> Result<egl::Config, GlesError> {
         let surface_type = if surfaceless { 0 } else { egl::PBUFFER_BIT };
         let tries = [
-            [egl::RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, egl::SURFACE_TYPE, surface_type, egl::NONE],
-            [egl::RENDERABLE_TYPE, egl::OPENGL_ES2_BIT, egl::SURFACE_TYPE, surface_type, egl::NONE],
+            [
+                egl::RENDERABLE_TYPE,
+                EGL_OPENGL_ES3_BIT,
+                egl::SURFACE_TYPE,
+                surface_type,
+                egl::NONE,
+            ],
+            [
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                surface_type,
+                egl::NONE,
+            ],
         ];
         for attrs in tries {
             if let Ok(Some(c)) = inst.choose_first_config(display, &attrs) {
@@ -147,7 +213,13 @@ impl Egl {
     ) -> Result<(egl::Context, i32), GlesError> {
         let mut last = String::new();
         for minor in [2, 1, 0] {
-            let attrs = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, minor, egl::NONE];
+            let attrs = [
+                EGL_CONTEXT_MAJOR_VERSION,
+                3,
+                EGL_CONTEXT_MINOR_VERSION,
+                minor,
+                egl::NONE,
+            ];
             match inst.create_context(display, config, share, &attrs) {
                 Ok(c) => return Ok((c, minor)),
                 Err(e) => last = format!("GLES 3.{minor}: {e}"),
@@ -160,14 +232,23 @@ impl Egl {
     pub fn create_context(&self) -> Result<egl::Context, GlesError> {
         // eglBindAPI is per thread.
         let _ = self.inst.bind_api(egl::OPENGL_ES_API);
-        let attrs = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, self.minor, egl::NONE];
+        let attrs = [
+            EGL_CONTEXT_MAJOR_VERSION,
+            3,
+            EGL_CONTEXT_MINOR_VERSION,
+            self.minor,
+            egl::NONE,
+        ];
         self.inst
             .create_context(self.display, self.config, Some(self.root), &attrs)
-            .map_err(|e| GlesError::ContextCreate { detail: e.to_string() })
+            .map_err(|e| GlesError::ContextCreate {
+                detail: e.to_string(),
+            })
     }
 
     pub fn make_current(&self, ctx: egl::Context) -> Result<(), egl::Error> {
-        self.inst.make_current(self.display, self.pbuffer, self.pbuffer, Some(ctx))
+        self.inst
+            .make_current(self.display, self.pbuffer, self.pbuffer, Some(ctx))
     }
 
     pub fn destroy_context(&self, ctx: egl::Context) {

@@ -86,10 +86,28 @@ const GLES_FORMATS: &[Row] = &[
     (g::RG32I, g::RG_INTEGER, SI, &[], FormatClass::Int),
     (g::RGB8, g::RGB, UB, &[], FormatClass::Unorm),
     (g::SRGB8, g::RGB, UB, &[], FormatClass::Unorm),
-    (g::RGB565, g::RGB, UB, &[g::UNSIGNED_SHORT_5_6_5], FormatClass::Unorm),
+    (
+        g::RGB565,
+        g::RGB,
+        UB,
+        &[g::UNSIGNED_SHORT_5_6_5],
+        FormatClass::Unorm,
+    ),
     (g::RGB8_SNORM, g::RGB, SB, &[], FormatClass::Unorm),
-    (g::R11F_G11F_B10F, g::RGB, HF, &[FL, g::UNSIGNED_INT_10F_11F_11F_REV], FormatClass::Float),
-    (g::RGB9_E5, g::RGB, HF, &[FL, g::UNSIGNED_INT_5_9_9_9_REV], FormatClass::Float),
+    (
+        g::R11F_G11F_B10F,
+        g::RGB,
+        HF,
+        &[FL, g::UNSIGNED_INT_10F_11F_11F_REV],
+        FormatClass::Float,
+    ),
+    (
+        g::RGB9_E5,
+        g::RGB,
+        HF,
+        &[FL, g::UNSIGNED_INT_5_9_9_9_REV],
+        FormatClass::Float,
+    ),
     (g::RGB16F, g::RGB, HF, &[FL], FormatClass::Float),
     (g::RGB32F, g::RGB, FL, &[], FormatClass::Float),
     (g::RGB8UI, g::RGB_INTEGER, UB, &[], FormatClass::Uint),
@@ -101,10 +119,34 @@ const GLES_FORMATS: &[Row] = &[
     (g::RGBA8, g::RGBA, UB, &[], FormatClass::Unorm),
     (g::SRGB8_ALPHA8, g::RGBA, UB, &[], FormatClass::Unorm),
     (g::RGBA8_SNORM, g::RGBA, SB, &[], FormatClass::Unorm),
-    (g::RGB5_A1, g::RGBA, UB, &[g::UNSIGNED_SHORT_5_5_5_1, g::UNSIGNED_INT_2_10_10_10_REV], FormatClass::Unorm),
-    (g::RGBA4, g::RGBA, UB, &[g::UNSIGNED_SHORT_4_4_4_4], FormatClass::Unorm),
-    (g::RGB10_A2, g::RGBA, g::UNSIGNED_INT_2_10_10_10_REV, &[], FormatClass::Unorm),
-    (g::RGB10_A2UI, g::RGBA_INTEGER, g::UNSIGNED_INT_2_10_10_10_REV, &[], FormatClass::Uint),
+    (
+        g::RGB5_A1,
+        g::RGBA,
+        UB,
+        &[g::UNSIGNED_SHORT_5_5_5_1, g::UNSIGNED_INT_2_10_10_10_REV],
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGBA4,
+        g::RGBA,
+        UB,
+        &[g::UNSIGNED_SHORT_4_4_4_4],
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGB10_A2,
+        g::RGBA,
+        g::UNSIGNED_INT_2_10_10_10_REV,
+        &[],
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGB10_A2UI,
+        g::RGBA_INTEGER,
+        g::UNSIGNED_INT_2_10_10_10_REV,
+        &[],
+        FormatClass::Uint,
+    ),
     (g::RGBA16F, g::RGBA, HF, &[FL], FormatClass::Float),
     (g::RGBA32F, g::RGBA, FL, &[], FormatClass::Float),
     (g::RGBA8UI, g::RGBA_INTEGER, UB, &[], FormatClass::Uint),
@@ -113,12 +155,48 @@ const GLES_FORMATS: &[Row] = &[
     (g::RGBA16I, g::RGBA_INTEGER, SS, &[], FormatClass::Int),
     (g::RGBA32UI, g::RGBA_INTEGER, UI, &[], FormatClass::Uint),
     (g::RGBA32I, g::RGBA_INTEGER, SI, &[], FormatClass::Int),
-    (g::DEPTH_COMPONENT16, g::DEPTH_COMPONENT, US, &[UI], FormatClass::Depth),
-    (g::DEPTH_COMPONENT24, g::DEPTH_COMPONENT, UI, &[], FormatClass::Depth),
-    (g::DEPTH_COMPONENT32F, g::DEPTH_COMPONENT, FL, &[], FormatClass::Depth),
-    (g::DEPTH24_STENCIL8, g::DEPTH_STENCIL, g::UNSIGNED_INT_24_8, &[], FormatClass::DepthStencil),
-    (g::DEPTH32F_STENCIL8, g::DEPTH_STENCIL, g::FLOAT_32_UNSIGNED_INT_24_8_REV, &[], FormatClass::DepthStencil),
-    (g::STENCIL_INDEX8, g::STENCIL_INDEX, UB, &[], FormatClass::Stencil),
+    (
+        g::DEPTH_COMPONENT16,
+        g::DEPTH_COMPONENT,
+        US,
+        &[UI],
+        FormatClass::Depth,
+    ),
+    (
+        g::DEPTH_COMPONENT24,
+        g::DEPTH_COMPONENT,
+        UI,
+        &[],
+        FormatClass::Depth,
+    ),
+    (
+        g::DEPTH_COMPONENT32F,
+        g::DEPTH_COMPONENT,
+        FL,
+        &[],
+        FormatClass::Depth,
+    ),
+    (
+        g::DEPTH24_STENCIL8,
+        g::DEPTH_STENCIL,
+        g::UNSIGNED_INT_24_8,
+        &[],
+        FormatClass::DepthStencil,
+    ),
+    (
+        g::DEPTH32F_STENCIL8,
+        g::DEPTH_STENCIL,
+        g::FLOAT_32_UNSIGNED_INT_24_8_REV,
+        &[],
+        FormatClass::DepthStencil,
+    ),
+    (
+        g::STENCIL_INDEX8,
+        g::STENCIL_INDEX,
+        UB,
+        &[],
+        FormatClass::Stencil,
+    ),
     // EXT_texture_norm16 (same enum values as desktop GL).
     (g::R16, g::RED, US, &[], FormatClass::Unorm),
     (g::RG16, g::RG, US, &[], FormatClass::Unorm),
@@ -137,7 +215,14 @@ fn row(internal: u32) -> Option<&'static Row> {
 fn is_norm16(internal: u32) -> bool {
     matches!(
         internal,
-        g::R16 | g::RG16 | g::RGB16 | g::RGBA16 | g::R16_SNORM | g::RG16_SNORM | g::RGB16_SNORM | g::RGBA16_SNORM
+        g::R16
+            | g::RG16
+            | g::RGB16
+            | g::RGBA16
+            | g::R16_SNORM
+            | g::RG16_SNORM
+            | g::RGB16_SNORM
+            | g::RGBA16_SNORM
     )
 }
 
@@ -152,7 +237,12 @@ pub fn format_class(internal: u32) -> FormatClass {
 pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
     let native = |internal: u32| row(internal).filter(|_| norm16 || !is_norm16(internal));
     if let Some(r) = native(desktop) {
-        return StorageFormat { internal: r.0, format: r.1, ty: r.2, emulation: None };
+        return StorageFormat {
+            internal: r.0,
+            format: r.1,
+            ty: r.2,
+            emulation: None,
+        };
     }
     let (internal, why): (u32, &'static str) = match desktop {
         // unsized and legacy component-count formats
@@ -188,7 +278,9 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         | g::COMPRESSED_RGBA_S3TC_DXT3_EXT
         | g::COMPRESSED_RGBA_S3TC_DXT5_EXT
         | g::COMPRESSED_RGBA_BPTC_UNORM => (g::RGBA8, "compressed format stored uncompressed"),
-        g::COMPRESSED_RGB | g::COMPRESSED_RGB_S3TC_DXT1_EXT => (g::RGB8, "compressed format stored uncompressed"),
+        g::COMPRESSED_RGB | g::COMPRESSED_RGB_S3TC_DXT1_EXT => {
+            (g::RGB8, "compressed format stored uncompressed")
+        }
         g::COMPRESSED_RED | g::COMPRESSED_RED_RGTC1 | g::COMPRESSED_SIGNED_RED_RGTC1 => {
             (g::R8, "compressed format stored uncompressed")
         }
@@ -201,15 +293,27 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         | g::COMPRESSED_SRGB_S3TC_DXT1_EXT
         | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT1_EXT
         | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT3_EXT
-        | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT => (g::SRGB8_ALPHA8, "compressed format stored uncompressed"),
+        | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT => {
+            (g::SRGB8_ALPHA8, "compressed format stored uncompressed")
+        }
         g::COMPRESSED_RGB_BPTC_SIGNED_FLOAT | g::COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT => {
             (g::RGBA16F, "compressed format stored uncompressed")
         }
         _ => (g::RGBA8, "unknown internal format, RGBA8 fallback"),
     };
     match row(internal) {
-        Some(r) => StorageFormat { internal: r.0, format: r.1, ty: r.2, emulation: Some(why) },
-        None => StorageFormat { internal: g::RGBA8, format: g::RGBA, ty: UB, emulation: Some(why) },
+        Some(r) => StorageFormat {
+            internal: r.0,
+            format: r.1,
+            ty: r.2,
+            emulation: Some(why),
+        },
+        None => StorageFormat {
+            internal: g::RGBA8,
+            format: g::RGBA,
+            ty: UB,
+            emulation: Some(why),
+        },
     }
 }
 
@@ -258,7 +362,13 @@ pub fn image_target_and_extent(target: u32, w: u32, h: u32, d: u32) -> Option<(u
 
 /// True when uploads to this (GLES) target use the 3D entry points.
 pub fn is_3d_target(target: u32) -> bool {
-    matches!(target, g::TEXTURE_3D | g::TEXTURE_2D_ARRAY | g::TEXTURE_CUBE_MAP_ARRAY | g::TEXTURE_2D_MULTISAMPLE_ARRAY)
+    matches!(
+        target,
+        g::TEXTURE_3D
+            | g::TEXTURE_2D_ARRAY
+            | g::TEXTURE_CUBE_MAP_ARRAY
+            | g::TEXTURE_2D_MULTISAMPLE_ARRAY
+    )
 }
 
 /// Sampler wrap modes GLES lacks.
@@ -274,8 +384,15 @@ pub fn wrap_mode(w: u32) -> u32 {
 /// unknown values become DYNAMIC_DRAW.
 pub fn buffer_usage(u: u32) -> u32 {
     match u {
-        g::STREAM_DRAW | g::STREAM_READ | g::STREAM_COPY | g::STATIC_DRAW | g::STATIC_READ | g::STATIC_COPY
-        | g::DYNAMIC_DRAW | g::DYNAMIC_READ | g::DYNAMIC_COPY => u,
+        g::STREAM_DRAW
+        | g::STREAM_READ
+        | g::STREAM_COPY
+        | g::STATIC_DRAW
+        | g::STATIC_READ
+        | g::STATIC_COPY
+        | g::DYNAMIC_DRAW
+        | g::DYNAMIC_READ
+        | g::DYNAMIC_COPY => u,
         _ => g::DYNAMIC_DRAW,
     }
 }
@@ -368,7 +485,9 @@ fn scalar_size(ty: u32) -> Option<usize> {
 /// Bytes per pixel of client data in `format`/`ty` (None: unknown pair).
 pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
     match ty {
-        g::UNSIGNED_INT_24_8 | g::UNSIGNED_INT_10F_11F_11F_REV | g::UNSIGNED_INT_5_9_9_9_REV => return Some(4),
+        g::UNSIGNED_INT_24_8 | g::UNSIGNED_INT_10F_11F_11F_REV | g::UNSIGNED_INT_5_9_9_9_REV => {
+            return Some(4)
+        }
         g::FLOAT_32_UNSIGNED_INT_24_8_REV => return Some(8),
         _ => {}
     }
@@ -385,7 +504,10 @@ pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
 /// Tight byte size of a `w*h*d` image (None: unknown pair or overflow).
 pub fn image_size(format: u32, ty: u32, w: u32, h: u32, d: u32) -> Option<usize> {
     let bpp = bytes_per_pixel(format, ty)? as u64;
-    let n = (w as u64).checked_mul(h as u64)?.checked_mul(d.max(1) as u64)?.checked_mul(bpp)?;
+    let n = (w as u64)
+        .checked_mul(h as u64)?
+        .checked_mul(d.max(1) as u64)?
+        .checked_mul(bpp)?;
     usize::try_from(n).ok()
 }
 
@@ -465,7 +587,11 @@ fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
                 shift += b;
             }
             let ch = *chans.get(i)?;
-            out[ch] = if integer { c as f64 } else { c as f64 / max as f64 };
+            out[ch] = if integer {
+                c as f64
+            } else {
+                c as f64 / max as f64
+            };
         }
         return Some(out);
     }
@@ -508,13 +634,18 @@ fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
             }
             let max = (1u64 << b) - 1;
             let x = v[*chans.get(i)?];
-            let c = if integer { x.clamp(0.0, max as f64) as u64 } else { (x.clamp(0.0, 1.0) * max as f64).round() as u64 };
+            let c = if integer {
+                x.clamp(0.0, max as f64) as u64
+            } else {
+                (x.clamp(0.0, 1.0) * max as f64).round() as u64
+            };
             word |= (c & max) << shift;
             if rev {
                 shift += b;
             }
         }
-        dst.get_mut(..bytes)?.copy_from_slice(&word.to_le_bytes()[..bytes]);
+        dst.get_mut(..bytes)?
+            .copy_from_slice(&word.to_le_bytes()[..bytes]);
         return Some(());
     }
     let sz = scalar_size(ty)?;
@@ -533,12 +664,17 @@ fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
             }
             g::BYTE | g::SHORT | g::INT => {
                 let max = ((1u64 << (sz * 8 - 1)) - 1) as f64;
-                let s = if integer { x.clamp(-max - 1.0, max) } else { (x.clamp(-1.0, 1.0) * max).round() };
+                let s = if integer {
+                    x.clamp(-max - 1.0, max)
+                } else {
+                    (x.clamp(-1.0, 1.0) * max).round()
+                };
                 s as i64 as u32
             }
             _ => return None,
         };
-        dst.get_mut(i * sz..(i + 1) * sz)?.copy_from_slice(&raw.to_le_bytes()[..sz]);
+        dst.get_mut(i * sz..(i + 1) * sz)?
+            .copy_from_slice(&raw.to_le_bytes()[..sz]);
     }
     Some(())
 }
@@ -581,16 +717,35 @@ mod tests {
     #[test]
     fn bgra_swizzles_to_rgba() {
         let src = [1u8, 2, 3, 4, 10, 20, 30, 40];
-        let out = convert(&src, g::BGRA, g::UNSIGNED_BYTE, g::RGBA, g::UNSIGNED_BYTE, 2).unwrap();
+        let out = convert(
+            &src,
+            g::BGRA,
+            g::UNSIGNED_BYTE,
+            g::RGBA,
+            g::UNSIGNED_BYTE,
+            2,
+        )
+        .unwrap();
         assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
         // BGRA + 8_8_8_8_REV has the same memory layout as BGRA bytes on LE.
-        let out = convert(&src, g::BGRA, g::UNSIGNED_INT_8_8_8_8_REV, g::RGBA, g::UNSIGNED_BYTE, 2).unwrap();
+        let out = convert(
+            &src,
+            g::BGRA,
+            g::UNSIGNED_INT_8_8_8_8_REV,
+            g::RGBA,
+            g::UNSIGNED_BYTE,
+            2,
+        )
+        .unwrap();
         assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
     }
 
     #[test]
     fn float_to_unorm_and_back() {
-        let src: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0].iter().flat_map(|f| f.to_le_bytes()).collect();
+        let src: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         let out = convert(&src, g::RGBA, g::FLOAT, g::RGBA, g::UNSIGNED_BYTE, 1).unwrap();
         assert_eq!(out, vec![255, 128, 0, 255]);
         let rgb = convert(&out, g::RGBA, g::UNSIGNED_BYTE, g::RGB, g::UNSIGNED_BYTE, 1).unwrap();
@@ -616,13 +771,24 @@ mod tests {
         assert!(!upload_accepted(g::RGBA8, g::BGRA, g::UNSIGNED_BYTE));
         assert_eq!(bytes_per_pixel(g::RGB, g::UNSIGNED_SHORT_5_6_5), Some(2));
         assert_eq!(image_size(g::RGBA, g::FLOAT, 2, 2, 1), Some(64));
-        assert_eq!(image_size(g::RGBA, g::FLOAT, u32::MAX, u32::MAX, u32::MAX), None);
+        assert_eq!(
+            image_size(g::RGBA, g::FLOAT, u32::MAX, u32::MAX, u32::MAX),
+            None
+        );
     }
 
     #[test]
     fn packed_565_decodes() {
         let px = 0xF800u16.to_le_bytes(); // pure red
-        let out = convert(&px, g::RGB, g::UNSIGNED_SHORT_5_6_5, g::RGBA, g::UNSIGNED_BYTE, 1).unwrap();
+        let out = convert(
+            &px,
+            g::RGB,
+            g::UNSIGNED_SHORT_5_6_5,
+            g::RGBA,
+            g::UNSIGNED_BYTE,
+            1,
+        )
+        .unwrap();
         assert_eq!(out, vec![255, 0, 0, 255]);
     }
 }

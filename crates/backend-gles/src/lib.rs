@@ -213,6 +213,8 @@ pub struct GlesBackend {
     /// Shadow of the root context (current when no client context is).
     pub(crate) root_shadow: Shadow,
     pub(crate) warned_present: bool,
+    /// GL errors seen by `check` (MOBILEGL_GLES_CHECK).
+    pub(crate) gl_errors: Cell<u64>,
     pub(crate) warned_lod_bias: bool,
     pub(crate) egl: egl::Egl,
 }
@@ -221,7 +223,8 @@ impl GlesBackend {
     /// Open the native EGL named by `MOBILEGL_NATIVE_EGL` (default
     /// [`DEFAULT_NATIVE_EGL`]).
     pub fn open_default() -> Result<GlesBackend, GlesError> {
-        let path = std::env::var("MOBILEGL_NATIVE_EGL").unwrap_or_else(|_| DEFAULT_NATIVE_EGL.to_string());
+        let path =
+            std::env::var("MOBILEGL_NATIVE_EGL").unwrap_or_else(|_| DEFAULT_NATIVE_EGL.to_string());
         Self::open(&path)
     }
 
@@ -230,7 +233,12 @@ impl GlesBackend {
         let check_errors = match std::env::var("MOBILEGL_GLES_CHECK").as_deref() {
             Ok("1") => true,
             Ok("0") => false,
-            Ok(other) => return Err(GlesError::BadKnob { knob: "MOBILEGL_GLES_CHECK", value: other.to_string() }),
+            Ok(other) => {
+                return Err(GlesError::BadKnob {
+                    knob: "MOBILEGL_GLES_CHECK",
+                    value: other.to_string(),
+                })
+            }
             Err(_) => cfg!(debug_assertions),
         };
         let egl = egl::Egl::load(path)?;
@@ -239,12 +247,18 @@ impl GlesBackend {
         let gl = unsafe { glow::Context::from_loader_function(|name| egl.proc_address(name)) };
         // SAFETY: plain queries on the current context.
         let (version, renderer) = unsafe {
-            (gl.get_parameter_string(glow::VERSION), gl.get_parameter_string(glow::RENDERER))
+            (
+                gl.get_parameter_string(glow::VERSION),
+                gl.get_parameter_string(glow::RENDERER),
+            )
         };
         if !version.starts_with("OpenGL ES 3.") {
             return Err(GlesError::NotGles3 { version });
         }
-        let minor = version.get(12..13).and_then(|s| s.parse::<u32>().ok()).unwrap_or(0);
+        let minor = version
+            .get(12..13)
+            .and_then(|s| s.parse::<u32>().ok())
+            .unwrap_or(0);
         let ext = gl.supported_extensions();
         // SAFETY: plain queries on the current context.
         let features = unsafe {
@@ -255,7 +269,9 @@ impl GlesBackend {
                 anisotropy: ext.contains("GL_EXT_texture_filter_anisotropic"),
                 max_draw_buffers: gl.get_parameter_i32(glow::MAX_DRAW_BUFFERS).clamp(1, 8) as usize,
                 max_attribs: gl.get_parameter_i32(glow::MAX_VERTEX_ATTRIBS).clamp(1, 16) as usize,
-                max_units: gl.get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS).clamp(1, 32) as usize,
+                max_units: gl
+                    .get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS)
+                    .clamp(1, 32) as usize,
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack
@@ -275,6 +291,7 @@ impl GlesBackend {
             thread: Cell::new(Some(std::thread::current().id())),
             root_shadow: Shadow::default(),
             warned_present: false,
+            gl_errors: Cell::new(0),
             warned_lod_bias: false,
             egl,
         })
@@ -285,6 +302,12 @@ impl GlesBackend {
         self.prepare();
         // SAFETY: a context is current (prepare).
         unsafe { self.gl.get_parameter_string(glow::RENDERER) }
+    }
+
+    /// GL errors logged so far (only counted while error checking is on:
+    /// `MOBILEGL_GLES_CHECK=1`, or debug builds).
+    pub fn gl_errors_seen(&self) -> Option<u64> {
+        self.check_errors.then(|| self.gl_errors.get())
     }
 
     /// Release the native context from this thread, so the backend can be
@@ -301,7 +324,11 @@ impl GlesBackend {
         if self.thread.get() == Some(me) {
             return;
         }
-        let ctx = self.current.and_then(|h| self.ctxs.get(h)).map(|c| c.egl).unwrap_or(self.egl.root);
+        let ctx = self
+            .current
+            .and_then(|h| self.ctxs.get(h))
+            .map(|c| c.egl)
+            .unwrap_or(self.egl.root);
         if let Err(e) = self.egl.make_current(ctx) {
             warn!("eglMakeCurrent on a new thread failed: {e}");
         }
@@ -319,6 +346,7 @@ impl GlesBackend {
             if e == glow::NO_ERROR {
                 break;
             }
+            self.gl_errors.set(self.gl_errors.get() + 1);
             warn!(call, "GL error 0x{e:04X}");
         }
     }

@@ -2,7 +2,10 @@
 //! fences).
 
 use glow::HasContext;
-use mgpipe::consts::{FENCE_STATUS_SIGNALED, FENCE_STATUS_TIMEOUT, RESOURCE_BUFFER, RESOURCE_RENDERBUFFER, RESOURCE_TEXTURE};
+use mgpipe::consts::{
+    FENCE_STATUS_SIGNALED, FENCE_STATUS_TIMEOUT, RESOURCE_BUFFER, RESOURCE_RENDERBUFFER,
+    RESOURCE_TEXTURE,
+};
 use mgpipe::{Caps, Handle};
 use tracing::{debug, warn};
 
@@ -82,8 +85,14 @@ impl GlesBackend {
             c.point_size_range = r;
             c.max_elements_vertices = u(glow::MAX_ELEMENTS_VERTICES);
             c.max_elements_indices = u(glow::MAX_ELEMENTS_INDICES);
-            Caps::put_str(&mut c.driver_renderer, &gl.get_parameter_string(glow::RENDERER));
-            Caps::put_str(&mut c.driver_version, &gl.get_parameter_string(glow::VERSION));
+            Caps::put_str(
+                &mut c.driver_renderer,
+                &gl.get_parameter_string(glow::RENDERER),
+            );
+            Caps::put_str(
+                &mut c.driver_version,
+                &gl.get_parameter_string(glow::VERSION),
+            );
         }
         c.call_mask = [0, 0];
         for i in 0..IMPLEMENTED_CALLS.min(128) {
@@ -94,7 +103,10 @@ impl GlesBackend {
 
     /// Make `ctx`'s native context current (or the root's).
     pub(crate) fn make_native_current(&self, ctx: Option<Handle>) -> bool {
-        let native = ctx.and_then(|h| self.ctxs.get(h)).map(|c| c.egl).unwrap_or(self.egl.root);
+        let native = ctx
+            .and_then(|h| self.ctxs.get(h))
+            .map(|c| c.egl)
+            .unwrap_or(self.egl.root);
         match self.egl.make_current(native) {
             Ok(()) => {
                 self.thread.set(Some(std::thread::current().id()));
@@ -137,14 +149,26 @@ impl GlesBackend {
         self.egl.destroy_context(c.egl);
     }
 
-    fn new_renderbuffer(&self, internal: u32, samples: u32, w: u32, h: u32) -> Option<glow::Renderbuffer> {
+    fn new_renderbuffer(
+        &self,
+        internal: u32,
+        samples: u32,
+        w: u32,
+        h: u32,
+    ) -> Option<glow::Renderbuffer> {
         let gl = &self.gl;
         // SAFETY: object creation and storage on the current context.
         unsafe {
             let rb = gl.create_renderbuffer().ok()?;
             gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
             if samples > 1 {
-                gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples as i32, internal, w as i32, h as i32);
+                gl.renderbuffer_storage_multisample(
+                    glow::RENDERBUFFER,
+                    samples as i32,
+                    internal,
+                    w as i32,
+                    h as i32,
+                );
             } else {
                 gl.renderbuffer_storage(glow::RENDERBUFFER, internal, w as i32, h as i32);
             }
@@ -173,7 +197,10 @@ impl Screen for GlesBackend {
             warn!(share = ?p.share, "context_create: unknown share context (all contexts share one group anyway)");
         }
         if p.flags != 0 {
-            debug!(flags = p.flags, "context_create: debug/robust flags are not forwarded to the native context");
+            debug!(
+                flags = p.flags,
+                "context_create: debug/robust flags are not forwarded to the native context"
+            );
         }
         let native = match self.egl.create_context() {
             Ok(c) => c,
@@ -251,12 +278,34 @@ impl Screen for GlesBackend {
             return;
         }
         let norm16 = self.features.norm16;
-        let color_internal = if p.color_format == 0 { 0 } else { emulation::storage_format(p.color_format, norm16).internal };
-        let ds_internal =
-            if p.depth_stencil_format == 0 { 0 } else { emulation::storage_format(p.depth_stencil_format, norm16).internal };
-        let color = if color_internal != 0 { self.new_renderbuffer(color_internal, p.samples, p.width, p.height) } else { None };
-        let depth_stencil = if ds_internal != 0 { self.new_renderbuffer(ds_internal, p.samples, p.width, p.height) } else { None };
-        let s = SurfaceEntry { width: p.width, height: p.height, color, color_internal, depth_stencil, ds_internal };
+        let color_internal = if p.color_format == 0 {
+            0
+        } else {
+            emulation::storage_format(p.color_format, norm16).internal
+        };
+        let ds_internal = if p.depth_stencil_format == 0 {
+            0
+        } else {
+            emulation::storage_format(p.depth_stencil_format, norm16).internal
+        };
+        let color = if color_internal != 0 {
+            self.new_renderbuffer(color_internal, p.samples, p.width, p.height)
+        } else {
+            None
+        };
+        let depth_stencil = if ds_internal != 0 {
+            self.new_renderbuffer(ds_internal, p.samples, p.width, p.height)
+        } else {
+            None
+        };
+        let s = SurfaceEntry {
+            width: p.width,
+            height: p.height,
+            color,
+            color_internal,
+            depth_stencil,
+            ds_internal,
+        };
         match self.scr.surfaces.insert(p.surface, s) {
             Ok(Some(old)) => self.delete_surface(old),
             Ok(None) => {}
@@ -330,7 +379,11 @@ impl Screen for GlesBackend {
                         gl.buffer_data_size(glow::COPY_WRITE_BUFFER, size as i32, usage);
                         if !blob.is_empty() {
                             warn!(res = ?p.res, blob = blob.len(), size, "resource_create: blob shorter than size, uploaded what came");
-                            gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &blob[..blob.len().min(size)]);
+                            gl.buffer_sub_data_u8_slice(
+                                glow::COPY_WRITE_BUFFER,
+                                0,
+                                &blob[..blob.len().min(size)],
+                            );
                         }
                     }
                     gl.bind_buffer(glow::COPY_WRITE_BUFFER, None);
@@ -343,11 +396,21 @@ impl Screen for GlesBackend {
                     warn!(res = ?p.res, "resource_create: glGenTextures failed");
                     return;
                 };
-                let target = if p.target == 0 { 0 } else { emulation::binding_target(p.target).unwrap_or(0) };
+                let target = if p.target == 0 {
+                    0
+                } else {
+                    emulation::binding_target(p.target).unwrap_or(0)
+                };
                 if p.target != 0 && target == 0 {
                     warn!(res = ?p.res, target = p.target, "resource_create: texture target has no GLES equivalent");
                 }
-                ResKind::Texture { tex, target, internal: 0, samples: p.samples, params: TexParams::default() }
+                ResKind::Texture {
+                    tex,
+                    target,
+                    internal: 0,
+                    samples: p.samples,
+                    params: TexParams::default(),
+                }
             }
             RESOURCE_RENDERBUFFER => {
                 let max = self.fill_max_rb();
@@ -359,18 +422,25 @@ impl Screen for GlesBackend {
                 if let Some(why) = sf.emulation {
                     debug!(res = ?p.res, format = p.internal_format, why, "renderbuffer format emulated");
                 }
-                let Some(rb) = self.new_renderbuffer(sf.internal, p.samples, p.width, p.height) else {
+                let Some(rb) = self.new_renderbuffer(sf.internal, p.samples, p.width, p.height)
+                else {
                     warn!(res = ?p.res, "resource_create: glGenRenderbuffers failed");
                     return;
                 };
-                ResKind::Renderbuffer { rb, internal: sf.internal }
+                ResKind::Renderbuffer {
+                    rb,
+                    internal: sf.internal,
+                }
             }
             k => {
                 warn!(res = ?p.res, kind = k, "resource_create: unknown resource kind, skipped");
                 return;
             }
         };
-        let r = Resource { kind, gl_name: p.gl_name };
+        let r = Resource {
+            kind,
+            gl_name: p.gl_name,
+        };
         match self.scr.resources.insert(p.res, r) {
             Ok(Some(old)) => {
                 warn!(res = ?p.res, "resource_create: slot reused without resource_destroy");
@@ -437,7 +507,11 @@ impl Screen for GlesBackend {
 impl GlesBackend {
     fn fill_max_rb(&self) -> u32 {
         // SAFETY: plain query on the current context.
-        unsafe { self.gl.get_parameter_i32(glow::MAX_RENDERBUFFER_SIZE).max(1) as u32 }
+        unsafe {
+            self.gl
+                .get_parameter_i32(glow::MAX_RENDERBUFFER_SIZE)
+                .max(1) as u32
+        }
     }
 
     fn delete_surface(&mut self, s: SurfaceEntry) {

@@ -17,7 +17,14 @@ pub const STAGE_GL: [u32; 6] = [
     glow::FRAGMENT_SHADER,
     glow::COMPUTE_SHADER,
 ];
-pub const STAGE_NAME: [&str; 6] = ["vertex", "tess_control", "tess_eval", "geometry", "fragment", "compute"];
+pub const STAGE_NAME: [&str; 6] = [
+    "vertex",
+    "tess_control",
+    "tess_eval",
+    "geometry",
+    "fragment",
+    "compute",
+];
 
 /// Translate one SPIR-V module to ESSL 3.20. Explicit bindings and
 /// locations are kept (ESSL 3.10+ has layout(binding)); base instance is
@@ -35,24 +42,42 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     opts.es_default_float_precision_highp = true;
     opts.es_default_int_precision_highp = true;
     opts.enable_420pack_extension = false;
-    let out = compiler.compile(&opts).map_err(|e| format!("spirv-cross compile: {e}"))?;
+    let out = compiler
+        .compile(&opts)
+        .map_err(|e| format!("spirv-cross compile: {e}"))?;
     Ok(out.to_string())
 }
 
 /// Split a `create_shader` blob into per-stage word vectors.
-pub fn split_stages(stage_mask: u32, stage_words: &[u32; 6], blob: &[u8]) -> Result<[Option<Vec<u32>>; 6], String> {
+pub fn split_stages(
+    stage_mask: u32,
+    stage_words: &[u32; 6],
+    blob: &[u8],
+) -> Result<[Option<Vec<u32>>; 6], String> {
     let mut out: [Option<Vec<u32>>; 6] = Default::default();
     let mut at = 0usize;
     for (i, slot) in out.iter_mut().enumerate() {
         if stage_mask & (1 << i) == 0 {
             continue;
         }
-        let len = (stage_words[i] as usize).checked_mul(4).ok_or("stage size overflows")?;
+        let len = (stage_words[i] as usize)
+            .checked_mul(4)
+            .ok_or("stage size overflows")?;
         let end = at.checked_add(len).ok_or("stage size overflows")?;
-        let bytes = blob
-            .get(at..end)
-            .ok_or_else(|| format!("blob of {} bytes is short for stage {} ({} words at byte {at})", blob.len(), STAGE_NAME[i], stage_words[i]))?;
-        *slot = Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect());
+        let bytes = blob.get(at..end).ok_or_else(|| {
+            format!(
+                "blob of {} bytes is short for stage {} ({} words at byte {at})",
+                blob.len(),
+                STAGE_NAME[i],
+                stage_words[i]
+            )
+        })?;
+        *slot = Some(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        );
         at = end;
     }
     if out.iter().all(Option::is_none) {
@@ -63,7 +88,11 @@ pub fn split_stages(stage_mask: u32, stage_words: &[u32; 6], blob: &[u8]) -> Res
 
 /// Translate, compile and link. On failure everything is logged (ESSL and
 /// driver log, naming the shader handle) and None is returned.
-pub fn build_program(gl: &glow::Context, cso: Handle, stages: &[Option<Vec<u32>>; 6]) -> Option<glow::Program> {
+pub fn build_program(
+    gl: &glow::Context,
+    cso: Handle,
+    stages: &[Option<Vec<u32>>; 6],
+) -> Option<glow::Program> {
     let mut sources: Vec<(usize, String)> = Vec::new();
     for (i, words) in stages.iter().enumerate() {
         let Some(words) = words else { continue };
@@ -111,7 +140,10 @@ pub fn build_program(gl: &glow::Context, cso: Handle, stages: &[Option<Vec<u32>>
         if ok {
             gl.link_program(program);
             if !gl.get_program_link_status(program) {
-                let all: String = sources.iter().map(|(i, s)| format!("--- {} ---\n{s}\n", STAGE_NAME[*i])).collect();
+                let all: String = sources
+                    .iter()
+                    .map(|(i, s)| format!("--- {} ---\n{s}\n", STAGE_NAME[*i]))
+                    .collect();
                 error!(shader = ?cso, "GLES program link failed:\n{}\n{all}", gl.get_program_info_log(program));
                 ok = false;
             }
@@ -156,7 +188,12 @@ mod tests {
         assert!(spirv_to_essl(&[0x0723_0203, 1, 2]).is_err());
         assert!(split_stages(1, &[4, 0, 0, 0, 0, 0], &[0u8; 8]).is_err());
         assert!(split_stages(0, &[0; 6], &[]).is_err());
-        let s = split_stages(0b10001, &[1, 0, 0, 0, 2, 0], &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]).unwrap();
+        let s = split_stages(
+            0b10001,
+            &[1, 0, 0, 0, 2, 0],
+            &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0],
+        )
+        .unwrap();
         assert_eq!(s[0].as_deref(), Some(&[1u32][..]));
         assert_eq!(s[4].as_deref(), Some(&[2u32, 3][..]));
     }

@@ -96,9 +96,19 @@ impl Shadow {
     }
 
     /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls.
-    pub fn apply_render_state(&mut self, gl: &glow::Context, rs: &calls::CreateRenderState, indexed: bool, max_draw_buffers: usize) {
+    pub fn apply_render_state(
+        &mut self,
+        gl: &glow::Context,
+        rs: &calls::CreateRenderState,
+        indexed: bool,
+        max_draw_buffers: usize,
+    ) {
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
-        let n = if indexed { max_draw_buffers.clamp(1, 8) } else { 1 };
+        let n = if indexed {
+            max_draw_buffers.clamp(1, 8)
+        } else {
+            1
+        };
         for i in 0..n {
             let on = rs.blend_enable_mask & (1 << i) != 0;
             if self.blend[i] != Some(on) {
@@ -138,7 +148,10 @@ impl Shadow {
             unsafe { gl.blend_func_separate(bf[0], bf[1], bf[2], bf[3]) };
             self.blend_func = Some(bf);
         }
-        let be = [or(rs.blend_eq_rgb, glow::FUNC_ADD), or(rs.blend_eq_alpha, glow::FUNC_ADD)];
+        let be = [
+            or(rs.blend_eq_rgb, glow::FUNC_ADD),
+            or(rs.blend_eq_alpha, glow::FUNC_ADD),
+        ];
         if self.blend_eq != Some(be) {
             // SAFETY: plain state call.
             unsafe { gl.blend_equation_separate(be[0], be[1]) };
@@ -159,7 +172,11 @@ impl Shadow {
         }
         self.enable(gl, 1, rs.stencil_test != 0);
         for (face, f) in [(glow::FRONT, 0usize), (glow::BACK, 1usize)] {
-            let func = (or(rs.stencil_func[f], glow::ALWAYS), rs.stencil_ref[f], rs.stencil_value_mask[f]);
+            let func = (
+                or(rs.stencil_func[f], glow::ALWAYS),
+                rs.stencil_ref[f],
+                rs.stencil_value_mask[f],
+            );
             if self.stencil_func[f] != Some(func) {
                 // SAFETY: plain state call.
                 unsafe { gl.stencil_func_separate(face, func.0, func.1, func.2) };
@@ -273,7 +290,9 @@ impl Shadow {
     }
 
     pub fn bind_sampler(&mut self, gl: &glow::Context, unit: u32, s: Option<glow::Sampler>) {
-        let Some(slot) = self.samplers.get_mut(unit as usize) else { return };
+        let Some(slot) = self.samplers.get_mut(unit as usize) else {
+            return;
+        };
         if *slot != Some(s) {
             // SAFETY: unit < 32, `s` a live sampler or None.
             unsafe { gl.bind_sampler(unit, s) };
@@ -281,7 +300,14 @@ impl Shadow {
         }
     }
 
-    pub fn bind_ubo(&mut self, gl: &glow::Context, index: u32, b: Option<glow::Buffer>, offset: i32, size: i32) {
+    pub fn bind_ubo(
+        &mut self,
+        gl: &glow::Context,
+        index: u32,
+        b: Option<glow::Buffer>,
+        offset: i32,
+        size: i32,
+    ) {
         let i = index as usize;
         if i >= 128 {
             return;
@@ -295,7 +321,9 @@ impl Shadow {
             // contract (caps); a bad one only raises a GL error.
             unsafe {
                 match b {
-                    Some(_) if size > 0 => gl.bind_buffer_range(glow::UNIFORM_BUFFER, index, b, offset, size),
+                    Some(_) if size > 0 => {
+                        gl.bind_buffer_range(glow::UNIFORM_BUFFER, index, b, offset, size)
+                    }
                     _ => gl.bind_buffer_base(glow::UNIFORM_BUFFER, index, b),
                 }
             }

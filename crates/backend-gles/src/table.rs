@@ -55,7 +55,9 @@ impl<T> Table<T> {
     }
 
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.slots.iter_mut().filter_map(|s| s.as_mut().map(|(_, v)| v))
+        self.slots
+            .iter_mut()
+            .filter_map(|s| s.as_mut().map(|(_, v)| v))
     }
 
     pub fn into_values(self) -> impl Iterator<Item = T> {

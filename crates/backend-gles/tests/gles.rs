@@ -1,5 +1,8 @@
 //! The backend on the real driver (Mesa llvmpipe here and on CI), driven
 //! through the `mgpipe::Screen` / `mgpipe::Context` methods directly.
+// Payloads are built with `..z()` everywhere so generated `_padN` fields
+// never matter, even where a payload happens to have none today.
+#![allow(clippy::needless_update)]
 
 use backend_gles::GlesBackend;
 use bytemuck::Zeroable;
@@ -34,6 +37,11 @@ fn z<T: Zeroable>() -> T {
 
 /// Open the backend, make a context current on an 8x8 RGBA8 + D24S8 surface.
 fn setup() -> GlesBackend {
+    let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter(filter)
+        .try_init();
     let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe) must open");
     b.context_create(&calls::ContextCreate { ctx: CTX, ..z() });
     b.surface_create(&calls::SurfaceCreate {
@@ -45,21 +53,60 @@ fn setup() -> GlesBackend {
         samples: 0,
         ..z()
     });
-    b.make_current(&calls::MakeCurrent { ctx: CTX, draw: SURF, read: SURF });
-    b.set_framebuffer_state(&calls::SetFramebufferState { fbo: Handle::DEFAULT_FRAMEBUFFER, ..z() });
-    b.set_read_surface(&calls::SetReadSurface { fbo: Handle::DEFAULT_FRAMEBUFFER, ..z() });
-    b.set_viewport(&calls::SetViewport { x: 0.0, y: 0.0, width: W as f32, height: H as f32, near: 0.0, far: 1.0 });
+    b.make_current(&calls::MakeCurrent {
+        ctx: CTX,
+        draw: SURF,
+        read: SURF,
+    });
+    b.set_framebuffer_state(&calls::SetFramebufferState {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..z()
+    });
+    b.set_read_surface(&calls::SetReadSurface {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..z()
+    });
+    b.set_viewport(&calls::SetViewport {
+        x: 0.0,
+        y: 0.0,
+        width: W as f32,
+        height: H as f32,
+        near: 0.0,
+        far: 1.0,
+    });
     b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
     b
 }
 
+/// Happy paths raise no GL error (counted when checking is on).
+fn assert_no_gl_errors(b: &GlesBackend) {
+    if let Some(n) = b.gl_errors_seen() {
+        assert_eq!(n, 0, "GL errors were logged");
+    }
+}
+
 fn clear_color(b: &mut GlesBackend, c: [f32; 4]) {
-    b.clear(&calls::Clear { buffers: CLEAR_COLOR_ALL | CLEAR_DEPTH, color: c.map(f32::to_bits), depth: 1.0, ..z() });
+    b.clear(&calls::Clear {
+        buffers: CLEAR_COLOR_ALL | CLEAR_DEPTH,
+        color: c.map(f32::to_bits),
+        depth: 1.0,
+        ..z()
+    });
 }
 
 fn read(b: &mut GlesBackend, x: i32, y: i32, w: u32, h: u32, format: u32, ty: u32) -> Vec<u8> {
     let mut reply = Vec::new();
-    b.read_pixels(&calls::ReadPixels { x, y, width: w, height: h, format, r#type: ty }, &mut reply);
+    b.read_pixels(
+        &calls::ReadPixels {
+            x,
+            y,
+            width: w,
+            height: h,
+            format,
+            r#type: ty,
+        },
+        &mut reply,
+    );
     reply
 }
 
@@ -70,7 +117,13 @@ fn pixel(b: &mut GlesBackend, x: i32, y: i32) -> [u8; 4] {
 
 fn buffer(b: &mut GlesBackend, res: Handle, data: &[u8]) {
     b.resource_create(
-        &calls::ResourceCreate { res, kind: RESOURCE_BUFFER, size: data.len() as u64, usage: GL_STATIC_DRAW, ..z() },
+        &calls::ResourceCreate {
+            res,
+            kind: RESOURCE_BUFFER,
+            size: data.len() as u64,
+            usage: GL_STATIC_DRAW,
+            ..z()
+        },
         data,
     );
 }
@@ -113,7 +166,15 @@ fn fullscreen_triangle(b: &mut GlesBackend) {
 }
 
 fn draw_arrays(b: &mut GlesBackend, count: u32) {
-    b.draw(&calls::Draw { mode: GL_TRIANGLES, count, instance_count: 1, ..z() }, &[]);
+    b.draw(
+        &calls::Draw {
+            mode: GL_TRIANGLES,
+            count,
+            instance_count: 1,
+            ..z()
+        },
+        &[],
+    );
 }
 
 #[test]
@@ -129,9 +190,16 @@ fn clear_then_read_pixels() {
     let bgra = read(&mut b, 2, 2, 2, 1, GL_BGRA, GL_UNSIGNED_BYTE);
     assert_eq!(bgra, vec![0, 128, 255, 255, 0, 128, 255, 255]);
     let rgbf = read(&mut b, 0, 0, 1, 1, GL_RGB, GL_FLOAT);
-    let f: Vec<f32> = rgbf.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let f: Vec<f32> = rgbf
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     assert_eq!(f.len(), 3);
-    assert!((f[0] - 1.0).abs() < 1e-6 && (f[1] - 128.0 / 255.0).abs() < 1e-6 && f[2] == 0.0, "{f:?}");
+    assert!(
+        (f[0] - 1.0).abs() < 1e-6 && (f[1] - 128.0 / 255.0).abs() < 1e-6 && f[2] == 0.0,
+        "{f:?}"
+    );
+    assert_no_gl_errors(&b);
 }
 
 #[test]
@@ -145,7 +213,12 @@ fn clear_honours_scissor_and_colour_mask() {
     rs.scissor_enable = 1;
     b.create_render_state(&rs);
     b.bind_render_state(&calls::BindRenderState { cso: rs.cso });
-    b.set_scissor(&calls::SetScissor { x: 0, y: 0, width: 2, height: 2 });
+    b.set_scissor(&calls::SetScissor {
+        x: 0,
+        y: 0,
+        width: 2,
+        height: 2,
+    });
     clear_color(&mut b, [1.0, 1.0, 1.0, 1.0]);
     assert_eq!(pixel(&mut b, 1, 1), [255, 0, 0, 255]);
     assert_eq!(pixel(&mut b, 5, 5), [0, 0, 0, 255]);
@@ -153,6 +226,7 @@ fn clear_honours_scissor_and_colour_mask() {
     b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
     clear_color(&mut b, [0.0, 0.0, 1.0, 1.0]);
     assert_eq!(pixel(&mut b, 5, 5), [0, 0, 255, 255]);
+    assert_no_gl_errors(&b);
 }
 
 #[test]
@@ -162,20 +236,63 @@ fn buffer_upload_copy_and_readback() {
     let dst = Handle::new(2, 1);
     let data: Vec<u8> = (0..64u8).collect();
     buffer(&mut b, src, &data);
-    b.buffer_subdata(&calls::BufferSubdata { res: src, offset: 8, ..z() }, &[0xAA; 4]);
+    b.buffer_subdata(
+        &calls::BufferSubdata {
+            res: src,
+            offset: 8,
+            ..z()
+        },
+        &[0xAA; 4],
+    );
     buffer(&mut b, dst, &[0u8; 32]);
-    b.buffer_copy(&calls::BufferCopy { src, dst, src_offset: 4, dst_offset: 0, size: 16 });
+    b.buffer_copy(&calls::BufferCopy {
+        src,
+        dst,
+        src_offset: 4,
+        dst_offset: 0,
+        size: 16,
+    });
     let mut reply = Vec::new();
-    b.buffer_readback(&calls::BufferReadback { res: src, offset: 0, size: 64 }, &mut reply);
+    b.buffer_readback(
+        &calls::BufferReadback {
+            res: src,
+            offset: 0,
+            size: 64,
+        },
+        &mut reply,
+    );
     let mut expect = data.clone();
     expect[8..12].copy_from_slice(&[0xAA; 4]);
     assert_eq!(reply, expect);
-    b.buffer_readback(&calls::BufferReadback { res: dst, offset: 0, size: 16 }, &mut reply);
+    b.buffer_readback(
+        &calls::BufferReadback {
+            res: dst,
+            offset: 0,
+            size: 16,
+        },
+        &mut reply,
+    );
     assert_eq!(reply, expect[4..20]);
     // Respecify: new size and contents.
-    b.buffer_respecify(&calls::BufferRespecify { res: dst, size: 4, usage: GL_STATIC_DRAW, ..z() }, &[9, 8, 7, 6]);
-    b.buffer_readback(&calls::BufferReadback { res: dst, offset: 0, size: 4 }, &mut reply);
+    b.buffer_respecify(
+        &calls::BufferRespecify {
+            res: dst,
+            size: 4,
+            usage: GL_STATIC_DRAW,
+            ..z()
+        },
+        &[9, 8, 7, 6],
+    );
+    b.buffer_readback(
+        &calls::BufferReadback {
+            res: dst,
+            offset: 0,
+            size: 4,
+        },
+        &mut reply,
+    );
     assert_eq!(reply, [9, 8, 7, 6]);
+    assert_no_gl_errors(&b);
 }
 
 #[test]
@@ -185,7 +302,10 @@ fn draw_with_spirv_program_and_global_constants() {
     let sh = Handle::new(1, 1);
     shader(&mut b, sh, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
     let green: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
-    b.set_global_constants(&calls::SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&green));
+    b.set_global_constants(
+        &calls::SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&green),
+    );
     fullscreen_triangle(&mut b);
     draw_arrays(&mut b, 3);
     for (x, y) in [(0, 0), (7, 7), (3, 4)] {
@@ -194,10 +314,19 @@ fn draw_with_spirv_program_and_global_constants() {
     // Indexed draw with client indices (the streaming index buffer).
     clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
     let red: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
-    b.set_global_constants(&calls::SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&red));
+    b.set_global_constants(
+        &calls::SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&red),
+    );
     let idx: [u16; 3] = [0, 1, 2];
     b.draw(
-        &calls::Draw { mode: GL_TRIANGLES, index_size: 2, count: 3, instance_count: 1, ..z() },
+        &calls::Draw {
+            mode: GL_TRIANGLES,
+            index_size: 2,
+            count: 3,
+            instance_count: 1,
+            ..z()
+        },
         bytemuck::cast_slice(&idx),
     );
     assert_eq!(pixel(&mut b, 4, 4), [255, 0, 0, 255]);
@@ -207,9 +336,23 @@ fn draw_with_spirv_program_and_global_constants() {
     buffer(&mut b, ib, bytemuck::cast_slice(&idx32));
     b.set_index_buffer(&calls::SetIndexBuffer { buffer: ib });
     let blue: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
-    b.set_global_constants(&calls::SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&blue));
-    b.draw(&calls::Draw { mode: GL_TRIANGLES, index_size: 4, count: 3, instance_count: 2, index_offset: 4, ..z() }, &[]);
+    b.set_global_constants(
+        &calls::SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&blue),
+    );
+    b.draw(
+        &calls::Draw {
+            mode: GL_TRIANGLES,
+            index_size: 4,
+            count: 3,
+            instance_count: 2,
+            index_offset: 4,
+            ..z()
+        },
+        &[],
+    );
     assert_eq!(pixel(&mut b, 6, 1), [0, 0, 255, 255]);
+    assert_no_gl_errors(&b);
 }
 
 #[test]
@@ -219,7 +362,15 @@ fn textured_draw_with_bgra_upload_into_an_fbo() {
     // 2x2 texture uploaded as BGRA bytes (swizzled on the CPU): every texel
     // is R=10 G=200 B=30 A=255.
     let tex = Handle::new(1, 1);
-    b.resource_create(&calls::ResourceCreate { res: tex, kind: RESOURCE_TEXTURE, target: GL_TEXTURE_2D, ..z() }, &[]);
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: tex,
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_2D,
+            ..z()
+        },
+        &[],
+    );
     let bgra: Vec<u8> = [30u8, 200, 10, 255].repeat(4);
     b.texture_image(
         &calls::TextureImage {
@@ -262,7 +413,15 @@ fn textured_draw_with_bgra_upload_into_an_fbo() {
     // Render into a texture attached as the client's colour attachment 1,
     // drawn through draw buffer 0 (the attachment remap emulation).
     let target = Handle::new(2, 1);
-    b.resource_create(&calls::ResourceCreate { res: target, kind: RESOURCE_TEXTURE, target: GL_TEXTURE_2D, ..z() }, &[]);
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: target,
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_2D,
+            ..z()
+        },
+        &[],
+    );
     b.texture_storage(&calls::TextureStorage {
         res: target,
         target: GL_TEXTURE_2D,
@@ -282,15 +441,30 @@ fn textured_draw_with_bgra_upload_into_an_fbo() {
     fb.height = H;
     b.set_framebuffer_state(&fb);
     clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
-    shader(&mut b, Handle::new(2, 1), fixtures::TRI_VERT, fixtures::TEX_FRAG, 0);
+    shader(
+        &mut b,
+        Handle::new(2, 1),
+        fixtures::TRI_VERT,
+        fixtures::TEX_FRAG,
+        0,
+    );
     fullscreen_triangle(&mut b);
     draw_arrays(&mut b, 3);
 
-    b.set_read_surface(&calls::SetReadSurface { fbo: fb.fbo, color: target, color_kind: SURFACE_TEXTURE, ..z() });
+    b.set_read_surface(&calls::SetReadSurface {
+        fbo: fb.fbo,
+        color: target,
+        color_kind: SURFACE_TEXTURE,
+        ..z()
+    });
     assert_eq!(pixel(&mut b, 3, 3), [10, 200, 30, 255]);
     // The default framebuffer was not touched.
-    b.set_read_surface(&calls::SetReadSurface { fbo: Handle::DEFAULT_FRAMEBUFFER, ..z() });
+    b.set_read_surface(&calls::SetReadSurface {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..z()
+    });
     assert_eq!(pixel(&mut b, 3, 3), [255, 0, 255, 255]);
+    assert_no_gl_errors(&b);
 }
 
 #[test]
@@ -300,7 +474,15 @@ fn fences_finish_and_caps() {
     let f = Handle::new(1, 1);
     b.fence_insert(&calls::FenceInsert { fence: f });
     let mut reply = Vec::new();
-    b.fence_wait(&calls::FenceWait { fence: f, flags: 0, timeout_ns: 5_000_000_000, ..z() }, &mut reply);
+    b.fence_wait(
+        &calls::FenceWait {
+            fence: f,
+            flags: 0,
+            timeout_ns: 5_000_000_000,
+            ..z()
+        },
+        &mut reply,
+    );
     assert_eq!(reply, FENCE_STATUS_SIGNALED.to_le_bytes());
     b.fence_destroy(&calls::FenceDestroy { fence: f });
     b.finish(&calls::Finish::zeroed(), &mut reply);
@@ -318,6 +500,7 @@ fn fences_finish_and_caps() {
     for op in 0..mgpipe::CALL_COUNT as u16 {
         assert!(caps.implements(op), "opcode {op} not in the call mask");
     }
+    assert_no_gl_errors(&b);
 }
 
 /// Bad handles, short blobs and nonsense enums are logged and skipped.
@@ -329,29 +512,148 @@ fn bad_input_never_panics() {
     let mut reply = Vec::new();
     // Draw with nothing bound, then with a shader that failed to build.
     draw_arrays(&mut b, 3);
-    b.create_shader(&calls::CreateShader { cso: Handle::new(9, 1), stage_mask: 1, stage_words: [4, 0, 0, 0, 0, 0], ..z() }, &[1, 2]);
-    b.create_shader(&calls::CreateShader { cso: Handle::new(8, 1), stage_mask: 1, stage_words: [2, 0, 0, 0, 0, 0], ..z() }, &[0xde; 8]);
-    b.bind_shader(&calls::BindShader { cso: Handle::new(8, 1) });
+    b.create_shader(
+        &calls::CreateShader {
+            cso: Handle::new(9, 1),
+            stage_mask: 1,
+            stage_words: [4, 0, 0, 0, 0, 0],
+            ..z()
+        },
+        &[1, 2],
+    );
+    b.create_shader(
+        &calls::CreateShader {
+            cso: Handle::new(8, 1),
+            stage_mask: 1,
+            stage_words: [2, 0, 0, 0, 0, 0],
+            ..z()
+        },
+        &[0xde; 8],
+    );
+    b.bind_shader(&calls::BindShader {
+        cso: Handle::new(8, 1),
+    });
     draw_arrays(&mut b, 3);
-    b.draw(&calls::Draw { mode: 0x7, count: 4, index_size: 3, ..z() }, &[1]);
-    b.draw(&calls::Draw { mode: GL_TRIANGLES, count: u32::MAX, index_size: 4, instance_count: u32::MAX, ..z() }, &[]);
+    b.draw(
+        &calls::Draw {
+            mode: 0x7,
+            count: 4,
+            index_size: 3,
+            ..z()
+        },
+        &[1],
+    );
+    b.draw(
+        &calls::Draw {
+            mode: GL_TRIANGLES,
+            count: u32::MAX,
+            index_size: 4,
+            instance_count: u32::MAX,
+            ..z()
+        },
+        &[],
+    );
     // Unknown / stale / out-of-range handles everywhere.
     b.resource_destroy(&calls::ResourceDestroy { res: bogus });
-    b.resource_create(&calls::ResourceCreate { res: huge, kind: RESOURCE_BUFFER, size: 4, ..z() }, &[]);
-    b.resource_create(&calls::ResourceCreate { res: bogus, kind: 99, ..z() }, &[]);
-    b.resource_create(&calls::ResourceCreate { res: Handle::new(5, 1), kind: RESOURCE_BUFFER, size: u64::MAX, ..z() }, &[]);
-    b.buffer_subdata(&calls::BufferSubdata { res: bogus, offset: u64::MAX, ..z() }, &[1, 2, 3]);
-    b.buffer_copy(&calls::BufferCopy { src: bogus, dst: huge, src_offset: u64::MAX, dst_offset: 1, size: u64::MAX });
-    b.texture_image(&calls::TextureImage { res: bogus, target: 0xffff, width: u32::MAX, height: u32::MAX, ..z() }, &[1]);
-    let tex = Handle::new(3, 1);
-    b.resource_create(&calls::ResourceCreate { res: tex, kind: RESOURCE_TEXTURE, target: GL_TEXTURE_2D, ..z() }, &[]);
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: huge,
+            kind: RESOURCE_BUFFER,
+            size: 4,
+            ..z()
+        },
+        &[],
+    );
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: bogus,
+            kind: 99,
+            ..z()
+        },
+        &[],
+    );
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: Handle::new(5, 1),
+            kind: RESOURCE_BUFFER,
+            size: u64::MAX,
+            ..z()
+        },
+        &[],
+    );
+    b.buffer_subdata(
+        &calls::BufferSubdata {
+            res: bogus,
+            offset: u64::MAX,
+            ..z()
+        },
+        &[1, 2, 3],
+    );
+    b.buffer_copy(&calls::BufferCopy {
+        src: bogus,
+        dst: huge,
+        src_offset: u64::MAX,
+        dst_offset: 1,
+        size: u64::MAX,
+    });
     b.texture_image(
-        &calls::TextureImage { res: tex, target: GL_TEXTURE_2D, internal_format: GL_RGBA8, width: 64, height: 64, depth: 1, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..z() },
+        &calls::TextureImage {
+            res: bogus,
+            target: 0xffff,
+            width: u32::MAX,
+            height: u32::MAX,
+            ..z()
+        },
+        &[1],
+    );
+    let tex = Handle::new(3, 1);
+    b.resource_create(
+        &calls::ResourceCreate {
+            res: tex,
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_2D,
+            ..z()
+        },
+        &[],
+    );
+    b.texture_image(
+        &calls::TextureImage {
+            res: tex,
+            target: GL_TEXTURE_2D,
+            internal_format: GL_RGBA8,
+            width: 64,
+            height: 64,
+            depth: 1,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..z()
+        },
         &[0; 10],
     );
-    b.texture_subimage(&calls::TextureSubimage { res: tex, target: GL_TEXTURE_2D, width: 4, height: 4, format: 0x1234, r#type: 0x5678, ..z() }, &[]);
-    b.texture_storage(&calls::TextureStorage { res: tex, target: 0x8C1A, levels: u32::MAX, width: u32::MAX, ..z() });
-    b.generate_mipmap(&calls::GenerateMipmap { res: bogus, target: 0, ..z() });
+    b.texture_subimage(
+        &calls::TextureSubimage {
+            res: tex,
+            target: GL_TEXTURE_2D,
+            width: 4,
+            height: 4,
+            format: 0x1234,
+            r#type: 0x5678,
+            ..z()
+        },
+        &[],
+    );
+    b.texture_storage(&calls::TextureStorage {
+        res: tex,
+        target: 0x8C1A,
+        levels: u32::MAX,
+        width: u32::MAX,
+        ..z()
+    });
+    b.generate_mipmap(&calls::GenerateMipmap {
+        res: bogus,
+        target: 0,
+        ..z()
+    });
     b.bind_render_state(&calls::BindRenderState { cso: bogus });
     b.bind_vertex_elements(&calls::BindVertexElements { cso: bogus });
     b.delete_shader(&calls::DeleteShader { cso: bogus });
@@ -363,7 +665,12 @@ fn bad_input_never_panics() {
     fb.draw_buffers = [u32::MAX - 1; 8];
     b.set_framebuffer_state(&fb);
     b.set_framebuffer_state(&calls::SetFramebufferState { fbo: huge, ..z() });
-    b.set_read_surface(&calls::SetReadSurface { fbo: bogus, color: bogus, color_kind: 7, ..z() });
+    b.set_read_surface(&calls::SetReadSurface {
+        fbo: bogus,
+        color: bogus,
+        color_kind: 7,
+        ..z()
+    });
     let mut views: calls::SetSamplerViews = z();
     views.count = u32::MAX;
     views.views = [bogus; 32];
@@ -379,32 +686,121 @@ fn bad_input_never_panics() {
     ve.format = [u32::MAX; 16];
     b.create_vertex_elements(&ve);
     b.bind_vertex_elements(&calls::BindVertexElements { cso: ve.cso });
-    shader(&mut b, Handle::new(1, 1), fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    shader(
+        &mut b,
+        Handle::new(1, 1),
+        fixtures::TRI_VERT,
+        fixtures::COLOR_FRAG,
+        16,
+    );
     draw_arrays(&mut b, 3);
-    b.set_global_constants(&calls::SetGlobalConstants { shader: Handle::new(1, 1) }, &[1; 3]);
-    b.clear(&calls::Clear { buffers: u32::MAX, draw_buffer: u32::MAX, color_type: 9, ..z() });
-    b.blit(&calls::Blit { src: [0, 0, i32::MAX, i32::MIN], dst: [0; 4], mask: u32::MAX, filter: 1 });
-    b.read_pixels(&calls::ReadPixels { width: u32::MAX, height: u32::MAX, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..z() }, &mut reply);
+    b.set_global_constants(
+        &calls::SetGlobalConstants {
+            shader: Handle::new(1, 1),
+        },
+        &[1; 3],
+    );
+    b.clear(&calls::Clear {
+        buffers: u32::MAX,
+        draw_buffer: u32::MAX,
+        color_type: 9,
+        ..z()
+    });
+    b.blit(&calls::Blit {
+        src: [0, 0, i32::MAX, i32::MIN],
+        dst: [0; 4],
+        mask: u32::MAX,
+        filter: 1,
+    });
+    b.read_pixels(
+        &calls::ReadPixels {
+            width: u32::MAX,
+            height: u32::MAX,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..z()
+        },
+        &mut reply,
+    );
     assert!(reply.is_empty());
-    b.read_pixels(&calls::ReadPixels { width: 2, height: 2, format: 0x9999, r#type: 1, ..z() }, &mut reply);
-    b.buffer_readback(&calls::BufferReadback { res: bogus, offset: 0, size: 8 }, &mut reply);
+    b.read_pixels(
+        &calls::ReadPixels {
+            width: 2,
+            height: 2,
+            format: 0x9999,
+            r#type: 1,
+            ..z()
+        },
+        &mut reply,
+    );
+    b.buffer_readback(
+        &calls::BufferReadback {
+            res: bogus,
+            offset: 0,
+            size: 8,
+        },
+        &mut reply,
+    );
     assert_eq!(reply, [0; 8]);
-    b.fence_wait(&calls::FenceWait { fence: bogus, ..z() }, &mut reply);
+    b.fence_wait(
+        &calls::FenceWait {
+            fence: bogus,
+            ..z()
+        },
+        &mut reply,
+    );
     assert_eq!(reply, FENCE_STATUS_SIGNALED.to_le_bytes());
-    b.make_current(&calls::MakeCurrent { ctx: bogus, draw: bogus, read: bogus });
+    b.make_current(&calls::MakeCurrent {
+        ctx: bogus,
+        draw: bogus,
+        read: bogus,
+    });
     b.context_destroy(&calls::ContextDestroy { ctx: bogus });
-    b.surface_create(&calls::SurfaceCreate { surface: Handle::new(2, 1), width: u32::MAX, height: 0, ..z() });
+    b.surface_create(&calls::SurfaceCreate {
+        surface: Handle::new(2, 1),
+        width: u32::MAX,
+        height: 0,
+        ..z()
+    });
     // Context calls with no current context.
-    b.make_current(&calls::MakeCurrent { ctx: Handle::NULL, draw: Handle::NULL, read: Handle::NULL });
+    b.make_current(&calls::MakeCurrent {
+        ctx: Handle::NULL,
+        draw: Handle::NULL,
+        read: Handle::NULL,
+    });
     draw_arrays(&mut b, 3);
-    b.read_pixels(&calls::ReadPixels { width: 1, height: 1, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..z() }, &mut reply);
+    b.read_pixels(
+        &calls::ReadPixels {
+            width: 1,
+            height: 1,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..z()
+        },
+        &mut reply,
+    );
     assert_eq!(reply, [0; 4]);
     // Still alive: a context works again afterwards.
-    b.make_current(&calls::MakeCurrent { ctx: CTX, draw: SURF, read: SURF });
-    b.set_framebuffer_state(&calls::SetFramebufferState { fbo: Handle::DEFAULT_FRAMEBUFFER, ..z() });
-    b.set_read_surface(&calls::SetReadSurface { fbo: Handle::DEFAULT_FRAMEBUFFER, ..z() });
+    b.make_current(&calls::MakeCurrent {
+        ctx: CTX,
+        draw: SURF,
+        read: SURF,
+    });
+    b.set_framebuffer_state(&calls::SetFramebufferState {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..z()
+    });
+    b.set_read_surface(&calls::SetReadSurface {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..z()
+    });
     b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
-    b.set_scissor(&calls::SetScissor { x: 0, y: 0, width: W as i32, height: H as i32 });
+    b.set_scissor(&calls::SetScissor {
+        x: 0,
+        y: 0,
+        width: W as i32,
+        height: H as i32,
+    });
     clear_color(&mut b, [0.0, 1.0, 0.0, 1.0]);
     assert_eq!(pixel(&mut b, 0, 0), [0, 255, 0, 255]);
     b.context_destroy(&calls::ContextDestroy { ctx: CTX });

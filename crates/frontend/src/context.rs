@@ -29,7 +29,7 @@ pub struct Context {
     pub profile: Profile,
 }
 
-pub const MAX_TEXTURE_UNITS: usize = 32;
+pub const MAX_TEXTURE_UNITS: usize = 48;
 pub const MAX_UBO_BINDINGS: usize = 36;
 pub const MAX_ATTRIBS: usize = 16;
 pub const MAX_DRAW_BUFFERS: usize = 8;
@@ -653,7 +653,7 @@ static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
 /// Run `f` against the calling thread's current context. Without one the
 /// call is ignored (GL says: undefined; we do nothing and return the default).
 pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
-    let Some(ctx) = CURRENT.with(|c| c.borrow().clone()) else {
+    let Some(ctx) = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten() else {
         return R::default();
     };
     let mut w = world();
@@ -715,11 +715,11 @@ pub fn create_context(attribs: &ContextAttribs, share: Option<&ContextRef>) -> R
 }
 
 pub fn destroy_context(ctx: &ContextRef) {
-    let is_current = CURRENT.with(|c| c.borrow().as_ref().map(|c| c.id) == Some(ctx.id));
+    let is_current = CURRENT.try_with(|c| c.borrow().as_ref().map(|c| c.id) == Some(ctx.id)).unwrap_or(false);
     if is_current {
         // Destruction is deferred by EGL until it is no longer current; we
         // simply release it here.
-        CURRENT.with(|c| *c.borrow_mut() = None);
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = None);
     }
     let mut w = world();
     let Some(st) = w.contexts.get_mut(ctx.id).and_then(|c| c.take()) else {
@@ -748,7 +748,7 @@ pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: O
         None => {
             // Publish what the old context recorded.
             remote::Transport::flush(&mut *conn.pipe);
-            CURRENT.with(|c| *c.borrow_mut() = None);
+            let _ = CURRENT.try_with(|c| *c.borrow_mut() = None);
             Ok(())
         }
         Some(ctx) => {
@@ -779,12 +779,12 @@ pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: O
                 st.sent.framebuffer = None;
                 st.sent.read_surface = None;
             }
-            CURRENT.with(|c| *c.borrow_mut() = Some(ctx.clone()));
+            let _ = CURRENT.try_with(|c| *c.borrow_mut() = Some(ctx.clone()));
             Ok(())
         }
     }
 }
 
 pub fn current_context() -> Option<ContextRef> {
-    CURRENT.with(|c| c.borrow().clone())
+    CURRENT.try_with(|c| c.borrow().clone()).ok().flatten()
 }

@@ -24,7 +24,10 @@ fn glx_stub_hit(name: &'static str) {
     static SEEN: LogOnce = LogOnce::new();
     let _ = std::panic::catch_unwind(|| {
         if SEEN.first(name) {
-            tracing::warn!(entry_point = name, "GLX is not supported by MobileGL (use EGL); returning null/False");
+            tracing::warn!(
+                entry_point = name,
+                "GLX is not supported by MobileGL (use EGL); returning null/False"
+            );
         }
     });
 }
@@ -47,7 +50,9 @@ fn resolve(name: *const u8) -> Option<unsafe extern "C" fn()> {
     // SAFETY: the caller passes a NUL-terminated string (GLX contract);
     // null was rejected above.
     let bytes = unsafe { std::ffi::CStr::from_ptr(name.cast::<c_char>()) }.to_bytes();
-    let p = crate::exports::lookup(bytes).or_else(|| lookup_glx(bytes)).or_else(|| crate::exports::lookup_egl(bytes))?;
+    let p = crate::exports::lookup(bytes)
+        .or_else(|| lookup_glx(bytes))
+        .or_else(|| crate::exports::lookup_egl(bytes))?;
     // SAFETY: every table entry is the address of an `extern "C"` function;
     // the caller casts it to the right signature (GetProcAddress contract).
     Some(unsafe { std::mem::transmute::<*const c_void, unsafe extern "C" fn()>(p) })
@@ -63,6 +68,8 @@ pub unsafe extern "C" fn glXGetProcAddress(procName: *const u8) -> Option<unsafe
 /// `glXGetProcAddressARB` (GLX_ARB_get_proc_address): same as
 /// `glXGetProcAddress`.
 #[no_mangle]
-pub unsafe extern "C" fn glXGetProcAddressARB(procName: *const u8) -> Option<unsafe extern "C" fn()> {
+pub unsafe extern "C" fn glXGetProcAddressARB(
+    procName: *const u8,
+) -> Option<unsafe extern "C" fn()> {
     std::panic::catch_unwind(|| resolve(procName)).unwrap_or(None)
 }

@@ -212,7 +212,7 @@ impl ServerLink {
             return Ok(());
         }
         let len = h.len as u64;
-        if len < RECORD_HEADER_SIZE as u64 || len % 8 != 0 {
+        if len < RECORD_HEADER_SIZE as u64 || len & 7 != 0 {
             return Err(FatalInfo::corrupt(h.opcode, at, "record length not a multiple of 8 or below header size"));
         }
         if len > rem {
@@ -247,7 +247,7 @@ impl ServerLink {
             None
         } else {
             let (o, l) = (h.blob_offset, h.blob_len);
-            let end = o.checked_add(l).unwrap_or(u64::MAX);
+            let end = o.saturating_add(l);
             if l > scap || o % scap + l > scap {
                 return Err(FatalInfo::corrupt(h.opcode, at, "blob straddles the end of the STAGE ring"));
             }

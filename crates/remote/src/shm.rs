@@ -69,7 +69,7 @@ impl Segment {
             rustix::mm::mmap(std::ptr::null_mut(), len, ProtFlags::READ | ProtFlags::WRITE, MapFlags::SHARED, &fd, 0)?
         };
         let ptr = NonNull::new(ptr.cast::<u8>())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::Other, "mmap returned null"))?;
+            .ok_or_else(|| io::Error::other("mmap returned null"))?;
         Ok(Segment { fd, ptr, len })
     }
 
@@ -80,7 +80,7 @@ impl Segment {
     /// The atomic `u32` at byte offset `off`. `None` when out of bounds or
     /// misaligned (callers use fixed header offsets checked at link setup).
     pub fn u32_at(&self, off: usize) -> Option<&AtomicU32> {
-        if off % 4 != 0 || off.checked_add(4)? > self.len {
+        if off & 3 != 0 || off.checked_add(4)? > self.len {
             return None;
         }
         // SAFETY: in bounds and 4-aligned (the mapping is page-aligned); the
@@ -91,7 +91,7 @@ impl Segment {
 
     /// The atomic `u64` at byte offset `off` (see [`Segment::u32_at`]).
     pub fn u64_at(&self, off: usize) -> Option<&AtomicU64> {
-        if off % 8 != 0 || off.checked_add(8)? > self.len {
+        if off & 7 != 0 || off.checked_add(8)? > self.len {
             return None;
         }
         // SAFETY: in bounds and 8-aligned; lives as long as `self`; accessed

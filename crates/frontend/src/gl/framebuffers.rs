@@ -567,9 +567,18 @@ pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
         if n < 0 || n as usize > MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
+        // FRONT, BACK, LEFT, RIGHT and FRONT_AND_BACK name several buffers:
+        // not allowed in glDrawBuffers on any framebuffer.
+        if bufs.iter().any(|b| matches!(*b, glow::FRONT | glow::BACK | glow::LEFT | glow::RIGHT | glow::FRONT_AND_BACK)) {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
         let fbo = gl.st.draw_fbo;
+        let default_names = |b: u32| matches!(b, glow::FRONT_LEFT | glow::FRONT_RIGHT | glow::BACK_LEFT | glow::BACK_RIGHT);
         if fbo == 0 {
-            if n != 1 || !matches!(bufs[0], glow::NONE | glow::BACK | glow::BACK_LEFT | glow::FRONT | glow::FRONT_LEFT) {
+            if bufs.iter().any(|b| *b != glow::NONE && !default_names(*b)) {
+                gl_err!(gl, if bufs.iter().any(|b| b.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32) { glow::INVALID_OPERATION } else { glow::INVALID_ENUM });
+            }
+            if n != 1 {
                 gl_err!(gl, glow::INVALID_OPERATION);
             }
             gl.st.default_draw_buffer = bufs[0];
@@ -580,9 +589,15 @@ pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
             if b == glow::NONE {
                 continue;
             }
+            if default_names(b) {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
             let idx = b.wrapping_sub(glow::COLOR_ATTACHMENT0);
+            if idx >= 32 {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
             if idx as usize >= MAX_DRAW_BUFFERS {
-                gl_err!(gl, if matches!(b, glow::BACK | glow::FRONT | glow::BACK_LEFT | glow::FRONT_LEFT | glow::FRONT_AND_BACK) { glow::INVALID_OPERATION } else { glow::INVALID_ENUM });
+                gl_err!(gl, glow::INVALID_OPERATION);
             }
             if seen & (1 << idx) != 0 {
                 gl_err!(gl, glow::INVALID_OPERATION);

@@ -451,11 +451,24 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                         locations.push(UniformLocation { uniform: ui, element: e });
                     }
                 }
+                // `layout(binding = N)` in the source gives initial units and
+                // block bindings; everything else starts at 0.
+                let mut sampler_units = vec![0u32; prog.sampler_slots as usize];
+                for u in &prog.uniforms {
+                    if let (Some(slot), Some(unit)) = (u.sampler_binding, u.explicit_binding) {
+                        for e in 0..u.array_size.max(1) {
+                            if let Some(s) = sampler_units.get_mut((slot + e) as usize) {
+                                *s = unit + e;
+                            }
+                        }
+                    }
+                }
+                let block_bindings: Vec<u32> = prog.blocks.iter().map(|b| b.explicit_binding.unwrap_or(0)).collect();
                 let linked = LinkedState {
                     scratch: vec![0u8; global_size as usize],
                     scratch_version: 1,
-                    sampler_units: vec![0; prog.sampler_slots as usize],
-                    block_bindings: vec![0; prog.blocks.len()],
+                    sampler_units,
+                    block_bindings,
                     locations,
                     cso,
                     prog,

@@ -148,6 +148,10 @@ pub struct Uniform {
     /// First texture slot (SPIR-V binding) of a sampler uniform; arrays take
     /// consecutive slots.
     pub sampler_binding: Option<u32>,
+    /// `layout(binding = N)` on a sampler in the source: the initial value
+    /// of the uniform (texture unit N; element i of an array gets N + i).
+    /// `None`: initial value 0.
+    pub explicit_binding: Option<u32>,
 }
 
 /// An active user uniform block.
@@ -161,6 +165,10 @@ pub struct UniformBlock {
     pub data_size: u32,
     /// Indices into `LinkedProgram::uniforms`.
     pub active_uniforms: Vec<u32>,
+    /// `layout(binding = N)` on the block in the source: the initial
+    /// `glUniformBlockBinding` value (element i of a block array gets N + i).
+    /// `None`: initial value 0.
+    pub explicit_binding: Option<u32>,
 }
 
 /// The default uniform block (`DefaultUniforms`).
@@ -232,6 +240,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut parsed = Vec::with_capacity(input.shaders.len());
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut bool_names: HashSet<String> = HashSet::new();
+    let mut bindings = reflect::ExplicitBindings::default();
     for (stage, source) in input.shaders {
         let pre = prepass::prepass(*stage, source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
@@ -243,6 +252,14 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         let (shader, _) = glsl::parse(*stage, &pre.source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         bool_names.extend(prepass::bool_declarations(&shader.preprocessed));
+        for d in prepass::layout_declarations(&shader.preprocessed) {
+            let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else { continue };
+            if d.storage != "uniform" {
+                continue;
+            }
+            let map = if d.is_block { &mut bindings.blocks } else { &mut bindings.variables };
+            map.entry(d.name).or_insert(b);
+        }
         parsed.push(shader);
     }
 
@@ -280,7 +297,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     }
     drop(program);
 
-    let names = reflect::Names { renames: &renames, bool_names: &bool_names };
+    let names = reflect::Names { renames: &renames, bool_names: &bool_names, bindings: &bindings };
     let r = reflect::reflect(&mut stages, input.attrib_bindings, input.frag_data_bindings, &names)?;
 
     let mut out = LinkedProgram {

@@ -501,77 +501,103 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     Ok(Prepassed { source, renames })
 }
 
-/// Names declared with an explicit `layout(... location = N ...)` and the
-/// given storage qualifier (`"in"` or `"out"`) in preprocessed GLSL, with
-/// their location. Used to tell explicit locations from auto-mapped ones.
-pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(String, u32)> {
+/// A global declaration carrying a `layout(...)` qualifier, as found in
+/// preprocessed GLSL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LayoutDecl {
+    /// `in`, `out`, `uniform`, `buffer`, ... (the last storage qualifier).
+    pub storage: String,
+    /// `location`, `binding`, ... with their integer values.
+    pub values: Vec<(String, u32)>,
+    /// Variable name, or block name for interface blocks.
+    pub name: String,
+    pub is_block: bool,
+}
+
+fn parse_int(n: &str) -> Option<u32> {
+    let n = n.trim_end_matches(['u', 'U']);
+    if let Some(h) = n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        u32::from_str_radix(h, 16).ok()
+    } else if n.len() > 1 && n.starts_with('0') {
+        u32::from_str_radix(&n[1..], 8).ok()
+    } else {
+        n.parse().ok()
+    }
+}
+
+/// Declarations with `layout(...)` qualifiers in preprocessed GLSL. Used to
+/// tell explicit locations/bindings from glslang's auto-mapped ones.
+pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
     let toks: Vec<Tok> = lex(preprocessed)
         .into_iter()
         .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
         .collect();
-    let text = |t: &Tok| &preprocessed[t.start..t.end];
+    let text = |i: usize| toks.get(i).map(|t| &preprocessed[t.start..t.end]).unwrap_or("");
     let mut result = Vec::new();
     let mut i = 0usize;
     while i < toks.len() {
-        if text(&toks[i]) != "layout" {
+        if text(i) != "layout" || text(i + 1) != "(" {
             i += 1;
             continue;
         }
-        // Parse `layout ( ... )`.
-        let mut j = i + 1;
-        if j >= toks.len() || text(&toks[j]) != "(" {
-            i += 1;
-            continue;
-        }
-        let mut location: Option<u32> = None;
-        let mut depth = 0u32;
-        while j < toks.len() {
-            let s = text(&toks[j]);
-            if s == "(" {
-                depth += 1;
-            } else if s == ")" {
-                depth -= 1;
-                if depth == 0 {
-                    break;
+        let mut values = Vec::new();
+        let mut storage = String::new();
+        let mut k = i;
+        // One or more `layout(...)` groups interleaved with qualifiers.
+        loop {
+            if text(k) == "layout" && text(k + 1) == "(" {
+                let mut j = k + 2;
+                let mut depth = 1u32;
+                while j < toks.len() && depth > 0 {
+                    match text(j) {
+                        "(" => depth += 1,
+                        ")" => depth -= 1,
+                        key if toks[j].kind == Kind::Ident && text(j + 1) == "=" && depth == 1 => {
+                            if let Some(v) = parse_int(text(j + 2)) {
+                                values.push((key.to_owned(), v));
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
                 }
-            } else if s == "location" && j + 2 < toks.len() && text(&toks[j + 1]) == "=" {
-                let n = text(&toks[j + 2]);
-                let parsed = if let Some(h) = n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
-                    u32::from_str_radix(h.trim_end_matches(['u', 'U']), 16).ok()
-                } else {
-                    n.trim_end_matches(['u', 'U']).parse::<u32>().ok()
-                };
-                location = parsed;
+                k = j;
+                continue;
             }
-            j += 1;
-        }
-        // Qualifiers after the layout, up to the type and the name.
-        let mut k = j + 1;
-        let mut has_storage = false;
-        while k < toks.len() {
-            let s = text(&toks[k]);
-            match s {
-                "flat" | "smooth" | "noperspective" | "centroid" | "sample" | "invariant" | "precise" | "highp"
-                | "mediump" | "lowp" | "patch" => k += 1,
-                "layout" => break,
-                _ if s == storage => {
-                    has_storage = true;
+            match text(k) {
+                "in" | "out" | "uniform" | "buffer" | "inout" => {
+                    storage = text(k).to_owned();
                     k += 1;
                 }
+                "flat" | "smooth" | "noperspective" | "centroid" | "sample" | "invariant" | "precise" | "highp"
+                | "mediump" | "lowp" | "patch" | "readonly" | "writeonly" | "coherent" | "volatile" | "restrict"
+                | "shared" => k += 1,
                 _ => break,
             }
         }
-        if has_storage {
-            if let Some(loc) = location {
-                // type name [ ... ] ;  — the name is the ident after the type.
-                if k + 1 < toks.len() && toks[k].kind == Kind::Ident && toks[k + 1].kind == Kind::Ident {
-                    result.push((text(&toks[k + 1]).to_owned(), loc));
-                }
+        if !storage.is_empty() && toks.get(k).is_some_and(|t| t.kind == Kind::Ident) {
+            if text(k + 1) == "{" {
+                result.push(LayoutDecl { storage, values, name: text(k).to_owned(), is_block: true });
+            } else if toks.get(k + 1).is_some_and(|t| t.kind == Kind::Ident) {
+                result.push(LayoutDecl { storage, values, name: text(k + 1).to_owned(), is_block: false });
             }
         }
-        i = j.max(i + 1);
+        i = k.max(i + 1);
     }
     result
+}
+
+/// Names declared with an explicit `layout(location = N)` and the given
+/// storage qualifier (`"in"` or `"out"`).
+pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(String, u32)> {
+    layout_declarations(preprocessed)
+        .into_iter()
+        .filter(|d| d.storage == storage && !d.is_block)
+        .filter_map(|d| {
+            let loc = d.values.iter().find(|(k, _)| k == "location")?.1;
+            Some((d.name, loc))
+        })
+        .collect()
 }
 
 /// Identifiers declared with a `bool`/`bvecN` type in preprocessed GLSL.

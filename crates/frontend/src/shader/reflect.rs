@@ -32,7 +32,17 @@ pub(crate) struct Reflection {
     pub sampler_slots: u32,
 }
 
+/// `layout(binding = N)` found in the sources (SPIR-V names).
+#[derive(Debug, Default)]
+pub(crate) struct ExplicitBindings {
+    /// Non-block uniforms (samplers, images) by variable name.
+    pub variables: HashMap<String, u32>,
+    /// Uniform blocks by block name.
+    pub blocks: HashMap<String, u32>,
+}
+
 pub(crate) struct Names<'a> {
+    pub bindings: &'a ExplicitBindings,
     pub renames: &'a [(String, String)],
     /// Names declared `bool`/`bvecN` in the sources (glslang stores them as
     /// `uint` inside blocks).
@@ -219,6 +229,7 @@ impl Walk<'_, '_> {
             matrix_stride: if is_matrix { mstride.unwrap_or(0) } else { 0 },
             is_row_major: is_matrix && row_major,
             sampler_binding: None,
+            explicit_binding: None,
         });
     }
 }
@@ -523,6 +534,7 @@ pub(crate) fn reflect(
             matrix_stride: 0,
             is_row_major: false,
             sampler_binding: Some(s.first),
+            explicit_binding: names.bindings.variables.get(&s.name).copied(),
         });
     }
     // User blocks (block index = binding).
@@ -545,6 +557,7 @@ pub(crate) fn reflect(
                 binding: b.first_binding + i,
                 data_size: size,
                 active_uniforms: members.clone(),
+                explicit_binding: names.bindings.blocks.get(&b.base_name).map(|n| n.saturating_add(i)),
             });
         }
     }
