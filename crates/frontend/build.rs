@@ -417,15 +417,22 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
             table.insert(name.clone(), format!("crate::gl::{name}"));
             continue;
         }
-        let target = cmd.alias.as_ref().and_then(|a| {
-            if implemented.contains(a) {
-                Some(format!("crate::gl::{a}"))
-            } else if core.contains(a) {
-                Some(a.clone())
-            } else {
-                None
+        // Follow the alias chain (a vendor name may alias an ARB name that
+        // aliases the core one) to the first implemented or core command.
+        let mut target = None;
+        let mut next = cmd.alias.clone();
+        for _ in 0..4 {
+            let Some(a) = next.take() else { break };
+            if implemented.contains(&a) {
+                target = Some(format!("crate::gl::{a}"));
+                break;
             }
-        });
+            if core.contains(&a) {
+                target = Some(a);
+                break;
+            }
+            next = commands.get(&a).and_then(|c| c.alias.clone());
+        }
         if let Some(t) = target {
             table.insert(name.clone(), t);
             n_ext_alias += 1;

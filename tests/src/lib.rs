@@ -169,7 +169,10 @@ pub fn build_client() -> Result<PathBuf, String> {
 /// Our lanes put `target/dist/lib` first on `LD_LIBRARY_PATH` and set
 /// `MOBILEGL_TRANSPORT`; the native lane removes both so the system driver is
 /// used.
-pub fn lane_env(lane: Lane) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+/// Variables to set and variables to remove.
+pub type LaneEnv = (Vec<(String, String)>, Vec<String>);
+
+pub fn lane_env(lane: Lane) -> Result<LaneEnv, String> {
     match lane.transport() {
         None => Ok((
             vec![],

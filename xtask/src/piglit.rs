@@ -151,9 +151,10 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         match a.as_str() {
             "--lane" => {
                 let v = value("--lane")?;
-                o.lane = Some(Lane::parse(&v).ok_or_else(|| {
-                    format!("unknown lane `{v}` (monolith|inproc|spawn|native)")
-                })?);
+                o.lane =
+                    Some(Lane::parse(&v).ok_or_else(|| {
+                        format!("unknown lane `{v}` (monolith|inproc|spawn|native)")
+                    })?);
             }
             "--backend" => {
                 o.backend = value("--backend")?;
@@ -248,8 +249,11 @@ fn read_list(path: &Path) -> Result<Vec<TestCase>, String> {
     Ok(out)
 }
 
+/// Test name -> (status, seconds).
+type Results = BTreeMap<String, (Status, f64)>;
+
 /// Results TSV: `name<TAB>status<TAB>seconds`.
-fn read_results(path: &Path) -> Result<BTreeMap<String, (Status, f64)>, String> {
+fn read_results(path: &Path) -> Result<Results, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("read {}: {e}", path.display()))?;
     let mut out = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
@@ -258,7 +262,11 @@ fn read_results(path: &Path) -> Result<BTreeMap<String, (Status, f64)>, String> 
         }
         let mut f = line.split('\t');
         let (Some(name), Some(st)) = (f.next(), f.next()) else {
-            return Err(format!("{}:{}: want name<TAB>status", path.display(), i + 1));
+            return Err(format!(
+                "{}:{}: want name<TAB>status",
+                path.display(),
+                i + 1
+            ));
         };
         let st = Status::parse(st)
             .ok_or_else(|| format!("{}:{}: unknown status `{st}`", path.display(), i + 1))?;
@@ -268,11 +276,7 @@ fn read_results(path: &Path) -> Result<BTreeMap<String, (Status, f64)>, String> 
     Ok(out)
 }
 
-fn write_results(
-    path: &Path,
-    order: &[TestCase],
-    res: &BTreeMap<String, (Status, f64)>,
-) -> Result<(), String> {
+fn write_results(path: &Path, order: &[TestCase], res: &Results) -> Result<(), String> {
     let mut s = String::new();
     for t in order {
         if let Some((st, secs)) = res.get(&t.name) {
@@ -313,13 +317,15 @@ impl Expectations {
                 let (name, st) = line.rsplit_once(',').ok_or_else(|| {
                     format!("{}:{}: want `name,Status`", fails_path.display(), i + 1)
                 })?;
-                let st = Status::parse(st).filter(|s| *s != Status::Pass).ok_or_else(|| {
-                    format!(
-                        "{}:{}: status `{st}` is not one of Fail|Crash|Skip|Timeout|Warn",
-                        fails_path.display(),
-                        i + 1
-                    )
-                })?;
+                let st = Status::parse(st)
+                    .filter(|s| *s != Status::Pass)
+                    .ok_or_else(|| {
+                        format!(
+                            "{}:{}: status `{st}` is not one of Fail|Crash|Skip|Timeout|Warn",
+                            fails_path.display(),
+                            i + 1
+                        )
+                    })?;
                 fails.insert(name.to_string(), st);
             }
         }
@@ -448,10 +454,11 @@ impl Runner {
         };
         let secs = start.elapsed().as_secs_f64();
         // Give anything the test left in its group (e.g. a server child) a
-        // moment to go by itself, then kill what remains.
+        // moment to go by itself, then kill what remains (and say so: a
+        // server should notice the hang-up at once).
         let mut stragglers = false;
         if !timed_out {
-            let deadline = Instant::now() + Duration::from_secs(2);
+            let deadline = Instant::now() + Duration::from_millis(250);
             while group_alive(pid) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -493,7 +500,9 @@ impl Runner {
                     let r = self.run_one(&tests[i]);
                     results.lock().unwrap()[i] = Some(r);
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if d % step == 0 || d == total {
+                    #[allow(clippy::manual_is_multiple_of)] // MSRV 1.80
+                    let report = d == total || d % step == 0;
+                    if report {
                         eprintln!(
                             "piglit {label}: {d}/{total} ({:.0}s)",
                             start.elapsed().as_secs_f64()
@@ -520,7 +529,10 @@ enum Verdict {
     /// Unexpected the first time, expected on a re-run.
     RerunFlake(Status),
     UnexpectedPass(Status),
-    Unexpected { got: Status, want: Status },
+    Unexpected {
+        got: Status,
+        want: Status,
+    },
 }
 
 fn judge(exp: &Expectations, name: &str, got: Status) -> Verdict {
@@ -653,7 +665,7 @@ fn run_lane(lane: Lane, o: &Options) -> Result<(), String> {
         .collect();
     if !stragglers.is_empty() {
         eprintln!(
-            "warning: {} tests left processes behind (killed), e.g. {}",
+            "warning: {} tests left processes running 250 ms after they exited (killed), e.g. {}",
             stragglers.len(),
             stragglers[..stragglers.len().min(5)].join(", ")
         );
@@ -715,10 +727,7 @@ fn run_lane(lane: Lane, o: &Options) -> Result<(), String> {
         let name = &tests[*i].name;
         match v {
             Verdict::Expected => {}
-            Verdict::Flake => flakes.push(format!(
-                "{name}: {} (listed flake)",
-                results[*i].status
-            )),
+            Verdict::Flake => flakes.push(format!("{name}: {} (listed flake)", results[*i].status)),
             Verdict::RerunFlake(first) => flakes.push(format!(
                 "{name}: {first} then {} on re-run (consider {stem}-flakes.txt)",
                 exp.expected(name)
@@ -846,7 +855,8 @@ fn lane_args(stem: &str) -> String {
 
 // ---- report ---------------------------------------------------------------
 
-const REPORT_BEGIN: &str = "<!-- piglit-report:begin (generated by `cargo xtask piglit --report`; do not edit) -->";
+const REPORT_BEGIN: &str =
+    "<!-- piglit-report:begin (generated by `cargo xtask piglit --report`; do not edit) -->";
 const REPORT_END: &str = "<!-- piglit-report:end -->";
 /// Areas with fewer tests than this are folded into a family row.
 const SMALL_AREA: usize = 5;
@@ -886,7 +896,11 @@ fn area_map(tests: &[TestCase]) -> HashMap<String, String> {
         .iter()
         .map(|t| {
             let a = raw_area(&t.name);
-            let row = if sizes[&a] < SMALL_AREA { family(&a) } else { a };
+            let row = if sizes[&a] < SMALL_AREA {
+                family(&a)
+            } else {
+                a
+            };
             (t.name.clone(), row)
         })
         .collect()
@@ -910,7 +924,7 @@ fn report() -> Result<(), String> {
     let tests = read_list(&conf.join("piglit-public.tsv"))?;
     let areas = area_map(&tests);
 
-    let mut columns: Vec<(String, BTreeMap<String, (Status, f64)>)> = vec![
+    let mut columns: Vec<(String, Results)> = vec![
         (
             "native llvmpipe (compat)".into(),
             read_results(&conf.join("native-llvmpipe-public.tsv"))?,
@@ -1094,7 +1108,10 @@ mod tests {
 
     #[test]
     fn areas() {
-        assert_eq!(raw_area("spec@arb_texture_float@foo@bar"), "spec@arb_texture_float");
+        assert_eq!(
+            raw_area("spec@arb_texture_float@foo@bar"),
+            "spec@arb_texture_float"
+        );
         assert_eq!(raw_area("shaders@glsl-fs-loop"), "shaders");
         assert_eq!(raw_area("spec@!opengl 3.1@x"), "spec@!opengl 3.1");
         assert_eq!(family("spec@!opengl 4.5"), "spec@!opengl (other versions)");
@@ -1106,13 +1123,13 @@ mod tests {
     #[test]
     fn judges() {
         let exp = Expectations {
-            fails: [("a".to_string(), Status::Fail), ("s".to_string(), Status::Skip)]
-                .into_iter()
-                .collect(),
-            flakes: vec![(
-                "f.*".to_string(),
-                Some(Regex::new("^(?:f.*)$").unwrap()),
-            )],
+            fails: [
+                ("a".to_string(), Status::Fail),
+                ("s".to_string(), Status::Skip),
+            ]
+            .into_iter()
+            .collect(),
+            flakes: vec![("f.*".to_string(), Some(Regex::new("^(?:f.*)$").unwrap()))],
         };
         assert_eq!(judge(&exp, "a", Status::Fail), Verdict::Expected);
         assert_eq!(

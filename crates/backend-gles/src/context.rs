@@ -54,7 +54,10 @@ impl GlesBackend {
             warn!(call, "no current context, skipped");
             return None;
         };
-        let ctx = self.ctxs.get_mut(h)?;
+        let Some(ctx) = self.ctxs.get_mut(h) else {
+            warn!(call, ctx = ?h, "current context is gone, skipped");
+            return None;
+        };
         Some(Cx {
             gl: &self.gl,
             scr: &mut self.scr,
@@ -294,14 +297,14 @@ impl Cx<'_> {
         }
     }
 
-    /// Class of the read surface's colour buffer.
-    fn read_class(&self) -> FormatClass {
-        let internal = if self.ctx.read_default {
+    /// GLES internal format and sample count of the read surface's colour buffer.
+    fn read_format(&self) -> (u32, u32) {
+        if self.ctx.read_default {
             self.scr
                 .surfaces
                 .get(self.ctx.read_surface)
-                .map(|s| s.color_internal)
-                .unwrap_or(glow::RGBA8)
+                .map(|s| (s.color_internal, s.samples))
+                .unwrap_or((glow::RGBA8, 0))
         } else {
             match self
                 .ctx
@@ -309,12 +312,67 @@ impl Cx<'_> {
                 .and_then(|d| self.scr.resources.get(d.color))
                 .map(|r| &r.kind)
             {
-                Some(ResKind::Texture { internal, .. })
-                | Some(ResKind::Renderbuffer { internal, .. }) => *internal,
-                _ => glow::RGBA8,
+                Some(ResKind::Texture {
+                    internal, samples, ..
+                })
+                | Some(ResKind::Renderbuffer {
+                    internal, samples, ..
+                }) => (*internal, *samples),
+                _ => (glow::RGBA8, 0),
             }
-        };
-        emulation::format_class(internal)
+        }
+    }
+
+    /// Emulation: GLES cannot glReadPixels a multisampled buffer; resolve the
+    /// rectangle into a temporary single-sample FBO (left bound for reading,
+    /// returned for deletion after the read).
+    fn resolve_for_read(
+        &mut self,
+        internal: u32,
+        x: i32,
+        y: i32,
+        w: i32,
+        h: i32,
+    ) -> Option<(glow::Framebuffer, glow::Renderbuffer)> {
+        let gl = self.gl;
+        let sh = &mut self.ctx.shadow;
+        // SAFETY: temporary objects of the current context; the read
+        // framebuffer (the multisampled source) is bound; raster ops that
+        // affect blits are suspended and restored.
+        unsafe {
+            let rb = gl.create_renderbuffer().ok()?;
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+            // GLES requires identical rectangles for a multisample resolve:
+            // the temporary covers (0,0)..(x+w,y+h) and is read at (x,y).
+            gl.renderbuffer_storage(glow::RENDERBUFFER, internal, x.max(0) + w, y.max(0) + h);
+            let Ok(fb) = gl.create_framebuffer() else {
+                gl.delete_renderbuffer(rb);
+                return None;
+            };
+            sh.bind_draw_fb(gl, Some(fb));
+            gl.framebuffer_renderbuffer(
+                glow::DRAW_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::RENDERBUFFER,
+                Some(rb),
+            );
+            let saved = sh.suspend_blit_ops(gl);
+            gl.blit_framebuffer(
+                x,
+                y,
+                x + w,
+                y + h,
+                x,
+                y,
+                x + w,
+                y + h,
+                glow::COLOR_BUFFER_BIT,
+                glow::NEAREST,
+            );
+            sh.resume_blit_ops(gl, saved);
+            sh.bind_read_fb(gl, Some(fb));
+            Some((fb, rb))
+        }
     }
 
     fn apply_textures(&mut self) {
@@ -1847,8 +1905,8 @@ impl Context for GlesBackend {
             }
             cx.ctx.shadow.pack_ok = true;
         }
-        let class = cx.read_class();
-        let Some((rf, rt)) = emulation::readable_pair(class) else {
+        let (internal, samples) = cx.read_format();
+        let Some((rf, rt)) = emulation::readable_pair(emulation::format_class(internal)) else {
             warn!(
                 format = p.format,
                 "read_pixels: depth/stencil reads are not available on GLES, zeros returned"
@@ -1856,13 +1914,24 @@ impl Context for GlesBackend {
             return;
         };
         let (w, h) = (p.width as i32, p.height as i32);
+        let (x, y) = (p.x, p.y);
+        let resolved = if samples > 1 {
+            let r = cx.resolve_for_read(internal, x, y, w, h);
+            if r.is_none() {
+                warn!("read_pixels: multisample resolve failed, zeros returned");
+                return;
+            }
+            r
+        } else {
+            None
+        };
         // SAFETY: the reply/temporary buffers hold width*height pixels of the
         // read pair with PACK_ALIGNMENT 1 (sizes computed above).
         unsafe {
             if (rf, rt) == (p.format, p.r#type) {
                 gl.read_pixels(
-                    p.x,
-                    p.y,
+                    x,
+                    y,
                     w,
                     h,
                     rf,
@@ -1870,14 +1939,11 @@ impl Context for GlesBackend {
                     glow::PixelPackData::Slice(Some(reply.as_mut_slice())),
                 );
             } else {
-                let Some(tmp_len) = emulation::bytes_per_pixel(rf, rt).map(|b| b * pixels as usize)
-                else {
-                    return;
-                };
+                let tmp_len = emulation::bytes_per_pixel(rf, rt).unwrap_or(16) * pixels as usize;
                 let mut tmp = vec![0u8; tmp_len];
                 gl.read_pixels(
-                    p.x,
-                    p.y,
+                    x,
+                    y,
                     w,
                     h,
                     rf,
@@ -1893,6 +1959,15 @@ impl Context for GlesBackend {
                     ),
                 }
             }
+        }
+        if let Some((fb, rb)) = resolved {
+            // SAFETY: the temporary resolve objects made above.
+            unsafe {
+                gl.delete_framebuffer(fb);
+                gl.delete_renderbuffer(rb);
+            }
+            cx.ctx.shadow.draw_fb = None;
+            cx.ctx.shadow.read_fb = None;
         }
         self.check("read_pixels");
     }

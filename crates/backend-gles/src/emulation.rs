@@ -17,7 +17,10 @@
 //! | base instance | instanced attributes' offsets advanced by `base_instance / divisor` strides (`gl_InstanceID` does not include it) |
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
+//! | `glReadPixels` of a multisampled surface/renderbuffer | resolved by a blit into a temporary single-sample FBO first |
+//! | the default framebuffer | an FBO per context over the surface's colour + depth/stencil renderbuffers |
 //! | unknown internal format | `RGBA8` fallback, logged |
+//! | a program without a fragment shader | an empty ESSL fragment shader is linked in (`shader::build_program`) |
 //!
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels`, texture buffers,

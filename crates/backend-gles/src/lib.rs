@@ -96,6 +96,7 @@ pub(crate) enum ResKind {
     Renderbuffer {
         rb: glow::Renderbuffer,
         internal: u32,
+        samples: u32,
     },
 }
 
@@ -130,6 +131,7 @@ pub(crate) struct SurfaceEntry {
     pub color_internal: u32,
     pub depth_stencil: Option<glow::Renderbuffer>,
     pub ds_internal: u32,
+    pub samples: u32,
 }
 
 pub(crate) struct ShaderEntry {

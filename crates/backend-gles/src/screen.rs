@@ -142,7 +142,7 @@ impl GlesBackend {
                 }
             }
         }
-        if self.current == Some(h) {
+        if self.current.is_some_and(|c| c.slot == h.slot) {
             self.current = None;
         }
         self.make_native_current(self.current);
@@ -305,6 +305,7 @@ impl Screen for GlesBackend {
             color_internal,
             depth_stencil,
             ds_internal,
+            samples: p.samples,
         };
         match self.scr.surfaces.insert(p.surface, s) {
             Ok(Some(old)) => self.delete_surface(old),
@@ -430,12 +431,19 @@ impl Screen for GlesBackend {
                 ResKind::Renderbuffer {
                     rb,
                     internal: sf.internal,
+                    samples: p.samples,
                 }
             }
             k => {
                 warn!(res = ?p.res, kind = k, "resource_create: unknown resource kind, skipped");
                 return;
             }
+        };
+        // A texture object exists only after its first bind: make it now when
+        // the target is known, so it can be attached before any image.
+        let first_bind = match &kind {
+            ResKind::Texture { tex, target, .. } if *target != 0 => Some((*target, *tex)),
+            _ => None,
         };
         let r = Resource {
             kind,
@@ -450,6 +458,15 @@ impl Screen for GlesBackend {
             Err(r) => {
                 warn!(res = ?p.res, "resource_create: invalid handle, skipped");
                 self.delete_resource(r);
+            }
+        }
+        if let Some((target, tex)) = first_bind {
+            if self.scr.resources.get(p.res).is_some() {
+                let shadow = match self.current.and_then(|h| self.ctxs.get_mut(h)) {
+                    Some(c) => &mut c.shadow,
+                    None => &mut self.root_shadow,
+                };
+                shadow.bind_texture(&self.gl, target, Some(tex));
             }
         }
         self.check("resource_create");

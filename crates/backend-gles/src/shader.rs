@@ -88,6 +88,9 @@ pub fn split_stages(
 
 /// Translate, compile and link. On failure everything is logged (ESSL and
 /// driver log, naming the shader handle) and None is returned.
+/// The fragment shader added to programs that have none (see build_program).
+const EMPTY_FRAGMENT_SHADER: &str = "#version 320 es\nprecision highp float;\nvoid main() {}\n";
+
 pub fn build_program(
     gl: &glow::Context,
     cso: Handle,
@@ -103,6 +106,14 @@ pub fn build_program(
                 return None;
             }
         }
+    }
+    // Emulation: desktop GL links a program without a fragment shader (the
+    // fragment outputs are undefined); GLES refuses it, so add one that
+    // writes nothing.
+    let has_fragment = stages[mgpipe::consts::STAGE_FRAGMENT].is_some();
+    let has_compute = stages[mgpipe::consts::STAGE_COMPUTE].is_some();
+    if !has_fragment && !has_compute && !sources.is_empty() {
+        sources.push((mgpipe::consts::STAGE_FRAGMENT, EMPTY_FRAGMENT_SHADER.to_string()));
     }
     // SAFETY: plain object creation / compile / link on the current context;
     // every object made here is deleted on every path.

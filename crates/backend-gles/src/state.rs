@@ -219,6 +219,27 @@ impl Shadow {
         self.enable(gl, 8, rs.primitive_restart_fixed != 0);
     }
 
+    /// Disable scissor and rasterizer discard for an internal blit; returns
+    /// what to restore.
+    pub fn suspend_blit_ops(&mut self, gl: &glow::Context) -> [Option<bool>; 2] {
+        let saved = [self.enables[3], self.enables[5]];
+        self.enable(gl, 3, false);
+        self.enable(gl, 5, false);
+        saved
+    }
+
+    pub fn resume_blit_ops(&mut self, gl: &glow::Context, saved: [Option<bool>; 2]) {
+        // Unknown before: leave unknown, so the next render state re-applies.
+        match saved[0] {
+            Some(on) => self.enable(gl, 3, on),
+            None => self.enables[3] = None,
+        }
+        match saved[1] {
+            Some(on) => self.enable(gl, 5, on),
+            None => self.enables[5] = None,
+        }
+    }
+
     pub fn use_program(&mut self, gl: &glow::Context, p: Option<glow::Program>) {
         if self.program != Some(p) {
             // SAFETY: `p` is a live program of this share group or None.

@@ -503,6 +503,52 @@ fn fences_finish_and_caps() {
     assert_no_gl_errors(&b);
 }
 
+#[test]
+fn multisampled_surface_reads_back_resolved() {
+    let mut b = setup();
+    let ms = Handle::new(2, 1);
+    b.surface_create(&calls::SurfaceCreate {
+        surface: ms,
+        width: W,
+        height: H,
+        color_format: GL_RGBA8,
+        depth_stencil_format: GL_DEPTH24_STENCIL8,
+        samples: 4,
+        ..z()
+    });
+    b.make_current(&calls::MakeCurrent {
+        ctx: CTX,
+        draw: ms,
+        read: ms,
+    });
+    // Scissor on in the bound render state: the internal resolve must not
+    // be clipped by it, and the state must survive the read.
+    let mut rs: calls::CreateRenderState = z();
+    rs.cso = Handle::new(4, 1);
+    rs.color_write_mask = u32::MAX;
+    rs.scissor_enable = 1;
+    b.create_render_state(&rs);
+    b.bind_render_state(&calls::BindRenderState { cso: rs.cso });
+    b.set_scissor(&calls::SetScissor {
+        x: 0,
+        y: 0,
+        width: W as i32,
+        height: H as i32,
+    });
+    clear_color(&mut b, [0.0, 0.0, 1.0, 1.0]);
+    b.set_scissor(&calls::SetScissor {
+        x: 0,
+        y: 0,
+        width: 1,
+        height: 1,
+    });
+    assert_eq!(pixel(&mut b, 6, 6), [0, 0, 255, 255]);
+    clear_color(&mut b, [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(pixel(&mut b, 0, 0), [255, 0, 0, 255]);
+    assert_eq!(pixel(&mut b, 6, 6), [0, 0, 255, 255]);
+    assert_no_gl_errors(&b);
+}
+
 /// Bad handles, short blobs and nonsense enums are logged and skipped.
 #[test]
 fn bad_input_never_panics() {

@@ -229,7 +229,10 @@ impl RingLink {
             self.lose(LostReason::ProtocolFatal {
                 reason: FatalReason::RecordTooLarge,
                 opcode: None,
-                detail: format!("blob of {len} bytes exceeds the STAGE segment ({} bytes)", self.stage_cap),
+                detail: format!(
+                    "blob of {len} bytes exceeds the STAGE segment ({} bytes)",
+                    self.stage_cap
+                ),
             });
             return None;
         }
@@ -238,7 +241,9 @@ impl RingLink {
         let (_skip, pos) = place(pre, cap, len);
         // Safe when [tail, pos+len) spans at most one ring, or when nothing
         // is unreleased at all (tail == pre: the skipped gap is free too).
-        if !self.wait_for_space(C_STAGE_TAIL, |tail| tail == pre || pos + len <= tail.saturating_add(cap)) {
+        if !self.wait_for_space(C_STAGE_TAIL, |tail| {
+            tail == pre || pos + len <= tail.saturating_add(cap)
+        }) {
             return None;
         }
         self.seg.stage.write((pos % cap) as usize, blob);
@@ -264,8 +269,15 @@ impl RingLink {
             return None;
         }
         if skip >= RECORD_HEADER_SIZE as u64 {
-            let pad = RecordHeader { opcode: PAD_OPCODE, flags: PAD_FLAG, len: skip as u32, ..Default::default() };
-            self.seg.cmd.write(CTRL_SIZE + (head % cap) as usize, bytemuck::bytes_of(&pad));
+            let pad = RecordHeader {
+                opcode: PAD_OPCODE,
+                flags: PAD_FLAG,
+                len: skip as u32,
+                ..Default::default()
+            };
+            self.seg
+                .cmd
+                .write(CTRL_SIZE + (head % cap) as usize, bytemuck::bytes_of(&pad));
         }
         self.head = pos + len;
         Some(CTRL_SIZE + (pos % cap) as usize)
@@ -285,8 +297,12 @@ impl RingLink {
             return;
         }
         let len = align_record(RECORD_HEADER_SIZE + payload.len());
-        let Some(blob_offset) = self.stage_blob(blob) else { return };
-        let Some(at) = self.reserve_cmd(len as u64) else { return };
+        let Some(blob_offset) = self.stage_blob(blob) else {
+            return;
+        };
+        let Some(at) = self.reserve_cmd(len as u64) else {
+            return;
+        };
         let h = RecordHeader {
             opcode,
             flags: 0,
@@ -316,8 +332,12 @@ impl RingLink {
             return;
         }
         let len = align_record(record.len().max(RECORD_HEADER_SIZE));
-        let Some(blob_offset) = self.stage_blob(blob) else { return };
-        let Some(at) = self.reserve_cmd(len as u64) else { return };
+        let Some(blob_offset) = self.stage_blob(blob) else {
+            return;
+        };
+        let Some(at) = self.reserve_cmd(len as u64) else {
+            return;
+        };
         let mut rec = record.to_vec();
         rec.resize(len, 0);
         if !blob.is_empty() {
@@ -359,7 +379,12 @@ impl RingLink {
                 r.read(REPLY_HDR, reply);
             } else {
                 self.stats.reply_overflows += 1;
-                tracing::error!(opcode, status, len, "reply did not fit the REPLY area; answered empty");
+                tracing::error!(
+                    opcode,
+                    status,
+                    len,
+                    "reply did not fit the REPLY area; answered empty"
+                );
             }
             self.drain_events();
         } else {
@@ -392,7 +417,11 @@ impl RingLink {
             let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64;
             let kind = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
             let tlen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
-            if len < EVENT_REC_HDR as u64 || len > rem || t + len > head || tlen > len - EVENT_REC_HDR as u64 {
+            if len < EVENT_REC_HDR as u64
+                || len > rem
+                || t + len > head
+                || tlen > len - EVENT_REC_HDR as u64
+            {
                 tracing::warn!("malformed event record; events skipped");
                 self.event_tail = head;
                 break;

@@ -10,7 +10,8 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 
 use flatbuffers::FlatBufferBuilder;
 use rustix::net::{
-    RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags,
+    RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags,
 };
 
 use crate::protocol as fb;
@@ -119,8 +120,9 @@ pub fn fatal_to_fb(r: FatalReason) -> fb::FatalReason {
         FatalReason::ProtocolCorruption => fb::FatalReason::ProtocolCorruption,
         FatalReason::BackendPanic => fb::FatalReason::BackendPanic,
         FatalReason::BackendLost => fb::FatalReason::BackendLost,
-        FatalReason::OutOfResources | FatalReason::RecordTooLarge => fb::FatalReason::OutOfResources,
-        FatalReason::WrongThread => fb::FatalReason::Unknown,
+        FatalReason::OutOfResources | FatalReason::RecordTooLarge => {
+            fb::FatalReason::OutOfResources
+        }
         FatalReason::Unknown => fb::FatalReason::Unknown,
     }
 }
@@ -139,7 +141,14 @@ pub fn fatal_from_fb(r: fb::FatalReason) -> FatalReason {
 pub fn encode(msg: &Msg) -> Vec<u8> {
     let mut b = FlatBufferBuilder::with_capacity(256);
     let (ty, off) = match msg {
-        Msg::Hello { abi_version, catalogue_hash, backend_kind, transport, link, segment_count } => {
+        Msg::Hello {
+            abi_version,
+            catalogue_hash,
+            backend_kind,
+            transport,
+            link,
+            segment_count,
+        } => {
             let backend_kind = b.create_string(backend_kind);
             let transport = b.create_string(transport);
             let link = fb::LinkTerms::create(
@@ -166,9 +175,16 @@ pub fn encode(msg: &Msg) -> Vec<u8> {
             );
             (fb::Message::Hello, o.as_union_value())
         }
-        Msg::Welcome { abi_version, segments, reply_slots, backend_name } => {
-            let segs: Vec<fb::SegmentInfo> =
-                segments.iter().map(|&(k, s)| fb::SegmentInfo::new(fb::SegmentKind(k), s)).collect();
+        Msg::Welcome {
+            abi_version,
+            segments,
+            reply_slots,
+            backend_name,
+        } => {
+            let segs: Vec<fb::SegmentInfo> = segments
+                .iter()
+                .map(|&(k, s)| fb::SegmentInfo::new(fb::SegmentKind(k), s))
+                .collect();
             let segs = b.create_vector(&segs);
             let name = b.create_string(backend_name);
             let o = fb::Welcome::create(
@@ -187,29 +203,61 @@ pub fn encode(msg: &Msg) -> Vec<u8> {
             let o = fb::CapsSnapshot::create(&mut b, &fb::CapsSnapshotArgs { caps: Some(v) });
             (fb::Message::CapsSnapshot, o.as_union_value())
         }
-        Msg::SurfaceOp { op, surface, width, height } => {
+        Msg::SurfaceOp {
+            op,
+            surface,
+            width,
+            height,
+        } => {
             let o = fb::SurfaceOp::create(
                 &mut b,
-                &fb::SurfaceOpArgs { op: fb::SurfaceOpKind(*op), surface: *surface, width: *width, height: *height },
+                &fb::SurfaceOpArgs {
+                    op: fb::SurfaceOpKind(*op),
+                    surface: *surface,
+                    width: *width,
+                    height: *height,
+                },
             );
             (fb::Message::SurfaceOp, o.as_union_value())
         }
-        Msg::SurfaceReply { surface, ok, refuse, detail } => {
+        Msg::SurfaceReply {
+            surface,
+            ok,
+            refuse,
+            detail,
+        } => {
             let d = b.create_string(detail);
             let o = fb::SurfaceReply::create(
                 &mut b,
-                &fb::SurfaceReplyArgs { surface: *surface, ok: *ok, refuse: refuse_to_fb(*refuse), detail: Some(d) },
+                &fb::SurfaceReplyArgs {
+                    surface: *surface,
+                    ok: *ok,
+                    refuse: refuse_to_fb(*refuse),
+                    detail: Some(d),
+                },
             );
             (fb::Message::SurfaceReply, o.as_union_value())
         }
         Msg::Refuse { reason, detail } => {
             let d = b.create_string(detail);
-            let o = fb::Refuse::create(&mut b, &fb::RefuseArgs { reason: refuse_to_fb(*reason), detail: Some(d) });
+            let o = fb::Refuse::create(
+                &mut b,
+                &fb::RefuseArgs {
+                    reason: refuse_to_fb(*reason),
+                    detail: Some(d),
+                },
+            );
             (fb::Message::Refuse, o.as_union_value())
         }
         Msg::Fatal { reason, detail } => {
             let d = b.create_string(detail);
-            let o = fb::Fatal::create(&mut b, &fb::FatalArgs { reason: fatal_to_fb(*reason), detail: Some(d) });
+            let o = fb::Fatal::create(
+                &mut b,
+                &fb::FatalArgs {
+                    reason: fatal_to_fb(*reason),
+                    detail: Some(d),
+                },
+            );
             (fb::Message::Fatal, o.as_union_value())
         }
         Msg::Goodbye => {
@@ -217,14 +265,21 @@ pub fn encode(msg: &Msg) -> Vec<u8> {
             (fb::Message::Goodbye, o.as_union_value())
         }
     };
-    let env = fb::Envelope::create(&mut b, &fb::EnvelopeArgs { message_type: ty, message: Some(off) });
+    let env = fb::Envelope::create(
+        &mut b,
+        &fb::EnvelopeArgs {
+            message_type: ty,
+            message: Some(off),
+        },
+    );
     fb::finish_envelope_buffer(&mut b, env);
     b.finished_data().to_vec()
 }
 
 /// Verify and decode one message.
 pub fn decode(bytes: &[u8]) -> Result<Msg, String> {
-    let env = fb::root_as_envelope(bytes).map_err(|e| format!("envelope rejected by the verifier: {e}"))?;
+    let env = fb::root_as_envelope(bytes)
+        .map_err(|e| format!("envelope rejected by the verifier: {e}"))?;
     let s = |o: Option<&str>| o.unwrap_or_default().to_string();
     let m = match env.message_type() {
         fb::Message::Hello => {
@@ -250,21 +305,35 @@ pub fn decode(bytes: &[u8]) -> Result<Msg, String> {
             let w = env.message_as_welcome().ok_or("Welcome without a body")?;
             Msg::Welcome {
                 abi_version: w.abi_version(),
-                segments: w.segments().map(|v| v.iter().map(|si| (si.kind().0, si.size())).collect()).unwrap_or_default(),
+                segments: w
+                    .segments()
+                    .map(|v| v.iter().map(|si| (si.kind().0, si.size())).collect())
+                    .unwrap_or_default(),
                 reply_slots: w.reply_slots(),
                 backend_name: s(w.backend_name()),
             }
         }
         fb::Message::CapsSnapshot => {
-            let c = env.message_as_caps_snapshot().ok_or("CapsSnapshot without a body")?;
+            let c = env
+                .message_as_caps_snapshot()
+                .ok_or("CapsSnapshot without a body")?;
             Msg::CapsSnapshot(c.caps().map(|v| v.bytes().to_vec()).unwrap_or_default())
         }
         fb::Message::SurfaceOp => {
-            let o = env.message_as_surface_op().ok_or("SurfaceOp without a body")?;
-            Msg::SurfaceOp { op: o.op().0, surface: o.surface(), width: o.width(), height: o.height() }
+            let o = env
+                .message_as_surface_op()
+                .ok_or("SurfaceOp without a body")?;
+            Msg::SurfaceOp {
+                op: o.op().0,
+                surface: o.surface(),
+                width: o.width(),
+                height: o.height(),
+            }
         }
         fb::Message::SurfaceReply => {
-            let r = env.message_as_surface_reply().ok_or("SurfaceReply without a body")?;
+            let r = env
+                .message_as_surface_reply()
+                .ok_or("SurfaceReply without a body")?;
             Msg::SurfaceReply {
                 surface: r.surface(),
                 ok: r.ok(),
@@ -274,11 +343,17 @@ pub fn decode(bytes: &[u8]) -> Result<Msg, String> {
         }
         fb::Message::Refuse => {
             let r = env.message_as_refuse().ok_or("Refuse without a body")?;
-            Msg::Refuse { reason: refuse_from_fb(r.reason()), detail: s(r.detail()) }
+            Msg::Refuse {
+                reason: refuse_from_fb(r.reason()),
+                detail: s(r.detail()),
+            }
         }
         fb::Message::Fatal => {
             let f = env.message_as_fatal().ok_or("Fatal without a body")?;
-            Msg::Fatal { reason: fatal_from_fb(f.reason()), detail: s(f.detail()) }
+            Msg::Fatal {
+                reason: fatal_from_fb(f.reason()),
+                detail: s(f.detail()),
+            }
         }
         fb::Message::Goodbye => Msg::Goodbye,
         other => return Err(format!("unknown message type {}", other.0)),
@@ -292,11 +367,17 @@ pub fn send(sock: BorrowedFd<'_>, msg: &Msg, fds: &[BorrowedFd<'_>]) -> std::io:
     let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
     let mut anc = SendAncillaryBuffer::new(&mut space);
     if !fds.is_empty() && (fds.len() > MAX_FDS || !anc.push(SendAncillaryMessage::ScmRights(fds))) {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "too many fds for one message"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "too many fds for one message",
+        ));
     }
     let n = rustix::net::sendmsg(sock, &[IoSlice::new(&bytes)], &mut anc, SendFlags::NOSIGNAL)?;
     if n != bytes.len() {
-        return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "short control message send"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::WriteZero,
+            "short control message send",
+        ));
     }
     Ok(())
 }
@@ -315,7 +396,12 @@ pub fn recv(sock: BorrowedFd<'_>) -> std::io::Result<Result<Received, String>> {
     let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
     let mut anc = RecvAncillaryBuffer::new(&mut space);
     let r = loop {
-        match rustix::net::recvmsg(sock, &mut [IoSliceMut::new(&mut buf)], &mut anc, RecvFlags::CMSG_CLOEXEC) {
+        match rustix::net::recvmsg(
+            sock,
+            &mut [IoSliceMut::new(&mut buf)],
+            &mut anc,
+            RecvFlags::CMSG_CLOEXEC,
+        ) {
             Err(rustix::io::Errno::INTR) => continue,
             other => break other?,
         }
@@ -329,7 +415,9 @@ pub fn recv(sock: BorrowedFd<'_>) -> std::io::Result<Result<Received, String>> {
     if r.bytes == 0 && fds.is_empty() {
         return Ok(Ok(Received::HangUp));
     }
-    if r.flags.contains(rustix::net::ReturnFlags::TRUNC) || r.flags.contains(rustix::net::ReturnFlags::CTRUNC) {
+    if r.flags.contains(rustix::net::ReturnFlags::TRUNC)
+        || r.flags.contains(rustix::net::ReturnFlags::CTRUNC)
+    {
         return Ok(Err("control message truncated".into()));
     }
     Ok(decode(&buf[..r.bytes]).map(|m| Received::Msg(m, fds)))
@@ -372,12 +460,33 @@ mod tests {
                 },
                 segment_count: 4,
             },
-            Msg::Welcome { abi_version: 1, segments: vec![(0, 10), (3, 40)], reply_slots: 1, backend_name: "x".into() },
+            Msg::Welcome {
+                abi_version: 1,
+                segments: vec![(0, 10), (3, 40)],
+                reply_slots: 1,
+                backend_name: "x".into(),
+            },
             Msg::CapsSnapshot(vec![1, 2, 3]),
-            Msg::SurfaceOp { op: 1, surface: 7, width: 2, height: 3 },
-            Msg::SurfaceReply { surface: 7, ok: false, refuse: RefuseReason::UnsupportedSurface, detail: "d".into() },
-            Msg::Refuse { reason: RefuseReason::CatalogueMismatch, detail: "hash".into() },
-            Msg::Fatal { reason: FatalReason::ProtocolCorruption, detail: "bad".into() },
+            Msg::SurfaceOp {
+                op: 1,
+                surface: 7,
+                width: 2,
+                height: 3,
+            },
+            Msg::SurfaceReply {
+                surface: 7,
+                ok: false,
+                refuse: RefuseReason::UnsupportedSurface,
+                detail: "d".into(),
+            },
+            Msg::Refuse {
+                reason: RefuseReason::CatalogueMismatch,
+                detail: "hash".into(),
+            },
+            Msg::Fatal {
+                reason: FatalReason::ProtocolCorruption,
+                detail: "bad".into(),
+            },
             Msg::Goodbye,
         ];
         for m in msgs {

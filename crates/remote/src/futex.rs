@@ -22,14 +22,24 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
         tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
         tv_nsec: d.subsec_nanos() as libc::c_long,
     });
-    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `word` is a live, 4-aligned u32 (an AtomicU32) for the duration
     // of the call; `ts_ptr` is null or points at a timespec on this stack
     // frame. FUTEX_WAIT (not _PRIVATE) so the word may live in memory shared
     // with another process. Errors (EAGAIN, EINTR, ETIMEDOUT) all mean
     // "re-check", which every caller does.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, std::ptr::null::<u32>(), 0u32);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            ts_ptr,
+            std::ptr::null::<u32>(),
+            0u32,
+        );
     }
 }
 
@@ -38,7 +48,15 @@ pub fn wake(word: &AtomicU32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE only uses the address
     // as a key and never dereferences anything else.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX, std::ptr::null::<libc::timespec>(), std::ptr::null::<u32>(), 0u32);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE,
+            i32::MAX,
+            std::ptr::null::<libc::timespec>(),
+            std::ptr::null::<u32>(),
+            0u32,
+        );
     }
 }
 
@@ -63,7 +81,11 @@ pub const YIELD_ROUNDS: u32 = 4;
 /// doorbell. `slice` bounds each futex wait (None: unbounded; a wake is
 /// guaranteed by the protocol). Returns true when it had to sleep at least
 /// once.
-pub fn wait_until(word: &AtomicU32, slice: Option<Duration>, mut ready: impl FnMut() -> bool) -> bool {
+pub fn wait_until(
+    word: &AtomicU32,
+    slice: Option<Duration>,
+    mut ready: impl FnMut() -> bool,
+) -> bool {
     for _ in 0..SPIN_ROUNDS {
         if ready() {
             return false;

@@ -11,8 +11,8 @@ use mgpipe::{Caps, Encoder};
 
 use crate::client::{PeerFlags, PeerLife, RingLink};
 use crate::layout::{Segments, ServerState};
-use crate::server::{ServeEnd, ServerLink};
-use crate::types::{LinkConfig, TransportError, TransportKind};
+use crate::server::{FatalInfo, ServeEnd, ServerLink};
+use crate::types::{FatalReason, LinkConfig, TransportError, TransportKind};
 use crate::{ApplierDispatch, BackendFactory, Transport};
 
 struct InprocPeer {
@@ -29,11 +29,17 @@ impl PeerLife for InprocPeer {
     }
 }
 
-pub(crate) fn connect(cfg: &LinkConfig, factory: BackendFactory) -> Result<Box<dyn Transport>, TransportError> {
+pub(crate) fn connect(
+    cfg: &LinkConfig,
+    factory: BackendFactory,
+) -> Result<Box<dyn Transport>, TransportError> {
     let layout = cfg.layout();
     layout.validate().map_err(TransportError::BadConfig)?;
-    let seg = Segments::create(layout).map_err(TransportError::io("creating the shared segments"))?;
-    let server_seg = seg.map_again().map_err(TransportError::io("mapping the shared segments again"))?;
+    let seg =
+        Segments::create(layout).map_err(TransportError::io("creating the shared segments"))?;
+    let server_seg = seg
+        .map_again()
+        .map_err(TransportError::io("mapping the shared segments again"))?;
     let (tx, rx) = std::sync::mpsc::channel::<Result<Caps, TransportError>>();
     let thread = std::thread::Builder::new()
         .name("mobilegl-server".into())
@@ -68,9 +74,21 @@ pub(crate) fn connect(cfg: &LinkConfig, factory: BackendFactory) -> Result<Box<d
             }
             drop(tx);
             tracing::info!("mobilegl inproc server thread running");
-            match link.serve(&mut ApplierDispatch(&mut *applier)) {
-                ServeEnd::Fatal(f) => tracing::error!(reason = %f.reason, "inproc server stopped: {}", f.detail),
-                end => tracing::debug!(?end, "inproc server stopped"),
+            let served = catch_unwind(AssertUnwindSafe(|| {
+                link.serve(&mut ApplierDispatch(&mut *applier))
+            }));
+            match served {
+                Ok(ServeEnd::Fatal(f)) => {
+                    tracing::error!(reason = %f.reason, "inproc server stopped: {}", f.detail)
+                }
+                Ok(end) => tracing::debug!(?end, "inproc server stopped"),
+                // Never leave the client waiting on a dead thread.
+                Err(p) => link.publish_fatal(&FatalInfo {
+                    reason: FatalReason::BackendPanic,
+                    opcode: None,
+                    offset: 0,
+                    detail: format!("inproc server thread panicked: {}", crate::panic_text(&*p)),
+                }),
             }
         })
         .map_err(TransportError::io("spawning the inproc server thread"))?;
@@ -82,10 +100,20 @@ pub(crate) fn connect(cfg: &LinkConfig, factory: BackendFactory) -> Result<Box<d
         }
         Err(_) => {
             let _ = thread.join();
-            return Err(TransportError::ServerDied("inproc server thread ended before it reported caps".into()));
+            return Err(TransportError::ServerDied(
+                "inproc server thread ended before it reported caps".into(),
+            ));
         }
     };
     let flags = Arc::new(PeerFlags::default());
-    let link = RingLink::new(TransportKind::Inproc, seg, caps, flags, Box::new(InprocPeer { thread: Some(thread) }));
+    let link = RingLink::new(
+        TransportKind::Inproc,
+        seg,
+        caps,
+        flags,
+        Box::new(InprocPeer {
+            thread: Some(thread),
+        }),
+    );
     Ok(Box::new(Encoder(link)))
 }

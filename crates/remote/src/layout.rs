@@ -123,7 +123,12 @@ pub const MAX_CAPACITY: usize = 1 << 34;
 
 impl Layout {
     pub fn validate(&self) -> Result<(), String> {
-        for (name, v) in [("CMD", self.cmd), ("STAGE", self.stage), ("REPLY", self.reply), ("EVENT", self.event)] {
+        for (name, v) in [
+            ("CMD", self.cmd),
+            ("STAGE", self.stage),
+            ("REPLY", self.reply),
+            ("EVENT", self.event),
+        ] {
             if !(MIN_CAPACITY..=MAX_CAPACITY).contains(&v) || v % 8 != 0 {
                 return Err(format!(
                     "{name} segment size {v} must be a multiple of 8 between {MIN_CAPACITY} and {MAX_CAPACITY}"
@@ -184,7 +189,9 @@ pub static DUMMY_U64: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 impl Segments {
     /// Client side: create and initialise fresh memfds.
     pub fn create(layout: Layout) -> io::Result<Segments> {
-        layout.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        layout
+            .validate()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let s = Segments {
             cmd: Segment::create("mobilegl-cmd", layout.cmd_segment_len())?,
             stage: Segment::create("mobilegl-stage", layout.stage_segment_len())?,
@@ -218,7 +225,9 @@ impl Segments {
     pub fn from_fds(fds: [OwnedFd; 4], layout: Layout) -> Result<Segments, String> {
         layout.validate()?;
         let [cmd, stage, reply, event] = fds;
-        let map = |fd, len, name: &str| Segment::from_fd(fd, len).map_err(|e| format!("{name} segment: {e}"));
+        let map = |fd, len, name: &str| {
+            Segment::from_fd(fd, len).map_err(|e| format!("{name} segment: {e}"))
+        };
         let s = Segments {
             cmd: map(cmd, layout.cmd_segment_len(), "CMD")?,
             stage: map(stage, layout.stage_segment_len(), "STAGE")?,
@@ -236,10 +245,14 @@ impl Segments {
         let magic = word!(self.cmd, u32, C_MAGIC).load(Acquire);
         let abi = word!(self.cmd, u32, C_ABI).load(Acquire);
         if magic != MAGIC {
-            return Err(format!("CMD control block magic {magic:#x}, expected {MAGIC:#x}"));
+            return Err(format!(
+                "CMD control block magic {magic:#x}, expected {MAGIC:#x}"
+            ));
         }
         if abi != ABI_VERSION {
-            return Err(format!("CMD control block ABI {abi}, expected {ABI_VERSION}"));
+            return Err(format!(
+                "CMD control block ABI {abi}, expected {ABI_VERSION}"
+            ));
         }
         let caps = [
             word!(self.cmd, u64, C_CMD_CAP).load(Acquire),
@@ -247,9 +260,17 @@ impl Segments {
             word!(self.cmd, u64, C_REPLY_CAP).load(Acquire),
             word!(self.cmd, u64, C_EVENT_CAP).load(Acquire),
         ];
-        let want = [self.layout.cmd, self.layout.stage, self.layout.reply, self.layout.event].map(|v| v as u64);
+        let want = [
+            self.layout.cmd,
+            self.layout.stage,
+            self.layout.reply,
+            self.layout.event,
+        ]
+        .map(|v| v as u64);
         if caps != want {
-            return Err(format!("control block capacities {caps:?} differ from the link terms {want:?}"));
+            return Err(format!(
+                "control block capacities {caps:?} differ from the link terms {want:?}"
+            ));
         }
         Ok(())
     }
@@ -289,9 +310,20 @@ mod tests {
 
     #[test]
     fn layout_validation_names_the_segment() {
-        let bad = Layout { cmd: 4096, stage: 100, reply: 4096, event: 4096 };
+        let bad = Layout {
+            cmd: 4096,
+            stage: 100,
+            reply: 4096,
+            event: 4096,
+        };
         assert!(bad.validate().unwrap_err().contains("STAGE"));
-        let s = Segments::create(Layout { cmd: 4096, stage: 8192, reply: 4096, event: 4096 }).unwrap();
+        let s = Segments::create(Layout {
+            cmd: 4096,
+            stage: 8192,
+            reply: 4096,
+            event: 4096,
+        })
+        .unwrap();
         let s2 = s.map_again().unwrap();
         s2.check_ctrl().unwrap();
     }

@@ -39,13 +39,20 @@ mod spawned;
 mod protocol_generated;
 pub use protocol_generated::mobilegl::protocol;
 
-pub use types::{FatalReason, LinkConfig, LostReason, RefuseReason, Stats, TransportError, TransportKind};
+pub use types::{
+    FatalReason, LinkConfig, LostReason, RefuseReason, Stats, TransportError, TransportKind,
+};
 
 use mgpipe::{Applier, Caps, Encoder};
 
 /// Makes a fresh backend (applier). `monolith` runs it on the calling
 /// thread, `inproc` on the server thread; `spawn` ignores it (the child
 /// makes its own backend from the kind named in `Hello`).
+///
+/// Contract (monolith): the applier is used by one thread at a time but may
+/// be called from a different thread than the one that made it (whichever
+/// thread holds the transport); it must re-bind any thread-bound driver
+/// state itself, as `GlesBackend` does. Inproc/spawn appliers never move.
 pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn Applier>, String> + Send + Sync>;
 
 /// A link from the frontend to one backend. Every `mgpipe::Pipe` call is a
@@ -93,7 +100,13 @@ impl mgpipe::RecordSink for client::RingLink {
     fn record(&mut self, opcode: mgpipe::Opcode, payload: &[u8], blob: &[u8]) {
         self.push(opcode as u16, payload, blob, 0);
     }
-    fn record_sync(&mut self, opcode: mgpipe::Opcode, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>) {
+    fn record_sync(
+        &mut self,
+        opcode: mgpipe::Opcode,
+        payload: &[u8],
+        blob: &[u8],
+        reply: &mut Vec<u8>,
+    ) {
         self.call(opcode as u16, payload, blob, reply);
     }
 }
@@ -155,12 +168,22 @@ pub(crate) fn query_caps(a: &mut dyn Applier) -> Result<Caps, TransportError> {
     let mut reply = Vec::new();
     let p = mgpipe::calls::GetCaps::default();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        mgpipe::dispatch(a, mgpipe::Opcode::GetCaps as u16, bytemuck::bytes_of(&p), &[], &mut reply, 0)
+        mgpipe::dispatch(
+            a,
+            mgpipe::Opcode::GetCaps as u16,
+            bytemuck::bytes_of(&p),
+            &[],
+            &mut reply,
+            0,
+        )
     }));
     match r {
         Ok(Ok(())) => caps_from_bytes(&reply),
         Ok(Err(c)) => Err(TransportError::BadCaps(c.to_string())),
-        Err(p) => Err(TransportError::BadCaps(format!("get_caps panicked: {}", panic_text(&*p)))),
+        Err(p) => Err(TransportError::BadCaps(format!(
+            "get_caps panicked: {}",
+            panic_text(&*p)
+        ))),
     }
 }
 

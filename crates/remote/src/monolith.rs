@@ -6,14 +6,14 @@
 //! `stage_waits` and `publishes` stay 0. A backend panic is caught and named
 //! (`BackendPanic`) exactly like a server would publish it.
 //!
-//! Thread affinity: the factory's applier is not `Send` (a GLES backend binds
-//! its context to the creating thread). The transport may move between
-//! threads, but the applier is only ever called — and dropped — on the
-//! thread that created it: a call from another thread makes the link lost
-//! (`WrongThread`) and a drop there leaks the applier instead of running its
-//! destructor on the wrong thread.
+//! Threads: the transport (and with it the applier) may move between
+//! threads and is used from one thread at a time (the frontend serialises
+//! all GL work under one lock). The factory's applier type is not `Send`, so
+//! this relies on the [`BackendFactory`](crate::BackendFactory) contract: an
+//! applier tolerates being called from whichever thread holds the transport
+//! (`GlesBackend` re-makes its native context current on the calling
+//! thread). A change of thread is logged once.
 
-use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread::ThreadId;
 
@@ -23,42 +23,38 @@ use crate::types::{FatalReason, LostReason, Stats, TransportError, TransportKind
 use crate::Transport;
 
 pub(crate) struct Monolith {
-    pub(crate) direct: ManuallyDrop<Direct<Box<dyn Applier>>>,
-    owner: ThreadId,
+    pub(crate) direct: Direct<Box<dyn Applier>>,
+    /// The thread that used the applier last (migration is logged).
+    thread: ThreadId,
     caps: Caps,
     stats: Stats,
     lost: Option<LostReason>,
 }
 
-// SAFETY: the only non-Send part is the applier, and it is touched (called
-// or dropped) exclusively on `owner`, the thread that created it: `begin`
-// and `push_raw` refuse other threads before any access, and `Drop` leaks
-// the applier when run elsewhere. Moving the Box pointer itself between
-// threads accesses nothing.
+// SAFETY: the only non-Send part is the applier. `Monolith` is never shared
+// (`&Monolith` exposes no applier access) and every use needs `&mut self`,
+// so the applier is only ever used by one thread at a time; moving it
+// between threads is what the `BackendFactory` contract allows (appliers
+// must not depend on thread identity beyond re-binding their driver context
+// on the calling thread, which `GlesBackend::prepare` does).
 unsafe impl Send for Monolith {}
-
-impl Drop for Monolith {
-    fn drop(&mut self) {
-        if std::thread::current().id() == self.owner {
-            // SAFETY: dropped exactly once, here; never used afterwards.
-            unsafe { ManuallyDrop::drop(&mut self.direct) };
-        } else {
-            tracing::warn!("monolith transport dropped off its backend's thread; backend leaked, not destroyed");
-        }
-    }
-}
 
 impl Monolith {
     pub(crate) fn connect(factory: &crate::BackendFactory) -> Result<Monolith, TransportError> {
         let mut applier = match catch_unwind(AssertUnwindSafe(|| factory())) {
             Ok(Ok(a)) => a,
             Ok(Err(e)) => return Err(TransportError::Backend(e)),
-            Err(p) => return Err(TransportError::Backend(format!("backend factory panicked: {}", crate::panic_text(&*p)))),
+            Err(p) => {
+                return Err(TransportError::Backend(format!(
+                    "backend factory panicked: {}",
+                    crate::panic_text(&*p)
+                )))
+            }
         };
         let caps = crate::query_caps(&mut *applier)?;
         Ok(Monolith {
-            direct: ManuallyDrop::new(Direct(applier)),
-            owner: std::thread::current().id(),
+            direct: Direct(applier),
+            thread: std::thread::current().id(),
             caps,
             stats: Stats::default(),
             lost: None,
@@ -69,9 +65,10 @@ impl Monolith {
     /// loss (the call is a no-op).
     #[inline]
     pub(crate) fn begin(&mut self, bytes: usize, sync: bool) -> bool {
-        if self.lost.is_some() || !self.on_owner() {
+        if self.lost.is_some() {
             return false;
         }
+        self.note_thread();
         self.stats.records += 1;
         self.stats.bytes += bytes as u64;
         if sync {
@@ -90,29 +87,33 @@ impl Monolith {
                 self.lose(LostReason::ProtocolFatal {
                     reason: FatalReason::BackendPanic,
                     opcode: Some(opcode as u16),
-                    detail: format!("backend panicked in {}: {}", opcode.name(), crate::panic_text(&*p)),
+                    detail: format!(
+                        "backend panicked in {}: {}",
+                        opcode.name(),
+                        crate::panic_text(&*p)
+                    ),
                 });
                 false
             }
         }
     }
 
-    /// True on the backend's thread; elsewhere the link is lost by name.
-    fn on_owner(&mut self) -> bool {
-        if std::thread::current().id() == self.owner {
-            return true;
+    /// Log when the calling thread changes (the applier follows it).
+    #[inline]
+    fn note_thread(&mut self) {
+        let me = std::thread::current().id();
+        if me != self.thread {
+            tracing::debug!(from = ?self.thread, to = ?me, "monolith backend now used from another thread");
+            self.thread = me;
         }
-        self.lose(LostReason::ProtocolFatal {
-            reason: FatalReason::WrongThread,
-            opcode: None,
-            detail: "monolith transport used from a thread other than its backend's".into(),
-        });
-        false
     }
 
     fn lose(&mut self, why: LostReason) {
         if self.lost.is_none() {
-            tracing::error!(transport = "monolith", "transport lost: {why}; GL calls continue as no-ops (context lost)");
+            tracing::error!(
+                transport = "monolith",
+                "transport lost: {why}; GL calls continue as no-ops (context lost)"
+            );
             self.lost = Some(why);
         }
     }
@@ -136,15 +137,18 @@ impl Transport for Monolith {
     /// Decoded and dispatched on the calling thread, exactly as a server
     /// would (same checks, same named failure).
     fn push_raw(&mut self, record: &[u8], blob: &[u8]) {
-        if self.lost.is_some() || !self.on_owner() {
+        if self.lost.is_some() {
             return;
         }
+        self.note_thread();
         self.stats.records += 1;
         self.stats.bytes += (record.len() + blob.len()) as u64;
         let r = mgpipe::wire::split_record(record, 0).and_then(|(h, payload, _)| {
             let mut reply = Vec::new();
             let a = &mut self.direct.0;
-            match catch_unwind(AssertUnwindSafe(|| mgpipe::dispatch(&mut **a, h.opcode, payload, blob, &mut reply, 0))) {
+            match catch_unwind(AssertUnwindSafe(|| {
+                mgpipe::dispatch(&mut **a, h.opcode, payload, blob, &mut reply, 0)
+            })) {
                 Ok(r) => r,
                 Err(p) => {
                     let msg = crate::panic_text(&*p);

@@ -48,7 +48,11 @@ impl FatalInfo {
         }
     }
     fn corrupt(opcode: u16, offset: u64, why: &'static str) -> FatalInfo {
-        Self::corruption(&ProtocolCorruption { opcode, offset: offset as usize, why })
+        Self::corruption(&ProtocolCorruption {
+            opcode,
+            offset: offset as usize,
+            why,
+        })
     }
 }
 
@@ -73,11 +77,20 @@ pub(crate) struct ServerLink {
 }
 
 impl ServerLink {
+    /// Every link starts at stream position 0 (the server owns its indices
+    /// and never trusts a value left in shared memory by the peer).
     pub fn new(seg: Segments) -> ServerLink {
-        let tail = word!(seg.cmd, u64, C_CMD_TAIL).load(Acquire);
-        let stage_released = word!(seg.cmd, u64, C_STAGE_TAIL).load(Acquire);
-        let event_head = word!(seg.event, u64, E_HEAD).load(Acquire);
-        ServerLink { seg, tail, stage_released, event_head, rec: Vec::new(), reply: Vec::new() }
+        word!(seg.cmd, u64, C_CMD_TAIL).store(0, SeqCst);
+        word!(seg.cmd, u64, C_STAGE_TAIL).store(0, SeqCst);
+        word!(seg.event, u64, E_HEAD).store(0, SeqCst);
+        ServerLink {
+            seg,
+            tail: 0,
+            stage_released: 0,
+            event_head: 0,
+            rec: Vec::new(),
+            reply: Vec::new(),
+        }
     }
 
     pub fn set_state(&self, s: ServerState) {
@@ -102,7 +115,10 @@ impl ServerLink {
         word!(c, u32, C_FATAL_REASON).store(f.reason.to_u32(), Relaxed);
         word!(c, u32, C_FATAL_OPCODE).store(f.opcode.map_or(u32::MAX, u32::from), Relaxed);
         word!(c, u64, C_FATAL_OFFSET).store(f.offset, Relaxed);
-        self.event(EVENT_LOG_ERROR, &format!("server stopped: {}: {}", f.reason, f.detail));
+        self.event(
+            EVENT_LOG_ERROR,
+            &format!("server stopped: {}: {}", f.reason, f.detail),
+        );
         self.set_state(ServerState::Fatal);
     }
 
@@ -122,7 +138,9 @@ impl ServerLink {
             let mut pad = [0u8; EVENT_REC_HDR];
             pad[..4].copy_from_slice(&(skip as u32).to_le_bytes());
             pad[4..8].copy_from_slice(&EVENT_PAD.to_le_bytes());
-            self.seg.event.write(EVENT_HDR + (self.event_head % cap) as usize, &pad);
+            self.seg
+                .event
+                .write(EVENT_HDR + (self.event_head % cap) as usize, &pad);
         }
         let off = EVENT_HDR + (pos % cap) as usize;
         let mut hdr = [0u8; EVENT_REC_HDR];
@@ -173,7 +191,11 @@ impl ServerLink {
                 continue;
             }
             if head < self.tail || head - self.tail > cap {
-                return ServeEnd::Fatal(FatalInfo::corrupt(u16::MAX, self.tail, "CMD head outside the ring"));
+                return ServeEnd::Fatal(FatalInfo::corrupt(
+                    u16::MAX,
+                    self.tail,
+                    "CMD head outside the ring",
+                ));
             }
             let stage_head = word!(cmd, u64, C_STAGE_HEAD).load(SeqCst);
             while self.tail < head {
@@ -195,8 +217,12 @@ impl ServerLink {
         let rem = cap - off;
         if rem < RECORD_HEADER_SIZE as u64 {
             // Implicit wrap: too short for a header.
-            if at + rem > head {
-                return Err(FatalInfo::corrupt(u16::MAX, at, "CMD head inside the wrap gap"));
+            if at.saturating_add(rem) > head {
+                return Err(FatalInfo::corrupt(
+                    u16::MAX,
+                    at,
+                    "CMD head inside the wrap gap",
+                ));
             }
             self.advance(at + rem, None);
             return Ok(());
@@ -205,21 +231,37 @@ impl ServerLink {
         self.seg.cmd.read(CTRL_SIZE + off as usize, &mut hb);
         let h: RecordHeader = bytemuck::pod_read_unaligned(&hb);
         if h.opcode == PAD_OPCODE && h.flags & PAD_FLAG != 0 {
-            if u64::from(h.len) != rem || at + rem > head {
-                return Err(FatalInfo::corrupt(h.opcode, at, "wrap marker does not reach the end of the ring"));
+            if u64::from(h.len) != rem || at.saturating_add(rem) > head {
+                return Err(FatalInfo::corrupt(
+                    h.opcode,
+                    at,
+                    "wrap marker does not reach the end of the ring",
+                ));
             }
             self.advance(at + rem, None);
             return Ok(());
         }
         let len = h.len as u64;
         if len < RECORD_HEADER_SIZE as u64 || len & 7 != 0 {
-            return Err(FatalInfo::corrupt(h.opcode, at, "record length not a multiple of 8 or below header size"));
+            return Err(FatalInfo::corrupt(
+                h.opcode,
+                at,
+                "record length not a multiple of 8 or below header size",
+            ));
         }
         if len > rem {
-            return Err(FatalInfo::corrupt(h.opcode, at, "record straddles the end of the CMD ring"));
+            return Err(FatalInfo::corrupt(
+                h.opcode,
+                at,
+                "record straddles the end of the CMD ring",
+            ));
         }
-        if at + len > head {
-            return Err(FatalInfo::corrupt(h.opcode, at, "record length past end of published bytes"));
+        if at.saturating_add(len) > head {
+            return Err(FatalInfo::corrupt(
+                h.opcode,
+                at,
+                "record length past end of published bytes",
+            ));
         }
         let mut rec = std::mem::take(&mut self.rec);
         rec.clear();
@@ -238,9 +280,14 @@ impl ServerLink {
         len: u64,
         stage_head: u64,
     ) -> Result<(), FatalInfo> {
-        let (h, payload, total) = split_record(rec, at as usize).map_err(|c| FatalInfo::corruption(&c))?;
+        let (h, payload, total) =
+            split_record(rec, at as usize).map_err(|c| FatalInfo::corruption(&c))?;
         if total as u64 != len {
-            return Err(FatalInfo::corrupt(h.opcode, at, "record changed while it was read"));
+            return Err(FatalInfo::corrupt(
+                h.opcode,
+                at,
+                "record changed while it was read",
+            ));
         }
         let scap = self.seg.layout.stage as u64;
         let blob_range = if h.blob_len == 0 {
@@ -249,13 +296,25 @@ impl ServerLink {
             let (o, l) = (h.blob_offset, h.blob_len);
             let end = o.saturating_add(l);
             if l > scap || o % scap + l > scap {
-                return Err(FatalInfo::corrupt(h.opcode, at, "blob straddles the end of the STAGE ring"));
+                return Err(FatalInfo::corrupt(
+                    h.opcode,
+                    at,
+                    "blob straddles the end of the STAGE ring",
+                ));
             }
             if end > stage_head {
-                return Err(FatalInfo::corrupt(h.opcode, at, "blob past end of published STAGE bytes"));
+                return Err(FatalInfo::corrupt(
+                    h.opcode,
+                    at,
+                    "blob past end of published STAGE bytes",
+                ));
             }
             if o < self.stage_released {
-                return Err(FatalInfo::corrupt(h.opcode, at, "blob in released STAGE bytes"));
+                return Err(FatalInfo::corrupt(
+                    h.opcode,
+                    at,
+                    "blob in released STAGE bytes",
+                ));
             }
             Some((o, l))
         };
@@ -268,9 +327,13 @@ impl ServerLink {
                 // server released it (STAGE tail); this range lies between
                 // the released position and the published head, and it is
                 // released only after the dispatch below returns.
-                Some((o, l)) => unsafe { self.seg.stage.slice((o % scap) as usize, l as usize) }.unwrap_or(&[]),
+                Some((o, l)) => {
+                    unsafe { self.seg.stage.slice((o % scap) as usize, l as usize) }.unwrap_or(&[])
+                }
             };
-            catch_unwind(AssertUnwindSafe(|| d.dispatch(h.opcode, payload, blob, &mut reply, at as usize)))
+            catch_unwind(AssertUnwindSafe(|| {
+                d.dispatch(h.opcode, payload, blob, &mut reply, at as usize)
+            }))
         };
         let out = match result {
             Ok(Ok(())) => {
@@ -337,3 +400,106 @@ impl ServerLink {
 }
 
 pub use crate::spawned::{adopt_fd, run_spawned_server, run_spawned_server_with, ServerOptions};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Accepts everything, answers a few bytes for reply records.
+    struct Sink(u64);
+    impl Dispatcher for Sink {
+        fn dispatch(
+            &mut self,
+            op: u16,
+            p: &[u8],
+            b: &[u8],
+            r: &mut Vec<u8>,
+            _: usize,
+        ) -> Result<(), ProtocolCorruption> {
+            self.0 += 1;
+            r.extend_from_slice(&[op as u8; 3]);
+            if op == 0x7777 {
+                return Err(ProtocolCorruption {
+                    opcode: op,
+                    offset: 0,
+                    why: "test",
+                });
+            }
+            let _ = (p.len(), b.first());
+            Ok(())
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Garbage in the CMD ring and in every client-written index never
+    /// panics the loop: it ends with a named Fatal or drains and stops.
+    #[test]
+    fn decode_loop_survives_garbage() {
+        let layout = Layout {
+            cmd: 4096,
+            stage: 4096,
+            reply: 4096,
+            event: 4096,
+        };
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut fatal = 0;
+        for round in 0..400 {
+            let client = Segments::create(layout).unwrap();
+            let mut data = vec![0u8; layout.cmd];
+            for chunk in data.chunks_mut(8) {
+                let v = rng.next().to_le_bytes();
+                chunk.copy_from_slice(&v[..chunk.len()]);
+            }
+            // Sometimes plausible headers, so deeper checks are reached.
+            if round % 2 == 0 {
+                let mut off = 0usize;
+                while off + 64 <= layout.cmd {
+                    let len = [32u32, 40, 48, 64][(rng.next() % 4) as usize];
+                    let h = RecordHeader {
+                        opcode: (rng.next() % 60) as u16,
+                        flags: 0,
+                        len,
+                        payload_len: (rng.next() % 40) as u32,
+                        reply_slot: (rng.next() % 3) as u32,
+                        blob_offset: rng.next() % 8192,
+                        blob_len: rng.next() % 5000 * u64::from(rng.next() & 3 == 0),
+                    };
+                    data[off..off + 32].copy_from_slice(bytemuck::bytes_of(&h));
+                    off += len as usize;
+                }
+            }
+            client.cmd.write(CTRL_SIZE, &data);
+            let head = match round % 4 {
+                0 => rng.next(),
+                _ => rng.next() % (layout.cmd as u64 + 1),
+            };
+            word!(client.cmd, u64, C_CMD_HEAD).store(head, SeqCst);
+            word!(client.cmd, u64, C_STAGE_HEAD).store(rng.next() % 10_000, SeqCst);
+            word!(client.cmd, u32, C_SHUTDOWN).store(SHUTDOWN_DRAIN, SeqCst);
+            word!(client.event, u64, E_TAIL).store(rng.next(), SeqCst);
+            let mut server = ServerLink::new(client.map_again().unwrap());
+            match server.serve(&mut Sink(0)) {
+                ServeEnd::Fatal(f) => {
+                    fatal += 1;
+                    assert_eq!(
+                        ServerState::from_u32(word!(client.cmd, u32, C_SERVER_STATE).load(SeqCst)),
+                        Some(ServerState::Fatal)
+                    );
+                    assert!(!f.detail.is_empty());
+                }
+                ServeEnd::Shutdown => {}
+                ServeEnd::ClientGone => panic!("no hang-up in this test"),
+            }
+        }
+        assert!(fatal > 100, "garbage should mostly be fatal ({fatal})");
+    }
+}

@@ -34,7 +34,10 @@ impl Segment {
     /// Create a new zero-filled memfd of `len` bytes and map it.
     pub fn create(name: &str, len: usize) -> io::Result<Segment> {
         if len == 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "zero-length segment"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "zero-length segment",
+            ));
         }
         let fd = rustix::fs::memfd_create(name, MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
         rustix::fs::ftruncate(&fd, len as u64)?;
@@ -48,7 +51,10 @@ impl Segment {
         if st.st_size < 0 || st.st_size as u64 != expected_len as u64 || expected_len == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("segment is {} bytes, the link terms say {expected_len}", st.st_size),
+                format!(
+                    "segment is {} bytes, the link terms say {expected_len}",
+                    st.st_size
+                ),
             ));
         }
         Self::map(fd, expected_len)
@@ -66,10 +72,17 @@ impl Segment {
         // the kernel picks; nothing else in this process aliases it as a Rust
         // object. It is unmapped exactly once in Drop.
         let ptr = unsafe {
-            rustix::mm::mmap(std::ptr::null_mut(), len, ProtFlags::READ | ProtFlags::WRITE, MapFlags::SHARED, &fd, 0)?
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                0,
+            )?
         };
-        let ptr = NonNull::new(ptr.cast::<u8>())
-            .ok_or_else(|| io::Error::other("mmap returned null"))?;
+        let ptr =
+            NonNull::new(ptr.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
         Ok(Segment { fd, ptr, len })
     }
 
@@ -108,7 +121,9 @@ impl Segment {
         // SAFETY: the destination range is inside the mapping (checked above)
         // and cannot overlap `src`, which is process-private memory. The ring
         // protocol gives this side exclusive ownership of the range.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr().add(off), src.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr().add(off), src.len())
+        };
         true
     }
 
@@ -121,7 +136,9 @@ impl Segment {
         }
         // SAFETY: the source range is inside the mapping (checked above);
         // `dst` is process-private memory, so the ranges cannot overlap.
-        unsafe { std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), dst.as_mut_ptr(), dst.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), dst.as_mut_ptr(), dst.len())
+        };
         true
     }
 

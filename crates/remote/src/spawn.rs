@@ -87,9 +87,14 @@ impl SpawnPeer {
                     self.reaped = true;
                     return;
                 }
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(2))
+                }
                 Ok(None) => {
-                    tracing::warn!(pid = self.pid, "server did not exit after Goodbye; killing it");
+                    tracing::warn!(
+                        pid = self.pid,
+                        "server did not exit after Goodbye; killing it"
+                    );
                     let _ = self.child.kill();
                     let _ = self.child.wait();
                     self.reaped = true;
@@ -179,11 +184,15 @@ fn watch(sock: Arc<OwnedFd>, stop: Arc<OwnedFd>, flags: Arc<PeerFlags>, cmd: Seg
                     tracing::error!(%reason, "server reported Fatal: {detail}");
                 }
                 Ok(Ok(Received::Msg(Msg::Goodbye, _))) => break "server said Goodbye".to_string(),
-                Ok(Ok(Received::Msg(m, _))) => tracing::debug!("control message {} ignored", m.name()),
+                Ok(Ok(Received::Msg(m, _))) => {
+                    tracing::debug!("control message {} ignored", m.name())
+                }
                 Ok(Err(why)) => tracing::warn!("malformed control message: {why}"),
                 Err(e) => break format!("control socket error: {e}"),
             }
-        } else if rev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::RDHUP | PollFlags::NVAL) {
+        } else if rev
+            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::RDHUP | PollFlags::NVAL)
+        {
             break "control socket hung up".to_string();
         }
     };
@@ -204,16 +213,23 @@ fn terms(cfg: &LinkConfig) -> LinkTerms {
     }
 }
 
-pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Box<dyn Transport>, TransportError> {
+pub(crate) fn connect(
+    cfg: &LinkConfig,
+    server_path: Option<&Path>,
+) -> Result<Box<dyn Transport>, TransportError> {
     let layout = cfg.layout();
     layout.validate().map_err(TransportError::BadConfig)?;
     let backend_kind = cfg.resolved_backend_kind()?;
     let path = resolve_server(server_path)?;
-    let seg = Segments::create(layout).map_err(TransportError::io("creating the shared segments"))?;
+    let seg =
+        Segments::create(layout).map_err(TransportError::io("creating the shared segments"))?;
     let (ours, theirs) = control::socketpair().map_err(TransportError::io("socketpair"))?;
     let child_fd = theirs.as_raw_fd();
     let mut cmd = Command::new(&path);
-    cmd.arg("--fd").arg(child_fd.to_string()).args(&cfg.server_args).stdin(Stdio::null());
+    cmd.arg("--fd")
+        .arg(child_fd.to_string())
+        .args(&cfg.server_args)
+        .stdin(Stdio::null());
     // SAFETY: the closure runs in the forked child before exec and only
     // calls fcntl, which is async-signal-safe; it touches no allocator,
     // lock or Rust object. It clears FD_CLOEXEC on the one inherited socket.
@@ -226,7 +242,9 @@ pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Bo
             Ok(())
         });
     }
-    let child = cmd.spawn().map_err(|e| TransportError::NoServer(format!("cannot start {}: {e}", path.display())))?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| TransportError::NoServer(format!("cannot start {}: {e}", path.display())))?;
     drop(theirs);
     let pid = child.id();
     let flags = Arc::new(PeerFlags::default());
@@ -253,7 +271,9 @@ pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Bo
     let fds = [seg.cmd.fd(), seg.stage.fd(), seg.reply.fd(), seg.event.fd()];
     if let Err(e) = control::send(peer.sock.as_fd(), &hello, &fds) {
         peer.reap(Duration::ZERO);
-        return Err(TransportError::ServerDied(format!("sending Hello failed: {e}")));
+        return Err(TransportError::ServerDied(format!(
+            "sending Hello failed: {e}"
+        )));
     }
 
     let mut caps = None;
@@ -261,12 +281,18 @@ pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Bo
     while caps.is_none() {
         let got = control::recv(peer.sock.as_fd());
         let died = |peer: &mut SpawnPeer, what: &str| {
-            let st = peer.child.wait().map(SpawnPeer::status_text).unwrap_or_else(|e| format!("wait failed: {e}"));
+            let st = peer
+                .child
+                .wait()
+                .map(SpawnPeer::status_text)
+                .unwrap_or_else(|e| format!("wait failed: {e}"));
             peer.reaped = true;
             TransportError::ServerDied(format!("{what} ({st})"))
         };
         match got {
-            Ok(Ok(Received::Msg(Msg::Welcome { abi_version, .. }, _))) if abi_version == layout::ABI_VERSION => {
+            Ok(Ok(Received::Msg(Msg::Welcome { abi_version, .. }, _)))
+                if abi_version == layout::ABI_VERSION =>
+            {
                 welcomed = true
             }
             Ok(Ok(Received::Msg(Msg::Welcome { abi_version, .. }, _))) => {
@@ -276,13 +302,15 @@ pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Bo
                     layout::ABI_VERSION
                 )));
             }
-            Ok(Ok(Received::Msg(Msg::CapsSnapshot(bytes), _))) if welcomed => match crate::caps_from_bytes(&bytes) {
-                Ok(c) => caps = Some(c),
-                Err(e) => {
-                    peer.reap(Duration::ZERO);
-                    return Err(e);
+            Ok(Ok(Received::Msg(Msg::CapsSnapshot(bytes), _))) if welcomed => {
+                match crate::caps_from_bytes(&bytes) {
+                    Ok(c) => caps = Some(c),
+                    Err(e) => {
+                        peer.reap(Duration::ZERO);
+                        return Err(e);
+                    }
                 }
-            },
+            }
             Ok(Ok(Received::Msg(Msg::Refuse { reason, detail }, _))) => {
                 tracing::error!(%reason, "server refused the link: {detail}");
                 peer.reap(EXIT_GRACE);
@@ -294,19 +322,32 @@ pub(crate) fn connect(cfg: &LinkConfig, server_path: Option<&Path>) -> Result<Bo
             }
             Ok(Ok(Received::Msg(m, _))) => {
                 peer.reap(Duration::ZERO);
-                return Err(TransportError::Handshake(format!("unexpected {} during the handshake", m.name())));
+                return Err(TransportError::Handshake(format!(
+                    "unexpected {} during the handshake",
+                    m.name()
+                )));
             }
-            Ok(Ok(Received::HangUp)) => return Err(died(&mut peer, "server hung up during the handshake")),
+            Ok(Ok(Received::HangUp)) => {
+                return Err(died(&mut peer, "server hung up during the handshake"))
+            }
             Ok(Err(why)) => {
                 peer.reap(Duration::ZERO);
                 return Err(TransportError::Handshake(why));
             }
-            Err(e) => return Err(died(&mut peer, &format!("control socket error during the handshake: {e}"))),
+            Err(e) => {
+                return Err(died(
+                    &mut peer,
+                    &format!("control socket error during the handshake: {e}"),
+                ))
+            }
         }
     }
     let caps = caps.ok_or_else(|| TransportError::Handshake("no caps".into()))?;
 
-    let watch_cmd = seg.cmd.map_again().map_err(TransportError::io("mapping CMD for the watcher"))?;
+    let watch_cmd = seg
+        .cmd
+        .map_again()
+        .map_err(TransportError::io("mapping CMD for the watcher"))?;
     let (s2, st2, f2) = (peer.sock.clone(), peer.stop.clone(), flags.clone());
     peer.watcher = Some(
         std::thread::Builder::new()

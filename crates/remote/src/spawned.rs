@@ -8,7 +8,9 @@ use rustix::event::{PollFd, PollFlags};
 
 use crate::control::{self, Msg, Received};
 use crate::futex;
-use crate::layout::{self, Layout, Segments, C_SERVER_BELL, C_SHUTDOWN, SHUTDOWN_DRAIN, SHUTDOWN_NOW};
+use crate::layout::{
+    self, Layout, Segments, C_SERVER_BELL, C_SHUTDOWN, SHUTDOWN_DRAIN, SHUTDOWN_NOW,
+};
 use crate::server::{ServeEnd, ServerLink};
 use crate::shm::Segment;
 use crate::types::{RefuseReason, TransportError};
@@ -24,7 +26,9 @@ pub struct ServerOptions {
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { expected_catalogue_hash: mgpipe::CATALOGUE_HASH }
+        ServerOptions {
+            expected_catalogue_hash: mgpipe::CATALOGUE_HASH,
+        }
     }
 }
 
@@ -32,12 +36,16 @@ impl Default for ServerOptions {
 /// checking that it is an open `SOCK_SEQPACKET` socket first.
 pub fn adopt_fd(raw: RawFd) -> Result<OwnedFd, TransportError> {
     if raw < 0 {
-        return Err(TransportError::BadConfig(format!("--fd {raw}: not a descriptor")));
+        return Err(TransportError::BadConfig(format!(
+            "--fd {raw}: not a descriptor"
+        )));
     }
     // SAFETY: F_GETFD only inspects the descriptor table entry; any int is
     // acceptable (an invalid one yields EBADF).
     if unsafe { libc::fcntl(raw, libc::F_GETFD) } < 0 {
-        return Err(TransportError::BadConfig(format!("--fd {raw}: not an open descriptor")));
+        return Err(TransportError::BadConfig(format!(
+            "--fd {raw}: not an open descriptor"
+        )));
     }
     // SAFETY: `raw` is open (checked above) and was handed to this process
     // for exclusive use by its parent (`--fd N`); nothing else in the
@@ -45,8 +53,16 @@ pub fn adopt_fd(raw: RawFd) -> Result<OwnedFd, TransportError> {
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     match rustix::net::sockopt::socket_type(&fd) {
         Ok(rustix::net::SocketType::SEQPACKET) => {}
-        Ok(t) => return Err(TransportError::BadConfig(format!("--fd {raw}: socket type {t:?}, expected SEQPACKET"))),
-        Err(e) => return Err(TransportError::BadConfig(format!("--fd {raw}: not a socket ({e})"))),
+        Ok(t) => {
+            return Err(TransportError::BadConfig(format!(
+                "--fd {raw}: socket type {t:?}, expected SEQPACKET"
+            )))
+        }
+        Err(e) => {
+            return Err(TransportError::BadConfig(format!(
+                "--fd {raw}: not a socket ({e})"
+            )))
+        }
     }
     // Our own descriptors never leak into anything this server might spawn.
     let _ = rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC);
@@ -55,7 +71,14 @@ pub fn adopt_fd(raw: RawFd) -> Result<OwnedFd, TransportError> {
 
 fn refuse(sock: &OwnedFd, reason: RefuseReason, detail: String) -> TransportError {
     tracing::error!(%reason, "refusing the link: {detail}");
-    let _ = control::send(sock.as_fd(), &Msg::Refuse { reason, detail: detail.clone() }, &[]);
+    let _ = control::send(
+        sock.as_fd(),
+        &Msg::Refuse {
+            reason,
+            detail: detail.clone(),
+        },
+        &[],
+    );
     TransportError::Refused { reason, detail }
 }
 
@@ -65,7 +88,10 @@ fn watch(sock: Arc<OwnedFd>, stop: Arc<OwnedFd>, cmd: Segment) {
     let bell = layout::word!(cmd, u32, C_SERVER_BELL);
     let shut = layout::word!(cmd, u32, C_SHUTDOWN);
     let how = loop {
-        let mut fds = [PollFd::new(&*sock, PollFlags::IN | PollFlags::RDHUP), PollFd::new(&*stop, PollFlags::IN)];
+        let mut fds = [
+            PollFd::new(&*sock, PollFlags::IN | PollFlags::RDHUP),
+            PollFd::new(&*stop, PollFlags::IN),
+        ];
         match rustix::event::poll(&mut fds, None) {
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => continue,
@@ -78,11 +104,15 @@ fn watch(sock: Arc<OwnedFd>, stop: Arc<OwnedFd>, cmd: Segment) {
         if rev.contains(PollFlags::IN) {
             match control::recv(sock.as_fd()) {
                 Ok(Ok(Received::Msg(Msg::Goodbye, _))) => break SHUTDOWN_DRAIN,
-                Ok(Ok(Received::Msg(m, _))) => tracing::debug!("control message {} ignored", m.name()),
+                Ok(Ok(Received::Msg(m, _))) => {
+                    tracing::debug!("control message {} ignored", m.name())
+                }
                 Ok(Err(why)) => tracing::warn!("malformed control message: {why}"),
                 Ok(Ok(Received::HangUp)) | Err(_) => break SHUTDOWN_NOW,
             }
-        } else if rev.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::RDHUP | PollFlags::NVAL) {
+        } else if rev
+            .intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::RDHUP | PollFlags::NVAL)
+        {
             break SHUTDOWN_NOW;
         }
     };
@@ -119,21 +149,50 @@ pub fn run_spawned_server_with(
     let (hello, fds) = match control::recv(sock.as_fd()) {
         Ok(Ok(Received::Msg(m @ Msg::Hello { .. }, fds))) => (m, fds),
         Ok(Ok(Received::Msg(m, _))) => {
-            return Err(refuse(&sock, RefuseReason::BadMessage, format!("expected Hello, got {}", m.name())))
+            return Err(refuse(
+                &sock,
+                RefuseReason::BadMessage,
+                format!("expected Hello, got {}", m.name()),
+            ))
         }
-        Ok(Ok(Received::HangUp)) => return Err(TransportError::ServerDied("client hung up before Hello".into())),
+        Ok(Ok(Received::HangUp)) => {
+            return Err(TransportError::ServerDied(
+                "client hung up before Hello".into(),
+            ))
+        }
         Ok(Err(why)) => return Err(refuse(&sock, RefuseReason::BadMessage, why)),
-        Err(e) => return Err(TransportError::Io { context: "receiving Hello", source: e }),
+        Err(e) => {
+            return Err(TransportError::Io {
+                context: "receiving Hello",
+                source: e,
+            })
+        }
     };
-    let Msg::Hello { abi_version, catalogue_hash, backend_kind, transport, link, segment_count } = hello else {
+    let Msg::Hello {
+        abi_version,
+        catalogue_hash,
+        backend_kind,
+        transport,
+        link,
+        segment_count,
+    } = hello
+    else {
         return Err(TransportError::Handshake("expected Hello".into()));
     };
-    tracing::info!("mobilegl-server pid={} transport={} backend={}", std::process::id(), transport, backend_kind);
+    tracing::info!(
+        "mobilegl-server pid={} transport={} backend={}",
+        std::process::id(),
+        transport,
+        backend_kind
+    );
     if abi_version != layout::ABI_VERSION {
         return Err(refuse(
             &sock,
             RefuseReason::AbiMismatch,
-            format!("client ABI {abi_version}, server ABI {}", layout::ABI_VERSION),
+            format!(
+                "client ABI {abi_version}, server ABI {}",
+                layout::ABI_VERSION
+            ),
         ));
     }
     if catalogue_hash != opts.expected_catalogue_hash {
@@ -147,13 +206,25 @@ pub fn run_spawned_server_with(
         ));
     }
     if transport != "spawn" {
-        return Err(refuse(&sock, RefuseReason::UnsupportedTransport, format!("transport {transport:?} over a socket")));
+        return Err(refuse(
+            &sock,
+            RefuseReason::UnsupportedTransport,
+            format!("transport {transport:?} over a socket"),
+        ));
     }
     let Ok(fds) = <[OwnedFd; 4]>::try_from(fds) else {
-        return Err(refuse(&sock, RefuseReason::BadSegments, "expected exactly 4 segment fds".into()));
+        return Err(refuse(
+            &sock,
+            RefuseReason::BadSegments,
+            "expected exactly 4 segment fds".into(),
+        ));
     };
     if segment_count != 4 {
-        return Err(refuse(&sock, RefuseReason::BadSegments, format!("Hello names {segment_count} segments, expected 4")));
+        return Err(refuse(
+            &sock,
+            RefuseReason::BadSegments,
+            format!("Hello names {segment_count} segments, expected 4"),
+        ));
     }
     let to_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
     let lay = Layout {
@@ -166,7 +237,9 @@ pub fn run_spawned_server_with(
         Ok(s) => s,
         Err(e) => return Err(refuse(&sock, RefuseReason::BadSegments, e)),
     };
-    let mut applier = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| make_backend(&backend_kind))) {
+    let mut applier = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        make_backend(&backend_kind)
+    })) {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => return Err(refuse(&sock, RefuseReason::BackendUnavailable, e)),
         Err(p) => {
@@ -179,7 +252,13 @@ pub fn run_spawned_server_with(
     };
     let caps = match crate::query_caps(&mut *applier) {
         Ok(c) => c,
-        Err(e) => return Err(refuse(&sock, RefuseReason::BackendUnavailable, e.to_string())),
+        Err(e) => {
+            return Err(refuse(
+                &sock,
+                RefuseReason::BackendUnavailable,
+                e.to_string(),
+            ))
+        }
     };
     let welcome = Msg::Welcome {
         abi_version: layout::ABI_VERSION,
@@ -192,26 +271,61 @@ pub fn run_spawned_server_with(
         reply_slots: 1,
         backend_name: backend_kind.clone(),
     };
-    control::send(sock.as_fd(), &welcome, &[]).map_err(|e| TransportError::Io { context: "sending Welcome", source: e })?;
-    control::send(sock.as_fd(), &Msg::CapsSnapshot(bytemuck::bytes_of(&caps).to_vec()), &[])
-        .map_err(|e| TransportError::Io { context: "sending CapsSnapshot", source: e })?;
+    control::send(sock.as_fd(), &welcome, &[]).map_err(|e| TransportError::Io {
+        context: "sending Welcome",
+        source: e,
+    })?;
+    control::send(
+        sock.as_fd(),
+        &Msg::CapsSnapshot(bytemuck::bytes_of(&caps).to_vec()),
+        &[],
+    )
+    .map_err(|e| TransportError::Io {
+        context: "sending CapsSnapshot",
+        source: e,
+    })?;
 
     let sock = Arc::new(sock);
-    let stop = Arc::new(rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC)?);
-    let watch_cmd = seg.cmd.map_again().map_err(|e| TransportError::Io { context: "mapping CMD", source: e })?;
+    let stop = Arc::new(rustix::event::eventfd(
+        0,
+        rustix::event::EventfdFlags::CLOEXEC,
+    )?);
+    let watch_cmd = seg.cmd.map_again().map_err(|e| TransportError::Io {
+        context: "mapping CMD",
+        source: e,
+    })?;
     let (s2, st2) = (sock.clone(), stop.clone());
     let watcher = std::thread::Builder::new()
         .name("mobilegl-watch".into())
         .spawn(move || watch(s2, st2, watch_cmd))
-        .map_err(|e| TransportError::Io { context: "spawning the socket watcher", source: e })?;
+        .map_err(|e| TransportError::Io {
+            context: "spawning the socket watcher",
+            source: e,
+        })?;
 
     let mut link = ServerLink::new(seg);
-    link.event(layout::EVENT_LOG_INFO, &format!("mobilegl-server pid={} serving backend={backend_kind}", std::process::id()));
+    link.event(
+        layout::EVENT_LOG_INFO,
+        &format!(
+            "mobilegl-server pid={} serving backend={backend_kind}",
+            std::process::id()
+        ),
+    );
     let end = link.serve(&mut ApplierDispatch(&mut *applier));
     let result = match end {
         ServeEnd::Fatal(f) => {
-            let _ = control::send(sock.as_fd(), &Msg::Fatal { reason: f.reason, detail: f.detail.clone() }, &[]);
-            Err(TransportError::Fatal { reason: f.reason, detail: f.detail })
+            let _ = control::send(
+                sock.as_fd(),
+                &Msg::Fatal {
+                    reason: f.reason,
+                    detail: f.detail.clone(),
+                },
+                &[],
+            );
+            Err(TransportError::Fatal {
+                reason: f.reason,
+                detail: f.detail,
+            })
         }
         ServeEnd::Shutdown => {
             tracing::info!("orderly shutdown");

@@ -35,7 +35,10 @@ fn fold(mut h: u64, bytes: &[u8]) -> u64 {
     h = mix(h, bytes.len() as u64);
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
-        h = mix(h, u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        h = mix(
+            h,
+            u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        );
     }
     let mut last = [0u8; 8];
     let rest = chunks.remainder();
@@ -61,13 +64,18 @@ impl Digest {
         let mut b = [0u8; 8];
         a.copy_from_slice(&r[..8]);
         b.copy_from_slice(&r[8..]);
-        Some(Digest { count: u64::from_le_bytes(a), value: u64::from_le_bytes(b) })
+        Some(Digest {
+            count: u64::from_le_bytes(a),
+            value: u64::from_le_bytes(b),
+        })
     }
 }
 
 /// Deterministic reply bytes.
 pub fn readback_pattern(seed: u32, offset: u64, size: u64) -> Vec<u8> {
-    (0..size).map(|i| ((offset + i).wrapping_mul(31) ^ u64::from(seed)) as u8).collect()
+    (0..size)
+        .map(|i| ((offset + i).wrapping_mul(31) ^ u64::from(seed)) as u8)
+        .collect()
 }
 
 /// Largest reply the echo backend produces (keeps a bad request bounded).
@@ -118,24 +126,30 @@ impl EchoBackend {
                 }
             }
             Opcode::BufferReadback => {
-                if let (Some(r), Ok(p)) =
-                    (reply, bytemuck::try_pod_read_unaligned::<mgpipe::calls::BufferReadback>(payload))
-                {
+                if let (Some(r), Ok(p)) = (
+                    reply,
+                    bytemuck::try_pod_read_unaligned::<mgpipe::calls::BufferReadback>(payload),
+                ) {
                     *r = readback_pattern(p.res.slot, p.offset, p.size.min(MAX_ECHO_REPLY));
                 }
             }
             Opcode::ReadPixels => {
-                if let (Some(r), Ok(p)) =
-                    (reply, bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload))
-                {
+                if let (Some(r), Ok(p)) = (
+                    reply,
+                    bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload),
+                ) {
                     let n = u64::from(p.width) * u64::from(p.height) * 4;
                     *r = readback_pattern(p.x as u32, p.y as u64, n.min(MAX_ECHO_REPLY));
                 }
             }
             Opcode::FenceWait => {
-                if let (Some(r), Ok(p)) = (reply, bytemuck::try_pod_read_unaligned::<mgpipe::calls::FenceWait>(payload))
-                {
-                    std::thread::sleep(std::time::Duration::from_nanos(p.timeout_ns.min(10_000_000_000)));
+                if let (Some(r), Ok(p)) = (
+                    reply,
+                    bytemuck::try_pod_read_unaligned::<mgpipe::calls::FenceWait>(payload),
+                ) {
+                    std::thread::sleep(std::time::Duration::from_nanos(
+                        p.timeout_ns.min(10_000_000_000),
+                    ));
                     r.clear();
                     r.extend_from_slice(&1u32.to_le_bytes());
                 }

@@ -19,7 +19,11 @@ pub enum TransportKind {
 }
 
 impl TransportKind {
-    pub const ALL: [TransportKind; 3] = [TransportKind::Monolith, TransportKind::Inproc, TransportKind::Spawn];
+    pub const ALL: [TransportKind; 3] = [
+        TransportKind::Monolith,
+        TransportKind::Inproc,
+        TransportKind::Spawn,
+    ];
     pub const ENV: &'static str = "MOBILEGL_TRANSPORT";
 
     pub fn as_str(self) -> &'static str {
@@ -37,9 +41,9 @@ impl TransportKind {
             Ok(v) if v.trim().is_empty() => Ok(TransportKind::Inproc),
             Ok(v) => v.parse(),
             Err(std::env::VarError::NotPresent) => Ok(TransportKind::Inproc),
-            Err(std::env::VarError::NotUnicode(v)) => {
-                Err(TransportError::UnknownTransport(v.to_string_lossy().into_owned()))
-            }
+            Err(std::env::VarError::NotUnicode(v)) => Err(TransportError::UnknownTransport(
+                v.to_string_lossy().into_owned(),
+            )),
         }
     }
 }
@@ -97,7 +101,12 @@ impl Default for LinkConfig {
 
 impl LinkConfig {
     pub(crate) fn layout(&self) -> Layout {
-        Layout { cmd: self.cmd_bytes, stage: self.stage_bytes, reply: self.reply_bytes, event: self.event_bytes }
+        Layout {
+            cmd: self.cmd_bytes,
+            stage: self.stage_bytes,
+            reply: self.reply_bytes,
+            event: self.event_bytes,
+        }
     }
 
     /// The backend kind to ask a spawned server for.
@@ -108,7 +117,9 @@ impl LinkConfig {
                 Ok(v) if !v.trim().is_empty() => v.trim().to_ascii_lowercase(),
                 Ok(_) | Err(std::env::VarError::NotPresent) => "gles".to_string(),
                 Err(std::env::VarError::NotUnicode(v)) => {
-                    return Err(TransportError::UnknownBackend(v.to_string_lossy().into_owned()))
+                    return Err(TransportError::UnknownBackend(
+                        v.to_string_lossy().into_owned(),
+                    ))
                 }
             },
         };
@@ -167,9 +178,6 @@ pub enum FatalReason {
     OutOfResources,
     /// Client side: one record or blob is larger than its segment.
     RecordTooLarge,
-    /// Monolith: the transport was used from a thread other than the one
-    /// that created its backend (the applier is never touched there).
-    WrongThread,
 }
 
 impl fmt::Display for FatalReason {
@@ -187,7 +195,6 @@ impl FatalReason {
             FatalReason::BackendLost => 3,
             FatalReason::OutOfResources => 4,
             FatalReason::RecordTooLarge => 5,
-            FatalReason::WrongThread => 6,
         }
     }
     pub(crate) fn from_u32(v: u32) -> FatalReason {
@@ -197,7 +204,6 @@ impl FatalReason {
             3 => FatalReason::BackendLost,
             4 => FatalReason::OutOfResources,
             5 => FatalReason::RecordTooLarge,
-            6 => FatalReason::WrongThread,
             _ => FatalReason::Unknown,
         }
     }
@@ -210,19 +216,34 @@ pub enum LostReason {
     /// The server process/thread went away (socket hang-up, exit, panic).
     ServerDied { detail: String },
     /// The server (or the client) stopped the link on a named fatal error.
-    ProtocolFatal { reason: FatalReason, opcode: Option<u16>, detail: String },
+    ProtocolFatal {
+        reason: FatalReason,
+        opcode: Option<u16>,
+        detail: String,
+    },
     /// The server refused the link.
-    Refused { reason: RefuseReason, detail: String },
+    Refused {
+        reason: RefuseReason,
+        detail: String,
+    },
 }
 
 impl fmt::Display for LostReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LostReason::ServerDied { detail } => write!(f, "server died: {detail}"),
-            LostReason::ProtocolFatal { reason, opcode: Some(op), detail } => {
+            LostReason::ProtocolFatal {
+                reason,
+                opcode: Some(op),
+                detail,
+            } => {
                 write!(f, "fatal {reason} (opcode {op}): {detail}")
             }
-            LostReason::ProtocolFatal { reason, opcode: None, detail } => write!(f, "fatal {reason}: {detail}"),
+            LostReason::ProtocolFatal {
+                reason,
+                opcode: None,
+                detail,
+            } => write!(f, "fatal {reason}: {detail}"),
             LostReason::Refused { reason, detail } => write!(f, "refused {reason}: {detail}"),
         }
     }
@@ -231,7 +252,9 @@ impl fmt::Display for LostReason {
 /// Errors of connecting (and of the spawned server's own setup).
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
-    #[error("unknown transport {0:?} in MOBILEGL_TRANSPORT: valid values are monolith, inproc, spawn")]
+    #[error(
+        "unknown transport {0:?} in MOBILEGL_TRANSPORT: valid values are monolith, inproc, spawn"
+    )]
     UnknownTransport(String),
     #[error("unknown backend {0:?} in MOBILEGL_BACKEND: valid values are gles, vulkan")]
     UnknownBackend(String),
@@ -250,7 +273,10 @@ pub enum TransportError {
     #[error("no server binary: {0}")]
     NoServer(String),
     #[error("server refused the link: {reason}: {detail}")]
-    Refused { reason: RefuseReason, detail: String },
+    Refused {
+        reason: RefuseReason,
+        detail: String,
+    },
     #[error("server died during the handshake: {0}")]
     ServerDied(String),
     #[error("malformed control message: {0}")]
@@ -267,7 +293,10 @@ impl TransportError {
 
 impl From<rustix::io::Errno> for TransportError {
     fn from(e: rustix::io::Errno) -> Self {
-        TransportError::Io { context: "system call", source: e.into() }
+        TransportError::Io {
+            context: "system call",
+            source: e.into(),
+        }
     }
 }
 
@@ -291,7 +320,10 @@ mod tests {
     #[test]
     fn default_link_sizes() {
         let c = LinkConfig::default();
-        assert_eq!((c.cmd_bytes, c.stage_bytes, c.reply_bytes, c.event_bytes), (4 << 20, 64 << 20, 32 << 20, 256 << 10));
+        assert_eq!(
+            (c.cmd_bytes, c.stage_bytes, c.reply_bytes, c.event_bytes),
+            (4 << 20, 64 << 20, 32 << 20, 256 << 10)
+        );
         c.layout().validate().unwrap();
     }
 }

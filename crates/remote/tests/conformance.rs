@@ -47,7 +47,10 @@ struct Driver {
 
 impl Driver {
     fn new(t: Box<dyn Transport>) -> Driver {
-        Driver { t, mirror: Digest::default() }
+        Driver {
+            t,
+            mirror: Digest::default(),
+        }
     }
 
     fn note<P: bytemuck::Pod>(&mut self, op: Opcode, p: &P, blob: &[u8]) {
@@ -55,25 +58,42 @@ impl Driver {
     }
 
     fn viewport(&mut self, i: u32) {
-        let p = calls::SetViewport { x: i as f32, y: 1.0, width: 640.0, height: (i % 1000) as f32, near: 0.0, far: 1.0 };
+        let p = calls::SetViewport {
+            x: i as f32,
+            y: 1.0,
+            width: 640.0,
+            height: (i % 1000) as f32,
+            near: 0.0,
+            far: 1.0,
+        };
         self.t.set_viewport(&p);
         self.note(Opcode::SetViewport, &p, &[]);
     }
 
     fn blend(&mut self, i: u32) {
-        let p = calls::SetBlendColor { color: [i as f32, 0.5, 0.25, 1.0] };
+        let p = calls::SetBlendColor {
+            color: [i as f32, 0.5, 0.25, 1.0],
+        };
         self.t.set_blend_color(&p);
         self.note(Opcode::SetBlendColor, &p, &[]);
     }
 
     fn clear(&mut self, i: u32) {
-        let p = calls::Clear { buffers: 1, color: [i, i + 1, i + 2, i + 3], depth: 1.0, ..Default::default() };
+        let p = calls::Clear {
+            buffers: 1,
+            color: [i, i + 1, i + 2, i + 3],
+            depth: 1.0,
+            ..Default::default()
+        };
         self.t.clear(&p);
         self.note(Opcode::Clear, &p, &[]);
     }
 
     fn big_state(&mut self, i: u32) {
-        let mut p = calls::SetConstantBuffers { count: 16, ..Default::default() };
+        let mut p = calls::SetConstantBuffers {
+            count: 16,
+            ..Default::default()
+        };
         for k in 0..16 {
             p.buffers[k] = Handle::new(i + k as u32, 1);
             p.offsets[k] = u64::from(i) * 256;
@@ -84,19 +104,32 @@ impl Driver {
     }
 
     fn draw(&mut self, i: u32, indices: &[u8]) {
-        let p = calls::Draw { mode: 4, index_size: 2, count: (indices.len() / 2) as u32, first: i, ..Default::default() };
+        let p = calls::Draw {
+            mode: 4,
+            index_size: 2,
+            count: (indices.len() / 2) as u32,
+            first: i,
+            ..Default::default()
+        };
         self.t.draw(&p, indices);
         self.note(Opcode::Draw, &p, indices);
     }
 
     fn upload(&mut self, slot: u32, blob: &[u8]) {
-        let p = calls::BufferSubdata { res: Handle::new(slot, 1), offset: 0 };
+        let p = calls::BufferSubdata {
+            res: Handle::new(slot, 1),
+            offset: 0,
+        };
         self.t.buffer_subdata(&p, blob);
         self.note(Opcode::BufferSubdata, &p, blob);
     }
 
     fn readback(&mut self, slot: u32, offset: u64, size: u64) -> Vec<u8> {
-        let p = calls::BufferReadback { res: Handle::new(slot, 1), offset, size };
+        let p = calls::BufferReadback {
+            res: Handle::new(slot, 1),
+            offset,
+            size,
+        };
         let mut r = vec![0xAA; 3];
         self.t.buffer_readback(&p, &mut r);
         self.note(Opcode::BufferReadback, &p, &[]);
@@ -112,7 +145,10 @@ impl Driver {
         assert_eq!(self.t.lost(), None, "transport lost");
         let got = Digest::from_reply(&r).expect("finish reply is a digest");
         assert_eq!(got.count, self.mirror.count, "call count differs");
-        assert_eq!(got, self.mirror, "call digest differs: records reordered, lost or altered");
+        assert_eq!(
+            got, self.mirror,
+            "call digest differs: records reordered, lost or altered"
+        );
     }
 
     /// A reply call after loss: answers empty, promptly.
@@ -120,13 +156,23 @@ impl Driver {
         let mut r = vec![1, 2, 3];
         let t0 = Instant::now();
         self.t.finish(&calls::Finish::default(), &mut r);
-        assert!(t0.elapsed() < Duration::from_secs(5), "reply call blocked after loss");
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "reply call blocked after loss"
+        );
         r
     }
 }
 
 fn bytes(seed: u32, n: usize) -> Vec<u8> {
-    (0..n).map(|i| (i as u32).wrapping_mul(2654435761).wrapping_add(seed).rotate_right(13) as u8).collect()
+    (0..n)
+        .map(|i| {
+            (i as u32)
+                .wrapping_mul(2654435761)
+                .wrapping_add(seed)
+                .rotate_right(13) as u8
+        })
+        .collect()
 }
 
 // ------------------------------------------------------------------ suite
@@ -176,7 +222,11 @@ fn big_blobs_wrap_stage(kind: TransportKind) {
     d.upload(99, &whole); // exactly the whole ring
     d.check();
     if kind != TransportKind::Monolith {
-        assert!(d.t.stats().stage_waits > 0, "expected the producer to wait for STAGE space: {:?}", d.t.stats());
+        assert!(
+            d.t.stats().stage_waits > 0,
+            "expected the producer to wait for STAGE space: {:?}",
+            d.t.stats()
+        );
     }
 }
 
@@ -198,7 +248,14 @@ fn reply_calls_interleaved(kind: TransportKind) {
     let r = d.readback(7, 0, 1 << 20);
     assert_eq!(r.len(), 1 << 20);
     assert_eq!(r, readback_pattern(7, 0, 1 << 20));
-    let p = calls::ReadPixels { x: 3, y: 4, width: 16, height: 8, format: 0x1908, r#type: 0x1401 };
+    let p = calls::ReadPixels {
+        x: 3,
+        y: 4,
+        width: 16,
+        height: 8,
+        format: 0x1908,
+        r#type: 0x1401,
+    };
     let mut px = Vec::new();
     d.t.read_pixels(&p, &mut px);
     d.note(Opcode::ReadPixels, &p, &[]);
@@ -238,14 +295,23 @@ fn corrupt_record_is_fatal_and_lost(kind: TransportKind) {
     d.viewport(1);
     d.check();
     // A well-framed record with an opcode the catalogue does not have.
-    let h = mgpipe::RecordHeader { opcode: 0x7FFE, len: 40, payload_len: 8, ..Default::default() };
+    let h = mgpipe::RecordHeader {
+        opcode: 0x7FFE,
+        len: 40,
+        payload_len: 8,
+        ..Default::default()
+    };
     let mut rec = bytemuck::bytes_of(&h).to_vec();
     rec.extend_from_slice(&[0u8; 8]);
     d.t.push_raw(&rec, &[]);
     let r = d.finish_after_loss();
     assert!(r.is_empty(), "reply after loss must be empty");
     match d.t.lost() {
-        Some(LostReason::ProtocolFatal { reason: FatalReason::ProtocolCorruption, opcode, detail }) => {
+        Some(LostReason::ProtocolFatal {
+            reason: FatalReason::ProtocolCorruption,
+            opcode,
+            detail,
+        }) => {
             assert_eq!(*opcode, Some(0x7FFE));
             assert!(detail.contains("unknown opcode"), "{detail}");
         }
@@ -259,7 +325,14 @@ fn corrupt_record_is_fatal_and_lost(kind: TransportKind) {
     d.upload(1, &bytes(1, 900_000));
     d.t.flush();
     let mut r = vec![9];
-    d.t.buffer_readback(&calls::BufferReadback { res: Handle::new(1, 1), offset: 0, size: 64 }, &mut r);
+    d.t.buffer_readback(
+        &calls::BufferReadback {
+            res: Handle::new(1, 1),
+            offset: 0,
+            size: 64,
+        },
+        &mut r,
+    );
     assert!(r.is_empty());
     assert!(t0.elapsed() < Duration::from_secs(10));
 }
@@ -267,13 +340,24 @@ fn corrupt_record_is_fatal_and_lost(kind: TransportKind) {
 fn payload_length_mismatch_is_fatal(kind: TransportKind) {
     let mut d = Driver::new(open(kind));
     // set_blend_color with a 4-byte payload (it has 16).
-    let h = mgpipe::RecordHeader { opcode: Opcode::SetBlendColor as u16, len: 40, payload_len: 4, ..Default::default() };
+    let h = mgpipe::RecordHeader {
+        opcode: Opcode::SetBlendColor as u16,
+        len: 40,
+        payload_len: 4,
+        ..Default::default()
+    };
     let mut rec = bytemuck::bytes_of(&h).to_vec();
     rec.extend_from_slice(&[0u8; 8]);
     d.t.push_raw(&rec, &[]);
     d.finish_after_loss();
     assert!(
-        matches!(d.t.lost(), Some(LostReason::ProtocolFatal { reason: FatalReason::ProtocolCorruption, .. })),
+        matches!(
+            d.t.lost(),
+            Some(LostReason::ProtocolFatal {
+                reason: FatalReason::ProtocolCorruption,
+                ..
+            })
+        ),
         "{:?}",
         d.t.lost()
     );
@@ -282,11 +366,17 @@ fn payload_length_mismatch_is_fatal(kind: TransportKind) {
 fn backend_panic_is_named(kind: TransportKind) {
     let mut d = Driver::new(open(kind));
     d.viewport(1);
-    d.t.present(&calls::Present { surface: Handle::new(PANIC_SLOT, 1) });
+    d.t.present(&calls::Present {
+        surface: Handle::new(PANIC_SLOT, 1),
+    });
     let r = d.finish_after_loss();
     assert!(r.is_empty());
     match d.t.lost() {
-        Some(LostReason::ProtocolFatal { reason: FatalReason::BackendPanic, detail, .. }) => {
+        Some(LostReason::ProtocolFatal {
+            reason: FatalReason::BackendPanic,
+            detail,
+            ..
+        }) => {
             assert!(detail.contains("asked to panic"), "{detail}")
         }
         other => panic!("expected BackendPanic, got {other:?}"),
@@ -303,7 +393,13 @@ fn blob_larger_than_stage(kind: TransportKind) {
     } else {
         d.finish_after_loss();
         assert!(
-            matches!(d.t.lost(), Some(LostReason::ProtocolFatal { reason: FatalReason::RecordTooLarge, .. })),
+            matches!(
+                d.t.lost(),
+                Some(LostReason::ProtocolFatal {
+                    reason: FatalReason::RecordTooLarge,
+                    ..
+                })
+            ),
             "{:?}",
             d.t.lost()
         );
@@ -319,6 +415,22 @@ fn drop_is_orderly(kind: TransportKind) {
         // Not flushed: drop publishes and the server drains.
         drop(d);
     }
+}
+
+/// The transport may move between threads (one user at a time); records
+/// keep their order across the move in every lane.
+fn moves_between_threads(kind: TransportKind) {
+    let mut d = Driver::new(open(kind));
+    d.viewport(1);
+    let mut d = std::thread::spawn(move || {
+        d.blend(2);
+        d.check();
+        d
+    })
+    .join()
+    .unwrap();
+    d.clear(3);
+    d.check();
 }
 
 macro_rules! conformance_tests {
@@ -366,6 +478,10 @@ macro_rules! conformance_tests {
             fn drop_is_orderly() {
                 super::drop_is_orderly($kind)
             }
+            #[test]
+            fn moves_between_threads() {
+                super::moves_between_threads($kind)
+            }
         }
     };
 }
@@ -378,6 +494,7 @@ conformance_tests!(spawn, TransportKind::Spawn);
 
 fn pid_alive(pid: u32) -> bool {
     // kill(pid, 0) succeeds for a live process and for a zombie.
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
     unsafe { libc::kill(pid as i32, 0) == 0 }
 }
 
@@ -385,8 +502,16 @@ fn pid_alive(pid: u32) -> bool {
 fn spawn_catalogue_mismatch_is_refused_by_name() {
     let mut cfg = small_cfg();
     cfg.server_args = vec!["--expect-hash".into(), "0x1".into()];
-    match connect(TransportKind::Spawn, &cfg, EchoBackend::factory(), Some(Path::new(SERVER))) {
-        Err(remote::TransportError::Refused { reason: remote::RefuseReason::CatalogueMismatch, detail }) => {
+    match connect(
+        TransportKind::Spawn,
+        &cfg,
+        EchoBackend::factory(),
+        Some(Path::new(SERVER)),
+    ) {
+        Err(remote::TransportError::Refused {
+            reason: remote::RefuseReason::CatalogueMismatch,
+            detail,
+        }) => {
             assert!(detail.contains("catalogue hash"), "{detail}");
         }
         Err(e) => panic!("expected Refused(CatalogueMismatch), got {e}"),
@@ -398,8 +523,16 @@ fn spawn_catalogue_mismatch_is_refused_by_name() {
 fn spawn_backend_unavailable_is_refused_by_name() {
     let mut cfg = small_cfg();
     cfg.server_args = vec!["--refuse-backend".into()];
-    match connect(TransportKind::Spawn, &cfg, EchoBackend::factory(), Some(Path::new(SERVER))) {
-        Err(remote::TransportError::Refused { reason: remote::RefuseReason::BackendUnavailable, .. }) => {}
+    match connect(
+        TransportKind::Spawn,
+        &cfg,
+        EchoBackend::factory(),
+        Some(Path::new(SERVER)),
+    ) {
+        Err(remote::TransportError::Refused {
+            reason: remote::RefuseReason::BackendUnavailable,
+            ..
+        }) => {}
         Err(e) => panic!("expected Refused(BackendUnavailable), got {e}"),
         Ok(_) => panic!("expected a refusal"),
     }
@@ -411,11 +544,16 @@ fn spawn_sigkill_is_server_died_promptly() {
     d.viewport(1);
     d.check();
     let pid = d.t.server_pid().expect("spawn has a pid");
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
     assert!(unsafe { libc::kill(pid as i32, libc::SIGKILL) } == 0);
     let t0 = Instant::now();
     let r = d.finish_after_loss();
     assert!(r.is_empty());
-    assert!(t0.elapsed() < Duration::from_secs(3), "death noticed after {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "death noticed after {:?}",
+        t0.elapsed()
+    );
     match d.t.lost() {
         Some(LostReason::ServerDied { detail }) => assert!(!detail.is_empty()),
         other => panic!("expected ServerDied, got {other:?}"),
@@ -439,18 +577,33 @@ fn spawn_death_wakes_a_blocked_reply_wait() {
     let pid = d.t.server_pid().expect("pid");
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     });
     // The echo backend sleeps `timeout_ns` in fence_wait: 8 s, far longer
     // than the kill delay.
     let t0 = Instant::now();
     let mut r = vec![7];
-    d.t.fence_wait(&calls::FenceWait { fence: Handle::new(1, 1), timeout_ns: 8_000_000_000, ..Default::default() }, &mut r);
+    d.t.fence_wait(
+        &calls::FenceWait {
+            fence: Handle::new(1, 1),
+            timeout_ns: 8_000_000_000,
+            ..Default::default()
+        },
+        &mut r,
+    );
     let waited = t0.elapsed();
     killer.join().unwrap();
     assert!(r.is_empty());
-    assert!(waited < Duration::from_secs(4), "blocked {waited:?} after the server died");
-    assert!(matches!(d.t.lost(), Some(LostReason::ServerDied { .. })), "{:?}", d.t.lost());
+    assert!(
+        waited < Duration::from_secs(4),
+        "blocked {waited:?} after the server died"
+    );
+    assert!(
+        matches!(d.t.lost(), Some(LostReason::ServerDied { .. })),
+        "{:?}",
+        d.t.lost()
+    );
 }
 
 #[test]
@@ -460,9 +613,11 @@ fn spawn_death_wakes_a_producer_waiting_for_space() {
     let pid = d.t.server_pid().expect("pid");
     // Freeze the server (slow, not dead), make the producer wait for STAGE
     // space behind it, then kill it: the wait must end at once.
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
     assert!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) } == 0);
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     });
     let t0 = Instant::now();
@@ -472,7 +627,11 @@ fn spawn_death_wakes_a_producer_waiting_for_space() {
     killer.join().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(10));
     d.finish_after_loss();
-    assert!(matches!(d.t.lost(), Some(LostReason::ServerDied { .. })), "{:?}", d.t.lost());
+    assert!(
+        matches!(d.t.lost(), Some(LostReason::ServerDied { .. })),
+        "{:?}",
+        d.t.lost()
+    );
 }
 
 #[test]
@@ -483,32 +642,26 @@ fn spawn_drop_reaps_the_child() {
     d.check();
     assert!(pid_alive(pid));
     drop(d);
-    assert!(!pid_alive(pid), "child {pid} still exists (zombie or running) after drop");
+    assert!(
+        !pid_alive(pid),
+        "child {pid} still exists (zombie or running) after drop"
+    );
 }
 
 #[test]
 fn spawn_missing_server_binary_is_named() {
-    match connect(TransportKind::Spawn, &small_cfg(), EchoBackend::factory(), Some(Path::new("/nonexistent/mgl-server"))) {
-        Err(remote::TransportError::NoServer(m)) => assert!(m.contains("/nonexistent/mgl-server"), "{m}"),
+    match connect(
+        TransportKind::Spawn,
+        &small_cfg(),
+        EchoBackend::factory(),
+        Some(Path::new("/nonexistent/mgl-server")),
+    ) {
+        Err(remote::TransportError::NoServer(m)) => {
+            assert!(m.contains("/nonexistent/mgl-server"), "{m}")
+        }
         Err(e) => panic!("expected NoServer, got {e}"),
         Ok(_) => panic!("expected an error"),
     }
-}
-
-#[test]
-fn monolith_refuses_use_from_another_thread() {
-    let t = open(TransportKind::Monolith);
-    let mut t = std::thread::spawn(move || {
-        let mut t = t;
-        t.set_blend_color(&calls::SetBlendColor::default());
-        t
-    })
-    .join()
-    .unwrap();
-    assert!(matches!(t.lost(), Some(LostReason::ProtocolFatal { reason: FatalReason::WrongThread, .. })));
-    let mut r = vec![1];
-    t.finish(&calls::Finish::default(), &mut r);
-    assert!(r.is_empty());
 }
 
 #[test]
@@ -530,7 +683,10 @@ fn transport_kind_from_env() {
     assert_eq!(TransportKind::from_env().unwrap(), TransportKind::Spawn);
     std::env::set_var("MOBILEGL_TRANSPORT", "carrier-pigeon");
     let e = TransportKind::from_env().unwrap_err().to_string();
-    assert!(e.contains("carrier-pigeon") && e.contains("monolith, inproc, spawn"), "{e}");
+    assert!(
+        e.contains("carrier-pigeon") && e.contains("monolith, inproc, spawn"),
+        "{e}"
+    );
     std::env::remove_var("MOBILEGL_TRANSPORT");
     assert_eq!(TransportKind::from_env().unwrap(), TransportKind::Inproc);
 }

@@ -22,15 +22,34 @@ fn filter() -> EnvFilter {
 /// stderr, plus the MOBILEGL_SERVER_LOG file when set. Returns a note about
 /// the file when it could not be opened (logged once tracing is up).
 fn init_logging() -> Option<String> {
-    let stderr = fmt::layer().with_writer(std::io::stderr).with_filter(filter());
+    let stderr = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(filter());
     let (file, note) = match std::env::var_os("MOBILEGL_SERVER_LOG").filter(|p| !p.is_empty()) {
         Some(path) => match OpenOptions::new().create(true).append(true).open(&path) {
-            Ok(f) => (Some(fmt::layer().with_writer(Mutex::new(f)).with_ansi(false).with_filter(filter())), None),
-            Err(e) => (None, Some(format!("cannot open MOBILEGL_SERVER_LOG {}: {e}", path.to_string_lossy()))),
+            Ok(f) => (
+                Some(
+                    fmt::layer()
+                        .with_writer(Mutex::new(f))
+                        .with_ansi(false)
+                        .with_filter(filter()),
+                ),
+                None,
+            ),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "cannot open MOBILEGL_SERVER_LOG {}: {e}",
+                    path.to_string_lossy()
+                )),
+            ),
         },
         None => (None, None),
     };
-    let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(file)
+        .try_init();
     note
 }
 
@@ -41,10 +60,17 @@ fn parse_fd() -> Result<i32, String> {
         match a.as_str() {
             "--fd" => {
                 let v = args.next().ok_or("--fd needs a number")?;
-                fd = Some(v.parse::<i32>().map_err(|_| format!("--fd {v:?} is not a number"))?);
+                fd = Some(
+                    v.parse::<i32>()
+                        .map_err(|_| format!("--fd {v:?} is not a number"))?,
+                );
             }
             "--help" | "-h" => return Err("usage: mobilegl-server --fd N".into()),
-            other => return Err(format!("unknown argument {other:?} (usage: mobilegl-server --fd N)")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?} (usage: mobilegl-server --fd N)"
+                ))
+            }
         }
     }
     fd.ok_or_else(|| "usage: mobilegl-server --fd N".into())
@@ -57,7 +83,9 @@ fn make_backend(kind: &str) -> Result<Box<dyn Applier>, String> {
             Err(e) => Err(format!("GLES backend: {e}")),
         },
         "vulkan" => Err("the Vulkan backend is not built yet in mobilegl-server".into()),
-        other => Err(format!("unknown backend kind {other:?} (valid: gles, vulkan)")),
+        other => Err(format!(
+            "unknown backend kind {other:?} (valid: gles, vulkan)"
+        )),
     }
 }
 

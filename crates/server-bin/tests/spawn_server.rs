@@ -30,8 +30,16 @@ fn server_logs_pid_and_refuses_or_serves_by_name() {
     std::env::set_var("MOBILEGL_SERVER_LOG", &log);
 
     // vulkan: not built yet, refused by name.
-    match connect(TransportKind::Spawn, &cfg("vulkan"), no_factory(), Some(Path::new(SERVER))) {
-        Err(TransportError::Refused { reason: RefuseReason::BackendUnavailable, detail }) => {
+    match connect(
+        TransportKind::Spawn,
+        &cfg("vulkan"),
+        no_factory(),
+        Some(Path::new(SERVER)),
+    ) {
+        Err(TransportError::Refused {
+            reason: RefuseReason::BackendUnavailable,
+            detail,
+        }) => {
             assert!(detail.contains("not built yet"), "{detail}")
         }
         Err(e) => panic!("expected Refused(BackendUnavailable), got {e}"),
@@ -40,20 +48,33 @@ fn server_logs_pid_and_refuses_or_serves_by_name() {
     let text = std::fs::read_to_string(&log).expect("server log written");
     let first = text.lines().next().unwrap_or_default();
     assert!(
-        first.contains("mobilegl-server pid=") && first.contains("transport=spawn") && first.contains("backend=vulkan"),
+        first.contains("mobilegl-server pid=")
+            && first.contains("transport=spawn")
+            && first.contains("backend=vulkan"),
         "first log line: {first:?}"
     );
 
     // gles: serves when the machine has EGL/GLES, else a named refusal.
-    match connect(TransportKind::Spawn, &cfg("gles"), no_factory(), Some(Path::new(SERVER))) {
+    match connect(
+        TransportKind::Spawn,
+        &cfg("gles"),
+        no_factory(),
+        Some(Path::new(SERVER)),
+    ) {
         Ok(mut t) => {
             assert_eq!(t.kind(), TransportKind::Spawn);
             let mut r = Vec::new();
             t.finish(&mgpipe::calls::Finish::default(), &mut r);
             assert!(t.lost().is_none(), "{:?}", t.lost());
-            eprintln!("gles server caps renderer: {}", mgpipe::Caps::get_str(&t.caps().driver_renderer));
+            eprintln!(
+                "gles server caps renderer: {}",
+                mgpipe::Caps::get_str(&t.caps().driver_renderer)
+            );
         }
-        Err(TransportError::Refused { reason: RefuseReason::BackendUnavailable, detail }) => {
+        Err(TransportError::Refused {
+            reason: RefuseReason::BackendUnavailable,
+            detail,
+        }) => {
             eprintln!("note: no GLES on this machine: {detail}");
         }
         Err(e) => panic!("gles: expected a link or a named refusal, got {e}"),
