@@ -769,10 +769,9 @@ fn run_lane(lane: Lane, o: &Options) -> Result<(), String> {
             eprintln!("  {u}");
         }
         eprintln!(
-            "(per-test output in {}; accept with `cargo xtask piglit --lane {} --backend {} --update`)",
+            "(per-test output in {}; accept with `cargo xtask piglit {} --update`)",
             log_dir.display(),
-            lane.name(),
-            o.backend
+            lane_args(&stem)
         );
     }
     println!(

@@ -116,7 +116,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAJOR_VERSION => i(s.version.0),
         glow::MINOR_VERSION => i(s.version.1),
         glow::CONTEXT_PROFILE_MASK => i(glow::CONTEXT_CORE_PROFILE_BIT),
-        glow::CONTEXT_FLAGS => i((if s.debug { glow::CONTEXT_FLAG_DEBUG_BIT } else { 0 }) | glow::CONTEXT_FLAG_FORWARD_COMPATIBLE_BIT),
+        glow::CONTEXT_FLAGS => i((if s.debug { glow::CONTEXT_FLAG_DEBUG_BIT } else { 0 }) | if s.forward_compatible { glow::CONTEXT_FLAG_FORWARD_COMPATIBLE_BIT } else { 0 }),
         glow::NUM_EXTENSIONS => i(EXTENSIONS.len() as i64),
         glow::NUM_SHADING_LANGUAGE_VERSIONS => i(3),
         glow::MAX_TEXTURE_SIZE => i(c.max_texture_size),
