@@ -1,1 +1,302 @@
+//! `backend-vulkan`: the Magma-style MGPipe applier over a Vulkan device
+//! reached through `ash` (DESIGN §5).
+//!
+//! [`VulkanBackend`] implements `mgpipe::Screen` (share-group objects: caps,
+//! contexts, surfaces, resources, fences) and `mgpipe::Context`
+//! (everything else, applied to the context made current by
+//! `make_current`), so `Box<dyn mgpipe::Applier>` works.
+//!
+//! **Owns**: one Vulkan instance/device (first usable physical device,
+//! discrete > integrated > virtual > cpu; lavapipe on CI), one graphics
+//! queue, every Vulkan object made on behalf of the client (buffers,
+//! images, views, samplers, pipelines, descriptor pools) and the default
+//! framebuffers (a colour + depth/stencil image pair per surface).
+//! **Never touches**: the frontend's state, shared memory or transports,
+//! windows/swapchains (surfaces are pbuffer-like), process-local handles
+//! of the client.
+//!
+//! **Design**: records arrive in order and are replayed by one dispatch
+//! into the current frame's command buffer. A frame is submitted at
+//! flush/finish/fence/readback boundaries; at most
+//! `MOBILEGL_VK_FRAMES_IN_FLIGHT` (default 2) submissions are outstanding.
+//! Per-command-buffer state (bound pipeline, open rendering instance) is
+//! reset at every submit boundary; objects released while the GPU may
+//! still use them are destroyed once their submission retires. Every image
+//! lives in `GENERAL` layout and full barriers separate transfers from
+//! rendering (correctness first). Pipelines are keyed by shader handle,
+//! render-state contents, derived vertex input, attachment formats and
+//! topology; descriptor sets are allocated per draw from per-frame pools.
+//! The client's SPIR-V is consumed directly after one rewrite
+//! ([`spirv`]); desktop-GL semantics Vulkan lacks are named in
+//! [`emulation`]. Bad handles and malformed payloads are logged
+//! (`tracing::warn`) and the call skipped: no trait method panics.
+//!
+//! Knobs: `MOBILEGL_VK_FRAMES_IN_FLIGHT` (1..=8, default 2; anything else
+//! is a startup error).
 
+mod context;
+mod device;
+pub mod emulation;
+mod frame;
+mod pipeline;
+mod resource;
+mod screen;
+pub mod spirv;
+mod table;
+
+use std::collections::HashMap;
+
+use ash::vk;
+use mgpipe::calls;
+use mgpipe::Handle;
+
+use crate::device::{Gpu, RawBuffer};
+use crate::emulation::StorageFormat;
+use crate::frame::Frames;
+use crate::table::Table;
+
+/// Every way opening the backend can fail, by name.
+#[derive(Debug, thiserror::Error)]
+pub enum VkError {
+    #[error("cannot load the Vulkan loader (libvulkan.so.1): {0}")]
+    Load(String),
+    #[error("the Vulkan instance is older than 1.1 ({0})")]
+    Version(String),
+    #[error("no usable Vulkan physical device: {0}")]
+    NoDevice(String),
+    #[error("{call} failed: {result}")]
+    Call {
+        call: &'static str,
+        result: vk::Result,
+    },
+    #[error("no memory type for {0}")]
+    NoMemoryType(&'static str),
+    #[error("bad value {value:?} for {knob}: {why}")]
+    BadKnob {
+        knob: &'static str,
+        value: String,
+        why: &'static str,
+    },
+}
+
+/// Frames in flight unless `MOBILEGL_VK_FRAMES_IN_FLIGHT` says otherwise.
+pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 2;
+
+fn frames_in_flight() -> Result<usize, VkError> {
+    match std::env::var("MOBILEGL_VK_FRAMES_IN_FLIGHT") {
+        Err(_) => Ok(DEFAULT_FRAMES_IN_FLIGHT),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if (1..=8).contains(&n) => Ok(n),
+            _ => Err(VkError::BadKnob {
+                knob: "MOBILEGL_VK_FRAMES_IN_FLIGHT",
+                value: v,
+                why: "expected an integer in 1..=8",
+            }),
+        },
+    }
+}
+
+/// Key of a cached image view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ViewKey {
+    pub ty: i32,
+    pub aspect: u32,
+    pub base_level: u32,
+    pub levels: u32,
+    pub base_layer: u32,
+    pub layers: u32,
+    pub swizzle: [i32; 4],
+}
+
+/// A Vulkan image with everything needed to use it as GL would.
+pub(crate) struct ImageRes {
+    pub image: vk::Image,
+    pub memory: vk::DeviceMemory,
+    pub format: StorageFormat,
+    /// GL internal format it was defined with.
+    pub gl_internal: u32,
+    pub view_type: vk::ImageViewType,
+    pub extent: vk::Extent3D,
+    pub layers: u32,
+    pub levels: u32,
+    pub samples: vk::SampleCountFlags,
+    /// Bit i: level i has been defined (uploaded, rendered or allocated by storage).
+    pub defined: u64,
+    pub views: HashMap<ViewKey, vk::ImageView>,
+}
+
+pub(crate) enum ResKind {
+    Buffer { raw: RawBuffer, size: u64 },
+    /// GL texture target (binding target, 0 until known); storage appears
+    /// with texture_image/texture_storage.
+    Texture {
+        target: u32,
+        samples: u32,
+        img: Option<ImageRes>,
+    },
+    Renderbuffer(ImageRes),
+}
+
+pub(crate) struct Resource {
+    pub kind: ResKind,
+    pub gl_name: u32,
+}
+
+pub(crate) struct SurfaceEntry {
+    pub width: u32,
+    pub height: u32,
+    pub color: Option<ImageRes>,
+    pub depth_stencil: Option<ImageRes>,
+}
+
+pub(crate) struct ShaderEntry {
+    /// None: the module set failed to build; draws with it are skipped.
+    pub built: Option<pipeline::ShaderBuild>,
+    pub global_binding: u32,
+    pub global_size: u32,
+    /// Last default-uniform-block contents.
+    pub globals: Vec<u8>,
+    /// Where `globals` sits in the arena: (submission serial it was
+    /// uploaded for, buffer, offset).
+    pub globals_at: Option<(u64, vk::Buffer, u64)>,
+}
+
+pub(crate) struct SamplerEntry {
+    pub sampler: vk::Sampler,
+    /// GL min filter has no mipmapping: views are sampled at the base level.
+    pub no_mip: bool,
+}
+
+/// Share-group (screen-level) tables.
+#[derive(Default)]
+pub(crate) struct ScreenTables {
+    pub resources: Table<Resource>,
+    pub surfaces: Table<SurfaceEntry>,
+    /// Fence handle -> submission serial.
+    pub fences: Table<u64>,
+    pub render_states: Table<calls::CreateRenderState>,
+    pub vertex_elements: Table<calls::CreateVertexElements>,
+    pub samplers: Table<SamplerEntry>,
+    pub views: Table<calls::CreateSamplerView>,
+    pub shaders: Table<ShaderEntry>,
+}
+
+/// One client context's state (everything `set_*`/`bind_*` names).
+pub(crate) struct Ctx {
+    pub draw_surface: Handle,
+    pub read_surface: Handle,
+    /// None: the default framebuffer.
+    pub fb: Option<calls::SetFramebufferState>,
+    pub read: Option<calls::SetReadSurface>,
+    pub render_state: calls::CreateRenderState,
+    pub vertex_elements: Handle,
+    pub shader: Handle,
+    pub vbufs: calls::SetVertexBuffers,
+    pub index_buffer: Handle,
+    pub attrib_defaults: calls::SetVertexAttribDefaults,
+    pub views: calls::SetSamplerViews,
+    pub samplers: calls::BindSamplers,
+    pub cbufs: calls::SetConstantBuffers,
+    pub viewport: calls::SetViewport,
+    pub scissor: calls::SetScissor,
+    pub blend_color: [f32; 4],
+    pub polygon_offset: [f32; 2],
+    pub line_width: f32,
+}
+
+/// Built-in objects bound where the client left a slot empty.
+#[derive(Default)]
+pub(crate) struct Dummies {
+    pub ubo: Option<RawBuffer>,
+    /// (view type, scalar class) -> 1x1 image.
+    pub images: HashMap<(i32, spirv::Scalar, bool), ImageRes>,
+    pub sampler: Option<vk::Sampler>,
+}
+
+/// The Vulkan backend: one device, a share group of contexts.
+pub struct VulkanBackend {
+    pub(crate) scr: ScreenTables,
+    pub(crate) ctxs: Table<Ctx>,
+    pub(crate) current: Option<Handle>,
+    pub(crate) pipelines: HashMap<Vec<u32>, vk::Pipeline>,
+    pub(crate) dummies: Dummies,
+    pub(crate) warned: std::collections::HashSet<&'static str>,
+    pub(crate) frames: Frames,
+    // Field order: the device goes last (Drop tears everything down first).
+    pub(crate) gpu: Gpu,
+}
+
+impl VulkanBackend {
+    /// Open the first usable Vulkan device (see the crate doc).
+    pub fn open_default() -> Result<VulkanBackend, VkError> {
+        let n = frames_in_flight()?;
+        let gpu = Gpu::open()?;
+        let frames = match Frames::new(&gpu, n) {
+            Ok(f) => f,
+            Err(e) => {
+                gpu.destroy();
+                return Err(e);
+            }
+        };
+        Ok(VulkanBackend {
+            scr: ScreenTables::default(),
+            ctxs: Table::default(),
+            current: None,
+            pipelines: HashMap::new(),
+            dummies: Dummies::default(),
+            warned: Default::default(),
+            frames,
+            gpu,
+        })
+    }
+
+    /// The physical device's name (diagnostics).
+    pub fn device_name(&self) -> &str {
+        &self.gpu.device_name
+    }
+
+    /// Log `msg` once per backend.
+    pub(crate) fn warn_once(&mut self, key: &'static str, msg: &str) {
+        if self.warned.insert(key) {
+            tracing::warn!("{msg} (logged once)");
+        }
+    }
+}
+
+impl Drop for VulkanBackend {
+    fn drop(&mut self) {
+        self.frames.destroy(&self.gpu);
+        let gpu = &self.gpu;
+        let mut all = Vec::new();
+        for r in self.scr.resources.drain() {
+            resource::collect_resource(r, &mut all);
+        }
+        for s in self.scr.surfaces.drain() {
+            resource::collect_surface(s, &mut all);
+        }
+        for s in self.scr.samplers.drain() {
+            all.push(frame::Garbage::Sampler(s.sampler));
+        }
+        for s in self.scr.shaders.drain() {
+            if let Some(b) = s.built {
+                b.collect(gpu, &mut all);
+            }
+        }
+        for (_, p) in self.pipelines.drain() {
+            all.push(frame::Garbage::Pipeline(p));
+        }
+        if let Some(b) = self.dummies.ubo.take() {
+            all.push(frame::Garbage::Buffer(b));
+        }
+        for (_, img) in self.dummies.images.drain() {
+            resource::collect_image(img, &mut all);
+        }
+        if let Some(s) = self.dummies.sampler.take() {
+            all.push(frame::Garbage::Sampler(s));
+        }
+        for g in all {
+            g.destroy(gpu);
+        }
+        self.gpu.destroy();
+    }
+}

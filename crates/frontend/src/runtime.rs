@@ -157,7 +157,10 @@ pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
             return Err(PlatformError::NoBackend(e.clone()));
         }
         match connect() {
-            Ok(c) => w.conn = Some(c),
+            Ok(c) => {
+                w.conn = Some(c);
+                register_exit_hook();
+            }
             Err(e) => {
                 tracing::error!("MobileGL cannot start its backend: {e}");
                 w.connect_error = Some(e.clone());
@@ -166,6 +169,37 @@ pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
         }
     }
     w.conn.as_mut().ok_or_else(|| PlatformError::NoBackend("no connection".into()))
+}
+
+/// Stop the transport before the driver's own exit-time teardown runs.
+///
+/// `exit()` runs `atexit` handlers (newest first) before the loader runs
+/// library destructors, and this one is registered after the backend loaded
+/// its driver, so it runs first: an inproc server thread is stopped and
+/// joined while the driver is still whole (otherwise it may be mid-call when
+/// Mesa tears itself down). Monolith and spawn links are left as they are:
+/// the process is ending, and a spawned server sees the hang-up.
+extern "C" fn stop_transport_at_exit() {
+    let Some(mut w) = WORLD.try_lock() else { return };
+    w.connect_error = Some("the process is exiting".to_string());
+    if let Some(conn) = w.conn.take() {
+        if conn.pipe.kind() == remote::TransportKind::Inproc {
+            drop(conn);
+        } else {
+            std::mem::forget(conn);
+        }
+    }
+}
+
+fn register_exit_hook() {
+    static REGISTERED: OnceLock<()> = OnceLock::new();
+    REGISTERED.get_or_init(|| {
+        // SAFETY: registers a plain `extern "C" fn()` with no captured state.
+        let rc = unsafe { libc::atexit(stop_transport_at_exit) };
+        if rc != 0 {
+            tracing::warn!("atexit registration failed; an inproc server may race driver teardown at exit");
+        }
+    });
 }
 
 pub fn create_surface(desc: &SurfaceDesc) -> Result<SurfaceRef, PlatformError> {

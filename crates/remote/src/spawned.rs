@@ -312,6 +312,7 @@ pub fn run_spawned_server_with(
         ),
     );
     let end = link.serve(&mut ApplierDispatch(&mut *applier));
+    let client_gone = matches!(end, ServeEnd::ClientGone);
     let result = match end {
         ServeEnd::Fatal(f) => {
             let _ = control::send(
@@ -338,6 +339,12 @@ pub fn run_spawned_server_with(
     };
     let _ = rustix::io::write(&*stop, &1u64.to_ne_bytes());
     let _ = watcher.join();
-    drop(applier);
+    if client_gone {
+        // Nobody is left to render for: skip the driver's own teardown
+        // (llvmpipe's takes ~2 s) and let process exit reclaim everything.
+        std::mem::forget(applier);
+    } else {
+        drop(applier);
+    }
     result
 }

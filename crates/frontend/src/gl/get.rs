@@ -147,7 +147,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
         glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
         glow::MAX_COMBINED_GEOMETRY_UNIFORM_COMPONENTS => i(1024 + 12 * (c.max_uniform_block_size as i64 / 4)),
-        glow::MAX_VARYING_COMPONENTS | glow::MAX_VARYING_FLOATS => i(c.max_varying_components),
+        glow::MAX_VARYING_COMPONENTS => i(c.max_varying_components),
         glow::MAX_VARYING_VECTORS => i(c.max_varying_components / 4),
         glow::MAX_VERTEX_OUTPUT_COMPONENTS => i(64),
         glow::MAX_FRAGMENT_INPUT_COMPONENTS => i(c.max_varying_components.max(60)),

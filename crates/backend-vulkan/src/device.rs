@@ -1,0 +1,560 @@
+//! Instance, physical device and logical device: everything looked up once
+//! at startup, plus raw allocation helpers (memory, buffers, images).
+
+use std::ffi::{c_char, CStr};
+
+use ash::vk;
+use tracing::{debug, info};
+
+use crate::VkError;
+
+/// Optional device features we found and enabled.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// Vulkan 1.3 core dynamic rendering (else the KHR extension).
+    pub core_dynamic_rendering: bool,
+    /// VK_EXT_depth_clip_control (GL's [-1,1] clip-space depth).
+    pub depth_clip_control: bool,
+    /// VK_{KHR,EXT}_vertex_attribute_divisor with instance-rate divisors.
+    pub divisor: bool,
+    /// VK_{KHR,EXT}_index_type_uint8.
+    pub index_u8: bool,
+    pub wide_lines: bool,
+    pub anisotropy: bool,
+    pub independent_blend: bool,
+    pub large_points: bool,
+}
+
+/// The device and what we know about it.
+pub(crate) struct Gpu {
+    /// Keeps libvulkan loaded for as long as the instance lives.
+    _entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub pdev: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    pub qfam: u32,
+    pub props: vk::PhysicalDeviceProperties,
+    pub mem: vk::PhysicalDeviceMemoryProperties,
+    pub feat: Features,
+    dr_khr: Option<ash::khr::dynamic_rendering::Device>,
+    pub pool: vk::CommandPool,
+    pub pcache: vk::PipelineCache,
+    pub device_name: String,
+    pub driver_version: String,
+}
+
+fn call(call: &'static str) -> impl Fn(vk::Result) -> VkError {
+    move |result| VkError::Call { call, result }
+}
+
+fn has_ext(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter()
+        .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+}
+
+fn type_rank(t: vk::PhysicalDeviceType) -> u32 {
+    match t {
+        vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+        vk::PhysicalDeviceType::CPU => 3,
+        _ => 4,
+    }
+}
+
+impl Gpu {
+    /// Load libvulkan, make an instance (1.1+) and a device on the first
+    /// usable physical device (discrete > integrated > virtual > cpu).
+    pub fn open() -> Result<Gpu, VkError> {
+        // SAFETY: loading the system Vulkan loader; ash keeps the library
+        // alive inside `Entry`, which we keep for the instance's lifetime.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| VkError::Load(e.to_string()))?;
+        // SAFETY: plain global query through a loaded entry.
+        let inst_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(call("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if inst_version < vk::API_VERSION_1_1 {
+            return Err(VkError::Version(format!(
+                "{}.{}",
+                vk::api_version_major(inst_version),
+                vk::api_version_minor(inst_version)
+            )));
+        }
+        let api = inst_version.min(vk::API_VERSION_1_3);
+        // SAFETY: plain global query.
+        let inst_exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(call("vkEnumerateInstanceExtensionProperties"))?;
+        let mut ext_ptrs: Vec<*const c_char> = Vec::new();
+        let mut flags = vk::InstanceCreateFlags::empty();
+        if has_ext(&inst_exts, ash::khr::portability_enumeration::NAME) {
+            ext_ptrs.push(ash::khr::portability_enumeration::NAME.as_ptr());
+            flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
+        }
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"MobileGL")
+            .engine_name(c"MobileGL backend-vulkan")
+            .api_version(api);
+        let ici = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_extension_names(&ext_ptrs)
+            .flags(flags);
+        // SAFETY: the create info and the strings it points to outlive the call.
+        let instance =
+            unsafe { entry.create_instance(&ici, None) }.map_err(call("vkCreateInstance"))?;
+        match Self::open_device(entry, instance.clone(), api) {
+            Ok(g) => Ok(g),
+            Err(e) => {
+                // SAFETY: nothing was created from the instance that outlives this.
+                unsafe { instance.destroy_instance(None) };
+                Err(e)
+            }
+        }
+    }
+
+    fn open_device(entry: ash::Entry, instance: ash::Instance, api: u32) -> Result<Gpu, VkError> {
+        // SAFETY: plain instance queries.
+        let pdevs = unsafe { instance.enumerate_physical_devices() }
+            .map_err(call("vkEnumeratePhysicalDevices"))?;
+        let mut candidates = Vec::new();
+        let mut why = Vec::new();
+        for pd in pdevs {
+            // SAFETY: `pd` was enumerated from this instance.
+            let props = unsafe { instance.get_physical_device_properties(pd) };
+            let name = props
+                .device_name_as_c_str()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if props.api_version < vk::API_VERSION_1_1 {
+                why.push(format!("{name}: Vulkan < 1.1"));
+                continue;
+            }
+            // SAFETY: as above.
+            let qf = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+            let Some(qfam) = qf
+                .iter()
+                .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            else {
+                why.push(format!("{name}: no graphics queue"));
+                continue;
+            };
+            // SAFETY: as above.
+            let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
+                .unwrap_or_default();
+            let core13 = props.api_version >= vk::API_VERSION_1_3 && api >= vk::API_VERSION_1_3;
+            if !core13 && !has_ext(&exts, ash::khr::dynamic_rendering::NAME) {
+                why.push(format!("{name}: no dynamic rendering"));
+                continue;
+            }
+            candidates.push((type_rank(props.device_type), pd, qfam as u32, props, exts, core13));
+        }
+        candidates.sort_by_key(|c| c.0);
+        let Some((_, pdev, qfam, props, exts, core13)) = candidates.into_iter().next() else {
+            return Err(VkError::NoDevice(if why.is_empty() {
+                "no physical devices".into()
+            } else {
+                why.join("; ")
+            }));
+        };
+
+        // Features available.
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut fdr = vk::PhysicalDeviceDynamicRenderingFeatures::default();
+        let mut fdcc = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+        let mut fdiv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default();
+        let mut fu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
+        let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
+        let div_name = if has_ext(&exts, ash::khr::vertex_attribute_divisor::NAME) {
+            Some(ash::khr::vertex_attribute_divisor::NAME)
+        } else if has_ext(&exts, ash::ext::vertex_attribute_divisor::NAME) {
+            Some(ash::ext::vertex_attribute_divisor::NAME)
+        } else {
+            None
+        };
+        let u8_name = if has_ext(&exts, ash::khr::index_type_uint8::NAME) {
+            Some(ash::khr::index_type_uint8::NAME)
+        } else if has_ext(&exts, ash::ext::index_type_uint8::NAME) {
+            Some(ash::ext::index_type_uint8::NAME)
+        } else {
+            None
+        };
+        let core_f = {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default();
+            if core13 {
+                f2 = f2.push_next(&mut f13);
+            } else {
+                f2 = f2.push_next(&mut fdr);
+            }
+            if has_dcc {
+                f2 = f2.push_next(&mut fdcc);
+            }
+            if div_name.is_some() {
+                f2 = f2.push_next(&mut fdiv);
+            }
+            if u8_name.is_some() {
+                f2 = f2.push_next(&mut fu8);
+            }
+            // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
+            unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
+            f2.features
+        };
+        let dyn_rendering = if core13 {
+            f13.dynamic_rendering != 0
+        } else {
+            fdr.dynamic_rendering != 0
+        };
+        if !dyn_rendering {
+            return Err(VkError::NoDevice("dynamic rendering feature absent".into()));
+        }
+        let feat = Features {
+            core_dynamic_rendering: core13,
+            depth_clip_control: has_dcc && fdcc.depth_clip_control != 0,
+            divisor: div_name.is_some() && fdiv.vertex_attribute_instance_rate_divisor != 0,
+            index_u8: u8_name.is_some() && fu8.index_type_uint8 != 0,
+            wide_lines: core_f.wide_lines != 0,
+            anisotropy: core_f.sampler_anisotropy != 0,
+            independent_blend: core_f.independent_blend != 0,
+            large_points: core_f.large_points != 0,
+        };
+
+        // Enable exactly what we use.
+        let mut dev_exts: Vec<*const c_char> = Vec::new();
+        if !core13 {
+            dev_exts.push(ash::khr::dynamic_rendering::NAME.as_ptr());
+        }
+        if feat.depth_clip_control {
+            dev_exts.push(ash::ext::depth_clip_control::NAME.as_ptr());
+        }
+        if let (true, Some(n)) = (feat.divisor, div_name) {
+            dev_exts.push(n.as_ptr());
+        }
+        if let (true, Some(n)) = (feat.index_u8, u8_name) {
+            dev_exts.push(n.as_ptr());
+        }
+        if has_ext(&exts, ash::khr::portability_subset::NAME) {
+            dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
+        }
+        let core_enable = vk::PhysicalDeviceFeatures::default()
+            .wide_lines(feat.wide_lines)
+            .sampler_anisotropy(feat.anisotropy)
+            .independent_blend(feat.independent_blend)
+            .large_points(feat.large_points);
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
+        let mut edcc = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
+        let mut ediv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default()
+            .vertex_attribute_instance_rate_divisor(true);
+        let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
+        let prio = [1.0f32];
+        let qci = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(qfam)
+            .queue_priorities(&prio)];
+        let mut dci = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&qci)
+            .enabled_extension_names(&dev_exts)
+            .enabled_features(&core_enable);
+        if core13 {
+            dci = dci.push_next(&mut e13);
+        } else {
+            dci = dci.push_next(&mut edr);
+        }
+        if feat.depth_clip_control {
+            dci = dci.push_next(&mut edcc);
+        }
+        if feat.divisor {
+            dci = dci.push_next(&mut ediv);
+        }
+        if feat.index_u8 {
+            dci = dci.push_next(&mut eu8);
+        }
+        // SAFETY: every pointer in the create info outlives the call; the
+        // extensions/features enabled were reported by this device.
+        let device = unsafe { instance.create_device(pdev, &dci, None) }
+            .map_err(call("vkCreateDevice"))?;
+        // SAFETY: queue 0 of the family we asked for.
+        let queue = unsafe { device.get_device_queue(qfam, 0) };
+        // SAFETY: plain queries.
+        let mem = unsafe { instance.get_physical_device_memory_properties(pdev) };
+        let pci = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(qfam)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device and create info.
+        let pool = match unsafe { device.create_command_pool(&pci, None) } {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: nothing else was created from this device.
+                unsafe { device.destroy_device(None) };
+                return Err(VkError::Call {
+                    call: "vkCreateCommandPool",
+                    result: e,
+                });
+            }
+        };
+        // SAFETY: valid device; an empty initial cache.
+        let pcache = unsafe {
+            device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)
+        }
+        .unwrap_or(vk::PipelineCache::null());
+        let dr_khr = (!core13).then(|| ash::khr::dynamic_rendering::Device::new(&instance, &device));
+        let device_name = props
+            .device_name_as_c_str()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let driver_version = format!(
+            "Vulkan {}.{}.{} (driver 0x{:x})",
+            vk::api_version_major(props.api_version),
+            vk::api_version_minor(props.api_version),
+            vk::api_version_patch(props.api_version),
+            props.driver_version
+        );
+        info!(device = %device_name, %driver_version, ?feat, "Vulkan backend open");
+        debug!(limits = ?props.limits, "device limits");
+        Ok(Gpu {
+            _entry: entry,
+            instance,
+            pdev,
+            device,
+            queue,
+            qfam,
+            props,
+            mem,
+            feat,
+            dr_khr,
+            pool,
+            pcache,
+            device_name,
+            driver_version,
+        })
+    }
+
+    /// Tear down the device and instance (every child object already gone).
+    pub fn destroy(&self) {
+        // SAFETY: the device is idle (callers waited) and every object made
+        // from it was destroyed; called once, right before dropping.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            if self.pcache != vk::PipelineCache::null() {
+                self.device.destroy_pipeline_cache(self.pcache, None);
+            }
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+
+    /// vkCmdBeginRendering (core 1.3 or KHR).
+    pub fn begin_rendering(&self, cmd: vk::CommandBuffer, info: &vk::RenderingInfo) {
+        // SAFETY: `cmd` is recording outside any render pass (callers track it).
+        unsafe {
+            match &self.dr_khr {
+                Some(k) => k.cmd_begin_rendering(cmd, info),
+                None => self.device.cmd_begin_rendering(cmd, info),
+            }
+        }
+    }
+
+    pub fn end_rendering(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording inside a rendering instance (callers track it).
+        unsafe {
+            match &self.dr_khr {
+                Some(k) => k.cmd_end_rendering(cmd),
+                None => self.device.cmd_end_rendering(cmd),
+            }
+        }
+    }
+
+    /// Memory type for `bits` with `want` flags (None: none fits).
+    pub fn memory_type(&self, bits: u32, want: vk::MemoryPropertyFlags) -> Option<u32> {
+        (0..self.mem.memory_type_count).find(|&i| {
+            bits & (1 << i) != 0
+                && self.mem.memory_types[i as usize]
+                    .property_flags
+                    .contains(want)
+        })
+    }
+
+    fn allocate(
+        &self,
+        req: vk::MemoryRequirements,
+        host: bool,
+        what: &'static str,
+    ) -> Result<vk::DeviceMemory, VkError> {
+        let ty = if host {
+            self.memory_type(
+                req.memory_type_bits,
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            )
+        } else {
+            self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+                .or_else(|| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))
+        }
+        .ok_or(VkError::NoMemoryType(what))?;
+        let ai = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(ty);
+        // SAFETY: valid device and allocate info.
+        unsafe { self.device.allocate_memory(&ai, None) }.map_err(call("vkAllocateMemory"))
+    }
+
+    /// A buffer with its own memory; `host`: host-visible + coherent, mapped.
+    pub fn create_buffer(
+        &self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        host: bool,
+    ) -> Result<RawBuffer, VkError> {
+        let bci = vk::BufferCreateInfo::default()
+            .size(size.max(4))
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid device and create info.
+        let buffer =
+            unsafe { self.device.create_buffer(&bci, None) }.map_err(call("vkCreateBuffer"))?;
+        // SAFETY: `buffer` is a live buffer of this device.
+        let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
+        let memory = match self.allocate(req, host, "buffer") {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: the buffer just created, never used.
+                unsafe { self.device.destroy_buffer(buffer, None) };
+                return Err(e);
+            }
+        };
+        // SAFETY: fresh buffer and memory of matching requirements; the
+        // mapping covers the whole allocation and lives until it is freed.
+        let ptr = unsafe {
+            let bound = self.device.bind_buffer_memory(buffer, memory, 0);
+            let mapped = match bound {
+                Ok(()) if host => self
+                    .device
+                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                    .map(|p| p as *mut u8),
+                Ok(()) => Ok(std::ptr::null_mut()),
+                Err(e) => Err(e),
+            };
+            match mapped {
+                Ok(p) => p,
+                Err(e) => {
+                    self.device.destroy_buffer(buffer, None);
+                    self.device.free_memory(memory, None);
+                    return Err(VkError::Call {
+                        call: "vkBindBufferMemory/vkMapMemory",
+                        result: e,
+                    });
+                }
+            }
+        };
+        Ok(RawBuffer {
+            buffer,
+            memory,
+            ptr,
+            size: size.max(4),
+        })
+    }
+
+    /// An image with its own device memory.
+    pub fn create_image(
+        &self,
+        ci: &vk::ImageCreateInfo,
+    ) -> Result<(vk::Image, vk::DeviceMemory), VkError> {
+        // SAFETY: valid device and create info.
+        let image = unsafe { self.device.create_image(ci, None) }.map_err(call("vkCreateImage"))?;
+        // SAFETY: `image` is a live image of this device.
+        let req = unsafe { self.device.get_image_memory_requirements(image) };
+        let memory = match self.allocate(req, false, "image") {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: the image just created, never used.
+                unsafe { self.device.destroy_image(image, None) };
+                return Err(e);
+            }
+        };
+        // SAFETY: fresh image and memory of matching requirements.
+        if let Err(e) = unsafe { self.device.bind_image_memory(image, memory, 0) } {
+            // SAFETY: objects just created, never used.
+            unsafe {
+                self.device.destroy_image(image, None);
+                self.device.free_memory(memory, None);
+            }
+            return Err(VkError::Call {
+                call: "vkBindImageMemory",
+                result: e,
+            });
+        }
+        Ok((image, memory))
+    }
+
+    /// Optimal-tiling features of `format`.
+    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: plain physical-device query.
+        unsafe {
+            self.instance
+                .get_physical_device_format_properties(self.pdev, format)
+        }
+        .optimal_tiling_features
+    }
+
+    /// Buffer (vertex fetch) features of `format`.
+    pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: plain physical-device query.
+        unsafe {
+            self.instance
+                .get_physical_device_format_properties(self.pdev, format)
+        }
+        .buffer_features
+    }
+}
+
+/// A buffer and its dedicated memory (mapped when host-visible).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawBuffer {
+    pub buffer: vk::Buffer,
+    pub memory: vk::DeviceMemory,
+    /// Null unless host-visible.
+    pub ptr: *mut u8,
+    pub size: u64,
+}
+
+impl RawBuffer {
+    /// Copy `data` into the mapping at `offset` (bounds-checked; false when
+    /// not mapped or out of range).
+    pub fn write(&self, offset: u64, data: &[u8]) -> bool {
+        if self.ptr.is_null()
+            || offset
+                .checked_add(data.len() as u64)
+                .is_none_or(|e| e > self.size)
+        {
+            return false;
+        }
+        // SAFETY: the mapping covers `size` bytes (checked above) and is
+        // host-coherent; nothing else aliases this range on the CPU.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(offset as usize), data.len())
+        };
+        true
+    }
+
+    /// Read `out.len()` bytes at `offset` from the mapping.
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> bool {
+        if self.ptr.is_null()
+            || offset
+                .checked_add(out.len() as u64)
+                .is_none_or(|e| e > self.size)
+        {
+            return false;
+        }
+        // SAFETY: as in `write`; the GPU finished writing (callers waited).
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), out.as_mut_ptr(), out.len())
+        };
+        true
+    }
+
+    pub fn destroy(self, gpu: &Gpu) {
+        // SAFETY: callers only destroy buffers no pending GPU work uses.
+        unsafe {
+            gpu.device.destroy_buffer(self.buffer, None);
+            gpu.device.free_memory(self.memory, None);
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! Submission machinery: a bounded ring of frames (command buffer + fence +
+//! upload arena + descriptor pools), deferred destruction, and the one
+//! open rendering instance.
+//!
+//! Every applied call records into the current frame's command buffer; a
+//! frame is submitted at flush/finish/fence/readback boundaries. Reusing a
+//! frame slot first waits for its fence, so at most `frames_in_flight`
+//! submissions are outstanding. Synchronisation is deliberately simple and
+//! conservative: every image lives in `GENERAL` layout, and a full memory
+//! barrier separates each transfer and each rendering instance from what
+//! comes before and after it.
+
+use ash::vk;
+use tracing::warn;
+
+use crate::device::{Gpu, RawBuffer};
+use crate::VkError;
+
+/// Objects whose destruction waits until the GPU is done with them.
+pub(crate) enum Garbage {
+    Buffer(RawBuffer),
+    Image(vk::Image, vk::DeviceMemory),
+    View(vk::ImageView),
+    Pipeline(vk::Pipeline),
+    Layout(vk::PipelineLayout),
+    SetLayout(vk::DescriptorSetLayout),
+    Sampler(vk::Sampler),
+}
+
+impl Garbage {
+    pub fn destroy(self, gpu: &Gpu) {
+        let d = &gpu.device;
+        // SAFETY: only called once no submitted work can use the object
+        // (its retire serial completed, or the device is idle).
+        unsafe {
+            match self {
+                Garbage::Buffer(b) => b.destroy(gpu),
+                Garbage::Image(i, m) => {
+                    d.destroy_image(i, None);
+                    d.free_memory(m, None);
+                }
+                Garbage::View(v) => d.destroy_image_view(v, None),
+                Garbage::Pipeline(p) => d.destroy_pipeline(p, None),
+                Garbage::Layout(l) => d.destroy_pipeline_layout(l, None),
+                Garbage::SetLayout(l) => d.destroy_descriptor_set_layout(l, None),
+                Garbage::Sampler(s) => d.destroy_sampler(s, None),
+            }
+        }
+    }
+}
+
+/// Bump allocator over host-visible buffers, reset when its frame retires.
+#[derive(Default)]
+pub(crate) struct Arena {
+    blocks: Vec<(RawBuffer, u64)>,
+    current: usize,
+}
+
+const ARENA_BLOCK: u64 = 4 << 20;
+
+/// A slice of the upload arena.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ArenaAlloc {
+    pub buffer: vk::Buffer,
+    pub offset: u64,
+    pub raw: RawBuffer,
+}
+
+impl ArenaAlloc {
+    pub fn write(&self, at: u64, data: &[u8]) -> bool {
+        self.raw.write(self.offset + at, data)
+    }
+}
+
+impl Arena {
+    fn reset(&mut self) {
+        for b in &mut self.blocks {
+            b.1 = 0;
+        }
+        self.current = 0;
+    }
+
+    fn alloc(&mut self, gpu: &Gpu, size: u64, align: u64) -> Result<ArenaAlloc, VkError> {
+        let align = align.max(16);
+        let size = size.max(4);
+        while self.current < self.blocks.len() {
+            let (raw, used) = &mut self.blocks[self.current];
+            let at = used.div_ceil(align) * align;
+            if at + size <= raw.size {
+                *used = at + size;
+                return Ok(ArenaAlloc {
+                    buffer: raw.buffer,
+                    offset: at,
+                    raw: *raw,
+                });
+            }
+            self.current += 1;
+        }
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::UNIFORM_BUFFER
+            | vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::INDEX_BUFFER;
+        let raw = gpu.create_buffer(size.max(ARENA_BLOCK), usage, true)?;
+        self.blocks.push((raw, size));
+        self.current = self.blocks.len() - 1;
+        Ok(ArenaAlloc {
+            buffer: raw.buffer,
+            offset: 0,
+            raw,
+        })
+    }
+
+    fn destroy(&mut self, gpu: &Gpu) {
+        for (b, _) in self.blocks.drain(..) {
+            b.destroy(gpu);
+        }
+    }
+}
+
+pub(crate) struct Frame {
+    pub cmd: vk::CommandBuffer,
+    pub fence: vk::Fence,
+    /// Serial of the last submission from this slot (0: none pending).
+    pub serial: u64,
+    pub arena: Arena,
+    pools: Vec<vk::DescriptorPool>,
+    pool_at: usize,
+}
+
+/// The attachments of the open rendering instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RenderTarget {
+    pub color: [vk::ImageView; 8],
+    pub depth: vk::ImageView,
+    pub stencil: vk::ImageView,
+    pub extent: vk::Extent2D,
+}
+
+pub(crate) struct Frames {
+    pub frames: Vec<Frame>,
+    pub cur: usize,
+    pub recording: bool,
+    /// Serial the next submission gets.
+    pub next_serial: u64,
+    /// Every submission with a serial <= this has completed.
+    pub completed: u64,
+    garbage: Vec<(u64, Garbage)>,
+    /// The rendering instance open in the current command buffer.
+    pub rendering: Option<RenderTarget>,
+    /// Pipeline bound in the current command buffer.
+    pub bound_pipeline: vk::Pipeline,
+}
+
+fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
+    let sizes = [
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::UNIFORM_BUFFER,
+            descriptor_count: 8192,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            descriptor_count: 8192,
+        },
+    ];
+    let ci = vk::DescriptorPoolCreateInfo::default()
+        .max_sets(2048)
+        .pool_sizes(&sizes);
+    // SAFETY: valid device and create info.
+    unsafe { gpu.device.create_descriptor_pool(&ci, None) }.map_err(|result| VkError::Call {
+        call: "vkCreateDescriptorPool",
+        result,
+    })
+}
+
+impl Frames {
+    pub fn new(gpu: &Gpu, n: usize) -> Result<Frames, VkError> {
+        let ai = vk::CommandBufferAllocateInfo::default()
+            .command_pool(gpu.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(n as u32);
+        // SAFETY: valid pool of this device.
+        let cmds = unsafe { gpu.device.allocate_command_buffers(&ai) }.map_err(|result| {
+            VkError::Call {
+                call: "vkAllocateCommandBuffers",
+                result,
+            }
+        })?;
+        let mut frames = Vec::with_capacity(n);
+        for cmd in cmds {
+            // SAFETY: valid device; unsignalled fence.
+            let fence = unsafe {
+                gpu.device
+                    .create_fence(&vk::FenceCreateInfo::default(), None)
+            }
+            .map_err(|result| VkError::Call {
+                call: "vkCreateFence",
+                result,
+            })?;
+            frames.push(Frame {
+                cmd,
+                fence,
+                serial: 0,
+                arena: Arena::default(),
+                pools: Vec::new(),
+                pool_at: 0,
+            });
+        }
+        Ok(Frames {
+            frames,
+            cur: 0,
+            recording: false,
+            next_serial: 1,
+            completed: 0,
+            garbage: Vec::new(),
+            rendering: None,
+            bound_pipeline: vk::Pipeline::null(),
+        })
+    }
+
+    /// The command buffer being recorded, opening a frame if needed.
+    pub fn cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        if self.recording {
+            return Ok(self.frames[self.cur].cmd);
+        }
+        let serial = self.frames[self.cur].serial;
+        if serial > self.completed {
+            self.wait_frame(gpu, self.cur, u64::MAX)?;
+        }
+        self.collect(gpu);
+        let f = &mut self.frames[self.cur];
+        f.arena.reset();
+        for &p in &f.pools {
+            // SAFETY: the frame's work completed (fence waited above).
+            unsafe {
+                let _ = gpu
+                    .device
+                    .reset_descriptor_pool(p, vk::DescriptorPoolResetFlags::empty());
+            }
+        }
+        f.pool_at = 0;
+        // SAFETY: the command buffer's previous submission completed.
+        unsafe {
+            gpu.device
+                .reset_command_buffer(f.cmd, vk::CommandBufferResetFlags::empty())
+                .map_err(|result| VkError::Call {
+                    call: "vkResetCommandBuffer",
+                    result,
+                })?;
+            gpu.device
+                .begin_command_buffer(
+                    f.cmd,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(|result| VkError::Call {
+                    call: "vkBeginCommandBuffer",
+                    result,
+                })?;
+        }
+        self.recording = true;
+        self.rendering = None;
+        self.bound_pipeline = vk::Pipeline::null();
+        Ok(f.cmd)
+    }
+
+    /// Wait for slot `i`'s last submission (false: timed out).
+    fn wait_frame(&mut self, gpu: &Gpu, i: usize, timeout: u64) -> Result<bool, VkError> {
+        let f = &self.frames[i];
+        if f.serial == 0 || f.serial <= self.completed {
+            return Ok(true);
+        }
+        // SAFETY: the fence belongs to a submitted batch of this device.
+        match unsafe { gpu.device.wait_for_fences(&[f.fence], true, timeout) } {
+            Ok(()) => {
+                self.completed = self.completed.max(f.serial);
+                Ok(true)
+            }
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(result) => Err(VkError::Call {
+                call: "vkWaitForFences",
+                result,
+            }),
+        }
+    }
+
+    /// Wait until submission `serial` completed (false: timed out).
+    pub fn wait_serial(&mut self, gpu: &Gpu, serial: u64, timeout: u64) -> Result<bool, VkError> {
+        if serial <= self.completed {
+            return Ok(true);
+        }
+        // Queue order: waiting for the oldest slot whose serial >= `serial`
+        // covers it.
+        let slot = self
+            .frames
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.serial >= serial)
+            .min_by_key(|(_, f)| f.serial)
+            .map(|(i, _)| i);
+        match slot {
+            Some(i) => {
+                let ok = self.wait_frame(gpu, i, timeout)?;
+                if ok {
+                    self.completed = self.completed.max(serial);
+                    self.collect(gpu);
+                }
+                Ok(ok)
+            }
+            // Not submitted yet (cannot happen: fences submit first).
+            None => Ok(false),
+        }
+    }
+
+    /// Whether submission `serial` completed, without blocking.
+    pub fn poll_serial(&mut self, gpu: &Gpu, serial: u64) -> bool {
+        self.wait_serial(gpu, serial, 0).unwrap_or(true)
+    }
+
+    /// Finish recording and submit; returns the serial of the work so far
+    /// (the last submission's when nothing was recorded).
+    pub fn submit(&mut self, gpu: &Gpu) -> Result<u64, VkError> {
+        if !self.recording {
+            return Ok(self.next_serial - 1);
+        }
+        let cmd = self.frames[self.cur].cmd;
+        if self.rendering.take().is_some() {
+            gpu.end_rendering(cmd);
+        }
+        self.recording = false;
+        let f = &mut self.frames[self.cur];
+        // SAFETY: `cmd` is recording and outside any rendering instance;
+        // the fence is unsignalled (reset below before reuse).
+        unsafe {
+            gpu.device
+                .end_command_buffer(cmd)
+                .map_err(|result| VkError::Call {
+                    call: "vkEndCommandBuffer",
+                    result,
+                })?;
+            gpu.device
+                .reset_fences(&[f.fence])
+                .map_err(|result| VkError::Call {
+                    call: "vkResetFences",
+                    result,
+                })?;
+            let cmds = [cmd];
+            let si = vk::SubmitInfo::default().command_buffers(&cmds);
+            gpu.device
+                .queue_submit(gpu.queue, &[si], f.fence)
+                .map_err(|result| VkError::Call {
+                    call: "vkQueueSubmit",
+                    result,
+                })?;
+        }
+        let serial = self.next_serial;
+        self.next_serial += 1;
+        f.serial = serial;
+        self.cur = (self.cur + 1) % self.frames.len();
+        Ok(serial)
+    }
+
+    /// Submit and wait for everything.
+    pub fn finish(&mut self, gpu: &Gpu) -> Result<(), VkError> {
+        let s = self.submit(gpu)?;
+        self.wait_serial(gpu, s, u64::MAX)?;
+        Ok(())
+    }
+
+    /// Queue `g` for destruction once the work recorded so far completes.
+    pub fn retire(&mut self, g: Garbage) {
+        let serial = if self.recording {
+            self.next_serial
+        } else {
+            self.next_serial - 1
+        };
+        self.garbage.push((serial, g));
+    }
+
+    fn collect(&mut self, gpu: &Gpu) {
+        let done = self.completed;
+        let mut i = 0;
+        while i < self.garbage.len() {
+            if self.garbage[i].0 <= done {
+                self.garbage.swap_remove(i).1.destroy(gpu);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Allocate upload space in the recording frame.
+    pub fn upload(&mut self, gpu: &Gpu, size: u64, align: u64) -> Result<ArenaAlloc, VkError> {
+        self.cmd(gpu)?;
+        self.frames[self.cur].arena.alloc(gpu, size, align)
+    }
+
+    /// Allocate a descriptor set from the recording frame's pools.
+    pub fn descriptor_set(
+        &mut self,
+        gpu: &Gpu,
+        layout: vk::DescriptorSetLayout,
+    ) -> Result<vk::DescriptorSet, VkError> {
+        self.cmd(gpu)?;
+        let f = &mut self.frames[self.cur];
+        loop {
+            if f.pool_at >= f.pools.len() {
+                f.pools.push(new_pool(gpu)?);
+                f.pool_at = f.pools.len() - 1;
+            }
+            let layouts = [layout];
+            let ai = vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(f.pools[f.pool_at])
+                .set_layouts(&layouts);
+            // SAFETY: valid pool and layout of this device.
+            match unsafe { gpu.device.allocate_descriptor_sets(&ai) } {
+                Ok(v) if !v.is_empty() => return Ok(v[0]),
+                Ok(_) => {
+                    return Err(VkError::Call {
+                        call: "vkAllocateDescriptorSets",
+                        result: vk::Result::ERROR_UNKNOWN,
+                    })
+                }
+                Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY | vk::Result::ERROR_FRAGMENTED_POOL)
+                    if f.pool_at + 1 < f.pools.len() || f.pools.len() < 64 =>
+                {
+                    f.pool_at += 1;
+                }
+                Err(result) => {
+                    return Err(VkError::Call {
+                        call: "vkAllocateDescriptorSets",
+                        result,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Close the rendering instance, if any (before transfers/barriers).
+    pub fn end_rendering(&mut self, gpu: &Gpu) {
+        if self.rendering.take().is_some() {
+            let cmd = self.frames[self.cur].cmd;
+            gpu.end_rendering(cmd);
+            barrier(gpu, cmd);
+        }
+    }
+
+    /// The recording command buffer, outside any rendering instance, after
+    /// a full barrier (ready for a transfer).
+    pub fn transfer_cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        let cmd = self.cmd(gpu)?;
+        if self.rendering.is_some() {
+            self.end_rendering(gpu);
+        } else {
+            barrier(gpu, cmd);
+        }
+        Ok(cmd)
+    }
+
+    /// Wait for the whole device and destroy everything pending.
+    pub fn destroy(&mut self, gpu: &Gpu) {
+        if self.recording {
+            if let Err(e) = self.submit(gpu) {
+                warn!("final submit failed: {e}");
+            }
+        }
+        // SAFETY: teardown; waits for all queued work.
+        unsafe {
+            let _ = gpu.device.device_wait_idle();
+        }
+        self.completed = u64::MAX;
+        self.collect(gpu);
+        for f in &mut self.frames {
+            f.arena.destroy(gpu);
+            // SAFETY: the device is idle; these objects are ours.
+            unsafe {
+                for p in f.pools.drain(..) {
+                    gpu.device.destroy_descriptor_pool(p, None);
+                }
+                gpu.device.destroy_fence(f.fence, None);
+            }
+        }
+        self.frames.clear();
+    }
+}
+
+/// Full memory barrier: every earlier command's writes are visible to every
+/// later command (conservative; correctness over speed).
+pub(crate) fn barrier(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    let mb = [vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+        .dst_access_mask(
+            vk::AccessFlags::MEMORY_READ
+                | vk::AccessFlags::MEMORY_WRITE
+                | vk::AccessFlags::HOST_READ,
+        )];
+    // SAFETY: `cmd` is recording outside any rendering instance.
+    unsafe {
+        gpu.device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::ALL_COMMANDS | vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &mb,
+            &[],
+            &[],
+        )
+    }
+}

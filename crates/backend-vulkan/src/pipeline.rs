@@ -1,0 +1,439 @@
+//! Shaders (SPIR-V modules, descriptor-set layouts, pipeline layout) and
+//! graphics pipelines keyed by everything that bakes into them.
+
+use std::ffi::CString;
+
+use ash::vk;
+use mgpipe::calls;
+use mgpipe::consts::STAGE_COMPUTE;
+
+use crate::device::Gpu;
+use crate::emulation::{self, gl};
+use crate::frame::Garbage;
+use crate::spirv::{self, SamplerBinding, Scalar, SAMPLER_SET, UBO_SET};
+use crate::VkError;
+
+/// A linked program made ready for pipelines.
+pub(crate) struct ShaderBuild {
+    pub modules: Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
+    pub set_layouts: [vk::DescriptorSetLayout; 2],
+    pub layout: vk::PipelineLayout,
+    /// (binding, count) of set 0, merged over stages.
+    pub ubos: Vec<(u32, u32)>,
+    /// Set 1, merged over stages.
+    pub samplers: Vec<SamplerBinding>,
+    /// Vertex inputs (location, locations, scalar class).
+    pub inputs: Vec<(u32, u32, Scalar)>,
+    pub is_compute: bool,
+    pub storage: bool,
+}
+
+impl ShaderBuild {
+    pub fn collect(self, gpu: &Gpu, out: &mut Vec<Garbage>) {
+        for (_, m, _) in self.modules {
+            // SAFETY: modules are only read while creating pipelines, which
+            // is synchronous; no pending GPU work references a module.
+            unsafe { gpu.device.destroy_shader_module(m, None) };
+        }
+        out.push(Garbage::Layout(self.layout));
+        for l in self.set_layouts {
+            out.push(Garbage::SetLayout(l));
+        }
+    }
+}
+
+const STAGE_FLAGS: [vk::ShaderStageFlags; 6] = [
+    vk::ShaderStageFlags::VERTEX,
+    vk::ShaderStageFlags::TESSELLATION_CONTROL,
+    vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+    vk::ShaderStageFlags::GEOMETRY,
+    vk::ShaderStageFlags::FRAGMENT,
+    vk::ShaderStageFlags::COMPUTE,
+];
+
+/// Split the create_shader blob into stages, rewrite and reflect them, and
+/// make modules + layouts.
+pub(crate) fn build_shader(
+    gpu: &Gpu,
+    p: &calls::CreateShader,
+    blob: &[u8],
+) -> Result<ShaderBuild, String> {
+    let mut at = 0usize;
+    let mut stages = Vec::new();
+    for (i, &words) in p.stage_words.iter().enumerate() {
+        if p.stage_mask & (1 << i) == 0 {
+            continue;
+        }
+        let len = (words as usize)
+            .checked_mul(4)
+            .ok_or("stage length overflows")?;
+        let bytes = blob
+            .get(at..at.checked_add(len).ok_or("stage length overflows")?)
+            .ok_or_else(|| format!("blob too short for stage {i} ({words} words)"))?;
+        at += len;
+        let mut w: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let r = spirv::rewrite(&mut w).map_err(|e| format!("stage {i}: {e}"))?;
+        stages.push((i, w, r));
+    }
+    if stages.is_empty() {
+        return Err("no stages".into());
+    }
+    let is_compute = p.stage_mask == 1 << STAGE_COMPUTE;
+    let mut ubos: Vec<(u32, u32)> = Vec::new();
+    let mut samplers: Vec<SamplerBinding> = Vec::new();
+    let mut inputs = Vec::new();
+    let mut storage = false;
+    for (i, _, r) in &stages {
+        for &u in &r.ubos {
+            match ubos.iter_mut().find(|x| x.0 == u.0) {
+                Some(x) => x.1 = x.1.max(u.1),
+                None => ubos.push(u),
+            }
+        }
+        for s in &r.samplers {
+            match samplers.iter_mut().find(|x| x.binding == s.binding) {
+                Some(x) => x.count = x.count.max(s.count),
+                None => samplers.push(*s),
+            }
+        }
+        if *i == 0 {
+            inputs = r.inputs.clone();
+        }
+        storage |= r.storage;
+    }
+    let all = if is_compute {
+        vk::ShaderStageFlags::COMPUTE
+    } else {
+        vk::ShaderStageFlags::ALL_GRAPHICS
+    };
+    let d = &gpu.device;
+    let mut modules = Vec::new();
+    let cleanup = |modules: &mut Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
+                   sl: &[vk::DescriptorSetLayout]| {
+        // SAFETY: objects just created here, not used by any GPU work.
+        unsafe {
+            for (_, m, _) in modules.drain(..) {
+                d.destroy_shader_module(m, None);
+            }
+            for &l in sl {
+                d.destroy_descriptor_set_layout(l, None);
+            }
+        }
+    };
+    for (i, w, r) in &stages {
+        let ci = vk::ShaderModuleCreateInfo::default().code(w);
+        // SAFETY: `w` is a structurally walked SPIR-V module.
+        match unsafe { d.create_shader_module(&ci, None) } {
+            Ok(m) => modules.push((
+                STAGE_FLAGS[*i],
+                m,
+                CString::new(r.entry.clone()).unwrap_or_else(|_| c"main".to_owned()),
+            )),
+            Err(e) => {
+                cleanup(&mut modules, &[]);
+                return Err(format!("vkCreateShaderModule (stage {i}): {e}"));
+            }
+        }
+    }
+    let ubo_b: Vec<vk::DescriptorSetLayoutBinding> = ubos
+        .iter()
+        .map(|&(b, n)| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(b)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(n.max(1))
+                .stage_flags(all)
+        })
+        .collect();
+    let smp_b: Vec<vk::DescriptorSetLayoutBinding> = samplers
+        .iter()
+        .map(|s| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(s.binding)
+                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                .descriptor_count(s.count.max(1))
+                .stage_flags(all)
+        })
+        .collect();
+    let mut set_layouts = Vec::new();
+    for b in [&ubo_b, &smp_b] {
+        let ci = vk::DescriptorSetLayoutCreateInfo::default().bindings(b);
+        // SAFETY: valid device; bindings are unique per set (merged above).
+        match unsafe { d.create_descriptor_set_layout(&ci, None) } {
+            Ok(l) => set_layouts.push(l),
+            Err(e) => {
+                cleanup(&mut modules, &set_layouts);
+                return Err(format!("vkCreateDescriptorSetLayout: {e}"));
+            }
+        }
+    }
+    let ci = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+    // SAFETY: valid device and set layouts.
+    let layout = match unsafe { d.create_pipeline_layout(&ci, None) } {
+        Ok(l) => l,
+        Err(e) => {
+            cleanup(&mut modules, &set_layouts);
+            return Err(format!("vkCreatePipelineLayout: {e}"));
+        }
+    };
+    debug_assert_eq!(UBO_SET, 0);
+    debug_assert_eq!(SAMPLER_SET, 1);
+    Ok(ShaderBuild {
+        modules,
+        set_layouts: [set_layouts[0], set_layouts[1]],
+        layout,
+        ubos,
+        samplers,
+        inputs,
+        is_compute,
+        storage,
+    })
+}
+
+/// One vertex input location as the pipeline sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VertexSlot {
+    pub location: u32,
+    pub format: vk::Format,
+    pub stride: u32,
+    pub instance: bool,
+    pub divisor: u32,
+}
+
+/// Everything baked into one graphics pipeline.
+pub(crate) struct PipeDesc<'a> {
+    pub shader: mgpipe::Handle,
+    pub build: &'a ShaderBuild,
+    pub rs: &'a calls::CreateRenderState,
+    pub topology: vk::PrimitiveTopology,
+    pub restart: bool,
+    pub colors: [vk::Format; 8],
+    pub color_integer: u32,
+    pub depth: vk::Format,
+    pub stencil: vk::Format,
+    pub samples: vk::SampleCountFlags,
+    pub vertex: Vec<VertexSlot>,
+}
+
+impl PipeDesc<'_> {
+    pub fn key(&self) -> Vec<u32> {
+        let mut k = Vec::with_capacity(96);
+        k.extend_from_slice(&[self.shader.slot, self.shader.gen]);
+        let mut rs = *self.rs;
+        rs.cso = mgpipe::Handle::NULL;
+        rs.stencil_ref = [0; 2];
+        k.extend_from_slice(bytemuck::cast_slice(bytemuck::bytes_of(&rs)));
+        k.push(self.topology.as_raw() as u32);
+        k.push(self.restart as u32);
+        k.extend(self.colors.iter().map(|f| f.as_raw() as u32));
+        k.extend_from_slice(&[
+            self.depth.as_raw() as u32,
+            self.stencil.as_raw() as u32,
+            self.samples.as_raw(),
+        ]);
+        for v in &self.vertex {
+            k.extend_from_slice(&[
+                v.location,
+                v.format.as_raw() as u32,
+                v.stride,
+                v.instance as u32,
+                v.divisor,
+            ]);
+        }
+        k
+    }
+}
+
+pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, VkError> {
+    let rs = d.rs;
+    let or = |v: u32, def: u32| if v == 0 { def } else { v };
+    let stages: Vec<vk::PipelineShaderStageCreateInfo> = d
+        .build
+        .modules
+        .iter()
+        .map(|(st, m, name)| {
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(*st)
+                .module(*m)
+                .name(name.as_c_str())
+        })
+        .collect();
+    let bindings: Vec<vk::VertexInputBindingDescription> = d
+        .vertex
+        .iter()
+        .map(|v| vk::VertexInputBindingDescription {
+            binding: v.location,
+            stride: v.stride,
+            input_rate: if v.instance {
+                vk::VertexInputRate::INSTANCE
+            } else {
+                vk::VertexInputRate::VERTEX
+            },
+        })
+        .collect();
+    let attrs: Vec<vk::VertexInputAttributeDescription> = d
+        .vertex
+        .iter()
+        .map(|v| vk::VertexInputAttributeDescription {
+            location: v.location,
+            binding: v.location,
+            format: v.format,
+            offset: 0,
+        })
+        .collect();
+    let divs: Vec<vk::VertexInputBindingDivisorDescriptionKHR> = d
+        .vertex
+        .iter()
+        .filter(|v| v.instance && v.divisor > 1 && gpu.feat.divisor)
+        .map(|v| vk::VertexInputBindingDivisorDescriptionKHR {
+            binding: v.location,
+            divisor: v.divisor,
+        })
+        .collect();
+    let mut div_ci =
+        vk::PipelineVertexInputDivisorStateCreateInfoKHR::default().vertex_binding_divisors(&divs);
+    let mut vi = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&bindings)
+        .vertex_attribute_descriptions(&attrs);
+    if !divs.is_empty() {
+        vi = vi.push_next(&mut div_ci);
+    }
+    let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(d.topology)
+        .primitive_restart_enable(d.restart && emulation::is_strip_topology(d.topology));
+    let mut dcc = vk::PipelineViewportDepthClipControlCreateInfoEXT::default()
+        .negative_one_to_one(true);
+    let mut vp = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    if gpu.feat.depth_clip_control {
+        vp = vp.push_next(&mut dcc);
+    }
+    let cull = if rs.cull_enable != 0 {
+        match or(rs.cull_face, gl::BACK) {
+            gl::FRONT => vk::CullModeFlags::FRONT,
+            gl::FRONT_AND_BACK => vk::CullModeFlags::FRONT_AND_BACK,
+            _ => vk::CullModeFlags::BACK,
+        }
+    } else {
+        vk::CullModeFlags::NONE
+    };
+    // GL rows are stored bottom-up (emulation.rs): the winding flips.
+    let front = if or(rs.front_face, gl::CCW) == gl::CW {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    } else {
+        vk::FrontFace::CLOCKWISE
+    };
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .rasterizer_discard_enable(rs.rasterizer_discard != 0)
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(cull)
+        .front_face(front)
+        .depth_bias_enable(rs.polygon_offset_fill != 0)
+        .line_width(1.0);
+    let ms = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(d.samples)
+        .alpha_to_coverage_enable(rs.sample_alpha_to_coverage != 0);
+    let has_depth = d.depth != vk::Format::UNDEFINED;
+    let has_stencil = d.stencil != vk::Format::UNDEFINED;
+    let face = |f: usize| vk::StencilOpState {
+        fail_op: emulation::stencil_op(or(rs.stencil_fail[f], gl::KEEP)),
+        pass_op: emulation::stencil_op(or(rs.stencil_zpass[f], gl::KEEP)),
+        depth_fail_op: emulation::stencil_op(or(rs.stencil_zfail[f], gl::KEEP)),
+        compare_op: emulation::compare_op(or(rs.stencil_func[f], gl::ALWAYS)),
+        compare_mask: rs.stencil_value_mask[f],
+        write_mask: rs.stencil_write_mask[f],
+        reference: 0,
+    };
+    let ds = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(has_depth && rs.depth_test != 0)
+        .depth_write_enable(has_depth && rs.depth_test != 0 && rs.depth_write != 0)
+        .depth_compare_op(emulation::compare_op(or(rs.depth_func, gl::LESS)))
+        .stencil_test_enable(has_stencil && rs.stencil_test != 0)
+        .front(face(0))
+        .back(face(1));
+    let mut atts = [vk::PipelineColorBlendAttachmentState::default(); 8];
+    let n_colors = d
+        .colors
+        .iter()
+        .rposition(|f| *f != vk::Format::UNDEFINED)
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let first_blend = |i: usize| rs.blend_enable_mask & (1 << i) != 0;
+    for (i, a) in atts.iter_mut().enumerate().take(n_colors) {
+        let mut mask = (rs.color_write_mask >> (4 * i)) & 0xf;
+        if !gpu.feat.independent_blend {
+            mask = rs.color_write_mask & 0xf;
+        }
+        let blend_on = if gpu.feat.independent_blend {
+            first_blend(i)
+        } else {
+            first_blend(0)
+        };
+        *a = vk::PipelineColorBlendAttachmentState {
+            blend_enable: (blend_on
+                && d.colors[i] != vk::Format::UNDEFINED
+                && d.color_integer & (1 << i) == 0) as u32,
+            src_color_blend_factor: emulation::blend_factor(rs.blend_src_rgb),
+            dst_color_blend_factor: emulation::blend_factor(rs.blend_dst_rgb),
+            color_blend_op: emulation::blend_op(or(rs.blend_eq_rgb, gl::FUNC_ADD)),
+            src_alpha_blend_factor: emulation::blend_factor(rs.blend_src_alpha),
+            dst_alpha_blend_factor: emulation::blend_factor(rs.blend_dst_alpha),
+            alpha_blend_op: emulation::blend_op(or(rs.blend_eq_alpha, gl::FUNC_ADD)),
+            color_write_mask: vk::ColorComponentFlags::from_raw(mask),
+        };
+    }
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&atts[..n_colors]);
+    let dyns = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::BLEND_CONSTANTS,
+        vk::DynamicState::STENCIL_REFERENCE,
+        vk::DynamicState::DEPTH_BIAS,
+        vk::DynamicState::LINE_WIDTH,
+    ];
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyns);
+    let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&d.colors[..n_colors])
+        .depth_attachment_format(d.depth)
+        .stencil_attachment_format(d.stencil);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vi)
+        .input_assembly_state(&ia)
+        .viewport_state(&vp)
+        .rasterization_state(&raster)
+        .multisample_state(&ms)
+        .depth_stencil_state(&ds)
+        .color_blend_state(&cb)
+        .dynamic_state(&dy)
+        .layout(d.build.layout)
+        .push_next(&mut rendering);
+    // SAFETY: every pointer in the create info outlives the call; formats
+    // match the rendering instance the pipeline is used in (keyed).
+    match unsafe {
+        gpu.device
+            .create_graphics_pipelines(gpu.pcache, &[ci], None)
+    } {
+        Ok(v) if !v.is_empty() => Ok(v[0]),
+        Ok(_) => Err(VkError::Call {
+            call: "vkCreateGraphicsPipelines",
+            result: vk::Result::ERROR_UNKNOWN,
+        }),
+        Err((v, result)) => {
+            for p in v {
+                if p != vk::Pipeline::null() {
+                    // SAFETY: a pipeline just created, unused.
+                    unsafe { gpu.device.destroy_pipeline(p, None) };
+                }
+            }
+            Err(VkError::Call {
+                call: "vkCreateGraphicsPipelines",
+                result,
+            })
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! Images and buffers: creation, uploads through the frame's staging arena,
+//! views, and the release lists that feed deferred destruction.
+
+use ash::vk;
+
+use crate::device::Gpu;
+use crate::emulation::{self, FormatClass, StorageFormat};
+use crate::frame::{self, Garbage};
+use crate::{ImageRes, ResKind, Resource, SurfaceEntry, ViewKey, VkError, VulkanBackend};
+
+pub(crate) fn collect_image(img: ImageRes, out: &mut Vec<Garbage>) {
+    for (_, v) in img.views {
+        out.push(Garbage::View(v));
+    }
+    out.push(Garbage::Image(img.image, img.memory));
+}
+
+pub(crate) fn collect_resource(r: Resource, out: &mut Vec<Garbage>) {
+    match r.kind {
+        ResKind::Buffer { raw, .. } => out.push(Garbage::Buffer(raw)),
+        ResKind::Texture { img, .. } => {
+            if let Some(i) = img {
+                collect_image(i, out)
+            }
+        }
+        ResKind::Renderbuffer(i) => collect_image(i, out),
+    }
+}
+
+pub(crate) fn collect_surface(s: SurfaceEntry, out: &mut Vec<Garbage>) {
+    if let Some(i) = s.color {
+        collect_image(i, out);
+    }
+    if let Some(i) = s.depth_stencil {
+        collect_image(i, out);
+    }
+}
+
+/// Sample count flags for a GL sample count.
+pub(crate) fn sample_flags(n: u32) -> vk::SampleCountFlags {
+    match n {
+        0 | 1 => vk::SampleCountFlags::TYPE_1,
+        2..=3 => vk::SampleCountFlags::TYPE_2,
+        4..=7 => vk::SampleCountFlags::TYPE_4,
+        8..=15 => vk::SampleCountFlags::TYPE_8,
+        _ => vk::SampleCountFlags::TYPE_16,
+    }
+}
+
+/// Identity view of all levels/layers for sampling.
+pub(crate) fn full_range(img: &ImageRes) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: emulation::aspect(img.format.class),
+        base_mip_level: 0,
+        level_count: vk::REMAINING_MIP_LEVELS,
+        base_array_layer: 0,
+        layer_count: vk::REMAINING_ARRAY_LAYERS,
+    }
+}
+
+/// The view of `img` described by `key` (made on first use, cached).
+pub(crate) fn view(gpu: &Gpu, img: &mut ImageRes, key: ViewKey) -> Option<vk::ImageView> {
+    if let Some(&v) = img.views.get(&key) {
+        return Some(v);
+    }
+    let sw = |i: usize| vk::ComponentSwizzle::from_raw(key.swizzle[i]);
+    let ci = vk::ImageViewCreateInfo::default()
+        .image(img.image)
+        .view_type(vk::ImageViewType::from_raw(key.ty))
+        .format(img.format.vk)
+        .components(vk::ComponentMapping {
+            r: sw(0),
+            g: sw(1),
+            b: sw(2),
+            a: sw(3),
+        })
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::from_raw(key.aspect),
+            base_mip_level: key.base_level,
+            level_count: key.levels,
+            base_array_layer: key.base_layer,
+            layer_count: key.layers,
+        });
+    // SAFETY: a live image of this device; the range was clamped by callers.
+    match unsafe { gpu.device.create_image_view(&ci, None) } {
+        Ok(v) => {
+            img.views.insert(key, v);
+            Some(v)
+        }
+        Err(e) => {
+            tracing::warn!(?key, "vkCreateImageView failed: {e}");
+            None
+        }
+    }
+}
+
+/// A single-level, single-layer 2D-ish view for rendering into `level`/`layer`.
+pub(crate) fn attachment_view(
+    gpu: &Gpu,
+    img: &mut ImageRes,
+    level: u32,
+    layer: u32,
+) -> Option<vk::ImageView> {
+    if level >= img.levels {
+        return None;
+    }
+    let (layer, layers, ty) = if img.view_type == vk::ImageViewType::TYPE_3D {
+        let depth = (img.extent.depth >> level).max(1);
+        (layer.min(depth - 1), 1, vk::ImageViewType::TYPE_2D)
+    } else if img.view_type == vk::ImageViewType::TYPE_1D
+        || img.view_type == vk::ImageViewType::TYPE_1D_ARRAY
+    {
+        (layer.min(img.layers - 1), 1, vk::ImageViewType::TYPE_1D)
+    } else {
+        (layer.min(img.layers - 1), 1, vk::ImageViewType::TYPE_2D)
+    };
+    let key = ViewKey {
+        ty: ty.as_raw(),
+        aspect: emulation::aspect(img.format.class).as_raw(),
+        base_level: level,
+        levels: 1,
+        base_layer: layer,
+        layers,
+        swizzle: [0; 4],
+    };
+    let v = view(gpu, img, key);
+    if v.is_some() {
+        img.defined |= 1u64 << level.min(63);
+    }
+    v
+}
+
+/// Extent of `level` (at least 1 in every dimension).
+pub(crate) fn level_extent(e: vk::Extent3D, level: u32) -> vk::Extent3D {
+    let s = |v: u32| (v.checked_shr(level).unwrap_or(0)).max(1);
+    vk::Extent3D {
+        width: s(e.width),
+        height: s(e.height),
+        depth: s(e.depth),
+    }
+}
+
+impl VulkanBackend {
+    pub(crate) fn retire(&mut self, v: Vec<Garbage>) {
+        for g in v {
+            self.frames.retire(g);
+        }
+    }
+
+    /// Storage for a GL internal format on this device.
+    pub(crate) fn storage_format(&self, internal: u32) -> StorageFormat {
+        let gpu = &self.gpu;
+        emulation::storage_format(internal, &|f, class| {
+            let feats = gpu.format_features(f);
+            match class {
+                FormatClass::Depth | FormatClass::DepthStencil | FormatClass::Stencil => {
+                    feats.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT)
+                }
+                _ => feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE),
+            }
+        })
+    }
+
+    /// A new image in GENERAL layout (the transition is recorded now).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create_image(
+        &mut self,
+        format: StorageFormat,
+        gl_internal: u32,
+        image_type: vk::ImageType,
+        view_type: vk::ImageViewType,
+        extent: vk::Extent3D,
+        layers: u32,
+        levels: u32,
+        samples: u32,
+    ) -> Result<ImageRes, VkError> {
+        let feats = self.gpu.format_features(format.vk);
+        let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
+            usage |= vk::ImageUsageFlags::SAMPLED;
+        }
+        if format.class.is_color() {
+            if feats.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) {
+                usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+            }
+        } else if feats.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) {
+            usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+        }
+        let mut flags = vk::ImageCreateFlags::empty();
+        if (view_type == vk::ImageViewType::CUBE || view_type == vk::ImageViewType::CUBE_ARRAY)
+            && extent.width == extent.height
+            && layers % 6 == 0
+        {
+            flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
+        }
+        if image_type == vk::ImageType::TYPE_3D {
+            flags |= vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE;
+        }
+        let samples_f = sample_flags(samples);
+        let levels = if samples_f != vk::SampleCountFlags::TYPE_1 {
+            1
+        } else {
+            levels.clamp(1, emulation::full_chain(extent))
+        };
+        let ci = vk::ImageCreateInfo::default()
+            .flags(flags)
+            .image_type(image_type)
+            .format(format.vk)
+            .extent(extent)
+            .mip_levels(levels)
+            .array_layers(layers.max(1))
+            .samples(samples_f)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let (image, memory) = self.gpu.create_image(&ci)?;
+        let img = ImageRes {
+            image,
+            memory,
+            format,
+            gl_internal,
+            view_type,
+            extent,
+            layers: layers.max(1),
+            levels,
+            samples: samples_f,
+            defined: 0,
+            views: Default::default(),
+        };
+        let cmd = match self.frames.transfer_cmd(&self.gpu) {
+            Ok(c) => c,
+            Err(e) => {
+                let mut g = Vec::new();
+                collect_image(img, &mut g);
+                for x in g {
+                    x.destroy(&self.gpu);
+                }
+                return Err(e);
+            }
+        };
+        let ib = [vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::empty())
+            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image)
+            .subresource_range(full_range(&img))];
+        // SAFETY: recording, outside rendering; the image is fresh.
+        unsafe {
+            self.gpu.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &ib,
+            )
+        };
+        Ok(img)
+    }
+
+    /// Copy tight texel bytes into a region of an image (one aspect).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn upload_image(
+        &mut self,
+        image: vk::Image,
+        aspect: vk::ImageAspectFlags,
+        level: u32,
+        offset: vk::Offset3D,
+        extent: vk::Extent3D,
+        base_layer: u32,
+        layers: u32,
+        data: &[u8],
+    ) -> Result<(), VkError> {
+        let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
+        staging.write(0, data);
+        let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let region = [vk::BufferImageCopy {
+            buffer_offset: staging.offset,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: aspect,
+                mip_level: level,
+                base_array_layer: base_layer,
+                layer_count: layers.max(1),
+            },
+            image_offset: offset,
+            image_extent: extent,
+        }];
+        // SAFETY: recording outside rendering; the staging range holds the
+        // tight region (callers sized `data`); the image is in GENERAL.
+        unsafe {
+            self.gpu.device.cmd_copy_buffer_to_image(
+                cmd,
+                staging.buffer,
+                image,
+                vk::ImageLayout::GENERAL,
+                &region,
+            )
+        };
+        frame::barrier(&self.gpu, cmd);
+        Ok(())
+    }
+
+    /// Copy bytes into a buffer in command-stream order.
+    pub(crate) fn upload_buffer(
+        &mut self,
+        dst: vk::Buffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), VkError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
+        staging.write(0, data);
+        let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let region = [vk::BufferCopy {
+            src_offset: staging.offset,
+            dst_offset: offset,
+            size: data.len() as u64,
+        }];
+        // SAFETY: recording outside rendering; ranges checked by callers.
+        unsafe {
+            self.gpu
+                .device
+                .cmd_copy_buffer(cmd, staging.buffer, dst, &region)
+        };
+        frame::barrier(&self.gpu, cmd);
+        Ok(())
+    }
+
+    /// A zeroed device buffer of `size` bytes for vertex/index/uniform use.
+    pub(crate) fn new_buffer(&mut self, size: u64) -> Result<crate::device::RawBuffer, VkError> {
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::INDEX_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_BUFFER
+            | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::INDIRECT_BUFFER;
+        let raw = self.gpu.create_buffer(size, usage, false)?;
+        // GL leaves undefined contents; zero them so reads are deterministic.
+        match self.frames.transfer_cmd(&self.gpu) {
+            Ok(cmd) => {
+                // SAFETY: recording outside rendering; the whole buffer.
+                unsafe {
+                    self.gpu
+                        .device
+                        .cmd_fill_buffer(cmd, raw.buffer, 0, vk::WHOLE_SIZE, 0)
+                };
+                frame::barrier(&self.gpu, cmd);
+            }
+            Err(e) => {
+                raw.destroy(&self.gpu);
+                return Err(e);
+            }
+        }
+        Ok(raw)
+    }
+
+    /// Copy an image region into a fresh host buffer, submit, wait and
+    /// return the tight bytes (one aspect).
+    pub(crate) fn read_image(
+        &mut self,
+        image: vk::Image,
+        aspect: vk::ImageAspectFlags,
+        texel: u32,
+        level: u32,
+        layer: u32,
+        offset: vk::Offset3D,
+        extent: vk::Extent3D,
+    ) -> Result<Vec<u8>, VkError> {
+        let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
+        let rb = self
+            .gpu
+            .create_buffer(size, vk::BufferUsageFlags::TRANSFER_DST, true)?;
+        let res = (|| {
+            let cmd = self.frames.transfer_cmd(&self.gpu)?;
+            let region = [vk::BufferImageCopy {
+                buffer_offset: 0,
+                buffer_row_length: 0,
+                buffer_image_height: 0,
+                image_subresource: vk::ImageSubresourceLayers {
+                    aspect_mask: aspect,
+                    mip_level: level,
+                    base_array_layer: layer,
+                    layer_count: 1,
+                },
+                image_offset: offset,
+                image_extent: extent,
+            }];
+            // SAFETY: recording outside rendering; region inside the image
+            // (clipped by callers); the buffer holds it.
+            unsafe {
+                self.gpu.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    image,
+                    vk::ImageLayout::GENERAL,
+                    rb.buffer,
+                    &region,
+                )
+            };
+            frame::barrier(&self.gpu, cmd);
+            self.frames.finish(&self.gpu)?;
+            let mut out = vec![0u8; size as usize];
+            rb.read(0, &mut out);
+            Ok(out)
+        })();
+        // The copy completed (finish) or was never submitted: free now.
+        if res.is_ok() {
+            rb.destroy(&self.gpu);
+        } else {
+            self.frames.retire(Garbage::Buffer(rb));
+        }
+        res
+    }
+}

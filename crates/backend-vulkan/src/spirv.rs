@@ -1,0 +1,351 @@
+//! A small SPIR-V word walker: reflection of what a stage binds/consumes
+//! and the one rewrite Vulkan needs.
+//!
+//! The frontend emits every resource in descriptor set 0 with sampler
+//! bindings in a namespace separate from uniform blocks (GLES style: texture
+//! units vs UBO binding points). Bindings of one Vulkan set share a
+//! namespace, so [`rewrite`] moves every sampled image / sampler variable to
+//! [`SAMPLER_SET`] (binding = its texture-unit slot) and leaves uniform
+//! blocks in [`UBO_SET`].
+
+/// Descriptor set of uniform blocks (user blocks and the default block).
+pub const UBO_SET: u32 = 0;
+/// Descriptor set of combined image samplers.
+pub const SAMPLER_SET: u32 = 1;
+
+const MAGIC: u32 = 0x0723_0203;
+
+const OP_ENTRY_POINT: u16 = 15;
+const OP_TYPE_INT: u16 = 21;
+const OP_TYPE_FLOAT: u16 = 22;
+const OP_TYPE_VECTOR: u16 = 23;
+const OP_TYPE_MATRIX: u16 = 24;
+const OP_TYPE_IMAGE: u16 = 25;
+const OP_TYPE_SAMPLER: u16 = 26;
+const OP_TYPE_SAMPLED_IMAGE: u16 = 27;
+const OP_TYPE_ARRAY: u16 = 28;
+const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
+const OP_TYPE_STRUCT: u16 = 30;
+const OP_TYPE_POINTER: u16 = 32;
+const OP_CONSTANT: u16 = 43;
+const OP_VARIABLE: u16 = 59;
+const OP_DECORATE: u16 = 71;
+
+const DEC_BLOCK: u32 = 2;
+const DEC_BUFFER_BLOCK: u32 = 3;
+const DEC_BUILTIN: u32 = 11;
+const DEC_LOCATION: u32 = 30;
+const DEC_BINDING: u32 = 33;
+const DEC_SET: u32 = 34;
+
+const SC_UNIFORM_CONSTANT: u32 = 0;
+const SC_INPUT: u32 = 1;
+const SC_UNIFORM: u32 = 2;
+const SC_STORAGE_BUFFER: u32 = 12;
+
+/// Scalar class of a vertex input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Float,
+    Int,
+    Uint,
+}
+
+/// A combined image sampler the stage uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerBinding {
+    pub binding: u32,
+    pub count: u32,
+    /// SPIR-V Dim: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect, 5 Buffer.
+    pub dim: u32,
+    pub arrayed: bool,
+    pub ms: bool,
+    pub scalar: Scalar,
+}
+
+/// What one stage binds and consumes.
+#[derive(Clone, Debug, Default)]
+pub struct Reflection {
+    pub entry: String,
+    /// (binding, array count) of uniform blocks in set 0.
+    pub ubos: Vec<(u32, u32)>,
+    pub samplers: Vec<SamplerBinding>,
+    /// Storage blocks or storage images (not supported by this backend).
+    pub storage: bool,
+    /// Vertex inputs: (location, locations taken, scalar class).
+    pub inputs: Vec<(u32, u32, Scalar)>,
+}
+
+/// Why a module was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SpirvError {
+    #[error("not SPIR-V (bad magic or header)")]
+    Header,
+    #[error("truncated instruction at word {0}")]
+    Truncated(usize),
+}
+
+fn instructions(words: &[u32]) -> Result<Vec<(usize, u16, usize)>, SpirvError> {
+    if words.len() < 5 || words[0] != MAGIC {
+        return Err(SpirvError::Header);
+    }
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        let op = (words[i] & 0xffff) as u16;
+        if n == 0 || i + n > words.len() {
+            return Err(SpirvError::Truncated(i));
+        }
+        out.push((i, op, n));
+        i += n;
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy)]
+enum Ty {
+    Int(bool),
+    Float,
+    Vector(u32),
+    Matrix(u32, u32),
+    Image { sampled: u32, dim: u32, arrayed: bool, ms: bool, storage: bool },
+    Sampler,
+    SampledImage(u32),
+    Array(u32, u32),
+    RuntimeArray(u32),
+    Struct,
+    Pointer(u32, u32),
+}
+
+struct Module {
+    types: std::collections::HashMap<u32, Ty>,
+    consts: std::collections::HashMap<u32, u32>,
+    decos: std::collections::HashMap<u32, Vec<(u32, u32, usize)>>,
+}
+
+impl Module {
+    fn deco(&self, id: u32, d: u32) -> Option<u32> {
+        self.decos
+            .get(&id)?
+            .iter()
+            .find(|x| x.0 == d)
+            .map(|x| x.1)
+    }
+    fn has_deco(&self, id: u32, d: u32) -> bool {
+        self.decos.get(&id).is_some_and(|v| v.iter().any(|x| x.0 == d))
+    }
+    /// Strip arrays: (element type, total count).
+    fn unarray(&self, mut t: u32) -> (u32, u32) {
+        let mut count = 1u32;
+        for _ in 0..8 {
+            match self.types.get(&t) {
+                Some(Ty::Array(e, len)) => {
+                    count = count.saturating_mul(*self.consts.get(len).unwrap_or(&1));
+                    t = *e;
+                }
+                Some(Ty::RuntimeArray(e)) => t = *e,
+                _ => break,
+            }
+        }
+        (t, count)
+    }
+    fn scalar_of(&self, mut t: u32) -> Scalar {
+        for _ in 0..8 {
+            match self.types.get(&t) {
+                Some(Ty::Vector(c)) => t = *c,
+                Some(Ty::Matrix(c, _)) => t = *c,
+                Some(Ty::Array(e, _)) => t = *e,
+                Some(Ty::Int(true)) => return Scalar::Int,
+                Some(Ty::Int(false)) => return Scalar::Uint,
+                _ => return Scalar::Float,
+            }
+        }
+        Scalar::Float
+    }
+    fn locations(&self, t: u32) -> u32 {
+        match self.types.get(&t) {
+            Some(Ty::Matrix(_, cols)) => *cols,
+            Some(Ty::Array(e, len)) => self
+                .locations(*e)
+                .saturating_mul(*self.consts.get(len).unwrap_or(&1)),
+            _ => 1,
+        }
+    }
+}
+
+fn parse(words: &[u32]) -> Result<(Module, Vec<(usize, u16, usize)>), SpirvError> {
+    let ins = instructions(words)?;
+    let mut m = Module {
+        types: Default::default(),
+        consts: Default::default(),
+        decos: Default::default(),
+    };
+    for &(i, op, n) in &ins {
+        let w = &words[i..i + n];
+        let a = |k: usize| w.get(k).copied().unwrap_or(0);
+        match op {
+            OP_TYPE_INT => {
+                m.types.insert(a(1), Ty::Int(a(3) != 0));
+            }
+            OP_TYPE_FLOAT => {
+                m.types.insert(a(1), Ty::Float);
+            }
+            OP_TYPE_VECTOR => {
+                m.types.insert(a(1), Ty::Vector(a(2)));
+            }
+            OP_TYPE_MATRIX => {
+                m.types.insert(a(1), Ty::Matrix(a(2), a(3)));
+            }
+            OP_TYPE_IMAGE => {
+                m.types.insert(
+                    a(1),
+                    Ty::Image {
+                        sampled: a(2),
+                        dim: a(3),
+                        arrayed: a(5) != 0,
+                        ms: a(6) != 0,
+                        storage: a(7) == 2,
+                    },
+                );
+            }
+            OP_TYPE_SAMPLER => {
+                m.types.insert(a(1), Ty::Sampler);
+            }
+            OP_TYPE_SAMPLED_IMAGE => {
+                m.types.insert(a(1), Ty::SampledImage(a(2)));
+            }
+            OP_TYPE_ARRAY => {
+                m.types.insert(a(1), Ty::Array(a(2), a(3)));
+            }
+            OP_TYPE_RUNTIME_ARRAY => {
+                m.types.insert(a(1), Ty::RuntimeArray(a(2)));
+            }
+            OP_TYPE_STRUCT => {
+                m.types.insert(a(1), Ty::Struct);
+            }
+            OP_TYPE_POINTER => {
+                m.types.insert(a(1), Ty::Pointer(a(2), a(3)));
+            }
+            OP_CONSTANT if n >= 4 => {
+                m.consts.insert(a(2), a(3));
+            }
+            OP_DECORATE if n >= 3 => {
+                m.decos
+                    .entry(a(1))
+                    .or_default()
+                    .push((a(2), a(3), i + 3));
+            }
+            _ => {}
+        }
+    }
+    Ok((m, ins))
+}
+
+/// Reflect one stage and move its sampled images to [`SAMPLER_SET`].
+pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
+    let (m, ins) = parse(words)?;
+    let mut r = Reflection {
+        entry: "main".into(),
+        ..Default::default()
+    };
+    let mut set_patches = Vec::new();
+    for &(i, op, n) in &ins {
+        let w = &words[i..i + n];
+        match op {
+            OP_ENTRY_POINT if n >= 4 => {
+                // literal string from word 3, NUL-terminated, little-endian.
+                let mut bytes = Vec::new();
+                'outer: for &x in &w[3..] {
+                    for b in x.to_le_bytes() {
+                        if b == 0 {
+                            break 'outer;
+                        }
+                        bytes.push(b);
+                    }
+                }
+                r.entry = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            OP_VARIABLE if n >= 4 => {
+                let (ptr, id, sc) = (w[1], w[2], w[3]);
+                let Some(Ty::Pointer(_, pointee)) = m.types.get(&ptr).copied() else {
+                    continue;
+                };
+                let (elem, count) = m.unarray(pointee);
+                match sc {
+                    SC_UNIFORM_CONSTANT => {
+                        let binding = m.deco(id, DEC_BINDING).unwrap_or(0);
+                        match m.types.get(&elem).copied() {
+                            Some(Ty::SampledImage(img)) => {
+                                if let Some(Ty::Image {
+                                    sampled,
+                                    dim,
+                                    arrayed,
+                                    ms,
+                                    ..
+                                }) = m.types.get(&img).copied()
+                                {
+                                    r.samplers.push(SamplerBinding {
+                                        binding,
+                                        count,
+                                        dim,
+                                        arrayed,
+                                        ms,
+                                        scalar: m.scalar_of(sampled),
+                                    });
+                                }
+                                if let Some(d) = m.decos.get(&id) {
+                                    if let Some(x) = d.iter().find(|x| x.0 == DEC_SET) {
+                                        set_patches.push(x.2);
+                                    }
+                                }
+                            }
+                            Some(Ty::Image { storage: true, .. }) => r.storage = true,
+                            Some(Ty::Image { .. }) | Some(Ty::Sampler) => r.storage = true,
+                            _ => {}
+                        }
+                    }
+                    SC_UNIFORM => {
+                        if m.has_deco(elem, DEC_BUFFER_BLOCK) {
+                            r.storage = true;
+                        } else if m.has_deco(elem, DEC_BLOCK) {
+                            r.ubos.push((m.deco(id, DEC_BINDING).unwrap_or(0), count));
+                        }
+                    }
+                    SC_STORAGE_BUFFER => r.storage = true,
+                    SC_INPUT => {
+                        if m.has_deco(id, DEC_BUILTIN) || m.has_deco(elem, DEC_BLOCK) {
+                            continue;
+                        }
+                        if let Some(loc) = m.deco(id, DEC_LOCATION) {
+                            r.inputs
+                                .push((loc, m.locations(pointee), m.scalar_of(pointee)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    for at in set_patches {
+        if let Some(w) = words.get_mut(at) {
+            *w = SAMPLER_SET;
+        }
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_garbage() {
+        assert!(rewrite(&mut [1, 2, 3]).is_err());
+        let mut w = vec![MAGIC, 0x10000, 0, 10, 0, 0x0005_0047];
+        assert!(matches!(rewrite(&mut w), Err(SpirvError::Truncated(5))));
+        let mut w = vec![MAGIC, 0x10000, 0, 10, 0, 0];
+        assert!(rewrite(&mut w).is_err());
+    }
+}
