@@ -5,12 +5,16 @@
 //! * `impl mgpipe::Pipe for monolith::Monolith` (forwarding to
 //!   `mgpipe::Direct`, with counters and the lost-link no-op rule);
 //! * `impl mgpipe::Screen/Context for testing::EchoBackend` (every call goes
-//!   to `EchoBackend::on_call`).
+//!   to `EchoBackend::on_call`);
+//! * `impl mgpipe::Screen/Context for fuzzing::NullBackend` (same shape);
+//! * `impl mgpipe::Screen/Context for testing::Recorder<A>` (forward, then
+//!   note the call) and `testing::describe_payload` (one ` field=value` per
+//!   field, handles normalised).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use mgpipe_codegen::model::{Call, Class};
+use mgpipe_codegen::model::{Call, Class, Elem, FieldKind};
 
 fn params(c: &Call) -> String {
     let mut s = format!("p: &mgpipe::calls::{}", c.camel);
@@ -113,7 +117,119 @@ fn main() {
         }
         e.push_str("}\n\n");
     }
-    for (name, text) in [("remote_glue_monolith.rs", m), ("remote_glue_echo.rs", e)] {
+    // Null backend (fuzzing): every call goes to `NullBackend::on_call`.
+    let mut nb = String::from(HEADER);
+    for (tr, screen) in [("Screen", true), ("Context", false)] {
+        let _ = writeln!(nb, "impl mgpipe::{tr} for NullBackend {{");
+        for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
+            let _ = writeln!(nb, "    fn {}(&mut self, {}) {{", c.method(), params(c));
+            let blob = if c.has_blob() { "blob" } else { "&[]" };
+            let reply = if c.reply_slot() {
+                "Some(reply)"
+            } else {
+                "None"
+            };
+            let _ = writeln!(
+                nb,
+                "        self.on_call(mgpipe::Opcode::{}, bytemuck::bytes_of(p), {blob}, {reply});",
+                c.camel
+            );
+            nb.push_str("    }\n");
+        }
+        nb.push_str("}\n\n");
+    }
+
+    // Recorder: forward to the inner applier, then note the call.
+    let mut r = String::from(HEADER);
+    for (tr, screen) in [("Screen", true), ("Context", false)] {
+        let _ = writeln!(r, "impl<A: mgpipe::Applier> mgpipe::{tr} for Recorder<A> {{");
+        for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
+            let _ = writeln!(r, "    fn {}(&mut self, {}) {{", c.method(), params(c));
+            let _ = writeln!(
+                r,
+                "        <A as mgpipe::{tr}>::{}(&mut self.inner, {});",
+                c.method(),
+                args(c)
+            );
+            let blob = if c.has_blob() { "Some(blob)" } else { "None" };
+            let reply = if c.reply_slot() {
+                "Some(reply.as_slice())"
+            } else {
+                "None"
+            };
+            let _ = writeln!(
+                r,
+                "        self.note(mgpipe::Opcode::{}, bytemuck::bytes_of(p), {blob}, {reply});",
+                c.camel
+            );
+            r.push_str("    }\n");
+        }
+        r.push_str("}\n\n");
+    }
+
+    // describe_payload: one ` name=value` per field, handles normalised.
+    let mut d = String::from(HEADER);
+    d.push_str("/// Append ` field=value` for every field of `payload` (a call of `op`);\n/// false when the payload does not have the call's size.\n");
+    d.push_str("pub fn describe_payload(op: mgpipe::Opcode, payload: &[u8], names: &mut HandleNames, out: &mut String) -> bool {\n");
+    d.push_str("    #[allow(unused_variables)]\n    match op {\n");
+    for c in &live {
+        let _ = writeln!(d, "        mgpipe::Opcode::{} => {{", c.camel);
+        let _ = writeln!(
+            d,
+            "            let Ok(p) = bytemuck::try_pod_read_unaligned::<mgpipe::calls::{}>(payload) else {{ return false; }};",
+            c.camel
+        );
+        if c.fields.is_empty() {
+            d.push_str("            let _ = p;\n");
+        }
+        for f in &c.fields {
+            let id = f.ident();
+            match &f.kind {
+                FieldKind::Pad(_) => {
+                    let _ = writeln!(
+                        d,
+                        "            put_pad(out, \"{}\", bytemuck::bytes_of(&p.{id}));",
+                        f.name
+                    );
+                }
+                FieldKind::Data(t) => {
+                    let vals = if t.array.is_some() {
+                        format!("&p.{id}[..]")
+                    } else {
+                        format!("core::slice::from_ref(&p.{id})")
+                    };
+                    match &t.elem {
+                        Elem::Handle(kind) => {
+                            let _ = writeln!(
+                                d,
+                                "            put_handles(out, names, \"{}\", \"{kind}\", {vals}, {});",
+                                f.name,
+                                t.array.is_some()
+                            );
+                        }
+                        Elem::Scalar(_) => {
+                            let _ = writeln!(
+                                d,
+                                "            put_values(out, \"{}\", {vals}, {});",
+                                f.name,
+                                t.array.is_some()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        d.push_str("        }\n");
+    }
+    d.push_str("    }\n    true\n}\n");
+
+    for (name, text) in [
+        ("remote_glue_monolith.rs", m),
+        ("remote_glue_echo.rs", e),
+        ("remote_glue_null.rs", nb),
+        ("remote_glue_recorder.rs", r),
+        ("remote_glue_describe.rs", d),
+    ] {
         let path = out.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             if let Err(err) = std::fs::write(&path, text) {

@@ -1,3 +1,11 @@
+/* POSIX/BSD interfaces (kill, usleep, clock_gettime, dirent) for the
+ * spawn-lane liveness scenarios. */
+#define _DEFAULT_SOURCE 1
+#include <dirent.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 /*
  * MobileGL scenario client.
  *
@@ -996,10 +1004,125 @@ static int sc_fence(void) {
     return ok;
 }
 
+/* ---- liveness (spawn lane only; run by name, not in the default list) -- */
+
+typedef GLenum (*PFN_RESET_STATUS)(void);
+
+/* The pid of our mobilegl-server child, found in /proc (0 if none). */
+static pid_t server_child(void) {
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    pid_t me = getpid(), found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        char path[300], buf[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* pid (comm) state ppid ... ; comm may hold spaces: parse after ')' */
+        char *rp = strrchr(buf, ')');
+        char *lp = strchr(buf, '(');
+        if (!rp || !lp) continue;
+        int ppid = 0;
+        char st = 0;
+        if (sscanf(rp + 1, " %c %d", &st, &ppid) != 2) continue;
+        if (ppid == me && strstr(lp, "mobilegl-serv")) found = (pid_t)atoi(e->d_name);
+    }
+    closedir(d);
+    return found;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* SIGKILL the server mid-frame: we must survive, keep calling GL, and see a
+ * reset promptly. */
+static int sc_server_killed(void) {
+    PFN_RESET_STATUS reset = (PFN_RESET_STATUS)eglGetProcAddress("glGetGraphicsResetStatus");
+    CHECK(reset != NULL, "glGetGraphicsResetStatus not resolvable");
+    pid_t srv = server_child();
+    CHECK(srv > 0, "no mobilegl-server child found (run with MOBILEGL_TRANSPORT=spawn)");
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    CHECK(reset() == GL_NO_ERROR, "reset status before the kill is not GL_NO_ERROR");
+    for (int i = 0; i < 50; i++) solid_rect(&s, -1, -1, 1, 1, C_A);
+    kill(srv, SIGKILL);
+    /* Mid-frame: keep drawing, reading and finishing; none may block forever. */
+    double t0 = now_s();
+    GLenum status = GL_NO_ERROR;
+    for (int i = 0; i < 2000 && status == GL_NO_ERROR; i++) {
+        solid_rect(&s, -1, -1, 1, 1, C_B);
+        if (i % 100 == 0) {
+            glFinish();
+            uint8_t *px = read_target(&t);
+            free(px);
+        }
+        status = reset();
+        if (status == GL_NO_ERROR) usleep(1000);
+    }
+    double waited = now_s() - t0;
+    CHECK(status != GL_NO_ERROR, "no reset reported %.2f s after SIGKILL", waited);
+    CHECK(waited < 2.0, "reset reported only after %.2f s", waited);
+    /* The lost context keeps answering. */
+    for (int i = 0; i < 100; i++) solid_rect(&s, -1, -1, 1, 1, C_A);
+    glFinish();
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    printf("reset status 0x%04x %.3f s after SIGKILL\n", status, waited);
+    return 1;
+}
+
+/* SIGSTOP the server for 2 s: slow, not dead; afterwards nothing is lost. */
+static int sc_server_stopped(void) {
+    PFN_RESET_STATUS reset = (PFN_RESET_STATUS)eglGetProcAddress("glGetGraphicsResetStatus");
+    CHECK(reset != NULL, "glGetGraphicsResetStatus not resolvable");
+    pid_t srv = server_child();
+    CHECK(srv > 0, "no mobilegl-server child found (run with MOBILEGL_TRANSPORT=spawn)");
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    glClearColor(C_BG[0], C_BG[1], C_BG[2], C_BG[3]);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glFinish();
+    kill(srv, SIGSTOP);
+    double t0 = now_s();
+    /* Record work while it is stopped (it queues in the rings). */
+    while (now_s() - t0 < 2.0) {
+        solid_rect(&s, -1, -1, 0, 1, C_A);
+        glFlush();
+        usleep(20000);
+    }
+    CHECK(reset() == GL_NO_ERROR, "a stopped server was reported as a reset");
+    kill(srv, SIGCONT);
+    solid_rect(&s, 0, -1, 1, 1, C_B);
+    uint8_t *px = read_target(&t);
+    int ok = check_rect(px, W, 0, 0, W / 2, H, U_A, 0, "left half drawn while stopped") &&
+             check_rect(px, W, W / 2, 0, W, H, U_B, 0, "right half drawn after SIGCONT");
+    free(px);
+    CHECK(reset() == GL_NO_ERROR, "reset status after SIGCONT is not GL_NO_ERROR");
+    solid_destroy(&s);
+    target_destroy(&t);
+    return ok;
+}
+
 typedef struct {
     const char *name;
     int (*fn)(void);
 } Scenario;
+
+/* Run only when named (they need the spawn transport). */
+static const Scenario SPAWN_ONLY[] = {
+    {"server_killed", sc_server_killed},
+    {"server_stopped", sc_server_stopped},
+};
 
 static const Scenario SCENARIOS[] = {
     {"clear", sc_clear},
@@ -1175,6 +1298,8 @@ static void egl_teardown(void) {
 static const Scenario *find(const char *name) {
     for (size_t i = 0; i < N_SCENARIOS; i++)
         if (strcmp(SCENARIOS[i].name, name) == 0) return &SCENARIOS[i];
+    for (size_t i = 0; i < sizeof SPAWN_ONLY / sizeof SPAWN_ONLY[0]; i++)
+        if (strcmp(SPAWN_ONLY[i].name, name) == 0) return &SPAWN_ONLY[i];
     return NULL;
 }
 

@@ -139,3 +139,18 @@ all_lanes!(
     version,
     fence,
 );
+
+/// Liveness, spawn lane only (issue: transports fault-tolerant): the client
+/// SIGKILLs its server mid-frame and must survive with a prompt reset
+/// status; a SIGSTOPped server is slow, not dead.
+mod spawn_liveness {
+    #[test]
+    fn server_killed() {
+        super::run_scenario(mobilegl_tests::Lane::Spawn, "server_killed");
+    }
+
+    #[test]
+    fn server_stopped() {
+        super::run_scenario(mobilegl_tests::Lane::Spawn, "server_stopped");
+    }
+}

@@ -38,6 +38,8 @@ enum ImgRef {
 struct Attach {
     view: vk::ImageView,
     image: vk::Image,
+    level: u32,
+    layer: u32,
     format: StorageFormat,
     extent: vk::Extent2D,
     samples: vk::SampleCountFlags,
@@ -119,6 +121,8 @@ impl VulkanBackend {
         Some(Attach {
             view,
             image: img.image,
+            level,
+            layer,
             format: img.format,
             extent: vk::Extent2D {
                 width: e.width,
@@ -550,5 +554,1742 @@ fn sampler_view_type(sb: &SamplerBinding) -> (vk::ImageViewType, u32) {
         (3, true) => (vk::ImageViewType::CUBE_ARRAY, gl::TEXTURE_CUBE_MAP_ARRAY),
         (_, true) => (vk::ImageViewType::TYPE_2D_ARRAY, gl::TEXTURE_2D_ARRAY),
         _ => (vk::ImageViewType::TYPE_2D, gl::TEXTURE_2D),
+    }
+}
+
+/// A source image region for reads and blits.
+#[derive(Clone, Copy)]
+struct Src {
+    image: vk::Image,
+    format: StorageFormat,
+    level: u32,
+    layer: u32,
+    extent: vk::Extent3D,
+    samples: vk::SampleCountFlags,
+}
+
+fn clip(x: i64, y: i64, w: i64, h: i64, e: vk::Extent3D) -> Option<(u32, u32, u32, u32)> {
+    let x0 = x.max(0);
+    let y0 = y.max(0);
+    let x1 = (x + w).min(e.width as i64);
+    let y1 = (y + h).min(e.height as i64);
+    (x1 > x0 && y1 > y0).then_some((x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32))
+}
+
+/// Widen u8 indices to u16 (restart index 0xFF -> 0xFFFF).
+fn widen_u8(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .flat_map(|&b| {
+            let v: u16 = if b == 0xFF { 0xFFFF } else { b as u16 };
+            v.to_le_bytes()
+        })
+        .collect()
+}
+
+impl VulkanBackend {
+    /// The read surface's image for `aspect`.
+    fn read_source(&mut self, c: &Ctx, aspect: vk::ImageAspectFlags) -> Option<Src> {
+        let depthy = aspect != vk::ImageAspectFlags::COLOR;
+        let (r, kind, level, layer) = match &c.read {
+            None => (
+                if depthy {
+                    ImgRef::SurfDs(c.read_surface)
+                } else {
+                    ImgRef::SurfColor(c.read_surface)
+                },
+                0,
+                0,
+                0,
+            ),
+            Some(rd) if aspect == vk::ImageAspectFlags::DEPTH => {
+                (ImgRef::Res(rd.depth), rd.depth_kind, 0, 0)
+            }
+            Some(rd) if aspect == vk::ImageAspectFlags::STENCIL => {
+                (ImgRef::Res(rd.stencil), rd.stencil_kind, 0, 0)
+            }
+            Some(rd) => (
+                ImgRef::Res(rd.color),
+                rd.color_kind,
+                rd.color_level,
+                rd.color_layer,
+            ),
+        };
+        let img = image_of(&mut self.scr, r, kind)?;
+        let ok = match aspect {
+            vk::ImageAspectFlags::DEPTH => img.format.class.has_depth(),
+            vk::ImageAspectFlags::STENCIL => img.format.class.has_stencil(),
+            _ => img.format.class.is_color(),
+        };
+        if !ok || level >= img.levels {
+            return None;
+        }
+        let extent = level_extent(img.extent, level);
+        let layer = if img.view_type == vk::ImageViewType::TYPE_3D {
+            0
+        } else {
+            layer.min(img.layers - 1)
+        };
+        Some(Src {
+            image: img.image,
+            format: img.format,
+            level,
+            layer,
+            extent,
+            samples: img.samples,
+        })
+    }
+
+    /// Resolve a multisampled colour source into a temporary image.
+    fn resolve_temp(&mut self, s: &Src) -> Result<ImageRes, VkError> {
+        let tmp = self.create_image(
+            s.format,
+            0,
+            vk::ImageType::TYPE_2D,
+            vk::ImageViewType::TYPE_2D,
+            vk::Extent3D {
+                width: s.extent.width,
+                height: s.extent.height,
+                depth: 1,
+            },
+            1,
+            1,
+            1,
+        )?;
+        let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let sub = |layer| vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: layer,
+            layer_count: 1,
+        };
+        let region = [vk::ImageResolve {
+            src_subresource: sub(s.layer),
+            src_offset: vk::Offset3D::default(),
+            dst_subresource: sub(0),
+            dst_offset: vk::Offset3D::default(),
+            extent: vk::Extent3D {
+                width: s.extent.width,
+                height: s.extent.height,
+                depth: 1,
+            },
+        }];
+        // SAFETY: recording outside rendering; both images in GENERAL, same
+        // format, regions inside both.
+        unsafe {
+            self.gpu.device.cmd_resolve_image(
+                cmd,
+                s.image,
+                vk::ImageLayout::GENERAL,
+                tmp.image,
+                vk::ImageLayout::GENERAL,
+                &region,
+            )
+        };
+        frame::barrier(&self.gpu, cmd);
+        Ok(tmp)
+    }
+
+    fn do_draw(&mut self, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
+        let Some(c) = self.cur_copy("draw") else {
+            return Ok(());
+        };
+        if p.count == 0 {
+            return Ok(());
+        }
+        let topo = emulation::topology(p.mode)
+            .ok_or_else(|| format!("primitive mode 0x{:X} not supported (quads/polygon?)", p.mode))?;
+        let sh = self
+            .scr
+            .shaders
+            .get(c.shader)
+            .ok_or_else(|| format!("no valid shader bound ({:?})", c.shader))?;
+        let build = sh.built.as_ref().ok_or("the bound shader failed to build")?;
+        if build.is_compute {
+            return Err("compute shader bound".into());
+        }
+        if build.storage {
+            return Err("shader uses storage blocks/images (not supported)".into());
+        }
+        let inputs = build.inputs.clone();
+        let ubos = build.ubos.clone();
+        let samplers = build.samplers.clone();
+        let layout = build.layout;
+        let set_layouts = build.set_layouts;
+        let global_binding = sh.global_binding;
+        let has_globals = sh.global_size > 0;
+        let Some(fb) = self.resolve_fb(&c) else {
+            return Ok(());
+        };
+        let vp = if c.viewport.width == 0.0 && c.viewport.height == 0.0 {
+            calls::SetViewport {
+                width: fb.extent.width as f32,
+                height: fb.extent.height as f32,
+                far: 1.0,
+                ..Default::default()
+            }
+        } else {
+            c.viewport
+        };
+        if !(vp.width > 0.0 && vp.height > 0.0 && vp.x.is_finite() && vp.y.is_finite()) {
+            return Ok(());
+        }
+        let Some(scissor) = Self::scissor_rect(&c, fb.extent) else {
+            return Ok(());
+        };
+
+        // Vertex input: one binding per consumed location.
+        let ve = self.scr.vertex_elements.get(c.vertex_elements).copied();
+        if ve.is_none() && !c.vertex_elements.is_null() {
+            warn!(cso = ?c.vertex_elements, "draw: unknown vertex elements, attributes read defaults");
+        }
+        let mut slots = Vec::new();
+        let mut vbinds: Vec<(u32, vk::Buffer, u64)> = Vec::new();
+        for &(loc, n, scalar) in &inputs {
+            for l in loc..loc.saturating_add(n) {
+                if l >= 16 {
+                    warn!(location = l, "draw: vertex input location >= 16 ignored");
+                    continue;
+                }
+                let li = l as usize;
+                let mut got = None;
+                if let Some(ve) = ve.filter(|ve| ve.enabled_mask & (1 << l) != 0) {
+                    let slot = ve.buffer_index[li] as usize;
+                    let buf = (slot < 16 && slot < c.vbufs.count as usize)
+                        .then(|| c.vbufs.buffers[slot])
+                        .and_then(|h| self.buffer_of(h));
+                    match (buf, emulation::vertex_format(ve.format[li])) {
+                        (Some((raw, size)), Some(f)) => {
+                            let off = c.vbufs.offsets[slot].saturating_add(ve.offset[li] as u64);
+                            let fetch = self
+                                .gpu
+                                .buffer_format_features(f)
+                                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER);
+                            if !fetch {
+                                warn!(location = l, ?f, "draw: vertex format not fetchable on this device, default used");
+                            } else if off >= size {
+                                warn!(location = l, off, size, "draw: vertex offset past the buffer, default used");
+                            } else {
+                                let div = ve.divisor[li];
+                                if div > 1 && !self.gpu.feat.divisor {
+                                    self.warn_once("divisor", "vertex divisor > 1 without VK_*_vertex_attribute_divisor: treated as 1");
+                                }
+                                got = Some((
+                                    VertexSlot {
+                                        location: l,
+                                        format: f,
+                                        stride: c.vbufs.strides[slot],
+                                        instance: div > 0,
+                                        divisor: div,
+                                    },
+                                    raw.buffer,
+                                    off,
+                                ));
+                            }
+                        }
+                        (None, _) => {
+                            warn!(location = l, slot, "draw: attribute reads an unknown vertex buffer, default used")
+                        }
+                        (_, None) => {
+                            warn!(location = l, format = ve.format[li], "draw: vertex format not supported, default used")
+                        }
+                    }
+                }
+                let got = match got {
+                    Some(g) => g,
+                    None => {
+                        let (b, o) = self
+                            .attrib_default(&c, l, scalar)
+                            .ok_or("attribute default upload failed")?;
+                        let format = match scalar {
+                            Scalar::Float => vk::Format::R32G32B32A32_SFLOAT,
+                            Scalar::Int => vk::Format::R32G32B32A32_SINT,
+                            Scalar::Uint => vk::Format::R32G32B32A32_UINT,
+                        };
+                        (
+                            VertexSlot {
+                                location: l,
+                                format,
+                                stride: 0,
+                                instance: false,
+                                divisor: 0,
+                            },
+                            b,
+                            o,
+                        )
+                    }
+                };
+                slots.push(got.0);
+                vbinds.push((l, got.1, got.2));
+            }
+        }
+
+        // Pipeline.
+        let mut colors = [vk::Format::UNDEFINED; 8];
+        let mut color_integer = 0u32;
+        for (i, a) in fb.colors.iter().enumerate() {
+            if let Some(a) = a {
+                colors[i] = a.format.vk;
+                if a.format.class.is_integer() {
+                    color_integer |= 1 << i;
+                }
+            }
+        }
+        let rs = c.render_state;
+        let pipe = {
+            let sh = self.scr.shaders.get(c.shader).ok_or("shader vanished")?;
+            let build = sh.built.as_ref().ok_or("shader vanished")?;
+            let desc = PipeDesc {
+                shader: c.shader,
+                build,
+                rs: &rs,
+                topology: topo,
+                restart: rs.primitive_restart_fixed != 0 && p.index_size != 0,
+                colors,
+                color_integer,
+                depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
+                stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
+                samples: fb.samples(),
+                vertex: slots,
+            };
+            let key = desc.key();
+            match self.pipelines.get(&key) {
+                Some(&p) => p,
+                None => {
+                    let np = pipeline::create_pipeline(&self.gpu, &desc)
+                        .map_err(|e| format!("pipeline creation failed: {e}"))?;
+                    self.pipelines.insert(key, np);
+                    np
+                }
+            }
+        };
+
+        // Descriptor sets.
+        let max_range = self.gpu.props.limits.max_uniform_buffer_range as u64;
+        let ubo_align = self
+            .gpu
+            .props
+            .limits
+            .min_uniform_buffer_offset_alignment
+            .max(1);
+        let mut sets = [vk::DescriptorSet::null(); 2];
+        if !ubos.is_empty() {
+            let mut infos: Vec<(u32, u32, vk::DescriptorBufferInfo)> = Vec::new();
+            for &(b, n) in &ubos {
+                for k in 0..n.max(1) {
+                    let slot = b.saturating_add(k);
+                    let mut info = None;
+                    if has_globals && slot == global_binding {
+                        info = self.globals_range(c.shader);
+                    } else if (slot as usize) < (c.cbufs.count as usize).min(16) {
+                        let si = slot as usize;
+                        let h = c.cbufs.buffers[si];
+                        if let Some((raw, size)) = self.buffer_of(h) {
+                            let off = c.cbufs.offsets[si];
+                            let len = if c.cbufs.sizes[si] == 0 {
+                                size.saturating_sub(off)
+                            } else {
+                                c.cbufs.sizes[si]
+                            }
+                            .min(max_range);
+                            if off % ubo_align != 0 {
+                                warn!(binding = slot, off, "draw: uniform buffer offset not aligned, dummy bound");
+                            } else if len == 0 || off.saturating_add(len) > size {
+                                warn!(binding = slot, off, len, size, "draw: uniform range past the buffer, dummy bound");
+                            } else {
+                                info = Some((raw.buffer, off, len));
+                            }
+                        } else if !h.is_null() {
+                            warn!(binding = slot, buffer = ?h, "draw: unknown uniform buffer, dummy bound");
+                        }
+                    }
+                    let (buffer, offset, range) = match info {
+                        Some(i) => i,
+                        None => (
+                            self.dummy_ubo().ok_or("no dummy uniform buffer")?,
+                            0,
+                            65536u64.min(max_range),
+                        ),
+                    };
+                    infos.push((
+                        b,
+                        k,
+                        vk::DescriptorBufferInfo {
+                            buffer,
+                            offset,
+                            range,
+                        },
+                    ));
+                }
+            }
+            let set = self
+                .frames
+                .descriptor_set(&self.gpu, set_layouts[UBO_SET as usize])
+                .map_err(|e| e.to_string())?;
+            let writes: Vec<vk::WriteDescriptorSet> = infos
+                .iter()
+                .map(|(b, k, i)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(*b)
+                        .dst_array_element(*k)
+                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                        .buffer_info(std::slice::from_ref(i))
+                })
+                .collect();
+            // SAFETY: a fresh set of this layout; every info names a live buffer.
+            unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+            sets[0] = set;
+        }
+        if !samplers.is_empty() {
+            let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
+            for sb in &samplers {
+                for k in 0..sb.count.max(1) {
+                    let unit = sb.binding.saturating_add(k) as usize;
+                    let sh = (unit < (c.samplers.count as usize).min(32))
+                        .then(|| c.samplers.samplers[unit])
+                        .filter(|h| !h.is_null());
+                    let (sampler, no_mip) = match sh.and_then(|h| self.scr.samplers.get(h)) {
+                        Some(SamplerEntry { sampler, no_mip }) => (*sampler, *no_mip),
+                        None => {
+                            if let Some(h) = sh {
+                                warn!(sampler = ?h, unit, "draw: unknown sampler, default used");
+                            }
+                            (self.default_sampler(), false)
+                        }
+                    };
+                    let view = match self.sampled_view(&c, unit, sb, no_mip) {
+                        Some(v) => v,
+                        None => self.dummy_view(sb).ok_or("no dummy texture")?,
+                    };
+                    infos.push((
+                        sb.binding,
+                        k,
+                        vk::DescriptorImageInfo {
+                            sampler,
+                            image_view: view,
+                            image_layout: vk::ImageLayout::GENERAL,
+                        },
+                    ));
+                }
+            }
+            let set = self
+                .frames
+                .descriptor_set(&self.gpu, set_layouts[SAMPLER_SET as usize])
+                .map_err(|e| e.to_string())?;
+            let writes: Vec<vk::WriteDescriptorSet> = infos
+                .iter()
+                .map(|(b, k, i)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(*b)
+                        .dst_array_element(*k)
+                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .image_info(std::slice::from_ref(i))
+                })
+                .collect();
+            // SAFETY: a fresh set of this layout; live views and samplers.
+            unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+            sets[1] = set;
+        }
+
+        // Indices (uploaded before the rendering instance opens).
+        let inst = p.instance_count.max(1);
+        let line_loop = p.mode == gl::LINE_LOOP;
+        enum Kind {
+            Arrays,
+            Indexed(vk::Buffer, u64, vk::IndexType, u32),
+        }
+        let kind = if p.index_size == 0 {
+            if line_loop && p.count >= 2 {
+                let end = p.first.checked_add(p.count).ok_or("first + count overflows")?;
+                let idx: Vec<u32> = (p.first..end).chain([p.first]).collect();
+                let bytes: &[u8] = bytemuck::cast_slice(&idx);
+                let a = self
+                    .frames
+                    .upload(&self.gpu, bytes.len() as u64, 4)
+                    .map_err(|e| e.to_string())?;
+                a.write(0, bytes);
+                Kind::Indexed(a.buffer, a.offset, vk::IndexType::UINT32, p.count + 1)
+            } else {
+                Kind::Arrays
+            }
+        } else {
+            let isz = p.index_size;
+            let ty = match isz {
+                1 if self.gpu.feat.index_u8 => vk::IndexType::UINT8_EXT,
+                1 | 2 => vk::IndexType::UINT16,
+                4 => vk::IndexType::UINT32,
+                s => return Err(format!("bad index size {s}")),
+            };
+            let bytes = p.count as u64 * isz as u64;
+            if !blob.is_empty() {
+                if (blob.len() as u64) < bytes {
+                    return Err(format!("client index blob too short ({} < {bytes})", blob.len()));
+                }
+                let raw = &blob[..bytes as usize];
+                let mut data = if isz == 1 && !self.gpu.feat.index_u8 {
+                    widen_u8(raw)
+                } else {
+                    raw.to_vec()
+                };
+                let mut n = p.count;
+                if line_loop && p.count >= 2 {
+                    let w = data.len() / p.count as usize;
+                    let first = data[..w].to_vec();
+                    data.extend_from_slice(&first);
+                    n += 1;
+                }
+                let a = self
+                    .frames
+                    .upload(&self.gpu, data.len() as u64, 4)
+                    .map_err(|e| e.to_string())?;
+                a.write(0, &data);
+                Kind::Indexed(a.buffer, a.offset, ty, n)
+            } else {
+                let (raw, size) = self
+                    .buffer_of(c.index_buffer)
+                    .ok_or("indexed draw without a valid index buffer")?;
+                if p.index_offset.checked_add(bytes).is_none_or(|e| e > size) {
+                    return Err(format!(
+                        "indices past the end of the index buffer (offset {} + {bytes} > {size})",
+                        p.index_offset
+                    ));
+                }
+                if p.index_offset % isz as u64 != 0 {
+                    return Err("index offset not a multiple of the index size".into());
+                }
+                if isz == 1 && !self.gpu.feat.index_u8 {
+                    return Err("GL_UNSIGNED_BYTE indices in a buffer need VK_*_index_type_uint8".into());
+                }
+                if line_loop {
+                    self.warn_once("lineloop", "GL_LINE_LOOP with buffer indices drawn as a line strip (named gap)");
+                }
+                Kind::Indexed(raw.buffer, p.index_offset, ty, p.count)
+            }
+        };
+
+        // Record.
+        let cmd = self.begin_rendering(&fb).map_err(|e| e.to_string())?;
+        let d = &self.gpu.device;
+        let lw = if self.gpu.feat.wide_lines && c.line_width.is_finite() {
+            let r = self.gpu.props.limits.line_width_range;
+            c.line_width.clamp(r[0], r[1])
+        } else {
+            1.0
+        };
+        // SAFETY: recording inside the rendering instance the pipeline's
+        // formats were keyed on; every bound object is live for this frame.
+        unsafe {
+            if self.frames.bound_pipeline != pipe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe);
+                self.frames.bound_pipeline = pipe;
+            }
+            d.cmd_set_viewport(
+                cmd,
+                0,
+                &[vk::Viewport {
+                    x: vp.x,
+                    y: vp.y,
+                    width: vp.width,
+                    height: vp.height,
+                    min_depth: vp.near.clamp(0.0, 1.0),
+                    max_depth: vp.far.clamp(0.0, 1.0),
+                }],
+            );
+            d.cmd_set_scissor(cmd, 0, &[scissor]);
+            d.cmd_set_blend_constants(cmd, &c.blend_color);
+            d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, rs.stencil_ref[0] as u32);
+            d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, rs.stencil_ref[1] as u32);
+            d.cmd_set_depth_bias(cmd, c.polygon_offset[1], 0.0, c.polygon_offset[0]);
+            d.cmd_set_line_width(cmd, lw);
+            for (i, set) in sets.iter().enumerate() {
+                if *set != vk::DescriptorSet::null() {
+                    d.cmd_bind_descriptor_sets(
+                        cmd,
+                        vk::PipelineBindPoint::GRAPHICS,
+                        layout,
+                        i as u32,
+                        std::slice::from_ref(set),
+                        &[],
+                    );
+                }
+            }
+            for &(b, buf, off) in &vbinds {
+                d.cmd_bind_vertex_buffers(cmd, b, &[buf], &[off]);
+            }
+            match kind {
+                Kind::Arrays => d.cmd_draw(cmd, p.count, inst, p.first, p.base_instance),
+                Kind::Indexed(buf, off, ty, n) => {
+                    d.cmd_bind_index_buffer(cmd, buf, off, ty);
+                    d.cmd_draw_indexed(cmd, n, inst, 0, p.base_vertex, p.base_instance);
+                }
+            }
+        }
+        if p.base_instance != 0 {
+            self.warn_once("baseinstance", "base instance: gl_InstanceID includes it on Vulkan (named gap)");
+        }
+        Ok(())
+    }
+
+    fn do_clear(&mut self, p: &calls::Clear) -> Result<(), String> {
+        let Some(c) = self.cur_copy("clear") else {
+            return Ok(());
+        };
+        let Some(fb) = self.resolve_fb(&c) else {
+            return Ok(());
+        };
+        let Some(rect) = Self::scissor_rect(&c, fb.extent) else {
+            return Ok(());
+        };
+        let rs = c.render_state;
+        let color = match p.color_type {
+            CLEAR_FLOAT => vk::ClearColorValue {
+                float32: p.color.map(f32::from_bits),
+            },
+            CLEAR_INT => vk::ClearColorValue {
+                int32: p.color.map(|v| v as i32),
+            },
+            CLEAR_UINT => vk::ClearColorValue { uint32: p.color },
+            t => return Err(format!("unknown colour type {t}")),
+        };
+        let mut atts = Vec::new();
+        let mut masked = false;
+        let mut slot = |i: usize, atts: &mut Vec<vk::ClearAttachment>| {
+            if fb.colors[i].is_none() {
+                return;
+            }
+            let m = (rs.color_write_mask >> (4 * i)) & 0xf;
+            if m == 0 {
+                return;
+            }
+            masked |= m != 0xf;
+            atts.push(vk::ClearAttachment {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                color_attachment: i as u32,
+                clear_value: vk::ClearValue { color },
+            });
+        };
+        if p.buffers & CLEAR_COLOR_ALL != 0 {
+            for i in 0..8 {
+                slot(i, &mut atts);
+            }
+        } else if p.buffers & CLEAR_COLOR_ONE != 0 && p.draw_buffer < 8 {
+            slot(p.draw_buffer as usize, &mut atts);
+        }
+        let mut ds = vk::ImageAspectFlags::empty();
+        if p.buffers & CLEAR_DEPTH != 0 && fb.depth.is_some() && rs.depth_write != 0 {
+            ds |= vk::ImageAspectFlags::DEPTH;
+        }
+        let smask = rs.stencil_write_mask[0] & 0xff;
+        if p.buffers & CLEAR_STENCIL != 0 && fb.stencil.is_some() && smask != 0 {
+            ds |= vk::ImageAspectFlags::STENCIL;
+            masked |= smask != 0xff;
+        }
+        if !ds.is_empty() {
+            atts.push(vk::ClearAttachment {
+                aspect_mask: ds,
+                color_attachment: 0,
+                clear_value: vk::ClearValue {
+                    depth_stencil: vk::ClearDepthStencilValue {
+                        depth: if p.depth.is_nan() { 0.0 } else { p.depth.clamp(0.0, 1.0) },
+                        stencil: p.stencil as u32,
+                    },
+                },
+            });
+        }
+        if masked {
+            self.warn_once("maskedclear", "clear with a partial colour/stencil write mask cleared unmasked (named gap)");
+        }
+        if atts.is_empty() {
+            return Ok(());
+        }
+        let cmd = self.begin_rendering(&fb).map_err(|e| e.to_string())?;
+        let rects = [vk::ClearRect {
+            rect,
+            base_array_layer: 0,
+            layer_count: 1,
+        }];
+        // SAFETY: inside the rendering instance of `fb`; every attachment
+        // index names a present attachment; the rect is inside the area.
+        unsafe { self.gpu.device.cmd_clear_attachments(cmd, &atts, &rects) };
+        Ok(())
+    }
+
+    fn do_read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) -> Result<(), String> {
+        let bpp = emulation::bytes_per_pixel(p.format, p.r#type)
+            .ok_or_else(|| format!("unknown format/type 0x{:X}/0x{:X}", p.format, p.r#type))?;
+        let total = (p.width as u64)
+            .saturating_mul(p.height as u64)
+            .saturating_mul(bpp as u64);
+        if total > MAX_REPLY {
+            return Err("rectangle too large".into());
+        }
+        reply.resize(total as usize, 0);
+        if total == 0 {
+            return Ok(());
+        }
+        let Some(c) = self.cur_copy("read_pixels") else {
+            return Ok(());
+        };
+        let aspect = match p.format {
+            gl::DEPTH_COMPONENT => vk::ImageAspectFlags::DEPTH,
+            gl::STENCIL_INDEX => vk::ImageAspectFlags::STENCIL,
+            gl::DEPTH_STENCIL => return Err("DEPTH_STENCIL reads are not supported (named gap)".into()),
+            _ => vk::ImageAspectFlags::COLOR,
+        };
+        let src = self
+            .read_source(&c, aspect)
+            .ok_or("no read buffer of that kind")?;
+        let Some((x0, y0, cw, ch)) = clip(p.x as i64, p.y as i64, p.width as i64, p.height as i64, src.extent) else {
+            return Ok(());
+        };
+        let mut tmp = None;
+        let (image, level, layer) = if src.samples != vk::SampleCountFlags::TYPE_1 {
+            if aspect != vk::ImageAspectFlags::COLOR {
+                return Err("multisampled depth/stencil reads are not supported (named gap)".into());
+            }
+            let t = self.resolve_temp(&src).map_err(|e| e.to_string())?;
+            let i = t.image;
+            tmp = Some(t);
+            (i, 0, 0)
+        } else {
+            (src.image, src.level, src.layer)
+        };
+        let texel = emulation::copy_texel_size(src.format.vk, aspect);
+        let data = self.read_image(
+            image,
+            aspect,
+            texel,
+            level,
+            layer,
+            vk::Offset3D {
+                x: x0 as i32,
+                y: y0 as i32,
+                z: 0,
+            },
+            vk::Extent3D {
+                width: cw,
+                height: ch,
+                depth: 1,
+            },
+        );
+        if let Some(t) = tmp {
+            let mut g = Vec::new();
+            resource::collect_image(t, &mut g);
+            self.retire(g);
+        }
+        let mut data = data.map_err(|e| e.to_string())?;
+        let n = cw as usize * ch as usize;
+        let (mut sf, mut st) = (src.format.format, src.format.ty);
+        if aspect == vk::ImageAspectFlags::STENCIL {
+            (sf, st) = (gl::STENCIL_INDEX, gl::UNSIGNED_BYTE);
+        } else if aspect == vk::ImageAspectFlags::DEPTH {
+            match src.format.vk {
+                vk::Format::D16_UNORM => (sf, st) = (gl::DEPTH_COMPONENT, gl::UNSIGNED_SHORT),
+                vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT => {
+                    let f: Vec<f32> = data
+                        .chunks_exact(4)
+                        .map(|b| {
+                            (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0xff_ffff) as f32
+                                / 16_777_215.0
+                        })
+                        .collect();
+                    data = bytemuck::cast_slice(&f).to_vec();
+                    (sf, st) = (gl::DEPTH_COMPONENT, gl::FLOAT);
+                }
+                _ => (sf, st) = (gl::DEPTH_COMPONENT, gl::FLOAT),
+            }
+        } else if src.format.alpha_one {
+            // GL reads alpha 1 from formats without alpha.
+            let (rf, rt) = match src.format.class {
+                FormatClass::Int => (gl::RGB_INTEGER, gl::INT),
+                FormatClass::Uint => (gl::RGB_INTEGER, gl::UNSIGNED_INT),
+                _ => (gl::RGB, gl::FLOAT),
+            };
+            data = emulation::convert(&data, sf, st, rf, rt, n).ok_or("alpha-one conversion failed")?;
+            (sf, st) = (rf, rt);
+        }
+        let conv = emulation::convert(&data, sf, st, p.format, p.r#type, n).ok_or_else(|| {
+            format!(
+                "no conversion from 0x{sf:X}/0x{st:X} to 0x{:X}/0x{:X}",
+                p.format, p.r#type
+            )
+        })?;
+        let row = cw as usize * bpp;
+        for r in 0..ch as usize {
+            let dy = (y0 as i64 - p.y as i64) as usize + r;
+            let dx = (x0 as i64 - p.x as i64) as usize;
+            let at = (dy * p.width as usize + dx) * bpp;
+            if let (Some(d), Some(s)) = (reply.get_mut(at..at + row), conv.get(r * row..(r + 1) * row)) {
+                d.copy_from_slice(s);
+            }
+        }
+        Ok(())
+    }
+
+    fn do_buffer_readback(&mut self, p: &calls::BufferReadback, reply: &mut Vec<u8>) -> Result<(), String> {
+        if p.size > MAX_REPLY {
+            return Err("size too large".into());
+        }
+        reply.resize(p.size as usize, 0);
+        if p.size == 0 {
+            return Ok(());
+        }
+        let (raw, size) = self.buffer_of(p.res).ok_or("unknown buffer")?;
+        if p.offset.checked_add(p.size).is_none_or(|e| e > size) {
+            return Err(format!("range {}+{} past the end ({size})", p.offset, p.size));
+        }
+        let rb = self
+            .gpu
+            .create_buffer(p.size, vk::BufferUsageFlags::TRANSFER_DST, true)
+            .map_err(|e| e.to_string())?;
+        let res = (|| -> Result<(), VkError> {
+            let cmd = self.frames.transfer_cmd(&self.gpu)?;
+            // SAFETY: recording outside rendering; ranges checked above.
+            unsafe {
+                self.gpu.device.cmd_copy_buffer(
+                    cmd,
+                    raw.buffer,
+                    rb.buffer,
+                    &[vk::BufferCopy {
+                        src_offset: p.offset,
+                        dst_offset: 0,
+                        size: p.size,
+                    }],
+                )
+            };
+            frame::barrier(&self.gpu, cmd);
+            self.frames.finish(&self.gpu)
+        })();
+        match res {
+            Ok(()) => {
+                rb.read(0, reply);
+                rb.destroy(&self.gpu);
+                Ok(())
+            }
+            Err(e) => {
+                self.frames.retire(Garbage::Buffer(rb));
+                Err(e.to_string())
+            }
+        }
+    }
+
+    fn do_blit(&mut self, p: &calls::Blit) -> Result<(), String> {
+        let Some(c) = self.cur_copy("blit") else {
+            return Ok(());
+        };
+        let Some(fb) = self.resolve_fb(&c) else {
+            return Ok(());
+        };
+        let mut jobs: Vec<(Src, Attach, vk::ImageAspectFlags)> = Vec::new();
+        if p.mask & gl::COLOR_BUFFER_BIT != 0 {
+            if let Some(s) = self.read_source(&c, vk::ImageAspectFlags::COLOR) {
+                for a in fb.colors.iter().flatten() {
+                    jobs.push((s, *a, vk::ImageAspectFlags::COLOR));
+                }
+            }
+        }
+        let ds_mask = p.mask & (gl::DEPTH_BUFFER_BIT | gl::STENCIL_BUFFER_BIT);
+        if ds_mask != 0 {
+            let (asp, dst) = match ds_mask {
+                gl::DEPTH_BUFFER_BIT => (vk::ImageAspectFlags::DEPTH, fb.depth),
+                gl::STENCIL_BUFFER_BIT => (vk::ImageAspectFlags::STENCIL, fb.stencil),
+                _ => (
+                    vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL,
+                    fb.depth.filter(|d| fb.stencil.is_some_and(|s| s.view == d.view)),
+                ),
+            };
+            let probe = if asp.contains(vk::ImageAspectFlags::DEPTH) {
+                vk::ImageAspectFlags::DEPTH
+            } else {
+                vk::ImageAspectFlags::STENCIL
+            };
+            if let (Some(s), Some(d)) = (self.read_source(&c, probe), dst) {
+                if s.format.vk == d.format.vk {
+                    jobs.push((s, d, asp));
+                } else {
+                    warn!("blit: depth/stencil formats differ, skipped");
+                }
+            }
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let cmd = self.frames.transfer_cmd(&self.gpu).map_err(|e| e.to_string())?;
+        let (s, d) = (p.src, p.dst);
+        for (src, dst, asp) in jobs {
+            let ss = |l: u32| vk::ImageSubresourceLayers {
+                aspect_mask: asp,
+                mip_level: l,
+                base_array_layer: 0,
+                layer_count: 1,
+            };
+            let mut srs = ss(src.level);
+            srs.base_array_layer = src.layer;
+            let mut drs = ss(dst.level);
+            drs.base_array_layer = dst.layer;
+            let cl = |v: i32, max: u32| v.clamp(0, max as i32);
+            let so = [
+                vk::Offset3D { x: cl(s[0], src.extent.width), y: cl(s[1], src.extent.height), z: 0 },
+                vk::Offset3D { x: cl(s[2], src.extent.width), y: cl(s[3], src.extent.height), z: 1 },
+            ];
+            let dof = [
+                vk::Offset3D { x: cl(d[0], dst.extent.width), y: cl(d[1], dst.extent.height), z: 0 },
+                vk::Offset3D { x: cl(d[2], dst.extent.width), y: cl(d[3], dst.extent.height), z: 1 },
+            ];
+            if so[0].x == so[1].x || so[0].y == so[1].y || dof[0].x == dof[1].x || dof[0].y == dof[1].y {
+                continue;
+            }
+            // SAFETY: recording outside rendering; images in GENERAL; offsets
+            // clamped inside both images.
+            unsafe {
+                if src.samples != vk::SampleCountFlags::TYPE_1 {
+                    let same = so[1].x - so[0].x == dof[1].x - dof[0].x
+                        && so[1].y - so[0].y == dof[1].y - dof[0].y
+                        && so[0].x < so[1].x
+                        && so[0].y < so[1].y;
+                    if !same || asp != vk::ImageAspectFlags::COLOR || src.format.vk != dst.format.vk {
+                        warn!("blit: multisample resolve with scaling/flip/format change not supported, skipped");
+                        continue;
+                    }
+                    self.gpu.device.cmd_resolve_image(
+                        cmd,
+                        src.image,
+                        vk::ImageLayout::GENERAL,
+                        dst.image,
+                        vk::ImageLayout::GENERAL,
+                        &[vk::ImageResolve {
+                            src_subresource: srs,
+                            src_offset: so[0],
+                            dst_subresource: drs,
+                            dst_offset: dof[0],
+                            extent: vk::Extent3D {
+                                width: (so[1].x - so[0].x) as u32,
+                                height: (so[1].y - so[0].y) as u32,
+                                depth: 1,
+                            },
+                        }],
+                    );
+                } else {
+                    let linear = p.filter == gl::LINEAR
+                        && asp == vk::ImageAspectFlags::COLOR
+                        && !src.format.class.is_integer()
+                        && self
+                            .gpu
+                            .format_features(src.format.vk)
+                            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR);
+                    self.gpu.device.cmd_blit_image(
+                        cmd,
+                        src.image,
+                        vk::ImageLayout::GENERAL,
+                        dst.image,
+                        vk::ImageLayout::GENERAL,
+                        &[vk::ImageBlit {
+                            src_subresource: srs,
+                            src_offsets: so,
+                            dst_subresource: drs,
+                            dst_offsets: dof,
+                        }],
+                        if linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST },
+                    );
+                }
+            }
+        }
+        frame::barrier(&self.gpu, cmd);
+        Ok(())
+    }
+
+    /// Client pixels made into the storage's texel bytes.
+    fn texel_data(
+        &self,
+        sf: &StorageFormat,
+        blob: &[u8],
+        format: u32,
+        ty: u32,
+        extent: (u32, u32, u32),
+    ) -> Result<(Vec<u8>, vk::ImageAspectFlags), String> {
+        let size = emulation::image_size(format, ty, extent.0, extent.1, extent.2)
+            .ok_or_else(|| format!("unknown client format/type 0x{format:X}/0x{ty:X}"))?;
+        if blob.len() < size {
+            return Err(format!("pixel blob too short ({} < {size})", blob.len()));
+        }
+        let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
+        let blob = &blob[..size];
+        if sf.class.is_color() {
+            let data = emulation::convert(blob, format, ty, sf.format, sf.ty, pixels)
+                .ok_or_else(|| format!("no conversion from 0x{format:X}/0x{ty:X} for this texture"))?;
+            return Ok((data, vk::ImageAspectFlags::COLOR));
+        }
+        if format == gl::STENCIL_INDEX && sf.class.has_stencil() {
+            let data = emulation::convert(blob, format, ty, gl::STENCIL_INDEX, gl::UNSIGNED_BYTE, pixels)
+                .ok_or("no stencil conversion")?;
+            return Ok((data, vk::ImageAspectFlags::STENCIL));
+        }
+        if format != gl::DEPTH_COMPONENT || !sf.class.has_depth() {
+            return Err("depth/stencil uploads need DEPTH_COMPONENT data (packed DEPTH_STENCIL is a named gap)".into());
+        }
+        let data = match sf.vk {
+            vk::Format::D16_UNORM => {
+                emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::UNSIGNED_SHORT, pixels)
+            }
+            vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT => {
+                emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels).map(|f| {
+                    f.chunks_exact(4)
+                        .flat_map(|b| {
+                            let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]).clamp(0.0, 1.0);
+                            ((v * 16_777_215.0).round() as u32).to_le_bytes()
+                        })
+                        .collect()
+                })
+            }
+            _ => emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels),
+        }
+        .ok_or("no depth conversion")?;
+        Ok((data, vk::ImageAspectFlags::DEPTH))
+    }
+
+    /// Make sure texture `res` has an image able to hold `level` of the
+    /// given size; returns false (logged) when it cannot.
+    #[allow(clippy::too_many_arguments)]
+    fn ensure_texture_image(
+        &mut self,
+        res: Handle,
+        image_target: u32,
+        internal: u32,
+        level: u32,
+        w: u32,
+        h: u32,
+        d: u32,
+        levels: Option<u32>,
+    ) -> Result<(), String> {
+        let bind = emulation::binding_target(image_target);
+        let (it, vt) = emulation::texture_shape(bind)
+            .ok_or_else(|| format!("texture target 0x{image_target:X} not supported"))?;
+        let (lext, layers) = emulation::extent_and_layers(image_target, w, h, d);
+        if level >= 16 {
+            return Err(format!("level {level} out of range"));
+        }
+        let up = |v: u32, on: bool| if on { v.checked_shl(level).unwrap_or(u32::MAX) } else { v };
+        let base = vk::Extent3D {
+            width: up(lext.width, true),
+            height: up(lext.height, it != vk::ImageType::TYPE_1D),
+            depth: up(lext.depth, it == vk::ImageType::TYPE_3D),
+        };
+        let max = self.gpu.props.limits.max_image_dimension2_d.max(1);
+        if base.width > max || base.height > max || base.depth > max {
+            return Err("texture too large".into());
+        }
+        let sf = self.storage_format(internal);
+        let Some(ResKind::Texture { target, samples, img }) =
+            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        else {
+            return Err(format!("unknown texture {res:?}"));
+        };
+        if *target == 0 {
+            *target = bind;
+        } else if *target != bind {
+            return Err(format!("target 0x{image_target:X} does not match the texture's 0x{:X}", *target));
+        }
+        let samples = *samples;
+        let fits = img.as_ref().is_some_and(|i| {
+            i.format == sf
+                && i.extent == base
+                && i.layers == layers
+                && level < i.levels
+                && levels.is_none()
+        });
+        if fits {
+            return Ok(());
+        }
+        if let Some(why) = sf.emulation {
+            debug!(?res, format = internal, why, "texture format emulated");
+        }
+        let old = img.take();
+        let chain = levels.unwrap_or_else(|| emulation::full_chain(base));
+        let mut new = self
+            .create_image(sf, internal, it, vt, base, layers, chain, samples)
+            .map_err(|e| e.to_string())?;
+        if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
+            let range = [resource::full_range(&new)];
+            // SAFETY: recording outside rendering; a fresh image in GENERAL.
+            unsafe {
+                if sf.class.is_color() {
+                    self.gpu.device.cmd_clear_color_image(
+                        cmd,
+                        new.image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearColorValue::default(),
+                        &range,
+                    );
+                } else {
+                    self.gpu.device.cmd_clear_depth_stencil_image(
+                        cmd,
+                        new.image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearDepthStencilValue::default(),
+                        &range,
+                    );
+                }
+            }
+            frame::barrier(&self.gpu, cmd);
+        }
+        if levels.is_some() {
+            new.defined = u64::MAX;
+        }
+        if let Some(o) = old {
+            debug!(?res, "texture storage redefined: other levels discarded");
+            let mut g = Vec::new();
+            resource::collect_image(o, &mut g);
+            self.retire(g);
+        }
+        if let Some(ResKind::Texture { img, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+            *img = Some(new);
+        }
+        Ok(())
+    }
+
+    /// (image, format, levels, extent) of a texture's storage.
+    fn texture_image_of(&self, res: Handle) -> Option<(vk::Image, StorageFormat, u32, vk::Extent3D, u32)> {
+        match self.scr.resources.get(res).map(|r| &r.kind) {
+            Some(ResKind::Texture { img: Some(i), .. }) => Some((i.image, i.format, i.levels, i.extent, i.layers)),
+            _ => None,
+        }
+    }
+
+    fn mark_defined(&mut self, res: Handle, level: u32) {
+        if let Some(ResKind::Texture { img: Some(i), .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+            i.defined |= 1u64 << level.min(63);
+        }
+    }
+
+    /// Offset/extent/layers of a box of `target`.
+    #[allow(clippy::too_many_arguments)]
+    fn region(
+        target: u32,
+        x: i32,
+        y: i32,
+        z: i32,
+        w: u32,
+        h: u32,
+        d: u32,
+    ) -> (vk::Offset3D, vk::Extent3D, u32, u32) {
+        let e = |w: u32, h: u32, d: u32| vk::Extent3D { width: w, height: h, depth: d };
+        let o = |x: i32, y: i32, z: i32| vk::Offset3D { x, y, z };
+        match target {
+            gl::TEXTURE_1D => (o(x, 0, 0), e(w, 1, 1), 0, 1),
+            gl::TEXTURE_1D_ARRAY => (o(x, 0, 0), e(w, 1, 1), y.max(0) as u32, h),
+            gl::TEXTURE_3D => (o(x, y, z), e(w, h, d), 0, 1),
+            gl::TEXTURE_2D_ARRAY | gl::TEXTURE_CUBE_MAP_ARRAY | gl::TEXTURE_2D_MULTISAMPLE_ARRAY => {
+                (o(x, y, 0), e(w, h, 1), z.max(0) as u32, d)
+            }
+            t @ gl::TEXTURE_CUBE_MAP_POSITIVE_X..=gl::TEXTURE_CUBE_MAP_NEGATIVE_Z => {
+                (o(x, y, 0), e(w, h, 1), t - gl::TEXTURE_CUBE_MAP_POSITIVE_X, 1)
+            }
+            _ => (o(x, y, 0), e(w, h, 1), 0, 1),
+        }
+    }
+
+    fn upload_box(
+        &mut self,
+        res: Handle,
+        target: u32,
+        level: u32,
+        bx: (i32, i32, i32, u32, u32, u32),
+        format: u32,
+        ty: u32,
+        blob: &[u8],
+    ) -> Result<(), String> {
+        let (image, sf, levels, extent, layers) = self.texture_image_of(res).ok_or("texture has no storage")?;
+        if level >= levels {
+            return Err(format!("level {level} beyond the storage's {levels}"));
+        }
+        let (off, ext, base_layer, nlayers) = Self::region(target, bx.0, bx.1, bx.2, bx.3, bx.4, bx.5);
+        let le = level_extent(extent, level);
+        let inside = off.x >= 0
+            && off.y >= 0
+            && off.z >= 0
+            && off.x as u64 + ext.width as u64 <= le.width as u64
+            && off.y as u64 + ext.height as u64 <= le.height as u64
+            && off.z as u64 + ext.depth as u64 <= le.depth as u64
+            && base_layer as u64 + nlayers as u64 <= layers as u64;
+        if !inside {
+            return Err("box outside the level".into());
+        }
+        if ext.width == 0 || ext.height == 0 || ext.depth == 0 || nlayers == 0 {
+            return Ok(());
+        }
+        let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
+        self.upload_image(image, aspect, level, off, ext, base_layer, nlayers, &data)
+            .map_err(|e| e.to_string())
+    }
+
+    fn release_shader(&mut self, h: Handle, e: ShaderEntry) {
+        let mut g = Vec::new();
+        if let Some(b) = e.built {
+            b.collect(&self.gpu, &mut g);
+        }
+        let dead: Vec<Vec<u32>> = self
+            .pipelines
+            .keys()
+            .filter(|k| k.len() >= 2 && k[0] == h.slot && k[1] == h.gen)
+            .cloned()
+            .collect();
+        for k in dead {
+            if let Some(p) = self.pipelines.remove(&k) {
+                g.push(Garbage::Pipeline(p));
+            }
+        }
+        self.retire(g);
+    }
+}
+
+impl Context for VulkanBackend {
+    // ------------------------------------------------------------ objects
+
+    fn buffer_respecify(&mut self, p: &calls::BufferRespecify, blob: &[u8]) {
+        if self.buffer_of(p.res).is_none() {
+            warn!(res = ?p.res, "buffer_respecify: unknown buffer, skipped");
+            return;
+        }
+        if p.size > MAX_BUFFER {
+            warn!(res = ?p.res, size = p.size, "buffer_respecify: size too large, skipped");
+            return;
+        }
+        let raw = match self.new_buffer(p.size) {
+            Ok(r) => r,
+            Err(e) => {
+                warn!(res = ?p.res, "buffer_respecify: {e}");
+                return;
+            }
+        };
+        if !blob.is_empty() {
+            let n = blob.len().min(p.size as usize);
+            if let Err(e) = self.upload_buffer(raw.buffer, 0, &blob[..n]) {
+                warn!(res = ?p.res, "buffer_respecify: upload failed: {e}");
+            }
+        }
+        if let Some(ResKind::Buffer { raw: r, size }) = self.scr.resources.get_mut(p.res).map(|r| &mut r.kind) {
+            let old = std::mem::replace(r, raw);
+            *size = p.size;
+            self.frames.retire(Garbage::Buffer(old));
+        }
+    }
+
+    fn buffer_subdata(&mut self, p: &calls::BufferSubdata, blob: &[u8]) {
+        let Some((raw, size)) = self.buffer_of(p.res) else {
+            warn!(res = ?p.res, "buffer_subdata: unknown buffer, skipped");
+            return;
+        };
+        if p.offset.checked_add(blob.len() as u64).is_none_or(|e| e > size) {
+            warn!(res = ?p.res, offset = p.offset, len = blob.len(), size, "buffer_subdata: range past the end, skipped");
+            return;
+        }
+        if let Err(e) = self.upload_buffer(raw.buffer, p.offset, blob) {
+            warn!(res = ?p.res, "buffer_subdata: {e}");
+        }
+    }
+
+    fn buffer_copy(&mut self, p: &calls::BufferCopy) {
+        let (Some((src, ss)), Some((dst, ds))) = (self.buffer_of(p.src), self.buffer_of(p.dst)) else {
+            warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: unknown buffer, skipped");
+            return;
+        };
+        let ok = |off: u64, size: u64| off.checked_add(p.size).is_some_and(|e| e <= size);
+        if !ok(p.src_offset, ss) || !ok(p.dst_offset, ds) {
+            warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: range past the end, skipped");
+            return;
+        }
+        if p.size == 0 {
+            return;
+        }
+        let same = src.buffer == dst.buffer;
+        if same && p.src_offset.max(p.dst_offset) < p.src_offset.min(p.dst_offset) + p.size {
+            warn!(res = ?p.src, "buffer_copy: overlapping ranges in one buffer, skipped");
+            return;
+        }
+        let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) else {
+            warn!("buffer_copy: no command buffer");
+            return;
+        };
+        // SAFETY: recording outside rendering; ranges checked.
+        unsafe {
+            self.gpu.device.cmd_copy_buffer(
+                cmd,
+                src.buffer,
+                dst.buffer,
+                &[vk::BufferCopy {
+                    src_offset: p.src_offset,
+                    dst_offset: p.dst_offset,
+                    size: p.size,
+                }],
+            )
+        };
+        frame::barrier(&self.gpu, cmd);
+    }
+
+    fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
+        if let Err(e) = self.ensure_texture_image(
+            p.res,
+            p.target,
+            p.internal_format,
+            p.level,
+            p.width,
+            p.height,
+            p.depth,
+            None,
+        ) {
+            warn!(res = ?p.res, "texture_image: {e}, skipped");
+            return;
+        }
+        self.mark_defined(p.res, p.level);
+        if blob.is_empty() {
+            return;
+        }
+        if let Err(e) = self.upload_box(
+            p.res,
+            p.target,
+            p.level,
+            (0, 0, 0, p.width, p.height, p.depth),
+            p.format,
+            p.r#type,
+            blob,
+        ) {
+            warn!(res = ?p.res, "texture_image: {e}, contents skipped");
+        }
+    }
+
+    fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
+        if let Err(e) = self.upload_box(
+            p.res,
+            p.target,
+            p.level,
+            (p.x, p.y, p.z, p.width, p.height, p.depth),
+            p.format,
+            p.r#type,
+            blob,
+        ) {
+            warn!(res = ?p.res, "texture_subimage: {e}, skipped");
+        }
+    }
+
+    fn texture_storage(&mut self, p: &calls::TextureStorage) {
+        if let Err(e) = self.ensure_texture_image(
+            p.res,
+            p.target,
+            p.internal_format,
+            0,
+            p.width,
+            p.height,
+            p.depth,
+            Some(p.levels.clamp(1, 16)),
+        ) {
+            warn!(res = ?p.res, "texture_storage: {e}, skipped");
+        }
+    }
+
+    fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
+        let Some((image, sf, levels, extent, layers)) = self.texture_image_of(p.res) else {
+            warn!(res = ?p.res, "generate_mipmap: texture without storage, skipped");
+            return;
+        };
+        if levels <= 1 {
+            return;
+        }
+        let feats = self.gpu.format_features(sf.vk);
+        if !feats.contains(vk::FormatFeatureFlags::BLIT_SRC | vk::FormatFeatureFlags::BLIT_DST) {
+            warn!(res = ?p.res, format = ?sf.vk, "generate_mipmap: format cannot be blitted, skipped");
+            return;
+        }
+        let filter = if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR) && !sf.class.is_integer() {
+            vk::Filter::LINEAR
+        } else {
+            vk::Filter::NEAREST
+        };
+        let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) else {
+            return;
+        };
+        let asp = emulation::aspect(sf.class);
+        for l in 1..levels {
+            let a = level_extent(extent, l - 1);
+            let b = level_extent(extent, l);
+            let sub = |m| vk::ImageSubresourceLayers {
+                aspect_mask: asp,
+                mip_level: m,
+                base_array_layer: 0,
+                layer_count: layers,
+            };
+            let end = |e: vk::Extent3D| vk::Offset3D {
+                x: e.width as i32,
+                y: e.height as i32,
+                z: e.depth as i32,
+            };
+            // SAFETY: recording outside rendering; levels l-1 and l exist.
+            unsafe {
+                self.gpu.device.cmd_blit_image(
+                    cmd,
+                    image,
+                    vk::ImageLayout::GENERAL,
+                    image,
+                    vk::ImageLayout::GENERAL,
+                    &[vk::ImageBlit {
+                        src_subresource: sub(l - 1),
+                        src_offsets: [vk::Offset3D::default(), end(a)],
+                        dst_subresource: sub(l),
+                        dst_offsets: [vk::Offset3D::default(), end(b)],
+                    }],
+                    filter,
+                )
+            };
+            frame::barrier(&self.gpu, cmd);
+        }
+        if let Some(ResKind::Texture { img: Some(i), .. }) = self.scr.resources.get_mut(p.res).map(|r| &mut r.kind) {
+            i.defined = u64::MAX;
+        }
+    }
+
+    // ------------------------------------------------------------ CSOs
+
+    fn create_render_state(&mut self, p: &calls::CreateRenderState) {
+        if self.scr.render_states.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_render_state: invalid handle, skipped");
+        }
+    }
+
+    fn bind_render_state(&mut self, p: &calls::BindRenderState) {
+        let rs = if p.cso.is_null() {
+            default_render_state()
+        } else if let Some(rs) = self.scr.render_states.get(p.cso) {
+            *rs
+        } else {
+            warn!(cso = ?p.cso, "bind_render_state: unknown render state, skipped");
+            return;
+        };
+        if let Some(c) = self.cur("bind_render_state") {
+            c.render_state = rs;
+        }
+    }
+
+    fn delete_render_state(&mut self, p: &calls::DeleteRenderState) {
+        if self.scr.render_states.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_render_state: unknown render state, skipped");
+        }
+    }
+
+    fn create_vertex_elements(&mut self, p: &calls::CreateVertexElements) {
+        if self.scr.vertex_elements.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped");
+        }
+    }
+
+    fn bind_vertex_elements(&mut self, p: &calls::BindVertexElements) {
+        if !p.cso.is_null() && self.scr.vertex_elements.get(p.cso).is_none() {
+            warn!(cso = ?p.cso, "bind_vertex_elements: unknown vertex elements");
+        }
+        if let Some(c) = self.cur("bind_vertex_elements") {
+            c.vertex_elements = p.cso;
+        }
+    }
+
+    fn delete_vertex_elements(&mut self, p: &calls::DeleteVertexElements) {
+        if self.scr.vertex_elements.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");
+        }
+    }
+
+    fn create_sampler(&mut self, p: &calls::CreateSampler) {
+        let or = |v: u32, d: u32| if v == 0 { d } else { v };
+        let min = or(p.min_filter, gl::NEAREST_MIPMAP_LINEAR);
+        let mag = or(p.mag_filter, gl::LINEAR);
+        let f = |lin: bool| if lin { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+        let (min_f, mip, no_mip) = match min {
+            gl::NEAREST => (vk::Filter::NEAREST, vk::SamplerMipmapMode::NEAREST, true),
+            gl::LINEAR => (vk::Filter::LINEAR, vk::SamplerMipmapMode::NEAREST, true),
+            gl::NEAREST_MIPMAP_NEAREST => (vk::Filter::NEAREST, vk::SamplerMipmapMode::NEAREST, false),
+            gl::LINEAR_MIPMAP_NEAREST => (vk::Filter::LINEAR, vk::SamplerMipmapMode::NEAREST, false),
+            gl::LINEAR_MIPMAP_LINEAR => (vk::Filter::LINEAR, vk::SamplerMipmapMode::LINEAR, false),
+            _ => (vk::Filter::NEAREST, vk::SamplerMipmapMode::LINEAR, false),
+        };
+        let l = self.gpu.props.limits;
+        let bias = if p.lod_bias.is_finite() {
+            p.lod_bias.clamp(-l.max_sampler_lod_bias, l.max_sampler_lod_bias)
+        } else {
+            0.0
+        };
+        let min_lod = if p.min_lod.is_finite() { p.min_lod } else { -1000.0 };
+        let max_lod = if p.max_lod.is_finite() { p.max_lod.max(min_lod) } else { 1000.0 };
+        let aniso = self.gpu.feat.anisotropy && p.max_anisotropy > 1.0;
+        let border = match p.border_color {
+            [0.0, 0.0, 0.0, 0.0] => vk::BorderColor::FLOAT_TRANSPARENT_BLACK,
+            [0.0, 0.0, 0.0, 1.0] => vk::BorderColor::FLOAT_OPAQUE_BLACK,
+            [1.0, 1.0, 1.0, 1.0] => vk::BorderColor::FLOAT_OPAQUE_WHITE,
+            _ => {
+                self.warn_once("border", "custom sampler border colours are not supported: transparent black used (named gap)");
+                vk::BorderColor::FLOAT_TRANSPARENT_BLACK
+            }
+        };
+        let ci = vk::SamplerCreateInfo::default()
+            .mag_filter(f(mag == gl::LINEAR))
+            .min_filter(min_f)
+            .mipmap_mode(mip)
+            .address_mode_u(emulation::address_mode(p.wrap_s))
+            .address_mode_v(emulation::address_mode(p.wrap_t))
+            .address_mode_w(emulation::address_mode(p.wrap_r))
+            .mip_lod_bias(bias)
+            .anisotropy_enable(aniso)
+            .max_anisotropy(if aniso { p.max_anisotropy.min(l.max_sampler_anisotropy) } else { 1.0 })
+            .compare_enable(p.compare_mode == gl::COMPARE_REF_TO_TEXTURE)
+            .compare_op(emulation::compare_op(or(p.compare_func, gl::LEQUAL)))
+            .min_lod(min_lod)
+            .max_lod(max_lod)
+            .border_color(border);
+        // SAFETY: valid device and create info.
+        let sampler = match unsafe { self.gpu.device.create_sampler(&ci, None) } {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(cso = ?p.cso, "create_sampler: {e}");
+                return;
+            }
+        };
+        match self.scr.samplers.insert(p.cso, SamplerEntry { sampler, no_mip }) {
+            Ok(Some(old)) => self.frames.retire(Garbage::Sampler(old.sampler)),
+            Ok(None) => {}
+            Err(e) => {
+                warn!(cso = ?p.cso, "create_sampler: invalid handle, skipped");
+                self.frames.retire(Garbage::Sampler(e.sampler));
+            }
+        }
+    }
+
+    fn delete_sampler(&mut self, p: &calls::DeleteSampler) {
+        match self.scr.samplers.remove(p.cso) {
+            Some(s) => self.frames.retire(Garbage::Sampler(s.sampler)),
+            None => warn!(cso = ?p.cso, "delete_sampler: unknown sampler, skipped"),
+        }
+    }
+
+    fn create_sampler_view(&mut self, p: &calls::CreateSamplerView) {
+        if self.scr.views.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_sampler_view: invalid handle, skipped");
+        }
+    }
+
+    fn delete_sampler_view(&mut self, p: &calls::DeleteSamplerView) {
+        if self.scr.views.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_sampler_view: unknown sampler view, skipped");
+        }
+    }
+
+    fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
+        let built = match pipeline::build_shader(&self.gpu, p, blob) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                tracing::error!(shader = ?p.cso, "create_shader: {e}");
+                None
+            }
+        };
+        let entry = ShaderEntry {
+            built,
+            global_binding: p.global_binding,
+            global_size: p.global_size.min(1 << 16),
+            globals: Vec::new(),
+            globals_at: None,
+        };
+        match self.scr.shaders.insert(p.cso, entry) {
+            Ok(Some(old)) => self.release_shader(p.cso, old),
+            Ok(None) => {}
+            Err(e) => {
+                warn!(shader = ?p.cso, "create_shader: invalid handle, skipped");
+                self.release_shader(p.cso, e);
+            }
+        }
+    }
+
+    fn delete_shader(&mut self, p: &calls::DeleteShader) {
+        match self.scr.shaders.remove(p.cso) {
+            Some(e) => self.release_shader(p.cso, e),
+            None => warn!(shader = ?p.cso, "delete_shader: unknown shader, skipped"),
+        }
+    }
+
+    fn bind_shader(&mut self, p: &calls::BindShader) {
+        if !p.cso.is_null() && self.scr.shaders.get(p.cso).is_none() {
+            warn!(shader = ?p.cso, "bind_shader: unknown shader (draws will be skipped)");
+        }
+        if let Some(c) = self.cur("bind_shader") {
+            c.shader = p.cso;
+        }
+    }
+
+    // ------------------------------------------------------------ set_*
+
+    fn set_framebuffer_state(&mut self, p: &calls::SetFramebufferState) {
+        if let Some(c) = self.cur("set_framebuffer_state") {
+            c.fb = if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
+                None
+            } else {
+                Some(*p)
+            };
+        }
+    }
+
+    fn set_read_surface(&mut self, p: &calls::SetReadSurface) {
+        if let Some(c) = self.cur("set_read_surface") {
+            c.read = if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
+                None
+            } else {
+                Some(*p)
+            };
+        }
+    }
+
+    fn set_viewport(&mut self, p: &calls::SetViewport) {
+        if let Some(c) = self.cur("set_viewport") {
+            c.viewport = *p;
+        }
+    }
+
+    fn set_scissor(&mut self, p: &calls::SetScissor) {
+        if let Some(c) = self.cur("set_scissor") {
+            c.scissor = *p;
+        }
+    }
+
+    fn set_blend_color(&mut self, p: &calls::SetBlendColor) {
+        if let Some(c) = self.cur("set_blend_color") {
+            c.blend_color = p.color.map(|v| if v.is_finite() { v } else { 0.0 });
+        }
+    }
+
+    fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
+        if let Some(c) = self.cur("set_polygon_offset") {
+            let f = |v: f32| if v.is_finite() { v } else { 0.0 };
+            c.polygon_offset = [f(p.factor), f(p.units)];
+        }
+    }
+
+    fn set_line_width(&mut self, p: &calls::SetLineWidth) {
+        if let Some(c) = self.cur("set_line_width") {
+            c.line_width = if p.width.is_finite() && p.width > 0.0 { p.width } else { 1.0 };
+        }
+    }
+
+    fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
+        if let Some(c) = self.cur("set_vertex_buffers") {
+            c.vbufs = *p;
+        }
+    }
+
+    fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
+        if let Some(c) = self.cur("set_index_buffer") {
+            c.index_buffer = p.buffer;
+        }
+    }
+
+    fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
+        if let Some(c) = self.cur("set_vertex_attrib_defaults") {
+            c.attrib_defaults = *p;
+        }
+    }
+
+    fn set_sampler_views(&mut self, p: &calls::SetSamplerViews) {
+        if let Some(c) = self.cur("set_sampler_views") {
+            c.views = *p;
+        }
+    }
+
+    fn bind_samplers(&mut self, p: &calls::BindSamplers) {
+        if let Some(c) = self.cur("bind_samplers") {
+            c.samplers = *p;
+        }
+    }
+
+    fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
+        if let Some(c) = self.cur("set_constant_buffers") {
+            c.cbufs = *p;
+        }
+    }
+
+    fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
+        let Some(sh) = self.scr.shaders.get_mut(p.shader) else {
+            warn!(shader = ?p.shader, "set_global_constants: unknown shader, skipped");
+            return;
+        };
+        if blob.len() != sh.global_size as usize {
+            debug!(shader = ?p.shader, blob = blob.len(), size = sh.global_size, "set_global_constants: blob size differs from global_size");
+        }
+        let n = blob.len().min(sh.global_size as usize);
+        sh.globals.clear();
+        sh.globals.extend_from_slice(&blob[..n]);
+        sh.globals_at = None;
+    }
+
+    // ------------------------------------------------------------ verbs
+
+    fn clear(&mut self, p: &calls::Clear) {
+        if let Err(e) = self.do_clear(p) {
+            warn!("clear: {e}, skipped");
+        }
+    }
+
+    fn draw(&mut self, p: &calls::Draw, blob: &[u8]) {
+        if let Err(e) = self.do_draw(p, blob) {
+            warn!(mode = p.mode, count = p.count, "draw: {e}, skipped");
+        }
+    }
+
+    fn blit(&mut self, p: &calls::Blit) {
+        if let Err(e) = self.do_blit(p) {
+            warn!("blit: {e}, skipped");
+        }
+    }
+
+    fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
+        reply.clear();
+        if let Err(e) = self.do_read_pixels(p, reply) {
+            warn!(format = p.format, ty = p.r#type, "read_pixels: {e}; zeros returned");
+        }
+    }
+
+    fn buffer_readback(&mut self, p: &calls::BufferReadback, reply: &mut Vec<u8>) {
+        reply.clear();
+        if let Err(e) = self.do_buffer_readback(p, reply) {
+            warn!(res = ?p.res, "buffer_readback: {e}; zeros returned");
+        }
+    }
+
+    fn fence_insert(&mut self, p: &calls::FenceInsert) {
+        let serial = match self.frames.submit(&self.gpu) {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(fence = ?p.fence, "fence_insert: submit failed: {e}");
+                self.frames.next_serial - 1
+            }
+        };
+        if self.scr.fences.insert(p.fence, serial).is_err() {
+            warn!(fence = ?p.fence, "fence_insert: invalid handle, skipped");
+        }
+    }
+
+    fn flush_commands(&mut self, _p: &calls::FlushCommands) {
+        if let Err(e) = self.frames.submit(&self.gpu) {
+            warn!("flush_commands: {e}");
+        }
+    }
+
+    fn finish(&mut self, _p: &calls::Finish, reply: &mut Vec<u8>) {
+        reply.clear();
+        if let Err(e) = self.frames.finish(&self.gpu) {
+            warn!("finish: {e}");
+        }
+    }
+
+    fn present(&mut self, p: &calls::Present) {
+        if !p.surface.is_null() && self.scr.surfaces.get(p.surface).is_none() {
+            warn!(surface = ?p.surface, "present: unknown surface");
+        }
+        if let Err(e) = self.frames.submit(&self.gpu) {
+            warn!("present: {e}");
+        }
+        self.warn_once("present", "present: surfaces are pbuffer-like, nothing to show");
     }
 }

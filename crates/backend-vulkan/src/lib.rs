@@ -182,6 +182,7 @@ pub(crate) struct ScreenTables {
 }
 
 /// One client context's state (everything `set_*`/`bind_*` names).
+#[derive(Clone, Copy)]
 pub(crate) struct Ctx {
     pub draw_surface: Handle,
     pub read_surface: Handle,

@@ -9,8 +9,8 @@
 //! arm and case and writes the table; see `docs/BENCHMARKS.md`.
 //!
 //! ```text
-//! mobilegl-bench [--egl PATH] [--arm LABEL] [--case NAME|all] [--frames N]
-//!                [--repeats R] [--warmup W] [--json]
+//! mobilegl-bench [--egl PATH] [--arm LABEL] [--case NAME|all]
+//!                [--frames N|auto] [--repeat-ms MS] [--repeats R] [--warmup W] [--json]
 //! mobilegl-bench ring [--transport inproc|spawn|all] [--json] [--scale K]
 //! mobilegl-bench encode [--json] [--draws N] [--repeats R]
 //! mobilegl-bench --list
@@ -29,9 +29,12 @@ use serde::Serialize;
 
 const USAGE: &str = "\
 usage:
-  mobilegl-bench [--egl PATH] [--arm LABEL] [--case NAME|all] [--frames N]
-                 [--repeats R] [--warmup W] [--json]
-      GL cases through one EGL provider (default --egl libEGL.so.1)
+  mobilegl-bench [--egl PATH] [--arm LABEL] [--case NAME|all]
+                 [--frames N|auto] [--repeat-ms MS] [--repeats R] [--warmup W] [--json]
+      GL cases through one EGL provider (default --egl libEGL.so.1); with
+      --frames auto (default) each repeat runs as many frames (3..500) as fit
+      in about MS milliseconds (default 400) judged from the warm-up frames;
+      defaults: 5 repeats, 3 warm-up frames
   mobilegl-bench ring [--transport inproc|spawn|all] [--scale K] [--json]
       ring micro-benchmark over the remote transports with an echo backend
   mobilegl-bench encode [--draws N] [--repeats R] [--json]
@@ -77,11 +80,18 @@ pub(crate) fn number<T: std::str::FromStr + PartialOrd + Default>(
     }
 }
 
+/// Bounds of the automatic frame count per repeat.
+const MIN_AUTO_FRAMES: u64 = 3;
+const MAX_AUTO_FRAMES: u64 = 500;
+
 struct Options {
     egl: String,
     arm: String,
     cases: Vec<String>,
+    /// Timed frames per repeat; 0: chosen from the warm-up frames so one
+    /// repeat lasts about `repeat_ms`.
     frames: u32,
+    repeat_ms: u32,
     repeats: u32,
     warmup: u32,
     json: bool,
@@ -92,7 +102,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         egl: "libEGL.so.1".into(),
         arm: String::new(),
         cases: Vec::new(),
-        frames: 10,
+        frames: 0,
+        repeat_ms: 400,
         repeats: 5,
         warmup: 3,
         json: false,
@@ -117,7 +128,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     }
                 }
             }
-            "--frames" => o.frames = number(a, it.next())?,
+            "--frames" => match it.next() {
+                Some(v) if v == "auto" => o.frames = 0,
+                v => o.frames = number(a, v)?,
+            },
+            "--repeat-ms" => o.repeat_ms = number(a, it.next())?,
             "--repeats" => o.repeats = number(a, it.next())?,
             "--warmup" => {
                 let v = it.next().ok_or("--warmup needs a value")?;
@@ -255,22 +270,37 @@ fn run_case(
     r.setup_ms = t0.until(Stamp::now()).wall as f64 / 1e6;
     let ops = f64::from(case.ops_per_frame());
     let mut f = 0u64;
-    for _ in 0..o.warmup {
+    // At least two warm-up frames when the frame count is automatic (the
+    // first one may compile shader variants); the fastest one sets it.
+    let warmup = if o.frames == 0 { o.warmup.max(2) } else { o.warmup };
+    let mut fastest = u64::MAX;
+    for _ in 0..warmup {
+        let a = Stamp::now();
         case.frame(gl, f);
         // SAFETY: plain GL call.
         unsafe { (gl.glFinish)() };
+        fastest = fastest.min(a.until(Stamp::now()).wall);
         f += 1;
     }
+    let frames = if o.frames > 0 {
+        o.frames
+    } else {
+        let per_frame = fastest;
+        let want = u64::from(o.repeat_ms) * 1_000_000 / per_frame.max(1);
+        want.clamp(MIN_AUTO_FRAMES, MAX_AUTO_FRAMES) as u32
+    };
+    r.frames = frames;
+    r.warmup = warmup;
     if let Err(e) = gl.check_error("warm-up frames") {
         r.error = Some(e);
         return r;
     }
-    let n = (o.frames * o.repeats) as usize;
+    let n = (frames * o.repeats) as usize;
     let (mut wall, mut thread, mut process) =
         (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..o.repeats {
         let rep = Stamp::now();
-        for _ in 0..o.frames {
+        for _ in 0..frames {
             let a = Stamp::now();
             case.frame(gl, f);
             // SAFETY: plain GL call.
@@ -282,7 +312,7 @@ fn run_case(
             f += 1;
         }
         let d = rep.until(Stamp::now());
-        let per = ops * f64::from(o.frames);
+        let per = ops * f64::from(frames);
         r.repeat_wall_ns_per_op.push(d.wall as f64 / per);
         r.repeat_thread_cpu_ns_per_op.push(d.thread as f64 / per);
     }

@@ -655,6 +655,17 @@ static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
 /// Run `f` against the calling thread's current context. Without one the
 /// call is ignored (GL says: undefined; we do nothing and return the default).
 pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
+    with_gl_inner(true, f)
+}
+
+/// `with_gl` for the commands KHR_robustness exempts from raising
+/// GL_CONTEXT_LOST (glGetError, glGetGraphicsResetStatus, glGetSynciv...):
+/// an application loops on glGetError until NO_ERROR.
+pub fn with_gl_exempt<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
+    with_gl_inner(false, f)
+}
+
+fn with_gl_inner<R: Default>(lost_raises: bool, f: impl FnOnce(&mut Gl) -> R) -> R {
     let Some(ctx) = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten() else {
         return R::default();
     };
@@ -666,8 +677,13 @@ pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
     let Some(Some(sh)) = shares.get_mut(st.share) else {
         return R::default();
     };
-    if st.lost {
-        // A lost context answers locally: no records are emitted.
+    if conn.check_lost() {
+        // KHR_robustness: a lost context keeps answering; commands report
+        // GL_CONTEXT_LOST and glGetGraphicsResetStatus says what happened.
+        st.lost = true;
+        if lost_raises {
+            st.set_error(glow::CONTEXT_LOST);
+        }
     }
     if conn.last_emitter != Some(st.id) {
         let draw = st.draw_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);

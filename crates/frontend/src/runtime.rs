@@ -47,6 +47,38 @@ impl Allocators {
     }
 }
 
+/// Why the client blocked on the server (DESIGN §2.1: each blocking point
+/// has a counter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockingCause {
+    ReadPixels,
+    BufferRead,
+    UnpackFromBuffer,
+    FenceWait,
+    Finish,
+}
+
+impl BlockingCause {
+    pub const ALL: [BlockingCause; 5] = [Self::ReadPixels, Self::BufferRead, Self::UnpackFromBuffer, Self::FenceWait, Self::Finish];
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadPixels => "read_pixels",
+            Self::BufferRead => "buffer_read",
+            Self::UnpackFromBuffer => "unpack_from_buffer",
+            Self::FenceWait => "fence_wait",
+            Self::Finish => "finish",
+        }
+    }
+}
+
+/// Per-frame counters, logged at each swap when `MOBILEGL_STATS=1`.
+#[derive(Debug, Default, Clone)]
+pub struct FrameStats {
+    pub frame: u64,
+    pub blocking: [u64; 5],
+    pub at_frame_start: remote::Stats,
+}
+
 /// The connection to one backend.
 pub struct Conn {
     pub pipe: Box<dyn remote::Transport>,
@@ -54,11 +86,66 @@ pub struct Conn {
     pub alloc: Allocators,
     /// The context whose records were emitted last (index into `World::contexts`).
     pub last_emitter: Option<usize>,
+    /// Largest reply one call may ask for; bigger reads are split into bands.
+    pub max_reply: usize,
+    pub stats_enabled: bool,
+    pub frame_stats: FrameStats,
+    lost_logged: bool,
 }
 
 impl Conn {
     pub fn lost(&self) -> Option<String> {
-        self.pipe.lost().map(|r| format!("{r:?}"))
+        self.pipe.lost().map(|r| format!("{r}"))
+    }
+
+    /// Whether the link is gone; logs the cause once.
+    pub fn check_lost(&mut self) -> bool {
+        match self.pipe.lost() {
+            None => false,
+            Some(r) => {
+                if !self.lost_logged {
+                    self.lost_logged = true;
+                    tracing::error!("MobileGL context lost: {r}; GL calls keep returning, rendering stops");
+                }
+                true
+            }
+        }
+    }
+
+    /// Count one blocking round trip.
+    pub fn blocking(&mut self, cause: BlockingCause) {
+        if let Some(i) = BlockingCause::ALL.iter().position(|c| *c == cause) {
+            self.frame_stats.blocking[i] += 1;
+        }
+    }
+
+    /// End of a frame: log the counters (MOBILEGL_STATS=1) and reset them.
+    pub fn end_frame(&mut self) {
+        let now = self.pipe.stats();
+        if self.stats_enabled {
+            let b = &self.frame_stats.at_frame_start;
+            let causes: Vec<String> = BlockingCause::ALL
+                .iter()
+                .zip(self.frame_stats.blocking.iter())
+                .filter(|(_, n)| **n > 0)
+                .map(|(c, n)| format!("{}={n}", c.name()))
+                .collect();
+            tracing::info!(
+                target: "mobilegl::stats",
+                "frame {}: records={} bytes={} blocking_round_trips={} [{}] doorbells={} stage_waits={} publishes={}",
+                self.frame_stats.frame,
+                now.records - b.records,
+                now.bytes - b.bytes,
+                self.frame_stats.blocking.iter().sum::<u64>(),
+                causes.join(" "),
+                now.doorbells - b.doorbells,
+                now.stage_waits - b.stage_waits,
+                now.publishes - b.publishes,
+            );
+        }
+        self.frame_stats.frame += 1;
+        self.frame_stats.blocking = [0; 5];
+        self.frame_stats.at_frame_start = now;
     }
 }
 
@@ -133,7 +220,14 @@ fn backend_factory() -> remote::BackendFactory {
 
 fn connect() -> Result<Conn, String> {
     let kind = remote::TransportKind::from_env().map_err(|e| e.to_string())?;
+    let stats_enabled = match std::env::var("MOBILEGL_STATS").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(other) => return Err(format!("MOBILEGL_STATS={other:?}: expected 0 or 1")),
+    };
     let cfg = remote::LinkConfig::default();
+    // Leave room for the reply header inside the REPLY area.
+    let max_reply = cfg.reply_bytes.saturating_sub(4096).max(4096);
     let server = server_path();
     let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref()).map_err(|e| format!("transport {kind}: {e}"))?;
     let caps = *pipe.caps();
@@ -141,7 +235,8 @@ fn connect() -> Result<Conn, String> {
         "MobileGL connected: transport={kind} backend renderer={:?}",
         Caps::get_str(&caps.driver_renderer)
     );
-    Ok(Conn { pipe, caps, alloc: Allocators::new(), last_emitter: None })
+    let frame_stats = FrameStats { at_frame_start: pipe.stats(), ..Default::default() };
+    Ok(Conn { pipe, caps, alloc: Allocators::new(), last_emitter: None, max_reply, stats_enabled, frame_stats, lost_logged: false })
 }
 
 /// Initialise logging and connect to a backend once per process.
@@ -236,6 +331,7 @@ pub fn swap_buffers(s: &SurfaceRef) -> Result<(), PlatformError> {
     }
     conn.pipe.present(&mgpipe::calls::Present { surface: s.handle, ..Default::default() });
     remote::Transport::flush(&mut *conn.pipe);
+    conn.end_frame();
     Ok(())
 }
 

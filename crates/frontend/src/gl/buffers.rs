@@ -8,6 +8,7 @@ use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
 use crate::context::{with_gl, Buffer, BufferMap, Gl, MAX_UBO_BINDINGS};
+use crate::runtime::BlockingCause;
 
 /// The binding slot for a buffer target, or None (INVALID_ENUM).
 fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
@@ -297,12 +298,24 @@ pub unsafe extern "C" fn glBufferSubData(target: u32, offset: isize, size: isize
     })
 }
 
-/// Read back a range of a buffer (a blocking point).
-pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64) -> Vec<u8> {
+/// Read back a range of a buffer (a blocking point), in chunks no larger
+/// than one reply.
+pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64, cause: BlockingCause) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size as usize);
+    let chunk = gl.conn.max_reply as u64;
+    let mut done = 0u64;
     let mut reply = Vec::new();
-    gl.conn.pipe.buffer_readback(&calls::BufferReadback { res: handle, offset, size, ..Default::default() }, &mut reply);
-    reply.resize(size as usize, 0);
-    reply
+    while done < size {
+        let n = (size - done).min(chunk);
+        reply.clear();
+        gl.conn.blocking(cause);
+        gl.conn.pipe.buffer_readback(&calls::BufferReadback { res: handle, offset: offset + done, size: n, ..Default::default() }, &mut reply);
+        // A lost link answers short: the missing bytes read as zero.
+        reply.resize(n as usize, 0);
+        out.extend_from_slice(&reply);
+        done += n;
+    }
+    out
 }
 
 #[no_mangle]
@@ -325,7 +338,7 @@ pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: is
             return None;
         }
         let h = buf.handle;
-        Some(read_buffer(gl, h, offset as u64, size as u64))
+        Some(read_buffer(gl, h, offset as u64, size as u64, BlockingCause::BufferRead))
     });
     if let Some(bytes) = out {
         if !data.is_null() {
@@ -362,7 +375,7 @@ fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) ->
     let invalidate = access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT) != 0;
     // Reading, or writing part of a range whose old bytes must survive, needs
     // the current contents: a blocking point.
-    let data = if invalidate { vec![0u8; length as usize] } else { read_buffer(gl, handle, offset as u64, length as u64) };
+    let data = if invalidate { vec![0u8; length as usize] } else { read_buffer(gl, handle, offset as u64, length as u64, BlockingCause::BufferRead) };
     let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { return std::ptr::null_mut() };
     buf.map = Some(BufferMap { offset: offset as u64, length: length as u64, access, data });
     buf.map.as_mut().map(|m| m.data.as_mut_ptr() as *mut c_void).unwrap_or(std::ptr::null_mut())

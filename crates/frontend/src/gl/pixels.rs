@@ -137,9 +137,22 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
     if width == 0 || height == 0 {
         return None;
     }
-    let mut reply = Vec::new();
-    gl.conn.pipe.read_pixels(&calls::ReadPixels { x, y, width: width as u32, height: height as u32, format, r#type: ty, ..Default::default() }, &mut reply);
-    reply.resize(width as usize * height as usize * bpp, 0);
+    // Tight rows come back in bands of whole rows no larger than one reply.
+    let row_bytes = width as usize * bpp;
+    let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
+    let mut reply = Vec::with_capacity(row_bytes * height as usize);
+    let mut band = Vec::new();
+    let mut row = 0usize;
+    while row < height as usize {
+        let rows = rows_per_band.min(height as usize - row);
+        band.clear();
+        gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
+        let p = calls::ReadPixels { x, y: y + row as i32, width: width as u32, height: rows as u32, format, r#type: ty, ..Default::default() };
+        gl.conn.pipe.read_pixels(&p, &mut band);
+        band.resize(rows * row_bytes, 0);
+        reply.extend_from_slice(&band);
+        row += rows;
+    }
     if gl.st.pack.swap_bytes {
         swap_in_place(&mut reply, bpp);
     }
@@ -158,7 +171,7 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
             return None;
         }
         // Rows of the pack layout keep their gaps: read the old bytes first.
-        let mut shadow = super::buffers::read_buffer(gl, handle, pbo_offset as u64, end as u64);
+        let mut shadow = super::buffers::read_buffer(gl, handle, pbo_offset as u64, end as u64, crate::runtime::BlockingCause::ReadPixels);
         // SAFETY: `shadow` holds `end` bytes, enough for the layout.
         unsafe { pack(&ps, width as u32, height as u32, bpp, &reply, shadow.as_mut_ptr()) };
         gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: pbo_offset as u64, ..Default::default() }, &shadow);

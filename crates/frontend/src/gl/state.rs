@@ -184,7 +184,7 @@ pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetError() -> u32 {
-    with_gl(|gl| {
+    crate::context::with_gl_exempt(|gl| {
         let e = gl.st.error;
         gl.st.error = glow::NO_ERROR;
         e
@@ -543,6 +543,7 @@ pub unsafe extern "C" fn glFlush() {
 pub unsafe extern "C" fn glFinish() {
     with_gl(|gl| {
         let mut reply = Vec::new();
+        gl.conn.blocking(crate::runtime::BlockingCause::Finish);
         gl.conn.pipe.finish(&calls::Finish::default(), &mut reply);
     })
 }

@@ -76,6 +76,7 @@ fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
         remote::Transport::flush(&mut *gl.conn.pipe);
     }
     let mut reply = Vec::new();
+    gl.conn.blocking(crate::runtime::BlockingCause::FenceWait);
     gl.conn.pipe.fence_wait(&calls::FenceWait { fence: s.fence, flags: flush as u32, timeout_ns, ..Default::default() }, &mut reply);
     let status = reply.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
     if status == FENCE_STATUS_SIGNALED {
@@ -119,7 +120,7 @@ pub unsafe extern "C" fn glWaitSync(sync: *const c_void, flags: u32, timeout: u6
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetSynciv(sync: *const c_void, pname: u32, count: i32, length: *mut i32, values: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = crate::context::with_gl_exempt(|gl| {
         let id = sync_id(gl, sync)?;
         Some(match pname {
             glow::OBJECT_TYPE => glow::SYNC_FENCE as i32,

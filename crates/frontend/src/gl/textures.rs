@@ -269,7 +269,7 @@ fn image_source(gl: &mut Gl, w: u32, h: u32, d: u32, bpp: usize, pixels: *const 
             return None;
         }
         // A blocking point: the unpack buffer's bytes live on the server.
-        let bytes = super::buffers::read_buffer(gl, handle, offset as u64, end as u64);
+        let bytes = super::buffers::read_buffer(gl, handle, offset as u64, end as u64, crate::runtime::BlockingCause::UnpackFromBuffer);
         // SAFETY: `bytes` holds exactly the described layout.
         return Some(unsafe { unpack(&ps, w, h, d, bpp, bytes.as_ptr()) });
     }
