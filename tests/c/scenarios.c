@@ -201,6 +201,7 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glActiveTexture, (GLenum))                                                  \
     X(void, glTexParameteri, (GLenum, GLenum, GLint))                                   \
     X(void, glTexImage2D, (GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum, const void *)) \
+    X(void, glTexSubImage2D, (GLenum, GLint, GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, const void *)) \
     X(GLsync, glFenceSync, (GLenum, GLbitfield))                                        \
     X(GLenum, glClientWaitSync, (GLsync, GLbitfield, GLuint64))                         \
     X(void, glGetSynciv, (GLsync, GLenum, GLsizei, GLsizei *, GLint *))                 \
@@ -1113,6 +1114,39 @@ static int sc_server_stopped(void) {
     return ok;
 }
 
+/* Minecraft-shaped steady frames ended by glFinish: per frame a vertex
+ * buffer update, a small texture update, uniform changes and a burst of
+ * draws. Run with MOBILEGL_STATS=1, the log shows each frame's blocking
+ * round trips (the test checks only the frame-ending glFinish blocks). */
+static int sc_steady_frames(void) {
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    uint8_t texels[16 * 16 * 4];
+    memset(texels, 0x7f, sizeof texels);
+    for (int frame = 0; frame < 12; frame++) {
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 16, 16, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+        for (int i = 0; i < 40; i++) {
+            float f = (float)i / 40.0f;
+            float c[4] = {f, 1.0f - f, 0.5f, 1.0f};
+            solid_rect(&s, -1 + f, -1, -1 + f + 0.05f, 1, c);
+        }
+        solid_rect(&s, -1, -1, 1, 1, C_A);
+        glFinish();
+    }
+    uint8_t *px = read_target(&t);
+    int ok = check_rect(px, W, 0, 0, W, H, U_A, 0, "last full-screen draw of the last frame");
+    free(px);
+    glDeleteTextures(1, &tex);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return ok;
+}
+
 typedef struct {
     const char *name;
     int (*fn)(void);
@@ -1122,6 +1156,7 @@ typedef struct {
 static const Scenario SPAWN_ONLY[] = {
     {"server_killed", sc_server_killed},
     {"server_stopped", sc_server_stopped},
+    {"steady_frames", sc_steady_frames},
 };
 
 static const Scenario SCENARIOS[] = {

@@ -154,3 +154,40 @@ mod spawn_liveness {
         super::run_scenario(mobilegl_tests::Lane::Spawn, "server_stopped");
     }
 }
+
+/// Counters (MOBILEGL_STATS=1): in steady Minecraft-shaped frames the only
+/// blocking round trip is the glFinish that ends each frame.
+mod steady_stats {
+    use mobilegl_tests::{build_client, run_client, Lane};
+    use std::path::Path;
+
+    fn check(lane: Lane) {
+        let exe = build_client().expect("build the scenario client");
+        let env = [("MOBILEGL_STATS", Path::new("1")), ("MOBILEGL_LOG", Path::new("mobilegl::stats=info"))];
+        let run = run_client(&exe, lane, &["steady_frames"], &env, super::TIMEOUT).expect("run the client");
+        assert!(run.passed("steady_frames"), "[{}] steady_frames failed\n{}", lane.name(), run.describe());
+        let frames: Vec<&str> = run.stderr.lines().filter(|l| l.contains("blocking_round_trips=")).collect();
+        assert!(frames.len() >= 12, "[{}] expected >= 12 stats lines, got {}\n{}", lane.name(), frames.len(), run.describe());
+        // Frames 0-1 warm up (shader compile, first uploads); 2.. are steady.
+        for line in &frames[2..12] {
+            assert!(
+                line.contains("blocking_round_trips=1 [finish=1]"),
+                "[{}] a steady frame blocked on more than its glFinish: {line}",
+                lane.name()
+            );
+        }
+    }
+
+    #[test]
+    fn monolith() {
+        check(Lane::Monolith);
+    }
+    #[test]
+    fn inproc() {
+        check(Lane::Inproc);
+    }
+    #[test]
+    fn spawn() {
+        check(Lane::Spawn);
+    }
+}

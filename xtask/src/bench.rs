@@ -35,7 +35,8 @@ usage: cargo xtask bench [--frames N|auto] [--repeat-ms MS] [--repeats R]
   --egl-native PATH the native EGL provider (default libEGL.so.1 via the loader's
                     search path, with target/dist/lib removed from LD_LIBRARY_PATH)
   --egl PATH        MobileGL's EGL (default target/dist/lib/libEGL.so.1)
-  --dist            run `cargo xtask dist --release` first
+  --dist            run `cargo xtask dist --release` first and benchmark a snapshot
+                    of it (target/bench/dist), safe from concurrent dist rebuilds
   --no-micro        skip the ring and record-encode micro-benchmarks
   --timeout SECS    per child process (default 600)
   --out FILE        raw results as JSON (default target/bench/results.json)
@@ -187,9 +188,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let started = Instant::now();
     let root = mobilegl_tests::workspace_root();
     let target = mobilegl_tests::target_dir();
+    let mut snapshot = None;
     if o.dist {
         eprintln!("==> cargo xtask dist --release");
         crate::dist::run(&["--release".to_string()])?;
+        snapshot = Some(snapshot_release(&target)?);
     }
     eprintln!("==> cargo build --release -p mobilegl-bench");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -209,6 +212,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ours = o
         .egl
         .clone()
+        .or(snapshot)
         .unwrap_or_else(|| dist_lib.join("libEGL.so.1"));
     let needs_ours = o.arms.iter().any(|a| a.transport.is_some());
     if needs_ours && !ours.exists() {
@@ -297,6 +301,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     eprintln!("==> bench total {:.0}s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Copy the release library and server into `target/bench/dist/{lib,bin}`
+/// (the dist layout) and return its `libEGL.so.1`: `target/dist` is shared,
+/// and a concurrent debug `cargo xtask dist` would swap the library under a
+/// long benchmark run.
+fn snapshot_release(target: &Path) -> Result<PathBuf, String> {
+    let rel = target.join("release");
+    let snap = target.join("bench").join("dist");
+    let (lib, bin) = (snap.join("lib"), snap.join("bin"));
+    for d in [&lib, &bin] {
+        std::fs::create_dir_all(d).map_err(|e| format!("create {}: {e}", d.display()))?;
+    }
+    let copy = |from: PathBuf, to: PathBuf| -> Result<(), String> {
+        let tmp = to.with_extension("tmp");
+        std::fs::copy(&from, &tmp)
+            .and_then(|_| std::fs::rename(&tmp, &to))
+            .map_err(|e| format!("copy {} to {}: {e}", from.display(), to.display()))
+    };
+    copy(rel.join("libmobilegl.so"), lib.join("libmobilegl.so"))?;
+    copy(rel.join("mobilegl-server"), bin.join("mobilegl-server"))?;
+    for alias in ["libEGL.so.1", "libGL.so.1"] {
+        let l = lib.join(alias);
+        if std::fs::symlink_metadata(&l).is_ok() {
+            std::fs::remove_file(&l).map_err(|e| format!("remove {}: {e}", l.display()))?;
+        }
+        std::os::unix::fs::symlink("libmobilegl.so", &l)
+            .map_err(|e| format!("symlink {}: {e}", l.display()))?;
+    }
+    eprintln!("==> benchmarking a snapshot of the release build: {}", snap.display());
+    Ok(lib.join("libEGL.so.1"))
 }
 
 /// Which cargo profile the dist library came from (byte comparison).

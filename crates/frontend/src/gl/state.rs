@@ -545,6 +545,10 @@ pub unsafe extern "C" fn glFinish() {
         let mut reply = Vec::new();
         gl.conn.blocking(crate::runtime::BlockingCause::Finish);
         gl.conn.pipe.finish(&calls::Finish::default(), &mut reply);
+        // A surfaceless context never swaps: its frames end at glFinish.
+        if gl.st.draw_surface.is_none() {
+            gl.conn.end_frame();
+        }
     })
 }
 
