@@ -191,3 +191,32 @@ mod steady_stats {
         check(Lane::Spawn);
     }
 }
+
+/// MOBILEGL_PIPE_VERIFY=1: every scenario's draws re-derive their state from
+/// the tracker and compare it with what the records described; no
+/// divergence may be reported.
+mod pipe_verify {
+    use mobilegl_tests::{build_client, run_client, Lane};
+    use std::path::Path;
+
+    fn check(lane: Lane) {
+        let exe = build_client().expect("build the scenario client");
+        let env = [("MOBILEGL_PIPE_VERIFY", Path::new("1"))];
+        let run = run_client(&exe, lane, &[], &env, super::TIMEOUT).expect("run the client");
+        assert!(run.stdout.contains("0 of 15 scenarios failed"), "[{}] scenarios failed under verify\n{}", lane.name(), run.describe());
+        assert!(!run.stderr.contains("MOBILEGL_PIPE_VERIFY: state divergence"), "[{}] verifier reported a divergence\n{}", lane.name(), run.describe());
+    }
+
+    #[test]
+    fn monolith() {
+        check(Lane::Monolith);
+    }
+    #[test]
+    fn inproc() {
+        check(Lane::Inproc);
+    }
+    #[test]
+    fn spawn() {
+        check(Lane::Spawn);
+    }
+}

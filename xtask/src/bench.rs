@@ -234,6 +234,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
 
+    let load_start = loadavg();
     let mut results: Vec<Value> = Vec::new();
     for case in &o.cases {
         for arm in &o.arms {
@@ -268,7 +269,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
 
-    let machine = machine_info(&results, &profile);
+    let mut machine = machine_info(&results, &profile);
+    machine["loadavg_start"] = Value::String(load_start);
+    machine["loadavg_end"] = Value::String(loadavg());
     let command = format!("cargo xtask bench {}", args.join(" "))
         .trim_end()
         .to_string();
@@ -564,6 +567,14 @@ fn machine_info(results: &[Value], profile: &str) -> Value {
     })
 }
 
+/// The 1/5/15-minute load averages (other work on the machine skews the
+/// numbers; the report shows them).
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "n/a".into())
+}
+
 /// Today's UTC date, YYYY-MM-DD (days-to-civil conversion).
 fn utc_date() -> String {
     let secs = std::time::SystemTime::now()
@@ -671,7 +682,7 @@ fn render(
          (dist profile: {}). Every arm ran with `LP_NUM_THREADS=0`, each case in its own \
          process: warm-up frames, then {} repeats of {} timed frames, each frame ended by \
          `glFinish`; a value is the median over all timed frames of frame time / operations \
-         per frame.\n\n",
+         per frame. Load average (1/5/15 min) at start: {}, at end: {}.\n\n",
         m("date"),
         m("nproc"),
         m("cpu"),
@@ -691,6 +702,8 @@ fn render(
         } else {
             o.frames.to_string()
         },
+        m("loadavg_start"),
+        m("loadavg_end"),
     ));
     s.push_str("### Wall time, median ns per operation (ratio to native)\n\n");
     metric_table(o, results, "wall_ns_per_op", true, &mut s);

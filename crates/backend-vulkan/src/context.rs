@@ -1055,7 +1055,7 @@ impl VulkanBackend {
                         p.index_offset
                     ));
                 }
-                if p.index_offset % isz as u64 != 0 {
+                if !p.index_offset.is_multiple_of(isz as u64) {
                     return Err("index offset not a multiple of the index size".into());
                 }
                 if isz == 1 && !self.gpu.feat.index_u8 {
@@ -1153,16 +1153,22 @@ impl VulkanBackend {
             t => return Err(format!("unknown colour type {t}")),
         };
         let mut atts = Vec::new();
-        let mut masked = false;
+        // Partial masks go through the built-in clear program.
+        let mut draw_masks = [0u32; 8];
+        let mut int_masked = false;
         let mut slot = |i: usize, atts: &mut Vec<vk::ClearAttachment>| {
-            if fb.colors[i].is_none() {
+            let Some(a) = fb.colors[i] else {
                 return;
-            }
+            };
             let m = (rs.color_write_mask >> (4 * i)) & 0xf;
             if m == 0 {
                 return;
             }
-            masked |= m != 0xf;
+            if m != 0xf && p.color_type == CLEAR_FLOAT && !a.format.class.is_integer() {
+                draw_masks[i] = m;
+                return;
+            }
+            int_masked |= m != 0xf;
             atts.push(vk::ClearAttachment {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
                 color_attachment: i as u32,
@@ -1176,42 +1182,130 @@ impl VulkanBackend {
         } else if p.buffers & CLEAR_COLOR_ONE != 0 && p.draw_buffer < 8 {
             slot(p.draw_buffer as usize, &mut atts);
         }
+        if int_masked {
+            self.warn_once(
+                "maskedclear",
+                "clear of an integer buffer with a partial colour mask cleared unmasked (named gap)",
+            );
+        }
         let mut ds = vk::ImageAspectFlags::empty();
         if p.buffers & CLEAR_DEPTH != 0 && fb.depth.is_some() && rs.depth_write != 0 {
             ds |= vk::ImageAspectFlags::DEPTH;
         }
         let smask = rs.stencil_write_mask[0] & 0xff;
+        let mut stencil_draw = 0;
         if p.buffers & CLEAR_STENCIL != 0 && fb.stencil.is_some() && smask != 0 {
-            ds |= vk::ImageAspectFlags::STENCIL;
-            masked |= smask != 0xff;
+            if smask == 0xff {
+                ds |= vk::ImageAspectFlags::STENCIL;
+            } else {
+                stencil_draw = smask;
+            }
         }
+        let depth = if p.depth.is_nan() {
+            0.0
+        } else {
+            p.depth.clamp(0.0, 1.0)
+        };
         if !ds.is_empty() {
             atts.push(vk::ClearAttachment {
                 aspect_mask: ds,
                 color_attachment: 0,
                 clear_value: vk::ClearValue {
                     depth_stencil: vk::ClearDepthStencilValue {
-                        depth: if p.depth.is_nan() { 0.0 } else { p.depth.clamp(0.0, 1.0) },
+                        depth,
                         stencil: p.stencil as u32,
                     },
                 },
             });
         }
-        if masked {
-            self.warn_once("maskedclear", "clear with a partial colour/stencil write mask cleared unmasked (named gap)");
-        }
-        if atts.is_empty() {
+        let masked_draw = draw_masks.iter().any(|&m| m != 0) || stencil_draw != 0;
+        if atts.is_empty() && !masked_draw {
             return Ok(());
         }
+        let masked_pipe = if masked_draw {
+            if self.dummies.clear.is_none() {
+                self.dummies.clear =
+                    Some(pipeline::ClearKit::new(&self.gpu).map_err(|e| e.to_string())?);
+            }
+            let mut colors = [vk::Format::UNDEFINED; 8];
+            for (i, a) in fb.colors.iter().enumerate() {
+                if let Some(a) = a {
+                    colors[i] = a.format.vk;
+                }
+            }
+            let desc = pipeline::ClearDesc {
+                colors,
+                masks: draw_masks,
+                depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
+                stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
+                stencil_mask: stencil_draw,
+                samples: fb.samples(),
+            };
+            let key = desc.key();
+            let pipe = match self.pipelines.get(&key) {
+                Some(&p) => p,
+                None => {
+                    let kit = self.dummies.clear.as_ref().ok_or("no clear kit")?;
+                    let np = pipeline::create_clear_pipeline(&self.gpu, kit, &desc)
+                        .map_err(|e| e.to_string())?;
+                    self.pipelines.insert(key, np);
+                    np
+                }
+            };
+            Some((pipe, self.dummies.clear.as_ref().map(|k| k.layout).unwrap_or_default()))
+        } else {
+            None
+        };
         let cmd = self.begin_rendering(&fb).map_err(|e| e.to_string())?;
         let rects = [vk::ClearRect {
             rect,
             base_array_layer: 0,
             layer_count: 1,
         }];
+        let d = &self.gpu.device;
         // SAFETY: inside the rendering instance of `fb`; every attachment
-        // index names a present attachment; the rect is inside the area.
-        unsafe { self.gpu.device.cmd_clear_attachments(cmd, &atts, &rects) };
+        // index names a present attachment; the rect is inside the area;
+        // the clear pipeline was made for exactly these formats.
+        unsafe {
+            if !atts.is_empty() {
+                d.cmd_clear_attachments(cmd, &atts, &rects);
+            }
+            if let Some((pipe, layout)) = masked_pipe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe);
+                self.frames.bound_pipeline = pipe;
+                d.cmd_set_viewport(
+                    cmd,
+                    0,
+                    &[vk::Viewport {
+                        x: 0.0,
+                        y: 0.0,
+                        width: fb.extent.width as f32,
+                        height: fb.extent.height as f32,
+                        min_depth: 0.0,
+                        max_depth: 1.0,
+                    }],
+                );
+                d.cmd_set_scissor(cmd, 0, &[rect]);
+                d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT_AND_BACK, p.stencil as u32);
+                let z = if self.gpu.feat.depth_clip_control {
+                    depth * 2.0 - 1.0
+                } else {
+                    depth
+                };
+                let mut pc = [0u8; pipeline::CLEAR_PUSH_SIZE as usize];
+                let c4 = p.color.map(f32::from_bits);
+                pc[..16].copy_from_slice(bytemuck::cast_slice(&c4));
+                pc[16..20].copy_from_slice(&z.to_le_bytes());
+                d.cmd_push_constants(
+                    cmd,
+                    layout,
+                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                    0,
+                    &pc,
+                );
+                d.cmd_draw(cmd, 3, 1, 0, 0);
+            }
+        }
         Ok(())
     }
 
@@ -1593,6 +1687,7 @@ impl VulkanBackend {
         let samples = *samples;
         let fits = img.as_ref().is_some_and(|i| {
             i.format == sf
+                && i.gl_internal == internal
                 && i.extent == base
                 && i.layers == layers
                 && level < i.levels
@@ -1689,6 +1784,7 @@ impl VulkanBackend {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn upload_box(
         &mut self,
         res: Handle,

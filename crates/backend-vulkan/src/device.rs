@@ -11,7 +11,9 @@ use crate::VkError;
 /// Optional device features we found and enabled.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Features {
-    /// Vulkan 1.3 core dynamic rendering (else the KHR extension).
+    /// Vulkan 1.3 core dynamic rendering (else the KHR extension);
+    /// reported in the startup log.
+    #[allow(dead_code)]
     pub core_dynamic_rendering: bool,
     /// VK_EXT_depth_clip_control (GL's [-1,1] clip-space depth).
     pub depth_clip_control: bool,
@@ -33,7 +35,6 @@ pub(crate) struct Gpu {
     pub pdev: vk::PhysicalDevice,
     pub device: ash::Device,
     pub queue: vk::Queue,
-    pub qfam: u32,
     pub props: vk::PhysicalDeviceProperties,
     pub mem: vk::PhysicalDeviceMemoryProperties,
     pub feat: Features,
@@ -315,7 +316,6 @@ impl Gpu {
             pdev,
             device,
             queue,
-            qfam,
             props,
             mem,
             feat,

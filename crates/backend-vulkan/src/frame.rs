@@ -312,11 +312,6 @@ impl Frames {
         }
     }
 
-    /// Whether submission `serial` completed, without blocking.
-    pub fn poll_serial(&mut self, gpu: &Gpu, serial: u64) -> bool {
-        self.wait_serial(gpu, serial, 0).unwrap_or(true)
-    }
-
     /// Finish recording and submit; returns the serial of the work so far
     /// (the last submission's when nothing was recorded).
     pub fn submit(&mut self, gpu: &Gpu) -> Result<u64, VkError> {

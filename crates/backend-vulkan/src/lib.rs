@@ -212,6 +212,8 @@ pub(crate) struct Dummies {
     /// (view type, scalar class) -> 1x1 image.
     pub images: HashMap<(i32, spirv::Scalar, bool), ImageRes>,
     pub sampler: Option<vk::Sampler>,
+    /// The masked-clear program (made on first use).
+    pub clear: Option<pipeline::ClearKit>,
 }
 
 /// The Vulkan backend: one device, a share group of contexts.
@@ -294,6 +296,9 @@ impl Drop for VulkanBackend {
         }
         if let Some(s) = self.dummies.sampler.take() {
             all.push(frame::Garbage::Sampler(s));
+        }
+        if let Some(k) = self.dummies.clear.take() {
+            k.collect(gpu, &mut all);
         }
         for g in all {
             g.destroy(gpu);

@@ -437,3 +437,195 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         }
     }
 }
+
+/// The built-in masked-clear program (SPIR-V made once with
+/// `glslangValidator -V src/builtin/clear.{vert,frag}`).
+pub(crate) struct ClearKit {
+    pub vs: vk::ShaderModule,
+    pub fs: vk::ShaderModule,
+    pub layout: vk::PipelineLayout,
+}
+
+/// Push constants of the clear program: colour, then clip-space z.
+pub(crate) const CLEAR_PUSH_SIZE: u32 = 20;
+
+fn spv_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+impl ClearKit {
+    pub fn new(gpu: &Gpu) -> Result<ClearKit, VkError> {
+        let d = &gpu.device;
+        let err = |call| move |result| VkError::Call { call, result };
+        let vs_w = spv_words(include_bytes!("builtin/clear.vert.spv"));
+        let fs_w = spv_words(include_bytes!("builtin/clear.frag.spv"));
+        // SAFETY: embedded, validated-at-build SPIR-V; valid device.
+        let vs = unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&vs_w), None) }
+            .map_err(err("vkCreateShaderModule"))?;
+        // SAFETY: as above.
+        let fs = match unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&fs_w), None) } {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: the module just made, unused.
+                unsafe { d.destroy_shader_module(vs, None) };
+                return Err(err("vkCreateShaderModule")(e));
+            }
+        };
+        let ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            offset: 0,
+            size: CLEAR_PUSH_SIZE,
+        }];
+        // SAFETY: valid device and create info.
+        let layout = match unsafe {
+            d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None)
+        } {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: modules just made, unused.
+                unsafe {
+                    d.destroy_shader_module(vs, None);
+                    d.destroy_shader_module(fs, None);
+                }
+                return Err(err("vkCreatePipelineLayout")(e));
+            }
+        };
+        Ok(ClearKit { vs, fs, layout })
+    }
+
+    pub fn collect(self, gpu: &Gpu, out: &mut Vec<Garbage>) {
+        // SAFETY: modules are only read during (synchronous) pipeline creation.
+        unsafe {
+            gpu.device.destroy_shader_module(self.vs, None);
+            gpu.device.destroy_shader_module(self.fs, None);
+        }
+        out.push(Garbage::Layout(self.layout));
+    }
+}
+
+/// What a masked clear pipeline bakes in.
+pub(crate) struct ClearDesc {
+    pub colors: [vk::Format; 8],
+    /// Colour write mask per slot (0: slot not cleared).
+    pub masks: [u32; 8],
+    pub depth: vk::Format,
+    pub stencil: vk::Format,
+    /// Stencil write mask (0: stencil not cleared).
+    pub stencil_mask: u32,
+    pub samples: vk::SampleCountFlags,
+}
+
+impl ClearDesc {
+    pub fn key(&self) -> Vec<u32> {
+        // Shader handles are never null, so [0, 0] never names a client pipeline.
+        let mut k = vec![0, 0];
+        k.extend(self.colors.iter().map(|f| f.as_raw() as u32));
+        k.extend_from_slice(&self.masks);
+        k.extend_from_slice(&[
+            self.depth.as_raw() as u32,
+            self.stencil.as_raw() as u32,
+            self.stencil_mask,
+            self.samples.as_raw(),
+        ]);
+        k
+    }
+}
+
+pub(crate) fn create_clear_pipeline(
+    gpu: &Gpu,
+    kit: &ClearKit,
+    d: &ClearDesc,
+) -> Result<vk::Pipeline, VkError> {
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(kit.vs)
+            .name(c"main"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(kit.fs)
+            .name(c"main"),
+    ];
+    let vi = vk::PipelineVertexInputStateCreateInfo::default();
+    let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let vp = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .line_width(1.0);
+    let ms = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(d.samples);
+    let st = vk::StencilOpState {
+        fail_op: vk::StencilOp::REPLACE,
+        pass_op: vk::StencilOp::REPLACE,
+        depth_fail_op: vk::StencilOp::REPLACE,
+        compare_op: vk::CompareOp::ALWAYS,
+        compare_mask: 0xff,
+        write_mask: d.stencil_mask,
+        reference: 0,
+    };
+    let ds = vk::PipelineDepthStencilStateCreateInfo::default()
+        .stencil_test_enable(d.stencil != vk::Format::UNDEFINED && d.stencil_mask != 0)
+        .front(st)
+        .back(st);
+    let n = d
+        .colors
+        .iter()
+        .rposition(|f| *f != vk::Format::UNDEFINED)
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let atts: Vec<vk::PipelineColorBlendAttachmentState> = (0..n)
+        .map(|i| vk::PipelineColorBlendAttachmentState {
+            color_write_mask: vk::ColorComponentFlags::from_raw(d.masks[i] & 0xf),
+            ..Default::default()
+        })
+        .collect();
+    let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&atts);
+    let dyns = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::STENCIL_REFERENCE,
+    ];
+    let dy = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dyns);
+    let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&d.colors[..n])
+        .depth_attachment_format(d.depth)
+        .stencil_attachment_format(d.stencil);
+    let ci = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vi)
+        .input_assembly_state(&ia)
+        .viewport_state(&vp)
+        .rasterization_state(&raster)
+        .multisample_state(&ms)
+        .depth_stencil_state(&ds)
+        .color_blend_state(&cb)
+        .dynamic_state(&dy)
+        .layout(kit.layout)
+        .push_next(&mut rendering);
+    // SAFETY: every pointer in the create info outlives the call.
+    match unsafe { gpu.device.create_graphics_pipelines(gpu.pcache, &[ci], None) } {
+        Ok(v) if !v.is_empty() => Ok(v[0]),
+        Ok(_) => Err(VkError::Call {
+            call: "vkCreateGraphicsPipelines",
+            result: vk::Result::ERROR_UNKNOWN,
+        }),
+        Err((v, result)) => {
+            for p in v {
+                if p != vk::Pipeline::null() {
+                    // SAFETY: a pipeline just created, unused.
+                    unsafe { gpu.device.destroy_pipeline(p, None) };
+                }
+            }
+            Err(VkError::Call {
+                call: "vkCreateGraphicsPipelines",
+                result,
+            })
+        }
+    }
+}

@@ -189,7 +189,7 @@ impl VulkanBackend {
         let mut flags = vk::ImageCreateFlags::empty();
         if (view_type == vk::ImageViewType::CUBE || view_type == vk::ImageViewType::CUBE_ARRAY)
             && extent.width == extent.height
-            && layers % 6 == 0
+            && layers.is_multiple_of(6)
         {
             flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
         }
@@ -366,6 +366,7 @@ impl VulkanBackend {
 
     /// Copy an image region into a fresh host buffer, submit, wait and
     /// return the tight bytes (one aspect).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_image(
         &mut self,
         image: vk::Image,

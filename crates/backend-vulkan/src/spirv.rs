@@ -85,7 +85,7 @@ pub enum SpirvError {
     Truncated(usize),
 }
 
-fn instructions(words: &[u32]) -> Result<Vec<(usize, u16, usize)>, SpirvError> {
+fn instructions(words: &[u32]) -> Result<Instructions, SpirvError> {
     if words.len() < 5 || words[0] != MAGIC {
         return Err(SpirvError::Header);
     }
@@ -115,7 +115,7 @@ enum Ty {
     Array(u32, u32),
     RuntimeArray(u32),
     Struct,
-    Pointer(u32, u32),
+    Pointer(u32),
 }
 
 struct Module {
@@ -174,7 +174,10 @@ impl Module {
     }
 }
 
-fn parse(words: &[u32]) -> Result<(Module, Vec<(usize, u16, usize)>), SpirvError> {
+/// (word index, opcode, word count) of each instruction.
+type Instructions = Vec<(usize, u16, usize)>;
+
+fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
     let ins = instructions(words)?;
     let mut m = Module {
         types: Default::default(),
@@ -225,7 +228,7 @@ fn parse(words: &[u32]) -> Result<(Module, Vec<(usize, u16, usize)>), SpirvError
                 m.types.insert(a(1), Ty::Struct);
             }
             OP_TYPE_POINTER => {
-                m.types.insert(a(1), Ty::Pointer(a(2), a(3)));
+                m.types.insert(a(1), Ty::Pointer(a(3)));
             }
             OP_CONSTANT if n >= 4 => {
                 m.consts.insert(a(2), a(3));
@@ -268,7 +271,7 @@ pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
             }
             OP_VARIABLE if n >= 4 => {
                 let (ptr, id, sc) = (w[1], w[2], w[3]);
-                let Some(Ty::Pointer(_, pointee)) = m.types.get(&ptr).copied() else {
+                let Some(Ty::Pointer(pointee)) = m.types.get(&ptr).copied() else {
                     continue;
                 };
                 let (elem, count) = m.unarray(pointee);

@@ -54,16 +54,6 @@ impl<T> Table<T> {
         }
     }
 
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.slots
-            .iter_mut()
-            .filter_map(|s| s.as_mut().map(|(_, v)| v))
-    }
-
-    pub fn into_values(self) -> impl Iterator<Item = T> {
-        self.slots.into_iter().flatten().map(|(_, v)| v)
-    }
-
     pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
         self.slots.drain(..).flatten().map(|(_, v)| v)
     }

@@ -593,3 +593,177 @@ fn garbage_payloads_never_panic() {
     b.context_destroy(&ContextDestroy { ctx: CTX });
     b.clear(&Clear::default());
 }
+
+/// A quad drawer over the depth shader (default block at binding 0).
+struct DepthRig {
+    sh: Handle,
+}
+
+impl DepthRig {
+    fn new(b: &mut VulkanBackend) -> DepthRig {
+        let vs = words(include_bytes!("data/depth.vert.spv"));
+        let fs = words(include_bytes!("data/depth.frag.spv"));
+        let mut blob: Vec<u8> = Vec::new();
+        blob.extend(vs.iter().flat_map(|w| w.to_le_bytes()));
+        blob.extend(fs.iter().flat_map(|w| w.to_le_bytes()));
+        let sh = Handle::new(5, 1);
+        let mut stage_words = [0u32; 6];
+        stage_words[STAGE_VERTEX] = vs.len() as u32;
+        stage_words[STAGE_FRAGMENT] = fs.len() as u32;
+        b.create_shader(
+            &CreateShader {
+                cso: sh,
+                stage_mask: (1 << STAGE_VERTEX) | (1 << STAGE_FRAGMENT),
+                stage_words,
+                global_binding: 0,
+                global_size: 48,
+                ..Default::default()
+            },
+            &blob,
+        );
+        b.bind_shader(&BindShader { cso: sh });
+        let quad: Vec<f32> = vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+        let vbo = Handle::new(20, 1);
+        b.resource_create(
+            &ResourceCreate {
+                res: vbo,
+                kind: RESOURCE_BUFFER,
+                size: 32,
+                ..Default::default()
+            },
+            bytemuck::cast_slice(&quad),
+        );
+        let mut ve = CreateVertexElements {
+            cso: Handle::new(2, 1),
+            enabled_mask: 1,
+            ..Default::default()
+        };
+        ve.format[0] = 2 | (GL_FLOAT_TYPE << 8);
+        b.create_vertex_elements(&ve);
+        b.bind_vertex_elements(&BindVertexElements { cso: ve.cso });
+        let mut vb = SetVertexBuffers {
+            count: 16,
+            ..Default::default()
+        };
+        vb.buffers[0] = vbo;
+        vb.strides[0] = 8;
+        b.set_vertex_buffers(&vb);
+        DepthRig { sh }
+    }
+
+    /// Fill NDC [x0,x1]x[-1,1] at depth `z` with `color`.
+    fn quad(&self, b: &mut VulkanBackend, x0: f32, x1: f32, z: f32, color: [f32; 4]) {
+        let g: Vec<f32> = vec![
+            x1 - x0, 2.0, x0, -1.0, color[0], color[1], color[2], color[3], z, 0.0, 0.0, 0.0,
+        ];
+        b.set_global_constants(&SetGlobalConstants { shader: self.sh }, bytemuck::cast_slice(&g));
+        b.draw(
+            &Draw {
+                mode: GL_TRIANGLE_STRIP,
+                count: 4,
+                instance_count: 1,
+                ..Default::default()
+            },
+            &[],
+        );
+    }
+}
+
+const GL_LESS: u32 = 0x0201;
+const GL_DEPTH_COMPONENT: u32 = 0x1902;
+const GL_BACK: u32 = 0x0405;
+const GL_CCW: u32 = 0x0901;
+const GL_CW: u32 = 0x0900;
+
+#[test]
+fn depth_uses_gl_clip_space_and_winding() {
+    let Some(mut b) = open() else { return };
+    let (w, h) = (8u32, 8u32);
+    setup(&mut b, w, h);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    let rig = DepthRig::new(&mut b);
+    let rs = CreateRenderState {
+        cso: Handle::new(9, 1),
+        blend_src_rgb: 1,
+        blend_src_alpha: 1,
+        color_write_mask: u32::MAX,
+        depth_test: 1,
+        depth_write: 1,
+        depth_func: GL_LESS,
+        cull_face: GL_BACK,
+        front_face: GL_CCW,
+        ..Default::default()
+    };
+    b.create_render_state(&rs);
+    b.bind_render_state(&BindRenderState { cso: rs.cso });
+    rig.quad(&mut b, -1.0, 1.0, 0.5, [1.0, 0.0, 0.0, 1.0]);
+    // GL z = -0.5 is window depth 0.25 (in front); Vulkan's [0,1] clip
+    // volume would drop it entirely.
+    rig.quad(&mut b, -1.0, 1.0, -0.5, [0.0, 1.0, 0.0, 1.0]);
+    // Behind the green one: fails LESS.
+    rig.quad(&mut b, -1.0, 0.0, 0.0, [0.0, 0.0, 1.0, 1.0]);
+    let img = read(&mut b, 0, 0, w, h);
+    assert!(img.chunks(4).all(|p| p == [0, 255, 0, 255]), "{:?}", &img[..16]);
+    let mut out = Vec::new();
+    b.read_pixels(
+        &ReadPixels {
+            x: 3,
+            y: 3,
+            width: 1,
+            height: 1,
+            format: GL_DEPTH_COMPONENT,
+            r#type: GL_FLOAT,
+        },
+        &mut out,
+    );
+    let d = f32::from_le_bytes(out[..4].try_into().unwrap());
+    assert!((d - 0.25).abs() < 1e-4, "depth {d}");
+
+    // Winding: the strip's first triangle is counter-clockwise in GL
+    // window space, so culling back faces keeps it with front = CCW ...
+    let cull = |front: u32| CreateRenderState {
+        cso: Handle::new(10, front),
+        blend_src_rgb: 1,
+        blend_src_alpha: 1,
+        color_write_mask: u32::MAX,
+        cull_enable: 1,
+        cull_face: GL_BACK,
+        front_face: front,
+        ..Default::default()
+    };
+    b.create_render_state(&cull(GL_CCW));
+    b.bind_render_state(&BindRenderState { cso: Handle::new(10, GL_CCW) });
+    rig.quad(&mut b, -1.0, 0.0, 0.0, [1.0, 1.0, 0.0, 1.0]);
+    // ... and drops it with front = CW.
+    b.create_render_state(&cull(GL_CW));
+    b.bind_render_state(&BindRenderState { cso: Handle::new(10, GL_CW) });
+    rig.quad(&mut b, 0.0, 1.0, 0.0, [1.0, 1.0, 0.0, 1.0]);
+    let img = read(&mut b, 0, 0, w, h);
+    assert_eq!(px(&img, w, 1, 1), [255, 255, 0, 255], "front-facing kept");
+    assert_eq!(px(&img, w, 6, 1), [0, 255, 0, 255], "back-facing culled");
+}
+
+#[test]
+fn colour_masked_clear_keeps_masked_channels() {
+    let Some(mut b) = open() else { return };
+    setup(&mut b, 8, 8);
+    clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
+    let rs = CreateRenderState {
+        cso: Handle::new(4, 1),
+        color_write_mask: 0b1001, // R and A only
+        scissor_enable: 1,
+        ..Default::default()
+    };
+    b.create_render_state(&rs);
+    b.bind_render_state(&BindRenderState { cso: rs.cso });
+    b.set_scissor(&SetScissor { x: 0, y: 0, width: 4, height: 8 });
+    b.clear(&Clear {
+        buffers: CLEAR_COLOR_ALL,
+        color_type: CLEAR_FLOAT,
+        color: [1.0f32, 1.0, 1.0, 1.0].map(f32::to_bits),
+        ..Default::default()
+    });
+    let img = read(&mut b, 0, 0, 8, 8);
+    assert_eq!(px(&img, 8, 1, 1), [255, 102, 153, 255]);
+    assert_eq!(px(&img, 8, 6, 6), [51, 102, 153, 204]);
+}

@@ -496,6 +496,12 @@ pub struct GlState {
 
     // emission
     pub sent: Sent,
+    /// MOBILEGL_PIPE_VERIFY=1: check emitted state against the tracker at draws.
+    pub verify: bool,
+    /// True during the verifier's dry pass: compare, never emit.
+    pub verify_dry: bool,
+    pub verify_divergences: Vec<String>,
+    pub verify_divergence_count: u64,
     pub cso: CsoCaches,
     pub viewport_set: bool,
 }
@@ -603,6 +609,10 @@ impl GlState {
             current_attrib,
             current_attrib_integer: 0,
             sent: Sent::default(),
+            verify: std::env::var("MOBILEGL_PIPE_VERIFY").as_deref() == Ok("1"),
+            verify_dry: false,
+            verify_divergences: Vec::new(),
+            verify_divergence_count: 0,
             cso: CsoCaches::default(),
             viewport_set: false,
         }
@@ -625,6 +635,11 @@ impl GlState {
     pub fn new_name(&mut self) -> u32 {
         self.next_name = self.next_name.wrapping_add(1).max(1);
         self.next_name
+    }
+
+    /// Record a verifier divergence: the call and the first field that differs.
+    pub fn diverged(&mut self, call: &'static str, field: Option<&'static str>) {
+        self.verify_divergences.push(format!("{call}: {}", field.unwrap_or("payload")));
     }
 
     /// The unit's binding for `target`.

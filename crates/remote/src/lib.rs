@@ -20,6 +20,9 @@ use std::sync::Arc;
 
 pub(crate) mod control;
 pub(crate) mod futex;
+/// Entry points for the `fuzz/` targets (see `docs/FUZZING.md`); not an API.
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod layout;
 pub mod server;
 pub(crate) mod shm;

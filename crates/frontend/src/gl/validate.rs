@@ -196,8 +196,13 @@ impl Gl<'_> {
         p.content_hash = 0;
         p.content_hash = xxh3_64(bytemuck::bytes_of(&p));
         if self.st.sent.framebuffer.as_ref() != Some(&p) {
-            self.conn.pipe.set_framebuffer_state(&p);
-            self.st.sent.framebuffer = Some(p);
+            if self.st.verify_dry {
+                let field = self.st.sent.framebuffer.as_ref().and_then(|o| o.first_divergence(&p));
+                self.st.diverged("set_framebuffer_state", field);
+            } else {
+                self.conn.pipe.set_framebuffer_state(&p);
+                self.st.sent.framebuffer = Some(p);
+            }
         }
         Ok(())
     }
@@ -241,8 +246,13 @@ impl Gl<'_> {
             }
         }
         if self.st.sent.read_surface.as_ref() != Some(&p) {
-            self.conn.pipe.set_read_surface(&p);
-            self.st.sent.read_surface = Some(p);
+            if self.st.verify_dry {
+                let field = self.st.sent.read_surface.as_ref().and_then(|o| o.first_divergence(&p));
+                self.st.diverged("set_read_surface", field);
+            } else {
+                self.conn.pipe.set_read_surface(&p);
+                self.st.sent.read_surface = Some(p);
+            }
         }
         Ok(())
     }
@@ -290,6 +300,10 @@ impl Gl<'_> {
         let key = cso_key(&p);
         let handle = match self.st.cso.render_state.get(&key) {
             Some(h) => *h,
+            None if self.st.verify_dry => {
+                self.st.diverged("bind_render_state", Some("no render-state CSO for the current state"));
+                return;
+            }
             None => {
                 if self.st.cso.render_state.len() >= CSO_CACHE_LIMIT {
                     for (_, h) in self.st.cso.render_state.drain() {
@@ -305,8 +319,12 @@ impl Gl<'_> {
             }
         };
         if self.st.sent.render_state != handle {
-            self.conn.pipe.bind_render_state(&calls::BindRenderState { cso: handle, ..Default::default() });
-            self.st.sent.render_state = handle;
+            if self.st.verify_dry {
+                self.st.diverged("bind_render_state", Some("render_state"));
+            } else {
+                self.conn.pipe.bind_render_state(&calls::BindRenderState { cso: handle, ..Default::default() });
+                self.st.sent.render_state = handle;
+            }
         }
     }
 
@@ -328,18 +346,33 @@ impl Gl<'_> {
         }
         let bc = calls::SetBlendColor { color: self.st.blend_color, ..Default::default() };
         if self.st.sent.blend_color.as_ref() != Some(&bc) {
-            self.conn.pipe.set_blend_color(&bc);
-            self.st.sent.blend_color = Some(bc);
+            if self.st.verify_dry {
+                let field = self.st.sent.blend_color.as_ref().and_then(|o| o.first_divergence(&bc));
+                self.st.diverged("set_blend_color", field);
+            } else {
+                self.conn.pipe.set_blend_color(&bc);
+                self.st.sent.blend_color = Some(bc);
+            }
         }
         let po = calls::SetPolygonOffset { factor: self.st.polygon_offset[0], units: self.st.polygon_offset[1], ..Default::default() };
         if self.st.sent.polygon_offset.as_ref() != Some(&po) {
-            self.conn.pipe.set_polygon_offset(&po);
-            self.st.sent.polygon_offset = Some(po);
+            if self.st.verify_dry {
+                let field = self.st.sent.polygon_offset.as_ref().and_then(|o| o.first_divergence(&po));
+                self.st.diverged("set_polygon_offset", field);
+            } else {
+                self.conn.pipe.set_polygon_offset(&po);
+                self.st.sent.polygon_offset = Some(po);
+            }
         }
         let lw = calls::SetLineWidth { width: self.st.line_width, ..Default::default() };
         if self.st.sent.line_width.as_ref() != Some(&lw) {
-            self.conn.pipe.set_line_width(&lw);
-            self.st.sent.line_width = Some(lw);
+            if self.st.verify_dry {
+                let field = self.st.sent.line_width.as_ref().and_then(|o| o.first_divergence(&lw));
+                self.st.diverged("set_line_width", field);
+            } else {
+                self.conn.pipe.set_line_width(&lw);
+                self.st.sent.line_width = Some(lw);
+            }
         }
     }
 
@@ -365,6 +398,10 @@ impl Gl<'_> {
         if let Some(h) = self.st.cso.sampler.get(&key) {
             return *h;
         }
+        if self.st.verify_dry {
+            self.st.diverged("bind_samplers", Some("no sampler CSO for the current parameters"));
+            return Handle::NULL;
+        }
         let h = self.conn.alloc.sampler.alloc();
         self.conn.pipe.create_sampler(&calls::CreateSampler { cso: h, ..payload });
         self.st.cso.sampler.insert(key, h);
@@ -383,14 +420,22 @@ impl Gl<'_> {
         };
         let cso = linked.cso;
         if self.st.sent.shader != cso {
-            self.conn.pipe.bind_shader(&calls::BindShader { cso, ..Default::default() });
-            self.st.sent.shader = cso;
+            if self.st.verify_dry {
+                self.st.diverged("bind_shader", Some("shader"));
+            } else {
+                self.conn.pipe.bind_shader(&calls::BindShader { cso, ..Default::default() });
+                self.st.sent.shader = cso;
+            }
         }
         if linked.prog.global_block.is_some() {
             let v = linked.scratch_version;
             if self.st.sent.global_version.get(&cso) != Some(&v) {
-                self.conn.pipe.set_global_constants(&calls::SetGlobalConstants { shader: cso, ..Default::default() }, &linked.scratch);
-                self.st.sent.global_version.insert(cso, v);
+                if self.st.verify_dry {
+                    self.st.diverged("set_global_constants", Some("scratch version"));
+                } else {
+                    self.conn.pipe.set_global_constants(&calls::SetGlobalConstants { shader: cso, ..Default::default() }, &linked.scratch);
+                    self.st.sent.global_version.insert(cso, v);
+                }
             }
         }
         // Textures: slot b reads the unit the sampler uniform names.
@@ -425,6 +470,10 @@ impl Gl<'_> {
             let key = cso_key(&sv);
             let view = match self.st.cso.sampler_view.get(&key) {
                 Some(h) => *h,
+                None if self.st.verify_dry => {
+                    self.st.diverged("set_sampler_views", Some("no sampler-view CSO for a bound texture"));
+                    Handle::NULL
+                }
                 None => {
                     let h = self.conn.alloc.sampler_view.alloc();
                     self.conn.pipe.create_sampler_view(&calls::CreateSamplerView { cso: h, ..sv });
@@ -436,12 +485,22 @@ impl Gl<'_> {
             samplers.samplers[slot] = self.sampler_cso(&params);
         }
         if self.st.sent.sampler_views.as_ref() != Some(&views) {
-            self.conn.pipe.set_sampler_views(&views);
-            self.st.sent.sampler_views = Some(views);
+            if self.st.verify_dry {
+                let field = self.st.sent.sampler_views.as_ref().and_then(|o| o.first_divergence(&views));
+                self.st.diverged("set_sampler_views", field);
+            } else {
+                self.conn.pipe.set_sampler_views(&views);
+                self.st.sent.sampler_views = Some(views);
+            }
         }
         if self.st.sent.samplers.as_ref() != Some(&samplers) {
-            self.conn.pipe.bind_samplers(&samplers);
-            self.st.sent.samplers = Some(samplers);
+            if self.st.verify_dry {
+                let field = self.st.sent.samplers.as_ref().and_then(|o| o.first_divergence(&samplers));
+                self.st.diverged("bind_samplers", field);
+            } else {
+                self.conn.pipe.bind_samplers(&samplers);
+                self.st.sent.samplers = Some(samplers);
+            }
         }
         // Uniform blocks: block i reads the GL binding point the program names.
         let mut cb = calls::SetConstantBuffers { count: blocks.len().min(16) as u32, ..Default::default() };
@@ -454,8 +513,13 @@ impl Gl<'_> {
             }
         }
         if self.st.sent.constant_buffers.as_ref() != Some(&cb) {
-            self.conn.pipe.set_constant_buffers(&cb);
-            self.st.sent.constant_buffers = Some(cb);
+            if self.st.verify_dry {
+                let field = self.st.sent.constant_buffers.as_ref().and_then(|o| o.first_divergence(&cb));
+                self.st.diverged("set_constant_buffers", field);
+            } else {
+                self.conn.pipe.set_constant_buffers(&cb);
+                self.st.sent.constant_buffers = Some(cb);
+            }
         }
         Ok(())
     }
@@ -486,6 +550,10 @@ impl Gl<'_> {
         let key = cso_key(&ve);
         let h = match self.st.cso.vertex_elements.get(&key) {
             Some(h) => *h,
+            None if self.st.verify_dry => {
+                self.st.diverged("bind_vertex_elements", Some("no vertex-elements CSO for the bound VAO"));
+                return Ok(());
+            }
             None => {
                 let h = self.conn.alloc.vertex_elements.alloc();
                 self.conn.pipe.create_vertex_elements(&calls::CreateVertexElements { cso: h, ..ve });
@@ -494,28 +562,46 @@ impl Gl<'_> {
             }
         };
         if self.st.sent.vertex_elements != h {
-            self.conn.pipe.bind_vertex_elements(&calls::BindVertexElements { cso: h, ..Default::default() });
-            self.st.sent.vertex_elements = h;
+            if self.st.verify_dry {
+                self.st.diverged("bind_vertex_elements", Some("vertex_elements"));
+            } else {
+                self.conn.pipe.bind_vertex_elements(&calls::BindVertexElements { cso: h, ..Default::default() });
+                self.st.sent.vertex_elements = h;
+            }
         }
         if self.st.sent.vertex_buffers.as_ref() != Some(&vb) {
-            self.conn.pipe.set_vertex_buffers(&vb);
-            self.st.sent.vertex_buffers = Some(vb);
+            if self.st.verify_dry {
+                let field = self.st.sent.vertex_buffers.as_ref().and_then(|o| o.first_divergence(&vb));
+                self.st.diverged("set_vertex_buffers", field);
+            } else {
+                self.conn.pipe.set_vertex_buffers(&vb);
+                self.st.sent.vertex_buffers = Some(vb);
+            }
         }
         let ib = match self.sh.buffers.get(&vao.element_buffer) {
             Some(Some(b)) => b.handle,
             _ => Handle::NULL,
         };
         if self.st.sent.index_buffer != Some(ib) {
-            self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer { buffer: ib, ..Default::default() });
-            self.st.sent.index_buffer = Some(ib);
+            if self.st.verify_dry {
+                self.st.diverged("set_index_buffer", Some("index_buffer"));
+            } else {
+                self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer { buffer: ib, ..Default::default() });
+                self.st.sent.index_buffer = Some(ib);
+            }
         }
         let mut defaults = calls::SetVertexAttribDefaults { mask: !ve.enabled_mask & 0xFFFF, integer_mask: self.st.current_attrib_integer, ..Default::default() };
         for (i, v) in self.st.current_attrib.iter().enumerate() {
             defaults.values[i * 4..i * 4 + 4].copy_from_slice(v);
         }
         if self.st.sent.attrib_defaults.as_ref() != Some(&defaults) {
-            self.conn.pipe.set_vertex_attrib_defaults(&defaults);
-            self.st.sent.attrib_defaults = Some(defaults);
+            if self.st.verify_dry {
+                let field = self.st.sent.attrib_defaults.as_ref().and_then(|o| o.first_divergence(&defaults));
+                self.st.diverged("set_vertex_attrib_defaults", field);
+            } else {
+                self.conn.pipe.set_vertex_attrib_defaults(&defaults);
+                self.st.sent.attrib_defaults = Some(defaults);
+            }
         }
         Ok(())
     }
@@ -528,12 +614,35 @@ impl Gl<'_> {
         if self.st.vao == 0 && self.st.is_core() {
             return Err(glow::INVALID_OPERATION);
         }
+        self.emit_draw_state()?;
+        if self.st.verify {
+            self.verify_draw_state();
+        }
+        Ok(())
+    }
+
+    fn emit_draw_state(&mut self) -> Result<(), u32> {
         self.emit_framebuffer()?;
         self.emit_render_state();
         self.emit_dynamic();
         self.emit_program()?;
         self.emit_vertex_input()?;
         Ok(())
+    }
+
+    /// MOBILEGL_PIPE_VERIFY=1: re-derive every state payload from the tracker
+    /// and compare it, field by field, with what the records last described
+    /// on this context; name the first divergence. Emission is skipped in
+    /// this pass (dry), so a miss in dirty tracking shows up here instead of
+    /// as wrong pixels.
+    fn verify_draw_state(&mut self) {
+        self.st.verify_dry = true;
+        let _ = self.emit_draw_state();
+        self.st.verify_dry = false;
+        for d in std::mem::take(&mut self.st.verify_divergences) {
+            self.st.verify_divergence_count += 1;
+            tracing::error!("MOBILEGL_PIPE_VERIFY: state divergence at a draw: {d}");
+        }
     }
 
     /// Everything a clear needs (framebuffer, masks, scissor).
