@@ -19,7 +19,7 @@ use crate::{Ctx, FboEntry, Features, GlesBackend, ResKind, ScreenTables, ShaderE
 
 /// Replies larger than this are refused (a corrupt read_pixels must not
 /// allocate without bound).
-const MAX_REPLY: usize = 1 << 30;
+pub(crate) const MAX_REPLY: usize = 1 << 30;
 
 /// The parts of the backend one context call works with (disjoint borrows).
 struct Cx<'a> {
@@ -2046,6 +2046,30 @@ impl Context for GlesBackend {
         unsafe { self.gl.finish() };
         reply.clear();
         self.check("finish");
+    }
+
+    fn query_begin(&mut self, p: &calls::QueryBegin) {
+        self.q_begin(p);
+    }
+
+    fn query_end(&mut self, p: &calls::QueryEnd) {
+        self.q_end(p);
+    }
+
+    fn query_counter(&mut self, p: &calls::QueryCounter) {
+        self.q_counter(p);
+    }
+
+    fn query_result(&mut self, p: &calls::QueryResult, reply: &mut Vec<u8>) {
+        self.q_result(p, reply);
+    }
+
+    fn timestamp(&mut self, _p: &calls::Timestamp, reply: &mut Vec<u8>) {
+        self.timestamp_ns(reply);
+    }
+
+    fn get_texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
+        self.texture_image(p, reply);
     }
 
     fn present(&mut self, p: &calls::Present) {

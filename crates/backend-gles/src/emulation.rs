@@ -20,6 +20,9 @@
 //! | `glReadPixels` of a multisampled surface/renderbuffer | resolved by a blit into a temporary single-sample FBO first |
 //! | the default framebuffer | an FBO per context over the surface's colour + depth/stencil renderbuffers |
 //! | unknown internal format | `RGBA8` fallback, logged |
+//! | `GL_SAMPLES_PASSED` queries | `ANY_SAMPLES_PASSED` (0/1, a lower bound of the count; `queries.rs`) |
+//! | `GL_TIME_ELAPSED`, `glQueryCounter`, `GL_TIMESTAMP` | CPU monotonic clock around `glFinish` (no timer queries in GLES 3.2) |
+//! | `glGetTexImage` | the level attached to a temporary FBO and read like `glReadPixels` |
 //! | a program without a fragment shader | an empty ESSL fragment shader is linked in (`shader::build_program`) |
 //!
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /

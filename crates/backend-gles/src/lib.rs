@@ -25,6 +25,7 @@ mod context;
 mod egl;
 pub mod emulation;
 mod pipe;
+mod queries;
 mod screen;
 pub mod shader;
 mod state;
@@ -154,6 +155,7 @@ pub(crate) struct ScreenTables {
     pub samplers: Table<glow::Sampler>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,
+    pub queries: Table<queries::QueryEntry>,
 }
 
 pub(crate) struct FboEntry {
@@ -218,6 +220,8 @@ pub struct GlesBackend {
     /// GL errors seen by `check` (MOBILEGL_GLES_CHECK).
     pub(crate) gl_errors: Cell<u64>,
     pub(crate) warned_lod_bias: bool,
+    /// Origin of CPU-clock timestamps (see queries.rs).
+    pub(crate) epoch: std::time::Instant,
     pub(crate) egl: egl::Egl,
 }
 
@@ -295,6 +299,7 @@ impl GlesBackend {
             warned_present: false,
             gl_errors: Cell::new(0),
             warned_lod_bias: false,
+            epoch: std::time::Instant::now(),
             egl,
         })
     }

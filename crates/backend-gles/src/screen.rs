@@ -510,6 +510,10 @@ impl Screen for GlesBackend {
         self.check("fence_wait");
     }
 
+    fn query_destroy(&mut self, p: &calls::QueryDestroy) {
+        self.q_destroy(p);
+    }
+
     fn fence_destroy(&mut self, p: &calls::FenceDestroy) {
         self.prepare();
         match self.scr.fences.remove(p.fence) {

@@ -80,11 +80,7 @@ impl Fb {
     }
 }
 
-fn image_of(
-    scr: &mut crate::ScreenTables,
-    r: ImgRef,
-    kind: u32,
-) -> Option<&mut ImageRes> {
+fn image_of(scr: &mut crate::ScreenTables, r: ImgRef, kind: u32) -> Option<&mut ImageRes> {
     match r {
         ImgRef::Res(h) => match (kind, scr.resources.get_mut(h).map(|r| &mut r.kind)) {
             (SURFACE_TEXTURE, Some(ResKind::Texture { img: Some(i), .. })) => Some(i),
@@ -92,7 +88,10 @@ fn image_of(
             _ => None,
         },
         ImgRef::SurfColor(s) => scr.surfaces.get_mut(s).and_then(|s| s.color.as_mut()),
-        ImgRef::SurfDs(s) => scr.surfaces.get_mut(s).and_then(|s| s.depth_stencil.as_mut()),
+        ImgRef::SurfDs(s) => scr
+            .surfaces
+            .get_mut(s)
+            .and_then(|s| s.depth_stencil.as_mut()),
     }
 }
 
@@ -275,7 +274,8 @@ impl VulkanBackend {
 
     /// The GL scissor box (if enabled) clipped to `extent`; None: empty.
     fn scissor_rect(c: &Ctx, extent: vk::Extent2D) -> Option<vk::Rect2D> {
-        let (mut x0, mut y0, mut x1, mut y1) = (0i64, 0i64, extent.width as i64, extent.height as i64);
+        let (mut x0, mut y0, mut x1, mut y1) =
+            (0i64, 0i64, extent.width as i64, extent.height as i64);
         if c.render_state.scissor_enable != 0 {
             let s = c.scissor;
             x0 = x0.max(s.x as i64);
@@ -373,7 +373,16 @@ impl VulkanBackend {
             let (it, _) = emulation::texture_shape(target)?;
             let (ext, layers) = emulation::extent_and_layers(target, 1, 1, 1);
             let img = self
-                .create_image(sf, internal, it, vt, ext, layers, 1, if sb.ms { 2 } else { 1 })
+                .create_image(
+                    sf,
+                    internal,
+                    it,
+                    vt,
+                    ext,
+                    layers,
+                    1,
+                    if sb.ms { 2 } else { 1 },
+                )
                 .ok()?;
             if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
                 // SAFETY: recording outside rendering; fresh image in GENERAL.
@@ -405,7 +414,13 @@ impl VulkanBackend {
     }
 
     /// The view a draw samples for texture unit `unit` (None: use a dummy).
-    fn sampled_view(&mut self, c: &Ctx, unit: usize, sb: &SamplerBinding, no_mip: bool) -> Option<vk::ImageView> {
+    fn sampled_view(
+        &mut self,
+        c: &Ctx,
+        unit: usize,
+        sb: &SamplerBinding,
+        no_mip: bool,
+    ) -> Option<vk::ImageView> {
         if unit >= (c.views.count as usize).min(32) {
             return None;
         }
@@ -429,15 +444,14 @@ impl VulkanBackend {
             vk::ImageViewType::TYPE_2D | vk::ImageViewType::TYPE_2D_ARRAY => {
                 img.view_type == vk::ImageViewType::TYPE_2D
                     || img.view_type == vk::ImageViewType::TYPE_2D_ARRAY
-                    || (img.view_type == vk::ImageViewType::CUBE && want_vt == vk::ImageViewType::TYPE_2D_ARRAY)
+                    || (img.view_type == vk::ImageViewType::CUBE
+                        && want_vt == vk::ImageViewType::TYPE_2D_ARRAY)
             }
             vk::ImageViewType::TYPE_1D | vk::ImageViewType::TYPE_1D_ARRAY => {
                 img.view_type == vk::ImageViewType::TYPE_1D
                     || img.view_type == vk::ImageViewType::TYPE_1D_ARRAY
             }
-            vk::ImageViewType::CUBE => {
-                img.view_type == vk::ImageViewType::CUBE && img.layers >= 6
-            }
+            vk::ImageViewType::CUBE => img.view_type == vk::ImageViewType::CUBE && img.layers >= 6,
             vk::ImageViewType::CUBE_ARRAY => img.view_type == vk::ImageViewType::CUBE_ARRAY,
             t => img.view_type == t,
         };
@@ -471,7 +485,10 @@ impl VulkanBackend {
         let mut sw = [0i32; 4];
         for i in 0..4 {
             let mut s = emulation::swizzle(v.swizzle[i], ident[i]);
-            if s == vk::ComponentSwizzle::A && img.format.alpha_one && aspect == vk::ImageAspectFlags::COLOR {
+            if s == vk::ComponentSwizzle::A
+                && img.format.alpha_one
+                && aspect == vk::ImageAspectFlags::COLOR
+            {
                 s = vk::ComponentSwizzle::ONE;
             }
             sw[i] = s.as_raw();
@@ -500,7 +517,12 @@ impl VulkanBackend {
     /// Upload (if stale) the shader's default uniform block; returns its range.
     fn globals_range(&mut self, shader: Handle) -> Option<(vk::Buffer, u64, u64)> {
         let serial = self.frames.next_serial;
-        let align = self.gpu.props.limits.min_uniform_buffer_offset_alignment.max(16);
+        let align = self
+            .gpu
+            .props
+            .limits
+            .min_uniform_buffer_offset_alignment
+            .max(16);
         let sh = self.scr.shaders.get(shader)?;
         let size = sh.global_size as u64;
         if size == 0 {
@@ -696,14 +718,21 @@ impl VulkanBackend {
         if p.count == 0 {
             return Ok(());
         }
-        let topo = emulation::topology(p.mode)
-            .ok_or_else(|| format!("primitive mode 0x{:X} not supported (quads/polygon?)", p.mode))?;
+        let topo = emulation::topology(p.mode).ok_or_else(|| {
+            format!(
+                "primitive mode 0x{:X} not supported (quads/polygon?)",
+                p.mode
+            )
+        })?;
         let sh = self
             .scr
             .shaders
             .get(c.shader)
             .ok_or_else(|| format!("no valid shader bound ({:?})", c.shader))?;
-        let build = sh.built.as_ref().ok_or("the bound shader failed to build")?;
+        let build = sh
+            .built
+            .as_ref()
+            .ok_or("the bound shader failed to build")?;
         if build.is_compute {
             return Err("compute shader bound".into());
         }
@@ -733,6 +762,15 @@ impl VulkanBackend {
         if !(vp.width > 0.0 && vp.height > 0.0 && vp.x.is_finite() && vp.y.is_finite()) {
             return Ok(());
         }
+        let dims = self.gpu.props.limits.max_viewport_dimensions;
+        let bounds = self.gpu.props.limits.viewport_bounds_range;
+        let vp = calls::SetViewport {
+            width: vp.width.min(dims[0] as f32),
+            height: vp.height.min(dims[1] as f32),
+            x: vp.x.clamp(bounds[0], bounds[1]),
+            y: vp.y.clamp(bounds[0], bounds[1]),
+            ..vp
+        };
         let Some(scissor) = Self::scissor_rect(&c, fb.extent) else {
             return Ok(());
         };
@@ -745,11 +783,13 @@ impl VulkanBackend {
         let mut slots = Vec::new();
         let mut vbinds: Vec<(u32, vk::Buffer, u64)> = Vec::new();
         for &(loc, n, scalar) in &inputs {
-            for l in loc..loc.saturating_add(n) {
-                if l >= 16 {
-                    warn!(location = l, "draw: vertex input location >= 16 ignored");
-                    continue;
-                }
+            if loc.saturating_add(n) > 16 {
+                warn!(
+                    location = loc,
+                    n, "draw: vertex inputs at locations >= 16 ignored"
+                );
+            }
+            for l in loc..loc.saturating_add(n).min(16) {
                 let li = l as usize;
                 let mut got = None;
                 if let Some(ve) = ve.filter(|ve| ve.enabled_mask & (1 << l) != 0) {
@@ -767,7 +807,10 @@ impl VulkanBackend {
                             if !fetch {
                                 warn!(location = l, ?f, "draw: vertex format not fetchable on this device, default used");
                             } else if off >= size {
-                                warn!(location = l, off, size, "draw: vertex offset past the buffer, default used");
+                                warn!(
+                                    location = l,
+                                    off, size, "draw: vertex offset past the buffer, default used"
+                                );
                             } else {
                                 let div = ve.divisor[li];
                                 if div > 1 && !self.gpu.feat.divisor {
@@ -787,10 +830,18 @@ impl VulkanBackend {
                             }
                         }
                         (None, _) => {
-                            warn!(location = l, slot, "draw: attribute reads an unknown vertex buffer, default used")
+                            warn!(
+                                location = l,
+                                slot,
+                                "draw: attribute reads an unknown vertex buffer, default used"
+                            )
                         }
                         (_, None) => {
-                            warn!(location = l, format = ve.format[li], "draw: vertex format not supported, default used")
+                            warn!(
+                                location = l,
+                                format = ve.format[li],
+                                "draw: vertex format not supported, default used"
+                            )
                         }
                     }
                 }
@@ -892,9 +943,18 @@ impl VulkanBackend {
                             }
                             .min(max_range);
                             if off % ubo_align != 0 {
-                                warn!(binding = slot, off, "draw: uniform buffer offset not aligned, dummy bound");
+                                warn!(
+                                    binding = slot,
+                                    off, "draw: uniform buffer offset not aligned, dummy bound"
+                                );
                             } else if len == 0 || off.saturating_add(len) > size {
-                                warn!(binding = slot, off, len, size, "draw: uniform range past the buffer, dummy bound");
+                                warn!(
+                                    binding = slot,
+                                    off,
+                                    len,
+                                    size,
+                                    "draw: uniform range past the buffer, dummy bound"
+                                );
                             } else {
                                 info = Some((raw.buffer, off, len));
                             }
@@ -1001,7 +1061,13 @@ impl VulkanBackend {
         }
         let kind = if p.index_size == 0 {
             if line_loop && p.count >= 2 {
-                let end = p.first.checked_add(p.count).ok_or("first + count overflows")?;
+                if p.count > 1 << 24 {
+                    return Err("line loop too long for the index emulation".into());
+                }
+                let end = p
+                    .first
+                    .checked_add(p.count)
+                    .ok_or("first + count overflows")?;
                 let idx: Vec<u32> = (p.first..end).chain([p.first]).collect();
                 let bytes: &[u8] = bytemuck::cast_slice(&idx);
                 let a = self
@@ -1024,7 +1090,10 @@ impl VulkanBackend {
             let bytes = p.count as u64 * isz as u64;
             if !blob.is_empty() {
                 if (blob.len() as u64) < bytes {
-                    return Err(format!("client index blob too short ({} < {bytes})", blob.len()));
+                    return Err(format!(
+                        "client index blob too short ({} < {bytes})",
+                        blob.len()
+                    ));
                 }
                 let raw = &blob[..bytes as usize];
                 let mut data = if isz == 1 && !self.gpu.feat.index_u8 {
@@ -1037,7 +1106,7 @@ impl VulkanBackend {
                     let w = data.len() / p.count as usize;
                     let first = data[..w].to_vec();
                     data.extend_from_slice(&first);
-                    n += 1;
+                    n = n.saturating_add(1);
                 }
                 let a = self
                     .frames
@@ -1059,10 +1128,15 @@ impl VulkanBackend {
                     return Err("index offset not a multiple of the index size".into());
                 }
                 if isz == 1 && !self.gpu.feat.index_u8 {
-                    return Err("GL_UNSIGNED_BYTE indices in a buffer need VK_*_index_type_uint8".into());
+                    return Err(
+                        "GL_UNSIGNED_BYTE indices in a buffer need VK_*_index_type_uint8".into(),
+                    );
                 }
                 if line_loop {
-                    self.warn_once("lineloop", "GL_LINE_LOOP with buffer indices drawn as a line strip (named gap)");
+                    self.warn_once(
+                        "lineloop",
+                        "GL_LINE_LOOP with buffer indices drawn as a line strip (named gap)",
+                    );
                 }
                 Kind::Indexed(raw.buffer, p.index_offset, ty, p.count)
             }
@@ -1126,7 +1200,10 @@ impl VulkanBackend {
             }
         }
         if p.base_instance != 0 {
-            self.warn_once("baseinstance", "base instance: gl_InstanceID includes it on Vulkan (named gap)");
+            self.warn_once(
+                "baseinstance",
+                "base instance: gl_InstanceID includes it on Vulkan (named gap)",
+            );
         }
         Ok(())
     }
@@ -1252,7 +1329,14 @@ impl VulkanBackend {
                     np
                 }
             };
-            Some((pipe, self.dummies.clear.as_ref().map(|k| k.layout).unwrap_or_default()))
+            Some((
+                pipe,
+                self.dummies
+                    .clear
+                    .as_ref()
+                    .map(|k| k.layout)
+                    .unwrap_or_default(),
+            ))
         } else {
             None
         };
@@ -1286,12 +1370,14 @@ impl VulkanBackend {
                     }],
                 );
                 d.cmd_set_scissor(cmd, 0, &[rect]);
-                d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT_AND_BACK, p.stencil as u32);
-                let z = if self.gpu.feat.depth_clip_control {
-                    depth * 2.0 - 1.0
-                } else {
-                    depth
-                };
+                d.cmd_set_stencil_reference(
+                    cmd,
+                    vk::StencilFaceFlags::FRONT_AND_BACK,
+                    p.stencil as u32,
+                );
+                // The clear pipeline uses Vulkan's [0, 1] clip depth and
+                // never writes depth: z only has to survive clipping.
+                let z = depth;
                 let mut pc = [0u8; pipeline::CLEAR_PUSH_SIZE as usize];
                 let c4 = p.color.map(f32::from_bits);
                 pc[..16].copy_from_slice(bytemuck::cast_slice(&c4));
@@ -1328,19 +1414,29 @@ impl VulkanBackend {
         let aspect = match p.format {
             gl::DEPTH_COMPONENT => vk::ImageAspectFlags::DEPTH,
             gl::STENCIL_INDEX => vk::ImageAspectFlags::STENCIL,
-            gl::DEPTH_STENCIL => return Err("DEPTH_STENCIL reads are not supported (named gap)".into()),
+            gl::DEPTH_STENCIL => {
+                return Err("DEPTH_STENCIL reads are not supported (named gap)".into())
+            }
             _ => vk::ImageAspectFlags::COLOR,
         };
         let src = self
             .read_source(&c, aspect)
             .ok_or("no read buffer of that kind")?;
-        let Some((x0, y0, cw, ch)) = clip(p.x as i64, p.y as i64, p.width as i64, p.height as i64, src.extent) else {
+        let Some((x0, y0, cw, ch)) = clip(
+            p.x as i64,
+            p.y as i64,
+            p.width as i64,
+            p.height as i64,
+            src.extent,
+        ) else {
             return Ok(());
         };
         let mut tmp = None;
         let (image, level, layer) = if src.samples != vk::SampleCountFlags::TYPE_1 {
             if aspect != vk::ImageAspectFlags::COLOR {
-                return Err("multisampled depth/stencil reads are not supported (named gap)".into());
+                return Err(
+                    "multisampled depth/stencil reads are not supported (named gap)".into(),
+                );
             }
             let t = self.resolve_temp(&src).map_err(|e| e.to_string())?;
             let i = t.image;
@@ -1400,7 +1496,8 @@ impl VulkanBackend {
                 FormatClass::Uint => (gl::RGB_INTEGER, gl::UNSIGNED_INT),
                 _ => (gl::RGB, gl::FLOAT),
             };
-            data = emulation::convert(&data, sf, st, rf, rt, n).ok_or("alpha-one conversion failed")?;
+            data = emulation::convert(&data, sf, st, rf, rt, n)
+                .ok_or("alpha-one conversion failed")?;
             (sf, st) = (rf, rt);
         }
         let conv = emulation::convert(&data, sf, st, p.format, p.r#type, n).ok_or_else(|| {
@@ -1414,14 +1511,21 @@ impl VulkanBackend {
             let dy = (y0 as i64 - p.y as i64) as usize + r;
             let dx = (x0 as i64 - p.x as i64) as usize;
             let at = (dy * p.width as usize + dx) * bpp;
-            if let (Some(d), Some(s)) = (reply.get_mut(at..at + row), conv.get(r * row..(r + 1) * row)) {
+            if let (Some(d), Some(s)) = (
+                reply.get_mut(at..at + row),
+                conv.get(r * row..(r + 1) * row),
+            ) {
                 d.copy_from_slice(s);
             }
         }
         Ok(())
     }
 
-    fn do_buffer_readback(&mut self, p: &calls::BufferReadback, reply: &mut Vec<u8>) -> Result<(), String> {
+    fn do_buffer_readback(
+        &mut self,
+        p: &calls::BufferReadback,
+        reply: &mut Vec<u8>,
+    ) -> Result<(), String> {
         if p.size > MAX_REPLY {
             return Err("size too large".into());
         }
@@ -1431,7 +1535,10 @@ impl VulkanBackend {
         }
         let (raw, size) = self.buffer_of(p.res).ok_or("unknown buffer")?;
         if p.offset.checked_add(p.size).is_none_or(|e| e > size) {
-            return Err(format!("range {}+{} past the end ({size})", p.offset, p.size));
+            return Err(format!(
+                "range {}+{} past the end ({size})",
+                p.offset, p.size
+            ));
         }
         let rb = self
             .gpu
@@ -1490,7 +1597,8 @@ impl VulkanBackend {
                 gl::STENCIL_BUFFER_BIT => (vk::ImageAspectFlags::STENCIL, fb.stencil),
                 _ => (
                     vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL,
-                    fb.depth.filter(|d| fb.stencil.is_some_and(|s| s.view == d.view)),
+                    fb.depth
+                        .filter(|d| fb.stencil.is_some_and(|s| s.view == d.view)),
                 ),
             };
             let probe = if asp.contains(vk::ImageAspectFlags::DEPTH) {
@@ -1509,7 +1617,10 @@ impl VulkanBackend {
         if jobs.is_empty() {
             return Ok(());
         }
-        let cmd = self.frames.transfer_cmd(&self.gpu).map_err(|e| e.to_string())?;
+        let cmd = self
+            .frames
+            .transfer_cmd(&self.gpu)
+            .map_err(|e| e.to_string())?;
         let (s, d) = (p.src, p.dst);
         for (src, dst, asp) in jobs {
             let ss = |l: u32| vk::ImageSubresourceLayers {
@@ -1524,14 +1635,34 @@ impl VulkanBackend {
             drs.base_array_layer = dst.layer;
             let cl = |v: i32, max: u32| v.clamp(0, max as i32);
             let so = [
-                vk::Offset3D { x: cl(s[0], src.extent.width), y: cl(s[1], src.extent.height), z: 0 },
-                vk::Offset3D { x: cl(s[2], src.extent.width), y: cl(s[3], src.extent.height), z: 1 },
+                vk::Offset3D {
+                    x: cl(s[0], src.extent.width),
+                    y: cl(s[1], src.extent.height),
+                    z: 0,
+                },
+                vk::Offset3D {
+                    x: cl(s[2], src.extent.width),
+                    y: cl(s[3], src.extent.height),
+                    z: 1,
+                },
             ];
             let dof = [
-                vk::Offset3D { x: cl(d[0], dst.extent.width), y: cl(d[1], dst.extent.height), z: 0 },
-                vk::Offset3D { x: cl(d[2], dst.extent.width), y: cl(d[3], dst.extent.height), z: 1 },
+                vk::Offset3D {
+                    x: cl(d[0], dst.extent.width),
+                    y: cl(d[1], dst.extent.height),
+                    z: 0,
+                },
+                vk::Offset3D {
+                    x: cl(d[2], dst.extent.width),
+                    y: cl(d[3], dst.extent.height),
+                    z: 1,
+                },
             ];
-            if so[0].x == so[1].x || so[0].y == so[1].y || dof[0].x == dof[1].x || dof[0].y == dof[1].y {
+            if so[0].x == so[1].x
+                || so[0].y == so[1].y
+                || dof[0].x == dof[1].x
+                || dof[0].y == dof[1].y
+            {
                 continue;
             }
             // SAFETY: recording outside rendering; images in GENERAL; offsets
@@ -1542,7 +1673,8 @@ impl VulkanBackend {
                         && so[1].y - so[0].y == dof[1].y - dof[0].y
                         && so[0].x < so[1].x
                         && so[0].y < so[1].y;
-                    if !same || asp != vk::ImageAspectFlags::COLOR || src.format.vk != dst.format.vk {
+                    if !same || asp != vk::ImageAspectFlags::COLOR || src.format.vk != dst.format.vk
+                    {
                         warn!("blit: multisample resolve with scaling/flip/format change not supported, skipped");
                         continue;
                     }
@@ -1584,7 +1716,11 @@ impl VulkanBackend {
                             dst_subresource: drs,
                             dst_offsets: dof,
                         }],
-                        if linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST },
+                        if linear {
+                            vk::Filter::LINEAR
+                        } else {
+                            vk::Filter::NEAREST
+                        },
                     );
                 }
             }
@@ -1610,31 +1746,47 @@ impl VulkanBackend {
         let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
         let blob = &blob[..size];
         if sf.class.is_color() {
-            let data = emulation::convert(blob, format, ty, sf.format, sf.ty, pixels)
-                .ok_or_else(|| format!("no conversion from 0x{format:X}/0x{ty:X} for this texture"))?;
+            let data = emulation::convert(blob, format, ty, sf.format, sf.ty, pixels).ok_or_else(
+                || format!("no conversion from 0x{format:X}/0x{ty:X} for this texture"),
+            )?;
             return Ok((data, vk::ImageAspectFlags::COLOR));
         }
         if format == gl::STENCIL_INDEX && sf.class.has_stencil() {
-            let data = emulation::convert(blob, format, ty, gl::STENCIL_INDEX, gl::UNSIGNED_BYTE, pixels)
-                .ok_or("no stencil conversion")?;
+            let data = emulation::convert(
+                blob,
+                format,
+                ty,
+                gl::STENCIL_INDEX,
+                gl::UNSIGNED_BYTE,
+                pixels,
+            )
+            .ok_or("no stencil conversion")?;
             return Ok((data, vk::ImageAspectFlags::STENCIL));
         }
         if format != gl::DEPTH_COMPONENT || !sf.class.has_depth() {
             return Err("depth/stencil uploads need DEPTH_COMPONENT data (packed DEPTH_STENCIL is a named gap)".into());
         }
         let data = match sf.vk {
-            vk::Format::D16_UNORM => {
-                emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::UNSIGNED_SHORT, pixels)
-            }
+            vk::Format::D16_UNORM => emulation::convert(
+                blob,
+                format,
+                ty,
+                gl::DEPTH_COMPONENT,
+                gl::UNSIGNED_SHORT,
+                pixels,
+            ),
             vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT => {
-                emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels).map(|f| {
-                    f.chunks_exact(4)
-                        .flat_map(|b| {
-                            let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]).clamp(0.0, 1.0);
-                            ((v * 16_777_215.0).round() as u32).to_le_bytes()
-                        })
-                        .collect()
-                })
+                emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels).map(
+                    |f| {
+                        f.chunks_exact(4)
+                            .flat_map(|b| {
+                                let v =
+                                    f32::from_le_bytes([b[0], b[1], b[2], b[3]]).clamp(0.0, 1.0);
+                                ((v * 16_777_215.0).round() as u32).to_le_bytes()
+                            })
+                            .collect()
+                    },
+                )
             }
             _ => emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels),
         }
@@ -1663,7 +1815,19 @@ impl VulkanBackend {
         if level >= 16 {
             return Err(format!("level {level} out of range"));
         }
-        let up = |v: u32, on: bool| if on { v.checked_shl(level).unwrap_or(u32::MAX) } else { v };
+        let lim = self.gpu.props.limits;
+        if layers > lim.max_image_array_layers
+            || (it == vk::ImageType::TYPE_3D && lext.depth > lim.max_image_dimension3_d)
+        {
+            return Err("too many layers / too deep".into());
+        }
+        let up = |v: u32, on: bool| {
+            if on {
+                v.checked_shl(level).unwrap_or(u32::MAX)
+            } else {
+                v
+            }
+        };
         let base = vk::Extent3D {
             width: up(lext.width, true),
             height: up(lext.height, it != vk::ImageType::TYPE_1D),
@@ -1674,15 +1838,21 @@ impl VulkanBackend {
             return Err("texture too large".into());
         }
         let sf = self.storage_format(internal);
-        let Some(ResKind::Texture { target, samples, img }) =
-            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        let Some(ResKind::Texture {
+            target,
+            samples,
+            img,
+        }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
         else {
             return Err(format!("unknown texture {res:?}"));
         };
         if *target == 0 {
             *target = bind;
         } else if *target != bind {
-            return Err(format!("target 0x{image_target:X} does not match the texture's 0x{:X}", *target));
+            return Err(format!(
+                "target 0x{image_target:X} does not match the texture's 0x{:X}",
+                *target
+            ));
         }
         let samples = *samples;
         let fits = img.as_ref().is_some_and(|i| {
@@ -1737,22 +1907,31 @@ impl VulkanBackend {
             resource::collect_image(o, &mut g);
             self.retire(g);
         }
-        if let Some(ResKind::Texture { img, .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+        if let Some(ResKind::Texture { img, .. }) =
+            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        {
             *img = Some(new);
         }
         Ok(())
     }
 
     /// (image, format, levels, extent) of a texture's storage.
-    fn texture_image_of(&self, res: Handle) -> Option<(vk::Image, StorageFormat, u32, vk::Extent3D, u32)> {
+    fn texture_image_of(
+        &self,
+        res: Handle,
+    ) -> Option<(vk::Image, StorageFormat, u32, vk::Extent3D, u32)> {
         match self.scr.resources.get(res).map(|r| &r.kind) {
-            Some(ResKind::Texture { img: Some(i), .. }) => Some((i.image, i.format, i.levels, i.extent, i.layers)),
+            Some(ResKind::Texture { img: Some(i), .. }) => {
+                Some((i.image, i.format, i.levels, i.extent, i.layers))
+            }
             _ => None,
         }
     }
 
     fn mark_defined(&mut self, res: Handle, level: u32) {
-        if let Some(ResKind::Texture { img: Some(i), .. }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind) {
+        if let Some(ResKind::Texture { img: Some(i), .. }) =
+            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        {
             i.defined |= 1u64 << level.min(63);
         }
     }
@@ -1768,18 +1947,25 @@ impl VulkanBackend {
         h: u32,
         d: u32,
     ) -> (vk::Offset3D, vk::Extent3D, u32, u32) {
-        let e = |w: u32, h: u32, d: u32| vk::Extent3D { width: w, height: h, depth: d };
+        let e = |w: u32, h: u32, d: u32| vk::Extent3D {
+            width: w,
+            height: h,
+            depth: d,
+        };
         let o = |x: i32, y: i32, z: i32| vk::Offset3D { x, y, z };
         match target {
             gl::TEXTURE_1D => (o(x, 0, 0), e(w, 1, 1), 0, 1),
             gl::TEXTURE_1D_ARRAY => (o(x, 0, 0), e(w, 1, 1), y.max(0) as u32, h),
             gl::TEXTURE_3D => (o(x, y, z), e(w, h, d), 0, 1),
-            gl::TEXTURE_2D_ARRAY | gl::TEXTURE_CUBE_MAP_ARRAY | gl::TEXTURE_2D_MULTISAMPLE_ARRAY => {
-                (o(x, y, 0), e(w, h, 1), z.max(0) as u32, d)
-            }
-            t @ gl::TEXTURE_CUBE_MAP_POSITIVE_X..=gl::TEXTURE_CUBE_MAP_NEGATIVE_Z => {
-                (o(x, y, 0), e(w, h, 1), t - gl::TEXTURE_CUBE_MAP_POSITIVE_X, 1)
-            }
+            gl::TEXTURE_2D_ARRAY
+            | gl::TEXTURE_CUBE_MAP_ARRAY
+            | gl::TEXTURE_2D_MULTISAMPLE_ARRAY => (o(x, y, 0), e(w, h, 1), z.max(0) as u32, d),
+            t @ gl::TEXTURE_CUBE_MAP_POSITIVE_X..=gl::TEXTURE_CUBE_MAP_NEGATIVE_Z => (
+                o(x, y, 0),
+                e(w, h, 1),
+                t - gl::TEXTURE_CUBE_MAP_POSITIVE_X,
+                1,
+            ),
             _ => (o(x, y, 0), e(w, h, 1), 0, 1),
         }
     }
@@ -1795,11 +1981,13 @@ impl VulkanBackend {
         ty: u32,
         blob: &[u8],
     ) -> Result<(), String> {
-        let (image, sf, levels, extent, layers) = self.texture_image_of(res).ok_or("texture has no storage")?;
+        let (image, sf, levels, extent, layers) =
+            self.texture_image_of(res).ok_or("texture has no storage")?;
         if level >= levels {
             return Err(format!("level {level} beyond the storage's {levels}"));
         }
-        let (off, ext, base_layer, nlayers) = Self::region(target, bx.0, bx.1, bx.2, bx.3, bx.4, bx.5);
+        let (off, ext, base_layer, nlayers) =
+            Self::region(target, bx.0, bx.1, bx.2, bx.3, bx.4, bx.5);
         let le = level_extent(extent, level);
         let inside = off.x >= 0
             && off.y >= 0
@@ -1864,7 +2052,9 @@ impl Context for VulkanBackend {
                 warn!(res = ?p.res, "buffer_respecify: upload failed: {e}");
             }
         }
-        if let Some(ResKind::Buffer { raw: r, size }) = self.scr.resources.get_mut(p.res).map(|r| &mut r.kind) {
+        if let Some(ResKind::Buffer { raw: r, size }) =
+            self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+        {
             let old = std::mem::replace(r, raw);
             *size = p.size;
             self.frames.retire(Garbage::Buffer(old));
@@ -1876,7 +2066,10 @@ impl Context for VulkanBackend {
             warn!(res = ?p.res, "buffer_subdata: unknown buffer, skipped");
             return;
         };
-        if p.offset.checked_add(blob.len() as u64).is_none_or(|e| e > size) {
+        if p.offset
+            .checked_add(blob.len() as u64)
+            .is_none_or(|e| e > size)
+        {
             warn!(res = ?p.res, offset = p.offset, len = blob.len(), size, "buffer_subdata: range past the end, skipped");
             return;
         }
@@ -1886,7 +2079,8 @@ impl Context for VulkanBackend {
     }
 
     fn buffer_copy(&mut self, p: &calls::BufferCopy) {
-        let (Some((src, ss)), Some((dst, ds))) = (self.buffer_of(p.src), self.buffer_of(p.dst)) else {
+        let (Some((src, ss)), Some((dst, ds))) = (self.buffer_of(p.src), self.buffer_of(p.dst))
+        else {
             warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: unknown buffer, skipped");
             return;
         };
@@ -1996,7 +2190,9 @@ impl Context for VulkanBackend {
             warn!(res = ?p.res, format = ?sf.vk, "generate_mipmap: format cannot be blitted, skipped");
             return;
         }
-        let filter = if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR) && !sf.class.is_integer() {
+        let filter = if feats.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR)
+            && !sf.class.is_integer()
+        {
             vk::Filter::LINEAR
         } else {
             vk::Filter::NEAREST
@@ -2038,7 +2234,9 @@ impl Context for VulkanBackend {
             };
             frame::barrier(&self.gpu, cmd);
         }
-        if let Some(ResKind::Texture { img: Some(i), .. }) = self.scr.resources.get_mut(p.res).map(|r| &mut r.kind) {
+        if let Some(ResKind::Texture { img: Some(i), .. }) =
+            self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+        {
             i.defined = u64::MAX;
         }
     }
@@ -2096,23 +2294,42 @@ impl Context for VulkanBackend {
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let min = or(p.min_filter, gl::NEAREST_MIPMAP_LINEAR);
         let mag = or(p.mag_filter, gl::LINEAR);
-        let f = |lin: bool| if lin { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+        let f = |lin: bool| {
+            if lin {
+                vk::Filter::LINEAR
+            } else {
+                vk::Filter::NEAREST
+            }
+        };
         let (min_f, mip, no_mip) = match min {
             gl::NEAREST => (vk::Filter::NEAREST, vk::SamplerMipmapMode::NEAREST, true),
             gl::LINEAR => (vk::Filter::LINEAR, vk::SamplerMipmapMode::NEAREST, true),
-            gl::NEAREST_MIPMAP_NEAREST => (vk::Filter::NEAREST, vk::SamplerMipmapMode::NEAREST, false),
-            gl::LINEAR_MIPMAP_NEAREST => (vk::Filter::LINEAR, vk::SamplerMipmapMode::NEAREST, false),
+            gl::NEAREST_MIPMAP_NEAREST => {
+                (vk::Filter::NEAREST, vk::SamplerMipmapMode::NEAREST, false)
+            }
+            gl::LINEAR_MIPMAP_NEAREST => {
+                (vk::Filter::LINEAR, vk::SamplerMipmapMode::NEAREST, false)
+            }
             gl::LINEAR_MIPMAP_LINEAR => (vk::Filter::LINEAR, vk::SamplerMipmapMode::LINEAR, false),
             _ => (vk::Filter::NEAREST, vk::SamplerMipmapMode::LINEAR, false),
         };
         let l = self.gpu.props.limits;
         let bias = if p.lod_bias.is_finite() {
-            p.lod_bias.clamp(-l.max_sampler_lod_bias, l.max_sampler_lod_bias)
+            p.lod_bias
+                .clamp(-l.max_sampler_lod_bias, l.max_sampler_lod_bias)
         } else {
             0.0
         };
-        let min_lod = if p.min_lod.is_finite() { p.min_lod } else { -1000.0 };
-        let max_lod = if p.max_lod.is_finite() { p.max_lod.max(min_lod) } else { 1000.0 };
+        let min_lod = if p.min_lod.is_finite() {
+            p.min_lod
+        } else {
+            -1000.0
+        };
+        let max_lod = if p.max_lod.is_finite() {
+            p.max_lod.max(min_lod)
+        } else {
+            1000.0
+        };
         let aniso = self.gpu.feat.anisotropy && p.max_anisotropy > 1.0;
         let border = match p.border_color {
             [0.0, 0.0, 0.0, 0.0] => vk::BorderColor::FLOAT_TRANSPARENT_BLACK,
@@ -2132,7 +2349,11 @@ impl Context for VulkanBackend {
             .address_mode_w(emulation::address_mode(p.wrap_r))
             .mip_lod_bias(bias)
             .anisotropy_enable(aniso)
-            .max_anisotropy(if aniso { p.max_anisotropy.min(l.max_sampler_anisotropy) } else { 1.0 })
+            .max_anisotropy(if aniso {
+                p.max_anisotropy.min(l.max_sampler_anisotropy)
+            } else {
+                1.0
+            })
             .compare_enable(p.compare_mode == gl::COMPARE_REF_TO_TEXTURE)
             .compare_op(emulation::compare_op(or(p.compare_func, gl::LEQUAL)))
             .min_lod(min_lod)
@@ -2146,7 +2367,11 @@ impl Context for VulkanBackend {
                 return;
             }
         };
-        match self.scr.samplers.insert(p.cso, SamplerEntry { sampler, no_mip }) {
+        match self
+            .scr
+            .samplers
+            .insert(p.cso, SamplerEntry { sampler, no_mip })
+        {
             Ok(Some(old)) => self.frames.retire(Garbage::Sampler(old.sampler)),
             Ok(None) => {}
             Err(e) => {
@@ -2265,7 +2490,11 @@ impl Context for VulkanBackend {
 
     fn set_line_width(&mut self, p: &calls::SetLineWidth) {
         if let Some(c) = self.cur("set_line_width") {
-            c.line_width = if p.width.is_finite() && p.width > 0.0 { p.width } else { 1.0 };
+            c.line_width = if p.width.is_finite() && p.width > 0.0 {
+                p.width
+            } else {
+                1.0
+            };
         }
     }
 
@@ -2342,7 +2571,11 @@ impl Context for VulkanBackend {
     fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
         reply.clear();
         if let Err(e) = self.do_read_pixels(p, reply) {
-            warn!(format = p.format, ty = p.r#type, "read_pixels: {e}; zeros returned");
+            warn!(
+                format = p.format,
+                ty = p.r#type,
+                "read_pixels: {e}; zeros returned"
+            );
         }
     }
 
@@ -2386,6 +2619,9 @@ impl Context for VulkanBackend {
         if let Err(e) = self.frames.submit(&self.gpu) {
             warn!("present: {e}");
         }
-        self.warn_once("present", "present: surfaces are pbuffer-like, nothing to show");
+        self.warn_once(
+            "present",
+            "present: surfaces are pbuffer-like, nothing to show",
+        );
     }
 }

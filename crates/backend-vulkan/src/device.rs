@@ -140,14 +140,21 @@ impl Gpu {
                 continue;
             };
             // SAFETY: as above.
-            let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
-                .unwrap_or_default();
+            let exts =
+                unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
             let core13 = props.api_version >= vk::API_VERSION_1_3 && api >= vk::API_VERSION_1_3;
             if !core13 && !has_ext(&exts, ash::khr::dynamic_rendering::NAME) {
                 why.push(format!("{name}: no dynamic rendering"));
                 continue;
             }
-            candidates.push((type_rank(props.device_type), pd, qfam as u32, props, exts, core13));
+            candidates.push((
+                type_rank(props.device_type),
+                pd,
+                qfam as u32,
+                props,
+                exts,
+                core13,
+            ));
         }
         candidates.sort_by_key(|c| c.0);
         let Some((_, pdev, qfam, props, exts, core13)) = candidates.into_iter().next() else {
@@ -242,7 +249,8 @@ impl Gpu {
             .large_points(feat.large_points);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
         let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
-        let mut edcc = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
+        let mut edcc =
+            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
         let mut ediv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default()
             .vertex_attribute_instance_rate_divisor(true);
         let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
@@ -270,8 +278,8 @@ impl Gpu {
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.
-        let device = unsafe { instance.create_device(pdev, &dci, None) }
-            .map_err(call("vkCreateDevice"))?;
+        let device =
+            unsafe { instance.create_device(pdev, &dci, None) }.map_err(call("vkCreateDevice"))?;
         // SAFETY: queue 0 of the family we asked for.
         let queue = unsafe { device.get_device_queue(qfam, 0) };
         // SAFETY: plain queries.
@@ -292,11 +300,11 @@ impl Gpu {
             }
         };
         // SAFETY: valid device; an empty initial cache.
-        let pcache = unsafe {
-            device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)
-        }
-        .unwrap_or(vk::PipelineCache::null());
-        let dr_khr = (!core13).then(|| ash::khr::dynamic_rendering::Device::new(&instance, &device));
+        let pcache =
+            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+                .unwrap_or(vk::PipelineCache::null());
+        let dr_khr =
+            (!core13).then(|| ash::khr::dynamic_rendering::Device::new(&instance, &device));
         let device_name = props
             .device_name_as_c_str()
             .map(|s| s.to_string_lossy().into_owned())
@@ -386,7 +394,9 @@ impl Gpu {
             )
         } else {
             self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                .or_else(|| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))
+                .or_else(|| {
+                    self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
+                })
         }
         .ok_or(VkError::NoMemoryType(what))?;
         let ai = vk::MemoryAllocateInfo::default()
@@ -545,7 +555,11 @@ impl RawBuffer {
         }
         // SAFETY: as in `write`; the GPU finished writing (callers waited).
         unsafe {
-            std::ptr::copy_nonoverlapping(self.ptr.add(offset as usize), out.as_mut_ptr(), out.len())
+            std::ptr::copy_nonoverlapping(
+                self.ptr.add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
         };
         true
     }

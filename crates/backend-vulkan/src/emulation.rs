@@ -17,15 +17,21 @@
 //! | `GL_LINE_LOOP` | line strip + closing segment via a generated index list |
 //! | `GL_UNSIGNED_BYTE` indices without `index_type_uint8` | widened to 16 bits on the CPU (client indices) |
 //! | clears | `vkCmdClearAttachments` inside the rendering instance, rectangle = scissor box |
+//! | clears under a partial colour mask / stencil write mask | a built-in fullscreen-triangle program (`src/builtin/clear.*`) with the masks baked into its pipeline |
 //! | texture levels defined one at a time | the image gets the full mip chain at first definition; a view covers only the levels defined so far |
 //!
-//! Named gaps: colour-masked / partially stencil-masked clears (cleared
+//! Named gaps: partially colour-masked clears of integer buffers (cleared
 //! unmasked, warned), `GL_QUADS`/`GL_POLYGON`, double/fixed/32-bit
 //! normalised vertex formats, line loops from buffer-resident indices (drawn
 //! as strips), `gl_InstanceID` with a base instance (Vulkan's
 //! InstanceIndex includes it), storage buffers/images, depth-stencil
 //! uploads of packed `DEPTH_STENCIL` data, multisampled `read_pixels`
-//! resolves only the colour aspect.
+//! resolves only the colour aspect, custom sampler border colours (only
+//! transparent black / opaque black / opaque white), rectangle samplers,
+//! separate depth and stencil images in one framebuffer (stencil dropped),
+//! redefining a texture's level 0 with another size/format discards its
+//! other levels, transform feedback / queries / compute dispatch (no calls
+//! in the catalogue yet).
 
 use ash::vk;
 
@@ -333,28 +339,130 @@ const NATIVE: &[Row] = &[
     (g::RG8, F::R8G8_UNORM, g::RG, UB, FormatClass::Unorm),
     (g::RG8_SNORM, F::R8G8_SNORM, g::RG, SB, FormatClass::Unorm),
     (g::RG16, F::R16G16_UNORM, g::RG, US, FormatClass::Unorm),
-    (g::RG16_SNORM, F::R16G16_SNORM, g::RG, SS, FormatClass::Unorm),
+    (
+        g::RG16_SNORM,
+        F::R16G16_SNORM,
+        g::RG,
+        SS,
+        FormatClass::Unorm,
+    ),
     (g::RG16F, F::R16G16_SFLOAT, g::RG, HF, FormatClass::Float),
     (g::RG32F, F::R32G32_SFLOAT, g::RG, FL, FormatClass::Float),
     (g::RG8UI, F::R8G8_UINT, g::RG_INTEGER, UB, FormatClass::Uint),
     (g::RG8I, F::R8G8_SINT, g::RG_INTEGER, SB, FormatClass::Int),
-    (g::RG16UI, F::R16G16_UINT, g::RG_INTEGER, US, FormatClass::Uint),
-    (g::RG16I, F::R16G16_SINT, g::RG_INTEGER, SS, FormatClass::Int),
-    (g::RG32UI, F::R32G32_UINT, g::RG_INTEGER, UI, FormatClass::Uint),
-    (g::RG32I, F::R32G32_SINT, g::RG_INTEGER, SI, FormatClass::Int),
+    (
+        g::RG16UI,
+        F::R16G16_UINT,
+        g::RG_INTEGER,
+        US,
+        FormatClass::Uint,
+    ),
+    (
+        g::RG16I,
+        F::R16G16_SINT,
+        g::RG_INTEGER,
+        SS,
+        FormatClass::Int,
+    ),
+    (
+        g::RG32UI,
+        F::R32G32_UINT,
+        g::RG_INTEGER,
+        UI,
+        FormatClass::Uint,
+    ),
+    (
+        g::RG32I,
+        F::R32G32_SINT,
+        g::RG_INTEGER,
+        SI,
+        FormatClass::Int,
+    ),
     (g::RGBA8, F::R8G8B8A8_UNORM, g::RGBA, UB, FormatClass::Unorm),
-    (g::SRGB8_ALPHA8, F::R8G8B8A8_SRGB, g::RGBA, UB, FormatClass::Unorm),
-    (g::RGBA8_SNORM, F::R8G8B8A8_SNORM, g::RGBA, SB, FormatClass::Unorm),
-    (g::RGBA16, F::R16G16B16A16_UNORM, g::RGBA, US, FormatClass::Unorm),
-    (g::RGBA16_SNORM, F::R16G16B16A16_SNORM, g::RGBA, SS, FormatClass::Unorm),
-    (g::RGBA16F, F::R16G16B16A16_SFLOAT, g::RGBA, HF, FormatClass::Float),
-    (g::RGBA32F, F::R32G32B32A32_SFLOAT, g::RGBA, FL, FormatClass::Float),
-    (g::RGBA8UI, F::R8G8B8A8_UINT, g::RGBA_INTEGER, UB, FormatClass::Uint),
-    (g::RGBA8I, F::R8G8B8A8_SINT, g::RGBA_INTEGER, SB, FormatClass::Int),
-    (g::RGBA16UI, F::R16G16B16A16_UINT, g::RGBA_INTEGER, US, FormatClass::Uint),
-    (g::RGBA16I, F::R16G16B16A16_SINT, g::RGBA_INTEGER, SS, FormatClass::Int),
-    (g::RGBA32UI, F::R32G32B32A32_UINT, g::RGBA_INTEGER, UI, FormatClass::Uint),
-    (g::RGBA32I, F::R32G32B32A32_SINT, g::RGBA_INTEGER, SI, FormatClass::Int),
+    (
+        g::SRGB8_ALPHA8,
+        F::R8G8B8A8_SRGB,
+        g::RGBA,
+        UB,
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGBA8_SNORM,
+        F::R8G8B8A8_SNORM,
+        g::RGBA,
+        SB,
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGBA16,
+        F::R16G16B16A16_UNORM,
+        g::RGBA,
+        US,
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGBA16_SNORM,
+        F::R16G16B16A16_SNORM,
+        g::RGBA,
+        SS,
+        FormatClass::Unorm,
+    ),
+    (
+        g::RGBA16F,
+        F::R16G16B16A16_SFLOAT,
+        g::RGBA,
+        HF,
+        FormatClass::Float,
+    ),
+    (
+        g::RGBA32F,
+        F::R32G32B32A32_SFLOAT,
+        g::RGBA,
+        FL,
+        FormatClass::Float,
+    ),
+    (
+        g::RGBA8UI,
+        F::R8G8B8A8_UINT,
+        g::RGBA_INTEGER,
+        UB,
+        FormatClass::Uint,
+    ),
+    (
+        g::RGBA8I,
+        F::R8G8B8A8_SINT,
+        g::RGBA_INTEGER,
+        SB,
+        FormatClass::Int,
+    ),
+    (
+        g::RGBA16UI,
+        F::R16G16B16A16_UINT,
+        g::RGBA_INTEGER,
+        US,
+        FormatClass::Uint,
+    ),
+    (
+        g::RGBA16I,
+        F::R16G16B16A16_SINT,
+        g::RGBA_INTEGER,
+        SS,
+        FormatClass::Int,
+    ),
+    (
+        g::RGBA32UI,
+        F::R32G32B32A32_UINT,
+        g::RGBA_INTEGER,
+        UI,
+        FormatClass::Uint,
+    ),
+    (
+        g::RGBA32I,
+        F::R32G32B32A32_SINT,
+        g::RGBA_INTEGER,
+        SI,
+        FormatClass::Int,
+    ),
     (
         g::RGB10_A2,
         F::A2B10G10R10_UNORM_PACK32,
@@ -369,8 +477,20 @@ const NATIVE: &[Row] = &[
         g::UNSIGNED_INT_2_10_10_10_REV,
         FormatClass::Uint,
     ),
-    (g::DEPTH_COMPONENT16, F::D16_UNORM, g::DEPTH_COMPONENT, US, FormatClass::Depth),
-    (g::DEPTH_COMPONENT32F, F::D32_SFLOAT, g::DEPTH_COMPONENT, FL, FormatClass::Depth),
+    (
+        g::DEPTH_COMPONENT16,
+        F::D16_UNORM,
+        g::DEPTH_COMPONENT,
+        US,
+        FormatClass::Depth,
+    ),
+    (
+        g::DEPTH_COMPONENT32F,
+        F::D32_SFLOAT,
+        g::DEPTH_COMPONENT,
+        FL,
+        FormatClass::Depth,
+    ),
     (
         g::DEPTH32F_STENCIL8,
         F::D32_SFLOAT_S8_UINT,
@@ -378,7 +498,13 @@ const NATIVE: &[Row] = &[
         g::FLOAT_32_UNSIGNED_INT_24_8_REV,
         FormatClass::DepthStencil,
     ),
-    (g::STENCIL_INDEX8, F::S8_UINT, g::STENCIL_INDEX, UB, FormatClass::Stencil),
+    (
+        g::STENCIL_INDEX8,
+        F::S8_UINT,
+        g::STENCIL_INDEX,
+        UB,
+        FormatClass::Stencil,
+    ),
 ];
 
 /// Emulated rows: GL format -> (native GL row it is stored as, alpha one, why).
@@ -408,12 +534,16 @@ fn emulated(internal: u32) -> (u32, bool, &'static str) {
         g::RG | 2 => (g::RG8, false, "unsized RG"),
         g::RED | 1 => (g::R8, false, "unsized RED"),
         g::SRGB_ALPHA => (g::SRGB8_ALPHA8, false, "unsized sRGB"),
-        g::DEPTH_COMPONENT | g::DEPTH_COMPONENT24 | g::DEPTH_COMPONENT32 => {
-            (g::DEPTH_COMPONENT32F, false, "24/32-bit unorm depth stored as D32_SFLOAT")
-        }
-        g::DEPTH_STENCIL | g::DEPTH24_STENCIL8 => {
-            (g::DEPTH32F_STENCIL8, false, "DEPTH24_STENCIL8 stored as D32_SFLOAT_S8_UINT")
-        }
+        g::DEPTH_COMPONENT | g::DEPTH_COMPONENT24 | g::DEPTH_COMPONENT32 => (
+            g::DEPTH_COMPONENT32F,
+            false,
+            "24/32-bit unorm depth stored as D32_SFLOAT",
+        ),
+        g::DEPTH_STENCIL | g::DEPTH24_STENCIL8 => (
+            g::DEPTH32F_STENCIL8,
+            false,
+            "DEPTH24_STENCIL8 stored as D32_SFLOAT_S8_UINT",
+        ),
         g::STENCIL_INDEX | g::STENCIL_INDEX1 | g::STENCIL_INDEX4 | g::STENCIL_INDEX16 => {
             (g::STENCIL_INDEX8, false, "stencil size")
         }
@@ -421,9 +551,11 @@ fn emulated(internal: u32) -> (u32, bool, &'static str) {
         g::COMPRESSED_RGB => (g::RGBA8, true, "compressed format stored uncompressed"),
         g::COMPRESSED_RED => (g::R8, false, "compressed format stored uncompressed"),
         g::COMPRESSED_RG => (g::RG8, false, "compressed format stored uncompressed"),
-        g::COMPRESSED_SRGB | g::COMPRESSED_SRGB_ALPHA => {
-            (g::SRGB8_ALPHA8, false, "compressed format stored uncompressed")
-        }
+        g::COMPRESSED_SRGB | g::COMPRESSED_SRGB_ALPHA => (
+            g::SRGB8_ALPHA8,
+            false,
+            "compressed format stored uncompressed",
+        ),
         // S3TC / RGTC / BPTC: the frontend hands uncompressed data.
         0x83F0..=0x83F3 | 0x8C4C..=0x8C4F => (g::RGBA8, false, "S3TC stored uncompressed"),
         0x8DBB | 0x8DBC => (g::R8, false, "RGTC stored uncompressed"),
@@ -462,16 +594,22 @@ pub fn storage_format(
             let (to, a1, why) = emulated(internal);
             match native_row(to) {
                 Some(r) => from_row(r, a1, Some(why)),
-                None => from_row(&NATIVE[24], false, Some(why)),
+                None => from_row(native_row(g::RGBA8).unwrap_or(&NATIVE[0]), false, Some(why)),
             }
         }
     };
     if !supported(sf.vk, sf.class) {
         let alt: &[(vk::Format, u32, u32)] = match sf.class {
-            FormatClass::DepthStencil => &[(F::D24_UNORM_S8_UINT, g::DEPTH_STENCIL, g::UNSIGNED_INT_24_8)],
+            FormatClass::DepthStencil => {
+                &[(F::D24_UNORM_S8_UINT, g::DEPTH_STENCIL, g::UNSIGNED_INT_24_8)]
+            }
             FormatClass::Stencil => &[
                 (F::D24_UNORM_S8_UINT, g::DEPTH_STENCIL, g::UNSIGNED_INT_24_8),
-                (F::D32_SFLOAT_S8_UINT, g::DEPTH_STENCIL, g::FLOAT_32_UNSIGNED_INT_24_8_REV),
+                (
+                    F::D32_SFLOAT_S8_UINT,
+                    g::DEPTH_STENCIL,
+                    g::FLOAT_32_UNSIGNED_INT_24_8_REV,
+                ),
             ],
             FormatClass::Depth => &[
                 (F::D32_SFLOAT, g::DEPTH_COMPONENT, FL),
@@ -517,9 +655,7 @@ pub fn copy_texel_size(f: vk::Format, asp: vk::ImageAspectFlags) -> u32 {
     match f {
         F::R8_UNORM | F::R8_SNORM | F::R8_UINT | F::R8_SINT | F::S8_UINT => 1,
         F::R8G8_UNORM | F::R8G8_SNORM | F::R8G8_UINT | F::R8G8_SINT => 2,
-        F::R16_UNORM | F::R16_SNORM | F::R16_SFLOAT | F::R16_UINT | F::R16_SINT | F::D16_UNORM => {
-            2
-        }
+        F::R16_UNORM | F::R16_SNORM | F::R16_SFLOAT | F::R16_UINT | F::R16_SINT | F::D16_UNORM => 2,
         F::R16G16_UNORM
         | F::R16G16_SNORM
         | F::R16G16_SFLOAT
@@ -709,26 +845,96 @@ pub fn vertex_format(fmt: u32) -> Option<vk::Format> {
         }
     };
     // GL_BGRA as a size (ARB_vertex_array_bgra).
-    if size == g::BGRA & 0xff && (fmt & 0xff) == 0xE1 {
+    if size == g::BGRA & 0xff {
         return (ty == UB && norm).then_some(F::B8G8R8A8_UNORM);
     }
     match (ty, int, norm) {
-        (FL, false, _) => pick([F::R32_SFLOAT, F::R32G32_SFLOAT, F::R32G32B32_SFLOAT, F::R32G32B32A32_SFLOAT]),
-        (HF, false, _) => pick([F::R16_SFLOAT, F::R16G16_SFLOAT, F::R16G16B16_SFLOAT, F::R16G16B16A16_SFLOAT]),
+        (FL, false, _) => pick([
+            F::R32_SFLOAT,
+            F::R32G32_SFLOAT,
+            F::R32G32B32_SFLOAT,
+            F::R32G32B32A32_SFLOAT,
+        ]),
+        (HF, false, _) => pick([
+            F::R16_SFLOAT,
+            F::R16G16_SFLOAT,
+            F::R16G16B16_SFLOAT,
+            F::R16G16B16A16_SFLOAT,
+        ]),
         (UB, true, _) => pick([F::R8_UINT, F::R8G8_UINT, F::R8G8B8_UINT, F::R8G8B8A8_UINT]),
-        (UB, false, true) => pick([F::R8_UNORM, F::R8G8_UNORM, F::R8G8B8_UNORM, F::R8G8B8A8_UNORM]),
-        (UB, false, false) => pick([F::R8_USCALED, F::R8G8_USCALED, F::R8G8B8_USCALED, F::R8G8B8A8_USCALED]),
+        (UB, false, true) => pick([
+            F::R8_UNORM,
+            F::R8G8_UNORM,
+            F::R8G8B8_UNORM,
+            F::R8G8B8A8_UNORM,
+        ]),
+        (UB, false, false) => pick([
+            F::R8_USCALED,
+            F::R8G8_USCALED,
+            F::R8G8B8_USCALED,
+            F::R8G8B8A8_USCALED,
+        ]),
         (SB, true, _) => pick([F::R8_SINT, F::R8G8_SINT, F::R8G8B8_SINT, F::R8G8B8A8_SINT]),
-        (SB, false, true) => pick([F::R8_SNORM, F::R8G8_SNORM, F::R8G8B8_SNORM, F::R8G8B8A8_SNORM]),
-        (SB, false, false) => pick([F::R8_SSCALED, F::R8G8_SSCALED, F::R8G8B8_SSCALED, F::R8G8B8A8_SSCALED]),
-        (US, true, _) => pick([F::R16_UINT, F::R16G16_UINT, F::R16G16B16_UINT, F::R16G16B16A16_UINT]),
-        (US, false, true) => pick([F::R16_UNORM, F::R16G16_UNORM, F::R16G16B16_UNORM, F::R16G16B16A16_UNORM]),
-        (US, false, false) => pick([F::R16_USCALED, F::R16G16_USCALED, F::R16G16B16_USCALED, F::R16G16B16A16_USCALED]),
-        (SS, true, _) => pick([F::R16_SINT, F::R16G16_SINT, F::R16G16B16_SINT, F::R16G16B16A16_SINT]),
-        (SS, false, true) => pick([F::R16_SNORM, F::R16G16_SNORM, F::R16G16B16_SNORM, F::R16G16B16A16_SNORM]),
-        (SS, false, false) => pick([F::R16_SSCALED, F::R16G16_SSCALED, F::R16G16B16_SSCALED, F::R16G16B16A16_SSCALED]),
-        (UI, true, _) => pick([F::R32_UINT, F::R32G32_UINT, F::R32G32B32_UINT, F::R32G32B32A32_UINT]),
-        (SI, true, _) => pick([F::R32_SINT, F::R32G32_SINT, F::R32G32B32_SINT, F::R32G32B32A32_SINT]),
+        (SB, false, true) => pick([
+            F::R8_SNORM,
+            F::R8G8_SNORM,
+            F::R8G8B8_SNORM,
+            F::R8G8B8A8_SNORM,
+        ]),
+        (SB, false, false) => pick([
+            F::R8_SSCALED,
+            F::R8G8_SSCALED,
+            F::R8G8B8_SSCALED,
+            F::R8G8B8A8_SSCALED,
+        ]),
+        (US, true, _) => pick([
+            F::R16_UINT,
+            F::R16G16_UINT,
+            F::R16G16B16_UINT,
+            F::R16G16B16A16_UINT,
+        ]),
+        (US, false, true) => pick([
+            F::R16_UNORM,
+            F::R16G16_UNORM,
+            F::R16G16B16_UNORM,
+            F::R16G16B16A16_UNORM,
+        ]),
+        (US, false, false) => pick([
+            F::R16_USCALED,
+            F::R16G16_USCALED,
+            F::R16G16B16_USCALED,
+            F::R16G16B16A16_USCALED,
+        ]),
+        (SS, true, _) => pick([
+            F::R16_SINT,
+            F::R16G16_SINT,
+            F::R16G16B16_SINT,
+            F::R16G16B16A16_SINT,
+        ]),
+        (SS, false, true) => pick([
+            F::R16_SNORM,
+            F::R16G16_SNORM,
+            F::R16G16B16_SNORM,
+            F::R16G16B16A16_SNORM,
+        ]),
+        (SS, false, false) => pick([
+            F::R16_SSCALED,
+            F::R16G16_SSCALED,
+            F::R16G16B16_SSCALED,
+            F::R16G16B16A16_SSCALED,
+        ]),
+        (UI, true, _) => pick([
+            F::R32_UINT,
+            F::R32G32_UINT,
+            F::R32G32B32_UINT,
+            F::R32G32B32A32_UINT,
+        ]),
+        (SI, true, _) => pick([
+            F::R32_SINT,
+            F::R32G32_SINT,
+            F::R32G32B32_SINT,
+            F::R32G32B32A32_SINT,
+        ]),
         (g::UNSIGNED_INT_2_10_10_10_REV, false, true) => Some(F::A2B10G10R10_UNORM_PACK32),
         (g::UNSIGNED_INT_2_10_10_10_REV, false, false) => Some(F::A2B10G10R10_USCALED_PACK32),
         (g::INT_2_10_10_10_REV, false, true) => Some(F::A2B10G10R10_SNORM_PACK32),
@@ -1053,12 +1259,22 @@ mod tests {
             .iter()
             .flat_map(|f| f.to_le_bytes())
             .collect();
-        assert_eq!(convert(&f, g::RGBA, FL, g::RGBA, UB, 1).unwrap(), vec![255, 128, 0, 255]);
+        assert_eq!(
+            convert(&f, g::RGBA, FL, g::RGBA, UB, 1).unwrap(),
+            vec![255, 128, 0, 255]
+        );
         for x in [0.0f32, 1.0, -2.5, 0.333, 65504.0] {
             let b = f16_to_f32(f32_to_f16(x));
             assert!((b - x).abs() <= x.abs() * 1e-3 + 1e-6);
         }
-        assert_eq!(full_chain(vk::Extent3D { width: 4, height: 4, depth: 1 }), 3);
+        assert_eq!(
+            full_chain(vk::Extent3D {
+                width: 4,
+                height: 4,
+                depth: 1
+            }),
+            3
+        );
         assert_eq!(compare_op(g::LEQUAL), vk::CompareOp::LESS_OR_EQUAL);
     }
 }

@@ -126,7 +126,10 @@ pub(crate) struct ImageRes {
 }
 
 pub(crate) enum ResKind {
-    Buffer { raw: RawBuffer, size: u64 },
+    Buffer {
+        raw: RawBuffer,
+        size: u64,
+    },
     /// GL texture target (binding target, 0 until known); storage appears
     /// with texture_image/texture_storage.
     Texture {
@@ -304,5 +307,26 @@ impl Drop for VulkanBackend {
             g.destroy(gpu);
         }
         self.gpu.destroy();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_in_flight_knob() {
+        // The only test in this binary touching the variable.
+        std::env::set_var("MOBILEGL_VK_FRAMES_IN_FLIGHT", "3");
+        assert_eq!(frames_in_flight().unwrap(), 3);
+        for bad in ["0", "9", "two", ""] {
+            std::env::set_var("MOBILEGL_VK_FRAMES_IN_FLIGHT", bad);
+            assert!(
+                matches!(frames_in_flight(), Err(VkError::BadKnob { .. })),
+                "{bad:?}"
+            );
+        }
+        std::env::remove_var("MOBILEGL_VK_FRAMES_IN_FLIGHT");
+        assert_eq!(frames_in_flight().unwrap(), DEFAULT_FRAMES_IN_FLIGHT);
     }
 }

@@ -81,6 +81,13 @@ pub(crate) fn build_shader(
     if stages.is_empty() {
         return Err("no stages".into());
     }
+    for (_, _, r) in &stages {
+        let too_big = r.ubos.iter().any(|u| u.1 > 64 || u.0 > 1024)
+            || r.samplers.iter().any(|s| s.count > 64 || s.binding > 1024);
+        if too_big {
+            return Err("descriptor binding or array size beyond this backend's limits".into());
+        }
+    }
     let is_compute = p.stage_mask == 1 << STAGE_COMPUTE;
     let mut ubos: Vec<(u32, u32)> = Vec::new();
     let mut samplers: Vec<SamplerBinding> = Vec::new();
@@ -304,8 +311,8 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
     let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
         .topology(d.topology)
         .primitive_restart_enable(d.restart && emulation::is_strip_topology(d.topology));
-    let mut dcc = vk::PipelineViewportDepthClipControlCreateInfoEXT::default()
-        .negative_one_to_one(true);
+    let mut dcc =
+        vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
     let mut vp = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
@@ -463,10 +470,14 @@ impl ClearKit {
         let vs_w = spv_words(include_bytes!("builtin/clear.vert.spv"));
         let fs_w = spv_words(include_bytes!("builtin/clear.frag.spv"));
         // SAFETY: embedded, validated-at-build SPIR-V; valid device.
-        let vs = unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&vs_w), None) }
-            .map_err(err("vkCreateShaderModule"))?;
+        let vs = unsafe {
+            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&vs_w), None)
+        }
+        .map_err(err("vkCreateShaderModule"))?;
         // SAFETY: as above.
-        let fs = match unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&fs_w), None) } {
+        let fs = match unsafe {
+            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&fs_w), None)
+        } {
             Ok(m) => m,
             Err(e) => {
                 // SAFETY: the module just made, unused.
@@ -481,7 +492,10 @@ impl ClearKit {
         }];
         // SAFETY: valid device and create info.
         let layout = match unsafe {
-            d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None)
+            d.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
+                None,
+            )
         } {
             Ok(l) => l,
             Err(e) => {
@@ -609,7 +623,10 @@ pub(crate) fn create_clear_pipeline(
         .layout(kit.layout)
         .push_next(&mut rendering);
     // SAFETY: every pointer in the create info outlives the call.
-    match unsafe { gpu.device.create_graphics_pipelines(gpu.pcache, &[ci], None) } {
+    match unsafe {
+        gpu.device
+            .create_graphics_pipelines(gpu.pcache, &[ci], None)
+    } {
         Ok(v) if !v.is_empty() => Ok(v[0]),
         Ok(_) => Err(VkError::Call {
             call: "vkCreateGraphicsPipelines",

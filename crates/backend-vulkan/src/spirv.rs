@@ -109,7 +109,13 @@ enum Ty {
     Float,
     Vector(u32),
     Matrix(u32, u32),
-    Image { sampled: u32, dim: u32, arrayed: bool, ms: bool, storage: bool },
+    Image {
+        sampled: u32,
+        dim: u32,
+        arrayed: bool,
+        ms: bool,
+        storage: bool,
+    },
     Sampler,
     SampledImage(u32),
     Array(u32, u32),
@@ -126,14 +132,12 @@ struct Module {
 
 impl Module {
     fn deco(&self, id: u32, d: u32) -> Option<u32> {
-        self.decos
-            .get(&id)?
-            .iter()
-            .find(|x| x.0 == d)
-            .map(|x| x.1)
+        self.decos.get(&id)?.iter().find(|x| x.0 == d).map(|x| x.1)
     }
     fn has_deco(&self, id: u32, d: u32) -> bool {
-        self.decos.get(&id).is_some_and(|v| v.iter().any(|x| x.0 == d))
+        self.decos
+            .get(&id)
+            .is_some_and(|v| v.iter().any(|x| x.0 == d))
     }
     /// Strip arrays: (element type, total count).
     fn unarray(&self, mut t: u32) -> (u32, u32) {
@@ -234,10 +238,7 @@ fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
                 m.consts.insert(a(2), a(3));
             }
             OP_DECORATE if n >= 3 => {
-                m.decos
-                    .entry(a(1))
-                    .or_default()
-                    .push((a(2), a(3), i + 3));
+                m.decos.entry(a(1)).or_default().push((a(2), a(3), i + 3));
             }
             _ => {}
         }

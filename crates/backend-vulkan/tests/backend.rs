@@ -30,8 +30,7 @@ const GL_FLOAT_TYPE: u32 = 0x1406;
 fn open() -> Option<VulkanBackend> {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
         )
         .with_test_writer()
         .try_init();
@@ -128,7 +127,11 @@ fn clear_and_read_pixels() {
     setup(&mut b, 16, 8);
     clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
     let img = read(&mut b, 0, 0, 16, 8);
-    assert!(img.chunks(4).all(|p| p == [51, 102, 153, 204]), "{:?}", &img[..8]);
+    assert!(
+        img.chunks(4).all(|p| p == [51, 102, 153, 204]),
+        "{:?}",
+        &img[..8]
+    );
 
     // Scissored clear: GL coordinates (bottom-left origin) map 1:1 onto rows.
     let rs = CreateRenderState {
@@ -151,7 +154,11 @@ fn clear_and_read_pixels() {
     for y in 0..8 {
         for x in 0..16 {
             let inside = (2..5).contains(&x) && (1..3).contains(&y);
-            let want = if inside { [255, 0, 0, 255] } else { [51, 102, 153, 204] };
+            let want = if inside {
+                [255, 0, 0, 255]
+            } else {
+                [51, 102, 153, 204]
+            };
             assert_eq!(px(&img, 16, x, y), want, "pixel ({x},{y})");
         }
     }
@@ -172,7 +179,10 @@ fn clear_and_read_pixels() {
         },
         &mut out,
     );
-    let f: Vec<f32> = out.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let f: Vec<f32> = out
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(f, vec![1.0, 0.0, 0.0]);
 }
 
@@ -212,7 +222,11 @@ fn renderbuffer_fbo_clear_and_read() {
     clear_color(&mut b, [0.0, 1.0, 0.0, 0.0]);
     let img = read(&mut b, 0, 0, 8, 8);
     // RGB8 has no alpha: GL reads alpha 1.
-    assert!(img.chunks(4).all(|p| p == [0, 255, 0, 255]), "{:?}", &img[..8]);
+    assert!(
+        img.chunks(4).all(|p| p == [0, 255, 0, 255]),
+        "{:?}",
+        &img[..8]
+    );
     let mut out = Vec::new();
     b.read_pixels(
         &ReadPixels {
@@ -253,7 +267,13 @@ fn buffer_upload_subdata_copy_readback() {
         },
         &[],
     );
-    b.buffer_subdata(&BufferSubdata { res: a, offset: 100 }, &[9; 40]);
+    b.buffer_subdata(
+        &BufferSubdata {
+            res: a,
+            offset: 100,
+        },
+        &[9; 40],
+    );
     b.buffer_copy(&BufferCopy {
         src: a,
         dst: c,
@@ -272,7 +292,11 @@ fn buffer_upload_subdata_copy_readback() {
     );
     for (i, &v) in out.iter().enumerate() {
         let off = 64 + i;
-        let want = if (100..140).contains(&off) { 9 } else { off as u8 };
+        let want = if (100..140).contains(&off) {
+            9
+        } else {
+            off as u8
+        };
         assert_eq!(v, want, "offset {off}");
     }
     b.buffer_readback(
@@ -314,9 +338,17 @@ fn buffer_upload_subdata_copy_readback() {
         &mut out,
     );
     assert_eq!(out, vec![0; 40]);
-    b.buffer_subdata(&BufferSubdata { res: Handle::new(99, 1), offset: 0 }, &[1]);
+    b.buffer_subdata(
+        &BufferSubdata {
+            res: Handle::new(99, 1),
+            offset: 0,
+        },
+        &[1],
+    );
     // Fences and finish.
-    b.fence_insert(&FenceInsert { fence: Handle::new(1, 1) });
+    b.fence_insert(&FenceInsert {
+        fence: Handle::new(1, 1),
+    });
     b.fence_wait(
         &FenceWait {
             fence: Handle::new(1, 1),
@@ -327,7 +359,9 @@ fn buffer_upload_subdata_copy_readback() {
         &mut out,
     );
     assert_eq!(out, FENCE_STATUS_SIGNALED.to_le_bytes());
-    b.fence_destroy(&FenceDestroy { fence: Handle::new(1, 1) });
+    b.fence_destroy(&FenceDestroy {
+        fence: Handle::new(1, 1),
+    });
     b.finish(&Finish::default(), &mut out);
     assert!(out.is_empty());
 }
@@ -370,7 +404,10 @@ fn textured_draw_with_rewritten_spirv() {
     b.bind_shader(&BindShader { cso: sh });
     // Default block: u_xform maps [0,1]^2 onto clip space; u_color halves green.
     let globals: Vec<f32> = vec![2.0, 2.0, -1.0, -1.0, 1.0, 0.5, 1.0, 1.0];
-    b.set_global_constants(&SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&globals));
+    b.set_global_constants(
+        &SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&globals),
+    );
 
     // User block 0: tint.
     let ubo = Handle::new(10, 1);
@@ -487,7 +524,8 @@ fn textured_draw_with_rewritten_spirv() {
         ..Default::default()
     };
     for i in 0..16 {
-        defaults.values[4 * i..4 * i + 4].copy_from_slice(&[1.0f32, 1.0, 1.0, 1.0].map(f32::to_bits));
+        defaults.values[4 * i..4 * i + 4]
+            .copy_from_slice(&[1.0f32, 1.0, 1.0, 1.0].map(f32::to_bits));
     }
     b.set_vertex_attrib_defaults(&defaults);
 
@@ -509,9 +547,18 @@ fn textured_draw_with_rewritten_spirv() {
 
     // Second draw after changing the globals and the tint between draws:
     // each draw keeps its own values.
-    b.buffer_subdata(&BufferSubdata { res: ubo, offset: 0 }, bytemuck::cast_slice(&[0.0f32, 1.0, 1.0, 1.0]));
+    b.buffer_subdata(
+        &BufferSubdata {
+            res: ubo,
+            offset: 0,
+        },
+        bytemuck::cast_slice(&[0.0f32, 1.0, 1.0, 1.0]),
+    );
     let globals: Vec<f32> = vec![1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0];
-    b.set_global_constants(&SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&globals));
+    b.set_global_constants(
+        &SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&globals),
+    );
     b.draw(
         &Draw {
             mode: GL_TRIANGLE_STRIP,
@@ -523,7 +570,11 @@ fn textured_draw_with_rewritten_spirv() {
     );
     let img = read(&mut b, 0, 0, w, h);
     assert_eq!(px(&img, w, 1, 1), [255, 0, 0, 255], "first draw untouched");
-    assert_eq!(px(&img, w, 6, 6), [0, 255, 255, 255], "second draw: red tinted out");
+    assert_eq!(
+        px(&img, w, 6, 6),
+        [0, 255, 255, 255],
+        "second draw: red tinted out"
+    );
 
     // Client indices + line loop + bad mode: no panic.
     b.draw(
@@ -573,23 +624,131 @@ fn garbage_payloads_never_panic() {
     let Some(mut b) = open() else { return };
     let mut out = Vec::new();
     // No context current.
-    b.draw(&Draw { mode: 4, count: 3, ..Default::default() }, &[]);
+    b.draw(
+        &Draw {
+            mode: 4,
+            count: 3,
+            ..Default::default()
+        },
+        &[],
+    );
     b.clear(&Clear::default());
-    b.read_pixels(&ReadPixels { width: 2, height: 2, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..Default::default() }, &mut out);
+    b.read_pixels(
+        &ReadPixels {
+            width: 2,
+            height: 2,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
+        },
+        &mut out,
+    );
     setup(&mut b, 4, 4);
-    b.create_shader(&CreateShader { cso: Handle::new(2, 1), stage_mask: 1, stage_words: [3, 0, 0, 0, 0, 0], ..Default::default() }, &[1, 2, 3, 4, 5]);
-    b.bind_shader(&BindShader { cso: Handle::new(2, 1) });
-    b.draw(&Draw { mode: 4, count: 3, instance_count: 1, ..Default::default() }, &[]);
-    b.texture_image(&TextureImage { res: Handle::new(5, 5), target: GL_TEXTURE_2D, width: 4, height: 4, ..Default::default() }, &[0; 3]);
-    b.resource_create(&ResourceCreate { res: Handle::new(6, 1), kind: RESOURCE_TEXTURE, target: GL_TEXTURE_2D, ..Default::default() }, &[]);
-    b.texture_image(&TextureImage { res: Handle::new(6, 1), target: GL_TEXTURE_2D, internal_format: GL_RGBA8, width: 4, height: 4, depth: 1, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..Default::default() }, &[0; 3]);
-    b.texture_subimage(&TextureSubimage { res: Handle::new(6, 1), target: GL_TEXTURE_2D, x: 3, y: 3, width: 4, height: 4, depth: 1, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..Default::default() }, &[0; 64]);
-    b.read_pixels(&ReadPixels { width: u32::MAX, height: u32::MAX, format: GL_RGBA, r#type: GL_UNSIGNED_BYTE, ..Default::default() }, &mut out);
-    b.fence_wait(&FenceWait { fence: Handle::new(9, 9), ..Default::default() }, &mut out);
+    b.create_shader(
+        &CreateShader {
+            cso: Handle::new(2, 1),
+            stage_mask: 1,
+            stage_words: [3, 0, 0, 0, 0, 0],
+            ..Default::default()
+        },
+        &[1, 2, 3, 4, 5],
+    );
+    b.bind_shader(&BindShader {
+        cso: Handle::new(2, 1),
+    });
+    b.draw(
+        &Draw {
+            mode: 4,
+            count: 3,
+            instance_count: 1,
+            ..Default::default()
+        },
+        &[],
+    );
+    b.texture_image(
+        &TextureImage {
+            res: Handle::new(5, 5),
+            target: GL_TEXTURE_2D,
+            width: 4,
+            height: 4,
+            ..Default::default()
+        },
+        &[0; 3],
+    );
+    b.resource_create(
+        &ResourceCreate {
+            res: Handle::new(6, 1),
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_2D,
+            ..Default::default()
+        },
+        &[],
+    );
+    b.texture_image(
+        &TextureImage {
+            res: Handle::new(6, 1),
+            target: GL_TEXTURE_2D,
+            internal_format: GL_RGBA8,
+            width: 4,
+            height: 4,
+            depth: 1,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
+        },
+        &[0; 3],
+    );
+    b.texture_subimage(
+        &TextureSubimage {
+            res: Handle::new(6, 1),
+            target: GL_TEXTURE_2D,
+            x: 3,
+            y: 3,
+            width: 4,
+            height: 4,
+            depth: 1,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
+        },
+        &[0; 64],
+    );
+    b.read_pixels(
+        &ReadPixels {
+            width: u32::MAX,
+            height: u32::MAX,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
+        },
+        &mut out,
+    );
+    b.fence_wait(
+        &FenceWait {
+            fence: Handle::new(9, 9),
+            ..Default::default()
+        },
+        &mut out,
+    );
     assert_eq!(out, FENCE_STATUS_SIGNALED.to_le_bytes());
-    b.surface_create(&SurfaceCreate { surface: Handle::new(2, 1), width: 0, height: 1, ..Default::default() });
-    b.resource_create(&ResourceCreate { res: Handle::new(8, 1), kind: 77, ..Default::default() }, &[]);
-    b.make_current(&MakeCurrent { ctx: Handle::new(42, 1), ..Default::default() });
+    b.surface_create(&SurfaceCreate {
+        surface: Handle::new(2, 1),
+        width: 0,
+        height: 1,
+        ..Default::default()
+    });
+    b.resource_create(
+        &ResourceCreate {
+            res: Handle::new(8, 1),
+            kind: 77,
+            ..Default::default()
+        },
+        &[],
+    );
+    b.make_current(&MakeCurrent {
+        ctx: Handle::new(42, 1),
+        ..Default::default()
+    });
     b.context_destroy(&ContextDestroy { ctx: CTX });
     b.clear(&Clear::default());
 }
@@ -654,9 +813,23 @@ impl DepthRig {
     /// Fill NDC [x0,x1]x[-1,1] at depth `z` with `color`.
     fn quad(&self, b: &mut VulkanBackend, x0: f32, x1: f32, z: f32, color: [f32; 4]) {
         let g: Vec<f32> = vec![
-            x1 - x0, 2.0, x0, -1.0, color[0], color[1], color[2], color[3], z, 0.0, 0.0, 0.0,
+            x1 - x0,
+            2.0,
+            x0,
+            -1.0,
+            color[0],
+            color[1],
+            color[2],
+            color[3],
+            z,
+            0.0,
+            0.0,
+            0.0,
         ];
-        b.set_global_constants(&SetGlobalConstants { shader: self.sh }, bytemuck::cast_slice(&g));
+        b.set_global_constants(
+            &SetGlobalConstants { shader: self.sh },
+            bytemuck::cast_slice(&g),
+        );
         b.draw(
             &Draw {
                 mode: GL_TRIANGLE_STRIP,
@@ -703,7 +876,11 @@ fn depth_uses_gl_clip_space_and_winding() {
     // Behind the green one: fails LESS.
     rig.quad(&mut b, -1.0, 0.0, 0.0, [0.0, 0.0, 1.0, 1.0]);
     let img = read(&mut b, 0, 0, w, h);
-    assert!(img.chunks(4).all(|p| p == [0, 255, 0, 255]), "{:?}", &img[..16]);
+    assert!(
+        img.chunks(4).all(|p| p == [0, 255, 0, 255]),
+        "{:?}",
+        &img[..16]
+    );
     let mut out = Vec::new();
     b.read_pixels(
         &ReadPixels {
@@ -732,11 +909,15 @@ fn depth_uses_gl_clip_space_and_winding() {
         ..Default::default()
     };
     b.create_render_state(&cull(GL_CCW));
-    b.bind_render_state(&BindRenderState { cso: Handle::new(10, GL_CCW) });
+    b.bind_render_state(&BindRenderState {
+        cso: Handle::new(10, GL_CCW),
+    });
     rig.quad(&mut b, -1.0, 0.0, 0.0, [1.0, 1.0, 0.0, 1.0]);
     // ... and drops it with front = CW.
     b.create_render_state(&cull(GL_CW));
-    b.bind_render_state(&BindRenderState { cso: Handle::new(10, GL_CW) });
+    b.bind_render_state(&BindRenderState {
+        cso: Handle::new(10, GL_CW),
+    });
     rig.quad(&mut b, 0.0, 1.0, 0.0, [1.0, 1.0, 0.0, 1.0]);
     let img = read(&mut b, 0, 0, w, h);
     assert_eq!(px(&img, w, 1, 1), [255, 255, 0, 255], "front-facing kept");
@@ -756,7 +937,12 @@ fn colour_masked_clear_keeps_masked_channels() {
     };
     b.create_render_state(&rs);
     b.bind_render_state(&BindRenderState { cso: rs.cso });
-    b.set_scissor(&SetScissor { x: 0, y: 0, width: 4, height: 8 });
+    b.set_scissor(&SetScissor {
+        x: 0,
+        y: 0,
+        width: 4,
+        height: 8,
+    });
     b.clear(&Clear {
         buffers: CLEAR_COLOR_ALL,
         color_type: CLEAR_FLOAT,

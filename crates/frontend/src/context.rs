@@ -291,6 +291,16 @@ pub struct SyncObj {
     pub signaled: bool,
 }
 
+/// A query object (per context: GL does not share them).
+#[derive(Debug, Clone, Copy)]
+pub struct QueryObj {
+    pub handle: Handle,
+    /// 0 until first begun.
+    pub target: u32,
+    /// Result already fetched from the server.
+    pub result: Option<u64>,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IndexedBuffer {
     pub buffer: u32,
@@ -430,6 +440,9 @@ pub struct GlState {
     // per-context objects
     pub vaos: HashMap<u32, Option<VertexArray>>,
     pub fbos: HashMap<u32, Option<Framebuffer>>,
+    pub queries: HashMap<u32, Option<QueryObj>>,
+    /// Active query per target.
+    pub active_queries: HashMap<u32, u32>,
     pub next_name: u32,
     /// Draw buffers and read buffer of the default framebuffer.
     pub default_draw_buffer: u32,
@@ -548,6 +561,8 @@ impl GlState {
             vao: 0,
             vaos,
             fbos: HashMap::new(),
+            queries: HashMap::new(),
+            active_queries: HashMap::new(),
             next_name: 0,
             default_draw_buffer: glow::BACK,
             default_read_buffer: glow::BACK,

@@ -28,6 +28,7 @@ pub struct Allocators {
     pub sampler_view: SlotAllocator,
     pub shader: SlotAllocator,
     pub fence: SlotAllocator,
+    pub query: SlotAllocator,
 }
 
 impl Allocators {
@@ -43,6 +44,7 @@ impl Allocators {
             sampler_view: SlotAllocator::new(),
             shader: SlotAllocator::new(),
             fence: SlotAllocator::new(),
+            query: SlotAllocator::new(),
         }
     }
 }
@@ -56,10 +58,11 @@ pub enum BlockingCause {
     UnpackFromBuffer,
     FenceWait,
     Finish,
+    QueryResult,
 }
 
 impl BlockingCause {
-    pub const ALL: [BlockingCause; 5] = [Self::ReadPixels, Self::BufferRead, Self::UnpackFromBuffer, Self::FenceWait, Self::Finish];
+    pub const ALL: [BlockingCause; 6] = [Self::ReadPixels, Self::BufferRead, Self::UnpackFromBuffer, Self::FenceWait, Self::Finish, Self::QueryResult];
     pub fn name(self) -> &'static str {
         match self {
             Self::ReadPixels => "read_pixels",
@@ -67,6 +70,7 @@ impl BlockingCause {
             Self::UnpackFromBuffer => "unpack_from_buffer",
             Self::FenceWait => "fence_wait",
             Self::Finish => "finish",
+            Self::QueryResult => "query_result",
         }
     }
 }
@@ -75,7 +79,7 @@ impl BlockingCause {
 #[derive(Debug, Default, Clone)]
 pub struct FrameStats {
     pub frame: u64,
-    pub blocking: [u64; 5],
+    pub blocking: [u64; 6],
     pub at_frame_start: remote::Stats,
 }
 
@@ -144,7 +148,7 @@ impl Conn {
             );
         }
         self.frame_stats.frame += 1;
-        self.frame_stats.blocking = [0; 5];
+        self.frame_stats.blocking = [0; 6];
         self.frame_stats.at_frame_start = now;
     }
 }
@@ -212,7 +216,9 @@ fn backend_factory() -> remote::BackendFactory {
             "gles" => backend_gles::GlesBackend::open_default()
                 .map(|b| Box::new(b) as Box<dyn mgpipe::Applier>)
                 .map_err(|e| format!("GLES backend: {e}")),
-            "vulkan" => Err("MOBILEGL_BACKEND=vulkan: the Vulkan backend is not built yet".to_string()),
+            "vulkan" => backend_vulkan::VulkanBackend::open_default()
+                .map(|b| Box::new(b) as Box<dyn mgpipe::Applier>)
+                .map_err(|e| format!("Vulkan backend: {e}")),
             other => Err(format!("unknown MOBILEGL_BACKEND={other:?} (valid: gles, vulkan)")),
         }
     })

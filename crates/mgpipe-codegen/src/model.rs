@@ -116,7 +116,7 @@ impl Flag {
 pub const POD_ARRAY_LENGTHS_ABOVE_32: [usize; 9] = [48, 64, 96, 128, 256, 512, 1024, 2048, 4096];
 
 /// Handle kinds (mirrors `mgpipe::HandleKind`).
-pub const HANDLE_KINDS: [&str; 10] = [
+pub const HANDLE_KINDS: [&str; 11] = [
     "context",
     "surface",
     "resource",
@@ -127,6 +127,7 @@ pub const HANDLE_KINDS: [&str; 10] = [
     "sampler_view",
     "shader",
     "fence",
+    "query",
 ];
 
 /// A scalar field type.

@@ -82,7 +82,10 @@ fn make_backend(kind: &str) -> Result<Box<dyn Applier>, String> {
             Ok(b) => Ok(Box::new(b)),
             Err(e) => Err(format!("GLES backend: {e}")),
         },
-        "vulkan" => Err("the Vulkan backend is not built yet in mobilegl-server".into()),
+        "vulkan" => match backend_vulkan::VulkanBackend::open_default() {
+            Ok(b) => Ok(Box::new(b)),
+            Err(e) => Err(format!("Vulkan backend: {e}")),
+        },
         other => Err(format!(
             "unknown backend kind {other:?} (valid: gles, vulkan)"
         )),

@@ -285,7 +285,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
             e(if s.read_fbo == 0 { s.default_read_buffer } else { s.fbos.get(&s.read_fbo).and_then(|f| f.as_ref()).map(|f| f.read_buffer).unwrap_or(glow::NONE) })
         }
         p if (glow::DRAW_BUFFER0..glow::DRAW_BUFFER0 + MAX_DRAW_BUFFERS as u32).contains(&p) => e(draw_buffer(gl, (p - glow::DRAW_BUFFER0) as usize)),
-        glow::TIMESTAMP => i(0),
+        glow::TIMESTAMP => i(super::queries::timestamp(gl)),
         glow::RESET_NOTIFICATION_STRATEGY => e(glow::NO_RESET_NOTIFICATION),
         glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
         _ => {

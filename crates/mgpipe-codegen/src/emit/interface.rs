@@ -2,7 +2,7 @@
 
 use super::wire::{extra_args, extra_params, table_trait};
 use super::Out;
-use crate::model::{Call, Class, Model};
+use crate::model::{Call, Class, Flag, Model};
 
 fn sig(c: &Call) -> String {
     format!(
@@ -21,7 +21,11 @@ fn method_doc(out: &mut Out, c: &Call) {
     }
 }
 
-fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call]) {
+/// `defaults`: give `optional` calls a default body that declines them (a
+/// backend that does not implement one clears its bit in the caps call
+/// mask; the client asks only when the bit is set, and a declined reply
+/// call answers empty).
+fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: bool) {
     out.doc(doc);
     if calls.is_empty() {
         out.line(format!("pub trait {name} {{}}"));
@@ -32,7 +36,18 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call]) {
                 out.blank();
             }
             method_doc(out, c);
-            out.line(format!("{};", sig(c)));
+            if defaults && c.flags.contains(&Flag::Optional) {
+                out.open(format!("{} {{", sig(c)));
+                let extra = extra_args(c);
+                if extra.is_empty() {
+                    out.line("let _ = p;");
+                } else {
+                    out.line(format!("let _ = (p{extra});"));
+                }
+                out.close("}");
+            } else {
+                out.line(format!("{};", sig(c)));
+            }
         }
         out.close("}");
     }
@@ -69,12 +84,12 @@ pub fn traits(out: &mut Out, model: &Model) {
          surfaces, resources, fences). Methods report GL-level failures through\n\
          the backend's own error channel, never by panicking.\n\n{SIG_RULES}"
     );
-    decl_trait(out, "Screen", &screen_doc, &screen);
+    decl_trait(out, "Screen", &screen_doc, &screen, true);
     let context_doc = format!(
         "G1, backend side: the context table (CSOs, `set_*` state, objects,\n\
          verbs, queries), applied to the current context.\n\n{SIG_RULES}"
     );
-    decl_trait(out, "Context", &context_doc, &context);
+    decl_trait(out, "Context", &context_doc, &context, true);
     out.doc("The whole backend side: both tables.");
     out.line("pub trait Applier: Screen + Context {}");
     out.line("impl<T: Screen + Context + ?Sized> Applier for T {}");
@@ -83,7 +98,7 @@ pub fn traits(out: &mut Out, model: &Model) {
         "The frontend side: what the state tracker calls, one method per call\n\
          (object safe: `Box<dyn Pipe>` works).\n\n{SIG_RULES}"
     );
-    decl_trait(out, "Pipe", &pipe_doc, &all);
+    decl_trait(out, "Pipe", &pipe_doc, &all, false);
 }
 
 const SIG_RULES: &str = "Signature rules: `p` is the call's payload; `has_blob` calls take\n`blob: &[u8]`, `reply_slot` calls `reply: &mut Vec<u8>` (the reply bytes).";

@@ -417,7 +417,9 @@ impl<T: Screen + ?Sized> Screen for &mut T {
 /// `blob: &[u8]`, `reply_slot` calls `reply: &mut Vec<u8>` (the reply bytes).
 pub trait Context {
     /// `upload` (opcode 1).
-    fn upload(&mut self, p: &calls::Upload, blob: &[u8]);
+    fn upload(&mut self, p: &calls::Upload, blob: &[u8]) {
+        let _ = (p, blob);
+    }
 
     /// `set_stuff` (opcode 2).
     fn set_stuff(&mut self, p: &calls::SetStuff);
