@@ -25,20 +25,24 @@ fn client() -> PathBuf {
 }
 
 fn run_scenario(lane: Lane, name: &str) {
+    run_scenario_on(lane, None, name)
+}
+
+/// `backend`: MOBILEGL_BACKEND for the run (None: the default, gles).
+fn run_scenario_on(lane: Lane, backend: Option<&str>, name: &str) {
     let exe = client();
     let log = std::env::temp_dir().join(format!(
-        "mobilegl-server-{}-{}-{name}.log",
+        "mobilegl-server-{}-{}-{}-{name}.log",
         std::process::id(),
-        lane.name()
+        lane.name(),
+        backend.unwrap_or("gles")
     ));
     let _ = std::fs::remove_file(&log);
-    let run = match run_client(
-        &exe,
-        lane,
-        &[name],
-        &[("MOBILEGL_SERVER_LOG", log.as_path())],
-        TIMEOUT,
-    ) {
+    let mut env: Vec<(&str, &std::path::Path)> = vec![("MOBILEGL_SERVER_LOG", log.as_path())];
+    if let Some(b) = backend {
+        env.push(("MOBILEGL_BACKEND", std::path::Path::new(b)));
+    }
+    let run = match run_client(&exe, lane, &[name], &env, TIMEOUT) {
         Ok(r) => r,
         Err(e) => panic!("[{}] {name}: {e}", lane.name()),
     };
@@ -97,12 +101,29 @@ macro_rules! lane {
     };
 }
 
+/// The same scenarios with `MOBILEGL_BACKEND=vulkan` (lavapipe on CI).
+macro_rules! vulkan_lane {
+    ($module:ident, $lane:expr, [$($name:ident),* $(,)?]) => {
+        mod $module {
+            $(
+                #[test]
+                fn $name() {
+                    super::run_scenario_on($lane, Some("vulkan"), stringify!($name));
+                }
+            )*
+        }
+    };
+}
+
 macro_rules! all_lanes {
     ($($name:ident),* $(,)?) => {
         lane!(monolith, mobilegl_tests::Lane::Monolith, [$($name),*]);
         lane!(inproc, mobilegl_tests::Lane::Inproc, [$($name),*]);
         lane!(spawn, mobilegl_tests::Lane::Spawn, [$($name),*]);
         lane!(native, mobilegl_tests::Lane::Native, [$($name),*]);
+        vulkan_lane!(vulkan_monolith, mobilegl_tests::Lane::Monolith, [$($name),*]);
+        vulkan_lane!(vulkan_inproc, mobilegl_tests::Lane::Inproc, [$($name),*]);
+        vulkan_lane!(vulkan_spawn, mobilegl_tests::Lane::Spawn, [$($name),*]);
 
         /// The macro's list, the library's list and the client's list agree.
         #[test]

@@ -333,7 +333,10 @@ fn snapshot_release(target: &Path) -> Result<PathBuf, String> {
         std::os::unix::fs::symlink("libmobilegl.so", &l)
             .map_err(|e| format!("symlink {}: {e}", l.display()))?;
     }
-    eprintln!("==> benchmarking a snapshot of the release build: {}", snap.display());
+    eprintln!(
+        "==> benchmarking a snapshot of the release build: {}",
+        snap.display()
+    );
     Ok(lib.join("libEGL.so.1"))
 }
 
@@ -459,14 +462,30 @@ struct ChildOut {
 
 impl ChildOut {
     fn describe(&self) -> String {
-        let tail: Vec<&str> = self
-            .stderr
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .collect();
+        let plain = strip_ansi(&self.stderr);
+        let tail: Vec<&str> = plain.lines().filter(|l| !l.trim().is_empty()).collect();
         let tail = tail[tail.len().saturating_sub(3)..].join(" | ");
         format!("{}; stderr: {tail}", self.status)
     }
+}
+
+/// Drop ANSI escape sequences (`ESC [ ... letter`) from log text.
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Run `c` in its own process group with a wall-clock limit; the group is
@@ -748,10 +767,16 @@ fn render(
     for case in &o.cases {
         let mut cells = Vec::new();
         if has("monolith") {
-            cells.push(verdict(ratio(results, case, "monolith", "wall_ns_per_op"), 1.05));
+            cells.push(verdict(
+                ratio(results, case, "monolith", "wall_ns_per_op"),
+                1.05,
+            ));
         }
         if has("inproc") {
-            cells.push(verdict(ratio(results, case, "inproc", "wall_ns_per_op"), 1.0));
+            cells.push(verdict(
+                ratio(results, case, "inproc", "wall_ns_per_op"),
+                1.0,
+            ));
             if case == "vanilla" || case == "ubo" {
                 cells.push(verdict(
                     ratio(results, case, "inproc", "thread_cpu_ns_per_op"),
@@ -762,7 +787,10 @@ fn render(
             }
         }
         if has("spawn") {
-            cells.push(verdict(ratio(results, case, "spawn", "wall_ns_per_op"), 1.10));
+            cells.push(verdict(
+                ratio(results, case, "spawn", "wall_ns_per_op"),
+                1.10,
+            ));
         }
         if !cells.is_empty() {
             t.push_str(&format!("| {case} | {} |\n", cells.join(" | ")));

@@ -8,6 +8,7 @@
 //! | `test` | the full CI test: codegen check, dist, workspace tests, piglit in every lane |
 //! | `demo` | build dist and render a picture through MobileGL on llvmpipe |
 
+mod bench;
 mod codegen;
 mod dist;
 mod piglit;
@@ -28,7 +29,8 @@ tasks:
          [--jobs N] [--filter SUBSTR] [--timeout SECS]
                             run the public piglit list against the committed baseline
   piglit --report           regenerate docs/CONFORMANCE.md from target/piglit/*.tsv
-  test [--backend B] [--jobs N] [--no-piglit]
+  bench [see `cargo xtask bench --help`]
+  test [--backend B (default: gles and vulkan)] [--jobs N] [--no-piglit]
                             codegen --check, dist, workspace tests, piglit in
                             the monolith, inproc and spawn lanes
   demo [--lane L] [--out PATH]
@@ -46,6 +48,7 @@ fn main() {
         "piglit" => piglit::run(rest),
         "test" => test(rest),
         "demo" => demo(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -89,13 +92,15 @@ fn step(name: &str, f: impl FnOnce() -> Result<(), String>) -> Result<Duration, 
 
 /// The README's test command.
 fn test(args: &[String]) -> Result<(), String> {
-    let mut backend = "gles".to_string();
+    // Both backends by default: every lane of each runs against its own
+    // committed expectations.
+    let mut backends = vec!["gles".to_string(), "vulkan".to_string()];
     let mut jobs = None;
     let mut piglit_lanes = true;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--backend" => backend = it.next().cloned().ok_or("--backend needs a value")?,
+            "--backend" => backends = vec![it.next().cloned().ok_or("--backend needs a value")?],
             "--jobs" | "-j" => {
                 jobs = Some(
                     it.next()
@@ -127,11 +132,13 @@ fn test(args: &[String]) -> Result<(), String> {
     let mut failed = Vec::new();
     if piglit_lanes {
         // Every lane runs even if an earlier one has unexpected results.
-        for lane in [Lane::Monolith, Lane::Inproc, Lane::Spawn] {
-            let name = format!("piglit --lane {} --backend {backend}", lane.name());
-            if let Err(e) = step(&name, || piglit::run_lane_args(lane, &backend, jobs)) {
-                eprintln!("{e}");
-                failed.push(lane.name());
+        for backend in &backends {
+            for lane in [Lane::Monolith, Lane::Inproc, Lane::Spawn] {
+                let name = format!("piglit --lane {} --backend {backend}", lane.name());
+                if let Err(e) = step(&name, || piglit::run_lane_args(lane, backend, jobs)) {
+                    eprintln!("{e}");
+                    failed.push(format!("{backend}-{}", lane.name()));
+                }
             }
         }
     }

@@ -136,7 +136,9 @@ fn check_cells(px: &[u8], want: impl Fn(u32) -> [u8; 4]) -> Result<(), String> {
     }
     match first {
         None => Ok(()),
-        Some(f) => Err(format!("pixel check: {bad} of {CELLS} cells wrong; first: {f}")),
+        Some(f) => Err(format!(
+            "pixel check: {bad} of {CELLS} cells wrong; first: {f}"
+        )),
     }
 }
 
@@ -262,7 +264,14 @@ fn vao(gl: &Gl) -> GLuint {
 fn attrib(gl: &Gl, loc: u32, size: i32, ty: GLenum, norm: bool, stride: i32, offset: usize) {
     // SAFETY: an offset into the bound buffer object (no client memory).
     unsafe {
-        (gl.glVertexAttribPointer)(loc, size, ty, u8::from(norm), stride, offset as *const c_void);
+        (gl.glVertexAttribPointer)(
+            loc,
+            size,
+            ty,
+            u8::from(norm),
+            stride,
+            offset as *const c_void,
+        );
         (gl.glEnableVertexAttribArray)(loc);
     }
 }
@@ -479,12 +488,7 @@ impl Case for Blend {
                 (gl.glEnable)(BLEND);
                 // Additive colour, keep the destination's alpha.
                 (gl.glBlendFuncSeparate)(ONE, ONE, ZERO, ONE);
-                (gl.glDrawElements)(
-                    TRIANGLES,
-                    6,
-                    UNSIGNED_SHORT,
-                    (2 * g * 12) as *const c_void,
-                );
+                (gl.glDrawElements)(TRIANGLES, 6, UNSIGNED_SHORT, (2 * g * 12) as *const c_void);
                 (gl.glDisable)(BLEND);
                 (gl.glDrawElements)(
                     TRIANGLES,
@@ -685,13 +689,7 @@ void main() { o_color = vec4(v_c, 0.2509804, 1.0); }
             (gl.glUseProgram)(self.prog);
             (gl.glBindVertexArray)(self.vao);
             for i in 0..UBO_DRAWS as usize {
-                (gl.glBindBufferRange)(
-                    UNIFORM_BUFFER,
-                    0,
-                    self.ubo,
-                    (i * self.stride) as isize,
-                    16,
-                );
+                (gl.glBindBufferRange)(UNIFORM_BUFFER, 0, self.ubo, (i * self.stride) as isize, 16);
                 (gl.glBindBuffer)(ELEMENT_ARRAY_BUFFER, self.ibos[i % 2]);
                 (gl.glDrawElementsBaseVertex)(
                     TRIANGLES,
@@ -705,13 +703,7 @@ void main() { o_color = vec4(v_c, 0.2509804, 1.0); }
     }
     fn check(&mut self, gl: &Gl, _last: u64) -> Result<(), String> {
         let px = read_target(gl);
-        check_cells(&px, |c| {
-            if c < UBO_DRAWS {
-                ubo_colour(c)
-            } else {
-                CLEAR
-            }
-        })
+        check_cells(&px, |c| if c < UBO_DRAWS { ubo_colour(c) } else { CLEAR })
     }
 }
 

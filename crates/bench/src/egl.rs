@@ -45,8 +45,13 @@ type GetDisplay = unsafe extern "C" fn(*mut c_void) -> EGLDisplay;
 type QueryDevices = unsafe extern "C" fn(EGLint, *mut EGLDeviceEXT, *mut EGLint) -> EGLBoolean;
 type Initialize = unsafe extern "C" fn(EGLDisplay, *mut EGLint, *mut EGLint) -> EGLBoolean;
 type BindApi = unsafe extern "C" fn(EGLenum) -> EGLBoolean;
-type ChooseConfig =
-    unsafe extern "C" fn(EGLDisplay, *const EGLint, *mut EGLConfig, EGLint, *mut EGLint) -> EGLBoolean;
+type ChooseConfig = unsafe extern "C" fn(
+    EGLDisplay,
+    *const EGLint,
+    *mut EGLConfig,
+    EGLint,
+    *mut EGLint,
+) -> EGLBoolean;
 type CreateContext =
     unsafe extern "C" fn(EGLDisplay, EGLConfig, EGLContext, *const EGLint) -> EGLContext;
 type MakeCurrent =
@@ -101,8 +106,8 @@ impl Egl {
     pub fn open(path: &str) -> Result<Egl, String> {
         // SAFETY: loading a library runs its initialisers; an EGL provider
         // is meant to be loaded into any process.
-        let lib = unsafe { libloading::Library::new(path) }
-            .map_err(|e| format!("dlopen {path}: {e}"))?;
+        let lib =
+            unsafe { libloading::Library::new(path) }.map_err(|e| format!("dlopen {path}: {e}"))?;
         let get_proc: GetProcAddress = sym(&lib, "eglGetProcAddress")?;
         let query_string: QueryString = sym(&lib, "eglQueryString")?;
         let get_display: GetDisplay = sym(&lib, "eglGetDisplay")?;
@@ -140,8 +145,7 @@ impl Egl {
             };
             platform = "surfaceless";
         }
-        if display.is_null() && !gpd.is_null() && has_ext(&client_ext, "EGL_EXT_platform_device")
-        {
+        if display.is_null() && !gpd.is_null() && has_ext(&client_ext, "EGL_EXT_platform_device") {
             let qd = proc_addr("eglQueryDevicesEXT");
             if !qd.is_null() {
                 // SAFETY: non-null pointer for eglQueryDevicesEXT.
@@ -247,14 +251,8 @@ impl Egl {
             return Err(format!("eglCreateContext(3.3 core) failed: 0x{e:x}"));
         }
         // SAFETY: no surfaces (EGL_KHR_surfaceless_context), our context.
-        if unsafe {
-            make_current(
-                display,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                context,
-            )
-        } == 0
+        if unsafe { make_current(display, std::ptr::null_mut(), std::ptr::null_mut(), context) }
+            == 0
         {
             // SAFETY: plain error query.
             let e = unsafe { get_error() };

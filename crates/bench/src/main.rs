@@ -272,7 +272,11 @@ fn run_case(
     let mut f = 0u64;
     // At least two warm-up frames when the frame count is automatic (the
     // first one may compile shader variants); the fastest one sets it.
-    let warmup = if o.frames == 0 { o.warmup.max(2) } else { o.warmup };
+    let warmup = if o.frames == 0 {
+        o.warmup.max(2)
+    } else {
+        o.warmup
+    };
     let mut fastest = u64::MAX;
     for _ in 0..warmup {
         let a = Stamp::now();
@@ -296,8 +300,11 @@ fn run_case(
         return r;
     }
     let n = (frames * o.repeats) as usize;
-    let (mut wall, mut thread, mut process) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut wall, mut thread, mut process) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for _ in 0..o.repeats {
         let rep = Stamp::now();
         for _ in 0..frames {

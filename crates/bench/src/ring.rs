@@ -224,10 +224,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut t = connect(kind)?;
         let t = t.as_mut();
         finish(t)?;
-        rep.records
-            .push(records(t, kind, 200_000 * scale, 1, 5)?);
-        rep.records
-            .push(records(t, kind, 200_000 * scale, 64, 5)?);
+        rep.records.push(records(t, kind, 200_000 * scale, 1, 5)?);
+        rep.records.push(records(t, kind, 200_000 * scale, 64, 5)?);
         rep.records
             .push(records(t, kind, 200_000 * scale, u64::MAX, 5)?);
         rep.blobs.push(blobs(t, kind, 1000 * scale, 5)?);
