@@ -78,7 +78,7 @@ impl NullBackend {
             Opcode::ReadPixels => {
                 if let Ok(p) = bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload)
                 {
-                    let n = u64::from(p.width) * u64::from(p.height) * 4;
+                    let n = (u64::from(p.width) * u64::from(p.height)).saturating_mul(4);
                     r.resize(n.min(NULL_MAX_REPLY) as usize, 0x5a);
                 }
             }

@@ -148,7 +148,7 @@ impl EchoBackend {
                     reply,
                     bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload),
                 ) {
-                    let n = u64::from(p.width) * u64::from(p.height) * 4;
+                    let n = (u64::from(p.width) * u64::from(p.height)).saturating_mul(4);
                     *r = readback_pattern(p.x as u32, p.y as u64, n.min(MAX_ECHO_REPLY));
                 }
             }
