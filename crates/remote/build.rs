@@ -142,7 +142,10 @@ fn main() {
     // Recorder: forward to the inner applier, then note the call.
     let mut r = String::from(HEADER);
     for (tr, screen) in [("Screen", true), ("Context", false)] {
-        let _ = writeln!(r, "impl<A: mgpipe::Applier> mgpipe::{tr} for Recorder<A> {{");
+        let _ = writeln!(
+            r,
+            "impl<A: mgpipe::Applier> mgpipe::{tr} for Recorder<A> {{"
+        );
         for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
             let _ = writeln!(r, "    fn {}(&mut self, {}) {{", c.method(), params(c));
             let _ = writeln!(

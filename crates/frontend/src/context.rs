@@ -515,6 +515,10 @@ pub struct GlState {
     pub verify_dry: bool,
     pub verify_divergences: Vec<String>,
     pub verify_divergence_count: u64,
+    /// Draws recorded since the batch was last published.
+    pub draws_since_publish: u32,
+    /// DIRTY_* groups to re-derive at the next draw.
+    pub dirty: u32,
     pub cso: CsoCaches,
     pub viewport_set: bool,
 }
@@ -628,6 +632,8 @@ impl GlState {
             verify_dry: false,
             verify_divergences: Vec::new(),
             verify_divergence_count: 0,
+            draws_since_publish: 0,
+            dirty: DIRTY_ALL,
             cso: CsoCaches::default(),
             viewport_set: false,
         }
@@ -685,17 +691,34 @@ static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
 /// Run `f` against the calling thread's current context. Without one the
 /// call is ignored (GL says: undefined; we do nothing and return the default).
 pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
-    with_gl_inner(true, f)
+    with_gl_inner(true, 0, f)
+}
+
+/// Dirty groups: which validate-point emissions a GL call may invalidate.
+/// Entry points mark the groups their module touches (coarse on purpose:
+/// a spurious bit costs one re-derivation, a missing one a stale record —
+/// which MOBILEGL_PIPE_VERIFY reports).
+pub const DIRTY_FRAMEBUFFER: u32 = 1 << 0;
+pub const DIRTY_RENDER_STATE: u32 = 1 << 1;
+pub const DIRTY_DYNAMIC: u32 = 1 << 2;
+/// Program, default uniforms, textures/samplers, uniform buffers.
+pub const DIRTY_PROGRAM: u32 = 1 << 3;
+pub const DIRTY_VERTEX: u32 = 1 << 4;
+pub const DIRTY_ALL: u32 = (1 << 5) - 1;
+
+/// `with_gl` for an entry point that changes state in the `dirty` groups.
+pub fn with_gl_dirty<R: Default>(dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
+    with_gl_inner(true, dirty, f)
 }
 
 /// `with_gl` for the commands KHR_robustness exempts from raising
 /// GL_CONTEXT_LOST (glGetError, glGetGraphicsResetStatus, glGetSynciv...):
 /// an application loops on glGetError until NO_ERROR.
 pub fn with_gl_exempt<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
-    with_gl_inner(false, f)
+    with_gl_inner(false, 0, f)
 }
 
-fn with_gl_inner<R: Default>(lost_raises: bool, f: impl FnOnce(&mut Gl) -> R) -> R {
+fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
     let Some(ctx) = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten() else {
         return R::default();
     };
@@ -720,7 +743,10 @@ fn with_gl_inner<R: Default>(lost_raises: bool, f: impl FnOnce(&mut Gl) -> R) ->
         let read = st.read_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);
         conn.pipe.make_current(&calls::MakeCurrent { ctx: st.handle, draw, read, ..Default::default() });
         conn.last_emitter = Some(st.id);
+        // Another context may have changed shared objects meanwhile.
+        st.dirty = DIRTY_ALL;
     }
+    st.dirty |= dirty;
     let mut gl = Gl { st, sh, conn };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut gl))) {
         Ok(r) => r,
@@ -810,6 +836,7 @@ pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: O
             let surface_changed = st.draw_surface.as_ref().map(|s| s.handle) != draw.map(|s| s.handle);
             st.draw_surface = draw.cloned();
             st.read_surface = read.cloned();
+            st.dirty = DIRTY_ALL;
             if !st.ever_current || surface_changed {
                 // GL: the first time a context is made current the viewport
                 // and scissor take the draw surface's size.

@@ -56,6 +56,12 @@ pub(crate) struct RingLink {
     stage_published: u64,
     reply_seq: u32,
     event_tail: u64,
+    /// Last seen consumer tails of CMD and STAGE. Tails only grow, so a
+    /// stale value is conservative: the shared word is re-read only when
+    /// the cached one says the ring is full (one fewer cross-core load per
+    /// record).
+    cmd_tail_seen: u64,
+    stage_tail_seen: u64,
     caps: Caps,
     stats: Stats,
     lost: Option<LostReason>,
@@ -83,6 +89,8 @@ impl RingLink {
             stage_published: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
             reply_seq: 0,
             event_tail: word!(seg.event, u64, E_TAIL).load(Acquire),
+            cmd_tail_seen: word!(seg.cmd, u64, C_CMD_TAIL).load(Acquire),
+            stage_tail_seen: word!(seg.cmd, u64, C_STAGE_TAIL).load(Acquire),
             seg,
             caps,
             stats: Stats::default(),
@@ -200,7 +208,17 @@ impl RingLink {
     /// Block (publishing first) until `fits(tail)` holds for the tail word
     /// at `tail_off`, or the peer is gone. Returns false when lost.
     fn wait_for_space(&mut self, tail_off: usize, fits: impl Fn(u64) -> bool) -> bool {
-        if fits(self.w64(tail_off).load(SeqCst)) {
+        let seen = if tail_off == C_CMD_TAIL { self.cmd_tail_seen } else { self.stage_tail_seen };
+        if fits(seen) {
+            return true;
+        }
+        let tail = self.w64(tail_off).load(SeqCst);
+        if tail_off == C_CMD_TAIL {
+            self.cmd_tail_seen = tail;
+        } else {
+            self.stage_tail_seen = tail;
+        }
+        if fits(tail) {
             return true;
         }
         self.publish();

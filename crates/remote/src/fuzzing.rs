@@ -76,7 +76,8 @@ impl NullBackend {
                 r.extend_from_slice(&self.digest.value.to_le_bytes());
             }
             Opcode::ReadPixels => {
-                if let Ok(p) = bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload)
+                if let Ok(p) =
+                    bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload)
                 {
                     let n = (u64::from(p.width) * u64::from(p.height)).saturating_mul(4);
                     r.resize(n.min(NULL_MAX_REPLY) as usize, 0x5a);
@@ -189,10 +190,14 @@ pub fn decode_records(data: &[u8], applier: &mut dyn Applier) -> Outcome {
             } else {
                 let end = h.blob_offset.checked_add(h.blob_len);
                 match end {
-                    Some(e) if e <= stage_head => {
-                        &input.stage[h.blob_offset as usize..e as usize]
+                    Some(e) if e <= stage_head => &input.stage[h.blob_offset as usize..e as usize],
+                    _ => {
+                        return Err(corrupt(
+                            h.opcode,
+                            pos,
+                            "blob past the published STAGE bytes",
+                        ))
                     }
-                    _ => return Err(corrupt(h.opcode, pos, "blob past the published STAGE bytes")),
                 }
             };
             reply.clear();
@@ -230,7 +235,9 @@ impl RingHarness {
     fn reset(&self) {
         let l = self.client.layout;
         let zero = vec![0u8; l.cmd_segment_len()];
-        self.client.cmd.write(C_CMD_HEAD, &zero[C_CMD_HEAD..l.cmd_segment_len()]);
+        self.client
+            .cmd
+            .write(C_CMD_HEAD, &zero[C_CMD_HEAD..l.cmd_segment_len()]);
         self.client.stage.write(0, &zero[..l.stage_segment_len()]);
         self.client.reply.write(0, &zero[..l.reply_segment_len()]);
         self.client.event.write(0, &zero[..l.event_segment_len()]);
@@ -286,7 +293,10 @@ impl RingHarness {
             stage_tail <= stage_head,
             "STAGE tail {stage_tail} past the published head {stage_head}"
         );
-        assert!(tail <= head, "CMD tail {tail} past the published head {head}");
+        assert!(
+            tail <= head,
+            "CMD tail {tail} past the published head {head}"
+        );
         if word!(c.reply, u32, R_STATUS).load(SeqCst) == REPLY_OK {
             let n = word!(c.reply, u64, R_LEN).load(SeqCst);
             assert!(n <= cap, "reply length {n} past the REPLY area");
@@ -438,7 +448,12 @@ pub fn control_seeds() -> Vec<(String, Vec<u8>)> {
             "welcome",
             Msg::Welcome {
                 abi_version: ABI_VERSION,
-                segments: vec![(0, 4096 + (4 << 20)), (1, 64 << 20), (2, 64 + (32 << 20)), (3, 256 + (256 << 10))],
+                segments: vec![
+                    (0, 4096 + (4 << 20)),
+                    (1, 64 << 20),
+                    (2, 64 + (32 << 20)),
+                    (3, 256 + (256 << 10)),
+                ],
                 reply_slots: 1,
                 backend_name: "gles".into(),
             },
@@ -532,7 +547,11 @@ impl Framer {
         };
         let (skip, _) = place(self.head, cap, len);
         let need = (skip + len) as usize;
-        if self.batches.last().is_some_and(|b| b.len() + need > self.batch_max) {
+        if self
+            .batches
+            .last()
+            .is_some_and(|b| b.len() + need > self.batch_max)
+        {
             self.batches.push(Vec::new());
         }
         let b = self.batches.last_mut().expect("a batch");
@@ -560,7 +579,10 @@ impl Framer {
         };
         b.extend_from_slice(bytemuck::bytes_of(&h));
         b.extend_from_slice(payload);
-        b.resize(b.len() + (len as usize - RECORD_HEADER_SIZE - payload.len()), 0);
+        b.resize(
+            b.len() + (len as usize - RECORD_HEADER_SIZE - payload.len()),
+            0,
+        );
         self.head += skip + len;
     }
 

@@ -424,7 +424,9 @@ impl Recorder<EchoBackend> {
     /// A [`BackendFactory`] of recording echo backends that all write to
     /// `log`.
     pub fn echo_factory(log: RecordLog) -> BackendFactory {
-        Arc::new(move || Ok(Box::new(Recorder::with_log(EchoBackend::new(), log.clone())) as Box<dyn Applier>))
+        Arc::new(move || {
+            Ok(Box::new(Recorder::with_log(EchoBackend::new(), log.clone())) as Box<dyn Applier>)
+        })
     }
 }
 
@@ -522,7 +524,13 @@ pub fn demo_frame<P: mgpipe::Pipe + ?Sized>(p: &mut P) {
             init,
         );
     }
-    p.buffer_subdata(&calls::BufferSubdata { res: ubo, offset: 0 }, &filler(9, 64));
+    p.buffer_subdata(
+        &calls::BufferSubdata {
+            res: ubo,
+            offset: 0,
+        },
+        &filler(9, 64),
+    );
     p.buffer_respecify(
         &calls::BufferRespecify {
             res: ubo,
@@ -754,7 +762,12 @@ pub fn demo_frame<P: mgpipe::Pipe + ?Sized>(p: &mut P) {
         buffers: CLEAR_COLOR_ALL | CLEAR_DEPTH,
         draw_buffer: 0,
         color_type: CLEAR_FLOAT,
-        color: [0.5f32.to_bits(), 0.7f32.to_bits(), 1.0f32.to_bits(), 1.0f32.to_bits()],
+        color: [
+            0.5f32.to_bits(),
+            0.7f32.to_bits(),
+            1.0f32.to_bits(),
+            1.0f32.to_bits(),
+        ],
         depth: 1.0,
         stencil: 0,
         ..Default::default()
@@ -769,13 +782,7 @@ pub fn demo_frame<P: mgpipe::Pipe + ?Sized>(p: &mut P) {
     };
     p.draw(&draw, &[]);
     // Client-memory indices (a host span).
-    p.draw(
-        &calls::Draw {
-            count: 6,
-            ..draw
-        },
-        &idx[..12],
-    );
+    p.draw(&calls::Draw { count: 6, ..draw }, &idx[..12]);
     p.draw(
         &calls::Draw {
             index_size: 0,

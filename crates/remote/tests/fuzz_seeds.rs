@@ -49,7 +49,10 @@ fn committed(target: &str) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn seeds_are_valid() {
     let seeds = record_seeds();
-    assert!(seeds.len() > mgpipe::CALL_COUNT, "a seed per call and the demo frame");
+    assert!(
+        seeds.len() > mgpipe::CALL_COUNT,
+        "a seed per call and the demo frame"
+    );
     let mut ring = RingHarness::new().expect("harness");
     for (name, bytes) in &seeds {
         let mut a = Recorder::new(NullBackend::default());
@@ -58,7 +61,10 @@ fn seeds_are_valid() {
         assert!(d.dispatched >= 1, "{name}: nothing dispatched");
         let s = ring.run(bytes, &mut NullBackend::default());
         assert_eq!(s.error, None, "{name}: server loop");
-        assert_eq!(s.dispatched, d.dispatched, "{name}: decoder and server loop disagree");
+        assert_eq!(
+            s.dispatched, d.dispatched,
+            "{name}: decoder and server loop disagree"
+        );
     }
     // The demo frame goes round the 4 KiB ring with small batches.
     let demo = seeds
@@ -70,7 +76,10 @@ fn seeds_are_valid() {
     assert!(d.dispatched > 60, "{}", d.dispatched);
     let input = remote::fuzzing::parse_input(&demo.1);
     let stream: usize = input.batches.iter().map(|b| b.len()).sum();
-    assert!(stream > remote::fuzzing::RING, "one lap or more ({stream} bytes)");
+    assert!(
+        stream > remote::fuzzing::RING,
+        "one lap or more ({stream} bytes)"
+    );
     assert!(input.batches.len() > 10, "{} batches", input.batches.len());
     for (name, bytes) in control_seeds() {
         assert!(control_recv(&bytes).is_ok(), "{name}");
@@ -127,10 +136,16 @@ fn committed_corpus_is_current() {
         assert!(!have.is_empty(), "fuzz/corpus/{target} is empty; {hint}");
         for (name, bytes) in &have {
             if let Some(w) = want.get(name) {
-                assert!(w == bytes, "fuzz/corpus/{target}/{name} differs from the generated seed; {hint}");
+                assert!(
+                    w == bytes,
+                    "fuzz/corpus/{target}/{name} differs from the generated seed; {hint}"
+                );
             }
             if target == "control" {
-                assert!(control_recv(bytes).is_ok(), "fuzz/corpus/control/{name} no longer decodes; {hint}");
+                assert!(
+                    control_recv(bytes).is_ok(),
+                    "fuzz/corpus/control/{name} no longer decodes; {hint}"
+                );
             } else {
                 let d = decode_records(bytes, &mut NullBackend::default());
                 let s = ring.run(bytes, &mut NullBackend::default());
@@ -147,5 +162,8 @@ fn committed_corpus_is_current() {
             eprintln!("note: fuzz/corpus/{target} lacks generated seeds {missing:?}; {hint}");
         }
     }
-    assert!(!bless, "MOBILEGL_BLESS=1 rewrote fuzz/corpus; rerun without it");
+    assert!(
+        !bless,
+        "MOBILEGL_BLESS=1 rewrote fuzz/corpus; rerun without it"
+    );
 }

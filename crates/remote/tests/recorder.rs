@@ -95,7 +95,11 @@ fn check(kind: TransportKind) {
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("recorder.{kind}.txt"));
         let _ = std::fs::write(&out, &actual);
         let (a, e): (Vec<&str>, Vec<&str>) = (actual.lines().collect(), expected.lines().collect());
-        let i = a.iter().zip(&e).position(|(x, y)| x != y).unwrap_or(a.len().min(e.len()));
+        let i = a
+            .iter()
+            .zip(&e)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(e.len()));
         panic!(
             "{kind}: recorded calls differ from {} at line {}:\n  golden: {}\n  actual: {}\n\
              ({} vs {} lines; the whole recording is in {})",
@@ -139,13 +143,34 @@ fn one_change_changes_the_line() {
         ..Default::default()
     };
     let blob = [1u8, 2, 3, 4];
-    let base = describe_call(Opcode::Draw, bytemuck::bytes_of(&d), Some(&blob), None, &mut names);
-    assert!(base.starts_with("draw mode=4 index_size=2 first=0 count=12 "), "{base}");
+    let base = describe_call(
+        Opcode::Draw,
+        bytemuck::bytes_of(&d),
+        Some(&blob),
+        None,
+        &mut names,
+    );
+    assert!(
+        base.starts_with("draw mode=4 index_size=2 first=0 count=12 "),
+        "{base}"
+    );
     let d2 = calls::Draw { count: 13, ..d };
-    let l2 = describe_call(Opcode::Draw, bytemuck::bytes_of(&d2), Some(&blob), None, &mut names);
+    let l2 = describe_call(
+        Opcode::Draw,
+        bytemuck::bytes_of(&d2),
+        Some(&blob),
+        None,
+        &mut names,
+    );
     assert_ne!(base, l2);
     assert!(l2.contains(" count=13 "), "{l2}");
-    let l3 = describe_call(Opcode::Draw, bytemuck::bytes_of(&d), Some(&[1, 2, 3, 5]), None, &mut names);
+    let l3 = describe_call(
+        Opcode::Draw,
+        bytemuck::bytes_of(&d),
+        Some(&[1, 2, 3, 5]),
+        None,
+        &mut names,
+    );
     assert_ne!(base, l3);
     assert_eq!(base.split(" blob=").next(), l3.split(" blob=").next());
 
@@ -153,7 +178,10 @@ fn one_change_changes_the_line() {
     let off = std::mem::offset_of!(calls::Draw, _pad0);
     p[off] = 0xff;
     let l4 = describe_call(Opcode::Draw, &p, Some(&blob), None, &mut names);
-    assert!(l4.contains(" _pad0=!0x"), "non-zero padding must show: {l4}");
+    assert!(
+        l4.contains(" _pad0=!0x"),
+        "non-zero padding must show: {l4}"
+    );
 
     let h = |slot| Handle::new(slot, 1);
     let a = describe_call(

@@ -7,7 +7,7 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl, Buffer, BufferMap, Gl, MAX_UBO_BINDINGS};
+use crate::context::{with_gl_dirty, DIRTY_PROGRAM, DIRTY_VERTEX, Buffer, BufferMap, Gl, MAX_UBO_BINDINGS};
 use crate::runtime::BlockingCause;
 
 /// The binding slot for a buffer target, or None (INVALID_ENUM).
@@ -79,7 +79,7 @@ pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenBuffers(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -99,7 +99,7 @@ pub unsafe extern "C" fn glGenBuffers(n: i32, out: *mut u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glCreateBuffers(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn glCreateBuffers(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -163,12 +163,12 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsBuffer(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if !is_buffer_target(target) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -218,12 +218,12 @@ fn bind_range(gl: &mut Gl, target: u32, index: u32, name: u32, offset: i64, size
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
-    with_gl(|gl| bind_range(gl, target, index, name, 0, 0, false))
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| bind_range(gl, target, index, name, 0, 0, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferRange(target: u32, index: u32, name: u32, offset: isize, size: isize) {
-    with_gl(|gl| bind_range(gl, target, index, name, offset as i64, size as i64, true))
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| bind_range(gl, target, index, name, offset as i64, size as i64, true))
 }
 
 fn valid_usage(u: u32) -> bool {
@@ -248,7 +248,7 @@ fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
 pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_void, usage: u32) {
     // SAFETY: GL promises `size` readable bytes when data is non-null.
     let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if size < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -278,7 +278,7 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
 pub unsafe extern "C" fn glBufferSubData(target: u32, offset: isize, size: isize, data: *const c_void) {
     // SAFETY: GL promises `size` readable bytes.
     let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
@@ -320,7 +320,7 @@ pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64, 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: isize, data: *mut c_void) {
-    let out = with_gl(|gl| {
+    let out = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => {
@@ -383,7 +383,7 @@ fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) ->
 
 #[no_mangle]
 pub unsafe extern "C" fn glMapBufferRange(target: u32, offset: isize, length: isize, access: u32) -> *mut c_void {
-    with_gl(|gl| Ptr(map_range(gl, target, offset as i64, length as i64, access))).0
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| Ptr(map_range(gl, target, offset as i64, length as i64, access))).0
 }
 
 /// A raw pointer that defaults to null (for `with_gl`).
@@ -396,7 +396,7 @@ impl Default for Ptr {
 
 #[no_mangle]
 pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let bits = match access {
             glow::READ_ONLY => glow::MAP_READ_BIT,
             glow::WRITE_ONLY => glow::MAP_WRITE_BIT,
@@ -427,7 +427,7 @@ pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
 
 #[no_mangle]
 pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => {
@@ -450,7 +450,7 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, length: isize) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
@@ -473,7 +473,7 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
 
 #[no_mangle]
 pub unsafe extern "C" fn glCopyBufferSubData(read_target: u32, write_target: u32, read_offset: isize, write_offset: isize, size: isize) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let (r, w) = match (bound_object(gl, read_target), bound_object(gl, write_target)) {
             (Ok(r), Ok(w)) => (r, w),
             (Err(e), _) | (_, Err(e)) => gl_err!(gl, e),
@@ -525,7 +525,7 @@ fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *mut i32) {
-    if let Some(v) = with_gl(|gl| buffer_param(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| buffer_param(gl, target, pname)) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v as i32) };
     }
@@ -533,7 +533,7 @@ pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: *mut i64) {
-    if let Some(v) = with_gl(|gl| buffer_param(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| buffer_param(gl, target, pname)) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v) };
     }
@@ -541,7 +541,7 @@ pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut *mut c_void) {
-    let p = with_gl(|gl| {
+    let p = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if pname != glow::BUFFER_MAP_POINTER {
             gl.st.set_error(glow::INVALID_ENUM);
             return Ptr::default();

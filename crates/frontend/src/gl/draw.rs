@@ -35,29 +35,47 @@ fn index_size(ty: u32) -> Option<u32> {
     }
 }
 
-/// One draw after argument checks: validate state, then emit.
-#[allow(clippy::too_many_arguments)]
-fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
+/// Publish the batch every this many draws, so a server thread starts on a
+/// frame while the application is still recording it (a validate point).
+const PUBLISH_EVERY_DRAWS: u32 = 64;
+
+/// Argument checks of one draw (before any state validation, so argument
+/// errors win): the index size (0 = arrays) or the GL error.
+fn check_args(mode: u32, first: i32, count: i32, index_ty: Option<u32>, instances: i32) -> Result<u32, u32> {
     if !valid_mode(mode) {
-        gl_err!(gl, glow::INVALID_ENUM);
+        return Err(glow::INVALID_ENUM);
     }
     let isize_ = match index_ty {
         None => 0,
-        Some(t) => match index_size(t) {
-            Some(s) => s,
-            None => gl_err!(gl, glow::INVALID_ENUM),
-        },
+        Some(t) => index_size(t).ok_or(glow::INVALID_ENUM)?,
     };
     if count < 0 || first < 0 || instances < 0 {
-        gl_err!(gl, glow::INVALID_VALUE);
+        return Err(glow::INVALID_VALUE);
     }
     if mode == glow::PATCHES {
         super::log_once("patches", || "tessellation (GL_PATCHES) is not supported yet".into());
-        gl_err!(gl, glow::INVALID_OPERATION);
+        return Err(glow::INVALID_OPERATION);
     }
+    Ok(isize_)
+}
+
+/// One draw: check arguments, validate state, then emit.
+#[allow(clippy::too_many_arguments)]
+fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
+    let isize_ = match check_args(mode, first, count, index_ty, instances) {
+        Ok(s) => s,
+        Err(e) => gl_err!(gl, e),
+    };
     if let Err(e) = gl.validate_draw() {
         gl_err!(gl, e);
     }
+    emit_draw(gl, mode, first, count, isize_, indices, instances, base_vertex, base_instance);
+}
+
+/// Emit one draw record; arguments are checked and state is validated
+/// (multi-draws validate once for all their sub-draws).
+#[allow(clippy::too_many_arguments)]
+fn emit_draw(gl: &mut Gl, mode: u32, first: i32, count: i32, isize_: u32, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
     if count == 0 || instances == 0 || gl.st.rasterizer_discard {
         return;
     }
@@ -91,6 +109,32 @@ fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, i
         },
         blob,
     );
+    gl.st.draws_since_publish += 1;
+    if gl.st.draws_since_publish >= PUBLISH_EVERY_DRAWS {
+        gl.st.draws_since_publish = 0;
+        remote::Transport::flush(&mut *gl.conn.pipe);
+    }
+}
+
+/// Check every sub-draw's arguments, validate once, then run `each`.
+fn multi_draw(gl: &mut Gl, mode: u32, drawcount: i32, index_ty: Option<u32>, counts: &[i32], each: impl FnOnce(&mut Gl, u32)) {
+    if drawcount < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let mut isize_ = 0;
+    for &c in counts {
+        match check_args(mode, 0, c, index_ty, 1) {
+            Ok(s) => isize_ = s,
+            Err(e) => gl_err!(gl, e),
+        }
+    }
+    if drawcount == 0 {
+        return;
+    }
+    if let Err(e) = gl.validate_draw() {
+        gl_err!(gl, e);
+    }
+    each(gl, isize_);
 }
 
 #[no_mangle]
@@ -158,12 +202,14 @@ pub unsafe extern "C" fn glMultiDrawArrays(mode: u32, first: *const i32, count: 
     // SAFETY: GL promises `drawcount` entries in each array.
     let (firsts, counts) = unsafe { (slice(first, drawcount), slice(count, drawcount)) };
     with_gl(|gl| {
-        if drawcount < 0 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        for (f, c) in firsts.iter().zip(counts) {
-            draw(gl, mode, *f, *c, None, 0, 1, 0, 0);
-        }
+        multi_draw(gl, mode, drawcount, None, counts, |gl, _| {
+            for (f, c) in firsts.iter().zip(counts) {
+                if *f < 0 {
+                    gl_err!(gl, glow::INVALID_VALUE);
+                }
+                emit_draw(gl, mode, *f, *c, 0, 0, 1, 0, 0);
+            }
+        })
     })
 }
 
@@ -172,12 +218,11 @@ pub unsafe extern "C" fn glMultiDrawElements(mode: u32, count: *const i32, ty: u
     // SAFETY: GL promises `drawcount` entries in each array.
     let (counts, idx) = unsafe { (slice(count, drawcount), slice(indices, drawcount)) };
     with_gl(|gl| {
-        if drawcount < 0 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        for (c, i) in counts.iter().zip(idx) {
-            draw(gl, mode, 0, *c, Some(ty), *i as usize, 1, 0, 0);
-        }
+        multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
+            for (c, i) in counts.iter().zip(idx) {
+                emit_draw(gl, mode, 0, *c, isize_, *i as usize, 1, 0, 0);
+            }
+        })
     })
 }
 
@@ -186,11 +231,10 @@ pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(mode: u32, count: *const 
     // SAFETY: GL promises `drawcount` entries in each array.
     let (counts, idx, bases) = unsafe { (slice(count, drawcount), slice(indices, drawcount), slice(basevertex, drawcount)) };
     with_gl(|gl| {
-        if drawcount < 0 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        for ((c, i), b) in counts.iter().zip(idx).zip(bases) {
-            draw(gl, mode, 0, *c, Some(ty), *i as usize, 1, *b, 0);
-        }
+        multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
+            for ((c, i), b) in counts.iter().zip(idx).zip(bases) {
+                emit_draw(gl, mode, 0, *c, isize_, *i as usize, 1, *b, 0);
+            }
+        })
     })
 }

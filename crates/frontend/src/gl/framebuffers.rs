@@ -5,7 +5,7 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl, Attachment, Framebuffer, Gl, Renderbuffer, MAX_DRAW_BUFFERS};
+use crate::context::{with_gl_dirty, DIRTY_FRAMEBUFFER, Attachment, Framebuffer, Gl, Renderbuffer, MAX_DRAW_BUFFERS};
 
 /// Bits of one component of an internal format (for *_SIZE queries).
 pub fn component_bits(f: u32, pname: u32) -> u32 {
@@ -50,7 +50,7 @@ pub fn component_bits(f: u32, pname: u32) -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenRenderbuffers(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn glGenRenderbuffers(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteRenderbuffers(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -110,12 +110,12 @@ fn detach_everywhere(gl: &mut Gl, kind: u32, name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsRenderbuffer(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.sh.renderbuffers.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| matches!(gl.sh.renderbuffers.get(&name), Some(Some(_))) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -175,7 +175,7 @@ fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, he
 
 #[no_mangle]
 pub unsafe extern "C" fn glRenderbufferStorage(target: u32, internal: u32, width: i32, height: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -185,7 +185,7 @@ pub unsafe extern "C" fn glRenderbufferStorage(target: u32, internal: u32, width
 
 #[no_mangle]
 pub unsafe extern "C" fn glRenderbufferStorageMultisample(target: u32, samples: i32, internal: u32, width: i32, height: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn glRenderbufferStorageMultisample(target: u32, samples: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetRenderbufferParameteriv(target: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl.st.set_error(glow::INVALID_ENUM);
             return None;
@@ -233,7 +233,7 @@ pub unsafe extern "C" fn glGetRenderbufferParameteriv(target: u32, pname: u32, o
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenFramebuffers(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -255,7 +255,7 @@ pub unsafe extern "C" fn glGenFramebuffers(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteFramebuffers(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -279,12 +279,12 @@ pub unsafe extern "C" fn glDeleteFramebuffers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsFramebuffer(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.st.fbos.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| matches!(gl.st.fbos.get(&name), Some(Some(_))) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindFramebuffer(target: u32, name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if !matches!(target, glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -366,7 +366,7 @@ fn attach(gl: &mut Gl, target: u32, attachment: u32, att: Attachment) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferRenderbuffer(target: u32, attachment: u32, rb_target: u32, rb: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if rb_target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -407,32 +407,32 @@ fn texture_attachment(gl: &mut Gl, target: u32, attachment: u32, textarget: Opti
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTexture2D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32) {
-    with_gl(|gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTexture1D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32) {
-    with_gl(|gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTexture3D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32, layer: i32) {
-    with_gl(|gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, layer, false))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, layer, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTextureLayer(target: u32, attachment: u32, tex: u32, level: i32, layer: i32) {
-    with_gl(|gl| texture_attachment(gl, target, attachment, None, tex, level, layer, true))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, None, tex, level, layer, true))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTexture(target: u32, attachment: u32, tex: u32, level: i32) {
-    with_gl(|gl| texture_attachment(gl, target, attachment, None, tex, level, 0, false))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, None, tex, level, 0, false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glCheckFramebufferStatus(target: u32) -> u32 {
-    with_gl(|gl| match target_fbo(gl, target) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| match target_fbo(gl, target) {
         Ok(f) => gl.framebuffer_status(f),
         Err(e) => {
             gl.st.set_error(e);
@@ -443,7 +443,7 @@ pub unsafe extern "C" fn glCheckFramebufferStatus(target: u32) -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, attachment: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = match target_fbo(gl, target) {
             Ok(f) => f,
             Err(e) => {
@@ -563,7 +563,7 @@ pub fn format_component_type(f: u32) -> u32 {
 pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
     // SAFETY: GL promises `n` values.
     let bufs = unsafe { slice(bufs, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 || n as usize > MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -615,7 +615,7 @@ pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDrawBuffer(buf: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = gl.st.draw_fbo;
         if fbo == 0 {
             if !matches!(buf, glow::NONE | glow::BACK | glow::BACK_LEFT | glow::FRONT | glow::FRONT_LEFT | glow::FRONT_AND_BACK | glow::LEFT) {
@@ -637,7 +637,7 @@ pub unsafe extern "C" fn glDrawBuffer(buf: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glReadBuffer(buf: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = gl.st.read_fbo;
         if fbo == 0 {
             if !matches!(buf, glow::NONE | glow::BACK | glow::BACK_LEFT | glow::FRONT | glow::FRONT_LEFT | glow::LEFT) {
@@ -659,7 +659,7 @@ pub unsafe extern "C" fn glReadBuffer(buf: u32) {
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn glBlitFramebuffer(sx0: i32, sy0: i32, sx1: i32, sy1: i32, dx0: i32, dy0: i32, dx1: i32, dy1: i32, mask: u32, filter: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }

@@ -145,12 +145,16 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
     let mut row = 0usize;
     while row < height as usize {
         let rows = rows_per_band.min(height as usize - row);
-        band.clear();
+        // One band (the common case) reads straight into the result.
+        let dst = if rows == height as usize { &mut reply } else { &mut band };
+        dst.clear();
         gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
         let p = calls::ReadPixels { x, y: y + row as i32, width: width as u32, height: rows as u32, format, r#type: ty, ..Default::default() };
-        gl.conn.pipe.read_pixels(&p, &mut band);
-        band.resize(rows * row_bytes, 0);
-        reply.extend_from_slice(&band);
+        gl.conn.pipe.read_pixels(&p, dst);
+        dst.resize(rows * row_bytes, 0);
+        if rows != height as usize {
+            reply.extend_from_slice(&band);
+        }
         row += rows;
     }
     if gl.st.pack.swap_bytes {

@@ -7,7 +7,7 @@ use mgpipe::calls;
 use mgpipe::Pipe;
 
 use super::{cstr, gl_err, put, slice};
-use crate::context::{with_gl, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS};
+use crate::context::{with_gl_dirty, DIRTY_PROGRAM, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS};
 use crate::shader;
 
 /// Scalar kind of a GLSL type.
@@ -85,7 +85,7 @@ fn program_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ProgramObj, u32>
 
 #[no_mangle]
 pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let Some(stage) = shader::stage_from_gl(ty) else {
             gl.st.set_error(glow::INVALID_ENUM);
             return 0;
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDeleteShader(name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if name == 0 {
             return;
         }
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn glDeleteShader(name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsShader(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Shader(_))) as u8)
+    with_gl_dirty(DIRTY_PROGRAM, |gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Shader(_))) as u8)
 }
 
 #[no_mangle]
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn glShaderSource(name: u32, count: i32, strings: *const *
             _ => source.push_str(&unsafe { cstr(p) }),
         }
     }
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if count < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn glShaderSource(name: u32, count: i32, strings: *const *
 
 #[no_mangle]
 pub unsafe extern "C" fn glCompileShader(name: u32) {
-    with_gl(|gl| match shader_mut(gl, name) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => match shader::compile(s.stage, &s.source) {
             Ok(log) => {
                 s.compiled = true;
@@ -186,7 +186,7 @@ unsafe fn write_log(text: &str, buf_size: i32, length: *mut i32, buf: *mut c_cha
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetShaderiv(name: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let s = match shader_mut(gl, name) {
             Ok(s) => s,
             Err(e) => {
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn glGetShaderiv(name: u32, pname: u32, out: *mut i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetShaderInfoLog(name: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
-    let text = with_gl(|gl| match shader_mut(gl, name) {
+    let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => Some(s.info_log.clone()),
         Err(e) => {
             gl.st.set_error(e);
@@ -229,7 +229,7 @@ pub unsafe extern "C" fn glGetShaderInfoLog(name: u32, buf_size: i32, length: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetShaderSource(name: u32, buf_size: i32, length: *mut i32, source: *mut c_char) {
-    let text = with_gl(|gl| match shader_mut(gl, name) {
+    let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => Some(s.source.clone()),
         Err(e) => {
             gl.st.set_error(e);
@@ -244,7 +244,7 @@ pub unsafe extern "C" fn glGetShaderSource(name: u32, buf_size: i32, length: *mu
 
 #[no_mangle]
 pub unsafe extern "C" fn glCreateProgram() -> u32 {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let name = new_object_name(gl);
         gl.sh.shader_objects.insert(name, ShaderOrProgram::Program(ProgramObj::default()));
         name
@@ -274,7 +274,7 @@ fn detach(gl: &mut Gl, shader_name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDeleteProgram(name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if name == 0 {
             return;
         }
@@ -294,12 +294,12 @@ pub unsafe extern "C" fn glDeleteProgram(name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsProgram(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Program(_))) as u8)
+    with_gl_dirty(DIRTY_PROGRAM, |gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Program(_))) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glAttachShader(program: u32, shader_name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if let Err(e) = program_mut(gl, program) {
             gl_err!(gl, e);
         }
@@ -319,7 +319,7 @@ pub unsafe extern "C" fn glAttachShader(program: u32, shader_name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDetachShader(program: u32, shader_name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if let Err(e) = shader_mut(gl, shader_name) {
             gl_err!(gl, e);
         }
@@ -335,7 +335,7 @@ pub unsafe extern "C" fn glDetachShader(program: u32, shader_name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetAttachedShaders(program: u32, max: i32, count: *mut i32, shaders: *mut u32) {
-    let list = with_gl(|gl| match program_mut(gl, program) {
+    let list = with_gl_dirty(DIRTY_PROGRAM, |gl| match program_mut(gl, program) {
         Ok(p) => Some(p.shaders.clone()),
         Err(e) => {
             gl.st.set_error(e);
@@ -357,7 +357,7 @@ pub unsafe extern "C" fn glGetAttachedShaders(program: u32, max: i32, count: *mu
 pub unsafe extern "C" fn glBindAttribLocation(program: u32, index: u32, name: *const c_char) {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if index as usize >= crate::context::MAX_ATTRIBS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -378,7 +378,7 @@ pub unsafe extern "C" fn glBindAttribLocation(program: u32, index: u32, name: *c
 pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: *const c_char) {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if color as usize >= crate::context::MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -397,7 +397,7 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glLinkProgram(program: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let p = match program_mut(gl, program) {
             Ok(p) => p,
             Err(e) => gl_err!(gl, e),
@@ -501,7 +501,7 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glUseProgram(program: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         if program != 0 {
             match program_mut(gl, program) {
                 Ok(p) => {
@@ -528,7 +528,7 @@ pub unsafe extern "C" fn glUseProgram(program: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glValidateProgram(program: u32) {
-    with_gl(|gl| match program_mut(gl, program) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| match program_mut(gl, program) {
         Ok(p) => p.validate_status = p.link_status,
         Err(e) => gl.st.set_error(e),
     })
@@ -536,7 +536,7 @@ pub unsafe extern "C" fn glValidateProgram(program: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let p = match program_mut(gl, program) {
             Ok(p) => p,
             Err(e) => {
@@ -578,7 +578,7 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetProgramInfoLog(program: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
-    let text = with_gl(|gl| match program_mut(gl, program) {
+    let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match program_mut(gl, program) {
         Ok(p) => Some(p.info_log.clone()),
         Err(e) => {
             gl.st.set_error(e);
@@ -604,7 +604,7 @@ fn linked<'a>(gl: &'a mut Gl, program: u32) -> Result<&'a mut LinkedState, u32> 
 pub unsafe extern "C" fn glGetAttribLocation(program: u32, name: *const c_char) -> i32 {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| match linked(gl, program) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => l.prog.attributes.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
         Err(e) => {
             gl.st.set_error(e);
@@ -617,7 +617,7 @@ pub unsafe extern "C" fn glGetAttribLocation(program: u32, name: *const c_char) 
 pub unsafe extern "C" fn glGetFragDataLocation(program: u32, name: *const c_char) -> i32 {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| match linked(gl, program) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => l.prog.outputs.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
         Err(e) => {
             gl.st.set_error(e);
@@ -642,7 +642,7 @@ fn split_index(n: &str) -> (&str, Option<u32>) {
 pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char) -> i32 {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
@@ -666,7 +666,7 @@ pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char)
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetActiveUniform(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
-    let r = with_gl(|gl| {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
@@ -694,7 +694,7 @@ pub unsafe extern "C" fn glGetActiveUniform(program: u32, index: u32, buf_size: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetActiveAttrib(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
-    let r = with_gl(|gl| {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
@@ -724,7 +724,7 @@ pub unsafe extern "C" fn glGetActiveAttrib(program: u32, index: u32, buf_size: i
 pub unsafe extern "C" fn glGetUniformBlockIndex(program: u32, name: *const c_char) -> u32 {
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
-    with_gl(|gl| match linked(gl, program) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => l.prog.blocks.iter().position(|b| b.name == n).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX),
         Err(e) => {
             gl.st.set_error(e);
@@ -735,7 +735,7 @@ pub unsafe extern "C" fn glGetUniformBlockIndex(program: u32, name: *const c_cha
 
 #[no_mangle]
 pub unsafe extern "C" fn glUniformBlockBinding(program: u32, index: u32, binding: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => gl_err!(gl, e),
@@ -749,7 +749,7 @@ pub unsafe extern "C" fn glUniformBlockBinding(program: u32, index: u32, binding
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
@@ -785,7 +785,7 @@ pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pna
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetActiveUniformBlockName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
-    let r = with_gl(|gl| match linked(gl, program) {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => match l.prog.blocks.get(index as usize) {
             Some(b) => Some(b.name.clone()),
             None => {
@@ -808,7 +808,7 @@ pub unsafe extern "C" fn glGetActiveUniformBlockName(program: u32, index: u32, b
 pub unsafe extern "C" fn glGetUniformIndices(program: u32, count: i32, names: *const *const c_char, indices: *mut u32) {
     // SAFETY: GL promises `count` strings.
     let names: Vec<String> = unsafe { slice(names, count) }.iter().map(|p| unsafe { cstr(*p) }).collect();
-    let r = with_gl(|gl| match linked(gl, program) {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => Some(names.iter().map(|n| l.prog.uniforms.iter().position(|u| u.name == *n || split_index(&u.name).0 == n.as_str()).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX)).collect::<Vec<_>>()),
         Err(e) => {
             gl.st.set_error(e);
@@ -827,7 +827,7 @@ pub unsafe extern "C" fn glGetUniformIndices(program: u32, count: i32, names: *c
 pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices: *const u32, pname: u32, out: *mut i32) {
     // SAFETY: GL promises `count` indices.
     let idx = unsafe { slice(indices, count) }.to_vec();
-    let r = with_gl(|gl| {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
@@ -868,7 +868,7 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetActiveUniformName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
-    let r = with_gl(|gl| match linked(gl, program) {
+    let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => match l.prog.uniforms.get(index as usize) {
             Some(u) => Some(u.name.clone()),
             None => {
@@ -981,7 +981,7 @@ macro_rules! uniform_scalars {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, $($arg: $t),+) {
             let words = [$(to_word($arg)),+];
-            with_gl(|gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words))
+            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words))
         }
     };
 }
@@ -993,7 +993,7 @@ macro_rules! uniform_vectors {
             // SAFETY: GL promises `count` elements of `$n` values.
             let v = unsafe { slice(value, count.saturating_mul($n)) };
             let words: Vec<u32> = v.iter().map(|x| to_word(*x)).collect();
-            with_gl(|gl| write_uniform(gl, location, count, $src, $n, None, &words))
+            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, count, $src, $n, None, &words))
         }
     };
 }
@@ -1005,7 +1005,7 @@ macro_rules! uniform_matrices {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
             let words: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
-            with_gl(|gl| write_uniform(gl, location, count, Src::F, 0, Some(($c, $r, transpose != 0)), &words))
+            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, count, Src::F, 0, Some(($c, $r, transpose != 0)), &words))
         }
     };
 }
@@ -1099,7 +1099,7 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f32) {
-    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w),
@@ -1114,7 +1114,7 @@ pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i32) {
-    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w) as i32,
@@ -1128,7 +1128,7 @@ pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut u32) {
-    if let Some((base, words)) = with_gl(|gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w) as u32,

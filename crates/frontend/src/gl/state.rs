@@ -5,7 +5,7 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, log_once, slice};
-use crate::context::{with_gl, Gl, MAX_DRAW_BUFFERS};
+use crate::context::{with_gl_dirty, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, Gl, MAX_DRAW_BUFFERS};
 
 fn valid_blend_factor(f: u32) -> bool {
     matches!(
@@ -116,7 +116,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnable(cap: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !set_cap(gl, cap, true) {
             gl.st.set_error(glow::INVALID_ENUM);
         }
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn glEnable(cap: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDisable(cap: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !set_cap(gl, cap, false) {
             gl.st.set_error(glow::INVALID_ENUM);
         }
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn glDisable(cap: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabled(cap: u32) -> u8 {
-    with_gl(|gl| match get_cap(gl, cap) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| match get_cap(gl, cap) {
         Some(v) => v as u8,
         None => {
             gl.st.set_error(glow::INVALID_ENUM);
@@ -167,19 +167,19 @@ fn indexed_cap(gl: &mut Gl, cap: u32, index: u32, on: Option<bool>) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnablei(cap: u32, index: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         indexed_cap(gl, cap, index, Some(true));
     })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glDisablei(cap: u32, index: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         indexed_cap(gl, cap, index, Some(false));
     })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
-    with_gl(|gl| indexed_cap(gl, cap, index, None))
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| indexed_cap(gl, cap, index, None))
 }
 
 #[no_mangle]
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn glGetError() -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFunc(src: u32, dst: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !valid_blend_factor(src) || !valid_blend_factor(dst) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -204,7 +204,7 @@ pub unsafe extern "C" fn glBlendFunc(src: u32, dst: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFuncSeparate(src_rgb: u32, dst_rgb: u32, src_a: u32, dst_a: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if ![src_rgb, dst_rgb, src_a, dst_a].iter().all(|&f| valid_blend_factor(f)) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -215,7 +215,7 @@ pub unsafe extern "C" fn glBlendFuncSeparate(src_rgb: u32, dst_rgb: u32, src_a: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquation(mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !valid_blend_eq(mode) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -226,7 +226,7 @@ pub unsafe extern "C" fn glBlendEquation(mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquationSeparate(rgb: u32, alpha: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !valid_blend_eq(rgb) || !valid_blend_eq(alpha) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -237,12 +237,12 @@ pub unsafe extern "C" fn glBlendEquationSeparate(rgb: u32, alpha: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl(|gl| gl.st.blend_color = [r, g, b, a])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.blend_color = [r, g, b, a])
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glColorMask(r: u8, g: u8, b: u8, a: u8) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let m = (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
         gl.st.color_mask = [m; MAX_DRAW_BUFFERS];
     })
@@ -250,7 +250,7 @@ pub unsafe extern "C" fn glColorMask(r: u8, g: u8, b: u8, a: u8) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glColorMaski(i: u32, r: u8, g: u8, b: u8, a: u8) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if i as usize >= MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -260,7 +260,7 @@ pub unsafe extern "C" fn glColorMaski(i: u32, r: u8, g: u8, b: u8, a: u8) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthFunc(f: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !valid_compare_func(f) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -270,17 +270,17 @@ pub unsafe extern "C" fn glDepthFunc(f: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthMask(flag: u8) {
-    with_gl(|gl| gl.st.depth_mask = flag != 0)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_mask = flag != 0)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRange(n: f64, f: f64) {
-    with_gl(|gl| gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32])
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRangef(n: f32, f: f32) {
-    with_gl(|gl| gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)])
 }
 
 fn stencil_faces(face: u32) -> Option<&'static [usize]> {
@@ -294,7 +294,7 @@ fn stencil_faces(face: u32) -> Option<&'static [usize]> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilFuncSeparate(face: u32, func: u32, reference: i32, mask: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
         if !valid_compare_func(func) {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn glStencilFunc(func: u32, reference: i32, mask: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilOpSeparate(face: u32, sfail: u32, dpfail: u32, dppass: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
         if ![sfail, dpfail, dppass].iter().all(|&o| valid_stencil_op(o)) {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn glStencilOp(sfail: u32, dpfail: u32, dppass: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilMaskSeparate(face: u32, mask: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
         for &i in faces {
             gl.st.stencil[i].write_mask = mask;
@@ -350,7 +350,7 @@ pub unsafe extern "C" fn glStencilMask(mask: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glCullFace(mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if stencil_faces(mode).is_none() {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -360,7 +360,7 @@ pub unsafe extern "C" fn glCullFace(mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFrontFace(mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if mode != glow::CW && mode != glow::CCW {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn glFrontFace(mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glViewport(x: i32, y: i32, w: i32, h: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if w < 0 || h < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -382,7 +382,7 @@ pub unsafe extern "C" fn glViewport(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if w < 0 || h < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -392,32 +392,32 @@ pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl(|gl| gl.st.clear_color = [r, g, b, a])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_color = [r, g, b, a])
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepth(d: f64) {
-    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0))
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_depth = d.clamp(0.0, 1.0))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepthf(d: f32) {
-    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0) as f64)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_depth = d.clamp(0.0, 1.0) as f64)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearStencil(s: i32) {
-    with_gl(|gl| gl.st.clear_stencil = s)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_stencil = s)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonOffset(factor: f32, units: f32) {
-    with_gl(|gl| gl.st.polygon_offset = [factor, units])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.polygon_offset = [factor, units])
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glLineWidth(w: f32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if w <= 0.0 || w.is_nan() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -427,7 +427,7 @@ pub unsafe extern "C" fn glLineWidth(w: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointSize(s: f32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if s <= 0.0 || s.is_nan() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -437,7 +437,7 @@ pub unsafe extern "C" fn glPointSize(s: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if face != glow::FRONT_AND_BACK && (gl.st.is_core() || stencil_faces(face).is_none()) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -453,7 +453,7 @@ pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glProvokingVertex(mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if mode != glow::FIRST_VERTEX_CONVENTION && mode != glow::LAST_VERTEX_CONVENTION {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -463,12 +463,12 @@ pub unsafe extern "C" fn glProvokingVertex(mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPrimitiveRestartIndex(index: u32) {
-    with_gl(|gl| gl.st.primitive_restart_index = index)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.primitive_restart_index = index)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSampleCoverage(value: f32, invert: u8) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         gl.st.sample_coverage_value = value.clamp(0.0, 1.0);
         gl.st.sample_coverage_invert = invert != 0;
     })
@@ -476,7 +476,7 @@ pub unsafe extern "C" fn glSampleCoverage(value: f32, invert: u8) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glLogicOp(op: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !(glow::CLEAR..=glow::SET).contains(&op) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -486,7 +486,7 @@ pub unsafe extern "C" fn glLogicOp(op: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if !matches!(mode, glow::FASTEST | glow::NICEST | glow::DONT_CARE) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -499,7 +499,7 @@ pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPixelStorei(pname: u32, param: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let (store, key) = match pname {
             glow::PACK_ROW_LENGTH | glow::PACK_IMAGE_HEIGHT | glow::PACK_SKIP_PIXELS | glow::PACK_SKIP_ROWS | glow::PACK_SKIP_IMAGES | glow::PACK_ALIGNMENT | glow::PACK_SWAP_BYTES | glow::PACK_LSB_FIRST => (&mut gl.st.pack, pname),
             glow::UNPACK_ROW_LENGTH | glow::UNPACK_IMAGE_HEIGHT | glow::UNPACK_SKIP_PIXELS | glow::UNPACK_SKIP_ROWS | glow::UNPACK_SKIP_IMAGES | glow::UNPACK_ALIGNMENT | glow::UNPACK_SWAP_BYTES | glow::UNPACK_LSB_FIRST => (&mut gl.st.unpack, pname),
@@ -533,7 +533,7 @@ pub unsafe extern "C" fn glPixelStoref(pname: u32, param: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFlush() {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         gl.conn.pipe.flush_commands(&calls::FlushCommands::default());
         remote::Transport::flush(&mut *gl.conn.pipe);
     })
@@ -541,7 +541,7 @@ pub unsafe extern "C" fn glFlush() {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFinish() {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let mut reply = Vec::new();
         gl.conn.blocking(crate::runtime::BlockingCause::Finish);
         gl.conn.pipe.finish(&calls::Finish::default(), &mut reply);
@@ -554,7 +554,7 @@ pub unsafe extern "C" fn glFinish() {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClear(mask: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -630,7 +630,7 @@ fn clear_buffer(gl: &mut Gl, buffer: u32, drawbuffer: i32, color_type: u32, word
 pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *const f32) {
     // SAFETY: GL promises 4 (colour) or 1 (depth) values.
     let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if v.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -646,7 +646,7 @@ pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *c
 pub unsafe extern "C" fn glClearBufferiv(buffer: u32, drawbuffer: i32, value: *const i32) {
     // SAFETY: GL promises 4 (colour) or 1 (stencil) values.
     let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if v.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -662,7 +662,7 @@ pub unsafe extern "C" fn glClearBufferiv(buffer: u32, drawbuffer: i32, value: *c
 pub unsafe extern "C" fn glClearBufferuiv(buffer: u32, drawbuffer: i32, value: *const u32) {
     // SAFETY: GL promises 4 values.
     let v = unsafe { slice(value, 4) };
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if buffer != glow::COLOR {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -675,7 +675,7 @@ pub unsafe extern "C" fn glClearBufferuiv(buffer: u32, drawbuffer: i32, value: *
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferfi(buffer: u32, drawbuffer: i32, depth: f32, stencil: i32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         if buffer != glow::DEPTH_STENCIL {
             gl_err!(gl, glow::INVALID_ENUM);
         }

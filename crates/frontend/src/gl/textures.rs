@@ -8,7 +8,7 @@ use mgpipe::Pipe;
 
 use super::pixels::{bytes_per_pixel, unpack};
 use super::{gl_err, put, slice};
-use crate::context::{target_index, with_gl, Gl, LevelInfo, TexParams, Texture, MAX_TEXTURE_UNITS};
+use crate::context::{target_index, with_gl_dirty, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, Gl, LevelInfo, TexParams, Texture, MAX_TEXTURE_UNITS};
 
 /// The unpacked internal format a base format/type implies (GL allows
 /// unsized internal formats; the backend wants sized ones).
@@ -94,7 +94,7 @@ fn bound_texture_name(gl: &Gl, target: u32) -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenTextures(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn glGenTextures(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -144,12 +144,12 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsTexture(name: u32) -> u8 {
-    with_gl(|gl| matches!(gl.sh.textures.get(&name), Some(Some(t)) if t.target != 0) as u8)
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| matches!(gl.sh.textures.get(&name), Some(Some(t)) if t.target != 0) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glActiveTexture(unit: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         let i = unit.wrapping_sub(glow::TEXTURE0);
         if i as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn glActiveTexture(unit: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         let Some(ti) = target_index(target) else { gl_err!(gl, glow::INVALID_ENUM) };
         if name != 0 {
             match gl.sh.textures.get(&name) {
@@ -282,17 +282,17 @@ fn image_source(gl: &mut Gl, w: u32, h: u32, d: u32, bpp: usize, pixels: *const 
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexImage1D(target: u32, level: i32, internal: i32, width: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_image(gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexImage2D(target: u32, level: i32, internal: i32, width: i32, height: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_image(gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexImage3D(target: u32, level: i32, internal: i32, width: i32, height: i32, depth: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_image(gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -324,17 +324,17 @@ fn tex_subimage(gl: &mut Gl, dims: u32, target: u32, level: i32, x: i32, y: i32,
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexSubImage1D(target: u32, level: i32, x: i32, width: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_subimage(gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexSubImage2D(target: u32, level: i32, x: i32, y: i32, width: i32, height: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_subimage(gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexSubImage3D(target: u32, level: i32, x: i32, y: i32, z: i32, width: i32, height: i32, depth: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl(|gl| tex_subimage(gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels))
 }
 
 fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, width: i32, height: i32, depth: i32) {
@@ -386,22 +386,22 @@ fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, 
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexStorage1D(target: u32, levels: i32, internal: u32, width: i32) {
-    with_gl(|gl| tex_storage(gl, 1, target, levels, internal, width, 1, 1))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 1, target, levels, internal, width, 1, 1))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexStorage2D(target: u32, levels: i32, internal: u32, width: i32, height: i32) {
-    with_gl(|gl| tex_storage(gl, 2, target, levels, internal, width, height, 1))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 2, target, levels, internal, width, height, 1))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexStorage3D(target: u32, levels: i32, internal: u32, width: i32, height: i32, depth: i32) {
-    with_gl(|gl| tex_storage(gl, 3, target, levels, internal, width, height, depth))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 3, target, levels, internal, width, height, depth))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if !matches!(target, glow::TEXTURE_1D | glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP | glow::TEXTURE_CUBE_MAP_ARRAY) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -554,12 +554,12 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
-    with_gl(|gl| tex_parameter(gl, target, pname, &[], &[param]))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_parameter(gl, target, pname, &[], &[param]))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT) {
             tex_parameter(gl, target, pname, &[param], &[])
         } else {
@@ -573,7 +573,7 @@ pub unsafe extern "C" fn glTexParameteriv(target: u32, pname: u32, params: *cons
     let n = if matches!(pname, glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA) { 4 } else { 1 };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl(|gl| tex_parameter(gl, target, pname, &[], &v))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_parameter(gl, target, pname, &[], &v))
 }
 
 #[no_mangle]
@@ -581,7 +581,7 @@ pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *cons
     let n = if matches!(pname, glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA) { 4 } else { 1 };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT | glow::TEXTURE_BORDER_COLOR) {
             tex_parameter(gl, target, pname, &v, &[])
         } else {
@@ -633,7 +633,7 @@ fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexParameteriv(target: u32, pname: u32, out: *mut i32) {
-    if let Some(v) = with_gl(|gl| tex_param_get(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_param_get(gl, target, pname)) {
         for (i, x) in v.iter().enumerate() {
             let val = if pname == glow::TEXTURE_BORDER_COLOR { (*x as f64 * i32::MAX as f64) as i32 } else { x.round() as i32 };
             // SAFETY: GL promises room for the values of `pname`.
@@ -644,7 +644,7 @@ pub unsafe extern "C" fn glGetTexParameteriv(target: u32, pname: u32, out: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexParameterfv(target: u32, pname: u32, out: *mut f32) {
-    if let Some(v) = with_gl(|gl| tex_param_get(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_param_get(gl, target, pname)) {
         for (i, x) in v.iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), *x) };
@@ -654,7 +654,7 @@ pub unsafe extern "C" fn glGetTexParameterfv(target: u32, pname: u32, out: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexLevelParameteriv(target: u32, level: i32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if level < 0 {
             gl.st.set_error(glow::INVALID_VALUE);
             return None;
@@ -712,7 +712,7 @@ pub unsafe extern "C" fn glGetTexLevelParameterfv(target: u32, level: i32, pname
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenSamplers(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -734,7 +734,7 @@ pub unsafe extern "C" fn glGenSamplers(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteSamplers(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -752,12 +752,12 @@ pub unsafe extern "C" fn glDeleteSamplers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsSampler(name: u32) -> u8 {
-    with_gl(|gl| gl.sh.samplers.contains_key(&name) as u8)
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| gl.sh.samplers.contains_key(&name) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if unit as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -777,12 +777,12 @@ fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) 
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameteri(s: u32, pname: u32, param: i32) {
-    with_gl(|gl| sampler_parameter(gl, s, pname, &[], &[param]))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| sampler_parameter(gl, s, pname, &[], &[param]))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameterf(s: u32, pname: u32, param: f32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT) {
             sampler_parameter(gl, s, pname, &[param], &[])
         } else {
@@ -796,7 +796,7 @@ pub unsafe extern "C" fn glSamplerParameteriv(s: u32, pname: u32, params: *const
     let n = if pname == glow::TEXTURE_BORDER_COLOR { 4 } else { 1 };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl(|gl| sampler_parameter(gl, s, pname, &[], &v))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| sampler_parameter(gl, s, pname, &[], &v))
 }
 
 #[no_mangle]
@@ -804,7 +804,7 @@ pub unsafe extern "C" fn glSamplerParameterfv(s: u32, pname: u32, params: *const
     let n = if pname == glow::TEXTURE_BORDER_COLOR { 4 } else { 1 };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT | glow::TEXTURE_BORDER_COLOR) {
             sampler_parameter(gl, s, pname, &v, &[])
         } else {
@@ -816,7 +816,7 @@ pub unsafe extern "C" fn glSamplerParameterfv(s: u32, pname: u32, params: *const
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetSamplerParameteriv(s: u32, pname: u32, out: *mut i32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         let Some(p) = gl.sh.samplers.get(&s).copied() else {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;
@@ -850,7 +850,7 @@ pub unsafe extern "C" fn glGetSamplerParameteriv(s: u32, pname: u32, out: *mut i
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetSamplerParameterfv(s: u32, pname: u32, out: *mut f32) {
-    let v = with_gl(|gl| {
+    let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         let Some(p) = gl.sh.samplers.get(&s).copied() else {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;

@@ -621,12 +621,28 @@ impl Gl<'_> {
         Ok(())
     }
 
+    /// Re-derive only the dirty groups (the dry verify pass re-derives all).
     fn emit_draw_state(&mut self) -> Result<(), u32> {
-        self.emit_framebuffer()?;
-        self.emit_render_state();
-        self.emit_dynamic();
-        self.emit_program()?;
-        self.emit_vertex_input()?;
+        use crate::context::{DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE, DIRTY_VERTEX};
+        let dirty = if self.st.verify_dry { DIRTY_ALL } else { self.st.dirty };
+        if dirty & DIRTY_FRAMEBUFFER != 0 {
+            self.emit_framebuffer()?;
+        }
+        if dirty & DIRTY_RENDER_STATE != 0 {
+            self.emit_render_state();
+        }
+        if dirty & DIRTY_DYNAMIC != 0 {
+            self.emit_dynamic();
+        }
+        if dirty & DIRTY_PROGRAM != 0 {
+            self.emit_program()?;
+        }
+        if dirty & DIRTY_VERTEX != 0 {
+            self.emit_vertex_input()?;
+        }
+        if !self.st.verify_dry {
+            self.st.dirty = 0;
+        }
         Ok(())
     }
 

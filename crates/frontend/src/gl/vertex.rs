@@ -3,11 +3,11 @@
 use std::ffi::c_void;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl, Gl, VertexArray, VertexAttrib, MAX_ATTRIBS};
+use crate::context::{with_gl_dirty, DIRTY_VERTEX, Gl, VertexArray, VertexAttrib, MAX_ATTRIBS};
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenVertexArrays(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn glGenVertexArrays(n: i32, out: *mut u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glCreateVertexArrays(n: i32, out: *mut u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn glCreateVertexArrays(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteVertexArrays(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -66,12 +66,12 @@ pub unsafe extern "C" fn glDeleteVertexArrays(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsVertexArray(name: u32) -> u8 {
-    with_gl(|gl| (name != 0 && matches!(gl.st.vaos.get(&name), Some(Some(_)))) as u8)
+    with_gl_dirty(DIRTY_VERTEX, |gl| (name != 0 && matches!(gl.st.vaos.get(&name), Some(Some(_)))) as u8)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindVertexArray(name: u32) {
-    with_gl(|gl| {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
         match gl.st.vaos.get_mut(&name) {
             None => gl_err!(gl, glow::INVALID_OPERATION),
             Some(slot @ None) => *slot = Some(VertexArray { created: true, ..Default::default() }),
@@ -98,7 +98,7 @@ fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u3
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnableVertexAttribArray(index: u32) {
-    with_gl(|gl| match attrib_mut(gl, index) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
         Ok(a) => a.enabled = true,
         Err(e) => gl.st.set_error(e),
     })
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn glEnableVertexAttribArray(index: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDisableVertexAttribArray(index: u32) {
-    with_gl(|gl| match attrib_mut(gl, index) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
         Ok(a) => a.enabled = false,
         Err(e) => gl.st.set_error(e),
     })
@@ -175,17 +175,17 @@ fn attrib_pointer(gl: &mut Gl, index: u32, size: i32, ty: u32, normalized: bool,
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribPointer(index: u32, size: i32, ty: u32, normalized: u8, stride: i32, pointer: *const c_void) {
-    with_gl(|gl| attrib_pointer(gl, index, size, ty, normalized != 0, false, stride, pointer as usize))
+    with_gl_dirty(DIRTY_VERTEX, |gl| attrib_pointer(gl, index, size, ty, normalized != 0, false, stride, pointer as usize))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribIPointer(index: u32, size: i32, ty: u32, stride: i32, pointer: *const c_void) {
-    with_gl(|gl| attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize))
+    with_gl_dirty(DIRTY_VERTEX, |gl| attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribDivisor(index: u32, divisor: u32) {
-    with_gl(|gl| match attrib_mut(gl, index) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
         Ok(a) => a.divisor = divisor,
         Err(e) => gl.st.set_error(e),
     })
@@ -209,35 +209,35 @@ fn f4(x: f32, y: f32, z: f32, w: f32) -> [u32; 4] {
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib1f(i: u32, x: f32) {
-    with_gl(|gl| set_current(gl, i, f4(x, 0.0, 0.0, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, 0.0, 0.0, 1.0), false))
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib2f(i: u32, x: f32, y: f32) {
-    with_gl(|gl| set_current(gl, i, f4(x, y, 0.0, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, 0.0, 1.0), false))
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib3f(i: u32, x: f32, y: f32, z: f32) {
-    with_gl(|gl| set_current(gl, i, f4(x, y, z, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, z, 1.0), false))
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib4f(i: u32, x: f32, y: f32, z: f32, w: f32) {
-    with_gl(|gl| set_current(gl, i, f4(x, y, z, w), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, z, w), false))
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib4fv(i: u32, v: *const f32) {
     // SAFETY: GL promises 4 values.
     let v = unsafe { slice(v, 4) };
     if v.len() == 4 {
-        with_gl(|gl| set_current(gl, i, f4(v[0], v[1], v[2], v[3]), false))
+        with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(v[0], v[1], v[2], v[3]), false))
     }
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribI4i(i: u32, x: i32, y: i32, z: i32, w: i32) {
-    with_gl(|gl| set_current(gl, i, [x as u32, y as u32, z as u32, w as u32], true))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, [x as u32, y as u32, z as u32, w as u32], true))
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribI4ui(i: u32, x: u32, y: u32, z: u32, w: u32) {
-    with_gl(|gl| set_current(gl, i, [x, y, z, w], true))
+    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, [x, y, z, w], true))
 }
 
 fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> {
@@ -276,7 +276,7 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i32) {
-    let r = with_gl(|gl| {
+    let r = with_gl_dirty(DIRTY_VERTEX, |gl| {
         let is_int = gl.st.current_attrib_integer & (1 << index.min(31)) != 0;
         vertex_attrib_param(gl, index, pname).map(|v| (v, is_int))
     });
@@ -292,7 +292,7 @@ pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetVertexAttribfv(index: u32, pname: u32, out: *mut f32) {
-    let r = with_gl(|gl| vertex_attrib_param(gl, index, pname));
+    let r = with_gl_dirty(DIRTY_VERTEX, |gl| vertex_attrib_param(gl, index, pname));
     if let Some(v) = r {
         let n = if pname == glow::CURRENT_VERTEX_ATTRIB { 4 } else { 1 };
         for (i, w) in v.iter().enumerate().take(n) {
@@ -305,7 +305,7 @@ pub unsafe extern "C" fn glGetVertexAttribfv(index: u32, pname: u32, out: *mut f
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetVertexAttribPointerv(index: u32, pname: u32, out: *mut *mut c_void) {
-    let r = with_gl(|gl| {
+    let r = with_gl_dirty(DIRTY_VERTEX, |gl| {
         if pname != glow::VERTEX_ATTRIB_ARRAY_POINTER {
             gl.st.set_error(glow::INVALID_ENUM);
             return None;
