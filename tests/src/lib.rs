@@ -331,7 +331,27 @@ pub fn kill_group(pgid: u32) {
 /// Does any process of the group still exist?
 pub fn group_alive(pgid: u32) -> bool {
     // SAFETY: signal 0 only checks for existence; see kill_group.
-    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
+    if unsafe { libc::kill(-(pgid as libc::pid_t), 0) } != 0 {
+        return false;
+    }
+    // A member that already exited but is not reaped yet (a zombie: an
+    // orphaned server child waits for init to reap it, which in a container
+    // can take a while) is not running; only count live members.
+    let Ok(dir) = std::fs::read_dir("/proc") else { return true };
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // pid (comm) state ppid pgrp ...: parse after the last ')'.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let mut f = rest.split_whitespace();
+        let state = f.next().unwrap_or("Z");
+        let pgrp = f.nth(1).and_then(|p| p.parse::<u32>().ok());
+        if pgrp == Some(pgid) && state != "Z" && state != "X" {
+            return true;
+        }
+    }
+    false
 }
 
 /// Every `pid=<n>` in a server log.

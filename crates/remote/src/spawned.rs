@@ -348,3 +348,15 @@ pub fn run_spawned_server_with(
     }
     result
 }
+
+/// End the server process now, without running exit handlers or library
+/// destructors: after the client is gone nothing is left to flush, and a
+/// driver's own teardown (llvmpipe's joins its threads, LLVM's frees its
+/// caches) can take a second or more, keeping a dead client's server alive.
+pub fn exit_immediately(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` never returns and touches no Rust state; buffered
+    // output was flushed above.
+    unsafe { libc::_exit(code) }
+}

@@ -114,7 +114,9 @@ fn main() -> ExitCode {
     // run_spawned_server logs `mobilegl-server pid=<pid> transport=spawn
     // backend=<kind>` as soon as Hello names the backend.
     match remote::server::run_spawned_server(fd, make_backend) {
-        Ok(()) => ExitCode::SUCCESS,
+        // Done serving (Goodbye or the client hung up): skip the driver's
+        // exit-time teardown, nobody is waiting for it.
+        Ok(()) => remote::server::exit_immediately(0),
         Err(e) => {
             tracing::error!("mobilegl-server pid={} stopped: {e}", std::process::id());
             ExitCode::FAILURE
