@@ -29,58 +29,51 @@ fn server_logs_pid_and_refuses_or_serves_by_name() {
     // The only test in this binary: no other thread reads the environment.
     std::env::set_var("MOBILEGL_SERVER_LOG", &log);
 
-    // vulkan: not built yet, refused by name.
+    // An unknown backend kind is refused by name before anything is spawned.
     match connect(
         TransportKind::Spawn,
-        &cfg("vulkan"),
+        &cfg("metal"),
         no_factory(),
         Some(Path::new(SERVER)),
     ) {
-        Err(TransportError::Refused {
-            reason: RefuseReason::BackendUnavailable,
-            detail,
-        }) => {
-            assert!(detail.contains("not built yet"), "{detail}")
-        }
-        Err(e) => panic!("expected Refused(BackendUnavailable), got {e}"),
-        Ok(_) => panic!("vulkan is not built yet"),
+        Err(TransportError::UnknownBackend(v)) => assert_eq!(v, "metal"),
+        Err(e) => panic!("expected UnknownBackend, got {e}"),
+        Ok(_) => panic!("an unknown backend kind was served"),
     }
-    let text = std::fs::read_to_string(&log).expect("server log written");
-    let first = text.lines().next().unwrap_or_default();
-    assert!(
-        first.contains("mobilegl-server pid=")
-            && first.contains("transport=spawn")
-            && first.contains("backend=vulkan"),
-        "first log line: {first:?}"
-    );
 
-    // gles: serves when the machine has EGL/GLES, else a named refusal.
-    match connect(
-        TransportKind::Spawn,
-        &cfg("gles"),
-        no_factory(),
-        Some(Path::new(SERVER)),
-    ) {
-        Ok(mut t) => {
-            assert_eq!(t.kind(), TransportKind::Spawn);
-            let mut r = Vec::new();
-            t.finish(&mgpipe::calls::Finish::default(), &mut r);
-            assert!(t.lost().is_none(), "{:?}", t.lost());
-            eprintln!(
-                "gles server caps renderer: {}",
-                mgpipe::Caps::get_str(&t.caps().driver_renderer)
-            );
+    // gles and vulkan: serve when the machine has the driver, else a named
+    // refusal.
+    for kind in ["gles", "vulkan"] {
+        match connect(
+            TransportKind::Spawn,
+            &cfg(kind),
+            no_factory(),
+            Some(Path::new(SERVER)),
+        ) {
+            Ok(mut t) => {
+                assert_eq!(t.kind(), TransportKind::Spawn);
+                let mut r = Vec::new();
+                t.finish(&mgpipe::calls::Finish::default(), &mut r);
+                assert!(t.lost().is_none(), "{:?}", t.lost());
+                eprintln!(
+                    "{kind} server caps renderer: {}",
+                    mgpipe::Caps::get_str(&t.caps().driver_renderer)
+                );
+            }
+            Err(TransportError::Refused {
+                reason: RefuseReason::BackendUnavailable,
+                detail,
+            }) => {
+                eprintln!("note: no {kind} driver on this machine: {detail}");
+            }
+            Err(e) => panic!("{kind}: expected a link or a named refusal, got {e}"),
         }
-        Err(TransportError::Refused {
-            reason: RefuseReason::BackendUnavailable,
-            detail,
-        }) => {
-            eprintln!("note: no GLES on this machine: {detail}");
-        }
-        Err(e) => panic!("gles: expected a link or a named refusal, got {e}"),
     }
     std::env::remove_var("MOBILEGL_SERVER_LOG");
     let text = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(text.contains("backend=gles"), "{text}");
+    assert!(
+        text.contains("backend=gles") && text.contains("backend=vulkan"),
+        "{text}"
+    );
     let _ = std::fs::remove_file(&log);
 }
