@@ -337,13 +337,21 @@ pub fn group_alive(pgid: u32) -> bool {
     // A member that already exited but is not reaped yet (a zombie: an
     // orphaned server child waits for init to reap it, which in a container
     // can take a while) is not running; only count live members.
-    let Ok(dir) = std::fs::read_dir("/proc") else { return true };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return true;
+    };
     for e in dir.flatten() {
         let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
         // pid (comm) state ppid pgrp ...: parse after the last ')'.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
         let mut f = rest.split_whitespace();
         let state = f.next().unwrap_or("Z");
         let pgrp = f.nth(1).and_then(|p| p.parse::<u32>().ok());

@@ -184,11 +184,30 @@ mod steady_stats {
 
     fn check(lane: Lane) {
         let exe = build_client().expect("build the scenario client");
-        let env = [("MOBILEGL_STATS", Path::new("1")), ("MOBILEGL_LOG", Path::new("mobilegl::stats=info"))];
-        let run = run_client(&exe, lane, &["steady_frames"], &env, super::TIMEOUT).expect("run the client");
-        assert!(run.passed("steady_frames"), "[{}] steady_frames failed\n{}", lane.name(), run.describe());
-        let frames: Vec<&str> = run.stderr.lines().filter(|l| l.contains("blocking_round_trips=")).collect();
-        assert!(frames.len() >= 12, "[{}] expected >= 12 stats lines, got {}\n{}", lane.name(), frames.len(), run.describe());
+        let env = [
+            ("MOBILEGL_STATS", Path::new("1")),
+            ("MOBILEGL_LOG", Path::new("mobilegl::stats=info")),
+        ];
+        let run = run_client(&exe, lane, &["steady_frames"], &env, super::TIMEOUT)
+            .expect("run the client");
+        assert!(
+            run.passed("steady_frames"),
+            "[{}] steady_frames failed\n{}",
+            lane.name(),
+            run.describe()
+        );
+        let frames: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("blocking_round_trips="))
+            .collect();
+        assert!(
+            frames.len() >= 12,
+            "[{}] expected >= 12 stats lines, got {}\n{}",
+            lane.name(),
+            frames.len(),
+            run.describe()
+        );
         // Frames 0-1 warm up (shader compile, first uploads); 2.. are steady.
         for line in &frames[2..12] {
             assert!(
@@ -224,8 +243,19 @@ mod pipe_verify {
         let exe = build_client().expect("build the scenario client");
         let env = [("MOBILEGL_PIPE_VERIFY", Path::new("1"))];
         let run = run_client(&exe, lane, &[], &env, super::TIMEOUT).expect("run the client");
-        assert!(run.stdout.contains("0 of 15 scenarios failed"), "[{}] scenarios failed under verify\n{}", lane.name(), run.describe());
-        assert!(!run.stderr.contains("MOBILEGL_PIPE_VERIFY: state divergence"), "[{}] verifier reported a divergence\n{}", lane.name(), run.describe());
+        assert!(
+            run.stdout.contains("0 of 15 scenarios failed"),
+            "[{}] scenarios failed under verify\n{}",
+            lane.name(),
+            run.describe()
+        );
+        assert!(
+            !run.stderr
+                .contains("MOBILEGL_PIPE_VERIFY: state divergence"),
+            "[{}] verifier reported a divergence\n{}",
+            lane.name(),
+            run.describe()
+        );
     }
 
     #[test]

@@ -30,7 +30,9 @@ fn gles_query_target(target: u32) -> Option<u32> {
     match target {
         glow::SAMPLES_PASSED | glow::ANY_SAMPLES_PASSED => Some(glow::ANY_SAMPLES_PASSED),
         glow::ANY_SAMPLES_PASSED_CONSERVATIVE => Some(glow::ANY_SAMPLES_PASSED_CONSERVATIVE),
-        glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN => Some(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN),
+        glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN => {
+            Some(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN)
+        }
         glow::PRIMITIVES_GENERATED => Some(glow::PRIMITIVES_GENERATED),
         _ => None,
     }
@@ -73,7 +75,12 @@ impl GlesBackend {
         } else {
             None
         };
-        let entry = QueryEntry { q, target: p.target, started, result_ns: 0 };
+        let entry = QueryEntry {
+            q,
+            target: p.target,
+            started,
+            result_ns: 0,
+        };
         match self.scr.queries.insert(p.query, entry) {
             Ok(Some(old)) => self.delete_query_entry(old),
             Ok(None) => {}
@@ -97,7 +104,10 @@ impl GlesBackend {
             _ => {
                 // SAFETY: plain call on the current context.
                 unsafe { self.gl.finish() };
-                e.result_ns = e.started.map(|s| s.elapsed().as_nanos() as u64).unwrap_or(0);
+                e.result_ns = e
+                    .started
+                    .map(|s| s.elapsed().as_nanos() as u64)
+                    .unwrap_or(0);
             }
         }
         self.check("query_end");
@@ -108,7 +118,12 @@ impl GlesBackend {
         // SAFETY: plain call on the current context.
         unsafe { self.gl.finish() };
         let now = self.epoch.elapsed().as_nanos() as u64;
-        let entry = QueryEntry { q: None, target: glow::TIMESTAMP, started: None, result_ns: now };
+        let entry = QueryEntry {
+            q: None,
+            target: glow::TIMESTAMP,
+            started: None,
+            result_ns: now,
+        };
         match self.scr.queries.insert(p.query, entry) {
             Ok(Some(old)) => self.delete_query_entry(old),
             Ok(None) => {}
@@ -129,12 +144,19 @@ impl GlesBackend {
         };
         // SAFETY: `q` is a live query of this share group.
         unsafe {
-            let mut available = self.gl.get_query_parameter_u32(q, glow::QUERY_RESULT_AVAILABLE) != 0;
+            let mut available = self
+                .gl
+                .get_query_parameter_u32(q, glow::QUERY_RESULT_AVAILABLE)
+                != 0;
             if !available && p.wait != 0 {
                 // QUERY_RESULT waits for the result.
                 available = true;
             }
-            let value = if available { self.gl.get_query_parameter_u32(q, glow::QUERY_RESULT) as u64 } else { 0 };
+            let value = if available {
+                self.gl.get_query_parameter_u32(q, glow::QUERY_RESULT) as u64
+            } else {
+                0
+            };
             query_reply(reply, available, value);
         }
         self.check("query_result");
@@ -165,7 +187,11 @@ impl GlesBackend {
     pub(crate) fn texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
         reply.clear();
         let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
-            warn!(format = p.format, ty = p.r#type, "get_texture_image: unknown format/type, empty reply");
+            warn!(
+                format = p.format,
+                ty = p.r#type,
+                "get_texture_image: unknown format/type, empty reply"
+            );
             return;
         };
         let (w, h, d) = (p.width as usize, p.height as usize, p.depth.max(1) as usize);
@@ -179,10 +205,17 @@ impl GlesBackend {
             return;
         }
         self.prepare();
-        let Some((tex, internal, target)) = self.scr.resources.get(p.res).and_then(|r| match r.kind {
-            ResKind::Texture { tex, internal, target, .. } => Some((tex, internal, target)),
-            _ => None,
-        }) else {
+        let Some((tex, internal, target)) =
+            self.scr.resources.get(p.res).and_then(|r| match r.kind {
+                ResKind::Texture {
+                    tex,
+                    internal,
+                    target,
+                    ..
+                } => Some((tex, internal, target)),
+                _ => None,
+            })
+        else {
             warn!(res = ?p.res, "get_texture_image: not a texture, zeros returned");
             return;
         };
@@ -191,7 +224,10 @@ impl GlesBackend {
             return;
         };
         let gl = &self.gl;
-        let layered = matches!(target, glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY);
+        let layered = matches!(
+            target,
+            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
+        );
         // SAFETY: a temporary framebuffer made, bound for reading, used and
         // deleted here; the previous read binding is restored through the
         // shadow (forget_objects below).
@@ -206,18 +242,43 @@ impl GlesBackend {
             let layer_bytes = w * h * bpp;
             for z in 0..d {
                 if layered {
-                    gl.framebuffer_texture_layer(glow::READ_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, Some(tex), p.level as i32, z as i32);
+                    gl.framebuffer_texture_layer(
+                        glow::READ_FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0,
+                        Some(tex),
+                        p.level as i32,
+                        z as i32,
+                    );
                 } else {
-                    let img_target = if target == glow::TEXTURE_CUBE_MAP { p.target } else { target };
-                    gl.framebuffer_texture_2d(glow::READ_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, img_target, Some(tex), p.level as i32);
+                    let img_target = if target == glow::TEXTURE_CUBE_MAP {
+                        p.target
+                    } else {
+                        target
+                    };
+                    gl.framebuffer_texture_2d(
+                        glow::READ_FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0,
+                        img_target,
+                        Some(tex),
+                        p.level as i32,
+                    );
                 }
                 gl.read_buffer(glow::COLOR_ATTACHMENT0);
                 let mut tmp = vec![0u8; emulation::bytes_per_pixel(rf, rt).unwrap_or(16) * w * h];
-                gl.read_pixels(0, 0, w as i32, h as i32, rf, rt, glow::PixelPackData::Slice(Some(tmp.as_mut_slice())));
+                gl.read_pixels(
+                    0,
+                    0,
+                    w as i32,
+                    h as i32,
+                    rf,
+                    rt,
+                    glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
+                );
                 let dst = &mut reply[z * layer_bytes..(z + 1) * layer_bytes];
                 if (rf, rt) == (p.format, p.r#type) {
                     dst.copy_from_slice(&tmp[..layer_bytes]);
-                } else if let Some(v) = emulation::convert(&tmp, rf, rt, p.format, p.r#type, w * h) {
+                } else if let Some(v) = emulation::convert(&tmp, rf, rt, p.format, p.r#type, w * h)
+                {
                     if v.len() == dst.len() {
                         dst.copy_from_slice(&v);
                     }

@@ -113,7 +113,10 @@ pub fn build_program(
     let has_fragment = stages[mgpipe::consts::STAGE_FRAGMENT].is_some();
     let has_compute = stages[mgpipe::consts::STAGE_COMPUTE].is_some();
     if !has_fragment && !has_compute && !sources.is_empty() {
-        sources.push((mgpipe::consts::STAGE_FRAGMENT, EMPTY_FRAGMENT_SHADER.to_string()));
+        sources.push((
+            mgpipe::consts::STAGE_FRAGMENT,
+            EMPTY_FRAGMENT_SHADER.to_string(),
+        ));
     }
     // SAFETY: plain object creation / compile / link on the current context;
     // every object made here is deleted on every path.

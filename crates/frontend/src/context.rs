@@ -147,7 +147,11 @@ impl Texture {
         }
     }
     pub fn level(&self, face: usize, level: usize) -> Option<LevelInfo> {
-        self.levels.get(face).and_then(|f| f.get(level)).copied().flatten()
+        self.levels
+            .get(face)
+            .and_then(|f| f.get(level))
+            .copied()
+            .flatten()
     }
     pub fn set_level(&mut self, face: usize, level: usize, info: LevelInfo) {
         if face < self.levels.len() {
@@ -223,7 +227,17 @@ pub struct VertexAttrib {
 
 impl Default for VertexAttrib {
     fn default() -> Self {
-        VertexAttrib { enabled: false, size: 4, ty: glow::FLOAT, normalized: false, integer: false, stride: 0, offset: 0, buffer: 0, divisor: 0 }
+        VertexAttrib {
+            enabled: false,
+            size: 4,
+            ty: glow::FLOAT,
+            normalized: false,
+            integer: false,
+            stride: 0,
+            offset: 0,
+            buffer: 0,
+            divisor: 0,
+        }
     }
 }
 
@@ -347,7 +361,15 @@ pub struct StencilFace {
 
 impl Default for StencilFace {
     fn default() -> Self {
-        StencilFace { func: glow::ALWAYS, reference: 0, value_mask: !0, write_mask: !0, fail: glow::KEEP, zfail: glow::KEEP, zpass: glow::KEEP }
+        StencilFace {
+            func: glow::ALWAYS,
+            reference: 0,
+            value_mask: !0,
+            write_mask: !0,
+            fail: glow::KEEP,
+            zfail: glow::KEEP,
+            zpass: glow::KEEP,
+        }
     }
 }
 
@@ -365,7 +387,16 @@ pub struct PixelStore {
 
 impl Default for PixelStore {
     fn default() -> Self {
-        PixelStore { row_length: 0, image_height: 0, skip_pixels: 0, skip_rows: 0, skip_images: 0, alignment: 4, swap_bytes: false, lsb_first: false }
+        PixelStore {
+            row_length: 0,
+            image_height: 0,
+            skip_pixels: 0,
+            skip_rows: 0,
+            skip_images: 0,
+            alignment: 4,
+            swap_bytes: false,
+            lsb_first: false,
+        }
     }
 }
 
@@ -527,7 +558,13 @@ impl GlState {
     fn new(id: usize, share: usize, handle: Handle, ctx: &Context) -> Self {
         let mut vaos = HashMap::new();
         // Compatibility profile keeps a default VAO (name 0); core has none.
-        vaos.insert(0, Some(VertexArray { created: true, ..Default::default() }));
+        vaos.insert(
+            0,
+            Some(VertexArray {
+                created: true,
+                ..Default::default()
+            }),
+        );
         let mut current_attrib = [[0u32; 4]; MAX_ATTRIBS];
         for a in current_attrib.iter_mut() {
             a[3] = 1.0f32.to_bits();
@@ -660,7 +697,8 @@ impl GlState {
 
     /// Record a verifier divergence: the call and the first field that differs.
     pub fn diverged(&mut self, call: &'static str, field: Option<&'static str>) {
-        self.verify_divergences.push(format!("{call}: {}", field.unwrap_or("payload")));
+        self.verify_divergences
+            .push(format!("{call}: {}", field.unwrap_or("payload")));
     }
 
     /// The unit's binding for `target`.
@@ -723,7 +761,12 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
         return R::default();
     };
     let mut w = world();
-    let World { conn, contexts, shares, .. } = &mut *w;
+    let World {
+        conn,
+        contexts,
+        shares,
+        ..
+    } = &mut *w;
     let (Some(conn), Some(Some(st))) = (conn.as_mut(), contexts.get_mut(ctx.id)) else {
         return R::default();
     };
@@ -739,9 +782,22 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
         }
     }
     if conn.last_emitter != Some(st.id) {
-        let draw = st.draw_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);
-        let read = st.read_surface.as_ref().map(|s| s.handle).unwrap_or(Handle::NULL);
-        conn.pipe.make_current(&calls::MakeCurrent { ctx: st.handle, draw, read, ..Default::default() });
+        let draw = st
+            .draw_surface
+            .as_ref()
+            .map(|s| s.handle)
+            .unwrap_or(Handle::NULL);
+        let read = st
+            .read_surface
+            .as_ref()
+            .map(|s| s.handle)
+            .unwrap_or(Handle::NULL);
+        conn.pipe.make_current(&calls::MakeCurrent {
+            ctx: st.handle,
+            draw,
+            read,
+            ..Default::default()
+        });
         conn.last_emitter = Some(st.id);
         // Another context may have changed shared objects meanwhile.
         st.dirty = DIRTY_ALL;
@@ -760,18 +816,39 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
 /// Create a context. We provide GL 3.3 core whatever was asked, as long as
 /// the request is not above 3.3: legacy/compatibility requests get our core
 /// context (GL_CONTEXT_PROFILE_MASK says so), newer versions are refused.
-pub fn create_context(attribs: &ContextAttribs, share: Option<&ContextRef>) -> Result<ContextRef, PlatformError> {
+pub fn create_context(
+    attribs: &ContextAttribs,
+    share: Option<&ContextRef>,
+) -> Result<ContextRef, PlatformError> {
     if (attribs.major, attribs.minor) > (3, 3) {
-        return Err(PlatformError::BadVersion { major: attribs.major, minor: attribs.minor });
+        return Err(PlatformError::BadVersion {
+            major: attribs.major,
+            minor: attribs.minor,
+        });
     }
     let mut w = world();
     let conn = ensure_conn(&mut w)?;
     let handle = conn.alloc.context.alloc();
     let share_handle = share.map(|c| c.handle).unwrap_or(Handle::NULL);
-    let flags = (if attribs.debug { CONTEXT_FLAG_DEBUG } else { 0 }) | (if attribs.robust { CONTEXT_FLAG_ROBUST } else { 0 });
-    conn.pipe.context_create(&calls::ContextCreate { ctx: handle, share: share_handle, flags, ..Default::default() });
+    let flags = (if attribs.debug { CONTEXT_FLAG_DEBUG } else { 0 })
+        | (if attribs.robust {
+            CONTEXT_FLAG_ROBUST
+        } else {
+            0
+        });
+    conn.pipe.context_create(&calls::ContextCreate {
+        ctx: handle,
+        share: share_handle,
+        flags,
+        ..Default::default()
+    });
     let id = w.contexts.len();
-    let share_idx = match share.and_then(|s| w.contexts.get(s.id).and_then(|c| c.as_ref()).map(|c| c.share)) {
+    let share_idx = match share.and_then(|s| {
+        w.contexts
+            .get(s.id)
+            .and_then(|c| c.as_ref())
+            .map(|c| c.share)
+    }) {
         Some(i) => i,
         None => {
             let _ = NEXT_SHARE.fetch_add(1, Ordering::Relaxed);
@@ -782,14 +859,22 @@ pub fn create_context(attribs: &ContextAttribs, share: Option<&ContextRef>) -> R
     if let Some(Some(sh)) = w.shares.get_mut(share_idx) {
         sh.contexts += 1;
     }
-    let ctx = Arc::new(Context { id, attribs: *attribs, handle, version: (3, 3), profile: Profile::Core });
+    let ctx = Arc::new(Context {
+        id,
+        attribs: *attribs,
+        handle,
+        version: (3, 3),
+        profile: Profile::Core,
+    });
     let st = GlState::new(id, share_idx, handle, &ctx);
     w.contexts.push(Some(st));
     Ok(ctx)
 }
 
 pub fn destroy_context(ctx: &ContextRef) {
-    let is_current = CURRENT.try_with(|c| c.borrow().as_ref().map(|c| c.id) == Some(ctx.id)).unwrap_or(false);
+    let is_current = CURRENT
+        .try_with(|c| c.borrow().as_ref().map(|c| c.id) == Some(ctx.id))
+        .unwrap_or(false);
     if is_current {
         // Destruction is deferred by EGL until it is no longer current; we
         // simply release it here.
@@ -806,7 +891,10 @@ pub fn destroy_context(ctx: &ContextRef) {
         }
     }
     if let Some(conn) = w.conn.as_mut() {
-        conn.pipe.context_destroy(&calls::ContextDestroy { ctx: st.handle, ..Default::default() });
+        conn.pipe.context_destroy(&calls::ContextDestroy {
+            ctx: st.handle,
+            ..Default::default()
+        });
         if conn.last_emitter == Some(ctx.id) {
             conn.last_emitter = None;
         }
@@ -815,7 +903,11 @@ pub fn destroy_context(ctx: &ContextRef) {
 }
 
 /// Bind `ctx` (or nothing) to the calling thread with the given surfaces.
-pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: Option<&SurfaceRef>) -> Result<(), PlatformError> {
+pub fn make_current(
+    ctx: Option<&ContextRef>,
+    draw: Option<&SurfaceRef>,
+    read: Option<&SurfaceRef>,
+) -> Result<(), PlatformError> {
     let mut w = world();
     let conn = ensure_conn(&mut w)?;
     match ctx {
@@ -828,12 +920,18 @@ pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: O
         Some(ctx) => {
             let draw_h = draw.map(|s| s.handle).unwrap_or(Handle::NULL);
             let read_h = read.map(|s| s.handle).unwrap_or(Handle::NULL);
-            conn.pipe.make_current(&calls::MakeCurrent { ctx: ctx.handle, draw: draw_h, read: read_h, ..Default::default() });
+            conn.pipe.make_current(&calls::MakeCurrent {
+                ctx: ctx.handle,
+                draw: draw_h,
+                read: read_h,
+                ..Default::default()
+            });
             conn.last_emitter = Some(ctx.id);
             let Some(Some(st)) = w.contexts.get_mut(ctx.id) else {
                 return Err(PlatformError::BadMatch("context was destroyed"));
             };
-            let surface_changed = st.draw_surface.as_ref().map(|s| s.handle) != draw.map(|s| s.handle);
+            let surface_changed =
+                st.draw_surface.as_ref().map(|s| s.handle) != draw.map(|s| s.handle);
             st.draw_surface = draw.cloned();
             st.read_surface = read.cloned();
             st.dirty = DIRTY_ALL;
@@ -841,7 +939,9 @@ pub fn make_current(ctx: Option<&ContextRef>, draw: Option<&SurfaceRef>, read: O
                 // GL: the first time a context is made current the viewport
                 // and scissor take the draw surface's size.
                 if !st.ever_current {
-                    let (w_, h_) = draw.map(|s| (s.desc.width as i32, s.desc.height as i32)).unwrap_or((0, 0));
+                    let (w_, h_) = draw
+                        .map(|s| (s.desc.width as i32, s.desc.height as i32))
+                        .unwrap_or((0, 0));
                     st.viewport = [0, 0, w_, h_];
                     st.scissor = [0, 0, w_, h_];
                     if draw.is_none() {

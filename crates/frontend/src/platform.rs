@@ -26,7 +26,14 @@ pub struct ContextAttribs {
 
 impl Default for ContextAttribs {
     fn default() -> Self {
-        ContextAttribs { major: 1, minor: 0, profile: Profile::Compatibility, debug: false, forward_compatible: false, robust: false }
+        ContextAttribs {
+            major: 1,
+            minor: 0,
+            profile: Profile::Compatibility,
+            debug: false,
+            forward_compatible: false,
+            robust: false,
+        }
     }
 }
 

@@ -62,7 +62,14 @@ pub enum BlockingCause {
 }
 
 impl BlockingCause {
-    pub const ALL: [BlockingCause; 6] = [Self::ReadPixels, Self::BufferRead, Self::UnpackFromBuffer, Self::FenceWait, Self::Finish, Self::QueryResult];
+    pub const ALL: [BlockingCause; 6] = [
+        Self::ReadPixels,
+        Self::BufferRead,
+        Self::UnpackFromBuffer,
+        Self::FenceWait,
+        Self::Finish,
+        Self::QueryResult,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Self::ReadPixels => "read_pixels",
@@ -109,7 +116,9 @@ impl Conn {
             Some(r) => {
                 if !self.lost_logged {
                     self.lost_logged = true;
-                    tracing::error!("MobileGL context lost: {r}; GL calls keep returning, rendering stops");
+                    tracing::error!(
+                        "MobileGL context lost: {r}; GL calls keep returning, rendering stops"
+                    );
                 }
                 true
             }
@@ -161,7 +170,12 @@ pub struct World {
     pub connect_error: Option<String>,
 }
 
-static WORLD: Mutex<World> = Mutex::new(World { conn: None, contexts: Vec::new(), shares: Vec::new(), connect_error: None });
+static WORLD: Mutex<World> = Mutex::new(World {
+    conn: None,
+    contexts: Vec::new(),
+    shares: Vec::new(),
+    connect_error: None,
+});
 static LOGGING: OnceLock<()> = OnceLock::new();
 
 pub fn world() -> parking_lot::MutexGuard<'static, World> {
@@ -171,9 +185,14 @@ pub fn world() -> parking_lot::MutexGuard<'static, World> {
 fn init_logging() {
     LOGGING.get_or_init(|| {
         let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".to_string());
-        let filter = tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        let filter = tracing_subscriber::EnvFilter::try_new(&filter)
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         // A host application may already own the global subscriber: that is fine.
-        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .try_init();
     });
 }
 
@@ -185,7 +204,10 @@ fn server_path() -> Option<PathBuf> {
     }
     let lib = own_library_path()?;
     let dir = lib.parent()?;
-    let candidates = [dir.join("../bin/mobilegl-server"), dir.join("mobilegl-server")];
+    let candidates = [
+        dir.join("../bin/mobilegl-server"),
+        dir.join("mobilegl-server"),
+    ];
     candidates.into_iter().find(|c| c.exists())
 }
 
@@ -219,7 +241,9 @@ fn backend_factory() -> remote::BackendFactory {
             "vulkan" => backend_vulkan::VulkanBackend::open_default()
                 .map(|b| Box::new(b) as Box<dyn mgpipe::Applier>)
                 .map_err(|e| format!("Vulkan backend: {e}")),
-            other => Err(format!("unknown MOBILEGL_BACKEND={other:?} (valid: gles, vulkan)")),
+            other => Err(format!(
+                "unknown MOBILEGL_BACKEND={other:?} (valid: gles, vulkan)"
+            )),
         }
     })
 }
@@ -235,14 +259,27 @@ fn connect() -> Result<Conn, String> {
     // Leave room for the reply header inside the REPLY area.
     let max_reply = cfg.reply_bytes.saturating_sub(4096).max(4096);
     let server = server_path();
-    let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref()).map_err(|e| format!("transport {kind}: {e}"))?;
+    let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref())
+        .map_err(|e| format!("transport {kind}: {e}"))?;
     let caps = *pipe.caps();
     tracing::info!(
         "MobileGL connected: transport={kind} backend renderer={:?}",
         Caps::get_str(&caps.driver_renderer)
     );
-    let frame_stats = FrameStats { at_frame_start: pipe.stats(), ..Default::default() };
-    Ok(Conn { pipe, caps, alloc: Allocators::new(), last_emitter: None, max_reply, stats_enabled, frame_stats, lost_logged: false })
+    let frame_stats = FrameStats {
+        at_frame_start: pipe.stats(),
+        ..Default::default()
+    };
+    Ok(Conn {
+        pipe,
+        caps,
+        alloc: Allocators::new(),
+        last_emitter: None,
+        max_reply,
+        stats_enabled,
+        frame_stats,
+        lost_logged: false,
+    })
 }
 
 /// Initialise logging and connect to a backend once per process.
@@ -269,7 +306,9 @@ pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
             }
         }
     }
-    w.conn.as_mut().ok_or_else(|| PlatformError::NoBackend("no connection".into()))
+    w.conn
+        .as_mut()
+        .ok_or_else(|| PlatformError::NoBackend("no connection".into()))
 }
 
 /// Stop the transport before the driver's own exit-time teardown runs.
@@ -281,7 +320,9 @@ pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
 /// Mesa tears itself down). Monolith and spawn links are left as they are:
 /// the process is ending, and a spawned server sees the hang-up.
 extern "C" fn stop_transport_at_exit() {
-    let Some(mut w) = WORLD.try_lock() else { return };
+    let Some(mut w) = WORLD.try_lock() else {
+        return;
+    };
     w.connect_error = Some("the process is exiting".to_string());
     if let Some(conn) = w.conn.take() {
         if conn.pipe.kind() == remote::TransportKind::Inproc {
@@ -298,7 +339,9 @@ fn register_exit_hook() {
         // SAFETY: registers a plain `extern "C" fn()` with no captured state.
         let rc = unsafe { libc::atexit(stop_transport_at_exit) };
         if rc != 0 {
-            tracing::warn!("atexit registration failed; an inproc server may race driver teardown at exit");
+            tracing::warn!(
+                "atexit registration failed; an inproc server may race driver teardown at exit"
+            );
         }
     });
 }
@@ -317,13 +360,19 @@ pub fn create_surface(desc: &SurfaceDesc) -> Result<SurfaceRef, PlatformError> {
         samples: desc.samples,
         ..Default::default()
     });
-    Ok(Arc::new(Surface { handle, desc: *desc }))
+    Ok(Arc::new(Surface {
+        handle,
+        desc: *desc,
+    }))
 }
 
 pub fn destroy_surface(s: &SurfaceRef) {
     let mut w = world();
     if let Some(conn) = w.conn.as_mut() {
-        conn.pipe.surface_destroy(&mgpipe::calls::SurfaceDestroy { surface: s.handle, ..Default::default() });
+        conn.pipe.surface_destroy(&mgpipe::calls::SurfaceDestroy {
+            surface: s.handle,
+            ..Default::default()
+        });
         conn.alloc.surface.free(s.handle);
     }
 }
@@ -335,7 +384,10 @@ pub fn swap_buffers(s: &SurfaceRef) -> Result<(), PlatformError> {
     if let Some(reason) = conn.lost() {
         return Err(PlatformError::ContextLost(reason));
     }
-    conn.pipe.present(&mgpipe::calls::Present { surface: s.handle, ..Default::default() });
+    conn.pipe.present(&mgpipe::calls::Present {
+        surface: s.handle,
+        ..Default::default()
+    });
     remote::Transport::flush(&mut *conn.pipe);
     conn.end_frame();
     Ok(())

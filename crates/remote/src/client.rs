@@ -208,7 +208,11 @@ impl RingLink {
     /// Block (publishing first) until `fits(tail)` holds for the tail word
     /// at `tail_off`, or the peer is gone. Returns false when lost.
     fn wait_for_space(&mut self, tail_off: usize, fits: impl Fn(u64) -> bool) -> bool {
-        let seen = if tail_off == C_CMD_TAIL { self.cmd_tail_seen } else { self.stage_tail_seen };
+        let seen = if tail_off == C_CMD_TAIL {
+            self.cmd_tail_seen
+        } else {
+            self.stage_tail_seen
+        };
         if fits(seen) {
             return true;
         }

@@ -399,7 +399,9 @@ impl ServerLink {
     }
 }
 
-pub use crate::spawned::{adopt_fd, exit_immediately, run_spawned_server, run_spawned_server_with, ServerOptions};
+pub use crate::spawned::{
+    adopt_fd, exit_immediately, run_spawned_server, run_spawned_server_with, ServerOptions,
+};
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,9 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl_dirty, DIRTY_PROGRAM, DIRTY_VERTEX, Buffer, BufferMap, Gl, MAX_UBO_BINDINGS};
+use crate::context::{
+    with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_PROGRAM, DIRTY_VERTEX, MAX_UBO_BINDINGS,
+};
 use crate::runtime::BlockingCause;
 
 /// The binding slot for a buffer target, or None (INVALID_ENUM).
@@ -17,7 +19,11 @@ fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
         glow::ARRAY_BUFFER => &mut s.array_buffer,
         glow::ELEMENT_ARRAY_BUFFER => {
             let vao = s.vao;
-            return s.vaos.get_mut(&vao).and_then(|v| v.as_mut()).map(|v| &mut v.element_buffer);
+            return s
+                .vaos
+                .get_mut(&vao)
+                .and_then(|v| v.as_mut())
+                .map(|v| &mut v.element_buffer);
         }
         glow::COPY_READ_BUFFER => &mut s.copy_read_buffer,
         glow::COPY_WRITE_BUFFER => &mut s.copy_write_buffer,
@@ -62,8 +68,26 @@ pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
         Some(Some(_)) => Ok(()),
         Some(None) => {
             let handle = gl.conn.alloc.resource.alloc();
-            gl.conn.pipe.resource_create(&calls::ResourceCreate { res: handle, kind: RESOURCE_BUFFER, gl_name: name, ..Default::default() }, &[]);
-            gl.sh.buffers.insert(name, Some(Buffer { handle, size: 0, usage: glow::STATIC_DRAW, immutable: false, storage_flags: 0, map: None }));
+            gl.conn.pipe.resource_create(
+                &calls::ResourceCreate {
+                    res: handle,
+                    kind: RESOURCE_BUFFER,
+                    gl_name: name,
+                    ..Default::default()
+                },
+                &[],
+            );
+            gl.sh.buffers.insert(
+                name,
+                Some(Buffer {
+                    handle,
+                    size: 0,
+                    usage: glow::STATIC_DRAW,
+                    immutable: false,
+                    storage_flags: 0,
+                    map: None,
+                }),
+            );
             Ok(())
         }
         None => {
@@ -130,10 +154,22 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
             if name == 0 {
                 continue;
             }
-            let Some(entry) = gl.sh.buffers.remove(&name) else { continue };
+            let Some(entry) = gl.sh.buffers.remove(&name) else {
+                continue;
+            };
             // Unbind from this context's binding points.
             let s = &mut *gl.st;
-            for b in [&mut s.array_buffer, &mut s.copy_read_buffer, &mut s.copy_write_buffer, &mut s.pixel_pack_buffer, &mut s.pixel_unpack_buffer, &mut s.uniform_buffer, &mut s.texture_buffer, &mut s.transform_feedback_buffer, &mut s.draw_indirect_buffer] {
+            for b in [
+                &mut s.array_buffer,
+                &mut s.copy_read_buffer,
+                &mut s.copy_write_buffer,
+                &mut s.pixel_pack_buffer,
+                &mut s.pixel_unpack_buffer,
+                &mut s.uniform_buffer,
+                &mut s.texture_buffer,
+                &mut s.transform_feedback_buffer,
+                &mut s.draw_indirect_buffer,
+            ] {
                 if *b == name {
                     *b = 0;
                 }
@@ -154,7 +190,10 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                 }
             }
             if let Some(buf) = entry {
-                gl.conn.pipe.resource_destroy(&calls::ResourceDestroy { res: buf.handle, ..Default::default() });
+                gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
+                    res: buf.handle,
+                    ..Default::default()
+                });
                 gl.conn.alloc.resource.free(buf.handle);
             }
         }
@@ -163,7 +202,9 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsBuffer(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8
+    })
 }
 
 #[no_mangle]
@@ -182,7 +223,15 @@ pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
     })
 }
 
-fn bind_range(gl: &mut Gl, target: u32, index: u32, name: u32, offset: i64, size: i64, ranged: bool) {
+fn bind_range(
+    gl: &mut Gl,
+    target: u32,
+    index: u32,
+    name: u32,
+    offset: i64,
+    size: i64,
+    ranged: bool,
+) {
     match target {
         glow::UNIFORM_BUFFER => {
             if index as usize >= MAX_UBO_BINDINGS {
@@ -200,7 +249,9 @@ fn bind_range(gl: &mut Gl, target: u32, index: u32, name: u32, offset: i64, size
         if size <= 0 || offset < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        if target == glow::UNIFORM_BUFFER && offset as u64 % gl.conn.caps.uniform_buffer_offset_alignment.max(1) as u64 != 0 {
+        if target == glow::UNIFORM_BUFFER
+            && offset as u64 % gl.conn.caps.uniform_buffer_offset_alignment.max(1) as u64 != 0
+        {
             gl_err!(gl, glow::INVALID_VALUE);
         }
     }
@@ -209,27 +260,51 @@ fn bind_range(gl: &mut Gl, target: u32, index: u32, name: u32, offset: i64, size
     }
     if target == glow::UNIFORM_BUFFER {
         gl.st.uniform_buffer = name;
-        gl.st.uniform_bindings[index as usize] = crate::context::IndexedBuffer { buffer: name, offset: if ranged { offset as u64 } else { 0 }, size: if ranged { size as u64 } else { 0 } };
+        gl.st.uniform_bindings[index as usize] = crate::context::IndexedBuffer {
+            buffer: name,
+            offset: if ranged { offset as u64 } else { 0 },
+            size: if ranged { size as u64 } else { 0 },
+        };
     } else {
         gl.st.transform_feedback_buffer = name;
-        super::log_once("xfb", || "transform feedback buffers are tracked but not emulated yet".into());
+        super::log_once("xfb", || {
+            "transform feedback buffers are tracked but not emulated yet".into()
+        });
     }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| bind_range(gl, target, index, name, 0, 0, false))
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        bind_range(gl, target, index, name, 0, 0, false)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glBindBufferRange(target: u32, index: u32, name: u32, offset: isize, size: isize) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| bind_range(gl, target, index, name, offset as i64, size as i64, true))
+pub unsafe extern "C" fn glBindBufferRange(
+    target: u32,
+    index: u32,
+    name: u32,
+    offset: isize,
+    size: isize,
+) {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        bind_range(gl, target, index, name, offset as i64, size as i64, true)
+    })
 }
 
 fn valid_usage(u: u32) -> bool {
     matches!(
         u,
-        glow::STREAM_DRAW | glow::STREAM_READ | glow::STREAM_COPY | glow::STATIC_DRAW | glow::STATIC_READ | glow::STATIC_COPY | glow::DYNAMIC_DRAW | glow::DYNAMIC_READ | glow::DYNAMIC_COPY
+        glow::STREAM_DRAW
+            | glow::STREAM_READ
+            | glow::STREAM_COPY
+            | glow::STATIC_DRAW
+            | glow::STATIC_READ
+            | glow::STATIC_COPY
+            | glow::DYNAMIC_DRAW
+            | glow::DYNAMIC_READ
+            | glow::DYNAMIC_COPY
     )
 }
 
@@ -247,7 +322,16 @@ fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
 #[no_mangle]
 pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_void, usage: u32) {
     // SAFETY: GL promises `size` readable bytes when data is non-null.
-    let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
+    let bytes = unsafe {
+        slice(
+            data as *const u8,
+            if size > 0 && size <= i32::MAX as isize {
+                size as i32
+            } else {
+                0
+            },
+        )
+    };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         if size < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -262,7 +346,9 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
         if size > i32::MAX as isize {
             gl_err!(gl, glow::OUT_OF_MEMORY);
         }
-        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
         if buf.immutable {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -270,20 +356,44 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
         buf.usage = usage;
         buf.map = None;
         let handle = buf.handle;
-        gl.conn.pipe.buffer_respecify(&calls::BufferRespecify { res: handle, size: size as u64, usage, ..Default::default() }, bytes);
+        gl.conn.pipe.buffer_respecify(
+            &calls::BufferRespecify {
+                res: handle,
+                size: size as u64,
+                usage,
+                ..Default::default()
+            },
+            bytes,
+        );
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glBufferSubData(target: u32, offset: isize, size: isize, data: *const c_void) {
+pub unsafe extern "C" fn glBufferSubData(
+    target: u32,
+    offset: isize,
+    size: isize,
+    data: *const c_void,
+) {
     // SAFETY: GL promises `size` readable bytes.
-    let bytes = unsafe { slice(data as *const u8, if size > 0 && size <= i32::MAX as isize { size as i32 } else { 0 }) };
+    let bytes = unsafe {
+        slice(
+            data as *const u8,
+            if size > 0 && size <= i32::MAX as isize {
+                size as i32
+            } else {
+                0
+            },
+        )
+    };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
         };
-        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
         if offset < 0 || size < 0 || (offset as u64).saturating_add(size as u64) > buf.size {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -294,13 +404,26 @@ pub unsafe extern "C" fn glBufferSubData(target: u32, offset: isize, size: isize
             return;
         }
         let handle = buf.handle;
-        gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: offset as u64, ..Default::default() }, bytes);
+        gl.conn.pipe.buffer_subdata(
+            &calls::BufferSubdata {
+                res: handle,
+                offset: offset as u64,
+                ..Default::default()
+            },
+            bytes,
+        );
     })
 }
 
 /// Read back a range of a buffer (a blocking point), in chunks no larger
 /// than one reply.
-pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64, cause: BlockingCause) -> Vec<u8> {
+pub fn read_buffer(
+    gl: &mut Gl,
+    handle: mgpipe::Handle,
+    offset: u64,
+    size: u64,
+    cause: BlockingCause,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(size as usize);
     let chunk = gl.conn.max_reply as u64;
     let mut done = 0u64;
@@ -309,7 +432,15 @@ pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64, 
         let n = (size - done).min(chunk);
         reply.clear();
         gl.conn.blocking(cause);
-        gl.conn.pipe.buffer_readback(&calls::BufferReadback { res: handle, offset: offset + done, size: n, ..Default::default() }, &mut reply);
+        gl.conn.pipe.buffer_readback(
+            &calls::BufferReadback {
+                res: handle,
+                offset: offset + done,
+                size: n,
+                ..Default::default()
+            },
+            &mut reply,
+        );
         // A lost link answers short: the missing bytes read as zero.
         reply.resize(n as usize, 0);
         out.extend_from_slice(&reply);
@@ -319,7 +450,12 @@ pub fn read_buffer(gl: &mut Gl, handle: mgpipe::Handle, offset: u64, size: u64, 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: isize, data: *mut c_void) {
+pub unsafe extern "C" fn glGetBufferSubData(
+    target: u32,
+    offset: isize,
+    size: isize,
+    data: *mut c_void,
+) {
     let out = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
@@ -328,7 +464,9 @@ pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: is
                 return None;
             }
         };
-        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return None };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+            return None;
+        };
         if offset < 0 || size < 0 || (offset as u64).saturating_add(size as u64) > buf.size {
             gl.st.set_error(glow::INVALID_VALUE);
             return None;
@@ -338,7 +476,13 @@ pub unsafe extern "C" fn glGetBufferSubData(target: u32, offset: isize, size: is
             return None;
         }
         let h = buf.handle;
-        Some(read_buffer(gl, h, offset as u64, size as u64, BlockingCause::BufferRead))
+        Some(read_buffer(
+            gl,
+            h,
+            offset as u64,
+            size as u64,
+            BlockingCause::BufferRead,
+        ))
     });
     if let Some(bytes) = out {
         if !data.is_null() {
@@ -356,34 +500,81 @@ fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) ->
             return std::ptr::null_mut();
         }
     };
-    let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return std::ptr::null_mut() };
+    let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+        return std::ptr::null_mut();
+    };
     let rw = access & (glow::MAP_READ_BIT | glow::MAP_WRITE_BIT);
-    let valid_bits = glow::MAP_READ_BIT | glow::MAP_WRITE_BIT | glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT | glow::MAP_FLUSH_EXPLICIT_BIT | glow::MAP_UNSYNCHRONIZED_BIT | glow::MAP_PERSISTENT_BIT | glow::MAP_COHERENT_BIT;
-    if offset < 0 || length <= 0 || (offset as u64).saturating_add(length as u64) > buf.size || access & !valid_bits != 0 {
+    let valid_bits = glow::MAP_READ_BIT
+        | glow::MAP_WRITE_BIT
+        | glow::MAP_INVALIDATE_RANGE_BIT
+        | glow::MAP_INVALIDATE_BUFFER_BIT
+        | glow::MAP_FLUSH_EXPLICIT_BIT
+        | glow::MAP_UNSYNCHRONIZED_BIT
+        | glow::MAP_PERSISTENT_BIT
+        | glow::MAP_COHERENT_BIT;
+    if offset < 0
+        || length <= 0
+        || (offset as u64).saturating_add(length as u64) > buf.size
+        || access & !valid_bits != 0
+    {
         gl.st.set_error(glow::INVALID_VALUE);
         return std::ptr::null_mut();
     }
     if rw == 0
         || buf.map.is_some()
-        || (access & glow::MAP_READ_BIT != 0 && access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT | glow::MAP_UNSYNCHRONIZED_BIT) != 0)
+        || (access & glow::MAP_READ_BIT != 0
+            && access
+                & (glow::MAP_INVALIDATE_RANGE_BIT
+                    | glow::MAP_INVALIDATE_BUFFER_BIT
+                    | glow::MAP_UNSYNCHRONIZED_BIT)
+                != 0)
         || (access & glow::MAP_FLUSH_EXPLICIT_BIT != 0 && access & glow::MAP_WRITE_BIT == 0)
     {
         gl.st.set_error(glow::INVALID_OPERATION);
         return std::ptr::null_mut();
     }
     let handle = buf.handle;
-    let invalidate = access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT) != 0;
+    let invalidate =
+        access & (glow::MAP_INVALIDATE_RANGE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT) != 0;
     // Reading, or writing part of a range whose old bytes must survive, needs
     // the current contents: a blocking point.
-    let data = if invalidate { vec![0u8; length as usize] } else { read_buffer(gl, handle, offset as u64, length as u64, BlockingCause::BufferRead) };
-    let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { return std::ptr::null_mut() };
-    buf.map = Some(BufferMap { offset: offset as u64, length: length as u64, access, data });
-    buf.map.as_mut().map(|m| m.data.as_mut_ptr() as *mut c_void).unwrap_or(std::ptr::null_mut())
+    let data = if invalidate {
+        vec![0u8; length as usize]
+    } else {
+        read_buffer(
+            gl,
+            handle,
+            offset as u64,
+            length as u64,
+            BlockingCause::BufferRead,
+        )
+    };
+    let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
+        return std::ptr::null_mut();
+    };
+    buf.map = Some(BufferMap {
+        offset: offset as u64,
+        length: length as u64,
+        access,
+        data,
+    });
+    buf.map
+        .as_mut()
+        .map(|m| m.data.as_mut_ptr() as *mut c_void)
+        .unwrap_or(std::ptr::null_mut())
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glMapBufferRange(target: u32, offset: isize, length: isize, access: u32) -> *mut c_void {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| Ptr(map_range(gl, target, offset as i64, length as i64, access))).0
+pub unsafe extern "C" fn glMapBufferRange(
+    target: u32,
+    offset: isize,
+    length: isize,
+    access: u32,
+) -> *mut c_void {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        Ptr(map_range(gl, target, offset as i64, length as i64, access))
+    })
+    .0
 }
 
 /// A raw pointer that defaults to null (for `with_gl`).
@@ -435,14 +626,23 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
                 return 0;
             }
         };
-        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else { return 0 };
+        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
+            return 0;
+        };
         let Some(map) = buf.map.take() else {
             gl.st.set_error(glow::INVALID_OPERATION);
             return 0;
         };
         let handle = buf.handle;
         if map.access & glow::MAP_WRITE_BIT != 0 && map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
-            gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: map.offset, ..Default::default() }, &map.data);
+            gl.conn.pipe.buffer_subdata(
+                &calls::BufferSubdata {
+                    res: handle,
+                    offset: map.offset,
+                    ..Default::default()
+                },
+                &map.data,
+            );
         }
         1
     })
@@ -455,8 +655,12 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
         };
-        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return };
-        let Some(map) = &buf.map else { gl_err!(gl, glow::INVALID_OPERATION) };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+            return;
+        };
+        let Some(map) = &buf.map else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
         if map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -467,19 +671,43 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
         let bytes = map.data[o..o + l].to_vec();
         let handle = buf.handle;
         let at = map.offset + o as u64;
-        gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: at, ..Default::default() }, &bytes);
+        gl.conn.pipe.buffer_subdata(
+            &calls::BufferSubdata {
+                res: handle,
+                offset: at,
+                ..Default::default()
+            },
+            &bytes,
+        );
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glCopyBufferSubData(read_target: u32, write_target: u32, read_offset: isize, write_offset: isize, size: isize) {
+pub unsafe extern "C" fn glCopyBufferSubData(
+    read_target: u32,
+    write_target: u32,
+    read_offset: isize,
+    write_offset: isize,
+    size: isize,
+) {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
-        let (r, w) = match (bound_object(gl, read_target), bound_object(gl, write_target)) {
+        let (r, w) = match (
+            bound_object(gl, read_target),
+            bound_object(gl, write_target),
+        ) {
             (Ok(r), Ok(w)) => (r, w),
             (Err(e), _) | (_, Err(e)) => gl_err!(gl, e),
         };
-        let (Some(Some(rb)), Some(Some(wb))) = (gl.sh.buffers.get(&r), gl.sh.buffers.get(&w)) else { return };
-        if read_offset < 0 || write_offset < 0 || size < 0 || read_offset as u64 + size as u64 > rb.size || write_offset as u64 + size as u64 > wb.size {
+        let (Some(Some(rb)), Some(Some(wb))) = (gl.sh.buffers.get(&r), gl.sh.buffers.get(&w))
+        else {
+            return;
+        };
+        if read_offset < 0
+            || write_offset < 0
+            || size < 0
+            || read_offset as u64 + size as u64 > rb.size
+            || write_offset as u64 + size as u64 > wb.size
+        {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         if r == w && (read_offset - write_offset).abs() < size {
@@ -488,7 +716,14 @@ pub unsafe extern "C" fn glCopyBufferSubData(read_target: u32, write_target: u32
         if rb.map.is_some() || wb.map.is_some() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
-        let p = calls::BufferCopy { src: rb.handle, dst: wb.handle, src_offset: read_offset as u64, dst_offset: write_offset as u64, size: size as u64, ..Default::default() };
+        let p = calls::BufferCopy {
+            src: rb.handle,
+            dst: wb.handle,
+            src_offset: read_offset as u64,
+            dst_offset: write_offset as u64,
+            size: size as u64,
+            ..Default::default()
+        };
         gl.conn.pipe.buffer_copy(&p);
     })
 }
@@ -501,7 +736,9 @@ fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
             return None;
         }
     };
-    let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return None };
+    let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+        return None;
+    };
     Some(match pname {
         glow::BUFFER_SIZE => buf.size as i64,
         glow::BUFFER_USAGE => buf.usage as i64,
@@ -525,7 +762,9 @@ fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *mut i32) {
-    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| buffer_param(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        buffer_param(gl, target, pname)
+    }) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v as i32) };
     }
@@ -533,7 +772,9 @@ pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: *mut i64) {
-    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| buffer_param(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+        buffer_param(gl, target, pname)
+    }) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v) };
     }
@@ -554,7 +795,11 @@ pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut 
             }
         };
         match gl.sh.buffers.get_mut(&name) {
-            Some(Some(b)) => Ptr(b.map.as_mut().map(|m| m.data.as_mut_ptr() as *mut c_void).unwrap_or(std::ptr::null_mut())),
+            Some(Some(b)) => Ptr(b
+                .map
+                .as_mut()
+                .map(|m| m.data.as_mut_ptr() as *mut c_void)
+                .unwrap_or(std::ptr::null_mut())),
             _ => Ptr::default(),
         }
     });

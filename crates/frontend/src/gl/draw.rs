@@ -41,7 +41,13 @@ const PUBLISH_EVERY_DRAWS: u32 = 64;
 
 /// Argument checks of one draw (before any state validation, so argument
 /// errors win): the index size (0 = arrays) or the GL error.
-fn check_args(mode: u32, first: i32, count: i32, index_ty: Option<u32>, instances: i32) -> Result<u32, u32> {
+fn check_args(
+    mode: u32,
+    first: i32,
+    count: i32,
+    index_ty: Option<u32>,
+    instances: i32,
+) -> Result<u32, u32> {
     if !valid_mode(mode) {
         return Err(glow::INVALID_ENUM);
     }
@@ -53,7 +59,9 @@ fn check_args(mode: u32, first: i32, count: i32, index_ty: Option<u32>, instance
         return Err(glow::INVALID_VALUE);
     }
     if mode == glow::PATCHES {
-        super::log_once("patches", || "tessellation (GL_PATCHES) is not supported yet".into());
+        super::log_once("patches", || {
+            "tessellation (GL_PATCHES) is not supported yet".into()
+        });
         return Err(glow::INVALID_OPERATION);
     }
     Ok(isize_)
@@ -61,7 +69,17 @@ fn check_args(mode: u32, first: i32, count: i32, index_ty: Option<u32>, instance
 
 /// One draw: check arguments, validate state, then emit.
 #[allow(clippy::too_many_arguments)]
-fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
+fn draw(
+    gl: &mut Gl,
+    mode: u32,
+    first: i32,
+    count: i32,
+    index_ty: Option<u32>,
+    indices: usize,
+    instances: i32,
+    base_vertex: i32,
+    base_instance: u32,
+) {
     let isize_ = match check_args(mode, first, count, index_ty, instances) {
         Ok(s) => s,
         Err(e) => gl_err!(gl, e),
@@ -69,13 +87,33 @@ fn draw(gl: &mut Gl, mode: u32, first: i32, count: i32, index_ty: Option<u32>, i
     if let Err(e) = gl.validate_draw() {
         gl_err!(gl, e);
     }
-    emit_draw(gl, mode, first, count, isize_, indices, instances, base_vertex, base_instance);
+    emit_draw(
+        gl,
+        mode,
+        first,
+        count,
+        isize_,
+        indices,
+        instances,
+        base_vertex,
+        base_instance,
+    );
 }
 
 /// Emit one draw record; arguments are checked and state is validated
 /// (multi-draws validate once for all their sub-draws).
 #[allow(clippy::too_many_arguments)]
-fn emit_draw(gl: &mut Gl, mode: u32, first: i32, count: i32, isize_: u32, indices: usize, instances: i32, base_vertex: i32, base_instance: u32) {
+fn emit_draw(
+    gl: &mut Gl,
+    mode: u32,
+    first: i32,
+    count: i32,
+    isize_: u32,
+    indices: usize,
+    instances: i32,
+    base_vertex: i32,
+    base_instance: u32,
+) {
     if count == 0 || instances == 0 || gl.st.rasterizer_discard {
         return;
     }
@@ -117,7 +155,14 @@ fn emit_draw(gl: &mut Gl, mode: u32, first: i32, count: i32, isize_: u32, indice
 }
 
 /// Check every sub-draw's arguments, validate once, then run `each`.
-fn multi_draw(gl: &mut Gl, mode: u32, drawcount: i32, index_ty: Option<u32>, counts: &[i32], each: impl FnOnce(&mut Gl, u32)) {
+fn multi_draw(
+    gl: &mut Gl,
+    mode: u32,
+    drawcount: i32,
+    index_ty: Option<u32>,
+    counts: &[i32],
+    each: impl FnOnce(&mut Gl, u32),
+) {
     if drawcount < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -148,7 +193,13 @@ pub unsafe extern "C" fn glDrawArraysInstanced(mode: u32, first: i32, count: i32
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawArraysInstancedBaseInstance(mode: u32, first: i32, count: i32, instances: i32, base_instance: u32) {
+pub unsafe extern "C" fn glDrawArraysInstancedBaseInstance(
+    mode: u32,
+    first: i32,
+    count: i32,
+    instances: i32,
+    base_instance: u32,
+) {
     with_gl(|gl| draw(gl, mode, first, count, None, 0, instances, 0, base_instance))
 }
 
@@ -158,27 +209,109 @@ pub unsafe extern "C" fn glDrawElements(mode: u32, count: i32, ty: u32, indices:
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawElementsBaseVertex(mode: u32, count: i32, ty: u32, indices: *const c_void, base_vertex: i32) {
-    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, 1, base_vertex, 0))
+pub unsafe extern "C" fn glDrawElementsBaseVertex(
+    mode: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    base_vertex: i32,
+) {
+    with_gl(|gl| {
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            1,
+            base_vertex,
+            0,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawElementsInstanced(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32) {
-    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, 0, 0))
+pub unsafe extern "C" fn glDrawElementsInstanced(
+    mode: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    instances: i32,
+) {
+    with_gl(|gl| {
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            instances,
+            0,
+            0,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawElementsInstancedBaseVertex(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32, base_vertex: i32) {
-    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, base_vertex, 0))
+pub unsafe extern "C" fn glDrawElementsInstancedBaseVertex(
+    mode: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    instances: i32,
+    base_vertex: i32,
+) {
+    with_gl(|gl| {
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            instances,
+            base_vertex,
+            0,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawElementsInstancedBaseVertexBaseInstance(mode: u32, count: i32, ty: u32, indices: *const c_void, instances: i32, base_vertex: i32, base_instance: u32) {
-    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, instances, base_vertex, base_instance))
+pub unsafe extern "C" fn glDrawElementsInstancedBaseVertexBaseInstance(
+    mode: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    instances: i32,
+    base_vertex: i32,
+    base_instance: u32,
+) {
+    with_gl(|gl| {
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            instances,
+            base_vertex,
+            base_instance,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawRangeElements(mode: u32, start: u32, end: u32, count: i32, ty: u32, indices: *const c_void) {
+pub unsafe extern "C" fn glDrawRangeElements(
+    mode: u32,
+    start: u32,
+    end: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+) {
     with_gl(|gl| {
         if end < start {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -188,17 +321,40 @@ pub unsafe extern "C" fn glDrawRangeElements(mode: u32, start: u32, end: u32, co
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glDrawRangeElementsBaseVertex(mode: u32, start: u32, end: u32, count: i32, ty: u32, indices: *const c_void, base_vertex: i32) {
+pub unsafe extern "C" fn glDrawRangeElementsBaseVertex(
+    mode: u32,
+    start: u32,
+    end: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    base_vertex: i32,
+) {
     with_gl(|gl| {
         if end < start {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        draw(gl, mode, 0, count, Some(ty), indices as usize, 1, base_vertex, 0)
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            1,
+            base_vertex,
+            0,
+        )
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glMultiDrawArrays(mode: u32, first: *const i32, count: *const i32, drawcount: i32) {
+pub unsafe extern "C" fn glMultiDrawArrays(
+    mode: u32,
+    first: *const i32,
+    count: *const i32,
+    drawcount: i32,
+) {
     // SAFETY: GL promises `drawcount` entries in each array.
     let (firsts, counts) = unsafe { (slice(first, drawcount), slice(count, drawcount)) };
     with_gl(|gl| {
@@ -214,7 +370,13 @@ pub unsafe extern "C" fn glMultiDrawArrays(mode: u32, first: *const i32, count: 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glMultiDrawElements(mode: u32, count: *const i32, ty: u32, indices: *const *const c_void, drawcount: i32) {
+pub unsafe extern "C" fn glMultiDrawElements(
+    mode: u32,
+    count: *const i32,
+    ty: u32,
+    indices: *const *const c_void,
+    drawcount: i32,
+) {
     // SAFETY: GL promises `drawcount` entries in each array.
     let (counts, idx) = unsafe { (slice(count, drawcount), slice(indices, drawcount)) };
     with_gl(|gl| {
@@ -227,9 +389,22 @@ pub unsafe extern "C" fn glMultiDrawElements(mode: u32, count: *const i32, ty: u
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(mode: u32, count: *const i32, ty: u32, indices: *const *const c_void, drawcount: i32, basevertex: *const i32) {
+pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(
+    mode: u32,
+    count: *const i32,
+    ty: u32,
+    indices: *const *const c_void,
+    drawcount: i32,
+    basevertex: *const i32,
+) {
     // SAFETY: GL promises `drawcount` entries in each array.
-    let (counts, idx, bases) = unsafe { (slice(count, drawcount), slice(indices, drawcount), slice(basevertex, drawcount)) };
+    let (counts, idx, bases) = unsafe {
+        (
+            slice(count, drawcount),
+            slice(indices, drawcount),
+            slice(basevertex, drawcount),
+        )
+    };
     with_gl(|gl| {
         multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
             for ((c, i), b) in counts.iter().zip(idx).zip(bases) {

@@ -5,13 +5,22 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl_dirty, DIRTY_FRAMEBUFFER, Attachment, Framebuffer, Gl, Renderbuffer, MAX_DRAW_BUFFERS};
+use crate::context::{
+    with_gl_dirty, Attachment, Framebuffer, Gl, Renderbuffer, DIRTY_FRAMEBUFFER, MAX_DRAW_BUFFERS,
+};
 
 /// Bits of one component of an internal format (for *_SIZE queries).
 pub fn component_bits(f: u32, pname: u32) -> u32 {
     let (r, g, b, a, d, s): (u32, u32, u32, u32, u32, u32) = match f {
-        glow::RGBA8 | glow::SRGB8_ALPHA8 | glow::RGBA8_SNORM | glow::RGBA8I | glow::RGBA8UI | glow::RGBA => (8, 8, 8, 8, 0, 0),
-        glow::RGB8 | glow::SRGB8 | glow::RGB8_SNORM | glow::RGB8I | glow::RGB8UI | glow::RGB => (8, 8, 8, 0, 0, 0),
+        glow::RGBA8
+        | glow::SRGB8_ALPHA8
+        | glow::RGBA8_SNORM
+        | glow::RGBA8I
+        | glow::RGBA8UI
+        | glow::RGBA => (8, 8, 8, 8, 0, 0),
+        glow::RGB8 | glow::SRGB8 | glow::RGB8_SNORM | glow::RGB8I | glow::RGB8UI | glow::RGB => {
+            (8, 8, 8, 0, 0, 0)
+        }
         glow::RG8 | glow::RG8I | glow::RG8UI | glow::RG8_SNORM => (8, 8, 0, 0, 0, 0),
         glow::R8 | glow::R8I | glow::R8UI | glow::R8_SNORM => (8, 0, 0, 0, 0, 0),
         glow::RGBA16F | glow::RGBA16 | glow::RGBA16I | glow::RGBA16UI => (16, 16, 16, 16, 0, 0),
@@ -36,12 +45,30 @@ pub fn component_bits(f: u32, pname: u32) -> u32 {
         _ => (0, 0, 0, 0, 0, 0),
     };
     match pname {
-        glow::TEXTURE_RED_SIZE | glow::RENDERBUFFER_RED_SIZE | glow::FRAMEBUFFER_ATTACHMENT_RED_SIZE | glow::RED_BITS => r,
-        glow::TEXTURE_GREEN_SIZE | glow::RENDERBUFFER_GREEN_SIZE | glow::FRAMEBUFFER_ATTACHMENT_GREEN_SIZE | glow::GREEN_BITS => g,
-        glow::TEXTURE_BLUE_SIZE | glow::RENDERBUFFER_BLUE_SIZE | glow::FRAMEBUFFER_ATTACHMENT_BLUE_SIZE | glow::BLUE_BITS => b,
-        glow::TEXTURE_ALPHA_SIZE | glow::RENDERBUFFER_ALPHA_SIZE | glow::FRAMEBUFFER_ATTACHMENT_ALPHA_SIZE | glow::ALPHA_BITS => a,
-        glow::TEXTURE_DEPTH_SIZE | glow::RENDERBUFFER_DEPTH_SIZE | glow::FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE | glow::DEPTH_BITS => d,
-        glow::TEXTURE_STENCIL_SIZE | glow::RENDERBUFFER_STENCIL_SIZE | glow::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE | glow::STENCIL_BITS => s,
+        glow::TEXTURE_RED_SIZE
+        | glow::RENDERBUFFER_RED_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_RED_SIZE
+        | glow::RED_BITS => r,
+        glow::TEXTURE_GREEN_SIZE
+        | glow::RENDERBUFFER_GREEN_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_GREEN_SIZE
+        | glow::GREEN_BITS => g,
+        glow::TEXTURE_BLUE_SIZE
+        | glow::RENDERBUFFER_BLUE_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_BLUE_SIZE
+        | glow::BLUE_BITS => b,
+        glow::TEXTURE_ALPHA_SIZE
+        | glow::RENDERBUFFER_ALPHA_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_ALPHA_SIZE
+        | glow::ALPHA_BITS => a,
+        glow::TEXTURE_DEPTH_SIZE
+        | glow::RENDERBUFFER_DEPTH_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE
+        | glow::DEPTH_BITS => d,
+        glow::TEXTURE_STENCIL_SIZE
+        | glow::RENDERBUFFER_STENCIL_SIZE
+        | glow::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE
+        | glow::STENCIL_BITS => s,
         _ => 0,
     }
 }
@@ -80,14 +107,19 @@ pub unsafe extern "C" fn glDeleteRenderbuffers(n: i32, names: *const u32) {
             if name == 0 {
                 continue;
             }
-            let Some(entry) = gl.sh.renderbuffers.remove(&name) else { continue };
+            let Some(entry) = gl.sh.renderbuffers.remove(&name) else {
+                continue;
+            };
             if gl.st.renderbuffer == name {
                 gl.st.renderbuffer = 0;
             }
             detach_everywhere(gl, SURFACE_RENDERBUFFER, name);
             if let Some(rb) = entry {
                 if rb.created {
-                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy { res: rb.handle, ..Default::default() });
+                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
+                        res: rb.handle,
+                        ..Default::default()
+                    });
                 }
                 gl.conn.alloc.resource.free(rb.handle);
             }
@@ -110,7 +142,9 @@ fn detach_everywhere(gl: &mut Gl, kind: u32, name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsRenderbuffer(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| matches!(gl.sh.renderbuffers.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        matches!(gl.sh.renderbuffers.get(&name), Some(Some(_))) as u8
+    })
 }
 
 #[no_mangle]
@@ -124,7 +158,17 @@ pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
                 None => gl_err!(gl, glow::INVALID_OPERATION),
                 Some(None) => {
                     let handle = gl.conn.alloc.resource.alloc();
-                    gl.sh.renderbuffers.insert(name, Some(Renderbuffer { handle, width: 0, height: 0, internal_format: glow::RGBA4, samples: 0, created: false }));
+                    gl.sh.renderbuffers.insert(
+                        name,
+                        Some(Renderbuffer {
+                            handle,
+                            width: 0,
+                            height: 0,
+                            internal_format: glow::RGBA4,
+                            samples: 0,
+                            created: false,
+                        }),
+                    );
                 }
                 Some(Some(_)) => {}
             }
@@ -145,11 +189,16 @@ fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, he
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     let name = gl.st.renderbuffer;
-    let Some(Some(rb)) = gl.sh.renderbuffers.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+    let Some(Some(rb)) = gl.sh.renderbuffers.get_mut(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
     // Re-storage gets a fresh identity: the old contents are gone anyway.
     if rb.created {
         let old = rb.handle;
-        gl.conn.pipe.resource_destroy(&calls::ResourceDestroy { res: old, ..Default::default() });
+        gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
+            res: old,
+            ..Default::default()
+        });
         gl.conn.alloc.resource.free(old);
         rb.handle = gl.conn.alloc.resource.alloc();
     }
@@ -174,7 +223,12 @@ fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, he
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glRenderbufferStorage(target: u32, internal: u32, width: i32, height: i32) {
+pub unsafe extern "C" fn glRenderbufferStorage(
+    target: u32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -184,7 +238,13 @@ pub unsafe extern "C" fn glRenderbufferStorage(target: u32, internal: u32, width
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glRenderbufferStorageMultisample(target: u32, samples: i32, internal: u32, width: i32, height: i32) {
+pub unsafe extern "C" fn glRenderbufferStorageMultisample(
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -210,7 +270,12 @@ pub unsafe extern "C" fn glGetRenderbufferParameteriv(target: u32, pname: u32, o
             glow::RENDERBUFFER_HEIGHT => rb.height as i32,
             glow::RENDERBUFFER_INTERNAL_FORMAT => rb.internal_format as i32,
             glow::RENDERBUFFER_SAMPLES => rb.samples as i32,
-            glow::RENDERBUFFER_RED_SIZE | glow::RENDERBUFFER_GREEN_SIZE | glow::RENDERBUFFER_BLUE_SIZE | glow::RENDERBUFFER_ALPHA_SIZE | glow::RENDERBUFFER_DEPTH_SIZE | glow::RENDERBUFFER_STENCIL_SIZE => {
+            glow::RENDERBUFFER_RED_SIZE
+            | glow::RENDERBUFFER_GREEN_SIZE
+            | glow::RENDERBUFFER_BLUE_SIZE
+            | glow::RENDERBUFFER_ALPHA_SIZE
+            | glow::RENDERBUFFER_DEPTH_SIZE
+            | glow::RENDERBUFFER_STENCIL_SIZE => {
                 if rb.created {
                     component_bits(rb.internal_format, pname) as i32
                 } else {
@@ -263,7 +328,9 @@ pub unsafe extern "C" fn glDeleteFramebuffers(n: i32, names: *const u32) {
             if name == 0 {
                 continue;
             }
-            let Some(entry) = gl.st.fbos.remove(&name) else { continue };
+            let Some(entry) = gl.st.fbos.remove(&name) else {
+                continue;
+            };
             if gl.st.draw_fbo == name {
                 gl.st.draw_fbo = 0;
             }
@@ -279,13 +346,18 @@ pub unsafe extern "C" fn glDeleteFramebuffers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsFramebuffer(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| matches!(gl.st.fbos.get(&name), Some(Some(_))) as u8)
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        matches!(gl.st.fbos.get(&name), Some(Some(_))) as u8
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindFramebuffer(target: u32, name: u32) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
-        if !matches!(target, glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER) {
+        if !matches!(
+            target,
+            glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER
+        ) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         if name != 0 {
@@ -350,9 +422,18 @@ fn attach(gl: &mut Gl, target: u32, attachment: u32, att: Attachment) {
     }
     let Some(slot) = attachment_slot(attachment) else {
         let i = attachment.wrapping_sub(glow::COLOR_ATTACHMENT0);
-        gl_err!(gl, if i < 32 { glow::INVALID_OPERATION } else { glow::INVALID_ENUM })
+        gl_err!(
+            gl,
+            if i < 32 {
+                glow::INVALID_OPERATION
+            } else {
+                glow::INVALID_ENUM
+            }
+        )
     };
-    let Some(Some(fb)) = gl.st.fbos.get_mut(&fbo) else { gl_err!(gl, glow::INVALID_OPERATION) };
+    let Some(Some(fb)) = gl.st.fbos.get_mut(&fbo) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
     match slot {
         Slot::Color(i) => fb.color[i] = att,
         Slot::Depth => fb.depth = att,
@@ -365,7 +446,12 @@ fn attach(gl: &mut Gl, target: u32, attachment: u32, att: Attachment) {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glFramebufferRenderbuffer(target: u32, attachment: u32, rb_target: u32, rb: u32) {
+pub unsafe extern "C" fn glFramebufferRenderbuffer(
+    target: u32,
+    attachment: u32,
+    rb_target: u32,
+    rb: u32,
+) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         if rb_target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -373,25 +459,53 @@ pub unsafe extern "C" fn glFramebufferRenderbuffer(target: u32, attachment: u32,
         if rb != 0 && !matches!(gl.sh.renderbuffers.get(&rb), Some(Some(_))) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
-        let att = if rb == 0 { Attachment::default() } else { Attachment { kind: SURFACE_RENDERBUFFER, name: rb, ..Default::default() } };
+        let att = if rb == 0 {
+            Attachment::default()
+        } else {
+            Attachment {
+                kind: SURFACE_RENDERBUFFER,
+                name: rb,
+                ..Default::default()
+            }
+        };
         attach(gl, target, attachment, att)
     })
 }
 
 #[allow(clippy::too_many_arguments)]
-fn texture_attachment(gl: &mut Gl, target: u32, attachment: u32, textarget: Option<u32>, tex: u32, level: i32, layer: i32, one_layer: bool) {
+fn texture_attachment(
+    gl: &mut Gl,
+    target: u32,
+    attachment: u32,
+    textarget: Option<u32>,
+    tex: u32,
+    level: i32,
+    layer: i32,
+    one_layer: bool,
+) {
     if tex == 0 {
         return attach(gl, target, attachment, Attachment::default());
     }
-    let Some(Some(t)) = gl.sh.textures.get(&tex) else { gl_err!(gl, glow::INVALID_OPERATION) };
+    let Some(Some(t)) = gl.sh.textures.get(&tex) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
     if level < 0 || layer < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let mut cube_face = 0;
     if let Some(tt) = textarget {
-        let is_face = (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&tt);
+        let is_face =
+            (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&tt);
         let expected = if is_face { glow::TEXTURE_CUBE_MAP } else { tt };
-        if !matches!(tt, glow::TEXTURE_1D | glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_3D) && !is_face {
+        if !matches!(
+            tt,
+            glow::TEXTURE_1D
+                | glow::TEXTURE_2D
+                | glow::TEXTURE_RECTANGLE
+                | glow::TEXTURE_2D_MULTISAMPLE
+                | glow::TEXTURE_3D
+        ) && !is_face
+        {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         if t.target != expected {
@@ -401,33 +515,112 @@ fn texture_attachment(gl: &mut Gl, target: u32, attachment: u32, textarget: Opti
             cube_face = tt - glow::TEXTURE_CUBE_MAP_POSITIVE_X;
         }
     }
-    let layered = textarget.is_none() && !one_layer && matches!(t.target, glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP);
-    attach(gl, target, attachment, Attachment { kind: SURFACE_TEXTURE, name: tex, level: level as u32, layer: layer as u32, layered, cube_face })
+    let layered = textarget.is_none()
+        && !one_layer
+        && matches!(
+            t.target,
+            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
+        );
+    attach(
+        gl,
+        target,
+        attachment,
+        Attachment {
+            kind: SURFACE_TEXTURE,
+            name: tex,
+            level: level as u32,
+            layer: layer as u32,
+            layered,
+            cube_face,
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glFramebufferTexture2D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
+pub unsafe extern "C" fn glFramebufferTexture2D(
+    target: u32,
+    attachment: u32,
+    textarget: u32,
+    tex: u32,
+    level: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        texture_attachment(
+            gl,
+            target,
+            attachment,
+            Some(textarget),
+            tex,
+            level,
+            0,
+            false,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glFramebufferTexture1D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, 0, false))
+pub unsafe extern "C" fn glFramebufferTexture1D(
+    target: u32,
+    attachment: u32,
+    textarget: u32,
+    tex: u32,
+    level: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        texture_attachment(
+            gl,
+            target,
+            attachment,
+            Some(textarget),
+            tex,
+            level,
+            0,
+            false,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glFramebufferTexture3D(target: u32, attachment: u32, textarget: u32, tex: u32, level: i32, layer: i32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, Some(textarget), tex, level, layer, false))
+pub unsafe extern "C" fn glFramebufferTexture3D(
+    target: u32,
+    attachment: u32,
+    textarget: u32,
+    tex: u32,
+    level: i32,
+    layer: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        texture_attachment(
+            gl,
+            target,
+            attachment,
+            Some(textarget),
+            tex,
+            level,
+            layer,
+            false,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glFramebufferTextureLayer(target: u32, attachment: u32, tex: u32, level: i32, layer: i32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, None, tex, level, layer, true))
+pub unsafe extern "C" fn glFramebufferTextureLayer(
+    target: u32,
+    attachment: u32,
+    tex: u32,
+    level: i32,
+    layer: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        texture_attachment(gl, target, attachment, None, tex, level, layer, true)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFramebufferTexture(target: u32, attachment: u32, tex: u32, level: i32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| texture_attachment(gl, target, attachment, None, tex, level, 0, false))
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        texture_attachment(gl, target, attachment, None, tex, level, 0, false)
+    })
 }
 
 #[no_mangle]
@@ -442,7 +635,12 @@ pub unsafe extern "C" fn glCheckFramebufferStatus(target: u32) -> u32 {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, attachment: u32, pname: u32, out: *mut i32) {
+pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(
+    target: u32,
+    attachment: u32,
+    pname: u32,
+    out: *mut i32,
+) {
     let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = match target_fbo(gl, target) {
             Ok(f) => f,
@@ -466,7 +664,13 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, atta
                 }
             };
             return Some(match pname {
-                glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE => if f != 0 { glow::FRAMEBUFFER_DEFAULT as i32 } else { glow::NONE as i32 },
+                glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE => {
+                    if f != 0 {
+                        glow::FRAMEBUFFER_DEFAULT as i32
+                    } else {
+                        glow::NONE as i32
+                    }
+                }
                 glow::FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE => glow::UNSIGNED_NORMALIZED as i32,
                 glow::FRAMEBUFFER_ATTACHMENT_COLOR_ENCODING => glow::LINEAR as i32,
                 _ => component_bits(f, pname) as i32,
@@ -476,7 +680,9 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, atta
             gl.st.set_error(glow::INVALID_ENUM);
             return None;
         };
-        let Some(Some(fb)) = gl.st.fbos.get(&fbo) else { return None };
+        let Some(Some(fb)) = gl.st.fbos.get(&fbo) else {
+            return None;
+        };
         let a = match slot {
             Slot::Color(i) => fb.color[i],
             Slot::Depth => fb.depth,
@@ -510,7 +716,9 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, atta
             glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL => a.level as i32,
             glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER => a.layer as i32,
             glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE => {
-                if a.kind == SURFACE_TEXTURE && matches!(gl.sh.textures.get(&a.name), Some(Some(t)) if t.target == glow::TEXTURE_CUBE_MAP) {
+                if a.kind == SURFACE_TEXTURE
+                    && matches!(gl.sh.textures.get(&a.name), Some(Some(t)) if t.target == glow::TEXTURE_CUBE_MAP)
+                {
                     (glow::TEXTURE_CUBE_MAP_POSITIVE_X + a.cube_face) as i32
                 } else {
                     0
@@ -533,7 +741,12 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, atta
                     glow::LINEAR as i32
                 }
             }
-            p if (glow::FRAMEBUFFER_ATTACHMENT_RED_SIZE..=glow::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE).contains(&p) => component_bits(resolved.map(|r| r.format).unwrap_or(0), p) as i32,
+            p if (glow::FRAMEBUFFER_ATTACHMENT_RED_SIZE
+                ..=glow::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE)
+                .contains(&p) =>
+            {
+                component_bits(resolved.map(|r| r.format).unwrap_or(0), p) as i32
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;
@@ -549,12 +762,47 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(target: u32, atta
 /// GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE of a colour format.
 pub fn format_component_type(f: u32) -> u32 {
     match f {
-        glow::R8I | glow::R16I | glow::R32I | glow::RG8I | glow::RG16I | glow::RG32I | glow::RGB8I | glow::RGB16I | glow::RGB32I | glow::RGBA8I | glow::RGBA16I | glow::RGBA32I => glow::INT,
-        glow::R8UI | glow::R16UI | glow::R32UI | glow::RG8UI | glow::RG16UI | glow::RG32UI | glow::RGB8UI | glow::RGB16UI | glow::RGB32UI | glow::RGBA8UI | glow::RGBA16UI | glow::RGBA32UI | glow::RGB10_A2UI => {
-            glow::UNSIGNED_INT
-        }
-        glow::R16F | glow::RG16F | glow::RGB16F | glow::RGBA16F | glow::R32F | glow::RG32F | glow::RGB32F | glow::RGBA32F | glow::R11F_G11F_B10F => glow::FLOAT,
-        glow::R8_SNORM | glow::RG8_SNORM | glow::RGB8_SNORM | glow::RGBA8_SNORM | glow::R16_SNORM | glow::RG16_SNORM | glow::RGBA16_SNORM => glow::SIGNED_NORMALIZED,
+        glow::R8I
+        | glow::R16I
+        | glow::R32I
+        | glow::RG8I
+        | glow::RG16I
+        | glow::RG32I
+        | glow::RGB8I
+        | glow::RGB16I
+        | glow::RGB32I
+        | glow::RGBA8I
+        | glow::RGBA16I
+        | glow::RGBA32I => glow::INT,
+        glow::R8UI
+        | glow::R16UI
+        | glow::R32UI
+        | glow::RG8UI
+        | glow::RG16UI
+        | glow::RG32UI
+        | glow::RGB8UI
+        | glow::RGB16UI
+        | glow::RGB32UI
+        | glow::RGBA8UI
+        | glow::RGBA16UI
+        | glow::RGBA32UI
+        | glow::RGB10_A2UI => glow::UNSIGNED_INT,
+        glow::R16F
+        | glow::RG16F
+        | glow::RGB16F
+        | glow::RGBA16F
+        | glow::R32F
+        | glow::RG32F
+        | glow::RGB32F
+        | glow::RGBA32F
+        | glow::R11F_G11F_B10F => glow::FLOAT,
+        glow::R8_SNORM
+        | glow::RG8_SNORM
+        | glow::RGB8_SNORM
+        | glow::RGBA8_SNORM
+        | glow::R16_SNORM
+        | glow::RG16_SNORM
+        | glow::RGBA16_SNORM => glow::SIGNED_NORMALIZED,
         _ => glow::UNSIGNED_NORMALIZED,
     }
 }
@@ -569,14 +817,34 @@ pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
         }
         // FRONT, BACK, LEFT, RIGHT and FRONT_AND_BACK name several buffers:
         // not allowed in glDrawBuffers on any framebuffer.
-        if bufs.iter().any(|b| matches!(*b, glow::FRONT | glow::BACK | glow::LEFT | glow::RIGHT | glow::FRONT_AND_BACK)) {
+        if bufs.iter().any(|b| {
+            matches!(
+                *b,
+                glow::FRONT | glow::BACK | glow::LEFT | glow::RIGHT | glow::FRONT_AND_BACK
+            )
+        }) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let fbo = gl.st.draw_fbo;
-        let default_names = |b: u32| matches!(b, glow::FRONT_LEFT | glow::FRONT_RIGHT | glow::BACK_LEFT | glow::BACK_RIGHT);
+        let default_names = |b: u32| {
+            matches!(
+                b,
+                glow::FRONT_LEFT | glow::FRONT_RIGHT | glow::BACK_LEFT | glow::BACK_RIGHT
+            )
+        };
         if fbo == 0 {
             if bufs.iter().any(|b| *b != glow::NONE && !default_names(*b)) {
-                gl_err!(gl, if bufs.iter().any(|b| b.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32) { glow::INVALID_OPERATION } else { glow::INVALID_ENUM });
+                gl_err!(
+                    gl,
+                    if bufs
+                        .iter()
+                        .any(|b| b.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32)
+                    {
+                        glow::INVALID_OPERATION
+                    } else {
+                        glow::INVALID_ENUM
+                    }
+                );
             }
             if n != 1 {
                 gl_err!(gl, glow::INVALID_OPERATION);
@@ -618,7 +886,16 @@ pub unsafe extern "C" fn glDrawBuffer(buf: u32) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = gl.st.draw_fbo;
         if fbo == 0 {
-            if !matches!(buf, glow::NONE | glow::BACK | glow::BACK_LEFT | glow::FRONT | glow::FRONT_LEFT | glow::FRONT_AND_BACK | glow::LEFT) {
+            if !matches!(
+                buf,
+                glow::NONE
+                    | glow::BACK
+                    | glow::BACK_LEFT
+                    | glow::FRONT
+                    | glow::FRONT_LEFT
+                    | glow::FRONT_AND_BACK
+                    | glow::LEFT
+            ) {
                 gl_err!(gl, glow::INVALID_ENUM);
             }
             gl.st.default_draw_buffer = buf;
@@ -640,15 +917,40 @@ pub unsafe extern "C" fn glReadBuffer(buf: u32) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
         let fbo = gl.st.read_fbo;
         if fbo == 0 {
-            if !matches!(buf, glow::NONE | glow::BACK | glow::BACK_LEFT | glow::FRONT | glow::FRONT_LEFT | glow::LEFT) {
-                gl_err!(gl, if buf.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32 { glow::INVALID_OPERATION } else { glow::INVALID_ENUM });
+            if !matches!(
+                buf,
+                glow::NONE
+                    | glow::BACK
+                    | glow::BACK_LEFT
+                    | glow::FRONT
+                    | glow::FRONT_LEFT
+                    | glow::LEFT
+            ) {
+                gl_err!(
+                    gl,
+                    if buf.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32 {
+                        glow::INVALID_OPERATION
+                    } else {
+                        glow::INVALID_ENUM
+                    }
+                );
             }
             gl.st.default_read_buffer = buf;
             return;
         }
         let idx = buf.wrapping_sub(glow::COLOR_ATTACHMENT0);
         if buf != glow::NONE && idx as usize >= MAX_DRAW_BUFFERS {
-            gl_err!(gl, if matches!(buf, glow::BACK | glow::FRONT | glow::BACK_LEFT | glow::FRONT_LEFT) { glow::INVALID_OPERATION } else { glow::INVALID_ENUM });
+            gl_err!(
+                gl,
+                if matches!(
+                    buf,
+                    glow::BACK | glow::FRONT | glow::BACK_LEFT | glow::FRONT_LEFT
+                ) {
+                    glow::INVALID_OPERATION
+                } else {
+                    glow::INVALID_ENUM
+                }
+            );
         }
         if let Some(Some(fb)) = gl.st.fbos.get_mut(&fbo) {
             fb.read_buffer = buf;
@@ -658,15 +960,28 @@ pub unsafe extern "C" fn glReadBuffer(buf: u32) {
 
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn glBlitFramebuffer(sx0: i32, sy0: i32, sx1: i32, sy1: i32, dx0: i32, dy0: i32, dx1: i32, dy1: i32, mask: u32, filter: u32) {
+pub unsafe extern "C" fn glBlitFramebuffer(
+    sx0: i32,
+    sy0: i32,
+    sx1: i32,
+    sy1: i32,
+    dx0: i32,
+    dy0: i32,
+    dx1: i32,
+    dy1: i32,
+    mask: u32,
+    filter: u32,
+) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
-        if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0 {
+        if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0
+        {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         if filter != glow::NEAREST && filter != glow::LINEAR {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        if filter == glow::LINEAR && mask & (glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0 {
+        if filter == glow::LINEAR && mask & (glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0
+        {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
         if let Err(e) = gl.emit_read_surface() {
@@ -677,6 +992,12 @@ pub unsafe extern "C" fn glBlitFramebuffer(sx0: i32, sy0: i32, sx1: i32, sy1: i3
         }
         gl.emit_render_state();
         gl.emit_dynamic();
-        gl.conn.pipe.blit(&calls::Blit { src: [sx0, sy0, sx1, sy1], dst: [dx0, dy0, dx1, dy1], mask, filter, ..Default::default() });
+        gl.conn.pipe.blit(&calls::Blit {
+            src: [sx0, sy0, sx1, sy1],
+            dst: [dx0, dy0, dx1, dy1],
+            mask,
+            filter,
+            ..Default::default()
+        });
     })
 }

@@ -20,7 +20,21 @@ const VENDOR: &CStr = c"MobileGL";
 const VERSION: &CStr = c"3.3 (Core Profile) MobileGL 0.1.0";
 const GLSL_VERSION: &CStr = c"3.30";
 /// Extensions we advertise: only what works end to end today.
-const EXTENSIONS: &[&CStr] = &[c"GL_ARB_vertex_array_object", c"GL_ARB_texture_storage", c"GL_ARB_sync", c"GL_ARB_uniform_buffer_object", c"GL_ARB_framebuffer_object", c"GL_ARB_map_buffer_range", c"GL_ARB_copy_buffer", c"GL_ARB_instanced_arrays", c"GL_ARB_draw_instanced", c"GL_ARB_sampler_objects", c"GL_ARB_draw_elements_base_vertex", c"GL_ARB_explicit_attrib_location", c"GL_ARB_texture_swizzle"];
+const EXTENSIONS: &[&CStr] = &[
+    c"GL_ARB_vertex_array_object",
+    c"GL_ARB_texture_storage",
+    c"GL_ARB_sync",
+    c"GL_ARB_uniform_buffer_object",
+    c"GL_ARB_framebuffer_object",
+    c"GL_ARB_map_buffer_range",
+    c"GL_ARB_copy_buffer",
+    c"GL_ARB_instanced_arrays",
+    c"GL_ARB_draw_instanced",
+    c"GL_ARB_sampler_objects",
+    c"GL_ARB_draw_elements_base_vertex",
+    c"GL_ARB_explicit_attrib_location",
+    c"GL_ARB_texture_swizzle",
+];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
 
@@ -28,7 +42,8 @@ fn renderer(gl: &Gl) -> *const c_char {
     RENDERER
         .get_or_init(|| {
             let drv = mgpipe::Caps::get_str(&gl.conn.caps.driver_renderer).to_string();
-            std::ffi::CString::new(format!("MobileGL on {drv}")).unwrap_or_else(|_| c"MobileGL".to_owned())
+            std::ffi::CString::new(format!("MobileGL on {drv}"))
+                .unwrap_or_else(|_| c"MobileGL".to_owned())
         })
         .as_ptr()
 }
@@ -116,7 +131,15 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAJOR_VERSION => i(s.version.0),
         glow::MINOR_VERSION => i(s.version.1),
         glow::CONTEXT_PROFILE_MASK => i(glow::CONTEXT_CORE_PROFILE_BIT),
-        glow::CONTEXT_FLAGS => i((if s.debug { glow::CONTEXT_FLAG_DEBUG_BIT } else { 0 }) | if s.forward_compatible { glow::CONTEXT_FLAG_FORWARD_COMPATIBLE_BIT } else { 0 }),
+        glow::CONTEXT_FLAGS => i((if s.debug {
+            glow::CONTEXT_FLAG_DEBUG_BIT
+        } else {
+            0
+        }) | if s.forward_compatible {
+            glow::CONTEXT_FLAG_FORWARD_COMPATIBLE_BIT
+        } else {
+            0
+        }),
         glow::NUM_EXTENSIONS => i(EXTENSIONS.len() as i64),
         glow::NUM_SHADING_LANGUAGE_VERSIONS => i(3),
         glow::MAX_TEXTURE_SIZE => i(c.max_texture_size),
@@ -128,15 +151,24 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_DRAW_BUFFERS => i(c.max_draw_buffers.min(MAX_DRAW_BUFFERS as u32)),
         glow::MAX_COLOR_ATTACHMENTS => i(c.max_color_attachments.min(MAX_DRAW_BUFFERS as u32)),
         glow::MAX_DUAL_SOURCE_DRAW_BUFFERS => i(1),
-        glow::MAX_SAMPLES | glow::MAX_COLOR_TEXTURE_SAMPLES | glow::MAX_DEPTH_TEXTURE_SAMPLES | glow::MAX_INTEGER_SAMPLES => i(c.max_samples),
+        glow::MAX_SAMPLES
+        | glow::MAX_COLOR_TEXTURE_SAMPLES
+        | glow::MAX_DEPTH_TEXTURE_SAMPLES
+        | glow::MAX_INTEGER_SAMPLES => i(c.max_samples),
         glow::MAX_VERTEX_ATTRIBS => i(c.max_vertex_attribs.min(16)),
         glow::MAX_TEXTURE_IMAGE_UNITS => i(c.max_texture_image_units.min(16)),
         glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS => i(c.max_vertex_texture_image_units.min(16)),
         glow::MAX_GEOMETRY_TEXTURE_IMAGE_UNITS => i(16),
-        glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS => i(c.max_combined_texture_image_units.min(crate::context::MAX_TEXTURE_UNITS as u32)),
-        glow::MAX_UNIFORM_BUFFER_BINDINGS => i(c.max_uniform_buffer_bindings.min(MAX_UBO_BINDINGS as u32)),
+        glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS => i(c
+            .max_combined_texture_image_units
+            .min(crate::context::MAX_TEXTURE_UNITS as u32)),
+        glow::MAX_UNIFORM_BUFFER_BINDINGS => {
+            i(c.max_uniform_buffer_bindings.min(MAX_UBO_BINDINGS as u32))
+        }
         glow::MAX_UNIFORM_BLOCK_SIZE => i(c.max_uniform_block_size),
-        glow::MAX_VERTEX_UNIFORM_BLOCKS | glow::MAX_FRAGMENT_UNIFORM_BLOCKS | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(12),
+        glow::MAX_VERTEX_UNIFORM_BLOCKS
+        | glow::MAX_FRAGMENT_UNIFORM_BLOCKS
+        | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(12),
         glow::MAX_COMBINED_UNIFORM_BLOCKS => i(36),
         glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT => i(c.uniform_buffer_offset_alignment),
         glow::MAX_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components),
@@ -144,9 +176,15 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_GEOMETRY_UNIFORM_COMPONENTS => i(1024),
         glow::MAX_VERTEX_UNIFORM_VECTORS => i(c.max_vertex_uniform_components / 4),
         glow::MAX_FRAGMENT_UNIFORM_VECTORS => i(c.max_fragment_uniform_components / 4),
-        glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
-        glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4)),
-        glow::MAX_COMBINED_GEOMETRY_UNIFORM_COMPONENTS => i(1024 + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => {
+            i(c.max_vertex_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
+        glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components
+            as i64
+            + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_COMBINED_GEOMETRY_UNIFORM_COMPONENTS => {
+            i(1024 + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
         glow::MAX_VARYING_COMPONENTS => i(c.max_varying_components),
         glow::MAX_VARYING_VECTORS => i(c.max_varying_components / 4),
         glow::MAX_VERTEX_OUTPUT_COMPONENTS => i(64),
@@ -158,7 +196,10 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_TEXTURE_BUFFER_SIZE => i(65536),
         glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),
         glow::MAX_TEXTURE_MAX_ANISOTROPY_EXT => f(c.max_texture_max_anisotropy),
-        glow::MAX_VIEWPORT_DIMS => Some(Vals::I(vec![c.max_viewport_dims[0] as i64, c.max_viewport_dims[1] as i64])),
+        glow::MAX_VIEWPORT_DIMS => Some(Vals::I(vec![
+            c.max_viewport_dims[0] as i64,
+            c.max_viewport_dims[1] as i64,
+        ])),
         glow::MAX_ELEMENTS_VERTICES => i(c.max_elements_vertices),
         glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
         glow::MAX_CLIP_DISTANCES => i(8),
@@ -170,27 +211,70 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS => i(64),
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS => i(4),
         glow::SUBPIXEL_BITS => i(4),
-        glow::ALIASED_LINE_WIDTH_RANGE => Some(Vals::F(vec![c.aliased_line_width_range[0] as f64, c.aliased_line_width_range[1] as f64])),
+        glow::ALIASED_LINE_WIDTH_RANGE => Some(Vals::F(vec![
+            c.aliased_line_width_range[0] as f64,
+            c.aliased_line_width_range[1] as f64,
+        ])),
         glow::SMOOTH_LINE_WIDTH_RANGE => Some(Vals::F(vec![1.0, 1.0])),
         glow::SMOOTH_LINE_WIDTH_GRANULARITY | glow::POINT_SIZE_GRANULARITY => f(0.125),
-        glow::POINT_SIZE_RANGE => Some(Vals::F(vec![c.point_size_range[0] as f64, c.point_size_range[1] as f64])),
+        glow::POINT_SIZE_RANGE => Some(Vals::F(vec![
+            c.point_size_range[0] as f64,
+            c.point_size_range[1] as f64,
+        ])),
         glow::NUM_COMPRESSED_TEXTURE_FORMATS => i(0),
         glow::COMPRESSED_TEXTURE_FORMATS => Some(Vals::I(vec![])),
         glow::NUM_PROGRAM_BINARY_FORMATS | glow::NUM_SHADER_BINARY_FORMATS => i(0),
         glow::SAMPLE_BUFFERS => i(0),
         glow::SAMPLES => i(0),
         glow::DOUBLEBUFFER | glow::STEREO => b(false),
-        glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => i(if s.draw_fbo == 0 { if s.draw_surface.is_some() { 8 } else { 0 } } else { 8 }),
-        glow::DEPTH_BITS => i(if s.draw_surface.as_ref().map(|x| x.desc.depth_stencil_format != 0).unwrap_or(false) { 24 } else { 0 }),
-        glow::STENCIL_BITS => i(if s.draw_surface.as_ref().map(|x| x.desc.depth_stencil_format != 0).unwrap_or(false) { 8 } else { 0 }),
+        glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => {
+            i(if s.draw_fbo == 0 {
+                if s.draw_surface.is_some() {
+                    8
+                } else {
+                    0
+                }
+            } else {
+                8
+            })
+        }
+        glow::DEPTH_BITS => i(
+            if s.draw_surface
+                .as_ref()
+                .map(|x| x.desc.depth_stencil_format != 0)
+                .unwrap_or(false)
+            {
+                24
+            } else {
+                0
+            },
+        ),
+        glow::STENCIL_BITS => i(
+            if s.draw_surface
+                .as_ref()
+                .map(|x| x.desc.depth_stencil_format != 0)
+                .unwrap_or(false)
+            {
+                8
+            } else {
+                0
+            },
+        ),
         glow::IMPLEMENTATION_COLOR_READ_FORMAT => e(glow::RGBA),
         glow::IMPLEMENTATION_COLOR_READ_TYPE => e(glow::UNSIGNED_BYTE),
         glow::PROVOKING_VERTEX => e(s.provoking_vertex),
         glow::QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION => b(true),
-        glow::LAYER_PROVOKING_VERTEX | glow::VIEWPORT_INDEX_PROVOKING_VERTEX => e(glow::UNDEFINED_VERTEX),
+        glow::LAYER_PROVOKING_VERTEX | glow::VIEWPORT_INDEX_PROVOKING_VERTEX => {
+            e(glow::UNDEFINED_VERTEX)
+        }
         // bindings
         glow::ARRAY_BUFFER_BINDING => e(s.array_buffer),
-        glow::ELEMENT_ARRAY_BUFFER_BINDING => e(s.vaos.get(&s.vao).and_then(|v| v.as_ref()).map(|v| v.element_buffer).unwrap_or(0)),
+        glow::ELEMENT_ARRAY_BUFFER_BINDING => e(s
+            .vaos
+            .get(&s.vao)
+            .and_then(|v| v.as_ref())
+            .map(|v| v.element_buffer)
+            .unwrap_or(0)),
         glow::COPY_READ_BUFFER_BINDING => e(s.copy_read_buffer),
         glow::COPY_WRITE_BUFFER_BINDING => e(s.copy_write_buffer),
         glow::PIXEL_PACK_BUFFER_BINDING => e(s.pixel_pack_buffer),
@@ -216,11 +300,16 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::TEXTURE_BINDING_CUBE_MAP_ARRAY => texture_binding(gl, glow::TEXTURE_CUBE_MAP_ARRAY),
         glow::TEXTURE_BINDING_BUFFER => texture_binding(gl, glow::TEXTURE_BUFFER),
         glow::TEXTURE_BINDING_2D_MULTISAMPLE => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE),
-        glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE_ARRAY),
+        glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY => {
+            texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE_ARRAY)
+        }
         // fixed function
         glow::VIEWPORT => Some(Vals::I(s.viewport.iter().map(|v| *v as i64).collect())),
         glow::SCISSOR_BOX => Some(Vals::I(s.scissor.iter().map(|v| *v as i64).collect())),
-        glow::DEPTH_RANGE => Some(Vals::F(vec![s.depth_range[0] as f64, s.depth_range[1] as f64])),
+        glow::DEPTH_RANGE => Some(Vals::F(vec![
+            s.depth_range[0] as f64,
+            s.depth_range[1] as f64,
+        ])),
         glow::COLOR_CLEAR_VALUE => Some(Vals::F(s.clear_color.iter().map(|v| *v as f64).collect())),
         glow::DEPTH_CLEAR_VALUE => Some(Vals::F(vec![s.clear_depth])),
         glow::STENCIL_CLEAR_VALUE => i(s.clear_stencil),
@@ -262,7 +351,12 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::SAMPLE_COVERAGE_INVERT => b(s.sample_coverage_invert),
         glow::LOGIC_OP_MODE => e(s.logic_op),
         glow::PRIMITIVE_RESTART_INDEX => i(s.primitive_restart_index as i64),
-        glow::LINE_SMOOTH_HINT | glow::POLYGON_SMOOTH_HINT | glow::TEXTURE_COMPRESSION_HINT | glow::FRAGMENT_SHADER_DERIVATIVE_HINT => e(s.hints.get(&pname).copied().unwrap_or(glow::DONT_CARE)),
+        glow::LINE_SMOOTH_HINT
+        | glow::POLYGON_SMOOTH_HINT
+        | glow::TEXTURE_COMPRESSION_HINT
+        | glow::FRAGMENT_SHADER_DERIVATIVE_HINT => {
+            e(s.hints.get(&pname).copied().unwrap_or(glow::DONT_CARE))
+        }
         glow::PACK_ROW_LENGTH => i(s.pack.row_length),
         glow::PACK_IMAGE_HEIGHT => i(s.pack.image_height),
         glow::PACK_SKIP_PIXELS => i(s.pack.skip_pixels),
@@ -282,9 +376,19 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::DRAW_BUFFER => e(draw_buffer(gl, 0)),
         glow::READ_BUFFER => {
             let s = &*gl.st;
-            e(if s.read_fbo == 0 { s.default_read_buffer } else { s.fbos.get(&s.read_fbo).and_then(|f| f.as_ref()).map(|f| f.read_buffer).unwrap_or(glow::NONE) })
+            e(if s.read_fbo == 0 {
+                s.default_read_buffer
+            } else {
+                s.fbos
+                    .get(&s.read_fbo)
+                    .and_then(|f| f.as_ref())
+                    .map(|f| f.read_buffer)
+                    .unwrap_or(glow::NONE)
+            })
         }
-        p if (glow::DRAW_BUFFER0..glow::DRAW_BUFFER0 + MAX_DRAW_BUFFERS as u32).contains(&p) => e(draw_buffer(gl, (p - glow::DRAW_BUFFER0) as usize)),
+        p if (glow::DRAW_BUFFER0..glow::DRAW_BUFFER0 + MAX_DRAW_BUFFERS as u32).contains(&p) => {
+            e(draw_buffer(gl, (p - glow::DRAW_BUFFER0) as usize))
+        }
         glow::TIMESTAMP => i(super::queries::timestamp(gl)),
         glow::RESET_NOTIFICATION_STRATEGY => e(glow::NO_RESET_NOTIFICATION),
         glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
@@ -298,9 +402,17 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
 fn draw_buffer(gl: &Gl, i: usize) -> u32 {
     let s = &*gl.st;
     if s.draw_fbo == 0 {
-        return if i == 0 { s.default_draw_buffer } else { glow::NONE };
+        return if i == 0 {
+            s.default_draw_buffer
+        } else {
+            glow::NONE
+        };
     }
-    s.fbos.get(&s.draw_fbo).and_then(|f| f.as_ref()).map(|f| f.draw_buffers[i]).unwrap_or(glow::NONE)
+    s.fbos
+        .get(&s.draw_fbo)
+        .and_then(|f| f.as_ref())
+        .map(|f| f.draw_buffers[i])
+        .unwrap_or(glow::NONE)
 }
 
 fn get(pname: u32) -> Option<Vals> {
@@ -349,7 +461,12 @@ pub unsafe extern "C" fn glGetIntegerv(pname: u32, out: *mut i32) {
     if let Some(v) = get(pname) {
         for (k, x) in as_ints(v).iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
-            unsafe { put(out.add(k), (*x).clamp(i32::MIN as i64, i32::MAX as i64) as i32) };
+            unsafe {
+                put(
+                    out.add(k),
+                    (*x).clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+                )
+            };
         }
     }
 }
@@ -398,7 +515,9 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
     with_gl(|gl| {
         let s = &*gl.st;
         let r = match pname {
-            glow::UNIFORM_BUFFER_BINDING | glow::UNIFORM_BUFFER_START | glow::UNIFORM_BUFFER_SIZE => {
+            glow::UNIFORM_BUFFER_BINDING
+            | glow::UNIFORM_BUFFER_START
+            | glow::UNIFORM_BUFFER_SIZE => {
                 let Some(bnd) = s.uniform_bindings.get(index as usize) else {
                     gl.st.set_error(glow::INVALID_VALUE);
                     return None;
@@ -409,7 +528,9 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
                     _ => Vals::I(vec![bnd.size as i64]),
                 }
             }
-            glow::TRANSFORM_FEEDBACK_BUFFER_BINDING | glow::TRANSFORM_FEEDBACK_BUFFER_START | glow::TRANSFORM_FEEDBACK_BUFFER_SIZE => {
+            glow::TRANSFORM_FEEDBACK_BUFFER_BINDING
+            | glow::TRANSFORM_FEEDBACK_BUFFER_START
+            | glow::TRANSFORM_FEEDBACK_BUFFER_SIZE => {
                 if index >= 4 {
                     gl.st.set_error(glow::INVALID_VALUE);
                     return None;
@@ -472,5 +593,11 @@ pub unsafe extern "C" fn glGetBooleani_v(pname: u32, index: u32, out: *mut u8) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetGraphicsResetStatus() -> u32 {
-    crate::context::with_gl_exempt(|gl| if gl.conn.lost().is_some() { glow::UNKNOWN_CONTEXT_RESET } else { glow::NO_ERROR })
+    crate::context::with_gl_exempt(|gl| {
+        if gl.conn.lost().is_some() {
+            glow::UNKNOWN_CONTEXT_RESET
+        } else {
+            glow::NO_ERROR
+        }
+    })
 }

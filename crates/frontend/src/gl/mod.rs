@@ -50,7 +50,9 @@ pub fn log_once(key: &'static str, what: impl FnOnce() -> String) {
 /// implemented (or is legacy-only and the context is core). Sets
 /// GL_INVALID_OPERATION on the current context and logs the name once.
 pub fn unimplemented_entry(name: &'static str) {
-    log_once(name, || format!("{name} is not implemented by MobileGL yet: GL_INVALID_OPERATION"));
+    log_once(name, || {
+        format!("{name} is not implemented by MobileGL yet: GL_INVALID_OPERATION")
+    });
     with_gl(|gl| gl.st.set_error(glow::INVALID_OPERATION));
 }
 
@@ -95,5 +97,7 @@ pub(crate) unsafe fn cstr(p: *const std::ffi::c_char) -> String {
         return String::new();
     }
     // SAFETY: caller promises a NUL-terminated string.
-    unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
 }

@@ -11,7 +11,16 @@ use crate::context::{with_gl, Gl, PixelStore};
 /// Components of a pixel format, or None if not a pixel format.
 pub fn format_components(format: u32) -> Option<usize> {
     Some(match format {
-        glow::RED | glow::GREEN | glow::BLUE | glow::ALPHA | glow::RED_INTEGER | glow::GREEN_INTEGER | glow::BLUE_INTEGER | glow::DEPTH_COMPONENT | glow::STENCIL_INDEX | glow::LUMINANCE => 1,
+        glow::RED
+        | glow::GREEN
+        | glow::BLUE
+        | glow::ALPHA
+        | glow::RED_INTEGER
+        | glow::GREEN_INTEGER
+        | glow::BLUE_INTEGER
+        | glow::DEPTH_COMPONENT
+        | glow::STENCIL_INDEX
+        | glow::LUMINANCE => 1,
         glow::RG | glow::RG_INTEGER | glow::DEPTH_STENCIL | glow::LUMINANCE_ALPHA => 2,
         glow::RGB | glow::BGR | glow::RGB_INTEGER | glow::BGR_INTEGER => 3,
         glow::RGBA | glow::BGRA | glow::RGBA_INTEGER | glow::BGRA_INTEGER => 4,
@@ -27,8 +36,19 @@ pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
         glow::UNSIGNED_SHORT | glow::SHORT | glow::HALF_FLOAT => 2 * n,
         glow::UNSIGNED_INT | glow::INT | glow::FLOAT => 4 * n,
         glow::UNSIGNED_BYTE_3_3_2 | glow::UNSIGNED_BYTE_2_3_3_REV => 1,
-        glow::UNSIGNED_SHORT_5_6_5 | glow::UNSIGNED_SHORT_5_6_5_REV | glow::UNSIGNED_SHORT_4_4_4_4 | glow::UNSIGNED_SHORT_4_4_4_4_REV | glow::UNSIGNED_SHORT_5_5_5_1 | glow::UNSIGNED_SHORT_1_5_5_5_REV => 2,
-        glow::UNSIGNED_INT_8_8_8_8 | glow::UNSIGNED_INT_8_8_8_8_REV | glow::UNSIGNED_INT_10_10_10_2 | glow::UNSIGNED_INT_2_10_10_10_REV | glow::UNSIGNED_INT_24_8 | glow::UNSIGNED_INT_10F_11F_11F_REV | glow::UNSIGNED_INT_5_9_9_9_REV => 4,
+        glow::UNSIGNED_SHORT_5_6_5
+        | glow::UNSIGNED_SHORT_5_6_5_REV
+        | glow::UNSIGNED_SHORT_4_4_4_4
+        | glow::UNSIGNED_SHORT_4_4_4_4_REV
+        | glow::UNSIGNED_SHORT_5_5_5_1
+        | glow::UNSIGNED_SHORT_1_5_5_5_REV => 2,
+        glow::UNSIGNED_INT_8_8_8_8
+        | glow::UNSIGNED_INT_8_8_8_8_REV
+        | glow::UNSIGNED_INT_10_10_10_2
+        | glow::UNSIGNED_INT_2_10_10_10_REV
+        | glow::UNSIGNED_INT_24_8
+        | glow::UNSIGNED_INT_10F_11F_11F_REV
+        | glow::UNSIGNED_INT_5_9_9_9_REV => 4,
         glow::FLOAT_32_UNSIGNED_INT_24_8_REV => 8,
         _ => return None,
     })
@@ -44,20 +64,42 @@ pub struct ClientLayout {
 }
 
 pub fn client_layout(ps: &PixelStore, width: usize, height: usize, bpp: usize) -> ClientLayout {
-    let row_px = if ps.row_length > 0 { ps.row_length as usize } else { width };
+    let row_px = if ps.row_length > 0 {
+        ps.row_length as usize
+    } else {
+        width
+    };
     let a = ps.alignment.max(1) as usize;
     let row_stride = (row_px * bpp).div_ceil(a) * a;
-    let rows = if ps.image_height > 0 { ps.image_height as usize } else { height };
+    let rows = if ps.image_height > 0 {
+        ps.image_height as usize
+    } else {
+        height
+    };
     let image_stride = row_stride * rows;
-    let skip = ps.skip_pixels as usize * bpp + ps.skip_rows as usize * row_stride + ps.skip_images as usize * image_stride;
-    ClientLayout { row_stride, image_stride, skip, row_bytes: width * bpp }
+    let skip = ps.skip_pixels as usize * bpp
+        + ps.skip_rows as usize * row_stride
+        + ps.skip_images as usize * image_stride;
+    ClientLayout {
+        row_stride,
+        image_stride,
+        skip,
+        row_bytes: width * bpp,
+    }
 }
 
 /// Gather a client image into tight rows.
 ///
 /// # Safety
 /// `src` must point at the image the application described.
-pub unsafe fn unpack(ps: &PixelStore, width: u32, height: u32, depth: u32, bpp: usize, src: *const u8) -> Vec<u8> {
+pub unsafe fn unpack(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    src: *const u8,
+) -> Vec<u8> {
     let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
     let l = client_layout(ps, w, h, bpp);
     let mut out = Vec::with_capacity(l.row_bytes * h * d);
@@ -79,7 +121,13 @@ pub unsafe fn unpack(ps: &PixelStore, width: u32, height: u32, depth: u32, bpp: 
 }
 
 fn swap_in_place(data: &mut [u8], bpp: usize) {
-    let unit = if bpp % 4 == 0 { 4 } else if bpp % 2 == 0 { 2 } else { 1 };
+    let unit = if bpp % 4 == 0 {
+        4
+    } else if bpp % 2 == 0 {
+        2
+    } else {
+        1
+    };
     if unit > 1 {
         for c in data.chunks_exact_mut(unit) {
             c.reverse();
@@ -92,14 +140,23 @@ fn swap_in_place(data: &mut [u8], bpp: usize) {
 ///
 /// # Safety
 /// `dst` must point at the image the application described.
-pub unsafe fn pack(ps: &PixelStore, width: u32, height: u32, bpp: usize, tight: &[u8], dst: *mut u8) {
+pub unsafe fn pack(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    bpp: usize,
+    tight: &[u8],
+    dst: *mut u8,
+) {
     let (w, h) = (width as usize, height as usize);
     let l = client_layout(ps, w, h, bpp);
     if dst.is_null() {
         return;
     }
     for y in 0..h {
-        let Some(row) = tight.get(y * l.row_bytes..(y + 1) * l.row_bytes) else { break };
+        let Some(row) = tight.get(y * l.row_bytes..(y + 1) * l.row_bytes) else {
+            break;
+        };
         let off = l.skip + y * l.row_stride;
         // SAFETY: the application promises the described image is writable.
         unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), dst.add(off), row.len()) };
@@ -107,21 +164,47 @@ pub unsafe fn pack(ps: &PixelStore, width: u32, height: u32, bpp: usize, tight: 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glReadPixels(x: i32, y: i32, width: i32, height: i32, format: u32, ty: u32, data: *mut c_void) {
+pub unsafe extern "C" fn glReadPixels(
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+    format: u32,
+    ty: u32,
+    data: *mut c_void,
+) {
     let r = with_gl(|gl| read_pixels(gl, x, y, width, height, format, ty, data as usize));
     if let Some((ps, bpp, tight, pbo)) = r {
         if pbo.is_some() {
             return;
         }
         // SAFETY: the application promises a writable image under its pack state.
-        unsafe { pack(&ps, width as u32, height as u32, bpp, &tight, data as *mut u8) };
+        unsafe {
+            pack(
+                &ps,
+                width as u32,
+                height as u32,
+                bpp,
+                &tight,
+                data as *mut u8,
+            )
+        };
     }
 }
 
 type ReadResult = Option<(PixelStore, usize, Vec<u8>, Option<u64>)>;
 
 #[allow(clippy::too_many_arguments)]
-fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32, ty: u32, pbo_offset: usize) -> ReadResult {
+fn read_pixels(
+    gl: &mut Gl,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+    format: u32,
+    ty: u32,
+    pbo_offset: usize,
+) -> ReadResult {
     if width < 0 || height < 0 {
         gl.st.set_error(glow::INVALID_VALUE);
         return None;
@@ -146,10 +229,22 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
     while row < height as usize {
         let rows = rows_per_band.min(height as usize - row);
         // One band (the common case) reads straight into the result.
-        let dst = if rows == height as usize { &mut reply } else { &mut band };
+        let dst = if rows == height as usize {
+            &mut reply
+        } else {
+            &mut band
+        };
         dst.clear();
         gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
-        let p = calls::ReadPixels { x, y: y + row as i32, width: width as u32, height: rows as u32, format, r#type: ty, ..Default::default() };
+        let p = calls::ReadPixels {
+            x,
+            y: y + row as i32,
+            width: width as u32,
+            height: rows as u32,
+            format,
+            r#type: ty,
+            ..Default::default()
+        };
         gl.conn.pipe.read_pixels(&p, dst);
         dst.resize(rows * row_bytes, 0);
         if rows != height as usize {
@@ -164,7 +259,9 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
     if gl.st.pixel_pack_buffer != 0 {
         // Pack into a buffer object: scatter into a shadow of the touched range.
         let name = gl.st.pixel_pack_buffer;
-        let Some(Some(buf)) = gl.sh.buffers.get(&name) else { return None };
+        let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
+            return None;
+        };
         let handle = buf.handle;
         let size = buf.size;
         // `data` is an offset into the buffer.
@@ -175,10 +272,32 @@ fn read_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, format: u32
             return None;
         }
         // Rows of the pack layout keep their gaps: read the old bytes first.
-        let mut shadow = super::buffers::read_buffer(gl, handle, pbo_offset as u64, end as u64, crate::runtime::BlockingCause::ReadPixels);
+        let mut shadow = super::buffers::read_buffer(
+            gl,
+            handle,
+            pbo_offset as u64,
+            end as u64,
+            crate::runtime::BlockingCause::ReadPixels,
+        );
         // SAFETY: `shadow` holds `end` bytes, enough for the layout.
-        unsafe { pack(&ps, width as u32, height as u32, bpp, &reply, shadow.as_mut_ptr()) };
-        gl.conn.pipe.buffer_subdata(&calls::BufferSubdata { res: handle, offset: pbo_offset as u64, ..Default::default() }, &shadow);
+        unsafe {
+            pack(
+                &ps,
+                width as u32,
+                height as u32,
+                bpp,
+                &reply,
+                shadow.as_mut_ptr(),
+            )
+        };
+        gl.conn.pipe.buffer_subdata(
+            &calls::BufferSubdata {
+                res: handle,
+                offset: pbo_offset as u64,
+                ..Default::default()
+            },
+            &shadow,
+        );
         return Some((ps, bpp, Vec::new(), Some(0)));
     }
     Some((ps, bpp, reply, None))

@@ -11,7 +11,15 @@ use crate::context::{target_index, with_gl, Gl, QueryObj};
 use crate::runtime::BlockingCause;
 
 fn valid_target(t: u32) -> bool {
-    matches!(t, glow::SAMPLES_PASSED | glow::ANY_SAMPLES_PASSED | glow::ANY_SAMPLES_PASSED_CONSERVATIVE | glow::PRIMITIVES_GENERATED | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN | glow::TIME_ELAPSED)
+    matches!(
+        t,
+        glow::SAMPLES_PASSED
+            | glow::ANY_SAMPLES_PASSED
+            | glow::ANY_SAMPLES_PASSED_CONSERVATIVE
+            | glow::PRIMITIVES_GENERATED
+            | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+            | glow::TIME_ELAPSED
+    )
 }
 
 #[no_mangle]
@@ -43,11 +51,16 @@ pub unsafe extern "C" fn glDeleteQueries(n: i32, names: *const u32) {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         for name in names {
-            let Some(entry) = gl.st.queries.remove(&name) else { continue };
+            let Some(entry) = gl.st.queries.remove(&name) else {
+                continue;
+            };
             gl.st.active_queries.retain(|_, q| *q != name);
             if let Some(q) = entry {
                 if gl.conn.caps.implements(Opcode::QueryDestroy as u16) {
-                    gl.conn.pipe.query_destroy(&calls::QueryDestroy { query: q.handle, ..Default::default() });
+                    gl.conn.pipe.query_destroy(&calls::QueryDestroy {
+                        query: q.handle,
+                        ..Default::default()
+                    });
                 }
                 gl.conn.alloc.query.free(q.handle);
             }
@@ -75,18 +88,33 @@ pub unsafe extern "C" fn glBeginQuery(target: u32, name: u32) {
         }
         let handle = match gl.st.queries.get(&name) {
             None => gl_err!(gl, glow::INVALID_OPERATION),
-            Some(Some(q)) if q.target != 0 && q.target != target => gl_err!(gl, glow::INVALID_OPERATION),
+            Some(Some(q)) if q.target != 0 && q.target != target => {
+                gl_err!(gl, glow::INVALID_OPERATION)
+            }
             Some(Some(q)) => q.handle,
             Some(None) => gl.conn.alloc.query.alloc(),
         };
-        gl.st.queries.insert(name, Some(QueryObj { handle, target, result: None }));
+        gl.st.queries.insert(
+            name,
+            Some(QueryObj {
+                handle,
+                target,
+                result: None,
+            }),
+        );
         gl.st.active_queries.insert(target, name);
         if gl.conn.caps.implements(Opcode::QueryBegin as u16) {
             // The framebuffer and state the query counts must be current.
             let _ = gl.emit_framebuffer();
-            gl.conn.pipe.query_begin(&calls::QueryBegin { query: handle, target, ..Default::default() });
+            gl.conn.pipe.query_begin(&calls::QueryBegin {
+                query: handle,
+                target,
+                ..Default::default()
+            });
         } else {
-            log_once("queries_declined", || "the backend declines queries: results read as 0".into());
+            log_once("queries_declined", || {
+                "the backend declines queries: results read as 0".into()
+            });
         }
     })
 }
@@ -97,10 +125,18 @@ pub unsafe extern "C" fn glEndQuery(target: u32) {
         if !valid_target(target) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        let Some(name) = gl.st.active_queries.remove(&target) else { gl_err!(gl, glow::INVALID_OPERATION) };
-        let Some(Some(q)) = gl.st.queries.get(&name).copied() else { return };
+        let Some(name) = gl.st.active_queries.remove(&target) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
+        let Some(Some(q)) = gl.st.queries.get(&name).copied() else {
+            return;
+        };
         if gl.conn.caps.implements(Opcode::QueryEnd as u16) {
-            gl.conn.pipe.query_end(&calls::QueryEnd { query: q.handle, target, ..Default::default() });
+            gl.conn.pipe.query_end(&calls::QueryEnd {
+                query: q.handle,
+                target,
+                ..Default::default()
+            });
         }
     })
 }
@@ -116,13 +152,25 @@ pub unsafe extern "C" fn glQueryCounter(name: u32, target: u32) {
         }
         let handle = match gl.st.queries.get(&name) {
             None => gl_err!(gl, glow::INVALID_OPERATION),
-            Some(Some(q)) if q.target != 0 && q.target != target => gl_err!(gl, glow::INVALID_OPERATION),
+            Some(Some(q)) if q.target != 0 && q.target != target => {
+                gl_err!(gl, glow::INVALID_OPERATION)
+            }
             Some(Some(q)) => q.handle,
             Some(None) => gl.conn.alloc.query.alloc(),
         };
-        gl.st.queries.insert(name, Some(QueryObj { handle, target, result: None }));
+        gl.st.queries.insert(
+            name,
+            Some(QueryObj {
+                handle,
+                target,
+                result: None,
+            }),
+        );
         if gl.conn.caps.implements(Opcode::QueryCounter as u16) {
-            gl.conn.pipe.query_counter(&calls::QueryCounter { query: handle, ..Default::default() });
+            gl.conn.pipe.query_counter(&calls::QueryCounter {
+                query: handle,
+                ..Default::default()
+            });
         }
     })
 }
@@ -135,7 +183,11 @@ pub unsafe extern "C" fn glGetQueryiv(target: u32, pname: u32, out: *mut i32) {
             return None;
         }
         match pname {
-            glow::CURRENT_QUERY => Some(if target == glow::TIMESTAMP { 0 } else { gl.st.active_queries.get(&target).copied().unwrap_or(0) as i32 }),
+            glow::CURRENT_QUERY => Some(if target == glow::TIMESTAMP {
+                0
+            } else {
+                gl.st.active_queries.get(&target).copied().unwrap_or(0) as i32
+            }),
             glow::QUERY_COUNTER_BITS => Some(match target {
                 glow::TIME_ELAPSED | glow::TIMESTAMP => 64,
                 glow::ANY_SAMPLES_PASSED | glow::ANY_SAMPLES_PASSED_CONSERVATIVE => 1,
@@ -178,7 +230,14 @@ fn query_result(gl: &mut Gl, name: u32, pname: u32) -> Option<u64> {
             remote::Transport::flush(&mut *gl.conn.pipe);
             gl.conn.blocking(BlockingCause::QueryResult);
             let mut reply = Vec::new();
-            gl.conn.pipe.query_result(&calls::QueryResult { query: q.handle, wait: wait as u32, ..Default::default() }, &mut reply);
+            gl.conn.pipe.query_result(
+                &calls::QueryResult {
+                    query: q.handle,
+                    wait: wait as u32,
+                    ..Default::default()
+                },
+                &mut reply,
+            );
             if reply.len() >= 16 {
                 let avail = u32::from_le_bytes([reply[0], reply[1], reply[2], reply[3]]) != 0;
                 let mut v = [0u8; 8];
@@ -225,7 +284,9 @@ pub fn timestamp(gl: &mut Gl) -> i64 {
     }
     let mut reply = Vec::new();
     gl.conn.blocking(BlockingCause::QueryResult);
-    gl.conn.pipe.timestamp(&calls::Timestamp::default(), &mut reply);
+    gl.conn
+        .pipe
+        .timestamp(&calls::Timestamp::default(), &mut reply);
     let mut v = [0u8; 8];
     if reply.len() >= 8 {
         v.copy_from_slice(&reply[..8]);
@@ -234,11 +295,30 @@ pub fn timestamp(gl: &mut Gl) -> i64 {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetTexImage(target: u32, level: i32, format: u32, ty: u32, pixels: *mut c_void) {
+pub unsafe extern "C" fn glGetTexImage(
+    target: u32,
+    level: i32,
+    format: u32,
+    ty: u32,
+    pixels: *mut c_void,
+) {
     let r = with_gl(|gl| {
-        let is_face = (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target);
-        let obj_target = if is_face { glow::TEXTURE_CUBE_MAP } else { target };
-        if target_index(obj_target).is_none() || target == glow::TEXTURE_CUBE_MAP || matches!(target, glow::TEXTURE_BUFFER | glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY) {
+        let is_face = (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z)
+            .contains(&target);
+        let obj_target = if is_face {
+            glow::TEXTURE_CUBE_MAP
+        } else {
+            target
+        };
+        if target_index(obj_target).is_none()
+            || target == glow::TEXTURE_CUBE_MAP
+            || matches!(
+                target,
+                glow::TEXTURE_BUFFER
+                    | glow::TEXTURE_2D_MULTISAMPLE
+                    | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+            )
+        {
             gl.st.set_error(glow::INVALID_ENUM);
             return None;
         }
@@ -250,22 +330,43 @@ pub unsafe extern "C" fn glGetTexImage(target: u32, level: i32, format: u32, ty:
             gl.st.set_error(glow::INVALID_VALUE);
             return None;
         }
-        let name = gl.st.bound_texture(gl.st.active_texture as usize, obj_target);
-        let face = if is_face { (target - glow::TEXTURE_CUBE_MAP_POSITIVE_X) as usize } else { 0 };
+        let name = gl
+            .st
+            .bound_texture(gl.st.active_texture as usize, obj_target);
+        let face = if is_face {
+            (target - glow::TEXTURE_CUBE_MAP_POSITIVE_X) as usize
+        } else {
+            0
+        };
         let (handle, info) = match gl.sh.textures.get(&name) {
             Some(Some(t)) => (t.handle, t.level(face, level as usize)),
             _ => return None,
         };
         let info = info?;
         if !gl.conn.caps.implements(Opcode::GetTextureImage as u16) {
-            log_once("get_texture_image_declined", || "the backend declines glGetTexImage: zeros returned".into());
+            log_once("get_texture_image_declined", || {
+                "the backend declines glGetTexImage: zeros returned".into()
+            });
         }
         let mut reply = Vec::new();
         gl.conn.blocking(BlockingCause::ReadPixels);
-        let p = calls::GetTextureImage { res: handle, target, level: level as u32, width: info.width, height: info.height, depth: info.depth, format, r#type: ty, ..Default::default() };
+        let p = calls::GetTextureImage {
+            res: handle,
+            target,
+            level: level as u32,
+            width: info.width,
+            height: info.height,
+            depth: info.depth,
+            format,
+            r#type: ty,
+            ..Default::default()
+        };
         gl.conn.pipe.get_texture_image(&p, &mut reply);
         let layers = info.depth.max(1);
-        reply.resize(info.width as usize * info.height as usize * layers as usize * bpp, 0);
+        reply.resize(
+            info.width as usize * info.height as usize * layers as usize * bpp,
+            0,
+        );
         Some((gl.st.pack, bpp, info.width, info.height * layers, reply))
     });
     if let Some((ps, bpp, w, rows, tight)) = r {

@@ -7,7 +7,10 @@ use mgpipe::calls;
 use mgpipe::Pipe;
 
 use super::{cstr, gl_err, put, slice};
-use crate::context::{with_gl_dirty, DIRTY_PROGRAM, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS};
+use crate::context::{
+    with_gl_dirty, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation,
+    DIRTY_PROGRAM, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
+};
 use crate::shader;
 
 /// Scalar kind of a GLSL type.
@@ -91,7 +94,18 @@ pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
             return 0;
         };
         let name = new_object_name(gl);
-        gl.sh.shader_objects.insert(name, ShaderOrProgram::Shader(ShaderObj { stage, gl_type: ty, source: String::new(), compiled: false, info_log: String::new(), delete_pending: false, attached: 0 }));
+        gl.sh.shader_objects.insert(
+            name,
+            ShaderOrProgram::Shader(ShaderObj {
+                stage,
+                gl_type: ty,
+                source: String::new(),
+                compiled: false,
+                info_log: String::new(),
+                delete_pending: false,
+                attached: 0,
+            }),
+        );
         name
     })
 }
@@ -117,11 +131,21 @@ pub unsafe extern "C" fn glDeleteShader(name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsShader(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Shader(_))) as u8)
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        matches!(
+            gl.sh.shader_objects.get(&name),
+            Some(ShaderOrProgram::Shader(_))
+        ) as u8
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glShaderSource(name: u32, count: i32, strings: *const *const c_char, lengths: *const i32) {
+pub unsafe extern "C" fn glShaderSource(
+    name: u32,
+    count: i32,
+    strings: *const *const c_char,
+    lengths: *const i32,
+) {
     // SAFETY: GL promises `count` strings (and lengths when non-null).
     let (strs, lens) = unsafe { (slice(strings, count), slice(lengths, count)) };
     let mut source = String::new();
@@ -198,8 +222,20 @@ pub unsafe extern "C" fn glGetShaderiv(name: u32, pname: u32, out: *mut i32) {
             glow::SHADER_TYPE => s.gl_type as i32,
             glow::DELETE_STATUS => s.delete_pending as i32,
             glow::COMPILE_STATUS => s.compiled as i32,
-            glow::INFO_LOG_LENGTH => if s.info_log.is_empty() { 0 } else { s.info_log.len() as i32 + 1 },
-            glow::SHADER_SOURCE_LENGTH => if s.source.is_empty() { 0 } else { s.source.len() as i32 + 1 },
+            glow::INFO_LOG_LENGTH => {
+                if s.info_log.is_empty() {
+                    0
+                } else {
+                    s.info_log.len() as i32 + 1
+                }
+            }
+            glow::SHADER_SOURCE_LENGTH => {
+                if s.source.is_empty() {
+                    0
+                } else {
+                    s.source.len() as i32 + 1
+                }
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;
@@ -213,7 +249,12 @@ pub unsafe extern "C" fn glGetShaderiv(name: u32, pname: u32, out: *mut i32) {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetShaderInfoLog(name: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
+pub unsafe extern "C" fn glGetShaderInfoLog(
+    name: u32,
+    buf_size: i32,
+    length: *mut i32,
+    log: *mut c_char,
+) {
     let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => Some(s.info_log.clone()),
         Err(e) => {
@@ -228,7 +269,12 @@ pub unsafe extern "C" fn glGetShaderInfoLog(name: u32, buf_size: i32, length: *m
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetShaderSource(name: u32, buf_size: i32, length: *mut i32, source: *mut c_char) {
+pub unsafe extern "C" fn glGetShaderSource(
+    name: u32,
+    buf_size: i32,
+    length: *mut i32,
+    source: *mut c_char,
+) {
     let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => Some(s.source.clone()),
         Err(e) => {
@@ -246,7 +292,9 @@ pub unsafe extern "C" fn glGetShaderSource(name: u32, buf_size: i32, length: *mu
 pub unsafe extern "C" fn glCreateProgram() -> u32 {
     with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let name = new_object_name(gl);
-        gl.sh.shader_objects.insert(name, ShaderOrProgram::Program(ProgramObj::default()));
+        gl.sh
+            .shader_objects
+            .insert(name, ShaderOrProgram::Program(ProgramObj::default()));
         name
     })
 }
@@ -257,7 +305,10 @@ fn destroy_program(gl: &mut Gl, name: u32) {
             detach(gl, s);
         }
         if let Some(l) = p.linked {
-            gl.conn.pipe.delete_shader(&calls::DeleteShader { cso: l.cso, ..Default::default() });
+            gl.conn.pipe.delete_shader(&calls::DeleteShader {
+                cso: l.cso,
+                ..Default::default()
+            });
             gl.conn.alloc.shader.free(l.cso);
         }
     }
@@ -294,7 +345,12 @@ pub unsafe extern "C" fn glDeleteProgram(name: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsProgram(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| matches!(gl.sh.shader_objects.get(&name), Some(ShaderOrProgram::Program(_))) as u8)
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        matches!(
+            gl.sh.shader_objects.get(&name),
+            Some(ShaderOrProgram::Program(_))
+        ) as u8
+    })
 }
 
 #[no_mangle]
@@ -306,7 +362,9 @@ pub unsafe extern "C" fn glAttachShader(program: u32, shader_name: u32) {
         if let Err(e) = shader_mut(gl, shader_name) {
             gl_err!(gl, e);
         }
-        let Ok(p) = program_mut(gl, program) else { return };
+        let Ok(p) = program_mut(gl, program) else {
+            return;
+        };
         if p.shaders.contains(&shader_name) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -327,14 +385,21 @@ pub unsafe extern "C" fn glDetachShader(program: u32, shader_name: u32) {
             Ok(p) => p,
             Err(e) => gl_err!(gl, e),
         };
-        let Some(i) = p.shaders.iter().position(|&s| s == shader_name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        let Some(i) = p.shaders.iter().position(|&s| s == shader_name) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
         p.shaders.remove(i);
         detach(gl, shader_name);
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetAttachedShaders(program: u32, max: i32, count: *mut i32, shaders: *mut u32) {
+pub unsafe extern "C" fn glGetAttachedShaders(
+    program: u32,
+    max: i32,
+    count: *mut i32,
+    shaders: *mut u32,
+) {
     let list = with_gl_dirty(DIRTY_PROGRAM, |gl| match program_mut(gl, program) {
         Ok(p) => Some(p.shaders.clone()),
         Err(e) => {
@@ -420,8 +485,13 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
         } else if sources.is_empty() {
             Err("error: no shaders attached\n".to_string())
         } else {
-            let refs: Vec<(shader::Stage, &str)> = sources.iter().map(|(s, t)| (*s, t.as_str())).collect();
-            shader::link(&shader::LinkInput { shaders: &refs, attrib_bindings: &attribs, frag_data_bindings: &frags })
+            let refs: Vec<(shader::Stage, &str)> =
+                sources.iter().map(|(s, t)| (*s, t.as_str())).collect();
+            shader::link(&shader::LinkInput {
+                shaders: &refs,
+                attrib_bindings: &attribs,
+                frag_data_bindings: &frags,
+            })
         };
         let old_cso = match program_mut(gl, program) {
             Ok(p) => p.linked.as_ref().map(|l| l.cso),
@@ -440,15 +510,32 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                         blob.extend_from_slice(bytemuck::cast_slice(w));
                     }
                 }
-                let (global_binding, global_size) = prog.global_block.as_ref().map(|g| (g.binding, g.size)).unwrap_or((0, 0));
-                gl.conn.pipe.create_shader(&calls::CreateShader { cso, stage_mask, stage_words, global_binding, global_size, ..Default::default() }, &blob);
+                let (global_binding, global_size) = prog
+                    .global_block
+                    .as_ref()
+                    .map(|g| (g.binding, g.size))
+                    .unwrap_or((0, 0));
+                gl.conn.pipe.create_shader(
+                    &calls::CreateShader {
+                        cso,
+                        stage_mask,
+                        stage_words,
+                        global_binding,
+                        global_size,
+                        ..Default::default()
+                    },
+                    &blob,
+                );
                 let mut locations = Vec::new();
                 for (ui, u) in prog.uniforms.iter().enumerate() {
                     if u.block_index >= 0 {
                         continue;
                     }
                     for e in 0..u.array_size.max(1) {
-                        locations.push(UniformLocation { uniform: ui, element: e });
+                        locations.push(UniformLocation {
+                            uniform: ui,
+                            element: e,
+                        });
                     }
                 }
                 // `layout(binding = N)` in the source gives initial units and
@@ -463,7 +550,11 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                         }
                     }
                 }
-                let block_bindings: Vec<u32> = prog.blocks.iter().map(|b| b.explicit_binding.unwrap_or(0)).collect();
+                let block_bindings: Vec<u32> = prog
+                    .blocks
+                    .iter()
+                    .map(|b| b.explicit_binding.unwrap_or(0))
+                    .collect();
                 let linked = LinkedState {
                     scratch: vec![0u8; global_size as usize],
                     scratch_version: 1,
@@ -493,7 +584,10 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
             }
         }
         if let Some(old) = old_cso {
-            gl.conn.pipe.delete_shader(&calls::DeleteShader { cso: old, ..Default::default() });
+            gl.conn.pipe.delete_shader(&calls::DeleteShader {
+                cso: old,
+                ..Default::default()
+            });
             gl.conn.alloc.shader.free(old);
         }
     })
@@ -545,19 +639,32 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             }
         };
         let l = p.linked.as_ref();
-        let max_name = |names: &mut dyn Iterator<Item = usize>| names.max().map(|n| n as i32 + 1).unwrap_or(0);
+        let max_name =
+            |names: &mut dyn Iterator<Item = usize>| names.max().map(|n| n as i32 + 1).unwrap_or(0);
         Some(match pname {
             glow::DELETE_STATUS => p.delete_pending as i32,
             glow::LINK_STATUS => p.link_status as i32,
             glow::VALIDATE_STATUS => p.validate_status as i32,
-            glow::INFO_LOG_LENGTH => if p.info_log.is_empty() { 0 } else { p.info_log.len() as i32 + 1 },
+            glow::INFO_LOG_LENGTH => {
+                if p.info_log.is_empty() {
+                    0
+                } else {
+                    p.info_log.len() as i32 + 1
+                }
+            }
             glow::ATTACHED_SHADERS => p.shaders.len() as i32,
             glow::ACTIVE_ATTRIBUTES => l.map(|l| l.prog.attributes.len() as i32).unwrap_or(0),
-            glow::ACTIVE_ATTRIBUTE_MAX_LENGTH => l.map(|l| max_name(&mut l.prog.attributes.iter().map(|a| a.name.len()))).unwrap_or(0),
+            glow::ACTIVE_ATTRIBUTE_MAX_LENGTH => l
+                .map(|l| max_name(&mut l.prog.attributes.iter().map(|a| a.name.len())))
+                .unwrap_or(0),
             glow::ACTIVE_UNIFORMS => l.map(|l| l.prog.uniforms.len() as i32).unwrap_or(0),
-            glow::ACTIVE_UNIFORM_MAX_LENGTH => l.map(|l| max_name(&mut l.prog.uniforms.iter().map(|u| u.name.len()))).unwrap_or(0),
+            glow::ACTIVE_UNIFORM_MAX_LENGTH => l
+                .map(|l| max_name(&mut l.prog.uniforms.iter().map(|u| u.name.len())))
+                .unwrap_or(0),
             glow::ACTIVE_UNIFORM_BLOCKS => l.map(|l| l.prog.blocks.len() as i32).unwrap_or(0),
-            glow::ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH => l.map(|l| max_name(&mut l.prog.blocks.iter().map(|b| b.name.len()))).unwrap_or(0),
+            glow::ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH => l
+                .map(|l| max_name(&mut l.prog.blocks.iter().map(|b| b.name.len())))
+                .unwrap_or(0),
             glow::TRANSFORM_FEEDBACK_BUFFER_MODE => glow::INTERLEAVED_ATTRIBS as i32,
             glow::TRANSFORM_FEEDBACK_VARYINGS | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => 0,
             glow::PROGRAM_BINARY_RETRIEVABLE_HINT => 0,
@@ -577,7 +684,12 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetProgramInfoLog(program: u32, buf_size: i32, length: *mut i32, log: *mut c_char) {
+pub unsafe extern "C" fn glGetProgramInfoLog(
+    program: u32,
+    buf_size: i32,
+    length: *mut i32,
+    log: *mut c_char,
+) {
     let text = with_gl_dirty(DIRTY_PROGRAM, |gl| match program_mut(gl, program) {
         Ok(p) => Some(p.info_log.clone()),
         Err(e) => {
@@ -605,7 +717,13 @@ pub unsafe extern "C" fn glGetAttribLocation(program: u32, name: *const c_char) 
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
     with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
-        Ok(l) => l.prog.attributes.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
+        Ok(l) => l
+            .prog
+            .attributes
+            .iter()
+            .find(|a| a.name == n)
+            .map(|a| a.location as i32)
+            .unwrap_or(-1),
         Err(e) => {
             gl.st.set_error(e);
             -1
@@ -618,7 +736,13 @@ pub unsafe extern "C" fn glGetFragDataLocation(program: u32, name: *const c_char
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
     with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
-        Ok(l) => l.prog.outputs.iter().find(|a| a.name == n).map(|a| a.location as i32).unwrap_or(-1),
+        Ok(l) => l
+            .prog
+            .outputs
+            .iter()
+            .find(|a| a.name == n)
+            .map(|a| a.location as i32)
+            .unwrap_or(-1),
         Err(e) => {
             gl.st.set_error(e);
             -1
@@ -655,7 +779,11 @@ pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char)
             let u = &l.prog.uniforms[ul.uniform];
             let (ubase, _) = split_index(&u.name);
             let is_array = u.array_size > 1 || u.name.ends_with("[0]");
-            let matches = if is_array { ubase == base && idx.unwrap_or(0) == ul.element } else { u.name == n };
+            let matches = if is_array {
+                ubase == base && idx.unwrap_or(0) == ul.element
+            } else {
+                u.name == n
+            };
             if matches {
                 return loc as i32;
             }
@@ -665,12 +793,24 @@ pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveUniform(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
+pub unsafe extern "C" fn glGetActiveUniform(
+    program: u32,
+    index: u32,
+    buf_size: i32,
+    length: *mut i32,
+    size: *mut i32,
+    ty: *mut u32,
+    name: *mut c_char,
+) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => {
-                gl.st.set_error(if e == glow::INVALID_OPERATION { glow::INVALID_OPERATION } else { e });
+                gl.st.set_error(if e == glow::INVALID_OPERATION {
+                    glow::INVALID_OPERATION
+                } else {
+                    e
+                });
                 return None;
             }
         };
@@ -693,7 +833,15 @@ pub unsafe extern "C" fn glGetActiveUniform(program: u32, index: u32, buf_size: 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveAttrib(program: u32, index: u32, buf_size: i32, length: *mut i32, size: *mut i32, ty: *mut u32, name: *mut c_char) {
+pub unsafe extern "C" fn glGetActiveAttrib(
+    program: u32,
+    index: u32,
+    buf_size: i32,
+    length: *mut i32,
+    size: *mut i32,
+    ty: *mut u32,
+    name: *mut c_char,
+) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
@@ -725,7 +873,13 @@ pub unsafe extern "C" fn glGetUniformBlockIndex(program: u32, name: *const c_cha
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
     with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
-        Ok(l) => l.prog.blocks.iter().position(|b| b.name == n).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX),
+        Ok(l) => l
+            .prog
+            .blocks
+            .iter()
+            .position(|b| b.name == n)
+            .map(|i| i as u32)
+            .unwrap_or(glow::INVALID_INDEX),
         Err(e) => {
             gl.st.set_error(e);
             glow::INVALID_INDEX
@@ -748,7 +902,12 @@ pub unsafe extern "C" fn glUniformBlockBinding(program: u32, index: u32, binding
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pname: u32, out: *mut i32) {
+pub unsafe extern "C" fn glGetActiveUniformBlockiv(
+    program: u32,
+    index: u32,
+    pname: u32,
+    out: *mut i32,
+) {
     let v = with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
@@ -766,8 +925,11 @@ pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pna
             glow::UNIFORM_BLOCK_DATA_SIZE => vec![b.data_size as i32],
             glow::UNIFORM_BLOCK_NAME_LENGTH => vec![b.name.len() as i32 + 1],
             glow::UNIFORM_BLOCK_ACTIVE_UNIFORMS => vec![b.active_uniforms.len() as i32],
-            glow::UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES => b.active_uniforms.iter().map(|u| *u as i32).collect(),
-            glow::UNIFORM_BLOCK_REFERENCED_BY_VERTEX_SHADER | glow::UNIFORM_BLOCK_REFERENCED_BY_FRAGMENT_SHADER => vec![1],
+            glow::UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES => {
+                b.active_uniforms.iter().map(|u| *u as i32).collect()
+            }
+            glow::UNIFORM_BLOCK_REFERENCED_BY_VERTEX_SHADER
+            | glow::UNIFORM_BLOCK_REFERENCED_BY_FRAGMENT_SHADER => vec![1],
             glow::UNIFORM_BLOCK_REFERENCED_BY_GEOMETRY_SHADER => vec![0],
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
@@ -784,7 +946,13 @@ pub unsafe extern "C" fn glGetActiveUniformBlockiv(program: u32, index: u32, pna
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveUniformBlockName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
+pub unsafe extern "C" fn glGetActiveUniformBlockName(
+    program: u32,
+    index: u32,
+    buf_size: i32,
+    length: *mut i32,
+    name: *mut c_char,
+) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => match l.prog.blocks.get(index as usize) {
             Some(b) => Some(b.name.clone()),
@@ -805,11 +973,31 @@ pub unsafe extern "C" fn glGetActiveUniformBlockName(program: u32, index: u32, b
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetUniformIndices(program: u32, count: i32, names: *const *const c_char, indices: *mut u32) {
+pub unsafe extern "C" fn glGetUniformIndices(
+    program: u32,
+    count: i32,
+    names: *const *const c_char,
+    indices: *mut u32,
+) {
     // SAFETY: GL promises `count` strings.
-    let names: Vec<String> = unsafe { slice(names, count) }.iter().map(|p| unsafe { cstr(*p) }).collect();
+    let names: Vec<String> = unsafe { slice(names, count) }
+        .iter()
+        .map(|p| unsafe { cstr(*p) })
+        .collect();
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
-        Ok(l) => Some(names.iter().map(|n| l.prog.uniforms.iter().position(|u| u.name == *n || split_index(&u.name).0 == n.as_str()).map(|i| i as u32).unwrap_or(glow::INVALID_INDEX)).collect::<Vec<_>>()),
+        Ok(l) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    l.prog
+                        .uniforms
+                        .iter()
+                        .position(|u| u.name == *n || split_index(&u.name).0 == n.as_str())
+                        .map(|i| i as u32)
+                        .unwrap_or(glow::INVALID_INDEX)
+                })
+                .collect::<Vec<_>>(),
+        ),
         Err(e) => {
             gl.st.set_error(e);
             None
@@ -824,7 +1012,13 @@ pub unsafe extern "C" fn glGetUniformIndices(program: u32, count: i32, names: *c
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices: *const u32, pname: u32, out: *mut i32) {
+pub unsafe extern "C" fn glGetActiveUniformsiv(
+    program: u32,
+    count: i32,
+    indices: *const u32,
+    pname: u32,
+    out: *mut i32,
+) {
     // SAFETY: GL promises `count` indices.
     let idx = unsafe { slice(indices, count) }.to_vec();
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| {
@@ -846,9 +1040,31 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices
                 glow::UNIFORM_SIZE => u.array_size.max(1) as i32,
                 glow::UNIFORM_NAME_LENGTH => u.name.len() as i32 + 1,
                 glow::UNIFORM_BLOCK_INDEX => u.block_index,
-                glow::UNIFORM_OFFSET => if u.block_index >= 0 { u.offset as i32 } else { -1 },
-                glow::UNIFORM_ARRAY_STRIDE => if u.block_index >= 0 && u.array_size > 1 { u.array_stride as i32 } else if u.block_index >= 0 { 0 } else { -1 },
-                glow::UNIFORM_MATRIX_STRIDE => if u.block_index >= 0 && type_info(u.gl_type).1 > 1 { u.matrix_stride as i32 } else if u.block_index >= 0 { 0 } else { -1 },
+                glow::UNIFORM_OFFSET => {
+                    if u.block_index >= 0 {
+                        u.offset as i32
+                    } else {
+                        -1
+                    }
+                }
+                glow::UNIFORM_ARRAY_STRIDE => {
+                    if u.block_index >= 0 && u.array_size > 1 {
+                        u.array_stride as i32
+                    } else if u.block_index >= 0 {
+                        0
+                    } else {
+                        -1
+                    }
+                }
+                glow::UNIFORM_MATRIX_STRIDE => {
+                    if u.block_index >= 0 && type_info(u.gl_type).1 > 1 {
+                        u.matrix_stride as i32
+                    } else if u.block_index >= 0 {
+                        0
+                    } else {
+                        -1
+                    }
+                }
                 glow::UNIFORM_IS_ROW_MAJOR => u.is_row_major as i32,
                 _ => {
                     gl.st.set_error(glow::INVALID_ENUM);
@@ -867,7 +1083,13 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(program: u32, count: i32, indices
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetActiveUniformName(program: u32, index: u32, buf_size: i32, length: *mut i32, name: *mut c_char) {
+pub unsafe extern "C" fn glGetActiveUniformName(
+    program: u32,
+    index: u32,
+    buf_size: i32,
+    length: *mut i32,
+    name: *mut c_char,
+) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
         Ok(l) => match l.prog.uniforms.get(index as usize) {
             Some(u) => Some(u.name.clone()),
@@ -899,7 +1121,15 @@ enum Src {
 
 /// Write `count` elements of `comps` words each (or matrices) at `location`
 /// of the current program.
-fn write_uniform(gl: &mut Gl, location: i32, count: i32, src: Src, comps: u32, matrix: Option<(u32, u32, bool)>, words: &[u32]) {
+fn write_uniform(
+    gl: &mut Gl,
+    location: i32,
+    count: i32,
+    src: Src,
+    comps: u32,
+    matrix: Option<(u32, u32, bool)>,
+    words: &[u32],
+) {
     if location == -1 {
         return;
     }
@@ -952,7 +1182,11 @@ fn write_uniform(gl: &mut Gl, location: i32, count: i32, src: Src, comps: u32, m
         return;
     }
     let elem_words = cols * rows;
-    let (offset, astride, mstride) = (u.offset as usize, u.array_stride as usize, u.matrix_stride as usize);
+    let (offset, astride, mstride) = (
+        u.offset as usize,
+        u.array_stride as usize,
+        u.matrix_stride as usize,
+    );
     for e in 0..n {
         let elem = (loc.element + e) as usize;
         let base_off = offset + elem * astride;
@@ -960,7 +1194,11 @@ fn write_uniform(gl: &mut Gl, location: i32, count: i32, src: Src, comps: u32, m
         for c in 0..cols as usize {
             for r in 0..rows as usize {
                 let transpose = matrix.map(|m| m.2).unwrap_or(false);
-                let w = if transpose { src_elem[r * cols as usize + c] } else { src_elem[c * rows as usize + r] };
+                let w = if transpose {
+                    src_elem[r * cols as usize + c]
+                } else {
+                    src_elem[c * rows as usize + r]
+                };
                 let w = match (base, src) {
                     (Base::Bool, Src::F) => (f32::from_bits(w) != 0.0) as u32,
                     (Base::Bool, _) => (w != 0) as u32,
@@ -993,7 +1231,9 @@ macro_rules! uniform_vectors {
             // SAFETY: GL promises `count` elements of `$n` values.
             let v = unsafe { slice(value, count.saturating_mul($n)) };
             let words: Vec<u32> = v.iter().map(|x| to_word(*x)).collect();
-            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, count, $src, $n, None, &words))
+            with_gl_dirty(DIRTY_PROGRAM, |gl| {
+                write_uniform(gl, location, count, $src, $n, None, &words)
+            })
         }
     };
 }
@@ -1001,11 +1241,26 @@ macro_rules! uniform_vectors {
 macro_rules! uniform_matrices {
     ($name:ident, $c:expr, $r:expr) => {
         #[no_mangle]
-        pub unsafe extern "C" fn $name(location: i32, count: i32, transpose: u8, value: *const f32) {
+        pub unsafe extern "C" fn $name(
+            location: i32,
+            count: i32,
+            transpose: u8,
+            value: *const f32,
+        ) {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
             let words: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
-            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, count, Src::F, 0, Some(($c, $r, transpose != 0)), &words))
+            with_gl_dirty(DIRTY_PROGRAM, |gl| {
+                write_uniform(
+                    gl,
+                    location,
+                    count,
+                    Src::F,
+                    0,
+                    Some(($c, $r, transpose != 0)),
+                    &words,
+                )
+            })
         }
     };
 }
@@ -1075,7 +1330,11 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
             return None;
         }
     };
-    let Some(loc) = usize::try_from(location).ok().and_then(|i| l.locations.get(i)).copied() else {
+    let Some(loc) = usize::try_from(location)
+        .ok()
+        .and_then(|i| l.locations.get(i))
+        .copied()
+    else {
         gl.st.set_error(glow::INVALID_OPERATION);
         return None;
     };
@@ -1083,14 +1342,21 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
     let (base, cols, rows) = type_info(u.gl_type);
     if base == Base::Sampler {
         let slot = (u.sampler_binding.unwrap_or(0) + loc.element) as usize;
-        return Some((Base::Int, vec![l.sampler_units.get(slot).copied().unwrap_or(0)]));
+        return Some((
+            Base::Int,
+            vec![l.sampler_units.get(slot).copied().unwrap_or(0)],
+        ));
     }
     let mut out = Vec::new();
     let off = u.offset as usize + loc.element as usize * u.array_stride as usize;
     for c in 0..cols as usize {
         for r in 0..rows as usize {
             let at = off + c * u.matrix_stride as usize + r * 4;
-            let w = l.scratch.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+            let w = l
+                .scratch
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .unwrap_or(0);
             out.push(w);
         }
     }
@@ -1099,7 +1365,9 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f32) {
-    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) =
+        with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location))
+    {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w),
@@ -1114,7 +1382,9 @@ pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i32) {
-    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) =
+        with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location))
+    {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w) as i32,
@@ -1128,7 +1398,9 @@ pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut u32) {
-    if let Some((base, words)) = with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location)) {
+    if let Some((base, words)) =
+        with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location))
+    {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w) as u32,

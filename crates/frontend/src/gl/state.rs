@@ -5,7 +5,7 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, log_once, slice};
-use crate::context::{with_gl_dirty, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, Gl, MAX_DRAW_BUFFERS};
+use crate::context::{with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, MAX_DRAW_BUFFERS};
 
 fn valid_blend_factor(f: u32) -> bool {
     matches!(
@@ -32,13 +32,36 @@ fn valid_blend_factor(f: u32) -> bool {
     )
 }
 fn valid_blend_eq(e: u32) -> bool {
-    matches!(e, glow::FUNC_ADD | glow::FUNC_SUBTRACT | glow::FUNC_REVERSE_SUBTRACT | glow::MIN | glow::MAX)
+    matches!(
+        e,
+        glow::FUNC_ADD | glow::FUNC_SUBTRACT | glow::FUNC_REVERSE_SUBTRACT | glow::MIN | glow::MAX
+    )
 }
 pub fn valid_compare_func(f: u32) -> bool {
-    matches!(f, glow::NEVER | glow::LESS | glow::EQUAL | glow::LEQUAL | glow::GREATER | glow::NOTEQUAL | glow::GEQUAL | glow::ALWAYS)
+    matches!(
+        f,
+        glow::NEVER
+            | glow::LESS
+            | glow::EQUAL
+            | glow::LEQUAL
+            | glow::GREATER
+            | glow::NOTEQUAL
+            | glow::GEQUAL
+            | glow::ALWAYS
+    )
 }
 fn valid_stencil_op(o: u32) -> bool {
-    matches!(o, glow::KEEP | glow::ZERO | glow::REPLACE | glow::INCR | glow::INCR_WRAP | glow::DECR | glow::DECR_WRAP | glow::INVERT)
+    matches!(
+        o,
+        glow::KEEP
+            | glow::ZERO
+            | glow::REPLACE
+            | glow::INCR
+            | glow::INCR_WRAP
+            | glow::DECR
+            | glow::DECR_WRAP
+            | glow::INVERT
+    )
 }
 
 /// Set a capability; false = not a capability we know (INVALID_ENUM).
@@ -109,7 +132,9 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         glow::TEXTURE_CUBE_MAP_SEAMLESS => s.texture_cube_map_seamless,
         glow::COLOR_LOGIC_OP => s.color_logic_op,
         glow::DEBUG_OUTPUT | glow::DEBUG_OUTPUT_SYNCHRONOUS => false,
-        c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0,
+        c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
+            s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0
+        }
         _ => return None,
     })
 }
@@ -134,11 +159,13 @@ pub unsafe extern "C" fn glDisable(cap: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabled(cap: u32) -> u8 {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| match get_cap(gl, cap) {
-        Some(v) => v as u8,
-        None => {
-            gl.st.set_error(glow::INVALID_ENUM);
-            0
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        match get_cap(gl, cap) {
+            Some(v) => v as u8,
+            None => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                0
+            }
         }
     })
 }
@@ -179,7 +206,9 @@ pub unsafe extern "C" fn glDisablei(cap: u32, index: u32) {
 }
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| indexed_cap(gl, cap, index, None))
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        indexed_cap(gl, cap, index, None)
+    })
 }
 
 #[no_mangle]
@@ -198,18 +227,31 @@ pub unsafe extern "C" fn glBlendFunc(src: u32, dst: u32) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let s = &mut *gl.st;
-        (s.blend_src_rgb, s.blend_dst_rgb, s.blend_src_alpha, s.blend_dst_alpha) = (src, dst, src, dst);
+        (
+            s.blend_src_rgb,
+            s.blend_dst_rgb,
+            s.blend_src_alpha,
+            s.blend_dst_alpha,
+        ) = (src, dst, src, dst);
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFuncSeparate(src_rgb: u32, dst_rgb: u32, src_a: u32, dst_a: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if ![src_rgb, dst_rgb, src_a, dst_a].iter().all(|&f| valid_blend_factor(f)) {
+        if ![src_rgb, dst_rgb, src_a, dst_a]
+            .iter()
+            .all(|&f| valid_blend_factor(f))
+        {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let s = &mut *gl.st;
-        (s.blend_src_rgb, s.blend_dst_rgb, s.blend_src_alpha, s.blend_dst_alpha) = (src_rgb, dst_rgb, src_a, dst_a);
+        (
+            s.blend_src_rgb,
+            s.blend_dst_rgb,
+            s.blend_src_alpha,
+            s.blend_dst_alpha,
+        ) = (src_rgb, dst_rgb, src_a, dst_a);
     })
 }
 
@@ -237,13 +279,16 @@ pub unsafe extern "C" fn glBlendEquationSeparate(rgb: u32, alpha: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.blend_color = [r, g, b, a])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.blend_color = [r, g, b, a]
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glColorMask(r: u8, g: u8, b: u8, a: u8) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let m = (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
+        let m =
+            (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
         gl.st.color_mask = [m; MAX_DRAW_BUFFERS];
     })
 }
@@ -254,7 +299,8 @@ pub unsafe extern "C" fn glColorMaski(i: u32, r: u8, g: u8, b: u8, a: u8) {
         if i as usize >= MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        gl.st.color_mask[i as usize] = (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
+        gl.st.color_mask[i as usize] =
+            (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
     })
 }
 
@@ -270,17 +316,23 @@ pub unsafe extern "C" fn glDepthFunc(f: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthMask(flag: u8) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_mask = flag != 0)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.depth_mask = flag != 0
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRange(n: f64, f: f64) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32]
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRangef(n: f32, f: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)]
+    })
 }
 
 fn stencil_faces(face: u32) -> Option<&'static [usize]> {
@@ -295,7 +347,9 @@ fn stencil_faces(face: u32) -> Option<&'static [usize]> {
 #[no_mangle]
 pub unsafe extern "C" fn glStencilFuncSeparate(face: u32, func: u32, reference: i32, mask: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
+        let Some(faces) = stencil_faces(face) else {
+            gl_err!(gl, glow::INVALID_ENUM)
+        };
         if !valid_compare_func(func) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -315,7 +369,9 @@ pub unsafe extern "C" fn glStencilFunc(func: u32, reference: i32, mask: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glStencilOpSeparate(face: u32, sfail: u32, dpfail: u32, dppass: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
+        let Some(faces) = stencil_faces(face) else {
+            gl_err!(gl, glow::INVALID_ENUM)
+        };
         if ![sfail, dpfail, dppass].iter().all(|&o| valid_stencil_op(o)) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -335,7 +391,9 @@ pub unsafe extern "C" fn glStencilOp(sfail: u32, dpfail: u32, dppass: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glStencilMaskSeparate(face: u32, mask: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else { gl_err!(gl, glow::INVALID_ENUM) };
+        let Some(faces) = stencil_faces(face) else {
+            gl_err!(gl, glow::INVALID_ENUM)
+        };
         for &i in faces {
             gl.st.stencil[i].write_mask = mask;
         }
@@ -392,27 +450,37 @@ pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_color = [r, g, b, a])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.clear_color = [r, g, b, a]
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepth(d: f64) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_depth = d.clamp(0.0, 1.0))
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.clear_depth = d.clamp(0.0, 1.0)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepthf(d: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_depth = d.clamp(0.0, 1.0) as f64)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.clear_depth = d.clamp(0.0, 1.0) as f64
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearStencil(s: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.clear_stencil = s)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.clear_stencil = s
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonOffset(factor: f32, units: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.polygon_offset = [factor, units])
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.polygon_offset = [factor, units]
+    })
 }
 
 #[no_mangle]
@@ -445,7 +513,9 @@ pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         if mode != glow::FILL {
-            log_once("polygon_mode", || "glPolygonMode(LINE/POINT) is tracked but not emulated yet".into());
+            log_once("polygon_mode", || {
+                "glPolygonMode(LINE/POINT) is tracked but not emulated yet".into()
+            });
         }
         gl.st.polygon_mode = mode;
     })
@@ -463,7 +533,9 @@ pub unsafe extern "C" fn glProvokingVertex(mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPrimitiveRestartIndex(index: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| gl.st.primitive_restart_index = index)
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        gl.st.primitive_restart_index = index
+    })
 }
 
 #[no_mangle]
@@ -490,7 +562,13 @@ pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
         if !matches!(mode, glow::FASTEST | glow::NICEST | glow::DONT_CARE) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        if !matches!(target, glow::LINE_SMOOTH_HINT | glow::POLYGON_SMOOTH_HINT | glow::TEXTURE_COMPRESSION_HINT | glow::FRAGMENT_SHADER_DERIVATIVE_HINT) {
+        if !matches!(
+            target,
+            glow::LINE_SMOOTH_HINT
+                | glow::POLYGON_SMOOTH_HINT
+                | glow::TEXTURE_COMPRESSION_HINT
+                | glow::FRAGMENT_SHADER_DERIVATIVE_HINT
+        ) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         gl.st.hints.insert(target, mode);
@@ -501,8 +579,22 @@ pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
 pub unsafe extern "C" fn glPixelStorei(pname: u32, param: i32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let (store, key) = match pname {
-            glow::PACK_ROW_LENGTH | glow::PACK_IMAGE_HEIGHT | glow::PACK_SKIP_PIXELS | glow::PACK_SKIP_ROWS | glow::PACK_SKIP_IMAGES | glow::PACK_ALIGNMENT | glow::PACK_SWAP_BYTES | glow::PACK_LSB_FIRST => (&mut gl.st.pack, pname),
-            glow::UNPACK_ROW_LENGTH | glow::UNPACK_IMAGE_HEIGHT | glow::UNPACK_SKIP_PIXELS | glow::UNPACK_SKIP_ROWS | glow::UNPACK_SKIP_IMAGES | glow::UNPACK_ALIGNMENT | glow::UNPACK_SWAP_BYTES | glow::UNPACK_LSB_FIRST => (&mut gl.st.unpack, pname),
+            glow::PACK_ROW_LENGTH
+            | glow::PACK_IMAGE_HEIGHT
+            | glow::PACK_SKIP_PIXELS
+            | glow::PACK_SKIP_ROWS
+            | glow::PACK_SKIP_IMAGES
+            | glow::PACK_ALIGNMENT
+            | glow::PACK_SWAP_BYTES
+            | glow::PACK_LSB_FIRST => (&mut gl.st.pack, pname),
+            glow::UNPACK_ROW_LENGTH
+            | glow::UNPACK_IMAGE_HEIGHT
+            | glow::UNPACK_SKIP_PIXELS
+            | glow::UNPACK_SKIP_ROWS
+            | glow::UNPACK_SKIP_IMAGES
+            | glow::UNPACK_ALIGNMENT
+            | glow::UNPACK_SWAP_BYTES
+            | glow::UNPACK_LSB_FIRST => (&mut gl.st.unpack, pname),
             _ => gl_err!(gl, glow::INVALID_ENUM),
         };
         let is_align = matches!(key, glow::PACK_ALIGNMENT | glow::UNPACK_ALIGNMENT);
@@ -534,7 +626,9 @@ pub unsafe extern "C" fn glPixelStoref(pname: u32, param: f32) {
 #[no_mangle]
 pub unsafe extern "C" fn glFlush() {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.conn.pipe.flush_commands(&calls::FlushCommands::default());
+        gl.conn
+            .pipe
+            .flush_commands(&calls::FlushCommands::default());
         remote::Transport::flush(&mut *gl.conn.pipe);
     })
 }
@@ -555,7 +649,8 @@ pub unsafe extern "C" fn glFinish() {
 #[no_mangle]
 pub unsafe extern "C" fn glClear(mask: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0 {
+        if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0
+        {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         if let Err(e) = gl.validate_clear() {
@@ -582,7 +677,12 @@ pub unsafe extern "C" fn glClear(mask: u32) {
             buffers,
             draw_buffer: 0,
             color_type: CLEAR_FLOAT,
-            color: [c[0].to_bits(), c[1].to_bits(), c[2].to_bits(), c[3].to_bits()],
+            color: [
+                c[0].to_bits(),
+                c[1].to_bits(),
+                c[2].to_bits(),
+                c[3].to_bits(),
+            ],
             depth: gl.st.clear_depth as f32,
             stencil: gl.st.clear_stencil,
             ..Default::default()
@@ -590,7 +690,15 @@ pub unsafe extern "C" fn glClear(mask: u32) {
     })
 }
 
-fn clear_buffer(gl: &mut Gl, buffer: u32, drawbuffer: i32, color_type: u32, words: Option<[u32; 4]>, depth: Option<f32>, stencil: Option<i32>) {
+fn clear_buffer(
+    gl: &mut Gl,
+    buffer: u32,
+    drawbuffer: i32,
+    color_type: u32,
+    words: Option<[u32; 4]>,
+    depth: Option<f32>,
+    stencil: Option<i32>,
+) {
     if drawbuffer < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -599,8 +707,16 @@ fn clear_buffer(gl: &mut Gl, buffer: u32, drawbuffer: i32, color_type: u32, word
             if drawbuffer as usize >= MAX_DRAW_BUFFERS {
                 gl_err!(gl, glow::INVALID_VALUE);
             }
-            let Some(w) = words else { gl_err!(gl, glow::INVALID_ENUM) };
-            calls::Clear { buffers: CLEAR_COLOR_ONE, draw_buffer: drawbuffer as u32, color_type, color: w, ..Default::default() }
+            let Some(w) = words else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            calls::Clear {
+                buffers: CLEAR_COLOR_ONE,
+                draw_buffer: drawbuffer as u32,
+                color_type,
+                color: w,
+                ..Default::default()
+            }
         }
         glow::DEPTH | glow::STENCIL | glow::DEPTH_STENCIL => {
             if drawbuffer != 0 {
@@ -613,7 +729,12 @@ fn clear_buffer(gl: &mut Gl, buffer: u32, drawbuffer: i32, color_type: u32, word
             if matches!(buffer, glow::STENCIL | glow::DEPTH_STENCIL) {
                 b |= CLEAR_STENCIL;
             }
-            calls::Clear { buffers: b, depth: depth.unwrap_or(0.0), stencil: stencil.unwrap_or(0), ..Default::default() }
+            calls::Clear {
+                buffers: b,
+                depth: depth.unwrap_or(0.0),
+                stencil: stencil.unwrap_or(0),
+                ..Default::default()
+            }
         }
         _ => gl_err!(gl, glow::INVALID_ENUM),
     };
@@ -637,8 +758,25 @@ pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *c
         if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        let words = if v.len() == 4 { Some([v[0].to_bits(), v[1].to_bits(), v[2].to_bits(), v[3].to_bits()]) } else { None };
-        clear_buffer(gl, buffer, drawbuffer, CLEAR_FLOAT, words, Some(v[0].clamp(0.0, 1.0)), None)
+        let words = if v.len() == 4 {
+            Some([
+                v[0].to_bits(),
+                v[1].to_bits(),
+                v[2].to_bits(),
+                v[3].to_bits(),
+            ])
+        } else {
+            None
+        };
+        clear_buffer(
+            gl,
+            buffer,
+            drawbuffer,
+            CLEAR_FLOAT,
+            words,
+            Some(v[0].clamp(0.0, 1.0)),
+            None,
+        )
     })
 }
 
@@ -653,7 +791,11 @@ pub unsafe extern "C" fn glClearBufferiv(buffer: u32, drawbuffer: i32, value: *c
         if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        let words = if v.len() == 4 { Some([v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32]) } else { None };
+        let words = if v.len() == 4 {
+            Some([v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32])
+        } else {
+            None
+        };
         clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
     })
 }
@@ -669,7 +811,15 @@ pub unsafe extern "C" fn glClearBufferuiv(buffer: u32, drawbuffer: i32, value: *
         if v.len() != 4 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        clear_buffer(gl, buffer, drawbuffer, CLEAR_UINT, Some([v[0], v[1], v[2], v[3]]), None, None)
+        clear_buffer(
+            gl,
+            buffer,
+            drawbuffer,
+            CLEAR_UINT,
+            Some([v[0], v[1], v[2], v[3]]),
+            None,
+            None,
+        )
     })
 }
 
@@ -679,6 +829,14 @@ pub unsafe extern "C" fn glClearBufferfi(buffer: u32, drawbuffer: i32, depth: f3
         if buffer != glow::DEPTH_STENCIL {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        clear_buffer(gl, buffer, drawbuffer, CLEAR_FLOAT, None, Some(depth.clamp(0.0, 1.0)), Some(stencil))
+        clear_buffer(
+            gl,
+            buffer,
+            drawbuffer,
+            CLEAR_FLOAT,
+            None,
+            Some(depth.clamp(0.0, 1.0)),
+            Some(stencil),
+        )
     })
 }

@@ -28,10 +28,19 @@ pub unsafe extern "C" fn glFenceSync(condition: u32, flags: u32) -> *const c_voi
             return SyncPtr::default();
         }
         let fence = gl.conn.alloc.fence.alloc();
-        gl.conn.pipe.fence_insert(&calls::FenceInsert { fence, ..Default::default() });
+        gl.conn.pipe.fence_insert(&calls::FenceInsert {
+            fence,
+            ..Default::default()
+        });
         gl.sh.next_sync += 1;
         let id = gl.sh.next_sync;
-        gl.sh.syncs.insert(id, SyncObj { fence, signaled: false });
+        gl.sh.syncs.insert(
+            id,
+            SyncObj {
+                fence,
+                signaled: false,
+            },
+        );
         SyncPtr(id as *const c_void)
     })
     .0
@@ -60,7 +69,10 @@ pub unsafe extern "C" fn glDeleteSync(sync: *const c_void) {
         }
         let Some(id) = sync_id(gl, sync) else { return };
         if let Some(s) = gl.sh.syncs.remove(&id) {
-            gl.conn.pipe.fence_destroy(&calls::FenceDestroy { fence: s.fence, ..Default::default() });
+            gl.conn.pipe.fence_destroy(&calls::FenceDestroy {
+                fence: s.fence,
+                ..Default::default()
+            });
             gl.conn.alloc.fence.free(s.fence);
         }
     })
@@ -68,7 +80,9 @@ pub unsafe extern "C" fn glDeleteSync(sync: *const c_void) {
 
 /// Ask the server about a fence (a blocking point when it waits).
 fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
-    let Some(s) = gl.sh.syncs.get(&id).cloned() else { return glow::WAIT_FAILED };
+    let Some(s) = gl.sh.syncs.get(&id).cloned() else {
+        return glow::WAIT_FAILED;
+    };
     if s.signaled {
         return glow::ALREADY_SIGNALED;
     }
@@ -77,8 +91,19 @@ fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
     }
     let mut reply = Vec::new();
     gl.conn.blocking(crate::runtime::BlockingCause::FenceWait);
-    gl.conn.pipe.fence_wait(&calls::FenceWait { fence: s.fence, flags: flush as u32, timeout_ns, ..Default::default() }, &mut reply);
-    let status = reply.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+    gl.conn.pipe.fence_wait(
+        &calls::FenceWait {
+            fence: s.fence,
+            flags: flush as u32,
+            timeout_ns,
+            ..Default::default()
+        },
+        &mut reply,
+    );
+    let status = reply
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .unwrap_or(0);
     if status == FENCE_STATUS_SIGNALED {
         if let Some(s) = gl.sh.syncs.get_mut(&id) {
             s.signaled = true;
@@ -98,7 +123,9 @@ fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn glClientWaitSync(sync: *const c_void, flags: u32, timeout: u64) -> u32 {
     with_gl(|gl| {
-        let Some(id) = sync_id(gl, sync) else { return glow::WAIT_FAILED };
+        let Some(id) = sync_id(gl, sync) else {
+            return glow::WAIT_FAILED;
+        };
         if flags & !glow::SYNC_FLUSH_COMMANDS_BIT != 0 {
             gl.st.set_error(glow::INVALID_VALUE);
             return glow::WAIT_FAILED;
@@ -119,7 +146,13 @@ pub unsafe extern "C" fn glWaitSync(sync: *const c_void, flags: u32, timeout: u6
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetSynciv(sync: *const c_void, pname: u32, count: i32, length: *mut i32, values: *mut i32) {
+pub unsafe extern "C" fn glGetSynciv(
+    sync: *const c_void,
+    pname: u32,
+    count: i32,
+    length: *mut i32,
+    values: *mut i32,
+) {
     let v = crate::context::with_gl_exempt(|gl| {
         let id = sync_id(gl, sync)?;
         Some(match pname {

@@ -8,7 +8,10 @@ use mgpipe::Pipe;
 
 use super::pixels::{bytes_per_pixel, unpack};
 use super::{gl_err, put, slice};
-use crate::context::{target_index, with_gl_dirty, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, Gl, LevelInfo, TexParams, Texture, MAX_TEXTURE_UNITS};
+use crate::context::{
+    target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
+    DIRTY_PROGRAM, MAX_TEXTURE_UNITS,
+};
 
 /// The unpacked internal format a base format/type implies (GL allows
 /// unsized internal formats; the backend wants sized ones).
@@ -60,13 +63,77 @@ pub fn sized_internal_format(internal: u32, format: u32, ty: u32) -> u32 {
 pub fn valid_internal_format(f: u32) -> bool {
     matches!(
         f,
-        glow::R8 | glow::R8_SNORM | glow::R16 | glow::R16_SNORM | glow::RG8 | glow::RG8_SNORM | glow::RG16 | glow::RG16_SNORM | glow::R3_G3_B2 | glow::RGB4 | glow::RGB5 | glow::RGB8 | glow::RGB8_SNORM
-            | glow::RGB10 | glow::RGB12 | glow::RGB16 | glow::RGB16_SNORM | glow::RGBA2 | glow::RGBA4 | glow::RGB5_A1 | glow::RGBA8 | glow::RGBA8_SNORM | glow::RGB10_A2 | glow::RGB10_A2UI
-            | glow::RGBA12 | glow::RGBA16 | glow::RGBA16_SNORM | glow::SRGB8 | glow::SRGB8_ALPHA8 | glow::R16F | glow::RG16F | glow::RGB16F | glow::RGBA16F | glow::R32F | glow::RG32F
-            | glow::RGB32F | glow::RGBA32F | glow::R11F_G11F_B10F | glow::RGB9_E5 | glow::R8I | glow::R8UI | glow::R16I | glow::R16UI | glow::R32I | glow::R32UI | glow::RG8I | glow::RG8UI
-            | glow::RG16I | glow::RG16UI | glow::RG32I | glow::RG32UI | glow::RGB8I | glow::RGB8UI | glow::RGB16I | glow::RGB16UI | glow::RGB32I | glow::RGB32UI | glow::RGBA8I
-            | glow::RGBA8UI | glow::RGBA16I | glow::RGBA16UI | glow::RGBA32I | glow::RGBA32UI | glow::DEPTH_COMPONENT16 | glow::DEPTH_COMPONENT24 | glow::DEPTH_COMPONENT32
-            | glow::DEPTH_COMPONENT32F | glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::STENCIL_INDEX8 | glow::RGB565
+        glow::R8
+            | glow::R8_SNORM
+            | glow::R16
+            | glow::R16_SNORM
+            | glow::RG8
+            | glow::RG8_SNORM
+            | glow::RG16
+            | glow::RG16_SNORM
+            | glow::R3_G3_B2
+            | glow::RGB4
+            | glow::RGB5
+            | glow::RGB8
+            | glow::RGB8_SNORM
+            | glow::RGB10
+            | glow::RGB12
+            | glow::RGB16
+            | glow::RGB16_SNORM
+            | glow::RGBA2
+            | glow::RGBA4
+            | glow::RGB5_A1
+            | glow::RGBA8
+            | glow::RGBA8_SNORM
+            | glow::RGB10_A2
+            | glow::RGB10_A2UI
+            | glow::RGBA12
+            | glow::RGBA16
+            | glow::RGBA16_SNORM
+            | glow::SRGB8
+            | glow::SRGB8_ALPHA8
+            | glow::R16F
+            | glow::RG16F
+            | glow::RGB16F
+            | glow::RGBA16F
+            | glow::R32F
+            | glow::RG32F
+            | glow::RGB32F
+            | glow::RGBA32F
+            | glow::R11F_G11F_B10F
+            | glow::RGB9_E5
+            | glow::R8I
+            | glow::R8UI
+            | glow::R16I
+            | glow::R16UI
+            | glow::R32I
+            | glow::R32UI
+            | glow::RG8I
+            | glow::RG8UI
+            | glow::RG16I
+            | glow::RG16UI
+            | glow::RG32I
+            | glow::RG32UI
+            | glow::RGB8I
+            | glow::RGB8UI
+            | glow::RGB16I
+            | glow::RGB16UI
+            | glow::RGB32I
+            | glow::RGB32UI
+            | glow::RGBA8I
+            | glow::RGBA8UI
+            | glow::RGBA16I
+            | glow::RGBA16UI
+            | glow::RGBA32I
+            | glow::RGBA32UI
+            | glow::DEPTH_COMPONENT16
+            | glow::DEPTH_COMPONENT24
+            | glow::DEPTH_COMPONENT32
+            | glow::DEPTH_COMPONENT32F
+            | glow::DEPTH24_STENCIL8
+            | glow::DEPTH32F_STENCIL8
+            | glow::STENCIL_INDEX8
+            | glow::RGB565
     )
 }
 
@@ -89,7 +156,8 @@ fn object_target(target: u32) -> u32 {
 
 /// The texture bound to `target` on the active unit (creating nothing).
 fn bound_texture_name(gl: &Gl, target: u32) -> u32 {
-    gl.st.bound_texture(gl.st.active_texture as usize, object_target(target))
+    gl.st
+        .bound_texture(gl.st.active_texture as usize, object_target(target))
 }
 
 #[no_mangle]
@@ -124,7 +192,9 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
             if name == 0 {
                 continue;
             }
-            let Some(entry) = gl.sh.textures.remove(&name) else { continue };
+            let Some(entry) = gl.sh.textures.remove(&name) else {
+                continue;
+            };
             for unit in gl.st.texture_units.iter_mut() {
                 for t in unit.iter_mut() {
                     if *t == name {
@@ -134,7 +204,10 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
             }
             if let Some(tex) = entry {
                 if tex.created {
-                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy { res: tex.handle, ..Default::default() });
+                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
+                        res: tex.handle,
+                        ..Default::default()
+                    });
                 }
                 gl.conn.alloc.resource.free(tex.handle);
             }
@@ -144,7 +217,9 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsTexture(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| matches!(gl.sh.textures.get(&name), Some(Some(t)) if t.target != 0) as u8)
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        matches!(gl.sh.textures.get(&name), Some(Some(t)) if t.target != 0) as u8
+    })
 }
 
 #[no_mangle]
@@ -161,7 +236,9 @@ pub unsafe extern "C" fn glActiveTexture(unit: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        let Some(ti) = target_index(target) else { gl_err!(gl, glow::INVALID_ENUM) };
+        let Some(ti) = target_index(target) else {
+            gl_err!(gl, glow::INVALID_ENUM)
+        };
         if name != 0 {
             match gl.sh.textures.get(&name) {
                 None => {
@@ -170,7 +247,9 @@ pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
                     }
                     gl.sh.textures.insert(name, None);
                 }
-                Some(Some(t)) if t.target != 0 && t.target != target => gl_err!(gl, glow::INVALID_OPERATION),
+                Some(Some(t)) if t.target != 0 && t.target != target => {
+                    gl_err!(gl, glow::INVALID_OPERATION)
+                }
                 _ => {}
             }
             let slot = gl.sh.textures.get_mut(&name).expect("inserted above");
@@ -200,7 +279,13 @@ fn ensure_created(gl: &mut Gl, name: u32) -> Option<mgpipe::Handle> {
     let t = gl.sh.textures.get_mut(&name)?.as_mut()?;
     if !t.created {
         t.created = true;
-        let p = calls::ResourceCreate { res: t.handle, kind: RESOURCE_TEXTURE, target: t.target, gl_name: name, ..Default::default() };
+        let p = calls::ResourceCreate {
+            res: t.handle,
+            kind: RESOURCE_TEXTURE,
+            target: t.target,
+            gl_name: name,
+            ..Default::default()
+        };
         gl.conn.pipe.resource_create(&p, &[]);
     }
     Some(t.handle)
@@ -209,26 +294,61 @@ fn ensure_created(gl: &mut Gl, name: u32) -> Option<mgpipe::Handle> {
 fn valid_image_target(target: u32, dims: u32) -> bool {
     match dims {
         1 => target == glow::TEXTURE_1D,
-        2 => matches!(target, glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_RECTANGLE) || (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target),
-        _ => matches!(target, glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY),
+        2 => {
+            matches!(
+                target,
+                glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_RECTANGLE
+            ) || (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z)
+                .contains(&target)
+        }
+        _ => matches!(
+            target,
+            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
+        ),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn tex_image(gl: &mut Gl, dims: u32, target: u32, level: i32, internal: i32, width: i32, height: i32, depth: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
+fn tex_image(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    level: i32,
+    internal: i32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    border: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let Some(bpp) = bytes_per_pixel(format, ty) else { gl_err!(gl, glow::INVALID_ENUM) };
+    let Some(bpp) = bytes_per_pixel(format, ty) else {
+        gl_err!(gl, glow::INVALID_ENUM)
+    };
     let ifmt = sized_internal_format(internal as u32, format, ty);
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let max = gl.conn.caps.max_texture_size as i32;
-    if level < 0 || width < 0 || height < 0 || depth < 0 || border != 0 || width > max || height > max || depth > max.max(2048) || level > 16 {
+    if level < 0
+        || width < 0
+        || height < 0
+        || depth < 0
+        || border != 0
+        || width > max
+        || height > max
+        || depth > max.max(2048)
+        || level > 16
+    {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    if (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target) && width != height {
+    if (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target)
+        && width != height
+    {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let name = bound_texture_name(gl, target);
@@ -239,20 +359,49 @@ fn tex_image(gl: &mut Gl, dims: u32, target: u32, level: i32, internal: i32, wid
     if immutable {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
-    let Some(handle) = ensure_created(gl, name) else { return };
+    let Some(handle) = ensure_created(gl, name) else {
+        return;
+    };
     let (w, h, d) = (width as u32, height.max(1) as u32, depth.max(1) as u32);
     let blob = image_source(gl, w, h, d, bpp, pixels);
     let Some(blob) = blob else { return };
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
-        t.set_level(face_index(target), level as usize, LevelInfo { width: w, height: h, depth: d, internal_format: ifmt });
+        t.set_level(
+            face_index(target),
+            level as usize,
+            LevelInfo {
+                width: w,
+                height: h,
+                depth: d,
+                internal_format: ifmt,
+            },
+        );
     }
-    let p = calls::TextureImage { res: handle, target, level: level as u32, internal_format: ifmt, width: w, height: h, depth: d, format, r#type: ty, ..Default::default() };
+    let p = calls::TextureImage {
+        res: handle,
+        target,
+        level: level as u32,
+        internal_format: ifmt,
+        width: w,
+        height: h,
+        depth: d,
+        format,
+        r#type: ty,
+        ..Default::default()
+    };
     gl.conn.pipe.texture_image(&p, &blob);
 }
 
 /// Tight bytes of an upload from client memory or the unpack buffer.
 /// None = an error was raised.
-fn image_source(gl: &mut Gl, w: u32, h: u32, d: u32, bpp: usize, pixels: *const c_void) -> Option<Vec<u8>> {
+fn image_source(
+    gl: &mut Gl,
+    w: u32,
+    h: u32,
+    d: u32,
+    bpp: usize,
+    pixels: *const c_void,
+) -> Option<Vec<u8>> {
     let ps = gl.st.unpack;
     if gl.st.pixel_unpack_buffer != 0 {
         let name = gl.st.pixel_unpack_buffer;
@@ -262,14 +411,24 @@ fn image_source(gl: &mut Gl, w: u32, h: u32, d: u32, bpp: usize, pixels: *const 
         };
         let l = super::pixels::client_layout(&ps, w as usize, h as usize, bpp);
         let images = d.max(1) as usize;
-        let end = if w == 0 || h == 0 { 0 } else { l.skip + (images - 1) * l.image_stride + (h as usize - 1) * l.row_stride + l.row_bytes };
+        let end = if w == 0 || h == 0 {
+            0
+        } else {
+            l.skip + (images - 1) * l.image_stride + (h as usize - 1) * l.row_stride + l.row_bytes
+        };
         let offset = pixels as usize;
         if (offset + end) as u64 > size {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;
         }
         // A blocking point: the unpack buffer's bytes live on the server.
-        let bytes = super::buffers::read_buffer(gl, handle, offset as u64, end as u64, crate::runtime::BlockingCause::UnpackFromBuffer);
+        let bytes = super::buffers::read_buffer(
+            gl,
+            handle,
+            offset as u64,
+            end as u64,
+            crate::runtime::BlockingCause::UnpackFromBuffer,
+        );
         // SAFETY: `bytes` holds exactly the described layout.
         return Some(unsafe { unpack(&ps, w, h, d, bpp, bytes.as_ptr()) });
     }
@@ -281,67 +440,208 @@ fn image_source(gl: &mut Gl, w: u32, h: u32, d: u32, bpp: usize, pixels: *const 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexImage1D(target: u32, level: i32, internal: i32, width: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels))
+pub unsafe extern "C" fn glTexImage1D(
+    target: u32,
+    level: i32,
+    internal: i32,
+    width: i32,
+    border: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_image(
+            gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexImage2D(target: u32, level: i32, internal: i32, width: i32, height: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels))
+pub unsafe extern "C" fn glTexImage2D(
+    target: u32,
+    level: i32,
+    internal: i32,
+    width: i32,
+    height: i32,
+    border: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_image(
+            gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexImage3D(target: u32, level: i32, internal: i32, width: i32, height: i32, depth: i32, border: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_image(gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels))
+pub unsafe extern "C" fn glTexImage3D(
+    target: u32,
+    level: i32,
+    internal: i32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    border: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_image(
+            gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
+        )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
-fn tex_subimage(gl: &mut Gl, dims: u32, target: u32, level: i32, x: i32, y: i32, z: i32, width: i32, height: i32, depth: i32, format: u32, ty: u32, pixels: *const c_void) {
+fn tex_subimage(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    level: i32,
+    x: i32,
+    y: i32,
+    z: i32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let Some(bpp) = bytes_per_pixel(format, ty) else { gl_err!(gl, glow::INVALID_ENUM) };
+    let Some(bpp) = bytes_per_pixel(format, ty) else {
+        gl_err!(gl, glow::INVALID_ENUM)
+    };
     if level < 0 || width < 0 || height < 0 || depth < 0 || x < 0 || y < 0 || z < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let name = bound_texture_name(gl, target);
-    let Some(Some(t)) = gl.sh.textures.get(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
-    let Some(info) = t.level(face_index(target), level as usize) else { gl_err!(gl, glow::INVALID_OPERATION) };
-    if x + width > info.width as i32 || y + height > info.height as i32 || z + depth > info.depth as i32 {
+    let Some(Some(t)) = gl.sh.textures.get(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    let Some(info) = t.level(face_index(target), level as usize) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    if x + width > info.width as i32
+        || y + height > info.height as i32
+        || z + depth > info.depth as i32
+    {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let handle = t.handle;
     if width == 0 || height == 0 || depth == 0 {
         return;
     }
-    let Some(blob) = image_source(gl, width as u32, height as u32, depth as u32, bpp, pixels) else { return };
+    let Some(blob) = image_source(gl, width as u32, height as u32, depth as u32, bpp, pixels)
+    else {
+        return;
+    };
     if blob.is_empty() {
         return;
     }
-    let p = calls::TextureSubimage { res: handle, target, level: level as u32, x, y, z, width: width as u32, height: height as u32, depth: depth as u32, format, r#type: ty, ..Default::default() };
+    let p = calls::TextureSubimage {
+        res: handle,
+        target,
+        level: level as u32,
+        x,
+        y,
+        z,
+        width: width as u32,
+        height: height as u32,
+        depth: depth as u32,
+        format,
+        r#type: ty,
+        ..Default::default()
+    };
     gl.conn.pipe.texture_subimage(&p, &blob);
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexSubImage1D(target: u32, level: i32, x: i32, width: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels))
+pub unsafe extern "C" fn glTexSubImage1D(
+    target: u32,
+    level: i32,
+    x: i32,
+    width: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_subimage(
+            gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexSubImage2D(target: u32, level: i32, x: i32, y: i32, width: i32, height: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels))
+pub unsafe extern "C" fn glTexSubImage2D(
+    target: u32,
+    level: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_subimage(
+            gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexSubImage3D(target: u32, level: i32, x: i32, y: i32, z: i32, width: i32, height: i32, depth: i32, format: u32, ty: u32, pixels: *const c_void) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_subimage(gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels))
+pub unsafe extern "C" fn glTexSubImage3D(
+    target: u32,
+    level: i32,
+    x: i32,
+    y: i32,
+    z: i32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_subimage(
+            gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
+        )
+    })
 }
 
-fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, width: i32, height: i32, depth: i32) {
+fn tex_storage(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    levels: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    depth: i32,
+) {
     let ok_target = match dims {
         1 => target == glow::TEXTURE_1D,
-        2 => matches!(target, glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_RECTANGLE | glow::TEXTURE_CUBE_MAP),
-        _ => matches!(target, glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY),
+        2 => matches!(
+            target,
+            glow::TEXTURE_2D
+                | glow::TEXTURE_1D_ARRAY
+                | glow::TEXTURE_RECTANGLE
+                | glow::TEXTURE_CUBE_MAP
+        ),
+        _ => matches!(
+            target,
+            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
+        ),
     };
     if !ok_target {
         gl_err!(gl, glow::INVALID_ENUM);
@@ -352,7 +652,15 @@ fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, 
     if levels < 1 || width < 1 || height < 1 || depth < 1 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    let max_levels = 32 - (width.max(height).max(if dims == 3 && target == glow::TEXTURE_3D { depth } else { 1 }) as u32).leading_zeros();
+    let max_levels = 32
+        - (width
+            .max(height)
+            .max(if dims == 3 && target == glow::TEXTURE_3D {
+                depth
+            } else {
+                1
+            }) as u32)
+            .leading_zeros();
     if levels as u32 > max_levels {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
@@ -363,16 +671,39 @@ fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, 
     if matches!(gl.sh.textures.get(&name), Some(Some(t)) if t.immutable_levels > 0) {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
-    let Some(handle) = ensure_created(gl, name) else { return };
+    let Some(handle) = ensure_created(gl, name) else {
+        return;
+    };
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
         t.immutable_levels = levels as u32;
-        let faces = if target == glow::TEXTURE_CUBE_MAP { 6 } else { 1 };
+        let faces = if target == glow::TEXTURE_CUBE_MAP {
+            6
+        } else {
+            1
+        };
         for l in 0..levels as usize {
             let w = (width as u32 >> l).max(1);
-            let h = if target == glow::TEXTURE_1D_ARRAY { height as u32 } else { (height as u32 >> l).max(1) };
-            let d = if target == glow::TEXTURE_3D { (depth as u32 >> l).max(1) } else { depth as u32 };
+            let h = if target == glow::TEXTURE_1D_ARRAY {
+                height as u32
+            } else {
+                (height as u32 >> l).max(1)
+            };
+            let d = if target == glow::TEXTURE_3D {
+                (depth as u32 >> l).max(1)
+            } else {
+                depth as u32
+            };
             for f in 0..faces {
-                t.set_level(f, l, LevelInfo { width: w, height: h, depth: d, internal_format: internal });
+                t.set_level(
+                    f,
+                    l,
+                    LevelInfo {
+                        width: w,
+                        height: h,
+                        depth: d,
+                        internal_format: internal,
+                    },
+                );
             }
         }
         t.max_level = t.max_level.min(levels as u32 - 1).max(0);
@@ -380,62 +711,149 @@ fn tex_storage(gl: &mut Gl, dims: u32, target: u32, levels: i32, internal: u32, 
             t.max_level = levels as u32 - 1;
         }
     }
-    let p = calls::TextureStorage { res: handle, target, levels: levels as u32, internal_format: internal, width: width as u32, height: height as u32, depth: depth as u32, ..Default::default() };
+    let p = calls::TextureStorage {
+        res: handle,
+        target,
+        levels: levels as u32,
+        internal_format: internal,
+        width: width as u32,
+        height: height as u32,
+        depth: depth as u32,
+        ..Default::default()
+    };
     gl.conn.pipe.texture_storage(&p);
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexStorage1D(target: u32, levels: i32, internal: u32, width: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 1, target, levels, internal, width, 1, 1))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_storage(gl, 1, target, levels, internal, width, 1, 1)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexStorage2D(target: u32, levels: i32, internal: u32, width: i32, height: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 2, target, levels, internal, width, height, 1))
+pub unsafe extern "C" fn glTexStorage2D(
+    target: u32,
+    levels: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_storage(gl, 2, target, levels, internal, width, height, 1)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glTexStorage3D(target: u32, levels: i32, internal: u32, width: i32, height: i32, depth: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_storage(gl, 3, target, levels, internal, width, height, depth))
+pub unsafe extern "C" fn glTexStorage3D(
+    target: u32,
+    levels: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    depth: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_storage(gl, 3, target, levels, internal, width, height, depth)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if !matches!(target, glow::TEXTURE_1D | glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP | glow::TEXTURE_CUBE_MAP_ARRAY) {
+        if !matches!(
+            target,
+            glow::TEXTURE_1D
+                | glow::TEXTURE_2D
+                | glow::TEXTURE_3D
+                | glow::TEXTURE_1D_ARRAY
+                | glow::TEXTURE_2D_ARRAY
+                | glow::TEXTURE_CUBE_MAP
+                | glow::TEXTURE_CUBE_MAP_ARRAY
+        ) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let name = bound_texture_name(gl, target);
-        let Some(Some(t)) = gl.sh.textures.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+        let Some(Some(t)) = gl.sh.textures.get_mut(&name) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
         let base = t.base_level as usize;
-        let Some(info) = t.level(0, base) else { gl_err!(gl, glow::INVALID_OPERATION) };
-        let faces = if target == glow::TEXTURE_CUBE_MAP { 6 } else { 1 };
+        let Some(info) = t.level(0, base) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
+        let faces = if target == glow::TEXTURE_CUBE_MAP {
+            6
+        } else {
+            1
+        };
         let mut l = base + 1;
         let (mut w, mut h, mut d) = (info.width, info.height, info.depth);
-        while (w > 1 || h > 1 || (target == glow::TEXTURE_3D && d > 1)) && l <= t.max_level as usize && l < 32 {
+        while (w > 1 || h > 1 || (target == glow::TEXTURE_3D && d > 1))
+            && l <= t.max_level as usize
+            && l < 32
+        {
             w = (w / 2).max(1);
-            h = if target == glow::TEXTURE_1D_ARRAY { h } else { (h / 2).max(1) };
-            d = if target == glow::TEXTURE_3D { (d / 2).max(1) } else { d };
+            h = if target == glow::TEXTURE_1D_ARRAY {
+                h
+            } else {
+                (h / 2).max(1)
+            };
+            d = if target == glow::TEXTURE_3D {
+                (d / 2).max(1)
+            } else {
+                d
+            };
             for f in 0..faces {
-                t.set_level(f, l, LevelInfo { width: w, height: h, depth: d, internal_format: info.internal_format });
+                t.set_level(
+                    f,
+                    l,
+                    LevelInfo {
+                        width: w,
+                        height: h,
+                        depth: d,
+                        internal_format: info.internal_format,
+                    },
+                );
             }
             l += 1;
         }
         let handle = t.handle;
-        gl.conn.pipe.generate_mipmap(&calls::GenerateMipmap { res: handle, target, ..Default::default() });
+        gl.conn.pipe.generate_mipmap(&calls::GenerateMipmap {
+            res: handle,
+            target,
+            ..Default::default()
+        });
     })
 }
 
 fn valid_filter(f: u32, min: bool) -> bool {
-    matches!(f, glow::NEAREST | glow::LINEAR) || (min && matches!(f, glow::NEAREST_MIPMAP_NEAREST | glow::LINEAR_MIPMAP_NEAREST | glow::NEAREST_MIPMAP_LINEAR | glow::LINEAR_MIPMAP_LINEAR))
+    matches!(f, glow::NEAREST | glow::LINEAR)
+        || (min
+            && matches!(
+                f,
+                glow::NEAREST_MIPMAP_NEAREST
+                    | glow::LINEAR_MIPMAP_NEAREST
+                    | glow::NEAREST_MIPMAP_LINEAR
+                    | glow::LINEAR_MIPMAP_LINEAR
+            ))
 }
 fn valid_wrap(w: u32) -> bool {
-    matches!(w, glow::REPEAT | glow::CLAMP_TO_EDGE | glow::CLAMP_TO_BORDER | glow::MIRRORED_REPEAT | glow::MIRROR_CLAMP_TO_EDGE)
+    matches!(
+        w,
+        glow::REPEAT
+            | glow::CLAMP_TO_EDGE
+            | glow::CLAMP_TO_BORDER
+            | glow::MIRRORED_REPEAT
+            | glow::MIRROR_CLAMP_TO_EDGE
+    )
 }
 
 /// Apply a sampler-state parameter; Err = GL error.
 fn set_sampler_param(p: &mut TexParams, pname: u32, v: &[f32], iv: &[i32]) -> Result<(), u32> {
-    let e = iv.first().copied().unwrap_or(v.first().copied().unwrap_or(0.0) as i32) as u32;
+    let e = iv
+        .first()
+        .copied()
+        .unwrap_or(v.first().copied().unwrap_or(0.0) as i32) as u32;
     match pname {
         glow::TEXTURE_MIN_FILTER => {
             if !valid_filter(e, true) {
@@ -500,8 +918,13 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let name = bound_texture_name(gl, target);
-    let Some(Some(t)) = gl.sh.textures.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
-    let e = iv.first().copied().unwrap_or(v.first().copied().unwrap_or(0.0) as i32);
+    let Some(Some(t)) = gl.sh.textures.get_mut(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    let e = iv
+        .first()
+        .copied()
+        .unwrap_or(v.first().copied().unwrap_or(0.0) as i32);
     let r = match pname {
         glow::TEXTURE_BASE_LEVEL => {
             if e < 0 {
@@ -519,9 +942,15 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
                 Ok(())
             }
         }
-        glow::TEXTURE_SWIZZLE_R | glow::TEXTURE_SWIZZLE_G | glow::TEXTURE_SWIZZLE_B | glow::TEXTURE_SWIZZLE_A => {
+        glow::TEXTURE_SWIZZLE_R
+        | glow::TEXTURE_SWIZZLE_G
+        | glow::TEXTURE_SWIZZLE_B
+        | glow::TEXTURE_SWIZZLE_A => {
             let s = e as u32;
-            if !matches!(s, glow::RED | glow::GREEN | glow::BLUE | glow::ALPHA | glow::ZERO | glow::ONE) {
+            if !matches!(
+                s,
+                glow::RED | glow::GREEN | glow::BLUE | glow::ALPHA | glow::ZERO | glow::ONE
+            ) {
                 Err(glow::INVALID_ENUM)
             } else {
                 t.swizzle[(pname - glow::TEXTURE_SWIZZLE_R) as usize] = s;
@@ -554,13 +983,21 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_parameter(gl, target, pname, &[], &[param]))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_parameter(gl, target, pname, &[], &[param])
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT) {
+        if matches!(
+            pname,
+            glow::TEXTURE_MIN_LOD
+                | glow::TEXTURE_MAX_LOD
+                | glow::TEXTURE_LOD_BIAS
+                | glow::TEXTURE_MAX_ANISOTROPY_EXT
+        ) {
             tex_parameter(gl, target, pname, &[param], &[])
         } else {
             tex_parameter(gl, target, pname, &[], &[param as i32])
@@ -570,19 +1007,42 @@ pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteriv(target: u32, pname: u32, params: *const i32) {
-    let n = if matches!(pname, glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA) { 4 } else { 1 };
+    let n = if matches!(
+        pname,
+        glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA
+    ) {
+        4
+    } else {
+        1
+    };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_parameter(gl, target, pname, &[], &v))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_parameter(gl, target, pname, &[], &v)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *const f32) {
-    let n = if matches!(pname, glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA) { 4 } else { 1 };
+    let n = if matches!(
+        pname,
+        glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA
+    ) {
+        4
+    } else {
+        1
+    };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT | glow::TEXTURE_BORDER_COLOR) {
+        if matches!(
+            pname,
+            glow::TEXTURE_MIN_LOD
+                | glow::TEXTURE_MAX_LOD
+                | glow::TEXTURE_LOD_BIAS
+                | glow::TEXTURE_MAX_ANISOTROPY_EXT
+                | glow::TEXTURE_BORDER_COLOR
+        ) {
             tex_parameter(gl, target, pname, &v, &[])
         } else {
             let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
@@ -618,7 +1078,12 @@ fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
         glow::TEXTURE_MAX_ANISOTROPY_EXT => vec![p.max_anisotropy],
         glow::TEXTURE_BASE_LEVEL => vec![t.base_level as f32],
         glow::TEXTURE_MAX_LEVEL => vec![t.max_level as f32],
-        glow::TEXTURE_SWIZZLE_R | glow::TEXTURE_SWIZZLE_G | glow::TEXTURE_SWIZZLE_B | glow::TEXTURE_SWIZZLE_A => vec![t.swizzle[(pname - glow::TEXTURE_SWIZZLE_R) as usize] as f32],
+        glow::TEXTURE_SWIZZLE_R
+        | glow::TEXTURE_SWIZZLE_G
+        | glow::TEXTURE_SWIZZLE_B
+        | glow::TEXTURE_SWIZZLE_A => {
+            vec![t.swizzle[(pname - glow::TEXTURE_SWIZZLE_R) as usize] as f32]
+        }
         glow::TEXTURE_SWIZZLE_RGBA => t.swizzle.iter().map(|s| *s as f32).collect(),
         glow::DEPTH_STENCIL_TEXTURE_MODE => vec![t.depth_stencil_mode as f32],
         glow::TEXTURE_IMMUTABLE_FORMAT => vec![(t.immutable_levels > 0) as u32 as f32],
@@ -633,9 +1098,15 @@ fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexParameteriv(target: u32, pname: u32, out: *mut i32) {
-    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_param_get(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_param_get(gl, target, pname)
+    }) {
         for (i, x) in v.iter().enumerate() {
-            let val = if pname == glow::TEXTURE_BORDER_COLOR { (*x as f64 * i32::MAX as f64) as i32 } else { x.round() as i32 };
+            let val = if pname == glow::TEXTURE_BORDER_COLOR {
+                (*x as f64 * i32::MAX as f64) as i32
+            } else {
+                x.round() as i32
+            };
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), val) };
         }
@@ -644,7 +1115,9 @@ pub unsafe extern "C" fn glGetTexParameteriv(target: u32, pname: u32, out: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexParameterfv(target: u32, pname: u32, out: *mut f32) {
-    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| tex_param_get(gl, target, pname)) {
+    if let Some(v) = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_param_get(gl, target, pname)
+    }) {
         for (i, x) in v.iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), *x) };
@@ -653,7 +1126,12 @@ pub unsafe extern "C" fn glGetTexParameterfv(target: u32, pname: u32, out: *mut 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetTexLevelParameteriv(target: u32, level: i32, pname: u32, out: *mut i32) {
+pub unsafe extern "C" fn glGetTexLevelParameteriv(
+    target: u32,
+    level: i32,
+    pname: u32,
+    out: *mut i32,
+) {
     let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         if level < 0 {
             gl.st.set_error(glow::INVALID_VALUE);
@@ -664,7 +1142,12 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(target: u32, level: i32, pname
             Some(Some(t)) => t.level(face_index(target), level as usize),
             _ => None,
         };
-        let i = info.unwrap_or(LevelInfo { width: 0, height: 0, depth: 0, internal_format: glow::RGBA });
+        let i = info.unwrap_or(LevelInfo {
+            width: 0,
+            height: 0,
+            depth: 0,
+            internal_format: glow::RGBA,
+        });
         Some(match pname {
             glow::TEXTURE_WIDTH => i.width as i32,
             glow::TEXTURE_HEIGHT => i.height as i32,
@@ -673,7 +1156,10 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(target: u32, level: i32, pname
             glow::TEXTURE_SAMPLES => 0,
             glow::TEXTURE_FIXED_SAMPLE_LOCATIONS => 1,
             glow::TEXTURE_COMPRESSED => 0,
-            glow::TEXTURE_RED_SIZE | glow::TEXTURE_GREEN_SIZE | glow::TEXTURE_BLUE_SIZE | glow::TEXTURE_ALPHA_SIZE => {
+            glow::TEXTURE_RED_SIZE
+            | glow::TEXTURE_GREEN_SIZE
+            | glow::TEXTURE_BLUE_SIZE
+            | glow::TEXTURE_ALPHA_SIZE => {
                 if info.is_some() {
                     super::framebuffers::component_bits(i.internal_format, pname) as i32
                 } else {
@@ -700,7 +1186,12 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(target: u32, level: i32, pname
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glGetTexLevelParameterfv(target: u32, level: i32, pname: u32, out: *mut f32) {
+pub unsafe extern "C" fn glGetTexLevelParameterfv(
+    target: u32,
+    level: i32,
+    pname: u32,
+    out: *mut f32,
+) {
     let mut v = 0i32;
     // SAFETY: `v` is a valid out pointer.
     unsafe { glGetTexLevelParameteriv(target, level, pname, &mut v) };
@@ -752,7 +1243,9 @@ pub unsafe extern "C" fn glDeleteSamplers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsSampler(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| gl.sh.samplers.contains_key(&name) as u8)
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        gl.sh.samplers.contains_key(&name) as u8
+    })
 }
 
 #[no_mangle]
@@ -769,7 +1262,9 @@ pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
 }
 
 fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) {
-    let Some(p) = gl.sh.samplers.get_mut(&name) else { gl_err!(gl, glow::INVALID_OPERATION) };
+    let Some(p) = gl.sh.samplers.get_mut(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
     if let Err(e) = set_sampler_param(p, pname, v, iv) {
         gl.st.set_error(e);
     }
@@ -777,13 +1272,21 @@ fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) 
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameteri(s: u32, pname: u32, param: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| sampler_parameter(gl, s, pname, &[], &[param]))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        sampler_parameter(gl, s, pname, &[], &[param])
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameterf(s: u32, pname: u32, param: f32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT) {
+        if matches!(
+            pname,
+            glow::TEXTURE_MIN_LOD
+                | glow::TEXTURE_MAX_LOD
+                | glow::TEXTURE_LOD_BIAS
+                | glow::TEXTURE_MAX_ANISOTROPY_EXT
+        ) {
             sampler_parameter(gl, s, pname, &[param], &[])
         } else {
             sampler_parameter(gl, s, pname, &[], &[param as i32])
@@ -793,19 +1296,36 @@ pub unsafe extern "C" fn glSamplerParameterf(s: u32, pname: u32, param: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameteriv(s: u32, pname: u32, params: *const i32) {
-    let n = if pname == glow::TEXTURE_BORDER_COLOR { 4 } else { 1 };
+    let n = if pname == glow::TEXTURE_BORDER_COLOR {
+        4
+    } else {
+        1
+    };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| sampler_parameter(gl, s, pname, &[], &v))
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        sampler_parameter(gl, s, pname, &[], &v)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameterfv(s: u32, pname: u32, params: *const f32) {
-    let n = if pname == glow::TEXTURE_BORDER_COLOR { 4 } else { 1 };
+    let n = if pname == glow::TEXTURE_BORDER_COLOR {
+        4
+    } else {
+        1
+    };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(pname, glow::TEXTURE_MIN_LOD | glow::TEXTURE_MAX_LOD | glow::TEXTURE_LOD_BIAS | glow::TEXTURE_MAX_ANISOTROPY_EXT | glow::TEXTURE_BORDER_COLOR) {
+        if matches!(
+            pname,
+            glow::TEXTURE_MIN_LOD
+                | glow::TEXTURE_MAX_LOD
+                | glow::TEXTURE_LOD_BIAS
+                | glow::TEXTURE_MAX_ANISOTROPY_EXT
+                | glow::TEXTURE_BORDER_COLOR
+        ) {
             sampler_parameter(gl, s, pname, &v, &[])
         } else {
             let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
@@ -833,7 +1353,11 @@ pub unsafe extern "C" fn glGetSamplerParameteriv(s: u32, pname: u32, out: *mut i
             glow::TEXTURE_COMPARE_MODE => vec![p.compare_mode as i32],
             glow::TEXTURE_COMPARE_FUNC => vec![p.compare_func as i32],
             glow::TEXTURE_MAX_ANISOTROPY_EXT => vec![p.max_anisotropy as i32],
-            glow::TEXTURE_BORDER_COLOR => p.border.iter().map(|c| (*c as f64 * i32::MAX as f64) as i32).collect(),
+            glow::TEXTURE_BORDER_COLOR => p
+                .border
+                .iter()
+                .map(|c| (*c as f64 * i32::MAX as f64) as i32)
+                .collect(),
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;

@@ -22,13 +22,41 @@ fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
 
 /// Whether `internal_format` can be a colour attachment.
 pub fn is_color_renderable(f: u32) -> bool {
-    !matches!(f, glow::DEPTH_COMPONENT16 | glow::DEPTH_COMPONENT24 | glow::DEPTH_COMPONENT32 | glow::DEPTH_COMPONENT32F | glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::STENCIL_INDEX8 | glow::DEPTH_COMPONENT | glow::DEPTH_STENCIL | 0)
+    !matches!(
+        f,
+        glow::DEPTH_COMPONENT16
+            | glow::DEPTH_COMPONENT24
+            | glow::DEPTH_COMPONENT32
+            | glow::DEPTH_COMPONENT32F
+            | glow::DEPTH24_STENCIL8
+            | glow::DEPTH32F_STENCIL8
+            | glow::STENCIL_INDEX8
+            | glow::DEPTH_COMPONENT
+            | glow::DEPTH_STENCIL
+            | 0
+    )
 }
 pub fn has_depth(f: u32) -> bool {
-    matches!(f, glow::DEPTH_COMPONENT16 | glow::DEPTH_COMPONENT24 | glow::DEPTH_COMPONENT32 | glow::DEPTH_COMPONENT32F | glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::DEPTH_COMPONENT | glow::DEPTH_STENCIL)
+    matches!(
+        f,
+        glow::DEPTH_COMPONENT16
+            | glow::DEPTH_COMPONENT24
+            | glow::DEPTH_COMPONENT32
+            | glow::DEPTH_COMPONENT32F
+            | glow::DEPTH24_STENCIL8
+            | glow::DEPTH32F_STENCIL8
+            | glow::DEPTH_COMPONENT
+            | glow::DEPTH_STENCIL
+    )
 }
 pub fn has_stencil(f: u32) -> bool {
-    matches!(f, glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 | glow::STENCIL_INDEX8 | glow::DEPTH_STENCIL)
+    matches!(
+        f,
+        glow::DEPTH24_STENCIL8
+            | glow::DEPTH32F_STENCIL8
+            | glow::STENCIL_INDEX8
+            | glow::DEPTH_STENCIL
+    )
 }
 
 /// A resolved attachment: handle, kind, level, layer, format, size.
@@ -50,17 +78,43 @@ impl Gl<'_> {
         match a.kind {
             SURFACE_TEXTURE => {
                 let t = self.sh.textures.get(&a.name)?.as_ref()?;
-                let face = if t.target == glow::TEXTURE_CUBE_MAP { a.cube_face as usize } else { 0 };
+                let face = if t.target == glow::TEXTURE_CUBE_MAP {
+                    a.cube_face as usize
+                } else {
+                    0
+                };
                 let info = t.level(face, a.level as usize)?;
-                let layer = if t.target == glow::TEXTURE_CUBE_MAP { a.cube_face } else { a.layer };
-                Some(Resolved { handle: t.handle, kind: SURFACE_TEXTURE, level: a.level, layer, format: info.internal_format, width: info.width >> 0, height: info.height, samples: 0 })
+                let layer = if t.target == glow::TEXTURE_CUBE_MAP {
+                    a.cube_face
+                } else {
+                    a.layer
+                };
+                Some(Resolved {
+                    handle: t.handle,
+                    kind: SURFACE_TEXTURE,
+                    level: a.level,
+                    layer,
+                    format: info.internal_format,
+                    width: info.width >> 0,
+                    height: info.height,
+                    samples: 0,
+                })
             }
             SURFACE_RENDERBUFFER => {
                 let r = self.sh.renderbuffers.get(&a.name)?.as_ref()?;
                 if !r.created {
                     return None;
                 }
-                Some(Resolved { handle: r.handle, kind: SURFACE_RENDERBUFFER, level: 0, layer: 0, format: r.internal_format, width: r.width, height: r.height, samples: r.samples })
+                Some(Resolved {
+                    handle: r.handle,
+                    kind: SURFACE_RENDERBUFFER,
+                    level: 0,
+                    layer: 0,
+                    format: r.internal_format,
+                    width: r.width,
+                    height: r.height,
+                    samples: r.samples,
+                })
             }
             _ => None,
         }
@@ -69,14 +123,22 @@ impl Gl<'_> {
     /// glCheckFramebufferStatus for the user framebuffer `name` (0 = default).
     pub fn framebuffer_status(&self, name: u32) -> u32 {
         if name == 0 {
-            return if self.st.draw_surface.is_some() { glow::FRAMEBUFFER_COMPLETE } else { glow::FRAMEBUFFER_UNDEFINED };
+            return if self.st.draw_surface.is_some() {
+                glow::FRAMEBUFFER_COMPLETE
+            } else {
+                glow::FRAMEBUFFER_UNDEFINED
+            };
         }
         let Some(Some(fb)) = self.st.fbos.get(&name) else {
             return glow::FRAMEBUFFER_UNDEFINED;
         };
         let mut any = false;
         let mut samples: Option<u32> = None;
-        let attachments = fb.color.iter().map(|a| (a, 0u8)).chain([(&fb.depth, 1u8), (&fb.stencil, 2u8)]);
+        let attachments = fb
+            .color
+            .iter()
+            .map(|a| (a, 0u8))
+            .chain([(&fb.depth, 1u8), (&fb.stencil, 2u8)]);
         for (a, role) in attachments {
             if a.kind == SURFACE_NONE {
                 continue;
@@ -131,10 +193,19 @@ impl Gl<'_> {
 
     pub fn framebuffer_size(&self, name: u32, draw: bool) -> (u32, u32) {
         if name == 0 {
-            let s = if draw { &self.st.draw_surface } else { &self.st.read_surface };
-            return s.as_ref().map(|s| (s.desc.width, s.desc.height)).unwrap_or((0, 0));
+            let s = if draw {
+                &self.st.draw_surface
+            } else {
+                &self.st.read_surface
+            };
+            return s
+                .as_ref()
+                .map(|s| (s.desc.width, s.desc.height))
+                .unwrap_or((0, 0));
         }
-        let Some(Some(fb)) = self.st.fbos.get(&name) else { return (0, 0) };
+        let Some(Some(fb)) = self.st.fbos.get(&name) else {
+            return (0, 0);
+        };
         let mut size: Option<(u32, u32)> = None;
         for a in fb.color.iter().chain([&fb.depth, &fb.stencil]) {
             if let Some(r) = self.resolve_attachment(a) {
@@ -154,7 +225,10 @@ impl Gl<'_> {
         if self.framebuffer_status(name) != glow::FRAMEBUFFER_COMPLETE {
             return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
         }
-        let mut p = calls::SetFramebufferState { draw_buffers: [NO_ATTACHMENT; 8], ..Default::default() };
+        let mut p = calls::SetFramebufferState {
+            draw_buffers: [NO_ATTACHMENT; 8],
+            ..Default::default()
+        };
         if name == 0 {
             p.fbo = Handle::DEFAULT_FRAMEBUFFER;
             if let Some(s) = &self.st.draw_surface {
@@ -197,7 +271,12 @@ impl Gl<'_> {
         p.content_hash = xxh3_64(bytemuck::bytes_of(&p));
         if self.st.sent.framebuffer.as_ref() != Some(&p) {
             if self.st.verify_dry {
-                let field = self.st.sent.framebuffer.as_ref().and_then(|o| o.first_divergence(&p));
+                let field = self
+                    .st
+                    .sent
+                    .framebuffer
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&p));
                 self.st.diverged("set_framebuffer_state", field);
             } else {
                 self.conn.pipe.set_framebuffer_state(&p);
@@ -211,7 +290,11 @@ impl Gl<'_> {
     pub fn emit_read_surface(&mut self) -> Result<(), u32> {
         let name = self.st.read_fbo;
         let status = if name == 0 {
-            if self.st.read_surface.is_some() { glow::FRAMEBUFFER_COMPLETE } else { glow::FRAMEBUFFER_UNDEFINED }
+            if self.st.read_surface.is_some() {
+                glow::FRAMEBUFFER_COMPLETE
+            } else {
+                glow::FRAMEBUFFER_UNDEFINED
+            }
         } else {
             self.framebuffer_status(name)
         };
@@ -247,7 +330,12 @@ impl Gl<'_> {
         }
         if self.st.sent.read_surface.as_ref() != Some(&p) {
             if self.st.verify_dry {
-                let field = self.st.sent.read_surface.as_ref().and_then(|o| o.first_divergence(&p));
+                let field = self
+                    .st
+                    .sent
+                    .read_surface
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&p));
                 self.st.diverged("set_read_surface", field);
             } else {
                 self.conn.pipe.set_read_surface(&p);
@@ -301,19 +389,29 @@ impl Gl<'_> {
         let handle = match self.st.cso.render_state.get(&key) {
             Some(h) => *h,
             None if self.st.verify_dry => {
-                self.st.diverged("bind_render_state", Some("no render-state CSO for the current state"));
+                self.st.diverged(
+                    "bind_render_state",
+                    Some("no render-state CSO for the current state"),
+                );
                 return;
             }
             None => {
                 if self.st.cso.render_state.len() >= CSO_CACHE_LIMIT {
                     for (_, h) in self.st.cso.render_state.drain() {
-                        self.conn.pipe.delete_render_state(&calls::DeleteRenderState { cso: h, ..Default::default() });
+                        self.conn
+                            .pipe
+                            .delete_render_state(&calls::DeleteRenderState {
+                                cso: h,
+                                ..Default::default()
+                            });
                         self.conn.alloc.render_state.free(h);
                     }
                     self.st.sent.render_state = Handle::NULL;
                 }
                 let h = self.conn.alloc.render_state.alloc();
-                self.conn.pipe.create_render_state(&calls::CreateRenderState { cso: h, ..p });
+                self.conn
+                    .pipe
+                    .create_render_state(&calls::CreateRenderState { cso: h, ..p });
                 self.st.cso.render_state.insert(key, h);
                 h
             }
@@ -322,7 +420,10 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("bind_render_state", Some("render_state"));
             } else {
-                self.conn.pipe.bind_render_state(&calls::BindRenderState { cso: handle, ..Default::default() });
+                self.conn.pipe.bind_render_state(&calls::BindRenderState {
+                    cso: handle,
+                    ..Default::default()
+                });
                 self.st.sent.render_state = handle;
             }
         }
@@ -332,42 +433,81 @@ impl Gl<'_> {
     pub fn emit_dynamic(&mut self) {
         let s = &*self.st;
         let [x, y, w, h] = s.viewport;
-        let vp = calls::SetViewport { x: x as f32, y: y as f32, width: w as f32, height: h as f32, near: s.depth_range[0], far: s.depth_range[1], ..Default::default() };
+        let vp = calls::SetViewport {
+            x: x as f32,
+            y: y as f32,
+            width: w as f32,
+            height: h as f32,
+            near: s.depth_range[0],
+            far: s.depth_range[1],
+            ..Default::default()
+        };
         if s.sent.viewport.as_ref() != Some(&vp) {
             self.conn.pipe.set_viewport(&vp);
             self.st.sent.viewport = Some(vp);
         }
         let s = &*self.st;
         let [x, y, w, h] = s.scissor;
-        let sc = calls::SetScissor { x, y, width: w, height: h, ..Default::default() };
+        let sc = calls::SetScissor {
+            x,
+            y,
+            width: w,
+            height: h,
+            ..Default::default()
+        };
         if s.sent.scissor.as_ref() != Some(&sc) {
             self.conn.pipe.set_scissor(&sc);
             self.st.sent.scissor = Some(sc);
         }
-        let bc = calls::SetBlendColor { color: self.st.blend_color, ..Default::default() };
+        let bc = calls::SetBlendColor {
+            color: self.st.blend_color,
+            ..Default::default()
+        };
         if self.st.sent.blend_color.as_ref() != Some(&bc) {
             if self.st.verify_dry {
-                let field = self.st.sent.blend_color.as_ref().and_then(|o| o.first_divergence(&bc));
+                let field = self
+                    .st
+                    .sent
+                    .blend_color
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&bc));
                 self.st.diverged("set_blend_color", field);
             } else {
                 self.conn.pipe.set_blend_color(&bc);
                 self.st.sent.blend_color = Some(bc);
             }
         }
-        let po = calls::SetPolygonOffset { factor: self.st.polygon_offset[0], units: self.st.polygon_offset[1], ..Default::default() };
+        let po = calls::SetPolygonOffset {
+            factor: self.st.polygon_offset[0],
+            units: self.st.polygon_offset[1],
+            ..Default::default()
+        };
         if self.st.sent.polygon_offset.as_ref() != Some(&po) {
             if self.st.verify_dry {
-                let field = self.st.sent.polygon_offset.as_ref().and_then(|o| o.first_divergence(&po));
+                let field = self
+                    .st
+                    .sent
+                    .polygon_offset
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&po));
                 self.st.diverged("set_polygon_offset", field);
             } else {
                 self.conn.pipe.set_polygon_offset(&po);
                 self.st.sent.polygon_offset = Some(po);
             }
         }
-        let lw = calls::SetLineWidth { width: self.st.line_width, ..Default::default() };
+        let lw = calls::SetLineWidth {
+            width: self.st.line_width,
+            ..Default::default()
+        };
         if self.st.sent.line_width.as_ref() != Some(&lw) {
             if self.st.verify_dry {
-                let field = self.st.sent.line_width.as_ref().and_then(|o| o.first_divergence(&lw));
+                let field = self
+                    .st
+                    .sent
+                    .line_width
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&lw));
                 self.st.diverged("set_line_width", field);
             } else {
                 self.conn.pipe.set_line_width(&lw);
@@ -399,11 +539,16 @@ impl Gl<'_> {
             return *h;
         }
         if self.st.verify_dry {
-            self.st.diverged("bind_samplers", Some("no sampler CSO for the current parameters"));
+            self.st.diverged(
+                "bind_samplers",
+                Some("no sampler CSO for the current parameters"),
+            );
             return Handle::NULL;
         }
         let h = self.conn.alloc.sampler.alloc();
-        self.conn.pipe.create_sampler(&calls::CreateSampler { cso: h, ..payload });
+        self.conn
+            .pipe
+            .create_sampler(&calls::CreateSampler { cso: h, ..payload });
         self.st.cso.sampler.insert(key, h);
         h
     }
@@ -412,7 +557,9 @@ impl Gl<'_> {
     /// when no usable program is bound.
     pub fn emit_program(&mut self) -> Result<(), u32> {
         let pname = self.st.program;
-        let Some(crate::context::ShaderOrProgram::Program(prog)) = self.sh.shader_objects.get(&pname) else {
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get(&pname)
+        else {
             return Err(glow::INVALID_OPERATION);
         };
         let Some(linked) = prog.linked.as_ref() else {
@@ -423,7 +570,10 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("bind_shader", Some("shader"));
             } else {
-                self.conn.pipe.bind_shader(&calls::BindShader { cso, ..Default::default() });
+                self.conn.pipe.bind_shader(&calls::BindShader {
+                    cso,
+                    ..Default::default()
+                });
                 self.st.sent.shader = cso;
             }
         }
@@ -431,9 +581,16 @@ impl Gl<'_> {
             let v = linked.scratch_version;
             if self.st.sent.global_version.get(&cso) != Some(&v) {
                 if self.st.verify_dry {
-                    self.st.diverged("set_global_constants", Some("scratch version"));
+                    self.st
+                        .diverged("set_global_constants", Some("scratch version"));
                 } else {
-                    self.conn.pipe.set_global_constants(&calls::SetGlobalConstants { shader: cso, ..Default::default() }, &linked.scratch);
+                    self.conn.pipe.set_global_constants(
+                        &calls::SetGlobalConstants {
+                            shader: cso,
+                            ..Default::default()
+                        },
+                        &linked.scratch,
+                    );
                     self.st.sent.global_version.insert(cso, v);
                 }
             }
@@ -442,8 +599,14 @@ impl Gl<'_> {
         let units: Vec<u32> = linked.sampler_units.clone();
         let targets: Vec<u32> = sampler_targets(&linked.prog);
         let blocks: Vec<u32> = linked.block_bindings.clone();
-        let mut views = calls::SetSamplerViews { count: units.len().min(32) as u32, ..Default::default() };
-        let mut samplers = calls::BindSamplers { count: views.count, ..Default::default() };
+        let mut views = calls::SetSamplerViews {
+            count: units.len().min(32) as u32,
+            ..Default::default()
+        };
+        let mut samplers = calls::BindSamplers {
+            count: views.count,
+            ..Default::default()
+        };
         for (slot, &unit) in units.iter().enumerate().take(32) {
             let target = targets.get(slot).copied().unwrap_or(glow::TEXTURE_2D);
             let tex_name = self.st.bound_texture(unit as usize, target);
@@ -463,7 +626,13 @@ impl Gl<'_> {
                 depth_stencil_mode: tex.depth_stencil_mode,
                 ..Default::default()
             };
-            let params = match self.st.sampler_units.get(unit as usize).copied().unwrap_or(0) {
+            let params = match self
+                .st
+                .sampler_units
+                .get(unit as usize)
+                .copied()
+                .unwrap_or(0)
+            {
                 0 => tex.params,
                 s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
             };
@@ -471,12 +640,17 @@ impl Gl<'_> {
             let view = match self.st.cso.sampler_view.get(&key) {
                 Some(h) => *h,
                 None if self.st.verify_dry => {
-                    self.st.diverged("set_sampler_views", Some("no sampler-view CSO for a bound texture"));
+                    self.st.diverged(
+                        "set_sampler_views",
+                        Some("no sampler-view CSO for a bound texture"),
+                    );
                     Handle::NULL
                 }
                 None => {
                     let h = self.conn.alloc.sampler_view.alloc();
-                    self.conn.pipe.create_sampler_view(&calls::CreateSamplerView { cso: h, ..sv });
+                    self.conn
+                        .pipe
+                        .create_sampler_view(&calls::CreateSamplerView { cso: h, ..sv });
                     self.st.cso.sampler_view.insert(key, h);
                     h
                 }
@@ -486,7 +660,12 @@ impl Gl<'_> {
         }
         if self.st.sent.sampler_views.as_ref() != Some(&views) {
             if self.st.verify_dry {
-                let field = self.st.sent.sampler_views.as_ref().and_then(|o| o.first_divergence(&views));
+                let field = self
+                    .st
+                    .sent
+                    .sampler_views
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&views));
                 self.st.diverged("set_sampler_views", field);
             } else {
                 self.conn.pipe.set_sampler_views(&views);
@@ -495,7 +674,12 @@ impl Gl<'_> {
         }
         if self.st.sent.samplers.as_ref() != Some(&samplers) {
             if self.st.verify_dry {
-                let field = self.st.sent.samplers.as_ref().and_then(|o| o.first_divergence(&samplers));
+                let field = self
+                    .st
+                    .sent
+                    .samplers
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&samplers));
                 self.st.diverged("bind_samplers", field);
             } else {
                 self.conn.pipe.bind_samplers(&samplers);
@@ -503,18 +687,32 @@ impl Gl<'_> {
             }
         }
         // Uniform blocks: block i reads the GL binding point the program names.
-        let mut cb = calls::SetConstantBuffers { count: blocks.len().min(16) as u32, ..Default::default() };
+        let mut cb = calls::SetConstantBuffers {
+            count: blocks.len().min(16) as u32,
+            ..Default::default()
+        };
         for (i, &bp) in blocks.iter().enumerate().take(16) {
-            let Some(b) = self.st.uniform_bindings.get(bp as usize).copied() else { continue };
+            let Some(b) = self.st.uniform_bindings.get(bp as usize).copied() else {
+                continue;
+            };
             if let Some(Some(buf)) = self.sh.buffers.get(&b.buffer) {
                 cb.buffers[i] = buf.handle;
                 cb.offsets[i] = b.offset;
-                cb.sizes[i] = if b.size == 0 { buf.size.saturating_sub(b.offset) } else { b.size };
+                cb.sizes[i] = if b.size == 0 {
+                    buf.size.saturating_sub(b.offset)
+                } else {
+                    b.size
+                };
             }
         }
         if self.st.sent.constant_buffers.as_ref() != Some(&cb) {
             if self.st.verify_dry {
-                let field = self.st.sent.constant_buffers.as_ref().and_then(|o| o.first_divergence(&cb));
+                let field = self
+                    .st
+                    .sent
+                    .constant_buffers
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&cb));
                 self.st.diverged("set_constant_buffers", field);
             } else {
                 self.conn.pipe.set_constant_buffers(&cb);
@@ -531,47 +729,73 @@ impl Gl<'_> {
         };
         let vao = vao.clone();
         let mut ve = calls::CreateVertexElements::default();
-        let mut vb = calls::SetVertexBuffers { count: 16, ..Default::default() };
+        let mut vb = calls::SetVertexBuffers {
+            count: 16,
+            ..Default::default()
+        };
         for (i, a) in vao.attribs.iter().enumerate() {
             if !a.enabled {
                 continue;
             }
             ve.enabled_mask |= 1 << i;
             ve.buffer_index[i] = i as u32;
-            ve.format[i] = a.size | (a.ty << 8) | if a.normalized { VE_NORMALIZED } else { 0 } | if a.integer { VE_INTEGER } else { 0 };
+            ve.format[i] = a.size
+                | (a.ty << 8)
+                | if a.normalized { VE_NORMALIZED } else { 0 }
+                | if a.integer { VE_INTEGER } else { 0 };
             ve.offset[i] = 0;
             ve.divisor[i] = a.divisor;
             if let Some(Some(buf)) = self.sh.buffers.get(&a.buffer) {
                 vb.buffers[i] = buf.handle;
             }
             vb.offsets[i] = a.offset;
-            vb.strides[i] = if a.stride == 0 { a.size * type_size(a.ty) } else { a.stride };
+            vb.strides[i] = if a.stride == 0 {
+                a.size * type_size(a.ty)
+            } else {
+                a.stride
+            };
         }
         let key = cso_key(&ve);
         let h = match self.st.cso.vertex_elements.get(&key) {
             Some(h) => *h,
             None if self.st.verify_dry => {
-                self.st.diverged("bind_vertex_elements", Some("no vertex-elements CSO for the bound VAO"));
+                self.st.diverged(
+                    "bind_vertex_elements",
+                    Some("no vertex-elements CSO for the bound VAO"),
+                );
                 return Ok(());
             }
             None => {
                 let h = self.conn.alloc.vertex_elements.alloc();
-                self.conn.pipe.create_vertex_elements(&calls::CreateVertexElements { cso: h, ..ve });
+                self.conn
+                    .pipe
+                    .create_vertex_elements(&calls::CreateVertexElements { cso: h, ..ve });
                 self.st.cso.vertex_elements.insert(key, h);
                 h
             }
         };
         if self.st.sent.vertex_elements != h {
             if self.st.verify_dry {
-                self.st.diverged("bind_vertex_elements", Some("vertex_elements"));
+                self.st
+                    .diverged("bind_vertex_elements", Some("vertex_elements"));
             } else {
-                self.conn.pipe.bind_vertex_elements(&calls::BindVertexElements { cso: h, ..Default::default() });
+                self.conn
+                    .pipe
+                    .bind_vertex_elements(&calls::BindVertexElements {
+                        cso: h,
+                        ..Default::default()
+                    });
                 self.st.sent.vertex_elements = h;
             }
         }
         if self.st.sent.vertex_buffers.as_ref() != Some(&vb) {
             if self.st.verify_dry {
-                let field = self.st.sent.vertex_buffers.as_ref().and_then(|o| o.first_divergence(&vb));
+                let field = self
+                    .st
+                    .sent
+                    .vertex_buffers
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&vb));
                 self.st.diverged("set_vertex_buffers", field);
             } else {
                 self.conn.pipe.set_vertex_buffers(&vb);
@@ -586,17 +810,29 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("set_index_buffer", Some("index_buffer"));
             } else {
-                self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer { buffer: ib, ..Default::default() });
+                self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer {
+                    buffer: ib,
+                    ..Default::default()
+                });
                 self.st.sent.index_buffer = Some(ib);
             }
         }
-        let mut defaults = calls::SetVertexAttribDefaults { mask: !ve.enabled_mask & 0xFFFF, integer_mask: self.st.current_attrib_integer, ..Default::default() };
+        let mut defaults = calls::SetVertexAttribDefaults {
+            mask: !ve.enabled_mask & 0xFFFF,
+            integer_mask: self.st.current_attrib_integer,
+            ..Default::default()
+        };
         for (i, v) in self.st.current_attrib.iter().enumerate() {
             defaults.values[i * 4..i * 4 + 4].copy_from_slice(v);
         }
         if self.st.sent.attrib_defaults.as_ref() != Some(&defaults) {
             if self.st.verify_dry {
-                let field = self.st.sent.attrib_defaults.as_ref().and_then(|o| o.first_divergence(&defaults));
+                let field = self
+                    .st
+                    .sent
+                    .attrib_defaults
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&defaults));
                 self.st.diverged("set_vertex_attrib_defaults", field);
             } else {
                 self.conn.pipe.set_vertex_attrib_defaults(&defaults);
@@ -623,8 +859,15 @@ impl Gl<'_> {
 
     /// Re-derive only the dirty groups (the dry verify pass re-derives all).
     fn emit_draw_state(&mut self) -> Result<(), u32> {
-        use crate::context::{DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE, DIRTY_VERTEX};
-        let dirty = if self.st.verify_dry { DIRTY_ALL } else { self.st.dirty };
+        use crate::context::{
+            DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE,
+            DIRTY_VERTEX,
+        };
+        let dirty = if self.st.verify_dry {
+            DIRTY_ALL
+        } else {
+            self.st.dirty
+        };
         if dirty & DIRTY_FRAMEBUFFER != 0 {
             self.emit_framebuffer()?;
         }
@@ -689,16 +932,40 @@ fn sampler_targets(p: &crate::shader::LinkedProgram) -> Vec<u32> {
 /// The texture target a GLSL sampler type reads.
 pub fn sampler_type_target(ty: u32) -> u32 {
     match ty {
-        glow::SAMPLER_1D | glow::SAMPLER_1D_SHADOW | glow::INT_SAMPLER_1D | glow::UNSIGNED_INT_SAMPLER_1D => glow::TEXTURE_1D,
+        glow::SAMPLER_1D
+        | glow::SAMPLER_1D_SHADOW
+        | glow::INT_SAMPLER_1D
+        | glow::UNSIGNED_INT_SAMPLER_1D => glow::TEXTURE_1D,
         glow::SAMPLER_3D | glow::INT_SAMPLER_3D | glow::UNSIGNED_INT_SAMPLER_3D => glow::TEXTURE_3D,
-        glow::SAMPLER_CUBE | glow::SAMPLER_CUBE_SHADOW | glow::INT_SAMPLER_CUBE | glow::UNSIGNED_INT_SAMPLER_CUBE => glow::TEXTURE_CUBE_MAP,
-        glow::SAMPLER_2D_ARRAY | glow::SAMPLER_2D_ARRAY_SHADOW | glow::INT_SAMPLER_2D_ARRAY | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY => glow::TEXTURE_2D_ARRAY,
-        glow::SAMPLER_1D_ARRAY | glow::SAMPLER_1D_ARRAY_SHADOW | glow::INT_SAMPLER_1D_ARRAY | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY => glow::TEXTURE_1D_ARRAY,
-        glow::SAMPLER_2D_RECT | glow::SAMPLER_2D_RECT_SHADOW | glow::INT_SAMPLER_2D_RECT | glow::UNSIGNED_INT_SAMPLER_2D_RECT => glow::TEXTURE_RECTANGLE,
-        glow::SAMPLER_BUFFER | glow::INT_SAMPLER_BUFFER | glow::UNSIGNED_INT_SAMPLER_BUFFER => glow::TEXTURE_BUFFER,
-        glow::SAMPLER_2D_MULTISAMPLE | glow::INT_SAMPLER_2D_MULTISAMPLE | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => glow::TEXTURE_2D_MULTISAMPLE,
-        glow::SAMPLER_2D_MULTISAMPLE_ARRAY | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
-        glow::SAMPLER_CUBE_MAP_ARRAY | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW | glow::INT_SAMPLER_CUBE_MAP_ARRAY | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => glow::TEXTURE_CUBE_MAP_ARRAY,
+        glow::SAMPLER_CUBE
+        | glow::SAMPLER_CUBE_SHADOW
+        | glow::INT_SAMPLER_CUBE
+        | glow::UNSIGNED_INT_SAMPLER_CUBE => glow::TEXTURE_CUBE_MAP,
+        glow::SAMPLER_2D_ARRAY
+        | glow::SAMPLER_2D_ARRAY_SHADOW
+        | glow::INT_SAMPLER_2D_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY => glow::TEXTURE_2D_ARRAY,
+        glow::SAMPLER_1D_ARRAY
+        | glow::SAMPLER_1D_ARRAY_SHADOW
+        | glow::INT_SAMPLER_1D_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY => glow::TEXTURE_1D_ARRAY,
+        glow::SAMPLER_2D_RECT
+        | glow::SAMPLER_2D_RECT_SHADOW
+        | glow::INT_SAMPLER_2D_RECT
+        | glow::UNSIGNED_INT_SAMPLER_2D_RECT => glow::TEXTURE_RECTANGLE,
+        glow::SAMPLER_BUFFER | glow::INT_SAMPLER_BUFFER | glow::UNSIGNED_INT_SAMPLER_BUFFER => {
+            glow::TEXTURE_BUFFER
+        }
+        glow::SAMPLER_2D_MULTISAMPLE
+        | glow::INT_SAMPLER_2D_MULTISAMPLE
+        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => glow::TEXTURE_2D_MULTISAMPLE,
+        glow::SAMPLER_2D_MULTISAMPLE_ARRAY
+        | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
+        glow::SAMPLER_CUBE_MAP_ARRAY
+        | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW
+        | glow::INT_SAMPLER_CUBE_MAP_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => glow::TEXTURE_CUBE_MAP_ARRAY,
         _ => glow::TEXTURE_2D,
     }
 }
@@ -709,7 +976,9 @@ pub fn type_size(ty: u32) -> u32 {
         glow::BYTE | glow::UNSIGNED_BYTE => 1,
         glow::SHORT | glow::UNSIGNED_SHORT | glow::HALF_FLOAT => 2,
         glow::DOUBLE => 8,
-        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV | glow::UNSIGNED_INT_10F_11F_11F_REV => 1,
+        glow::INT_2_10_10_10_REV
+        | glow::UNSIGNED_INT_2_10_10_10_REV
+        | glow::UNSIGNED_INT_10F_11F_11F_REV => 1,
         _ => 4,
     }
 }

@@ -3,7 +3,7 @@
 use std::ffi::c_void;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl_dirty, DIRTY_VERTEX, Gl, VertexArray, VertexAttrib, MAX_ATTRIBS};
+use crate::context::{with_gl_dirty, Gl, VertexArray, VertexAttrib, DIRTY_VERTEX, MAX_ATTRIBS};
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenVertexArrays(n: i32, out: *mut u32) {
@@ -38,7 +38,13 @@ pub unsafe extern "C" fn glCreateVertexArrays(n: i32, out: *mut u32) {
                     break c;
                 }
             };
-            gl.st.vaos.insert(name, Some(VertexArray { created: true, ..Default::default() }));
+            gl.st.vaos.insert(
+                name,
+                Some(VertexArray {
+                    created: true,
+                    ..Default::default()
+                }),
+            );
             // SAFETY: GL promises `n` writable names.
             unsafe { put(out.add(i), name) };
         }
@@ -66,7 +72,9 @@ pub unsafe extern "C" fn glDeleteVertexArrays(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsVertexArray(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_VERTEX, |gl| (name != 0 && matches!(gl.st.vaos.get(&name), Some(Some(_)))) as u8)
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        (name != 0 && matches!(gl.st.vaos.get(&name), Some(Some(_)))) as u8
+    })
 }
 
 #[no_mangle]
@@ -74,7 +82,12 @@ pub unsafe extern "C" fn glBindVertexArray(name: u32) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
         match gl.st.vaos.get_mut(&name) {
             None => gl_err!(gl, glow::INVALID_OPERATION),
-            Some(slot @ None) => *slot = Some(VertexArray { created: true, ..Default::default() }),
+            Some(slot @ None) => {
+                *slot = Some(VertexArray {
+                    created: true,
+                    ..Default::default()
+                })
+            }
             Some(Some(_)) => {}
         }
         gl.st.vao = name;
@@ -132,22 +145,54 @@ fn valid_float_type(ty: u32) -> bool {
 }
 
 fn valid_int_type(ty: u32) -> bool {
-    matches!(ty, glow::BYTE | glow::UNSIGNED_BYTE | glow::SHORT | glow::UNSIGNED_SHORT | glow::INT | glow::UNSIGNED_INT)
+    matches!(
+        ty,
+        glow::BYTE
+            | glow::UNSIGNED_BYTE
+            | glow::SHORT
+            | glow::UNSIGNED_SHORT
+            | glow::INT
+            | glow::UNSIGNED_INT
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn attrib_pointer(gl: &mut Gl, index: u32, size: i32, ty: u32, normalized: bool, integer: bool, stride: i32, offset: usize) {
+fn attrib_pointer(
+    gl: &mut Gl,
+    index: u32,
+    size: i32,
+    ty: u32,
+    normalized: bool,
+    integer: bool,
+    stride: i32,
+    offset: usize,
+) {
     let size_ok = (1..=4).contains(&size) || (size == glow::BGRA as i32 && !integer);
     if !size_ok || stride < 0 || index as usize >= MAX_ATTRIBS {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    if !(if integer { valid_int_type(ty) } else { valid_float_type(ty) }) {
+    if !(if integer {
+        valid_int_type(ty)
+    } else {
+        valid_float_type(ty)
+    }) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    if matches!(ty, glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV) && size != 4 && size != glow::BGRA as i32 {
+    if matches!(
+        ty,
+        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV
+    ) && size != 4
+        && size != glow::BGRA as i32
+    {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
-    if size == glow::BGRA as i32 && (ty != glow::UNSIGNED_BYTE || !normalized) && !matches!(ty, glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV) {
+    if size == glow::BGRA as i32
+        && (ty != glow::UNSIGNED_BYTE || !normalized)
+        && !matches!(
+            ty,
+            glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV
+        )
+    {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     let buffer = gl.st.array_buffer;
@@ -156,9 +201,15 @@ fn attrib_pointer(gl: &mut Gl, index: u32, size: i32, ty: u32, normalized: bool,
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     if buffer == 0 && !gl.st.is_core() {
-        super::log_once("client_arrays", || "client-memory vertex arrays are not staged yet".into());
+        super::log_once("client_arrays", || {
+            "client-memory vertex arrays are not staged yet".into()
+        });
     }
-    let size = if size == glow::BGRA as i32 { 4 } else { size as u32 };
+    let size = if size == glow::BGRA as i32 {
+        4
+    } else {
+        size as u32
+    };
     match attrib_mut(gl, index) {
         Ok(a) => {
             a.size = size;
@@ -174,13 +225,39 @@ fn attrib_pointer(gl: &mut Gl, index: u32, size: i32, ty: u32, normalized: bool,
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glVertexAttribPointer(index: u32, size: i32, ty: u32, normalized: u8, stride: i32, pointer: *const c_void) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| attrib_pointer(gl, index, size, ty, normalized != 0, false, stride, pointer as usize))
+pub unsafe extern "C" fn glVertexAttribPointer(
+    index: u32,
+    size: i32,
+    ty: u32,
+    normalized: u8,
+    stride: i32,
+    pointer: *const c_void,
+) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        attrib_pointer(
+            gl,
+            index,
+            size,
+            ty,
+            normalized != 0,
+            false,
+            stride,
+            pointer as usize,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn glVertexAttribIPointer(index: u32, size: i32, ty: u32, stride: i32, pointer: *const c_void) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize))
+pub unsafe extern "C" fn glVertexAttribIPointer(
+    index: u32,
+    size: i32,
+    ty: u32,
+    stride: i32,
+    pointer: *const c_void,
+) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize)
+    })
 }
 
 #[no_mangle]
@@ -209,15 +286,21 @@ fn f4(x: f32, y: f32, z: f32, w: f32) -> [u32; 4] {
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib1f(i: u32, x: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, 0.0, 0.0, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        set_current(gl, i, f4(x, 0.0, 0.0, 1.0), false)
+    })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib2f(i: u32, x: f32, y: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, 0.0, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        set_current(gl, i, f4(x, y, 0.0, 1.0), false)
+    })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib3f(i: u32, x: f32, y: f32, z: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, z, 1.0), false))
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        set_current(gl, i, f4(x, y, z, 1.0), false)
+    })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib4f(i: u32, x: f32, y: f32, z: f32, w: f32) {
@@ -228,12 +311,16 @@ pub unsafe extern "C" fn glVertexAttrib4fv(i: u32, v: *const f32) {
     // SAFETY: GL promises 4 values.
     let v = unsafe { slice(v, 4) };
     if v.len() == 4 {
-        with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(v[0], v[1], v[2], v[3]), false))
+        with_gl_dirty(DIRTY_VERTEX, |gl| {
+            set_current(gl, i, f4(v[0], v[1], v[2], v[3]), false)
+        })
     }
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribI4i(i: u32, x: i32, y: i32, z: i32, w: i32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, [x as u32, y as u32, z as u32, w as u32], true))
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        set_current(gl, i, [x as u32, y as u32, z as u32, w as u32], true)
+    })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribI4ui(i: u32, x: u32, y: u32, z: u32, w: u32) {
@@ -281,9 +368,17 @@ pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i
         vertex_attrib_param(gl, index, pname).map(|v| (v, is_int))
     });
     if let Some((v, is_int)) = r {
-        let n = if pname == glow::CURRENT_VERTEX_ATTRIB { 4 } else { 1 };
+        let n = if pname == glow::CURRENT_VERTEX_ATTRIB {
+            4
+        } else {
+            1
+        };
         for (i, w) in v.iter().enumerate().take(n) {
-            let val = if pname == glow::CURRENT_VERTEX_ATTRIB && !is_int { f32::from_bits(*w) as i32 } else { *w as i32 };
+            let val = if pname == glow::CURRENT_VERTEX_ATTRIB && !is_int {
+                f32::from_bits(*w) as i32
+            } else {
+                *w as i32
+            };
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), val) };
         }
@@ -294,9 +389,17 @@ pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i
 pub unsafe extern "C" fn glGetVertexAttribfv(index: u32, pname: u32, out: *mut f32) {
     let r = with_gl_dirty(DIRTY_VERTEX, |gl| vertex_attrib_param(gl, index, pname));
     if let Some(v) = r {
-        let n = if pname == glow::CURRENT_VERTEX_ATTRIB { 4 } else { 1 };
+        let n = if pname == glow::CURRENT_VERTEX_ATTRIB {
+            4
+        } else {
+            1
+        };
         for (i, w) in v.iter().enumerate().take(n) {
-            let val = if pname == glow::CURRENT_VERTEX_ATTRIB { f32::from_bits(*w) } else { *w as f32 };
+            let val = if pname == glow::CURRENT_VERTEX_ATTRIB {
+                f32::from_bits(*w)
+            } else {
+                *w as f32
+            };
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), val) };
         }

@@ -63,7 +63,9 @@ unsafe fn c_string(ptr: *const c_char) -> String {
         return String::new();
     }
     // SAFETY: non-null and NUL-terminated per this function's contract.
-    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// One parsed glslang shader. Owns the source and the input struct glslang
@@ -120,7 +122,8 @@ pub(crate) fn parse(stage: Stage, source: &str) -> Result<(ParsedShader, String)
     // SAFETY: `input` is fully initialised, its `code` and `resource`
     // pointers outlive the shader (owned by the returned struct / static).
     let raw = unsafe { sys::glslang_shader_create(&*input) };
-    let handle = NonNull::new(raw).ok_or_else(|| "ERROR: glslang could not create a shader\n".to_owned())?;
+    let handle =
+        NonNull::new(raw).ok_or_else(|| "ERROR: glslang could not create a shader\n".to_owned())?;
     let mut shader = ParsedShader {
         handle,
         stage,
@@ -180,8 +183,12 @@ impl<'a> Program<'a> {
         ensure_initialized()?;
         // SAFETY: no preconditions.
         let raw = unsafe { sys::glslang_program_create() };
-        let handle = NonNull::new(raw).ok_or_else(|| "ERROR: glslang could not create a program\n".to_owned())?;
-        let program = Program { handle, _shaders: std::marker::PhantomData };
+        let handle = NonNull::new(raw)
+            .ok_or_else(|| "ERROR: glslang could not create a program\n".to_owned())?;
+        let program = Program {
+            handle,
+            _shaders: std::marker::PhantomData,
+        };
         let h = program.handle.as_ptr();
         for s in shaders {
             // SAFETY: both objects are live; the shaders outlive the program
@@ -229,13 +236,17 @@ impl<'a> Program<'a> {
         };
         // SAFETY: `h` is a live, linked program that contains `stage`;
         // `options` is a valid, fully initialised struct.
-        unsafe { sys::glslang_program_SPIRV_generate_with_options(h, sys_stage(stage), &mut options) };
+        unsafe {
+            sys::glslang_program_SPIRV_generate_with_options(h, sys_stage(stage), &mut options)
+        };
         // SAFETY: `h` is live.
         let size = unsafe { sys::glslang_program_SPIRV_get_size(h) };
         // SAFETY: `h` is live; the messages string lives in the program.
         let msgs = unsafe { c_string(sys::glslang_program_SPIRV_get_messages(h)) };
         if size == 0 {
-            return Err(format!("ERROR: SPIR-V generation failed for the {stage:?} stage\n{msgs}"));
+            return Err(format!(
+                "ERROR: SPIR-V generation failed for the {stage:?} stage\n{msgs}"
+            ));
         }
         if !msgs.trim().is_empty() {
             tracing::debug!(target: "mobilegl::shader", ?stage, "SPIR-V generation messages: {msgs}");

@@ -114,7 +114,12 @@ fn vector_type(s: Scalar, n: u32) -> Option<u32> {
         Scalar::Float => [GL_FLOAT, GL_FLOAT_VEC2, GL_FLOAT_VEC3, GL_FLOAT_VEC4],
         Scalar::Double => [GL_DOUBLE, GL_DOUBLE_VEC2, GL_DOUBLE_VEC3, GL_DOUBLE_VEC4],
         Scalar::Int => [GL_INT, GL_INT_VEC2, GL_INT_VEC3, GL_INT_VEC4],
-        Scalar::Uint => [GL_UNSIGNED_INT, GL_UNSIGNED_INT_VEC2, GL_UNSIGNED_INT_VEC3, GL_UNSIGNED_INT_VEC4],
+        Scalar::Uint => [
+            GL_UNSIGNED_INT,
+            GL_UNSIGNED_INT_VEC2,
+            GL_UNSIGNED_INT_VEC3,
+            GL_UNSIGNED_INT_VEC4,
+        ],
         Scalar::Bool => [GL_BOOL, GL_BOOL_VEC2, GL_BOOL_VEC3, GL_BOOL_VEC4],
     };
     table.get((n as usize).checked_sub(1)?).copied()
@@ -163,7 +168,15 @@ pub(crate) fn gl_type(m: &Module, id: u32) -> Option<u32> {
 }
 
 fn sampler_type(m: &Module, image: u32) -> Option<u32> {
-    let Type::Image { sampled_type, dim, depth, arrayed, ms, .. } = m.types.get(&image)? else {
+    let Type::Image {
+        sampled_type,
+        dim,
+        depth,
+        arrayed,
+        ms,
+        ..
+    } = m.types.get(&image)?
+    else {
         return None;
     };
     let kind = match scalar(m, *sampled_type)? {
@@ -175,14 +188,24 @@ fn sampler_type(m: &Module, image: u32) -> Option<u32> {
     // Dim: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect, 5 Buffer.
     let t: [u32; 3] = match (dim, arrayed, ms, shadow) {
         (0, false, _, false) => [GL_SAMPLER_1D, GL_INT_SAMPLER_1D, GL_UNSIGNED_INT_SAMPLER_1D],
-        (0, true, _, false) => [GL_SAMPLER_1D_ARRAY, GL_INT_SAMPLER_1D_ARRAY, GL_UNSIGNED_INT_SAMPLER_1D_ARRAY],
+        (0, true, _, false) => [
+            GL_SAMPLER_1D_ARRAY,
+            GL_INT_SAMPLER_1D_ARRAY,
+            GL_UNSIGNED_INT_SAMPLER_1D_ARRAY,
+        ],
         (0, false, _, true) => [GL_SAMPLER_1D_SHADOW; 3],
         (0, true, _, true) => [GL_SAMPLER_1D_ARRAY_SHADOW; 3],
         (1, false, false, false) => [GL_SAMPLER_2D, GL_INT_SAMPLER_2D, GL_UNSIGNED_INT_SAMPLER_2D],
-        (1, true, false, false) => [GL_SAMPLER_2D_ARRAY, GL_INT_SAMPLER_2D_ARRAY, GL_UNSIGNED_INT_SAMPLER_2D_ARRAY],
-        (1, false, true, _) => {
-            [GL_SAMPLER_2D_MULTISAMPLE, GL_INT_SAMPLER_2D_MULTISAMPLE, GL_UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE]
-        }
+        (1, true, false, false) => [
+            GL_SAMPLER_2D_ARRAY,
+            GL_INT_SAMPLER_2D_ARRAY,
+            GL_UNSIGNED_INT_SAMPLER_2D_ARRAY,
+        ],
+        (1, false, true, _) => [
+            GL_SAMPLER_2D_MULTISAMPLE,
+            GL_INT_SAMPLER_2D_MULTISAMPLE,
+            GL_UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE,
+        ],
         (1, true, true, _) => [
             GL_SAMPLER_2D_MULTISAMPLE_ARRAY,
             GL_INT_SAMPLER_2D_MULTISAMPLE_ARRAY,
@@ -191,15 +214,29 @@ fn sampler_type(m: &Module, image: u32) -> Option<u32> {
         (1, false, false, true) => [GL_SAMPLER_2D_SHADOW; 3],
         (1, true, false, true) => [GL_SAMPLER_2D_ARRAY_SHADOW; 3],
         (2, _, _, _) => [GL_SAMPLER_3D, GL_INT_SAMPLER_3D, GL_UNSIGNED_INT_SAMPLER_3D],
-        (3, false, _, false) => [GL_SAMPLER_CUBE, GL_INT_SAMPLER_CUBE, GL_UNSIGNED_INT_SAMPLER_CUBE],
-        (3, true, _, false) => {
-            [GL_SAMPLER_CUBE_MAP_ARRAY, GL_INT_SAMPLER_CUBE_MAP_ARRAY, GL_UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY]
-        }
+        (3, false, _, false) => [
+            GL_SAMPLER_CUBE,
+            GL_INT_SAMPLER_CUBE,
+            GL_UNSIGNED_INT_SAMPLER_CUBE,
+        ],
+        (3, true, _, false) => [
+            GL_SAMPLER_CUBE_MAP_ARRAY,
+            GL_INT_SAMPLER_CUBE_MAP_ARRAY,
+            GL_UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY,
+        ],
         (3, false, _, true) => [GL_SAMPLER_CUBE_SHADOW; 3],
         (3, true, _, true) => [GL_SAMPLER_CUBE_MAP_ARRAY_SHADOW; 3],
-        (4, _, _, false) => [GL_SAMPLER_2D_RECT, GL_INT_SAMPLER_2D_RECT, GL_UNSIGNED_INT_SAMPLER_2D_RECT],
+        (4, _, _, false) => [
+            GL_SAMPLER_2D_RECT,
+            GL_INT_SAMPLER_2D_RECT,
+            GL_UNSIGNED_INT_SAMPLER_2D_RECT,
+        ],
         (4, _, _, true) => [GL_SAMPLER_2D_RECT_SHADOW; 3],
-        (5, _, _, _) => [GL_SAMPLER_BUFFER, GL_INT_SAMPLER_BUFFER, GL_UNSIGNED_INT_SAMPLER_BUFFER],
+        (5, _, _, _) => [
+            GL_SAMPLER_BUFFER,
+            GL_INT_SAMPLER_BUFFER,
+            GL_UNSIGNED_INT_SAMPLER_BUFFER,
+        ],
         _ => return None,
     };
     Some(t[kind])

@@ -76,8 +76,14 @@ pub enum Stage {
 
 impl Stage {
     /// All stages in pipeline order (the order of [`Stage::index`]).
-    pub const ALL: [Stage; 6] =
-        [Stage::Vertex, Stage::TessControl, Stage::TessEval, Stage::Geometry, Stage::Fragment, Stage::Compute];
+    pub const ALL: [Stage; 6] = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+        Stage::Compute,
+    ];
 
     /// Index in pipeline order: Vertex 0 … Compute 5.
     pub fn index(self) -> usize {
@@ -207,7 +213,10 @@ fn catch<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Stri
         Ok(r) => r,
         Err(_) => {
             tracing::error!(target: "mobilegl::shader", "panic during {what}");
-            Err(format!("ERROR: {}\n", ShaderError::Internal(format!("{what} failed unexpectedly"))))
+            Err(format!(
+                "ERROR: {}\n",
+                ShaderError::Internal(format!("{what} failed unexpectedly"))
+            ))
         }
     }
 }
@@ -234,7 +243,9 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     }
     let has_compute = input.shaders.iter().any(|(s, _)| *s == Stage::Compute);
     if has_compute && input.shaders.iter().any(|(s, _)| *s != Stage::Compute) {
-        return Err("ERROR: Linking: a compute shader cannot be linked with other stages\n".to_owned());
+        return Err(
+            "ERROR: Linking: a compute shader cannot be linked with other stages\n".to_owned(),
+        );
     }
 
     let mut parsed = Vec::with_capacity(input.shaders.len());
@@ -253,11 +264,17 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         bool_names.extend(prepass::bool_declarations(&shader.preprocessed));
         for d in prepass::layout_declarations(&shader.preprocessed) {
-            let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else { continue };
+            let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else {
+                continue;
+            };
             if d.storage != "uniform" {
                 continue;
             }
-            let map = if d.is_block { &mut bindings.blocks } else { &mut bindings.variables };
+            let map = if d.is_block {
+                &mut bindings.blocks
+            } else {
+                &mut bindings.variables
+            };
             map.entry(d.name).or_insert(b);
         }
         parsed.push(shader);
@@ -267,7 +284,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();
     for stage in Stage::ALL {
-        let sources: Vec<&glsl::ParsedShader> = parsed.iter().filter(|p| p.stage == stage).collect();
+        let sources: Vec<&glsl::ParsedShader> =
+            parsed.iter().filter(|p| p.stage == stage).collect();
         if sources.is_empty() {
             continue;
         }
@@ -293,12 +311,26 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             prepass::identifier_order(&p.preprocessed, base, &mut order);
             base = base.saturating_add(p.preprocessed.len());
         }
-        stages.push(reflect::StageModule { stage, module, explicit, order });
+        stages.push(reflect::StageModule {
+            stage,
+            module,
+            explicit,
+            order,
+        });
     }
     drop(program);
 
-    let names = reflect::Names { renames: &renames, bool_names: &bool_names, bindings: &bindings };
-    let r = reflect::reflect(&mut stages, input.attrib_bindings, input.frag_data_bindings, &names)?;
+    let names = reflect::Names {
+        renames: &renames,
+        bool_names: &bool_names,
+        bindings: &bindings,
+    };
+    let r = reflect::reflect(
+        &mut stages,
+        input.attrib_bindings,
+        input.frag_data_bindings,
+        &names,
+    )?;
 
     let mut out = LinkedProgram {
         attributes: r.attributes,

@@ -66,13 +66,23 @@ fn lex(src: &str) -> Vec<Tok> {
             i += 1;
             line += 1;
             line_start = true;
-            toks.push(Tok { kind: Kind::Space, start, end: i, line: start_line });
+            toks.push(Tok {
+                kind: Kind::Space,
+                start,
+                end: i,
+                line: start_line,
+            });
             continue;
         } else if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0b || c == 0x0c {
             while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
                 i += 1;
             }
-            toks.push(Tok { kind: Kind::Space, start, end: i, line: start_line });
+            toks.push(Tok {
+                kind: Kind::Space,
+                start,
+                end: i,
+                line: start_line,
+            });
             continue;
         } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
             while i < b.len() && b[i] != b'\n' {
@@ -99,7 +109,10 @@ fn lex(src: &str) -> Vec<Tok> {
                 if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
                     i += 1;
                     line += 1;
-                } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') {
+                } else if b[i] == b'\\'
+                    && b.get(i + 1) == Some(&b'\r')
+                    && b.get(i + 2) == Some(&b'\n')
+                {
                     i += 2;
                     line += 1;
                 }
@@ -111,7 +124,9 @@ fn lex(src: &str) -> Vec<Tok> {
                 i += 1;
             }
             kind = Kind::Ident;
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == b'.' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
                 i += 1;
             }
@@ -127,7 +142,12 @@ fn lex(src: &str) -> Vec<Tok> {
         if kind != Kind::Comment {
             line_start = false;
         }
-        toks.push(Tok { kind, start, end: i, line: start_line });
+        toks.push(Tok {
+            kind,
+            start,
+            end: i,
+            line: start_line,
+        });
     }
     toks
 }
@@ -181,7 +201,9 @@ fn texture_rename(name: &str) -> Option<&'static str> {
         "texture1DProj" | "texture2DProj" | "texture3DProj" | "texture2DRectProj" => "textureProj",
         "texture1DLod" | "texture2DLod" | "texture3DLod" | "textureCubeLod" => "textureLod",
         "texture1DProjLod" | "texture2DProjLod" | "texture3DProjLod" => "textureProjLod",
-        "texture2DGradARB" | "texture2DGradEXT" | "textureCubeGradARB" | "textureCubeGradEXT" => "textureGrad",
+        "texture2DGradARB" | "texture2DGradEXT" | "textureCubeGradARB" | "textureCubeGradEXT" => {
+            "textureGrad"
+        }
         "texture2DLodEXT" | "textureCubeLodEXT" => "textureLod",
         "texture2DProjLodEXT" => "textureProjLod",
         _ => return None,
@@ -291,9 +313,15 @@ fn parse_version(src: &str, toks: &[Tok]) -> Result<Version, String> {
                     let number = parts
                         .next()
                         .and_then(|n| n.parse::<u32>().ok())
-                        .ok_or_else(|| format!("ERROR: 0:{}: '#version' : bad version number\n", t.line))?;
+                        .ok_or_else(|| {
+                            format!("ERROR: 0:{}: '#version' : bad version number\n", t.line)
+                        })?;
                     let profile = parts.next().unwrap_or("").to_owned();
-                    return Ok(Version { number, profile, tok: Some(idx) });
+                    return Ok(Version {
+                        number,
+                        profile,
+                        tok: Some(idx),
+                    });
                 }
                 // Other directives may precede #version only in broken
                 // shaders; treat as "no #version".
@@ -302,7 +330,11 @@ fn parse_version(src: &str, toks: &[Tok]) -> Result<Version, String> {
             _ => break,
         }
     }
-    Ok(Version { number: 110, profile: String::new(), tok: None })
+    Ok(Version {
+        number: 110,
+        profile: String::new(),
+        tok: None,
+    })
 }
 
 fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
@@ -324,7 +356,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
     let compat = version.profile == "compatibility";
-    let legacy = if es { version.number < 300 } else { version.number < 140 || compat };
+    let legacy = if es {
+        version.number < 300
+    } else {
+        version.number < 140 || compat
+    };
     let rename_reserved = !es && version.number < 130;
     let out_version = if es {
         if version.number <= 300 {
@@ -459,7 +495,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         inject.push_str(&format!("out {prec}vec4 mgl_FragColor;\n"));
     }
     if frag_data_max.is_some() || frag_data_dynamic {
-        let n = if frag_data_dynamic { frag_data_max.map_or(4, |m| (m + 1).max(4)) } else { frag_data_max.unwrap_or(0) + 1 };
+        let n = if frag_data_dynamic {
+            frag_data_max.map_or(4, |m| (m + 1).max(4))
+        } else {
+            frag_data_max.unwrap_or(0) + 1
+        };
         inject.push_str(&format!("out {prec}vec4 mgl_FragData[{n}];\n"));
     }
     for h in &helpers {
@@ -469,11 +509,18 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let version_line = version.tok.map(|i| toks[i].line);
     let needs_header = version.tok.is_none() || !inject.is_empty();
     if !needs_header {
-        return Ok(Prepassed { source: out, renames });
+        return Ok(Prepassed {
+            source: out,
+            renames,
+        });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
     // 3.30+ mean "the next line is n".
-    let out_number: u32 = out_version.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(140);
+    let out_number: u32 = out_version
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(140);
     let next_line_is_n = es || out_number >= 330;
     let source = match version_line {
         None => {
@@ -532,7 +579,11 @@ pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
         .into_iter()
         .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
         .collect();
-    let text = |i: usize| toks.get(i).map(|t| &preprocessed[t.start..t.end]).unwrap_or("");
+    let text = |i: usize| {
+        toks.get(i)
+            .map(|t| &preprocessed[t.start..t.end])
+            .unwrap_or("")
+    };
     let mut result = Vec::new();
     let mut i = 0usize;
     while i < toks.len() {
@@ -569,17 +620,27 @@ pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
                     storage = text(k).to_owned();
                     k += 1;
                 }
-                "flat" | "smooth" | "noperspective" | "centroid" | "sample" | "invariant" | "precise" | "highp"
-                | "mediump" | "lowp" | "patch" | "readonly" | "writeonly" | "coherent" | "volatile" | "restrict"
-                | "shared" => k += 1,
+                "flat" | "smooth" | "noperspective" | "centroid" | "sample" | "invariant"
+                | "precise" | "highp" | "mediump" | "lowp" | "patch" | "readonly" | "writeonly"
+                | "coherent" | "volatile" | "restrict" | "shared" => k += 1,
                 _ => break,
             }
         }
         if !storage.is_empty() && toks.get(k).is_some_and(|t| t.kind == Kind::Ident) {
             if text(k + 1) == "{" {
-                result.push(LayoutDecl { storage, values, name: text(k).to_owned(), is_block: true });
+                result.push(LayoutDecl {
+                    storage,
+                    values,
+                    name: text(k).to_owned(),
+                    is_block: true,
+                });
             } else if toks.get(k + 1).is_some_and(|t| t.kind == Kind::Ident) {
-                result.push(LayoutDecl { storage, values, name: text(k + 1).to_owned(), is_block: false });
+                result.push(LayoutDecl {
+                    storage,
+                    values,
+                    name: text(k + 1).to_owned(),
+                    is_block: false,
+                });
             }
         }
         i = k.max(i + 1);
@@ -618,10 +679,15 @@ pub(crate) fn bool_declarations(preprocessed: &str) -> Vec<String> {
 
 /// First token index of every identifier in preprocessed GLSL (global
 /// declarations precede uses, so this orders globals by declaration).
-pub(crate) fn identifier_order(preprocessed: &str, base: usize, into: &mut std::collections::HashMap<String, usize>) {
+pub(crate) fn identifier_order(
+    preprocessed: &str,
+    base: usize,
+    into: &mut std::collections::HashMap<String, usize>,
+) {
     for (i, t) in lex(preprocessed).iter().enumerate() {
         if t.kind == Kind::Ident {
-            into.entry(preprocessed[t.start..t.end].to_owned()).or_insert(base + i);
+            into.entry(preprocessed[t.start..t.end].to_owned())
+                .or_insert(base + i);
         }
     }
 }

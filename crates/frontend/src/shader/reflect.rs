@@ -80,7 +80,8 @@ fn strip_arrays(m: &Module, mut ty: u32) -> (u32, Vec<Option<u32>>) {
 }
 
 fn total_elements(dims: &[Option<u32>]) -> u32 {
-    dims.iter().fold(1u32, |acc, d| acc.saturating_mul(d.unwrap_or(1).max(1)))
+    dims.iter()
+        .fold(1u32, |acc, d| acc.saturating_mul(d.unwrap_or(1).max(1)))
 }
 
 fn is_struct(m: &Module, ty: u32) -> bool {
@@ -91,16 +92,26 @@ fn is_struct(m: &Module, ty: u32) -> bool {
 fn location_count(m: &Module, ty: u32) -> u32 {
     match m.types.get(&ty) {
         Some(Type::Vector { component, count }) => {
-            let wide = matches!(m.types.get(component), Some(Type::Float { width: 64 } | Type::Int { width: 64, .. }));
+            let wide = matches!(
+                m.types.get(component),
+                Some(Type::Float { width: 64 } | Type::Int { width: 64, .. })
+            );
             if wide && *count > 2 {
                 2
             } else {
                 1
             }
         }
-        Some(Type::Matrix { column, columns }) => columns.saturating_mul(location_count(m, *column)),
-        Some(Type::Array { element, len }) => len.unwrap_or(1).saturating_mul(location_count(m, *element)),
-        Some(Type::Struct { members }) => members.iter().map(|t| location_count(m, *t)).fold(0u32, u32::saturating_add),
+        Some(Type::Matrix { column, columns }) => {
+            columns.saturating_mul(location_count(m, *column))
+        }
+        Some(Type::Array { element, len }) => {
+            len.unwrap_or(1).saturating_mul(location_count(m, *element))
+        }
+        Some(Type::Struct { members }) => members
+            .iter()
+            .map(|t| location_count(m, *t))
+            .fold(0u32, u32::saturating_add),
         _ => 1,
     }
 }
@@ -114,7 +125,9 @@ fn byte_size(m: &Module, ty: u32, mstride: Option<u32>, row_major: bool, depth: 
     match m.types.get(&ty) {
         Some(Type::Bool) => 4,
         Some(Type::Int { width, .. } | Type::Float { width }) => width / 8,
-        Some(Type::Vector { component, count }) => count.saturating_mul(byte_size(m, *component, None, false, depth + 1)),
+        Some(Type::Vector { component, count }) => {
+            count.saturating_mul(byte_size(m, *component, None, false, depth + 1))
+        }
         Some(Type::Matrix { column, columns }) => {
             let rows = match m.types.get(column) {
                 Some(Type::Vector { count, .. }) => *count,
@@ -164,7 +177,15 @@ struct Walk<'a, 'n> {
 
 impl Walk<'_, '_> {
     #[allow(clippy::too_many_arguments)]
-    fn walk(&mut self, ty: u32, name: String, offset: u32, mstride: Option<u32>, row_major: bool, depth: u32) {
+    fn walk(
+        &mut self,
+        ty: u32,
+        name: String,
+        offset: u32,
+        mstride: Option<u32>,
+        row_major: bool,
+        depth: u32,
+    ) {
         if self.out.len() >= MAX_UNIFORMS || depth > 32 {
             self.overflow = true;
             return;
@@ -175,8 +196,13 @@ impl Walk<'_, '_> {
                 for (k, &mt) in members.iter().enumerate() {
                     let k = k as u32;
                     let member = m.member_name(ty, k);
-                    let full = if name.is_empty() { member.to_owned() } else { format!("{name}.{member}") };
-                    let off = offset.saturating_add(m.member_decoration(ty, k, dec::OFFSET).unwrap_or(0));
+                    let full = if name.is_empty() {
+                        member.to_owned()
+                    } else {
+                        format!("{name}.{member}")
+                    };
+                    let off =
+                        offset.saturating_add(m.member_decoration(ty, k, dec::OFFSET).unwrap_or(0));
                     let ms = m.member_decoration(ty, k, dec::MATRIX_STRIDE);
                     let rm = m.has_member_decoration(ty, k, dec::ROW_MAJOR);
                     self.walk(mt, full, off, ms, rm, depth + 1);
@@ -199,10 +225,25 @@ impl Walk<'_, '_> {
                             return;
                         }
                         let off = offset.saturating_add(stride.saturating_mul(i));
-                        self.walk(element, format!("{name}[{i}]"), off, mstride, row_major, depth + 1);
+                        self.walk(
+                            element,
+                            format!("{name}[{i}]"),
+                            off,
+                            mstride,
+                            row_major,
+                            depth + 1,
+                        );
                     }
                 } else {
-                    self.leaf(element, format!("{name}[0]"), len, stride, offset, mstride, row_major);
+                    self.leaf(
+                        element,
+                        format!("{name}[0]"),
+                        len,
+                        stride,
+                        offset,
+                        mstride,
+                        row_major,
+                    );
                 }
             }
             _ => self.leaf(ty, name, 1, 0, offset, mstride, row_major),
@@ -210,12 +251,29 @@ impl Walk<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn leaf(&mut self, ty: u32, name: String, array_size: u32, array_stride: u32, offset: u32, mstride: Option<u32>, row_major: bool) {
+    fn leaf(
+        &mut self,
+        ty: u32,
+        name: String,
+        array_size: u32,
+        array_stride: u32,
+        offset: u32,
+        mstride: Option<u32>,
+        row_major: bool,
+    ) {
         let m = self.m;
-        let Some(mut gl_type) = gltypes::gl_type(m, ty) else { return };
+        let Some(mut gl_type) = gltypes::gl_type(m, ty) else {
+            return;
+        };
         let is_matrix = matches!(m.types.get(&ty), Some(Type::Matrix { .. }));
         let user = self.names.user(&name);
-        let last = user.rsplit('.').next().unwrap_or("").split('[').next().unwrap_or("");
+        let last = user
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .split('[')
+            .next()
+            .unwrap_or("");
         if self.names.bool_names.contains(last) {
             gl_type = gltypes::as_bool(gl_type);
         }
@@ -329,26 +387,41 @@ fn collect_io(sm: &StageModule, stage_idx: usize, storage_class: u32, names: &Na
         if v.storage != storage_class {
             continue;
         }
-        let Some(pointee) = m.pointee(v) else { continue };
+        let Some(pointee) = m.pointee(v) else {
+            continue;
+        };
         if is_builtin(m, v.id, pointee) {
             continue;
         }
         let spirv_name = m.name(v.id).to_owned();
         let (base, dims) = strip_arrays(m, pointee);
         let gl_type = gltypes::gl_type(m, base).unwrap_or(0);
-        let explicit = if sm.explicit.contains(&spirv_name) { m.decoration(v.id, dec::LOCATION) } else { None };
+        let explicit = if sm.explicit.contains(&spirv_name) {
+            m.decoration(v.id, dec::LOCATION)
+        } else {
+            None
+        };
         out.push(Slot {
             stage_idx,
             var_id: v.id,
             name: names.user(&spirv_name),
             gl_type,
-            array_size: if dims.is_empty() { 1 } else { total_elements(&dims) },
+            array_size: if dims.is_empty() {
+                1
+            } else {
+                total_elements(&dims)
+            },
             count: location_count(m, pointee),
             explicit,
             active: m.used.contains(&v.id),
         });
     }
-    out.sort_by_key(|s| sm.order.get(m.name(s.var_id)).copied().unwrap_or(usize::MAX));
+    out.sort_by_key(|s| {
+        sm.order
+            .get(m.name(s.var_id))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
     out
 }
 
@@ -397,13 +470,18 @@ pub(crate) fn reflect(
         let key = |v: &super::spirv::Variable| {
             let mut name = m.name(v.id);
             if name.is_empty() {
-                name = m.pointee(v).map(|p| m.name(strip_arrays(m, p).0)).unwrap_or("");
+                name = m
+                    .pointee(v)
+                    .map(|p| m.name(strip_arrays(m, p).0))
+                    .unwrap_or("");
             }
             sm.order.get(name).copied().unwrap_or(usize::MAX)
         };
         vars.sort_by_key(key);
         for v in &vars {
-            let Some(pointee) = m.pointee(v) else { continue };
+            let Some(pointee) = m.pointee(v) else {
+                continue;
+            };
             let (base, dims) = strip_arrays(m, pointee);
             match buffer_kind(m, v.storage, base) {
                 BufferKind::Ubo => {
@@ -431,29 +509,31 @@ pub(crate) fn reflect(
                         ssbo_names.push(name);
                     }
                 }
-                BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => match m.types.get(&base) {
-                    Some(Type::SampledImage { .. }) => {
-                        let name = m.name(v.id).to_owned();
-                        if samplers.iter().any(|s| s.name == name) {
-                            continue;
+                BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
+                    match m.types.get(&base) {
+                        Some(Type::SampledImage { .. }) => {
+                            let name = m.name(v.id).to_owned();
+                            if samplers.iter().any(|s| s.name == name) {
+                                continue;
+                            }
+                            let count = total_elements(&dims);
+                            samplers.push(SamplerInfo {
+                                name,
+                                first: next_sampler,
+                                count,
+                                gl_type: gltypes::gl_type(m, base).unwrap_or(0),
+                            });
+                            next_sampler = next_sampler.saturating_add(count);
                         }
-                        let count = total_elements(&dims);
-                        samplers.push(SamplerInfo {
-                            name,
-                            first: next_sampler,
-                            count,
-                            gl_type: gltypes::gl_type(m, base).unwrap_or(0),
-                        });
-                        next_sampler = next_sampler.saturating_add(count);
-                    }
-                    Some(Type::Image { .. }) | Some(Type::Sampler) => {
-                        let name = m.name(v.id).to_owned();
-                        if !image_names.contains(&name) {
-                            image_names.push(name);
+                        Some(Type::Image { .. }) | Some(Type::Sampler) => {
+                            let name = m.name(v.id).to_owned();
+                            if !image_names.contains(&name) {
+                                image_names.push(name);
+                            }
                         }
+                        _ => {}
                     }
-                    _ => {}
-                },
+                }
                 BufferKind::None => {}
             }
         }
@@ -466,13 +546,18 @@ pub(crate) fn reflect(
         let vars = sm.module.variables.clone();
         for v in &vars {
             let m = &sm.module;
-            let Some(pointee) = m.pointee(v) else { continue };
+            let Some(pointee) = m.pointee(v) else {
+                continue;
+            };
             let (base, _) = strip_arrays(m, pointee);
             let binding = match buffer_kind(m, v.storage, base) {
                 BufferKind::Ubo if is_default_block(m, v.id, base) => Some(global_binding),
                 BufferKind::Ubo => {
                     let name = m.name(base);
-                    block_infos.iter().find(|b| b.base_name == name).map(|b| b.first_binding)
+                    block_infos
+                        .iter()
+                        .find(|b| b.base_name == name)
+                        .map(|b| b.first_binding)
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base);
@@ -503,12 +588,22 @@ pub(crate) fn reflect(
     for sm in stages.iter() {
         let m = &sm.module;
         for v in &m.variables {
-            let Some(pointee) = m.pointee(v) else { continue };
+            let Some(pointee) = m.pointee(v) else {
+                continue;
+            };
             let (base, _) = strip_arrays(m, pointee);
-            if buffer_kind(m, v.storage, base) != BufferKind::Ubo || !is_default_block(m, v.id, base) {
+            if buffer_kind(m, v.storage, base) != BufferKind::Ubo
+                || !is_default_block(m, v.id, base)
+            {
                 continue;
             }
-            let mut w = Walk { m, names, out: Vec::new(), block_index: -1, overflow: false };
+            let mut w = Walk {
+                m,
+                names,
+                out: Vec::new(),
+                block_index: -1,
+                overflow: false,
+            };
             w.walk(base, String::new(), 0, None, false, 0);
             overflow |= w.overflow;
             for u in w.out {
@@ -519,13 +614,19 @@ pub(crate) fn reflect(
             let size = block_size(m, base);
             global_block = Some(GlobalBlock {
                 binding: global_binding,
-                size: global_block.as_ref().map_or(size, |g: &GlobalBlock| g.size.max(size)),
+                size: global_block
+                    .as_ref()
+                    .map_or(size, |g: &GlobalBlock| g.size.max(size)),
             });
         }
     }
     for s in &samplers {
         uniforms.push(Uniform {
-            name: names.user(&if s.count > 1 { format!("{}[0]", s.name) } else { s.name.clone() }),
+            name: names.user(&if s.count > 1 {
+                format!("{}[0]", s.name)
+            } else {
+                s.name.clone()
+            }),
             gl_type: s.gl_type,
             array_size: s.count,
             block_index: -1,
@@ -542,8 +643,18 @@ pub(crate) fn reflect(
     for b in &block_infos {
         let m = &stages[b.stage].module;
         let first_uniform = uniforms.len() as u32;
-        let prefix = if b.instance { names.user(&b.base_name) } else { String::new() };
-        let mut w = Walk { m, names, out: Vec::new(), block_index: b.first_binding as i32, overflow: false };
+        let prefix = if b.instance {
+            names.user(&b.base_name)
+        } else {
+            String::new()
+        };
+        let mut w = Walk {
+            m,
+            names,
+            out: Vec::new(),
+            block_index: b.first_binding as i32,
+            overflow: false,
+        };
         w.walk(b.struct_ty, prefix, 0, None, false, 0);
         overflow |= w.overflow;
         let added = w.out.len() as u32;
@@ -553,11 +664,19 @@ pub(crate) fn reflect(
         let user_name = names.user(&b.base_name);
         for i in 0..b.count {
             blocks.push(UniformBlock {
-                name: if b.count > 1 || b.count == 0 { format!("{user_name}[{i}]") } else { user_name.clone() },
+                name: if b.count > 1 || b.count == 0 {
+                    format!("{user_name}[{i}]")
+                } else {
+                    user_name.clone()
+                },
                 binding: b.first_binding + i,
                 data_size: size,
                 active_uniforms: members.clone(),
-                explicit_binding: names.bindings.blocks.get(&b.base_name).map(|n| n.saturating_add(i)),
+                explicit_binding: names
+                    .bindings
+                    .blocks
+                    .get(&b.base_name)
+                    .map(|n| n.saturating_add(i)),
             });
         }
     }
@@ -571,9 +690,16 @@ pub(crate) fn reflect(
         let mut slots = collect_io(&stages[vi], vi, storage::INPUT, names);
         let locs = assign_locations(&mut slots, attrib_bindings);
         for (s, loc) in slots.iter().zip(locs) {
-            stages[s.stage_idx].module.set_decoration(s.var_id, dec::LOCATION, loc);
+            stages[s.stage_idx]
+                .module
+                .set_decoration(s.var_id, dec::LOCATION, loc);
             if s.active {
-                attributes.push(Variable { name: s.name.clone(), gl_type: s.gl_type, array_size: s.array_size, location: loc });
+                attributes.push(Variable {
+                    name: s.name.clone(),
+                    gl_type: s.gl_type,
+                    array_size: s.array_size,
+                    location: loc,
+                });
             }
         }
     }
@@ -584,8 +710,15 @@ pub(crate) fn reflect(
         let mut slots = collect_io(&stages[fi], fi, storage::OUTPUT, names);
         let locs = assign_locations(&mut slots, frag_data_bindings);
         for (s, loc) in slots.iter().zip(locs) {
-            stages[s.stage_idx].module.set_decoration(s.var_id, dec::LOCATION, loc);
-            outputs.push(Variable { name: s.name.clone(), gl_type: s.gl_type, array_size: s.array_size, location: loc });
+            stages[s.stage_idx]
+                .module
+                .set_decoration(s.var_id, dec::LOCATION, loc);
+            outputs.push(Variable {
+                name: s.name.clone(),
+                gl_type: s.gl_type,
+                array_size: s.array_size,
+                location: loc,
+            });
         }
     }
 
@@ -615,7 +748,9 @@ pub(crate) fn reflect(
                 continue;
             }
             let key = io_key(m, v.id, p);
-            if let (Some(&want), Some(have)) = (produced.get(&key), m.decoration(v.id, dec::LOCATION)) {
+            if let (Some(&want), Some(have)) =
+                (produced.get(&key), m.decoration(v.id, dec::LOCATION))
+            {
                 if want != have {
                     tracing::debug!(target: "mobilegl::shader", %key, want, have, "re-matching varying location");
                     stages[i].module.set_decoration(v.id, dec::LOCATION, want);
@@ -624,5 +759,12 @@ pub(crate) fn reflect(
         }
     }
 
-    Ok(Reflection { attributes, outputs, uniforms, blocks, global_block, sampler_slots: next_sampler })
+    Ok(Reflection {
+        attributes,
+        outputs,
+        uniforms,
+        blocks,
+        global_block,
+        sampler_slots: next_sampler,
+    })
 }

@@ -53,18 +53,48 @@ pub(crate) mod storage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Type {
     Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-    Vector { component: u32, count: u32 },
-    Matrix { column: u32, columns: u32 },
-    Image { sampled_type: u32, dim: u32, depth: u32, arrayed: bool, ms: bool, sampled: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        component: u32,
+        count: u32,
+    },
+    Matrix {
+        column: u32,
+        columns: u32,
+    },
+    Image {
+        sampled_type: u32,
+        dim: u32,
+        depth: u32,
+        arrayed: bool,
+        ms: bool,
+        sampled: u32,
+    },
     Sampler,
-    SampledImage { image: u32 },
+    SampledImage {
+        image: u32,
+    },
     /// `len` is `None` for spec-constant lengths.
-    Array { element: u32, len: Option<u32> },
-    RuntimeArray { element: u32 },
-    Struct { members: Vec<u32> },
-    Pointer { storage: u32, pointee: u32 },
+    Array {
+        element: u32,
+        len: Option<u32>,
+    },
+    RuntimeArray {
+        element: u32,
+    },
+    Struct {
+        members: Vec<u32>,
+    },
+    Pointer {
+        storage: u32,
+        pointee: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +142,10 @@ impl Module {
         if words.len() < 5 || words[0] != MAGIC {
             return Err("internal error: not a SPIR-V module".to_owned());
         }
-        let mut m = Module { words, ..Default::default() };
+        let mut m = Module {
+            words,
+            ..Default::default()
+        };
         let mut i = 5usize;
         let mut in_functions = false;
         let mut annotation_end = None;
@@ -136,30 +169,55 @@ impl Module {
                     m.names.insert(ops[0], decode_string(&ops[1..]));
                 }
                 op::MEMBER_NAME if ops.len() >= 2 => {
-                    m.member_names.insert((ops[0], ops[1]), decode_string(&ops[2..]));
+                    m.member_names
+                        .insert((ops[0], ops[1]), decode_string(&ops[2..]));
                 }
                 op::DECORATE if ops.len() >= 2 => {
-                    m.decorations.entry(ops[0]).or_default().push((ops[1], i + 2));
+                    m.decorations
+                        .entry(ops[0])
+                        .or_default()
+                        .push((ops[1], i + 2));
                     annotation_end = Some(i + count);
                 }
                 op::MEMBER_DECORATE if ops.len() >= 3 => {
-                    m.member_decorations.entry((ops[0], ops[1])).or_default().push((ops[2], i + 3));
+                    m.member_decorations
+                        .entry((ops[0], ops[1]))
+                        .or_default()
+                        .push((ops[2], i + 3));
                     annotation_end = Some(i + count);
                 }
                 op::TYPE_BOOL => {
                     m.types.insert(get(0), Type::Bool);
                 }
                 op::TYPE_INT => {
-                    m.types.insert(get(0), Type::Int { width: get(1), signed: get(2) != 0 });
+                    m.types.insert(
+                        get(0),
+                        Type::Int {
+                            width: get(1),
+                            signed: get(2) != 0,
+                        },
+                    );
                 }
                 op::TYPE_FLOAT => {
                     m.types.insert(get(0), Type::Float { width: get(1) });
                 }
                 op::TYPE_VECTOR => {
-                    m.types.insert(get(0), Type::Vector { component: get(1), count: get(2) });
+                    m.types.insert(
+                        get(0),
+                        Type::Vector {
+                            component: get(1),
+                            count: get(2),
+                        },
+                    );
                 }
                 op::TYPE_MATRIX => {
-                    m.types.insert(get(0), Type::Matrix { column: get(1), columns: get(2) });
+                    m.types.insert(
+                        get(0),
+                        Type::Matrix {
+                            column: get(1),
+                            columns: get(2),
+                        },
+                    );
                 }
                 op::TYPE_IMAGE => {
                     m.types.insert(
@@ -182,23 +240,45 @@ impl Module {
                 }
                 op::TYPE_ARRAY => {
                     let len = m.constants.get(&get(2)).copied();
-                    m.types.insert(get(0), Type::Array { element: get(1), len });
+                    m.types.insert(
+                        get(0),
+                        Type::Array {
+                            element: get(1),
+                            len,
+                        },
+                    );
                 }
                 op::TYPE_RUNTIME_ARRAY => {
-                    m.types.insert(get(0), Type::RuntimeArray { element: get(1) });
+                    m.types
+                        .insert(get(0), Type::RuntimeArray { element: get(1) });
                 }
                 op::TYPE_STRUCT => {
-                    m.types.insert(get(0), Type::Struct { members: ops.get(1..).unwrap_or(&[]).to_vec() });
+                    m.types.insert(
+                        get(0),
+                        Type::Struct {
+                            members: ops.get(1..).unwrap_or(&[]).to_vec(),
+                        },
+                    );
                 }
                 op::TYPE_POINTER => {
-                    m.types.insert(get(0), Type::Pointer { storage: get(1), pointee: get(2) });
+                    m.types.insert(
+                        get(0),
+                        Type::Pointer {
+                            storage: get(1),
+                            pointee: get(2),
+                        },
+                    );
                 }
                 op::CONSTANT if ops.len() >= 3 => {
                     m.constants.insert(ops[1], ops[2]);
                 }
                 op::SPEC_CONSTANT => {}
                 op::VARIABLE if ops.len() >= 3 => {
-                    m.variables.push(Variable { id: ops[1], pointer_type: ops[0], storage: ops[2] });
+                    m.variables.push(Variable {
+                        id: ops[1],
+                        pointer_type: ops[0],
+                        storage: ops[2],
+                    });
                 }
                 op::FUNCTION => {
                     in_functions = true;
@@ -220,7 +300,10 @@ impl Module {
     }
 
     pub(crate) fn member_name(&self, id: u32, member: u32) -> &str {
-        self.member_names.get(&(id, member)).map(String::as_str).unwrap_or("")
+        self.member_names
+            .get(&(id, member))
+            .map(String::as_str)
+            .unwrap_or("")
     }
 
     pub(crate) fn decoration(&self, id: u32, decoration: u32) -> Option<u32> {
@@ -230,7 +313,9 @@ impl Module {
     }
 
     pub(crate) fn has_decoration(&self, id: u32, decoration: u32) -> bool {
-        self.decorations.get(&id).is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
+        self.decorations
+            .get(&id)
+            .is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
     }
 
     pub(crate) fn member_decoration(&self, id: u32, member: u32, decoration: u32) -> Option<u32> {
@@ -240,7 +325,9 @@ impl Module {
     }
 
     pub(crate) fn has_member_decoration(&self, id: u32, member: u32, decoration: u32) -> bool {
-        self.member_decorations.get(&(id, member)).is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
+        self.member_decorations
+            .get(&(id, member))
+            .is_some_and(|l| l.iter().any(|(d, _)| *d == decoration))
     }
 
     /// Pointee type of a variable.

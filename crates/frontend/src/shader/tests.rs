@@ -23,7 +23,12 @@ fn validate(words: &[u32]) {
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).expect("write temp spv");
-    let out = Command::new(SPIRV_VAL).arg("--target-env").arg("vulkan1.0").arg(&path).output().expect("run spirv-val");
+    let out = Command::new(SPIRV_VAL)
+        .arg("--target-env")
+        .arg("vulkan1.0")
+        .arg(&path)
+        .output()
+        .expect("run spirv-val");
     let _ = std::fs::remove_file(&path);
     assert!(
         out.status.success(),
@@ -49,23 +54,36 @@ fn to_essl(words: &[u32]) -> String {
     let mut options = Glsl::options();
     options.version = GlslVersion::Glsl320Es;
     options.support_nonzero_base_instance = false;
-    compiler.compile(&options).expect("spirv-cross compile").to_string()
+    compiler
+        .compile(&options)
+        .expect("spirv-cross compile")
+        .to_string()
 }
 
 fn link_vs_fs(vs: &str, fs: &str, attribs: &[(String, u32)]) -> Result<LinkedProgram, String> {
     let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
-    link(&LinkInput { shaders: &shaders, attrib_bindings: attribs, frag_data_bindings: &[] })
+    link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: attribs,
+        frag_data_bindings: &[],
+    })
 }
 
 /// Location decoration of the variable named `name` with storage `storage`.
 fn location_of(words: &[u32], name: &str, storage_class: u32) -> Option<u32> {
     let m = Module::parse(words.to_vec()).ok()?;
-    let v = m.variables.iter().find(|v| v.storage == storage_class && m.name(v.id) == name)?;
+    let v = m
+        .variables
+        .iter()
+        .find(|v| v.storage == storage_class && m.name(v.id) == name)?;
     m.decoration(v.id, dec::LOCATION)
 }
 
 fn uniform<'a>(p: &'a LinkedProgram, name: &str) -> &'a Uniform {
-    p.uniforms.iter().find(|u| u.name == name).unwrap_or_else(|| panic!("no uniform {name}: {:#?}", p.uniforms))
+    p.uniforms
+        .iter()
+        .find(|u| u.name == name)
+        .unwrap_or_else(|| panic!("no uniform {name}: {:#?}", p.uniforms))
 }
 
 const VS_330: &str = r#"#version 330 core
@@ -129,14 +147,22 @@ fn glsl330_pair_links_and_reflects() {
     let fs = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
 
     // Attributes: glBindAttribLocation honoured, the rest on free locations.
-    let attr = |n: &str| p.attributes.iter().find(|a| a.name == n).unwrap_or_else(|| panic!("{n}: {:?}", p.attributes));
+    let attr = |n: &str| {
+        p.attributes
+            .iter()
+            .find(|a| a.name == n)
+            .unwrap_or_else(|| panic!("{n}: {:?}", p.attributes))
+    };
     assert_eq!(attr("normal").location, 5);
     assert_eq!(attr("position").gl_type, GL_FLOAT_VEC3);
     assert_eq!(attr("uv").gl_type, GL_FLOAT_VEC2);
     assert_ne!(attr("position").location, attr("uv").location);
     assert!(attr("position").location != 5 && attr("uv").location != 5);
     assert_eq!(location_of(vs, "normal", 1), Some(5));
-    assert_eq!(location_of(vs, "position", 1), Some(attr("position").location));
+    assert_eq!(
+        location_of(vs, "position", 1),
+        Some(attr("position").location)
+    );
 
     // Varyings declared in different orders still match by name.
     for v in ["v_uv", "v_normal", "v_depth"] {
@@ -155,11 +181,22 @@ fn glsl330_pair_links_and_reflects() {
     let g = p.global_block.expect("global block");
     assert_eq!(g.binding, p.blocks.len() as u32);
     let mvp = uniform(&p, "mvp");
-    assert_eq!((mvp.gl_type, mvp.block_index, mvp.matrix_stride, mvp.is_row_major), (GL_FLOAT_MAT4, -1, 16, false));
+    assert_eq!(
+        (
+            mvp.gl_type,
+            mvp.block_index,
+            mvp.matrix_stride,
+            mvp.is_row_major
+        ),
+        (GL_FLOAT_MAT4, -1, 16, false)
+    );
     let tint = uniform(&p, "tint");
     assert_eq!((tint.gl_type, tint.array_size), (GL_FLOAT_VEC4, 1));
     let scales = uniform(&p, "scales[0]");
-    assert_eq!((scales.gl_type, scales.array_size, scales.array_stride), (GL_FLOAT, 3, 16));
+    assert_eq!(
+        (scales.gl_type, scales.array_size, scales.array_stride),
+        (GL_FLOAT, 3, 16)
+    );
     assert!(g.size >= scales.offset + 3 * 16 && g.size & 15 == 0);
     assert_eq!(
         p.uniforms.iter().filter(|u| u.name == "tint").count(),
@@ -183,7 +220,11 @@ fn glsl330_pair_links_and_reflects() {
                 continue;
             }
             let off = m.member_decoration(st, k, dec::OFFSET).unwrap();
-            let u = p.uniforms.iter().find(|u| u.name == name || u.name == format!("{name}[0]")).unwrap();
+            let u = p
+                .uniforms
+                .iter()
+                .find(|u| u.name == name || u.name == format!("{name}[0]"))
+                .unwrap();
             assert_eq!(u.offset, off, "offset of {name}");
         }
     }
@@ -192,18 +233,42 @@ fn glsl330_pair_links_and_reflects() {
     assert_eq!(p.blocks.len(), 1);
     let b = &p.blocks[0];
     assert_eq!((b.name.as_str(), b.binding), ("Lights", 0));
-    assert_eq!(b.data_size, 96, "vec3+float (16) + mat3 (48) + vec4[2] (32)");
-    let names: Vec<&str> = b.active_uniforms.iter().map(|&i| p.uniforms[i as usize].name.as_str()).collect();
-    assert_eq!(names, ["Lights.light_dir", "Lights.intensity", "Lights.basis", "Lights.colors[0]"]);
+    assert_eq!(
+        b.data_size, 96,
+        "vec3+float (16) + mat3 (48) + vec4[2] (32)"
+    );
+    let names: Vec<&str> = b
+        .active_uniforms
+        .iter()
+        .map(|&i| p.uniforms[i as usize].name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Lights.light_dir",
+            "Lights.intensity",
+            "Lights.basis",
+            "Lights.colors[0]"
+        ]
+    );
     let basis = uniform(&p, "Lights.basis");
-    assert_eq!((basis.offset, basis.matrix_stride, basis.block_index), (16, 16, 0));
+    assert_eq!(
+        (basis.offset, basis.matrix_stride, basis.block_index),
+        (16, 16, 0)
+    );
     assert_eq!(uniform(&p, "Lights.intensity").offset, 12);
     let colors = uniform(&p, "Lights.colors[0]");
-    assert_eq!((colors.offset, colors.array_size, colors.array_stride), (64, 2, 16));
+    assert_eq!(
+        (colors.offset, colors.array_size, colors.array_stride),
+        (64, 2, 16)
+    );
 
     // Sampler.
     let tex = uniform(&p, "tex");
-    assert_eq!((tex.gl_type, tex.sampler_binding, tex.offset), (GL_SAMPLER_2D, Some(0), u32::MAX));
+    assert_eq!(
+        (tex.gl_type, tex.sampler_binding, tex.offset),
+        (GL_SAMPLER_2D, Some(0), u32::MAX)
+    );
     assert_eq!(p.sampler_slots, 1);
 
     // Consumable by the GLES backend.
@@ -220,7 +285,11 @@ fn compile_error_has_line() {
     let log = compile(Stage::Fragment, src).unwrap_err();
     assert!(log.contains("0:4:"), "{log}");
     assert!(log.contains("undefined_thing"), "{log}");
-    assert!(compile(Stage::Fragment, "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n").is_ok());
+    assert!(compile(
+        Stage::Fragment,
+        "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n"
+    )
+    .is_ok());
 }
 
 const VS_110: &str = "attribute vec4 a_position;\nattribute vec2 a_uv;\nvarying vec2 v_uv;\nuniform mat4 u_mvp;\nvoid main() {\n    v_uv = a_uv;\n    gl_Position = u_mvp * a_position;\n}\n";
@@ -233,7 +302,11 @@ fn glsl110_links_through_prepass() {
     validate_all(&p);
     let a = p.attributes.iter().find(|a| a.name == "a_uv").unwrap();
     assert_eq!(a.location, 3);
-    let pos = p.attributes.iter().find(|a| a.name == "a_position").unwrap();
+    let pos = p
+        .attributes
+        .iter()
+        .find(|a| a.name == "a_position")
+        .unwrap();
     assert_eq!(pos.location, 0);
     // The user's sampler named `texture` keeps its GL name.
     let t = uniform(&p, "texture");
@@ -246,21 +319,37 @@ fn glsl110_links_through_prepass() {
     let fs = p.stage_spirv[4].as_ref().unwrap();
     assert_eq!(location_of(vs, "v_uv", 3), location_of(fs, "v_uv", 1));
     let essl = to_essl(fs);
-    assert!(essl.contains("#version 320 es") && essl.contains("layout(binding"), "{essl}");
+    assert!(
+        essl.contains("#version 320 es") && essl.contains("layout(binding"),
+        "{essl}"
+    );
 }
 
 #[test]
 fn legacy_errors_keep_line_numbers() {
     // No #version: the error is on line 3 of the user's text.
-    let log = compile(Stage::Vertex, "attribute vec4 p;\nvoid main() {\n  gl_Position = p * nope;\n}\n").unwrap_err();
+    let log = compile(
+        Stage::Vertex,
+        "attribute vec4 p;\nvoid main() {\n  gl_Position = p * nope;\n}\n",
+    )
+    .unwrap_err();
     assert!(log.contains("0:3:"), "{log}");
     // #version 120 with an injected gl_FragColor declaration.
-    let log = compile(Stage::Fragment, "#version 120\n\nvoid main() {\n  gl_FragColor = vec4(nope);\n}\n").unwrap_err();
+    let log = compile(
+        Stage::Fragment,
+        "#version 120\n\nvoid main() {\n  gl_FragColor = vec4(nope);\n}\n",
+    )
+    .unwrap_err();
     assert!(log.contains("0:4:"), "{log}");
     // Compatibility built-ins are reported by name.
     let log = compile(Stage::Vertex, "#version 120\nvoid main() {\n  gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n")
         .unwrap_err();
-    assert!(log.contains("gl_ModelViewProjectionMatrix") && log.contains("gl_Vertex") && log.contains("0:3:"), "{log}");
+    assert!(
+        log.contains("gl_ModelViewProjectionMatrix")
+            && log.contains("gl_Vertex")
+            && log.contains("0:3:"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -284,18 +373,29 @@ fn explicit_locations_and_frag_data_binding() {
     let attribs = vec![("p".to_owned(), 7u32), ("q".to_owned(), 0u32)];
     let frag = vec![("a".to_owned(), 1u32), ("b".to_owned(), 0u32)];
     let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
-    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &attribs, frag_data_bindings: &frag })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &attribs,
+        frag_data_bindings: &frag,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
     let loc = |n: &str| p.attributes.iter().find(|a| a.name == n).unwrap().location;
-    assert_eq!(loc("p"), 2, "explicit layout wins over glBindAttribLocation");
+    assert_eq!(
+        loc("p"),
+        2,
+        "explicit layout wins over glBindAttribLocation"
+    );
     assert_eq!(loc("q"), 0);
     // mat4 needs 4 consecutive free locations: 3..7 (2 is taken).
     assert_eq!(loc("m"), 3);
     let out = |n: &str| p.outputs.iter().find(|a| a.name == n).unwrap().location;
     assert_eq!((out("a"), out("b")), (1, 0));
     let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
-    assert!(essl.contains("gl_VertexID") && essl.contains("gl_InstanceID"), "{essl}");
+    assert!(
+        essl.contains("gl_VertexID") && essl.contains("gl_InstanceID"),
+        "{essl}"
+    );
 }
 
 #[test]
@@ -304,13 +404,35 @@ fn bad_inputs_do_not_panic() {
     assert!(compile(Stage::Vertex, "").is_err() || compile(Stage::Vertex, "").is_ok());
     assert!(compile(Stage::Vertex, "#version 9999\nvoid main(){}").is_err());
     assert!(compile(Stage::Vertex, "#version\n").is_err());
-    let huge = format!("#version 330\nfloat x_;\n{}void main() {{}}\n", "// padding\n".repeat(200_000));
+    let huge = format!(
+        "#version 330\nfloat x_;\n{}void main() {{}}\n",
+        "// padding\n".repeat(200_000)
+    );
     assert!(compile(Stage::Vertex, &huge).is_ok());
     let junk: String = (0u8..=255).map(|b| b as char).collect();
     assert!(compile(Stage::Fragment, &junk).is_err());
-    assert!(link(&LinkInput { shaders: &[], attrib_bindings: &[], frag_data_bindings: &[] }).is_err());
-    let shaders = [(Stage::Vertex, "#version 330\nvoid main() { gl_Position = vec4(0.0); }\n"), (Stage::Compute, "#version 430\nlayout(local_size_x=1) in;\nvoid main() {}\n")];
-    assert!(link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] }).is_err());
+    assert!(link(&LinkInput {
+        shaders: &[],
+        attrib_bindings: &[],
+        frag_data_bindings: &[]
+    })
+    .is_err());
+    let shaders = [
+        (
+            Stage::Vertex,
+            "#version 330\nvoid main() { gl_Position = vec4(0.0); }\n",
+        ),
+        (
+            Stage::Compute,
+            "#version 430\nlayout(local_size_x=1) in;\nvoid main() {}\n",
+        ),
+    ];
+    assert!(link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[]
+    })
+    .is_err());
 }
 
 #[test]
@@ -318,7 +440,10 @@ fn threads() {
     let handles: Vec<_> = (0..4)
         .map(|_| std::thread::spawn(|| link_vs_fs(VS_330, FS_330, &[]).map(|p| p.uniforms.len())))
         .collect();
-    let counts: Vec<usize> = handles.into_iter().map(|h| h.join().unwrap().unwrap()).collect();
+    let counts: Vec<usize> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap().unwrap())
+        .collect();
     assert!(counts.windows(2).all(|w| w[0] == w[1]));
 }
 
@@ -363,14 +488,26 @@ uniform vec2 only_fs;
 layout(location = 0) out vec4 o;
 void main() { o = vec4(g_n * g_w, only_fs.x); }
 "#;
-    let shaders = [(Stage::Vertex, vs), (Stage::Geometry, gs), (Stage::Fragment, fs)];
-    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let shaders = [
+        (Stage::Vertex, vs),
+        (Stage::Geometry, gs),
+        (Stage::Fragment, fs),
+    ];
+    let p = link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
     let l1 = uniform(&p, "lights[1].pos");
     let l0r = uniform(&p, "lights[0].radius");
     assert_eq!((l1.gl_type, l0r.gl_type), (GL_FLOAT_VEC3, GL_FLOAT));
-    assert_eq!(l1.offset, l0r.offset - 12 + 16, "std140 struct {{vec3, float}} has stride 16");
+    assert_eq!(
+        l1.offset,
+        l0r.offset - 12 + 16,
+        "std140 struct {{vec3, float}} has stride 16"
+    );
     assert_eq!(uniform(&p, "enabled").gl_type, GL_BOOL);
     assert_eq!(uniform(&p, "flags").gl_type, GL_BOOL_VEC2);
     assert_eq!(uniform(&p, "count").gl_type, GL_INT);
@@ -381,7 +518,11 @@ void main() { o = vec4(g_n * g_w, only_fs.x); }
     let odd = uniform(&p, "odd");
     assert_eq!((odd.gl_type, odd.is_row_major), (GL_FLOAT_MAT2X3, true));
     // Instanced block array: two blocks, consecutive bindings.
-    let names: Vec<(&str, u32)> = p.blocks.iter().map(|b| (b.name.as_str(), b.binding)).collect();
+    let names: Vec<(&str, u32)> = p
+        .blocks
+        .iter()
+        .map(|b| (b.name.as_str(), b.binding))
+        .collect();
     assert_eq!(names, [("Mats", 0), ("Extra[0]", 1), ("Extra[1]", 2)]);
     assert_eq!(p.global_block.unwrap().binding, 3);
     uniform(&p, "Extra.e[0]");
@@ -403,8 +544,12 @@ void main() { o = vec4(g_n * g_w, only_fs.x); }
 fn compute_program() {
     let cs = "#version 430\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 3) buffer Data { float v[]; };\nuniform float k;\nlayout(binding = 5) uniform sampler2D s;\nlayout(std140, binding = 2) uniform P { vec4 q; } ps[2];\nvoid main() { v[gl_GlobalInvocationID.x] *= k * texelFetch(s, ivec2(0), 0).x * ps[1].q.x; }\n";
     let shaders = [(Stage::Compute, cs)];
-    let p = link(&LinkInput { shaders: &shaders, attrib_bindings: &[], frag_data_bindings: &[] })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
     assert_eq!(p.global_block.unwrap().binding, 2);
     assert_eq!(uniform(&p, "s").sampler_binding, Some(0));
@@ -422,10 +567,12 @@ fn other_legacy_versions() {
     let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
     // ES 3.00.
-    let fs3 = "#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let fs3 =
+        "#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
     assert!(compile(Stage::Fragment, fs3).is_ok());
     // 1.30 uses texture() legitimately; 1.50 compatibility maps like legacy.
-    let vs130 = "#version 130\nin vec4 p;\nout vec2 t;\nvoid main() { t = p.xy; gl_Position = p; }\n";
+    let vs130 =
+        "#version 130\nin vec4 p;\nout vec2 t;\nvoid main() { t = p.xy; gl_Position = p; }\n";
     let fs130 = "#version 130\nin vec2 t;\nuniform sampler2D s;\nvoid main() { gl_FragColor = texture(s, t) + texture2D(s, t); }\n";
     let p = link_vs_fs(vs130, fs130, &[]).unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
