@@ -114,6 +114,35 @@ fn test(args: &[String]) -> Result<(), String> {
     }
     let start = Instant::now();
     step("codegen --check", || codegen::run(&["--check".to_string()]))?;
+    step("fmt --check", || {
+        let st = cargo()
+            .args(["fmt", "--all", "--check"])
+            .status()
+            .map_err(|e| format!("run cargo fmt: {e}"))?;
+        if st.success() {
+            Ok(())
+        } else {
+            Err(format!("{st}: run `cargo fmt --all`"))
+        }
+    })?;
+    step("clippy", || {
+        let st = cargo()
+            .args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])
+            .status()
+            .map_err(|e| format!("run cargo clippy: {e}"))?;
+        if st.success() {
+            Ok(())
+        } else {
+            Err(format!("{st}"))
+        }
+    })?;
     step("dist", || dist::run(&[]))?;
     step("workspace tests", || {
         let mut c = cargo();

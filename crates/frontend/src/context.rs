@@ -293,7 +293,10 @@ pub struct ProgramObj {
     pub in_use: u32,
 }
 
+/// Shaders and programs share one GL name space. Programs are few and long
+/// lived, so the size difference between the variants does not matter.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum ShaderOrProgram {
     Shader(ShaderObj),
     Program(ProgramObj),
@@ -796,7 +799,6 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
             ctx: st.handle,
             draw,
             read,
-            ..Default::default()
         });
         conn.last_emitter = Some(st.id);
         // Another context may have changed shared objects meanwhile.
@@ -891,10 +893,8 @@ pub fn destroy_context(ctx: &ContextRef) {
         }
     }
     if let Some(conn) = w.conn.as_mut() {
-        conn.pipe.context_destroy(&calls::ContextDestroy {
-            ctx: st.handle,
-            ..Default::default()
-        });
+        conn.pipe
+            .context_destroy(&calls::ContextDestroy { ctx: st.handle });
         if conn.last_emitter == Some(ctx.id) {
             conn.last_emitter = None;
         }
@@ -924,7 +924,6 @@ pub fn make_current(
                 ctx: ctx.handle,
                 draw: draw_h,
                 read: read_h,
-                ..Default::default()
             });
             conn.last_emitter = Some(ctx.id);
             let Some(Some(st)) = w.contexts.get_mut(ctx.id) else {

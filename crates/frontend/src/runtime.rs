@@ -369,10 +369,8 @@ pub fn create_surface(desc: &SurfaceDesc) -> Result<SurfaceRef, PlatformError> {
 pub fn destroy_surface(s: &SurfaceRef) {
     let mut w = world();
     if let Some(conn) = w.conn.as_mut() {
-        conn.pipe.surface_destroy(&mgpipe::calls::SurfaceDestroy {
-            surface: s.handle,
-            ..Default::default()
-        });
+        conn.pipe
+            .surface_destroy(&mgpipe::calls::SurfaceDestroy { surface: s.handle });
         conn.alloc.surface.free(s.handle);
     }
 }
@@ -384,10 +382,8 @@ pub fn swap_buffers(s: &SurfaceRef) -> Result<(), PlatformError> {
     if let Some(reason) = conn.lost() {
         return Err(PlatformError::ContextLost(reason));
     }
-    conn.pipe.present(&mgpipe::calls::Present {
-        surface: s.handle,
-        ..Default::default()
-    });
+    conn.pipe
+        .present(&mgpipe::calls::Present { surface: s.handle });
     remote::Transport::flush(&mut *conn.pipe);
     conn.end_frame();
     Ok(())

@@ -190,10 +190,9 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                 }
             }
             if let Some(buf) = entry {
-                gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
-                    res: buf.handle,
-                    ..Default::default()
-                });
+                gl.conn
+                    .pipe
+                    .resource_destroy(&calls::ResourceDestroy { res: buf.handle });
                 gl.conn.alloc.resource.free(buf.handle);
             }
         }
@@ -250,7 +249,8 @@ fn bind_range(
             gl_err!(gl, glow::INVALID_VALUE);
         }
         if target == glow::UNIFORM_BUFFER
-            && offset as u64 % gl.conn.caps.uniform_buffer_offset_alignment.max(1) as u64 != 0
+            && !(offset as u64)
+                .is_multiple_of(gl.conn.caps.uniform_buffer_offset_alignment.max(1) as u64)
         {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -408,7 +408,6 @@ pub unsafe extern "C" fn glBufferSubData(
             &calls::BufferSubdata {
                 res: handle,
                 offset: offset as u64,
-                ..Default::default()
             },
             bytes,
         );
@@ -437,7 +436,6 @@ pub fn read_buffer(
                 res: handle,
                 offset: offset + done,
                 size: n,
-                ..Default::default()
             },
             &mut reply,
         );
@@ -639,7 +637,6 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
                 &calls::BufferSubdata {
                     res: handle,
                     offset: map.offset,
-                    ..Default::default()
                 },
                 &map.data,
             );
@@ -675,7 +672,6 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
             &calls::BufferSubdata {
                 res: handle,
                 offset: at,
-                ..Default::default()
             },
             &bytes,
         );
@@ -722,7 +718,6 @@ pub unsafe extern "C" fn glCopyBufferSubData(
             src_offset: read_offset as u64,
             dst_offset: write_offset as u64,
             size: size as u64,
-            ..Default::default()
         };
         gl.conn.pipe.buffer_copy(&p);
     })

@@ -129,7 +129,7 @@ fn emit_draw(
             // SAFETY: the application promises `count` indices at `indices`.
             blob = unsafe { slice(indices as *const u8, count.saturating_mul(isize_ as i32)) };
             index_offset = 0;
-        } else if index_offset % isize_ as u64 != 0 {
+        } else if !index_offset.is_multiple_of(isize_ as u64) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
     }

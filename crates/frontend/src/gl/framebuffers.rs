@@ -116,10 +116,9 @@ pub unsafe extern "C" fn glDeleteRenderbuffers(n: i32, names: *const u32) {
             detach_everywhere(gl, SURFACE_RENDERBUFFER, name);
             if let Some(rb) = entry {
                 if rb.created {
-                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
-                        res: rb.handle,
-                        ..Default::default()
-                    });
+                    gl.conn
+                        .pipe
+                        .resource_destroy(&calls::ResourceDestroy { res: rb.handle });
                 }
                 gl.conn.alloc.resource.free(rb.handle);
             }
@@ -195,10 +194,9 @@ fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, he
     // Re-storage gets a fresh identity: the old contents are gone anyway.
     if rb.created {
         let old = rb.handle;
-        gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
-            res: old,
-            ..Default::default()
-        });
+        gl.conn
+            .pipe
+            .resource_destroy(&calls::ResourceDestroy { res: old });
         gl.conn.alloc.resource.free(old);
         rb.handle = gl.conn.alloc.resource.alloc();
     }
@@ -997,7 +995,6 @@ pub unsafe extern "C" fn glBlitFramebuffer(
             dst: [dx0, dy0, dx1, dy1],
             mask,
             filter,
-            ..Default::default()
         });
     })
 }

@@ -121,9 +121,9 @@ pub unsafe fn unpack(
 }
 
 fn swap_in_place(data: &mut [u8], bpp: usize) {
-    let unit = if bpp % 4 == 0 {
+    let unit = if bpp.is_multiple_of(4) {
         4
-    } else if bpp % 2 == 0 {
+    } else if bpp.is_multiple_of(2) {
         2
     } else {
         1
@@ -243,7 +243,6 @@ fn read_pixels(
             height: rows as u32,
             format,
             r#type: ty,
-            ..Default::default()
         };
         gl.conn.pipe.read_pixels(&p, dst);
         dst.resize(rows * row_bytes, 0);
@@ -294,7 +293,6 @@ fn read_pixels(
             &calls::BufferSubdata {
                 res: handle,
                 offset: pbo_offset as u64,
-                ..Default::default()
             },
             &shadow,
         );

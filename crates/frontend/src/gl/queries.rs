@@ -57,10 +57,9 @@ pub unsafe extern "C" fn glDeleteQueries(n: i32, names: *const u32) {
             gl.st.active_queries.retain(|_, q| *q != name);
             if let Some(q) = entry {
                 if gl.conn.caps.implements(Opcode::QueryDestroy as u16) {
-                    gl.conn.pipe.query_destroy(&calls::QueryDestroy {
-                        query: q.handle,
-                        ..Default::default()
-                    });
+                    gl.conn
+                        .pipe
+                        .query_destroy(&calls::QueryDestroy { query: q.handle });
                 }
                 gl.conn.alloc.query.free(q.handle);
             }
@@ -167,10 +166,9 @@ pub unsafe extern "C" fn glQueryCounter(name: u32, target: u32) {
             }),
         );
         if gl.conn.caps.implements(Opcode::QueryCounter as u16) {
-            gl.conn.pipe.query_counter(&calls::QueryCounter {
-                query: handle,
-                ..Default::default()
-            });
+            gl.conn
+                .pipe
+                .query_counter(&calls::QueryCounter { query: handle });
         }
     })
 }

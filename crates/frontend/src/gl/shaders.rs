@@ -305,10 +305,9 @@ fn destroy_program(gl: &mut Gl, name: u32) {
             detach(gl, s);
         }
         if let Some(l) = p.linked {
-            gl.conn.pipe.delete_shader(&calls::DeleteShader {
-                cso: l.cso,
-                ..Default::default()
-            });
+            gl.conn
+                .pipe
+                .delete_shader(&calls::DeleteShader { cso: l.cso });
             gl.conn.alloc.shader.free(l.cso);
         }
     }
@@ -584,10 +583,9 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
             }
         }
         if let Some(old) = old_cso {
-            gl.conn.pipe.delete_shader(&calls::DeleteShader {
-                cso: old,
-                ..Default::default()
-            });
+            gl.conn
+                .pipe
+                .delete_shader(&calls::DeleteShader { cso: old });
             gl.conn.alloc.shader.free(old);
         }
     })

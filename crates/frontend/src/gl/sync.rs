@@ -28,10 +28,7 @@ pub unsafe extern "C" fn glFenceSync(condition: u32, flags: u32) -> *const c_voi
             return SyncPtr::default();
         }
         let fence = gl.conn.alloc.fence.alloc();
-        gl.conn.pipe.fence_insert(&calls::FenceInsert {
-            fence,
-            ..Default::default()
-        });
+        gl.conn.pipe.fence_insert(&calls::FenceInsert { fence });
         gl.sh.next_sync += 1;
         let id = gl.sh.next_sync;
         gl.sh.syncs.insert(
@@ -69,10 +66,9 @@ pub unsafe extern "C" fn glDeleteSync(sync: *const c_void) {
         }
         let Some(id) = sync_id(gl, sync) else { return };
         if let Some(s) = gl.sh.syncs.remove(&id) {
-            gl.conn.pipe.fence_destroy(&calls::FenceDestroy {
-                fence: s.fence,
-                ..Default::default()
-            });
+            gl.conn
+                .pipe
+                .fence_destroy(&calls::FenceDestroy { fence: s.fence });
             gl.conn.alloc.fence.free(s.fence);
         }
     })

@@ -204,10 +204,9 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
             }
             if let Some(tex) = entry {
                 if tex.created {
-                    gl.conn.pipe.resource_destroy(&calls::ResourceDestroy {
-                        res: tex.handle,
-                        ..Default::default()
-                    });
+                    gl.conn
+                        .pipe
+                        .resource_destroy(&calls::ResourceDestroy { res: tex.handle });
                 }
                 gl.conn.alloc.resource.free(tex.handle);
             }
@@ -387,7 +386,6 @@ fn tex_image(
         depth: d,
         format,
         r#type: ty,
-        ..Default::default()
     };
     gl.conn.pipe.texture_image(&p, &blob);
 }
@@ -557,7 +555,6 @@ fn tex_subimage(
         depth: depth as u32,
         format,
         r#type: ty,
-        ..Default::default()
     };
     gl.conn.pipe.texture_subimage(&p, &blob);
 }
@@ -619,6 +616,7 @@ pub unsafe extern "C" fn glTexSubImage3D(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn tex_storage(
     gl: &mut Gl,
     dims: u32,
@@ -706,7 +704,7 @@ fn tex_storage(
                 );
             }
         }
-        t.max_level = t.max_level.min(levels as u32 - 1).max(0);
+        t.max_level = t.max_level.min(levels as u32 - 1);
         if t.max_level == 1000 {
             t.max_level = levels as u32 - 1;
         }
@@ -719,7 +717,6 @@ fn tex_storage(
         width: width as u32,
         height: height as u32,
         depth: depth as u32,
-        ..Default::default()
     };
     gl.conn.pipe.texture_storage(&p);
 }

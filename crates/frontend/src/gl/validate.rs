@@ -95,7 +95,7 @@ impl Gl<'_> {
                     level: a.level,
                     layer,
                     format: info.internal_format,
-                    width: info.width >> 0,
+                    width: info.width,
                     height: info.height,
                     samples: 0,
                 })
@@ -209,7 +209,8 @@ impl Gl<'_> {
         let mut size: Option<(u32, u32)> = None;
         for a in fb.color.iter().chain([&fb.depth, &fb.stencil]) {
             if let Some(r) = self.resolve_attachment(a) {
-                let lw = (r.width >> if r.kind == SURFACE_TEXTURE { 0 } else { 0 }).max(1);
+                // resolve_attachment already gives the attached level's size.
+                let lw = r.width.max(1);
                 size = Some(match size {
                     None => (lw, r.height.max(1)),
                     Some((w, h)) => (w.min(lw), h.min(r.height.max(1))),
@@ -400,10 +401,7 @@ impl Gl<'_> {
                     for (_, h) in self.st.cso.render_state.drain() {
                         self.conn
                             .pipe
-                            .delete_render_state(&calls::DeleteRenderState {
-                                cso: h,
-                                ..Default::default()
-                            });
+                            .delete_render_state(&calls::DeleteRenderState { cso: h });
                         self.conn.alloc.render_state.free(h);
                     }
                     self.st.sent.render_state = Handle::NULL;
@@ -420,10 +418,9 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("bind_render_state", Some("render_state"));
             } else {
-                self.conn.pipe.bind_render_state(&calls::BindRenderState {
-                    cso: handle,
-                    ..Default::default()
-                });
+                self.conn
+                    .pipe
+                    .bind_render_state(&calls::BindRenderState { cso: handle });
                 self.st.sent.render_state = handle;
             }
         }
@@ -440,7 +437,6 @@ impl Gl<'_> {
             height: h as f32,
             near: s.depth_range[0],
             far: s.depth_range[1],
-            ..Default::default()
         };
         if s.sent.viewport.as_ref() != Some(&vp) {
             self.conn.pipe.set_viewport(&vp);
@@ -453,7 +449,6 @@ impl Gl<'_> {
             y,
             width: w,
             height: h,
-            ..Default::default()
         };
         if s.sent.scissor.as_ref() != Some(&sc) {
             self.conn.pipe.set_scissor(&sc);
@@ -461,7 +456,6 @@ impl Gl<'_> {
         }
         let bc = calls::SetBlendColor {
             color: self.st.blend_color,
-            ..Default::default()
         };
         if self.st.sent.blend_color.as_ref() != Some(&bc) {
             if self.st.verify_dry {
@@ -480,7 +474,6 @@ impl Gl<'_> {
         let po = calls::SetPolygonOffset {
             factor: self.st.polygon_offset[0],
             units: self.st.polygon_offset[1],
-            ..Default::default()
         };
         if self.st.sent.polygon_offset.as_ref() != Some(&po) {
             if self.st.verify_dry {
@@ -570,10 +563,7 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("bind_shader", Some("shader"));
             } else {
-                self.conn.pipe.bind_shader(&calls::BindShader {
-                    cso,
-                    ..Default::default()
-                });
+                self.conn.pipe.bind_shader(&calls::BindShader { cso });
                 self.st.sent.shader = cso;
             }
         }
@@ -585,10 +575,7 @@ impl Gl<'_> {
                         .diverged("set_global_constants", Some("scratch version"));
                 } else {
                     self.conn.pipe.set_global_constants(
-                        &calls::SetGlobalConstants {
-                            shader: cso,
-                            ..Default::default()
-                        },
+                        &calls::SetGlobalConstants { shader: cso },
                         &linked.scratch,
                     );
                     self.st.sent.global_version.insert(cso, v);
@@ -624,7 +611,6 @@ impl Gl<'_> {
                 max_level: tex.max_level,
                 swizzle: tex.swizzle,
                 depth_stencil_mode: tex.depth_stencil_mode,
-                ..Default::default()
             };
             let params = match self
                 .st
@@ -781,10 +767,7 @@ impl Gl<'_> {
             } else {
                 self.conn
                     .pipe
-                    .bind_vertex_elements(&calls::BindVertexElements {
-                        cso: h,
-                        ..Default::default()
-                    });
+                    .bind_vertex_elements(&calls::BindVertexElements { cso: h });
                 self.st.sent.vertex_elements = h;
             }
         }
@@ -810,10 +793,9 @@ impl Gl<'_> {
             if self.st.verify_dry {
                 self.st.diverged("set_index_buffer", Some("index_buffer"));
             } else {
-                self.conn.pipe.set_index_buffer(&calls::SetIndexBuffer {
-                    buffer: ib,
-                    ..Default::default()
-                });
+                self.conn
+                    .pipe
+                    .set_index_buffer(&calls::SetIndexBuffer { buffer: ib });
                 self.st.sent.index_buffer = Some(ib);
             }
         }
