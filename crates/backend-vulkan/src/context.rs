@@ -267,6 +267,7 @@ impl VulkanBackend {
         if target.stencil != vk::ImageView::null() {
             info = info.stencil_attachment(&stencil);
         }
+        tracing::trace!(target: "vkprobe", "begin_rendering");
         self.gpu.begin_rendering(cmd, &info);
         self.frames.rendering = Some(target);
         Ok(cmd)
@@ -981,6 +982,7 @@ impl VulkanBackend {
                     ));
                 }
             }
+            tracing::trace!(target: "vkprobe", ?infos, has_globals, global_binding, "ubo infos");
             let set = self
                 .frames
                 .descriptor_set(&self.gpu, set_layouts[UBO_SET as usize])
@@ -1195,7 +1197,8 @@ impl VulkanBackend {
                 Kind::Arrays => d.cmd_draw(cmd, p.count, inst, p.first, p.base_instance),
                 Kind::Indexed(buf, off, ty, n) => {
                     d.cmd_bind_index_buffer(cmd, buf, off, ty);
-                    d.cmd_draw_indexed(cmd, n, inst, 0, p.base_vertex, p.base_instance);
+                    let bv = if std::env::var_os("VKX_NOBV").is_some() { 0 } else { p.base_vertex };
+                    d.cmd_draw_indexed(cmd, n, inst, 0, bv, p.base_instance);
                 }
             }
         }
@@ -1855,10 +1858,14 @@ impl VulkanBackend {
             ));
         }
         let samples = *samples;
+        // A mutable texture's level `level` fits the current storage when it
+        // has the extent that level has in the storage's chain (GL halves
+        // with truncation, so a level > 0 alone cannot say what level 0 is:
+        // 65x32 has a level 1 of 32x16, which doubled is 64x32).
         let fits = img.as_ref().is_some_and(|i| {
             i.format == sf
                 && i.gl_internal == internal
-                && i.extent == base
+                && level_extent(i.extent, level) == lext
                 && i.layers == layers
                 && level < i.levels
                 && levels.is_none()
@@ -1902,7 +1909,10 @@ impl VulkanBackend {
             new.defined = u64::MAX;
         }
         if let Some(o) = old {
-            debug!(?res, "texture storage redefined: other levels discarded");
+            if levels.is_none() {
+                self.carry_levels(&o, &mut new, level);
+            }
+            debug!(?res, kept = new.defined, "texture storage redefined");
             let mut g = Vec::new();
             resource::collect_image(o, &mut g);
             self.retire(g);
@@ -1913,6 +1923,59 @@ impl VulkanBackend {
             *img = Some(new);
         }
         Ok(())
+    }
+
+    /// Copy into `new` the defined levels of `old` (other than `skip`, which
+    /// is being redefined) whose extent is the same in both chains, so that
+    /// redefining one level of a mutable texture keeps the others.
+    fn carry_levels(&mut self, old: &ImageRes, new: &mut ImageRes, skip: u32) {
+        if old.format != new.format || old.layers != new.layers || old.samples != new.samples {
+            return;
+        }
+        let asp = emulation::aspect(old.format.class);
+        let mut regions = Vec::new();
+        let mut kept = 0u64;
+        for l in 0..old.levels.min(new.levels).min(64) {
+            let e = level_extent(old.extent, l);
+            if l == skip || old.defined & (1u64 << l) == 0 || e != level_extent(new.extent, l) {
+                continue;
+            }
+            let sub = vk::ImageSubresourceLayers {
+                aspect_mask: asp,
+                mip_level: l,
+                base_array_layer: 0,
+                layer_count: old.layers,
+            };
+            regions.push(vk::ImageCopy {
+                src_subresource: sub,
+                src_offset: vk::Offset3D::default(),
+                dst_subresource: sub,
+                dst_offset: vk::Offset3D::default(),
+                extent: e,
+            });
+            kept |= 1u64 << l;
+        }
+        if regions.is_empty() {
+            return;
+        }
+        let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) else {
+            return;
+        };
+        // SAFETY: recording outside rendering; both images live (the old one
+        // is retired only after this), in GENERAL, same format, and every
+        // region lies inside a level both of them have.
+        unsafe {
+            self.gpu.device.cmd_copy_image(
+                cmd,
+                old.image,
+                vk::ImageLayout::GENERAL,
+                new.image,
+                vk::ImageLayout::GENERAL,
+                &regions,
+            )
+        };
+        frame::barrier(&self.gpu, cmd);
+        new.defined |= kept;
     }
 
     /// (image, format, levels, extent) of a texture's storage.

@@ -434,6 +434,7 @@ impl Frames {
     /// Close the rendering instance, if any (before transfers/barriers).
     pub fn end_rendering(&mut self, gpu: &Gpu) {
         if self.rendering.take().is_some() {
+            tracing::trace!(target: "vkprobe", "end_rendering");
             let cmd = self.frames[self.cur].cmd;
             gpu.end_rendering(cmd);
             barrier(gpu, cmd);
@@ -443,6 +444,7 @@ impl Frames {
     /// The recording command buffer, outside any rendering instance, after
     /// a full barrier (ready for a transfer).
     pub fn transfer_cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        tracing::trace!(target: "vkprobe", "transfer_cmd");
         let cmd = self.cmd(gpu)?;
         if self.rendering.is_some() {
             self.end_rendering(gpu);

@@ -145,6 +145,24 @@ pub(crate) fn build_shader(
             }
         }
     }
+    // Each binding is visible only to the stages that declare it: a
+    // binding visible to a stage that does not read it still costs the
+    // driver a state change for that stage on every descriptor-set bind
+    // (llvmpipe re-copies the fragment state whenever a fragment constant
+    // buffer moves, e.g. one glBindBufferRange per draw).
+    let stages_of = |has: &dyn Fn(&spirv::Reflection) -> bool| {
+        let mut f = vk::ShaderStageFlags::empty();
+        for (i, _, r) in &stages {
+            if has(r) {
+                f |= STAGE_FLAGS[*i];
+            }
+        }
+        if f.is_empty() {
+            all
+        } else {
+            f & all
+        }
+    };
     let ubo_b: Vec<vk::DescriptorSetLayoutBinding> = ubos
         .iter()
         .map(|&(b, n)| {
@@ -152,7 +170,7 @@ pub(crate) fn build_shader(
                 .binding(b)
                 .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
                 .descriptor_count(n.max(1))
-                .stage_flags(all)
+                .stage_flags(stages_of(&|r| r.ubos.iter().any(|u| u.0 == b)))
         })
         .collect();
     let smp_b: Vec<vk::DescriptorSetLayoutBinding> = samplers
@@ -162,7 +180,9 @@ pub(crate) fn build_shader(
                 .binding(s.binding)
                 .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
                 .descriptor_count(s.count.max(1))
-                .stage_flags(all)
+                .stage_flags(stages_of(&|r| {
+                    r.samplers.iter().any(|x| x.binding == s.binding)
+                }))
         })
         .collect();
     let mut set_layouts = Vec::new();

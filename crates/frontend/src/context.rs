@@ -6,7 +6,9 @@
 //! differs from what was last sent on this context (DESIGN §6).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+/// GL names are small dense integers: a fast non-cryptographic hash is
+/// enough (SipHash was ~10 % of a draw's instructions).
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -246,6 +248,18 @@ pub struct VertexArray {
     pub attribs: [VertexAttrib; MAX_ATTRIBS],
     pub element_buffer: u32,
     pub created: bool,
+    /// Bumped on every change (vertex.rs, buffers.rs): keys the emission cache.
+    pub rev: u64,
+}
+
+/// What `emit_vertex_input` derived from one VAO revision.
+#[derive(Debug, Clone)]
+pub struct VaoEmission {
+    pub rev: u64,
+    pub vertex_elements: Handle,
+    pub vertex_buffers: calls::SetVertexBuffers,
+    pub index_buffer: Handle,
+    pub enabled_mask: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -553,13 +567,21 @@ pub struct GlState {
     pub draws_since_publish: u32,
     /// DIRTY_* groups to re-derive at the next draw.
     pub dirty: u32,
+    /// Per-VAO emission cache (name -> what its current revision emits).
+    pub vao_emission: HashMap<u32, VaoEmission>,
+    /// Bumped by glVertexAttrib* (current values of disabled attributes).
+    pub current_attrib_rev: u64,
+    pub sent_attrib_rev: u64,
+    /// Inputs of the last texture/UBO resolution: program, sampler units,
+    /// block bindings (re-resolved when any differs or DIRTY_RESOURCES).
+    pub resources_key: (Handle, Vec<u32>, Vec<u32>),
     pub cso: CsoCaches,
     pub viewport_set: bool,
 }
 
 impl GlState {
     fn new(id: usize, share: usize, handle: Handle, ctx: &Context) -> Self {
-        let mut vaos = HashMap::new();
+        let mut vaos = HashMap::default();
         // Compatibility profile keeps a default VAO (name 0); core has none.
         vaos.insert(
             0,
@@ -604,9 +626,9 @@ impl GlState {
             program: 0,
             vao: 0,
             vaos,
-            fbos: HashMap::new(),
-            queries: HashMap::new(),
-            active_queries: HashMap::new(),
+            fbos: HashMap::default(),
+            queries: HashMap::default(),
+            active_queries: HashMap::default(),
             next_name: 0,
             default_draw_buffer: glow::BACK,
             default_read_buffer: glow::BACK,
@@ -664,7 +686,7 @@ impl GlState {
             scissor: [0; 4],
             pack: PixelStore::default(),
             unpack: PixelStore::default(),
-            hints: HashMap::new(),
+            hints: HashMap::default(),
             current_attrib,
             current_attrib_integer: 0,
             sent: Sent::default(),
@@ -674,6 +696,10 @@ impl GlState {
             verify_divergence_count: 0,
             draws_since_publish: 0,
             dirty: DIRTY_ALL,
+            vao_emission: HashMap::default(),
+            current_attrib_rev: 1,
+            sent_attrib_rev: 0,
+            resources_key: (Handle::NULL, Vec::new(), Vec::new()),
             cso: CsoCaches::default(),
             viewport_set: false,
         }
@@ -745,7 +771,10 @@ pub const DIRTY_DYNAMIC: u32 = 1 << 2;
 /// Program, default uniforms, textures/samplers, uniform buffers.
 pub const DIRTY_PROGRAM: u32 = 1 << 3;
 pub const DIRTY_VERTEX: u32 = 1 << 4;
-pub const DIRTY_ALL: u32 = (1 << 5) - 1;
+/// Texture, sampler and uniform-buffer objects or bindings changed (set with
+/// DIRTY_FRAMEBUFFER by the texture/framebuffer modules, and by buffers).
+pub const DIRTY_RESOURCES: u32 = 1 << 5;
+pub const DIRTY_ALL: u32 = (1 << 6) - 1;
 
 /// `with_gl` for an entry point that changes state in the `dirty` groups.
 pub fn with_gl_dirty<R: Default>(dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
@@ -804,6 +833,12 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
         // Another context may have changed shared objects meanwhile.
         st.dirty = DIRTY_ALL;
     }
+    // Texture and framebuffer entry points also change what samplers read.
+    let dirty = if dirty & DIRTY_FRAMEBUFFER != 0 {
+        dirty | DIRTY_RESOURCES
+    } else {
+        dirty
+    };
     st.dirty |= dirty;
     let mut gl = Gl { st, sh, conn };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut gl))) {

@@ -8,7 +8,7 @@ use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
 use crate::context::{
-    with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_PROGRAM, DIRTY_VERTEX, MAX_UBO_BINDINGS,
+    with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_RESOURCES, DIRTY_VERTEX, MAX_UBO_BINDINGS,
 };
 use crate::runtime::BlockingCause;
 
@@ -103,7 +103,7 @@ pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenBuffers(n: i32, out: *mut u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn glGenBuffers(n: i32, out: *mut u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glCreateBuffers(n: i32, out: *mut u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -146,7 +146,7 @@ pub unsafe extern "C" fn glCreateBuffers(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -180,6 +180,7 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                 }
             }
             if let Some(Some(vao)) = s.vaos.get_mut(&s.vao) {
+                vao.rev += 1;
                 if vao.element_buffer == name {
                     vao.element_buffer = 0;
                 }
@@ -189,6 +190,8 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                     }
                 }
             }
+            // Any VAO may still name the buffer: forget derived emissions.
+            gl.st.vao_emission.clear();
             if let Some(buf) = entry {
                 gl.conn
                     .pipe
@@ -201,14 +204,14 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsBuffer(name: u32) -> u8 {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         matches!(gl.sh.buffers.get(&name), Some(Some(_))) as u8
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if !is_buffer_target(target) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -218,6 +221,12 @@ pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
         match target_slot(gl, target) {
             Some(slot) => *slot = name,
             None => gl_err!(gl, glow::INVALID_OPERATION),
+        }
+        if target == glow::ELEMENT_ARRAY_BUFFER {
+            let vao = gl.st.vao;
+            if let Some(Some(v)) = gl.st.vaos.get_mut(&vao) {
+                v.rev += 1;
+            }
         }
     })
 }
@@ -275,7 +284,7 @@ fn bind_range(
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         bind_range(gl, target, index, name, 0, 0, false)
     })
 }
@@ -288,7 +297,7 @@ pub unsafe extern "C" fn glBindBufferRange(
     offset: isize,
     size: isize,
 ) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         bind_range(gl, target, index, name, offset as i64, size as i64, true)
     })
 }
@@ -332,7 +341,7 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
             },
         )
     };
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if size < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -386,7 +395,7 @@ pub unsafe extern "C" fn glBufferSubData(
             },
         )
     };
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
@@ -454,7 +463,7 @@ pub unsafe extern "C" fn glGetBufferSubData(
     size: isize,
     data: *mut c_void,
 ) {
-    let out = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    let out = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => {
@@ -569,7 +578,7 @@ pub unsafe extern "C" fn glMapBufferRange(
     length: isize,
     access: u32,
 ) -> *mut c_void {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         Ptr(map_range(gl, target, offset as i64, length as i64, access))
     })
     .0
@@ -585,7 +594,7 @@ impl Default for Ptr {
 
 #[no_mangle]
 pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let bits = match access {
             glow::READ_ONLY => glow::MAP_READ_BIT,
             glow::WRITE_ONLY => glow::MAP_WRITE_BIT,
@@ -616,7 +625,7 @@ pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
 
 #[no_mangle]
 pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => {
@@ -647,7 +656,7 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, length: isize) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
@@ -686,7 +695,7 @@ pub unsafe extern "C" fn glCopyBufferSubData(
     write_offset: isize,
     size: isize,
 ) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let (r, w) = match (
             bound_object(gl, read_target),
             bound_object(gl, write_target),
@@ -757,7 +766,7 @@ fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *mut i32) {
-    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         buffer_param(gl, target, pname)
     }) {
         // SAFETY: GL promises one writable value.
@@ -767,7 +776,7 @@ pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: *mut i64) {
-    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         buffer_param(gl, target, pname)
     }) {
         // SAFETY: GL promises one writable value.
@@ -777,7 +786,7 @@ pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut *mut c_void) {
-    let p = with_gl_dirty(DIRTY_VERTEX | DIRTY_PROGRAM, |gl| {
+    let p = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if pname != glow::BUFFER_MAP_POINTER {
             gl.st.set_error(glow::INVALID_ENUM);
             return Ptr::default();

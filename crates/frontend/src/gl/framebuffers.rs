@@ -127,7 +127,7 @@ pub unsafe extern "C" fn glDeleteRenderbuffers(n: i32, names: *const u32) {
 }
 
 /// GL: deleting an object detaches it from the bound framebuffers.
-fn detach_everywhere(gl: &mut Gl, kind: u32, name: u32) {
+pub(crate) fn detach_everywhere(gl: &mut Gl, kind: u32, name: u32) {
     for fbo in [gl.st.draw_fbo, gl.st.read_fbo] {
         if let Some(Some(fb)) = gl.st.fbos.get_mut(&fbo) {
             for a in fb.color.iter_mut().chain([&mut fb.depth, &mut fb.stencil]) {
@@ -517,7 +517,10 @@ fn texture_attachment(
         && !one_layer
         && matches!(
             t.target,
-            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
+            glow::TEXTURE_3D
+                | glow::TEXTURE_2D_ARRAY
+                | glow::TEXTURE_1D_ARRAY
+                | glow::TEXTURE_CUBE_MAP
         );
     attach(
         gl,
@@ -621,10 +624,74 @@ pub unsafe extern "C" fn glFramebufferTexture(target: u32, attachment: u32, tex:
     })
 }
 
+/// The layer rules of framebuffer completeness (GL 3.3 core §4.4.4): a
+/// single-layer attachment must name an existing layer or slice
+/// (`INCOMPLETE_ATTACHMENT`), and when any attachment is layered all of them
+/// must be, with color attachments of one texture target
+/// (`INCOMPLETE_LAYER_TARGETS`). `None` when these rules hold.
+pub(crate) fn layer_status(gl: &Gl, name: u32) -> Option<u32> {
+    let Some(Some(fb)) = gl.st.fbos.get(&name) else {
+        return None;
+    };
+    let mut any_layered = false;
+    let mut any_single = false;
+    let mut color_target: Option<u32> = None;
+    let roles = fb
+        .color
+        .iter()
+        .map(|a| (a, true))
+        .chain([(&fb.depth, false), (&fb.stencil, false)]);
+    for (a, is_color) in roles {
+        match a.kind {
+            SURFACE_NONE => continue,
+            SURFACE_TEXTURE => {
+                let Some(Some(t)) = gl.sh.textures.get(&a.name) else {
+                    continue;
+                };
+                if a.layered {
+                    any_layered = true;
+                } else {
+                    any_single = true;
+                    let face = if t.target == glow::TEXTURE_CUBE_MAP {
+                        a.cube_face as usize
+                    } else {
+                        0
+                    };
+                    if let Some(info) = t.level(face, a.level as usize) {
+                        let layers = match t.target {
+                            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY => Some(info.depth),
+                            glow::TEXTURE_1D_ARRAY => Some(info.height),
+                            _ => None,
+                        };
+                        if layers.is_some_and(|n| a.layer >= n) {
+                            return Some(glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT);
+                        }
+                    }
+                }
+                if is_color && a.layered {
+                    match color_target {
+                        Some(ct) if ct != t.target => {
+                            return Some(glow::FRAMEBUFFER_INCOMPLETE_LAYER_TARGETS)
+                        }
+                        _ => color_target = Some(t.target),
+                    }
+                }
+            }
+            _ => any_single = true,
+        }
+    }
+    (any_layered && any_single).then_some(glow::FRAMEBUFFER_INCOMPLETE_LAYER_TARGETS)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glCheckFramebufferStatus(target: u32) -> u32 {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| match target_fbo(gl, target) {
-        Ok(f) => gl.framebuffer_status(f),
+        Ok(f) => match gl.framebuffer_status(f) {
+            glow::FRAMEBUFFER_COMPLETE => {
+                layer_status(gl, f).unwrap_or(glow::FRAMEBUFFER_COMPLETE)
+            }
+            status => status,
+        },
         Err(e) => {
             gl.st.set_error(e);
             0

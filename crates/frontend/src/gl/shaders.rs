@@ -666,9 +666,22 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             glow::TRANSFORM_FEEDBACK_BUFFER_MODE => glow::INTERLEAVED_ATTRIBS as i32,
             glow::TRANSFORM_FEEDBACK_VARYINGS | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => 0,
             glow::PROGRAM_BINARY_RETRIEVABLE_HINT => 0,
-            glow::GEOMETRY_VERTICES_OUT => 0,
-            glow::GEOMETRY_INPUT_TYPE => glow::TRIANGLES as i32,
-            glow::GEOMETRY_OUTPUT_TYPE => glow::TRIANGLE_STRIP as i32,
+            glow::GEOMETRY_VERTICES_OUT
+            | glow::GEOMETRY_INPUT_TYPE
+            | glow::GEOMETRY_OUTPUT_TYPE => {
+                // GL 3.3 core §6.1.12: INVALID_OPERATION unless the
+                // program linked with a geometry shader.
+                let Some(g) = l.filter(|_| p.link_status).and_then(|l| l.prog.geometry_layout())
+                else {
+                    gl.st.set_error(glow::INVALID_OPERATION);
+                    return None;
+                };
+                match pname {
+                    glow::GEOMETRY_VERTICES_OUT => g.max_vertices as i32,
+                    glow::GEOMETRY_INPUT_TYPE => g.input as i32,
+                    _ => g.output as i32,
+                }
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;

@@ -195,6 +195,7 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
             let Some(entry) = gl.sh.textures.remove(&name) else {
                 continue;
             };
+            super::framebuffers::detach_everywhere(gl, SURFACE_TEXTURE, name);
             for unit in gl.st.texture_units.iter_mut() {
                 for t in unit.iter_mut() {
                     if *t == name {
@@ -1396,6 +1397,178 @@ pub unsafe extern "C" fn glGetSamplerParameterfv(s: u32, pname: u32, out: *mut f
         })
     });
     if let Some(v) = v {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(i), *x) };
+        }
+    }
+}
+
+// ---- Pure-integer parameters (GL 3.0 TexParameterI*, GL 3.3 SamplerParameterI*) ----
+//
+// The border colour is kept like Mesa keeps it: one 4-word store, written
+// as floats by the float/integer setters and as raw words by the `I`
+// setters; the `I` getters return the raw words. The words travel to the
+// backend inside the `f32` border (bit-preserving copies only).
+
+/// Number of values `pname` carries for the `I` variants.
+fn int_param_count(pname: u32) -> i32 {
+    if matches!(
+        pname,
+        glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA
+    ) {
+        4
+    } else {
+        1
+    }
+}
+
+/// Border words as the bit patterns of the stored floats.
+fn border_from_words(words: &[u32]) -> Vec<f32> {
+    words.iter().map(|w| f32::from_bits(*w)).collect()
+}
+
+fn tex_parameter_words(target: u32, pname: u32, words: &[u32]) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        if pname == glow::TEXTURE_BORDER_COLOR {
+            tex_parameter(gl, target, pname, &border_from_words(words), &[])
+        } else {
+            let iv: Vec<i32> = words.iter().map(|w| *w as i32).collect();
+            tex_parameter(gl, target, pname, &[], &iv)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexParameterIiv(target: u32, pname: u32, params: *const i32) {
+    // SAFETY: GL promises the values of `pname`.
+    let words: Vec<u32> = unsafe { slice(params, int_param_count(pname)) }
+        .iter()
+        .map(|v| *v as u32)
+        .collect();
+    tex_parameter_words(target, pname, &words)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexParameterIuiv(target: u32, pname: u32, params: *const u32) {
+    // SAFETY: GL promises the values of `pname`.
+    let words = unsafe { slice(params, int_param_count(pname)) }.to_vec();
+    tex_parameter_words(target, pname, &words)
+}
+
+/// Query for the `I` getters: raw border words, other values rounded.
+fn tex_param_get_words(target: u32, pname: u32) -> Option<Vec<u32>> {
+    let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_param_get(gl, target, pname)
+    })?;
+    Some(if pname == glow::TEXTURE_BORDER_COLOR {
+        v.iter().map(|x| x.to_bits()).collect()
+    } else {
+        v.iter().map(|x| x.round() as i32 as u32).collect()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetTexParameterIiv(target: u32, pname: u32, out: *mut i32) {
+    if let Some(v) = tex_param_get_words(target, pname) {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(i), *x as i32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetTexParameterIuiv(target: u32, pname: u32, out: *mut u32) {
+    if let Some(v) = tex_param_get_words(target, pname) {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(i), *x) };
+        }
+    }
+}
+
+fn sampler_parameter_words(s: u32, pname: u32, words: &[u32]) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        if pname == glow::TEXTURE_BORDER_COLOR {
+            sampler_parameter(gl, s, pname, &border_from_words(words), &[])
+        } else {
+            let iv: Vec<i32> = words.iter().map(|w| *w as i32).collect();
+            sampler_parameter(gl, s, pname, &[], &iv)
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glSamplerParameterIiv(s: u32, pname: u32, params: *const i32) {
+    let n = if pname == glow::TEXTURE_BORDER_COLOR {
+        4
+    } else {
+        1
+    };
+    // SAFETY: GL promises the values of `pname`.
+    let words: Vec<u32> = unsafe { slice(params, n) }
+        .iter()
+        .map(|v| *v as u32)
+        .collect();
+    sampler_parameter_words(s, pname, &words)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glSamplerParameterIuiv(s: u32, pname: u32, params: *const u32) {
+    let n = if pname == glow::TEXTURE_BORDER_COLOR {
+        4
+    } else {
+        1
+    };
+    // SAFETY: GL promises the values of `pname`.
+    let words = unsafe { slice(params, n) }.to_vec();
+    sampler_parameter_words(s, pname, &words)
+}
+
+/// Sampler query for the `I` getters: raw border words, other values as
+/// integers.
+fn sampler_param_get_words(s: u32, pname: u32) -> Option<Vec<u32>> {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        let Some(p) = gl.sh.samplers.get(&s).copied() else {
+            gl.st.set_error(glow::INVALID_OPERATION);
+            return None;
+        };
+        let f = |x: f32| x.round() as i32 as u32;
+        Some(match pname {
+            glow::TEXTURE_MIN_FILTER => vec![p.min_filter],
+            glow::TEXTURE_MAG_FILTER => vec![p.mag_filter],
+            glow::TEXTURE_WRAP_S => vec![p.wrap_s],
+            glow::TEXTURE_WRAP_T => vec![p.wrap_t],
+            glow::TEXTURE_WRAP_R => vec![p.wrap_r],
+            glow::TEXTURE_MIN_LOD => vec![f(p.min_lod)],
+            glow::TEXTURE_MAX_LOD => vec![f(p.max_lod)],
+            glow::TEXTURE_LOD_BIAS => vec![f(p.lod_bias)],
+            glow::TEXTURE_COMPARE_MODE => vec![p.compare_mode],
+            glow::TEXTURE_COMPARE_FUNC => vec![p.compare_func],
+            glow::TEXTURE_MAX_ANISOTROPY_EXT => vec![f(p.max_anisotropy)],
+            glow::TEXTURE_BORDER_COLOR => p.border.iter().map(|c| c.to_bits()).collect(),
+            _ => {
+                gl.st.set_error(glow::INVALID_ENUM);
+                return None;
+            }
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetSamplerParameterIiv(s: u32, pname: u32, out: *mut i32) {
+    if let Some(v) = sampler_param_get_words(s, pname) {
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(i), *x as i32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut u32) {
+    if let Some(v) = sampler_param_get_words(s, pname) {
         for (i, x) in v.iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), *x) };

@@ -582,6 +582,26 @@ impl Gl<'_> {
                 }
             }
         }
+        // Textures and uniform buffers are re-resolved only when their
+        // objects or bindings changed (DIRTY_RESOURCES) or when the program,
+        // its sampler units or its block bindings differ from last time: a
+        // uniform change alone (the common per-draw case) skips this.
+        let same_inputs = self.st.resources_key.0 == cso
+            && self.st.resources_key.1 == linked.sampler_units
+            && self.st.resources_key.2 == linked.block_bindings;
+        if same_inputs
+            && !self.st.verify_dry
+            && self.st.dirty & crate::context::DIRTY_RESOURCES == 0
+        {
+            return Ok(());
+        }
+        if !same_inputs && !self.st.verify_dry {
+            self.st.resources_key = (
+                cso,
+                linked.sampler_units.clone(),
+                linked.block_bindings.clone(),
+            );
+        }
         // Textures: slot b reads the unit the sampler uniform names.
         let units: Vec<u32> = linked.sampler_units.clone();
         let targets: Vec<u32> = sampler_targets(&linked.prog);
@@ -710,10 +730,125 @@ impl Gl<'_> {
 
     /// Vertex elements CSO, vertex buffers, index buffer, attribute defaults.
     pub fn emit_vertex_input(&mut self) -> Result<(), u32> {
-        let Some(Some(vao)) = self.st.vaos.get(&self.st.vao) else {
+        let vao_name = self.st.vao;
+        let Some(Some(vao)) = self.st.vaos.get(&vao_name) else {
             return Err(glow::INVALID_OPERATION);
         };
-        let vao = vao.clone();
+        // Derive the VAO's records once per revision (the dry verify pass
+        // re-derives from scratch).
+        let cached = match self.st.vao_emission.get(&vao_name) {
+            Some(e) if e.rev == vao.rev && !self.st.verify_dry => Some(e.clone()),
+            _ => None,
+        };
+        let emission = match cached {
+            Some(e) => e,
+            None => match self.derive_vao_emission(vao_name) {
+                Some(e) => e,
+                None => return Ok(()),
+            },
+        };
+        let (h, vb, ib) = (
+            emission.vertex_elements,
+            emission.vertex_buffers,
+            emission.index_buffer,
+        );
+        if self.st.sent.vertex_elements != h {
+            if self.st.verify_dry {
+                self.st
+                    .diverged("bind_vertex_elements", Some("vertex_elements"));
+            } else {
+                self.conn
+                    .pipe
+                    .bind_vertex_elements(&calls::BindVertexElements { cso: h });
+                self.st.sent.vertex_elements = h;
+            }
+        }
+        if self.st.sent.vertex_buffers.as_ref() != Some(&vb) {
+            if self.st.verify_dry {
+                let field = self
+                    .st
+                    .sent
+                    .vertex_buffers
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&vb));
+                self.st.diverged("set_vertex_buffers", field);
+            } else {
+                self.conn.pipe.set_vertex_buffers(&vb);
+                self.st.sent.vertex_buffers = Some(vb);
+            }
+        }
+
+        if self.st.sent.index_buffer != Some(ib) {
+            if self.st.verify_dry {
+                self.st.diverged("set_index_buffer", Some("index_buffer"));
+            } else {
+                self.conn
+                    .pipe
+                    .set_index_buffer(&calls::SetIndexBuffer { buffer: ib });
+                self.st.sent.index_buffer = Some(ib);
+            }
+        }
+        if !self.st.verify_dry
+            && self.st.sent_attrib_rev == self.st.current_attrib_rev
+            && self.st.sent.attrib_defaults.is_some()
+        {
+            // Current values unchanged; the enabled mask only changes with the VAO,
+            // whose emission above is cached, so compare just the mask.
+            let mask = !self
+                .st
+                .vao_emission
+                .get(&vao_name)
+                .map(|e| e.enabled_mask)
+                .unwrap_or(0)
+                & 0xFFFF;
+            if self.st.sent.attrib_defaults.as_ref().map(|d| d.mask) == Some(mask) {
+                return Ok(());
+            }
+        }
+        self.st.sent_attrib_rev = self.st.current_attrib_rev;
+        let enabled_mask = self
+            .st
+            .vao_emission
+            .get(&vao_name)
+            .map(|e| e.enabled_mask)
+            .unwrap_or(0);
+        let ve = calls::CreateVertexElements {
+            enabled_mask,
+            ..Default::default()
+        };
+        let mut defaults = calls::SetVertexAttribDefaults {
+            mask: !ve.enabled_mask & 0xFFFF,
+            integer_mask: self.st.current_attrib_integer,
+            ..Default::default()
+        };
+        for (i, v) in self.st.current_attrib.iter().enumerate() {
+            defaults.values[i * 4..i * 4 + 4].copy_from_slice(v);
+        }
+        if self.st.sent.attrib_defaults.as_ref() != Some(&defaults) {
+            if self.st.verify_dry {
+                let field = self
+                    .st
+                    .sent
+                    .attrib_defaults
+                    .as_ref()
+                    .and_then(|o| o.first_divergence(&defaults));
+                self.st.diverged("set_vertex_attrib_defaults", field);
+            } else {
+                self.conn.pipe.set_vertex_attrib_defaults(&defaults);
+                self.st.sent.attrib_defaults = Some(defaults);
+            }
+        }
+        Ok(())
+    }
+
+    /// Compute (and create, content-addressed) the vertex elements CSO, the
+    /// vertex buffer bindings and the index buffer of VAO `vao_name`; cache
+    /// them under its revision.
+    fn derive_vao_emission(&mut self, vao_name: u32) -> Option<crate::context::VaoEmission> {
+        let Some(Some(vao)) = self.st.vaos.get(&vao_name) else {
+            return None;
+        };
+        let rev = vao.rev;
         let mut ve = calls::CreateVertexElements::default();
         let mut vb = calls::SetVertexBuffers {
             count: 16,
@@ -741,6 +876,10 @@ impl Gl<'_> {
                 a.stride
             };
         }
+        let index_buffer = match self.sh.buffers.get(&vao.element_buffer) {
+            Some(Some(b)) => b.handle,
+            _ => Handle::NULL,
+        };
         let key = cso_key(&ve);
         let h = match self.st.cso.vertex_elements.get(&key) {
             Some(h) => *h,
@@ -749,7 +888,7 @@ impl Gl<'_> {
                     "bind_vertex_elements",
                     Some("no vertex-elements CSO for the bound VAO"),
                 );
-                return Ok(());
+                return None;
             }
             None => {
                 let h = self.conn.alloc.vertex_elements.alloc();
@@ -760,68 +899,17 @@ impl Gl<'_> {
                 h
             }
         };
-        if self.st.sent.vertex_elements != h {
-            if self.st.verify_dry {
-                self.st
-                    .diverged("bind_vertex_elements", Some("vertex_elements"));
-            } else {
-                self.conn
-                    .pipe
-                    .bind_vertex_elements(&calls::BindVertexElements { cso: h });
-                self.st.sent.vertex_elements = h;
-            }
-        }
-        if self.st.sent.vertex_buffers.as_ref() != Some(&vb) {
-            if self.st.verify_dry {
-                let field = self
-                    .st
-                    .sent
-                    .vertex_buffers
-                    .as_ref()
-                    .and_then(|o| o.first_divergence(&vb));
-                self.st.diverged("set_vertex_buffers", field);
-            } else {
-                self.conn.pipe.set_vertex_buffers(&vb);
-                self.st.sent.vertex_buffers = Some(vb);
-            }
-        }
-        let ib = match self.sh.buffers.get(&vao.element_buffer) {
-            Some(Some(b)) => b.handle,
-            _ => Handle::NULL,
+        let e = crate::context::VaoEmission {
+            rev,
+            vertex_elements: h,
+            vertex_buffers: vb,
+            index_buffer,
+            enabled_mask: ve.enabled_mask,
         };
-        if self.st.sent.index_buffer != Some(ib) {
-            if self.st.verify_dry {
-                self.st.diverged("set_index_buffer", Some("index_buffer"));
-            } else {
-                self.conn
-                    .pipe
-                    .set_index_buffer(&calls::SetIndexBuffer { buffer: ib });
-                self.st.sent.index_buffer = Some(ib);
-            }
+        if !self.st.verify_dry {
+            self.st.vao_emission.insert(vao_name, e.clone());
         }
-        let mut defaults = calls::SetVertexAttribDefaults {
-            mask: !ve.enabled_mask & 0xFFFF,
-            integer_mask: self.st.current_attrib_integer,
-            ..Default::default()
-        };
-        for (i, v) in self.st.current_attrib.iter().enumerate() {
-            defaults.values[i * 4..i * 4 + 4].copy_from_slice(v);
-        }
-        if self.st.sent.attrib_defaults.as_ref() != Some(&defaults) {
-            if self.st.verify_dry {
-                let field = self
-                    .st
-                    .sent
-                    .attrib_defaults
-                    .as_ref()
-                    .and_then(|o| o.first_divergence(&defaults));
-                self.st.diverged("set_vertex_attrib_defaults", field);
-            } else {
-                self.conn.pipe.set_vertex_attrib_defaults(&defaults);
-                self.st.sent.attrib_defaults = Some(defaults);
-            }
-        }
-        Ok(())
+        Some(e)
     }
 
     /// Everything a draw needs.
@@ -843,7 +931,7 @@ impl Gl<'_> {
     fn emit_draw_state(&mut self) -> Result<(), u32> {
         use crate::context::{
             DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE,
-            DIRTY_VERTEX,
+            DIRTY_RESOURCES, DIRTY_VERTEX,
         };
         let dirty = if self.st.verify_dry {
             DIRTY_ALL
@@ -859,7 +947,7 @@ impl Gl<'_> {
         if dirty & DIRTY_DYNAMIC != 0 {
             self.emit_dynamic();
         }
-        if dirty & DIRTY_PROGRAM != 0 {
+        if dirty & (DIRTY_PROGRAM | DIRTY_RESOURCES) != 0 {
             self.emit_program()?;
         }
         if dirty & DIRTY_VERTEX != 0 {

@@ -104,7 +104,10 @@ fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u3
         return Err(glow::INVALID_OPERATION);
     }
     match gl.st.vaos.get_mut(&vao) {
-        Some(Some(v)) => Ok(&mut v.attribs[index as usize]),
+        Some(Some(v)) => {
+            v.rev += 1;
+            Ok(&mut v.attribs[index as usize])
+        }
         _ => Err(glow::INVALID_OPERATION),
     }
 }
@@ -273,6 +276,7 @@ fn set_current(gl: &mut Gl, index: u32, v: [u32; 4], integer: bool) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     gl.st.current_attrib[index as usize] = v;
+    gl.st.current_attrib_rev += 1;
     if integer {
         gl.st.current_attrib_integer |= 1 << index;
     } else {

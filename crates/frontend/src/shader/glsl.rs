@@ -13,6 +13,7 @@
 use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 
 use glslang_sys as sys;
 
@@ -21,13 +22,34 @@ use super::Stage;
 /// Name glslang gives the block that collects loose (default-block) uniforms.
 pub(crate) const DEFAULT_BLOCK_NAME: &str = "DefaultUniforms";
 
-/// Resource limits handed to glslang (its own defaults, which are generous).
-static LIMITS: glslang::limits::ResourceLimits = glslang::limits::DEFAULT_LIMITS;
+/// Resource limits handed to glslang: its own defaults, with the built-in
+/// constants raised to the values `glGetIntegerv` reports (GL 3.3 minimums
+/// or more), so `gl_Max*` agrees with the API.
+fn limits() -> &'static glslang::limits::ResourceLimits {
+    static LIMITS: OnceLock<glslang::limits::ResourceLimits> = OnceLock::new();
+    LIMITS.get_or_init(|| {
+        let mut l = glslang::limits::DEFAULT_LIMITS;
+        l.set_max_clip_planes(8);
+        l.set_max_clip_distances(8);
+        l.set_max_varying_components(64);
+        l.set_max_varying_floats(64);
+        l.set_max_vertex_output_components(64);
+        l.set_max_geometry_input_components(64);
+        l.set_max_geometry_output_components(128);
+        l.set_max_geometry_uniform_components(1024);
+        l.set_max_geometry_output_vertices(256);
+        l.set_max_geometry_total_output_components(1024);
+        l.set_max_geometry_texture_image_units(16);
+        l.set_max_draw_buffers(8);
+        l
+    })
+}
 
 fn resource_ptr() -> *const sys::glslang_resource_t {
     // `ResourceLimits` is `#[repr(transparent)]` over `glslang_resource_t`,
-    // so a pointer to it is a valid pointer to the inner C struct.
-    std::ptr::addr_of!(LIMITS).cast::<sys::glslang_resource_t>()
+    // so a pointer to it is a valid pointer to the inner C struct; it lives
+    // in a static for the rest of the process.
+    std::ptr::from_ref(limits()).cast::<sys::glslang_resource_t>()
 }
 
 fn messages() -> sys::glslang_messages_t {

@@ -201,6 +201,54 @@ pub struct LinkedProgram {
     pub info_log: String,
 }
 
+/// The geometry stage's primitive layout (`layout(...) in/out`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeometryLayout {
+    /// GL_POINTS, GL_LINES, GL_LINES_ADJACENCY, GL_TRIANGLES or
+    /// GL_TRIANGLES_ADJACENCY.
+    pub input: u32,
+    /// GL_POINTS, GL_LINE_STRIP or GL_TRIANGLE_STRIP.
+    pub output: u32,
+    pub max_vertices: u32,
+}
+
+impl LinkedProgram {
+    /// The geometry stage's layout, read from its SPIR-V execution modes;
+    /// `None` without a geometry stage.
+    pub fn geometry_layout(&self) -> Option<GeometryLayout> {
+        let words = self.stage_spirv[Stage::Geometry.index()].as_ref()?;
+        let mut layout = GeometryLayout {
+            input: glow::TRIANGLES,
+            output: glow::TRIANGLE_STRIP,
+            max_vertices: 0,
+        };
+        let mut i = 5usize;
+        while let Some(&head) = words.get(i) {
+            let count = (head >> 16) as usize;
+            if count == 0 {
+                break;
+            }
+            // OpExecutionMode: entry point, mode, literals.
+            if head & 0xFFFF == 16 {
+                match words.get(i + 2).copied() {
+                    Some(19) => layout.input = glow::POINTS,
+                    Some(20) => layout.input = glow::LINES,
+                    Some(21) => layout.input = glow::LINES_ADJACENCY,
+                    Some(22) => layout.input = glow::TRIANGLES,
+                    Some(23) => layout.input = glow::TRIANGLES_ADJACENCY,
+                    Some(26) => layout.max_vertices = words.get(i + 3).copied().unwrap_or(0),
+                    Some(27) => layout.output = glow::POINTS,
+                    Some(28) => layout.output = glow::LINE_STRIP,
+                    Some(29) => layout.output = glow::TRIANGLE_STRIP,
+                    _ => {}
+                }
+            }
+            i += count;
+        }
+        Some(layout)
+    }
+}
+
 /// Internal failures, turned into info-log text at the API boundary.
 #[derive(Debug, thiserror::Error)]
 enum ShaderError {

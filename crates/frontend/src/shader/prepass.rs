@@ -180,7 +180,6 @@ fn is_compat_builtin(name: &str) -> bool {
         "gl_ClipPlane",
         "gl_TextureEnvColor",
         "gl_NormalScale",
-        "gl_MaxTextureCoords",
     ];
     const PREFIX: &[&str] = &[
         "gl_ModelView",
@@ -193,6 +192,43 @@ fn is_compat_builtin(name: &str) -> bool {
     ];
     EXACT.contains(&name) || PREFIX.iter().any(|p| name.starts_with(p))
 }
+
+/// Compatibility-only built-in constants of GLSL 1.10–1.30 (Mesa keeps
+/// them for those versions in a core context): replaced by their value.
+fn compat_constant(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "gl_MaxTextureCoords" => "8",
+        "gl_MaxTextureUnits" => "8",
+        "gl_MaxClipPlanes" => "8",
+        _ => return None,
+    })
+}
+
+/// `inverse()` is a GLSL 1.40 built-in that glslang only declares from
+/// 1.50; 1.40 sources get these helpers instead.
+const INVERSE_HELPERS: &str = "\
+mat2 mgl_inverse(mat2 m) { return mat2(m[1][1], -m[0][1], -m[1][0], m[0][0]) / (m[0][0] * m[1][1] - m[1][0] * m[0][1]); }
+mat3 mgl_inverse(mat3 m) { vec3 x = cross(m[1], m[2]); vec3 y = cross(m[2], m[0]); vec3 z = cross(m[0], m[1]); return transpose(mat3(x, y, z)) / dot(m[0], x); }
+mat4 mgl_inverse(mat4 m) {
+ float a00 = m[0][0], a01 = m[0][1], a02 = m[0][2], a03 = m[0][3];
+ float a10 = m[1][0], a11 = m[1][1], a12 = m[1][2], a13 = m[1][3];
+ float a20 = m[2][0], a21 = m[2][1], a22 = m[2][2], a23 = m[2][3];
+ float a30 = m[3][0], a31 = m[3][1], a32 = m[3][2], a33 = m[3][3];
+ float b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10, b02 = a00 * a13 - a03 * a10;
+ float b03 = a01 * a12 - a02 * a11, b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12;
+ float b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30, b08 = a20 * a33 - a23 * a30;
+ float b09 = a21 * a32 - a22 * a31, b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32;
+ float det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06;
+ return mat4(a11 * b11 - a12 * b10 + a13 * b09, a02 * b10 - a01 * b11 - a03 * b09,
+  a31 * b05 - a32 * b04 + a33 * b03, a22 * b04 - a21 * b05 - a23 * b03,
+  a12 * b08 - a10 * b11 - a13 * b07, a00 * b11 - a02 * b08 + a03 * b07,
+  a32 * b02 - a30 * b05 - a33 * b01, a20 * b05 - a22 * b02 + a23 * b01,
+  a10 * b10 - a11 * b08 + a13 * b06, a01 * b08 - a00 * b10 - a03 * b06,
+  a30 * b04 - a31 * b02 + a33 * b00, a21 * b02 - a20 * b04 - a23 * b00,
+  a11 * b07 - a10 * b09 - a12 * b06, a00 * b09 - a01 * b07 + a02 * b06,
+  a31 * b01 - a30 * b03 - a32 * b00, a20 * b03 - a21 * b01 + a22 * b00) / det;
+}
+";
 
 /// Old texture lookup built-ins and their GLSL 1.30+ names.
 fn texture_rename(name: &str) -> Option<&'static str> {
@@ -416,7 +452,14 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             Kind::Ident => {
                 pending_layout = text == "layout";
                 let mut replacement: Option<String> = None;
-                if is_compat_builtin(text) {
+                if let Some(value) = compat_constant(text).filter(|_| legacy) {
+                    replacement = Some(value.to_owned());
+                } else if text == "inverse" && !es && version.number == 140 {
+                    if !helpers.contains(&INVERSE_HELPERS) {
+                        helpers.push(INVERSE_HELPERS);
+                    }
+                    replacement = Some("mgl_inverse".to_owned());
+                } else if is_compat_builtin(text) {
                     errors.push_str(&format!(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text
@@ -470,6 +513,16 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     }
                 }
                 out.push_str(replacement.as_deref().unwrap_or(text));
+            }
+            Kind::Directive if text.contains("\\\n") || text.contains("\\\r\n") => {
+                // Line continuations (GLSL 4.20, accepted by desktop drivers
+                // in every version): spliced, with the swallowed newlines
+                // emitted after the directive so later line numbers hold.
+                let spliced = text.replace("\\\r\n", " ").replace("\\\n", " ");
+                out.push_str(&spliced);
+                for _ in 0..text.matches('\n').count() {
+                    out.push('\n');
+                }
             }
             Kind::Comment | Kind::Space | Kind::Number | Kind::Directive => {
                 if t.kind == Kind::Number {
