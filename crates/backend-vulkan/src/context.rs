@@ -267,7 +267,6 @@ impl VulkanBackend {
         if target.stencil != vk::ImageView::null() {
             info = info.stencil_attachment(&stencil);
         }
-        tracing::trace!(target: "vkprobe", "begin_rendering");
         self.gpu.begin_rendering(cmd, &info);
         self.frames.rendering = Some(target);
         Ok(cmd)
@@ -982,24 +981,42 @@ impl VulkanBackend {
                     ));
                 }
             }
-            tracing::trace!(target: "vkprobe", ?infos, has_globals, global_binding, "ubo infos");
-            let set = self
-                .frames
-                .descriptor_set(&self.gpu, set_layouts[UBO_SET as usize])
-                .map_err(|e| e.to_string())?;
-            let writes: Vec<vk::WriteDescriptorSet> = infos
+            let sl = set_layouts[UBO_SET as usize];
+            let what: Vec<frame::DescriptorBuffer> = infos
                 .iter()
-                .map(|(b, k, i)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(*b)
-                        .dst_array_element(*k)
-                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                        .buffer_info(std::slice::from_ref(i))
-                })
+                .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range))
                 .collect();
-            // SAFETY: a fresh set of this layout; every info names a live buffer.
-            unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+            // An unchanged set (same layout, same descriptors) is reused:
+            // rebinding an identical set still costs the driver a state
+            // change per draw.
+            let reuse = match &self.frames.last_ubo_set {
+                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
+                _ => None,
+            };
+            let set = match reuse {
+                Some(set) => set,
+                None => {
+                    let set = self
+                        .frames
+                        .descriptor_set(&self.gpu, sl)
+                        .map_err(|e| e.to_string())?;
+                    let writes: Vec<vk::WriteDescriptorSet> = infos
+                        .iter()
+                        .map(|(b, k, i)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(*b)
+                                .dst_array_element(*k)
+                                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                                .buffer_info(std::slice::from_ref(i))
+                        })
+                        .collect();
+                    // SAFETY: a fresh set of this layout; every info names a live buffer.
+                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+                    self.frames.last_ubo_set = Some((sl, what, set));
+                    set
+                }
+            };
             sets[0] = set;
         }
         if !samplers.is_empty() {
@@ -1034,23 +1051,39 @@ impl VulkanBackend {
                     ));
                 }
             }
-            let set = self
-                .frames
-                .descriptor_set(&self.gpu, set_layouts[SAMPLER_SET as usize])
-                .map_err(|e| e.to_string())?;
-            let writes: Vec<vk::WriteDescriptorSet> = infos
+            let sl = set_layouts[SAMPLER_SET as usize];
+            let what: Vec<frame::DescriptorImage> = infos
                 .iter()
-                .map(|(b, k, i)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(*b)
-                        .dst_array_element(*k)
-                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                        .image_info(std::slice::from_ref(i))
-                })
+                .map(|(b, k, i)| (*b, *k, i.sampler, i.image_view))
                 .collect();
-            // SAFETY: a fresh set of this layout; live views and samplers.
-            unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+            let reuse = match &self.frames.last_sampler_set {
+                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
+                _ => None,
+            };
+            let set = match reuse {
+                Some(set) => set,
+                None => {
+                    let set = self
+                        .frames
+                        .descriptor_set(&self.gpu, sl)
+                        .map_err(|e| e.to_string())?;
+                    let writes: Vec<vk::WriteDescriptorSet> = infos
+                        .iter()
+                        .map(|(b, k, i)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(*b)
+                                .dst_array_element(*k)
+                                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                                .image_info(std::slice::from_ref(i))
+                        })
+                        .collect();
+                    // SAFETY: a fresh set of this layout; live views and samplers.
+                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+                    self.frames.last_sampler_set = Some((sl, what, set));
+                    set
+                }
+            };
             sets[1] = set;
         }
 
@@ -1160,26 +1193,62 @@ impl VulkanBackend {
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe);
                 self.frames.bound_pipeline = pipe;
             }
-            d.cmd_set_viewport(
-                cmd,
-                0,
-                &[vk::Viewport {
-                    x: vp.x,
-                    y: vp.y,
-                    width: vp.width,
-                    height: vp.height,
-                    min_depth: vp.near.clamp(0.0, 1.0),
-                    max_depth: vp.far.clamp(0.0, 1.0),
-                }],
-            );
-            d.cmd_set_scissor(cmd, 0, &[scissor]);
-            d.cmd_set_blend_constants(cmd, &c.blend_color);
-            d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, rs.stencil_ref[0] as u32);
-            d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, rs.stencil_ref[1] as u32);
-            d.cmd_set_depth_bias(cmd, c.polygon_offset[1], 0.0, c.polygon_offset[0]);
-            d.cmd_set_line_width(cmd, lw);
+            // Dynamic state is set only where it differs from what this
+            // command buffer last set (each call is a state change for the
+            // driver).
+            let ds = frame::DynState {
+                viewport: [
+                    vp.x,
+                    vp.y,
+                    vp.width,
+                    vp.height,
+                    vp.near.clamp(0.0, 1.0),
+                    vp.far.clamp(0.0, 1.0),
+                ],
+                scissor,
+                blend: c.blend_color,
+                stencil_ref: [rs.stencil_ref[0] as u32, rs.stencil_ref[1] as u32],
+                depth_bias: [c.polygon_offset[1], c.polygon_offset[0]],
+                line_width: lw,
+            };
+            let old = self.frames.dyn_state.replace(ds);
+            let changed = |f: &dyn Fn(&frame::DynState) -> bool| old.as_ref().is_none_or(f);
+            if changed(&|o| o.viewport != ds.viewport) {
+                let v = ds.viewport;
+                d.cmd_set_viewport(
+                    cmd,
+                    0,
+                    &[vk::Viewport {
+                        x: v[0],
+                        y: v[1],
+                        width: v[2],
+                        height: v[3],
+                        min_depth: v[4],
+                        max_depth: v[5],
+                    }],
+                );
+            }
+            if changed(&|o| o.scissor != ds.scissor) {
+                d.cmd_set_scissor(cmd, 0, &[scissor]);
+            }
+            if changed(&|o| o.blend != ds.blend) {
+                d.cmd_set_blend_constants(cmd, &ds.blend);
+            }
+            if changed(&|o| o.stencil_ref[0] != ds.stencil_ref[0]) {
+                d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::FRONT, ds.stencil_ref[0]);
+            }
+            if changed(&|o| o.stencil_ref[1] != ds.stencil_ref[1]) {
+                d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, ds.stencil_ref[1]);
+            }
+            if changed(&|o| o.depth_bias != ds.depth_bias) {
+                d.cmd_set_depth_bias(cmd, ds.depth_bias[0], 0.0, ds.depth_bias[1]);
+            }
+            if changed(&|o| o.line_width != ds.line_width) {
+                d.cmd_set_line_width(cmd, lw);
+            }
             for (i, set) in sets.iter().enumerate() {
-                if *set != vk::DescriptorSet::null() {
+                if *set != vk::DescriptorSet::null() && self.frames.bound_sets[i] != (layout, *set) {
+                    self.frames.bound_sets[i] = (layout, *set);
                     d.cmd_bind_descriptor_sets(
                         cmd,
                         vk::PipelineBindPoint::GRAPHICS,
@@ -1197,8 +1266,7 @@ impl VulkanBackend {
                 Kind::Arrays => d.cmd_draw(cmd, p.count, inst, p.first, p.base_instance),
                 Kind::Indexed(buf, off, ty, n) => {
                     d.cmd_bind_index_buffer(cmd, buf, off, ty);
-                    let bv = if std::env::var_os("VKX_NOBV").is_some() { 0 } else { p.base_vertex };
-                    d.cmd_draw_indexed(cmd, n, inst, 0, bv, p.base_instance);
+                    d.cmd_draw_indexed(cmd, n, inst, 0, p.base_vertex, p.base_instance);
                 }
             }
         }
@@ -1359,6 +1427,8 @@ impl VulkanBackend {
             }
             if let Some((pipe, layout)) = masked_pipe {
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe);
+                // Viewport, scissor, sets: the draw path must set its own again.
+                self.frames.forget_bindings();
                 self.frames.bound_pipeline = pipe;
                 d.cmd_set_viewport(
                     cmd,

@@ -150,6 +150,41 @@ pub(crate) struct Frames {
     pub rendering: Option<RenderTarget>,
     /// Pipeline bound in the current command buffer.
     pub bound_pipeline: vk::Pipeline,
+    /// Draw dynamic state last set in the current command buffer.
+    pub dyn_state: Option<DynState>,
+    /// (pipeline layout, set) bound at sets 0 and 1 in the current
+    /// command buffer.
+    pub bound_sets: [(vk::PipelineLayout, vk::DescriptorSet); 2],
+    /// The last descriptor set written per set index in the recording
+    /// frame, with what it holds, so an unchanged set is reused.
+    pub last_ubo_set: Option<(vk::DescriptorSetLayout, Vec<DescriptorBuffer>, vk::DescriptorSet)>,
+    pub last_sampler_set: Option<(vk::DescriptorSetLayout, Vec<DescriptorImage>, vk::DescriptorSet)>,
+}
+
+/// (binding, array element, buffer, offset, range) of one uniform descriptor.
+pub(crate) type DescriptorBuffer = (u32, u32, vk::Buffer, u64, u64);
+/// (binding, array element, sampler, view) of one combined image sampler.
+pub(crate) type DescriptorImage = (u32, u32, vk::Sampler, vk::ImageView);
+
+/// The dynamic state a draw sets (compared bit for bit, floats included).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DynState {
+    pub viewport: [f32; 6],
+    pub scissor: vk::Rect2D,
+    pub blend: [f32; 4],
+    pub stencil_ref: [u32; 2],
+    pub depth_bias: [f32; 2],
+    pub line_width: f32,
+}
+
+impl Frames {
+    /// Forget what the current command buffer has bound (after recording
+    /// that binds other pipelines/layouts or sets other dynamic state).
+    pub fn forget_bindings(&mut self) {
+        self.bound_pipeline = vk::Pipeline::null();
+        self.dyn_state = None;
+        self.bound_sets = [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2];
+    }
 }
 
 fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
@@ -215,6 +250,10 @@ impl Frames {
             garbage: Vec::new(),
             rendering: None,
             bound_pipeline: vk::Pipeline::null(),
+            dyn_state: None,
+            bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2],
+            last_ubo_set: None,
+            last_sampler_set: None,
         })
     }
 
@@ -258,10 +297,14 @@ impl Frames {
                     result,
                 })?;
         }
+        let cmd = f.cmd;
         self.recording = true;
         self.rendering = None;
-        self.bound_pipeline = vk::Pipeline::null();
-        Ok(f.cmd)
+        self.forget_bindings();
+        // The frame's descriptor pools were reset with it.
+        self.last_ubo_set = None;
+        self.last_sampler_set = None;
+        Ok(cmd)
     }
 
     /// Wait for slot `i`'s last submission (false: timed out).
@@ -434,7 +477,6 @@ impl Frames {
     /// Close the rendering instance, if any (before transfers/barriers).
     pub fn end_rendering(&mut self, gpu: &Gpu) {
         if self.rendering.take().is_some() {
-            tracing::trace!(target: "vkprobe", "end_rendering");
             let cmd = self.frames[self.cur].cmd;
             gpu.end_rendering(cmd);
             barrier(gpu, cmd);
@@ -444,7 +486,6 @@ impl Frames {
     /// The recording command buffer, outside any rendering instance, after
     /// a full barrier (ready for a transfer).
     pub fn transfer_cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
-        tracing::trace!(target: "vkprobe", "transfer_cmd");
         let cmd = self.cmd(gpu)?;
         if self.rendering.is_some() {
             self.end_rendering(gpu);

@@ -67,7 +67,6 @@ pub(crate) struct RingLink {
     lost: Option<LostReason>,
     peer_flags: Arc<PeerFlags>,
     peer: Option<Box<dyn PeerLife>>,
-    scratch: Vec<u8>,
 }
 
 impl RingLink {
@@ -97,7 +96,6 @@ impl RingLink {
             lost: None,
             peer_flags,
             peer: Some(peer),
-            scratch: Vec::new(),
         }
     }
 
@@ -334,13 +332,15 @@ impl RingLink {
             blob_offset,
             blob_len: blob.len() as u64,
         };
-        let mut rec = std::mem::take(&mut self.scratch);
-        rec.clear();
-        rec.extend_from_slice(bytemuck::bytes_of(&h));
-        rec.extend_from_slice(payload);
-        rec.resize(len, 0);
-        self.seg.cmd.write(at, &rec);
-        self.scratch = rec;
+        // Header, payload and zero padding straight into the ring (the
+        // reservation is contiguous): no intermediate buffer per record.
+        const ZEROS: [u8; 8] = [0; 8];
+        self.seg.cmd.write(at, bytemuck::bytes_of(&h));
+        self.seg.cmd.write(at + RECORD_HEADER_SIZE, payload);
+        let pad = len - RECORD_HEADER_SIZE - payload.len();
+        if pad > 0 {
+            self.seg.cmd.write(at + RECORD_HEADER_SIZE + payload.len(), &ZEROS[..pad]);
+        }
         self.stats.records += 1;
         self.stats.bytes += (len + blob.len()) as u64;
         self.maybe_publish();

@@ -176,7 +176,24 @@ pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
     })
 }
 
+/// The sized format an unsized renderbuffer format allocates (GL 3.3 core
+/// §4.4.4: the base formats RED, RG, RGB, RGBA, DEPTH_COMPONENT,
+/// DEPTH_STENCIL and STENCIL_INDEX are renderable too).
+fn sized_renderbuffer_format(internal: u32) -> u32 {
+    match internal {
+        glow::RED => glow::R8,
+        glow::RG => glow::RG8,
+        glow::RGB => glow::RGB8,
+        glow::RGBA => glow::RGBA8,
+        glow::DEPTH_COMPONENT => glow::DEPTH_COMPONENT24,
+        glow::DEPTH_STENCIL => glow::DEPTH24_STENCIL8,
+        glow::STENCIL_INDEX => glow::STENCIL_INDEX8,
+        f => f,
+    }
+}
+
 fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, height: i32) {
+    let internal = sized_renderbuffer_format(internal);
     if !super::textures::valid_internal_format(internal) {
         gl_err!(gl, glow::INVALID_ENUM);
     }

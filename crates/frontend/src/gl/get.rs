@@ -204,7 +204,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
         glow::MAX_CLIP_DISTANCES => i(8),
         glow::MAX_SAMPLE_MASK_WORDS => i(1),
-        glow::MAX_SERVER_WAIT_TIMEOUT => i(0),
+        // glWaitSync takes only TIMEOUT_IGNORED; the server wait itself is
+        // unbounded, so report the largest value every getter can hold.
+        glow::MAX_SERVER_WAIT_TIMEOUT => i(i32::MAX as i64),
         glow::MAX_PROGRAM_TEXEL_OFFSET => i(7),
         glow::MIN_PROGRAM_TEXEL_OFFSET => i(-8),
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS => i(4),

@@ -12,6 +12,7 @@ use crate::context::{
     DIRTY_PROGRAM, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
 };
 use crate::shader;
+use crate::shader::Stage;
 
 /// Scalar kind of a GLSL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -939,9 +940,15 @@ pub unsafe extern "C" fn glGetActiveUniformBlockiv(
             glow::UNIFORM_BLOCK_ACTIVE_UNIFORM_INDICES => {
                 b.active_uniforms.iter().map(|u| *u as i32).collect()
             }
-            glow::UNIFORM_BLOCK_REFERENCED_BY_VERTEX_SHADER
-            | glow::UNIFORM_BLOCK_REFERENCED_BY_FRAGMENT_SHADER => vec![1],
-            glow::UNIFORM_BLOCK_REFERENCED_BY_GEOMETRY_SHADER => vec![0],
+            glow::UNIFORM_BLOCK_REFERENCED_BY_VERTEX_SHADER => {
+                vec![l.prog.block_referenced(index as usize, Stage::Vertex) as i32]
+            }
+            glow::UNIFORM_BLOCK_REFERENCED_BY_GEOMETRY_SHADER => {
+                vec![l.prog.block_referenced(index as usize, Stage::Geometry) as i32]
+            }
+            glow::UNIFORM_BLOCK_REFERENCED_BY_FRAGMENT_SHADER => {
+                vec![l.prog.block_referenced(index as usize, Stage::Fragment) as i32]
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;

@@ -249,6 +249,55 @@ impl LinkedProgram {
     }
 }
 
+impl LinkedProgram {
+    /// Whether `stage` declares the uniform block `block` (an index into
+    /// `blocks`): a `Uniform` variable carrying the block's binding (the
+    /// first element's binding for an element of a block array).
+    pub fn block_referenced(&self, block: usize, stage: Stage) -> bool {
+        let Some(b) = self.blocks.get(block) else {
+            return false;
+        };
+        let Some(words) = self.stage_spirv[stage.index()].as_ref() else {
+            return false;
+        };
+        let element = b
+            .name
+            .strip_suffix(']')
+            .and_then(|n| n.rsplit_once('['))
+            .and_then(|(_, i)| i.parse::<u32>().ok())
+            .unwrap_or(0);
+        let Some(binding) = b.binding.checked_sub(element) else {
+            return false;
+        };
+        let mut bound = HashSet::new();
+        let mut uniform_vars = Vec::new();
+        let mut i = 5usize;
+        while let Some(&head) = words.get(i) {
+            let count = (head >> 16) as usize;
+            if count == 0 {
+                break;
+            }
+            match head & 0xFFFF {
+                // OpDecorate target Binding n
+                71 if words.get(i + 2) == Some(&33) && words.get(i + 3) == Some(&binding) => {
+                    if let Some(&id) = words.get(i + 1) {
+                        bound.insert(id);
+                    }
+                }
+                // OpVariable type id Uniform
+                59 if words.get(i + 3) == Some(&2) => {
+                    if let Some(&id) = words.get(i + 2) {
+                        uniform_vars.push(id);
+                    }
+                }
+                _ => {}
+            }
+            i += count;
+        }
+        uniform_vars.iter().any(|id| bound.contains(id))
+    }
+}
+
 /// Internal failures, turned into info-log text at the API boundary.
 #[derive(Debug, thiserror::Error)]
 enum ShaderError {
