@@ -23,6 +23,8 @@
 //! | `GL_SAMPLES_PASSED` queries | `ANY_SAMPLES_PASSED` (0/1, a lower bound of the count; `queries.rs`) |
 //! | `GL_TIME_ELAPSED`, `glQueryCounter`, `GL_TIMESTAMP` | CPU monotonic clock around `glFinish` (no timer queries in GLES 3.2) |
 //! | `glGetTexImage` | the level attached to a temporary FBO and read like `glReadPixels` |
+//! | `layout(location)` on an arrayed vertex-output / fragment-input block (Mesa's ESSL refuses it) | the location is dropped; the block matches by name (`shader::strip_block_array_locations`) |
+//! | `gl_PointSize` in a geometry shader | `#extension GL_EXT_geometry_point_size : enable` added (`shader::enable_geometry_point_size`) |
 //! | a program without a fragment shader | an empty ESSL fragment shader is linked in (`shader::build_program`) |
 //!
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /

@@ -48,6 +48,57 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     Ok(out.to_string())
 }
 
+/// Emulation: Mesa's ESSL compiler refuses `layout(location = N)` on an
+/// interface block declared as an array (`out B { ... } b[3];`), which
+/// desktop GLSL (and the SPIR-V glslang made) allows. For vertex outputs and
+/// fragment inputs the qualifier is dropped, so such blocks match across the
+/// two stages by block name, as ESSL does for blocks without a location.
+pub fn strip_block_array_locations(src: &str, stage: usize) -> String {
+    let storage = match stage {
+        mgpipe::consts::STAGE_VERTEX => "out ",
+        mgpipe::consts::STAGE_FRAGMENT => "in ",
+        _ => return src.to_owned(),
+    };
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = String::with_capacity(src.len());
+    for (n, line) in lines.iter().enumerate() {
+        let stripped = line
+            .strip_prefix("layout(location = ")
+            .and_then(|rest| rest.split_once(") "))
+            .filter(|(num, decl)| {
+                num.bytes().all(|b| b.is_ascii_digit()) && decl.starts_with(storage)
+            })
+            .map(|(_, decl)| decl);
+        let arrayed_block = stripped.is_some()
+            && lines.get(n + 1).is_some_and(|l| l.trim() == "{")
+            && lines[n + 1..]
+                .iter()
+                .find(|l| l.starts_with('}'))
+                .is_some_and(|l| l.trim_end().ends_with("];"));
+        match stripped {
+            Some(decl) if arrayed_block => out.push_str(decl),
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Emulation: desktop geometry shaders read and write `gl_PointSize`
+/// freely; ESSL needs `EXT_geometry_point_size` for it (enabled, not
+/// required, so a driver without it reports the use itself).
+pub fn enable_geometry_point_size(src: String, stage: usize) -> String {
+    if stage != mgpipe::consts::STAGE_GEOMETRY || !src.contains("gl_PointSize") {
+        return src;
+    }
+    match src.split_once('\n') {
+        Some((version, rest)) if version.starts_with("#version") => {
+            format!("{version}\n#extension GL_EXT_geometry_point_size : enable\n{rest}")
+        }
+        _ => src,
+    }
+}
+
 /// Split a `create_shader` blob into per-stage word vectors.
 pub fn split_stages(
     stage_mask: u32,
@@ -100,7 +151,10 @@ pub fn build_program(
     for (i, words) in stages.iter().enumerate() {
         let Some(words) = words else { continue };
         match spirv_to_essl(words) {
-            Ok(src) => sources.push((i, src)),
+            Ok(src) => {
+                let src = strip_block_array_locations(&src, i);
+                sources.push((i, enable_geometry_point_size(src, i)));
+            }
             Err(e) => {
                 error!(shader = ?cso, stage = STAGE_NAME[i], "SPIR-V -> ESSL translation failed: {e}");
                 return None;
@@ -210,5 +264,23 @@ mod tests {
         .unwrap();
         assert_eq!(s[0].as_deref(), Some(&[1u32][..]));
         assert_eq!(s[4].as_deref(), Some(&[2u32, 3][..]));
+    }
+    #[test]
+    fn block_array_locations_stripped_for_vs_out_and_fs_in() {
+        let src = "#version 320 es\nlayout(location = 0) out A\n{\n    float a;\n} a;\n\nlayout(location = 1) out B\n{\n    float b;\n} b[3];\n";
+        let vs = strip_block_array_locations(src, mgpipe::consts::STAGE_VERTEX);
+        assert!(vs.contains("layout(location = 0) out A"), "{vs}");
+        assert!(
+            vs.contains("\nout B\n") && !vs.contains("location = 1"),
+            "{vs}"
+        );
+        let gs = strip_block_array_locations(src, mgpipe::consts::STAGE_GEOMETRY);
+        assert!(gs.contains("layout(location = 1) out B"), "{gs}");
+        let gsrc = "#version 320 es\nvoid main() { gl_PointSize = 1.0; }\n".to_owned();
+        let g = enable_geometry_point_size(gsrc, mgpipe::consts::STAGE_GEOMETRY);
+        assert!(
+            g.starts_with("#version 320 es\n#extension GL_EXT_geometry_point_size : enable\n"),
+            "{g}"
+        );
     }
 }

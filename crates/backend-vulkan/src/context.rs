@@ -782,7 +782,7 @@ impl VulkanBackend {
         }
         let mut slots = Vec::new();
         let mut vbinds: Vec<(u32, vk::Buffer, u64)> = Vec::new();
-        for &(loc, n, scalar) in &inputs {
+        for &(loc, n, scalar) in inputs.iter() {
             if loc.saturating_add(n) > 16 {
                 warn!(
                     location = loc,
@@ -925,7 +925,7 @@ impl VulkanBackend {
         let mut sets = [vk::DescriptorSet::null(); 2];
         if !ubos.is_empty() {
             let mut infos: Vec<(u32, u32, vk::DescriptorBufferInfo)> = Vec::new();
-            for &(b, n) in &ubos {
+            for &(b, n) in ubos.iter() {
                 for k in 0..n.max(1) {
                     let slot = b.saturating_add(k);
                     let mut info = None;
@@ -1021,7 +1021,7 @@ impl VulkanBackend {
         }
         if !samplers.is_empty() {
             let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
-            for sb in &samplers {
+            for sb in samplers.iter() {
                 for k in 0..sb.count.max(1) {
                     let unit = sb.binding.saturating_add(k) as usize;
                     let sh = (unit < (c.samplers.count as usize).min(32))
@@ -1247,7 +1247,8 @@ impl VulkanBackend {
                 d.cmd_set_line_width(cmd, lw);
             }
             for (i, set) in sets.iter().enumerate() {
-                if *set != vk::DescriptorSet::null() && self.frames.bound_sets[i] != (layout, *set) {
+                if *set != vk::DescriptorSet::null() && self.frames.bound_sets[i] != (layout, *set)
+                {
                     self.frames.bound_sets[i] = (layout, *set);
                     d.cmd_bind_descriptor_sets(
                         cmd,
@@ -1260,12 +1261,22 @@ impl VulkanBackend {
                 }
             }
             for &(b, buf, off) in &vbinds {
+                let bound = self.frames.bound_vertex.get_mut(b as usize);
+                if bound.as_ref().is_some_and(|x| **x == (buf, off)) {
+                    continue;
+                }
+                if let Some(x) = bound {
+                    *x = (buf, off);
+                }
                 d.cmd_bind_vertex_buffers(cmd, b, &[buf], &[off]);
             }
             match kind {
                 Kind::Arrays => d.cmd_draw(cmd, p.count, inst, p.first, p.base_instance),
                 Kind::Indexed(buf, off, ty, n) => {
-                    d.cmd_bind_index_buffer(cmd, buf, off, ty);
+                    if self.frames.bound_index != Some((buf, off, ty)) {
+                        d.cmd_bind_index_buffer(cmd, buf, off, ty);
+                        self.frames.bound_index = Some((buf, off, ty));
+                    }
                     d.cmd_draw_indexed(cmd, n, inst, 0, p.base_vertex, p.base_instance);
                 }
             }

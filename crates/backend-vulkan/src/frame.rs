@@ -155,10 +155,23 @@ pub(crate) struct Frames {
     /// (pipeline layout, set) bound at sets 0 and 1 in the current
     /// command buffer.
     pub bound_sets: [(vk::PipelineLayout, vk::DescriptorSet); 2],
+    /// (buffer, offset) bound at vertex bindings 0..16 in the current
+    /// command buffer.
+    pub bound_vertex: [(vk::Buffer, u64); 16],
+    /// (buffer, offset, type) of the bound index buffer.
+    pub bound_index: Option<(vk::Buffer, u64, vk::IndexType)>,
     /// The last descriptor set written per set index in the recording
     /// frame, with what it holds, so an unchanged set is reused.
-    pub last_ubo_set: Option<(vk::DescriptorSetLayout, Vec<DescriptorBuffer>, vk::DescriptorSet)>,
-    pub last_sampler_set: Option<(vk::DescriptorSetLayout, Vec<DescriptorImage>, vk::DescriptorSet)>,
+    pub last_ubo_set: Option<(
+        vk::DescriptorSetLayout,
+        Vec<DescriptorBuffer>,
+        vk::DescriptorSet,
+    )>,
+    pub last_sampler_set: Option<(
+        vk::DescriptorSetLayout,
+        Vec<DescriptorImage>,
+        vk::DescriptorSet,
+    )>,
 }
 
 /// (binding, array element, buffer, offset, range) of one uniform descriptor.
@@ -184,6 +197,8 @@ impl Frames {
         self.bound_pipeline = vk::Pipeline::null();
         self.dyn_state = None;
         self.bound_sets = [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2];
+        self.bound_vertex = [(vk::Buffer::null(), 0); 16];
+        self.bound_index = None;
     }
 }
 
@@ -252,6 +267,8 @@ impl Frames {
             bound_pipeline: vk::Pipeline::null(),
             dyn_state: None,
             bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2],
+            bound_vertex: [(vk::Buffer::null(), 0); 16],
+            bound_index: None,
             last_ubo_set: None,
             last_sampler_set: None,
         })

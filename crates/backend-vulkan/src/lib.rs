@@ -122,7 +122,7 @@ pub(crate) struct ImageRes {
     pub samples: vk::SampleCountFlags,
     /// Bit i: level i has been defined (uploaded, rendered or allocated by storage).
     pub defined: u64,
-    pub views: HashMap<ViewKey, vk::ImageView>,
+    pub views: HashMap<ViewKey, vk::ImageView, table::WordHash>,
 }
 
 pub(crate) enum ResKind {
@@ -224,7 +224,7 @@ pub struct VulkanBackend {
     pub(crate) scr: ScreenTables,
     pub(crate) ctxs: Table<Ctx>,
     pub(crate) current: Option<Handle>,
-    pub(crate) pipelines: HashMap<Vec<u32>, vk::Pipeline>,
+    pub(crate) pipelines: HashMap<Vec<u32>, vk::Pipeline, table::WordHash>,
     pub(crate) dummies: Dummies,
     pub(crate) warned: std::collections::HashSet<&'static str>,
     pub(crate) frames: Frames,
@@ -248,7 +248,7 @@ impl VulkanBackend {
             scr: ScreenTables::default(),
             ctxs: Table::default(),
             current: None,
-            pipelines: HashMap::new(),
+            pipelines: HashMap::default(),
             dummies: Dummies::default(),
             warned: Default::default(),
             frames,

@@ -2,6 +2,7 @@
 //! graphics pipelines keyed by everything that bakes into them.
 
 use std::ffi::CString;
+use std::sync::Arc;
 
 use ash::vk;
 use mgpipe::calls;
@@ -18,12 +19,13 @@ pub(crate) struct ShaderBuild {
     pub modules: Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
     pub set_layouts: [vk::DescriptorSetLayout; 2],
     pub layout: vk::PipelineLayout,
-    /// (binding, count) of set 0, merged over stages.
-    pub ubos: Vec<(u32, u32)>,
+    /// (binding, count) of set 0, merged over stages (shared: each draw
+    /// takes a handle).
+    pub ubos: Arc<[(u32, u32)]>,
     /// Set 1, merged over stages.
-    pub samplers: Vec<SamplerBinding>,
+    pub samplers: Arc<[SamplerBinding]>,
     /// Vertex inputs (location, locations, scalar class).
-    pub inputs: Vec<(u32, u32, Scalar)>,
+    pub inputs: Arc<[(u32, u32, Scalar)]>,
     pub is_compute: bool,
     pub storage: bool,
 }
@@ -212,9 +214,9 @@ pub(crate) fn build_shader(
         modules,
         set_layouts: [set_layouts[0], set_layouts[1]],
         layout,
-        ubos,
-        samplers,
-        inputs,
+        ubos: ubos.into(),
+        samplers: samplers.into(),
+        inputs: inputs.into(),
         is_compute,
         storage,
     })

@@ -339,7 +339,9 @@ impl RingLink {
         self.seg.cmd.write(at + RECORD_HEADER_SIZE, payload);
         let pad = len - RECORD_HEADER_SIZE - payload.len();
         if pad > 0 {
-            self.seg.cmd.write(at + RECORD_HEADER_SIZE + payload.len(), &ZEROS[..pad]);
+            self.seg
+                .cmd
+                .write(at + RECORD_HEADER_SIZE + payload.len(), &ZEROS[..pad]);
         }
         self.stats.records += 1;
         self.stats.bytes += (len + blob.len()) as u64;

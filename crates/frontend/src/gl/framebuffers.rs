@@ -704,9 +704,7 @@ pub(crate) fn layer_status(gl: &Gl, name: u32) -> Option<u32> {
 pub unsafe extern "C" fn glCheckFramebufferStatus(target: u32) -> u32 {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| match target_fbo(gl, target) {
         Ok(f) => match gl.framebuffer_status(f) {
-            glow::FRAMEBUFFER_COMPLETE => {
-                layer_status(gl, f).unwrap_or(glow::FRAMEBUFFER_COMPLETE)
-            }
+            glow::FRAMEBUFFER_COMPLETE => layer_status(gl, f).unwrap_or(glow::FRAMEBUFFER_COMPLETE),
             status => status,
         },
         Err(e) => {

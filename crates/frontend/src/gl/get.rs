@@ -187,7 +187,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         }
         glow::MAX_VARYING_COMPONENTS => i(c.max_varying_components),
         glow::MAX_VARYING_VECTORS => i(c.max_varying_components / 4),
-        glow::MAX_VERTEX_OUTPUT_COMPONENTS => i(64),
+        // GLES: MAX_VARYING_COMPONENTS <= MAX_VERTEX_OUTPUT_COMPONENTS.
+        glow::MAX_VERTEX_OUTPUT_COMPONENTS => i(c.max_varying_components.max(64)),
         glow::MAX_FRAGMENT_INPUT_COMPONENTS => i(c.max_varying_components.max(60)),
         glow::MAX_GEOMETRY_INPUT_COMPONENTS => i(64),
         glow::MAX_GEOMETRY_OUTPUT_COMPONENTS => i(128),

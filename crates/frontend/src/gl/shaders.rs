@@ -672,7 +672,9 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             | glow::GEOMETRY_OUTPUT_TYPE => {
                 // GL 3.3 core §6.1.12: INVALID_OPERATION unless the
                 // program linked with a geometry shader.
-                let Some(g) = l.filter(|_| p.link_status).and_then(|l| l.prog.geometry_layout())
+                let Some(g) = l
+                    .filter(|_| p.link_status)
+                    .and_then(|l| l.prog.geometry_layout())
                 else {
                     gl.st.set_error(glow::INVALID_OPERATION);
                     return None;

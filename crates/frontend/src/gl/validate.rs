@@ -223,7 +223,9 @@ impl Gl<'_> {
     /// Emit the draw framebuffer. Err(INVALID_FRAMEBUFFER_OPERATION) when incomplete.
     pub fn emit_framebuffer(&mut self) -> Result<(), u32> {
         let name = self.st.draw_fbo;
-        if self.framebuffer_status(name) != glow::FRAMEBUFFER_COMPLETE {
+        if self.framebuffer_status(name) != glow::FRAMEBUFFER_COMPLETE
+            || super::framebuffers::layer_status(self, name).is_some()
+        {
             return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
         }
         let mut p = calls::SetFramebufferState {

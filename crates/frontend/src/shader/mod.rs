@@ -328,6 +328,61 @@ pub fn compile(stage: Stage, source: &str) -> Result<String, String> {
     })
 }
 
+/// GLSL 1.30–4.10: a varying must be `invariant` in both the stage that
+/// writes it and the one that reads it, or in neither (4.20 drops the rule
+/// for inputs, so it is checked only when every stage is older).
+fn check_invariance(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    let version = |p: &glsl::ParsedShader| {
+        p.preprocessed
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("#version"))
+            .map(|v| {
+                let mut parts = v.split_whitespace();
+                let n = parts
+                    .next()
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .unwrap_or(0);
+                (n, parts.next() == Some("es"))
+            })
+            .unwrap_or((0, false))
+    };
+    if parsed.iter().any(|p| {
+        let (n, es) = version(p);
+        es || n >= 420
+    }) {
+        return Ok(());
+    }
+    let order = [Stage::Vertex, Stage::Geometry, Stage::Fragment];
+    let present: Vec<Stage> = order
+        .into_iter()
+        .filter(|s| parsed.iter().any(|p| p.stage == *s))
+        .collect();
+    let collect = |stage: Stage, storage: &str| -> Vec<(String, bool)> {
+        parsed
+            .iter()
+            .filter(|p| p.stage == stage)
+            .flat_map(|p| prepass::varying_invariance(&p.preprocessed))
+            .filter(|(st, _, _)| st == storage)
+            .map(|(_, n, i)| (n, i))
+            .collect()
+    };
+    for pair in present.windows(2) {
+        let outs = collect(pair[0], "out");
+        let ins = collect(pair[1], "in");
+        for (name, inv_in) in &ins {
+            if let Some((_, inv_out)) = outs.iter().find(|(n, _)| n == name) {
+                if inv_in != inv_out {
+                    return Err(format!(
+                        "ERROR: Linking: {:?} output '{name}' and {:?} input differ in the invariant qualifier\n",
+                        pair[0], pair[1]
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `glLinkProgram`: compiles and links the attached shaders, assigns
 /// locations/bindings per the module conventions and reflects the result.
 pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
@@ -377,6 +432,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         parsed.push(shader);
     }
 
+    check_invariance(&parsed)?;
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();

@@ -744,3 +744,94 @@ pub(crate) fn identifier_order(
         }
     }
 }
+
+/// Global `in`/`out` variables of preprocessed GLSL with whether each is
+/// `invariant` (by qualifier or by a later `invariant name;`), as
+/// (storage, name, invariant). Interface blocks are not listed.
+pub(crate) fn varying_invariance(preprocessed: &str) -> Vec<(String, String, bool)> {
+    let toks: Vec<Tok> = lex(preprocessed)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |t: &Tok| &preprocessed[t.start..t.end];
+    let mut vars: Vec<(String, String, bool)> = Vec::new();
+    let mut redeclared: Vec<String> = Vec::new();
+    let mut depth = 0i32;
+    let mut stmt: Vec<Tok> = Vec::new();
+    let mut has_block = false;
+    for t in toks {
+        match text(&t) {
+            "{" => {
+                depth += 1;
+                has_block = true;
+                continue;
+            }
+            "}" => {
+                depth -= 1;
+                continue;
+            }
+            _ => {}
+        }
+        if depth != 0 {
+            continue;
+        }
+        if text(&t) != ";" {
+            stmt.push(t);
+            continue;
+        }
+        let words: Vec<&str> = stmt.iter().map(text).collect();
+        let block = has_block;
+        stmt.clear();
+        has_block = false;
+        if block {
+            continue;
+        }
+        if words.len() == 2 && words[0] == "invariant" {
+            redeclared.push(words[1].to_owned());
+            continue;
+        }
+        let Some(storage) = words.iter().find(|w| matches!(**w, "in" | "out")) else {
+            continue;
+        };
+        if words.contains(&"(") {
+            continue; // a function prototype
+        }
+        let invariant = words.contains(&"invariant");
+        // Declarators: the identifier before each top-level `,` / end,
+        // skipping array sizes and initialisers.
+        let mut bracket = 0i32;
+        let mut last_ident: Option<&str> = None;
+        let mut in_init = false;
+        let mut names = Vec::new();
+        for w in &words {
+            match *w {
+                "[" => bracket += 1,
+                "]" => bracket -= 1,
+                "=" if bracket == 0 => in_init = true,
+                "," if bracket == 0 => {
+                    names.extend(last_ident.take());
+                    in_init = false;
+                }
+                _ if bracket == 0
+                    && !in_init
+                    && w.bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') =>
+                {
+                    last_ident = Some(w)
+                }
+                _ => {}
+            }
+        }
+        names.extend(last_ident);
+        for n in names {
+            vars.push(((*storage).to_owned(), n.to_owned(), invariant));
+        }
+    }
+    for v in vars.iter_mut() {
+        if redeclared.contains(&v.1) {
+            v.2 = true;
+        }
+    }
+    vars
+}

@@ -582,3 +582,63 @@ fn other_legacy_versions() {
     validate_all(&p);
     assert_eq!(p.outputs[0].location, 0);
 }
+
+#[test]
+fn glsl140_inverse_and_line_continuation() {
+    let vs = "#version 140\nin vec4 p;\nuniform mat2 m2;\nuniform mat3 m3;\nuniform mat4 m4;\nout vec4 v;\nvoid main() {\n    v = vec4(inverse(m2)[0], inverse(m3)[1].xy) + inverse(m4)[2];\n    gl_Position = p;\n}\n";
+    let fs = "#version 140\nin vec4 v;\nout vec4 c;\n#define SET(x) \\\n    c = x\nvoid main() { SET(v); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // The spliced directive keeps later line numbers.
+    let bad = "#version 140\n#define A \\\n    1\nout vec4 c;\nvoid main() { c = undeclared; }\n";
+    let e = compile(Stage::Fragment, bad).unwrap_err();
+    assert!(e.contains("0:5:"), "{e}");
+}
+
+#[test]
+fn legacy_compat_constants_and_limits() {
+    let fs = "#version 130\nout vec4 c;\nuniform float f[gl_MaxTextureCoords >= 8 && gl_MaxVaryingComponents >= 64 ? 1 : -1];\nvoid main() { c = vec4(f[0]); }\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn invariant_mismatch_fails_link() {
+    let vs = "#version 150\nin vec4 p;\ninvariant out vec4 v;\nvoid main() { v = p; gl_Position = p; }\n";
+    let fs_plain = "#version 150\nin vec4 v;\nout vec4 c;\nvoid main() { c = v; }\n";
+    let fs_inv = "#version 150\nin vec4 v;\ninvariant v;\nout vec4 c;\nvoid main() { c = v; }\n";
+    assert!(link_vs_fs(vs, fs_plain, &[]).is_err());
+    link_vs_fs(vs, fs_inv, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+}
+
+#[test]
+fn geometry_layout_and_block_references() {
+    let shaders = [
+        (
+            Stage::Vertex,
+            "#version 150\nuniform A { vec4 a; };\nin vec4 p;\nvoid main() { gl_Position = p + a; }\n",
+        ),
+        (
+            Stage::Geometry,
+            "#version 150\nlayout(lines) in;\nlayout(line_strip, max_vertices = 5) out;\nvoid main() { gl_Position = gl_in[0].gl_Position; EmitVertex(); }\n",
+        ),
+        (
+            Stage::Fragment,
+            "#version 150\nuniform B { vec4 b; };\nout vec4 c;\nvoid main() { c = b; }\n",
+        ),
+    ];
+    let p = link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+    })
+    .unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    let g = p.geometry_layout().unwrap();
+    assert_eq!(
+        (g.input, g.output, g.max_vertices),
+        (glow::LINES, glow::LINE_STRIP, 5)
+    );
+    let a = p.blocks.iter().position(|b| b.name == "A").unwrap();
+    let b = p.blocks.iter().position(|b| b.name == "B").unwrap();
+    assert!(p.block_referenced(a, Stage::Vertex) && !p.block_referenced(a, Stage::Fragment));
+    assert!(p.block_referenced(b, Stage::Fragment) && !p.block_referenced(b, Stage::Geometry));
+}
