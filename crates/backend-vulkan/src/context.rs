@@ -1250,6 +1250,11 @@ impl VulkanBackend {
                 if *set != vk::DescriptorSet::null() && self.frames.bound_sets[i] != (layout, *set)
                 {
                     self.frames.bound_sets[i] = (layout, *set);
+                    // Binding set i with another layout may disturb the
+                    // sets above it: bind those again.
+                    for above in self.frames.bound_sets.iter_mut().skip(i + 1) {
+                        *above = (vk::PipelineLayout::null(), vk::DescriptorSet::null());
+                    }
                     d.cmd_bind_descriptor_sets(
                         cmd,
                         vk::PipelineBindPoint::GRAPHICS,
