@@ -202,6 +202,12 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glTexParameteri, (GLenum, GLenum, GLint))                                   \
     X(void, glTexImage2D, (GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum, const void *)) \
     X(void, glTexSubImage2D, (GLenum, GLint, GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, const void *)) \
+    X(void, glGenQueries, (GLsizei, GLuint *))                                          \
+    X(void, glDeleteQueries, (GLsizei, const GLuint *))                                 \
+    X(void, glBeginQuery, (GLenum, GLuint))                                             \
+    X(void, glEndQuery, (GLenum))                                                       \
+    X(void, glGetQueryObjectuiv, (GLuint, GLenum, GLuint *))                            \
+    X(void, glGetTexImage, (GLenum, GLint, GLenum, GLenum, void *))                     \
     X(GLsync, glFenceSync, (GLenum, GLbitfield))                                        \
     X(GLenum, glClientWaitSync, (GLsync, GLbitfield, GLuint64))                         \
     X(void, glGetSynciv, (GLsync, GLenum, GLsizei, GLsizei *, GLint *))                 \
@@ -1147,6 +1153,68 @@ static int sc_steady_frames(void) {
     return ok;
 }
 
+/* ---- reply-slot calls through their GL entry points ------------------ */
+
+#define GL_ANY_SAMPLES_PASSED 0x8C2F
+#define GL_QUERY_RESULT 0x8866
+#define GL_QUERY_RESULT_AVAILABLE 0x8867
+
+/* An occlusion query over a visible and an invisible (scissored-out) draw. */
+static int sc_occlusion_query(void) {
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    GLuint q[2];
+    glGenQueries(2, q);
+    glBeginQuery(GL_ANY_SAMPLES_PASSED, q[0]);
+    solid_rect(&s, -1, -1, 1, 1, C_A);
+    glEndQuery(GL_ANY_SAMPLES_PASSED);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, 0, 0);
+    glBeginQuery(GL_ANY_SAMPLES_PASSED, q[1]);
+    solid_rect(&s, -1, -1, 1, 1, C_B);
+    glEndQuery(GL_ANY_SAMPLES_PASSED);
+    glDisable(GL_SCISSOR_TEST);
+    GLuint visible = 7, hidden = 7, avail = 0;
+    glGetQueryObjectuiv(q[0], GL_QUERY_RESULT, &visible);
+    glGetQueryObjectuiv(q[1], GL_QUERY_RESULT, &hidden);
+    glGetQueryObjectuiv(q[1], GL_QUERY_RESULT_AVAILABLE, &avail);
+    glDeleteQueries(2, q);
+    EXPECT_NO_ERROR("occlusion queries");
+    CHECK(visible == 1, "ANY_SAMPLES_PASSED of a full-screen draw = %u, expected 1", visible);
+    CHECK(hidden == 0, "ANY_SAMPLES_PASSED of a scissored-out draw = %u, expected 0", hidden);
+    CHECK(avail == 1, "QUERY_RESULT_AVAILABLE after QUERY_RESULT = %u", avail);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return 1;
+}
+
+/* glGetTexImage of an uploaded level, with a pack row length. */
+static int sc_get_tex_image(void) {
+    uint8_t texels[4 * 4 * 4];
+    for (int i = 0; i < (int)sizeof texels; i++) texels[i] = (uint8_t)(i * 7 + 3);
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    /* Rows of 6 pixels in the destination: the gap of 2 pixels is untouched. */
+    uint8_t out[6 * 4 * 4];
+    memset(out, 0xEE, sizeof out);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 6);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, out);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glDeleteTextures(1, &tex);
+    EXPECT_NO_ERROR("glGetTexImage");
+    for (int y = 0; y < 4; y++) {
+        CHECK(memcmp(out + y * 6 * 4, texels + y * 4 * 4, 16) == 0, "row %d of the image differs", y);
+        for (int b = 16; b < 24; b++)
+            CHECK(out[y * 24 + b] == 0xEE, "row %d: the pack row gap was written", y);
+    }
+    return 1;
+}
+
 typedef struct {
     const char *name;
     int (*fn)(void);
@@ -1157,6 +1225,8 @@ static const Scenario SPAWN_ONLY[] = {
     {"server_killed", sc_server_killed},
     {"server_stopped", sc_server_stopped},
     {"steady_frames", sc_steady_frames},
+    {"occlusion_query", sc_occlusion_query},
+    {"get_tex_image", sc_get_tex_image},
 };
 
 static const Scenario SCENARIOS[] = {

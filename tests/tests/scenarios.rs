@@ -271,3 +271,39 @@ mod pipe_verify {
         check(Lane::Spawn);
     }
 }
+
+/// Reply-slot calls through their GL entry points (occlusion queries,
+/// glGetTexImage), in every GLES lane and natively. The Vulkan backend
+/// declines these optional calls today (its caps call mask says so), so it
+/// is not run there.
+mod reply_calls {
+    use mobilegl_tests::Lane;
+
+    macro_rules! lanes {
+        ($($name:ident),*) => {
+            $(
+                mod $name {
+                    use super::Lane;
+                    #[test]
+                    fn monolith() {
+                        super::super::run_scenario(Lane::Monolith, stringify!($name));
+                    }
+                    #[test]
+                    fn inproc() {
+                        super::super::run_scenario(Lane::Inproc, stringify!($name));
+                    }
+                    #[test]
+                    fn spawn() {
+                        super::super::run_scenario(Lane::Spawn, stringify!($name));
+                    }
+                    #[test]
+                    fn native() {
+                        super::super::run_scenario(Lane::Native, stringify!($name));
+                    }
+                }
+            )*
+        };
+    }
+
+    lanes!(occlusion_query, get_tex_image);
+}
