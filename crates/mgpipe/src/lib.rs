@@ -10,6 +10,7 @@
 pub mod caps;
 pub mod consts;
 pub mod handle;
+pub mod table;
 pub mod wire;
 
 /// Everything generated from `catalogue/calls.toml` by `mgpipe-codegen`
