@@ -790,36 +790,19 @@ impl Gl<'_> {
                 self.st.sent.index_buffer = Some(ib);
             }
         }
-        if !self.st.verify_dry
-            && self.st.sent_attrib_rev == self.st.current_attrib_rev
-            && self.st.sent.attrib_defaults.is_some()
-        {
-            // Current values unchanged; the enabled mask only changes with the VAO,
-            // whose emission above is cached, so compare just the mask.
-            let mask = !self
-                .st
-                .vao_emission
-                .get(&vao_name)
-                .map(|e| e.enabled_mask)
-                .unwrap_or(0)
-                & 0xFFFF;
-            if self.st.sent.attrib_defaults.as_ref().map(|d| d.mask) == Some(mask) {
-                return Ok(());
-            }
+        // Defaults of the disabled attributes: re-derived only when the
+        // current values changed or the enabled set differs from what was sent.
+        let mask = !emission.enabled_mask & 0xFFFF;
+        let unchanged = self.st.sent_attrib_rev == self.st.current_attrib_rev
+            && self.st.sent.attrib_defaults.as_ref().map(|d| d.mask) == Some(mask);
+        if unchanged && !self.st.verify_dry {
+            return Ok(());
         }
-        self.st.sent_attrib_rev = self.st.current_attrib_rev;
-        let enabled_mask = self
-            .st
-            .vao_emission
-            .get(&vao_name)
-            .map(|e| e.enabled_mask)
-            .unwrap_or(0);
-        let ve = calls::CreateVertexElements {
-            enabled_mask,
-            ..Default::default()
-        };
+        if !self.st.verify_dry {
+            self.st.sent_attrib_rev = self.st.current_attrib_rev;
+        }
         let mut defaults = calls::SetVertexAttribDefaults {
-            mask: !ve.enabled_mask & 0xFFFF,
+            mask,
             integer_mask: self.st.current_attrib_integer,
             ..Default::default()
         };
