@@ -979,6 +979,18 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
     }
 }
 
+/// Sampler-state parameters whose natural type is float (the `f` entry
+/// points pass them through; every other parameter is an integer or enum).
+fn is_float_param(pname: u32) -> bool {
+    matches!(
+        pname,
+        glow::TEXTURE_MIN_LOD
+            | glow::TEXTURE_MAX_LOD
+            | glow::TEXTURE_LOD_BIAS
+            | glow::TEXTURE_MAX_ANISOTROPY_EXT
+    )
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
@@ -989,13 +1001,7 @@ pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(
-            pname,
-            glow::TEXTURE_MIN_LOD
-                | glow::TEXTURE_MAX_LOD
-                | glow::TEXTURE_LOD_BIAS
-                | glow::TEXTURE_MAX_ANISOTROPY_EXT
-        ) {
+        if is_float_param(pname) {
             tex_parameter(gl, target, pname, &[param], &[])
         } else {
             tex_parameter(gl, target, pname, &[], &[param as i32])
@@ -1033,14 +1039,7 @@ pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *cons
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(
-            pname,
-            glow::TEXTURE_MIN_LOD
-                | glow::TEXTURE_MAX_LOD
-                | glow::TEXTURE_LOD_BIAS
-                | glow::TEXTURE_MAX_ANISOTROPY_EXT
-                | glow::TEXTURE_BORDER_COLOR
-        ) {
+        if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
             tex_parameter(gl, target, pname, &v, &[])
         } else {
             let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
@@ -1278,13 +1277,7 @@ pub unsafe extern "C" fn glSamplerParameteri(s: u32, pname: u32, param: i32) {
 #[no_mangle]
 pub unsafe extern "C" fn glSamplerParameterf(s: u32, pname: u32, param: f32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(
-            pname,
-            glow::TEXTURE_MIN_LOD
-                | glow::TEXTURE_MAX_LOD
-                | glow::TEXTURE_LOD_BIAS
-                | glow::TEXTURE_MAX_ANISOTROPY_EXT
-        ) {
+        if is_float_param(pname) {
             sampler_parameter(gl, s, pname, &[param], &[])
         } else {
             sampler_parameter(gl, s, pname, &[], &[param as i32])
@@ -1316,14 +1309,7 @@ pub unsafe extern "C" fn glSamplerParameterfv(s: u32, pname: u32, params: *const
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if matches!(
-            pname,
-            glow::TEXTURE_MIN_LOD
-                | glow::TEXTURE_MAX_LOD
-                | glow::TEXTURE_LOD_BIAS
-                | glow::TEXTURE_MAX_ANISOTROPY_EXT
-                | glow::TEXTURE_BORDER_COLOR
-        ) {
+        if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
             sampler_parameter(gl, s, pname, &v, &[])
         } else {
             let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
