@@ -100,6 +100,9 @@ fn main() {
     let mut e = String::from(HEADER);
     for (tr, screen) in [("Screen", true), ("Context", false)] {
         let _ = writeln!(e, "impl mgpipe::{tr} for EchoBackend {{");
+        if screen {
+            e.push_str("    fn drain_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {\n        out.append(&mut self.events);\n    }\n");
+        }
         for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
             let _ = writeln!(e, "    fn {}(&mut self, {}) {{", c.method(), params(c));
             let blob = if c.has_blob() { "blob" } else { "&[]" };
@@ -146,6 +149,9 @@ fn main() {
             r,
             "impl<A: mgpipe::Applier> mgpipe::{tr} for Recorder<A> {{"
         );
+        if screen {
+            r.push_str("    fn drain_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {\n        <A as mgpipe::Screen>::drain_events(&mut self.inner, out);\n    }\n");
+        }
         for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
             let _ = writeln!(r, "    fn {}(&mut self, {}) {{", c.method(), params(c));
             let _ = writeln!(

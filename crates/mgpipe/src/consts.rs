@@ -42,3 +42,9 @@ pub const STAGE_COMPUTE: usize = 5;
 /// `context_create.flags`
 pub const CONTEXT_FLAG_DEBUG: u32 = 1;
 pub const CONTEXT_FLAG_ROBUST: u32 = 2;
+
+// map_persistent reply: {tier: u32, flags: u32}.
+/// Adoption tier 2: the client keeps the mapped bytes and pushes its writes.
+pub const ADOPT_TIER_CLIENT_PUSH: u32 = 2;
+/// The backend reports GPU writes into the mapped range as events.
+pub const MAP_PERSISTENT_REPORTS_GPU_WRITES: u32 = 1;

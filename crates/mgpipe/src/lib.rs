@@ -9,6 +9,7 @@
 
 pub mod caps;
 pub mod consts;
+pub mod event;
 pub mod handle;
 pub mod table;
 pub mod wire;

@@ -4,6 +4,11 @@
 
 use mgpipe::{wire, Handle, ProtocolCorruption};
 
+/// The generated Screen trait names `crate::event`, as inside mgpipe.
+mod event {
+    pub use mgpipe::event::*;
+}
+
 #[allow(dead_code)]
 mod gen {
     include!("../../mgpipe-codegen/tests/golden/mgpipe_generated.rs");

@@ -4,6 +4,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex};
 
+use mgpipe::event::{Event, LogLevel};
 use mgpipe::wire::{align_record, RecordHeader, RECORD_HEADER_SIZE};
 use mgpipe::Caps;
 
@@ -67,6 +68,8 @@ pub(crate) struct RingLink {
     lost: Option<LostReason>,
     peer_flags: Arc<PeerFlags>,
     peer: Option<Box<dyn PeerLife>>,
+    /// Decoded backend events not yet taken by `poll_events`.
+    events: Vec<Event>,
 }
 
 impl RingLink {
@@ -96,6 +99,7 @@ impl RingLink {
             lost: None,
             peer_flags,
             peer: Some(peer),
+            events: Vec::new(),
         }
     }
 
@@ -416,7 +420,9 @@ impl RingLink {
         }
     }
 
-    /// Forward server events (log lines) to tracing.
+    /// Read the EVENT ring: log lines go to tracing (tagged with the
+    /// server's pid in spawn), every other event is kept for
+    /// [`RingLink::poll_events`], in ring order.
     pub fn drain_events(&mut self) {
         let ev = &self.seg.event;
         let cap = self.seg.layout.event as u64;
@@ -426,9 +432,15 @@ impl RingLink {
                 tracing::warn!("EVENT ring indices are inconsistent; events skipped");
                 self.event_tail = head;
                 word!(ev, u64, E_TAIL).store(head, Release);
+                self.events.push(Event::GpuWritten {
+                    res: mgpipe::Handle::NULL,
+                    offset: 0,
+                    len: u64::MAX,
+                });
             }
             return;
         }
+        let mut body = Vec::new();
         while self.event_tail < head {
             let t = self.event_tail;
             let rem = cap - t % cap;
@@ -440,33 +452,62 @@ impl RingLink {
             }
             let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64;
             let kind = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
-            let tlen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
+            let blen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
             if len < EVENT_REC_HDR as u64
                 || len > rem
                 || t + len > head
-                || tlen > len - EVENT_REC_HDR as u64
+                || blen > len - EVENT_REC_HDR as u64
             {
                 tracing::warn!("malformed event record; events skipped");
                 self.event_tail = head;
                 break;
             }
             if kind != EVENT_PAD {
-                let mut text = vec![0u8; tlen as usize];
-                ev.read(off + EVENT_REC_HDR, &mut text);
-                let text = String::from_utf8_lossy(&text);
-                match kind {
-                    EVENT_LOG_ERROR => tracing::error!(target: "mobilegl::server", "{text}"),
-                    EVENT_LOG_WARN => tracing::warn!(target: "mobilegl::server", "{text}"),
-                    _ => tracing::info!(target: "mobilegl::server", "{text}"),
+                body.resize(blen as usize, 0);
+                ev.read(off + EVENT_REC_HDR, &mut body);
+                match mgpipe::event::decode(kind, &body) {
+                    Ok(Event::Log { level, text }) => self.log_server_line(level, &text),
+                    Ok(e) => self.events.push(e),
+                    Err(e) => tracing::warn!("event record skipped: {e}"),
                 }
             }
             self.event_tail = t + len;
         }
+        let ev = &self.seg.event;
         word!(ev, u64, E_TAIL).store(self.event_tail, Release);
         let dropped = word!(ev, u64, E_DROPPED).swap(0, Relaxed);
         if dropped > 0 {
-            tracing::warn!(dropped, "server events dropped (EVENT ring full)");
+            tracing::warn!(dropped, "server log lines dropped (EVENT ring full)");
         }
+        if word!(ev, u64, E_DROPPED_DATA).swap(0, Relaxed) > 0 {
+            // A GPU-write report was lost: every read map is stale.
+            self.events.push(Event::GpuWritten {
+                res: mgpipe::Handle::NULL,
+                offset: 0,
+                len: u64::MAX,
+            });
+        }
+    }
+
+    fn log_server_line(&self, level: LogLevel, text: &str) {
+        let pid = self.server_pid();
+        let tag = match pid {
+            Some(pid) => format!("server[{pid}]"),
+            None => "server".to_string(),
+        };
+        match level {
+            LogLevel::Error => tracing::error!(target: "mobilegl::server", "{tag}: {text}"),
+            LogLevel::Warn => tracing::warn!(target: "mobilegl::server", "{tag}: {text}"),
+            LogLevel::Info => tracing::info!(target: "mobilegl::server", "{tag}: {text}"),
+        }
+    }
+
+    /// Take the backend events seen so far (drains the ring first).
+    pub fn poll_events(&mut self, out: &mut Vec<Event>) {
+        if self.lost.is_none() {
+            self.drain_events();
+        }
+        out.append(&mut self.events);
     }
 
     /// Orderly close: publish, ask the server to drain and stop, then let

@@ -98,14 +98,15 @@ pub const REPLY_OVERFLOW: u32 = 1;
 pub const EVENT_HDR: usize = 256;
 pub const E_HEAD: usize = 0;
 pub const E_TAIL: usize = 64;
+/// Log lines dropped because the ring was full (server-written counter).
 pub const E_DROPPED: usize = 128;
-/// Event record header: len u32 (total, multiple of 8), kind u32,
-/// text_len u32, reserved u32.
-pub const EVENT_REC_HDR: usize = 16;
-pub const EVENT_PAD: u32 = u32::MAX;
-pub const EVENT_LOG_INFO: u32 = 1;
-pub const EVENT_LOG_WARN: u32 = 2;
-pub const EVENT_LOG_ERROR: u32 = 3;
+/// GPU-write reports (write-back or pull request) that did not fit even as
+/// a pull request: the client must treat every persistent read map as stale.
+pub const E_DROPPED_DATA: usize = 192;
+/// Event record header (`mgpipe::event`): len u32 (total, multiple of 8),
+/// kind u32, body_len u32, reserved u32.
+pub const EVENT_REC_HDR: usize = mgpipe::event::HEADER_SIZE;
+pub const EVENT_PAD: u32 = mgpipe::event::kind::PAD;
 
 /// Data capacities of the four segments (the link terms of the handshake).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,6 +24,7 @@ pub(crate) mod futex;
 #[doc(hidden)]
 pub mod fuzzing;
 pub(crate) mod layout;
+mod logfwd;
 pub mod server;
 pub(crate) mod shm;
 pub mod testing;
@@ -42,6 +43,8 @@ mod spawned;
 mod protocol_generated;
 pub use protocol_generated::mobilegl::protocol;
 
+pub use logfwd::{forwarding as log_forwarding, ForwardLayer as LogForwardLayer};
+pub use mgpipe::event::Event;
 pub use types::{
     FatalReason, LinkConfig, LostReason, RefuseReason, Stats, TransportError, TransportKind,
 };
@@ -70,6 +73,10 @@ pub trait Transport: mgpipe::Pipe + Send {
     fn flush(&mut self);
     fn lost(&self) -> Option<&LostReason>;
     fn stats(&self) -> Stats;
+    /// Append the backend's events (`mgpipe::event`, the reverse channel)
+    /// seen so far, oldest first. Log lines are written to the client's log
+    /// here (tagged) and not returned. Never blocks, never a round trip.
+    fn poll_events(&mut self, out: &mut Vec<Event>);
     /// Diagnostics and tests: push one pre-framed record (header + payload;
     /// padded to 8 bytes and at least a header) with `blob`, bypassing the
     /// encoder. When `blob` is not empty its position and length are patched
@@ -130,11 +137,33 @@ impl Transport for Encoder<client::RingLink> {
     fn stats(&self) -> Stats {
         self.0.stats()
     }
+    fn poll_events(&mut self, out: &mut Vec<Event>) {
+        self.0.poll_events(out);
+    }
     fn push_raw(&mut self, record: &[u8], blob: &[u8]) {
         self.0.push_raw(record, blob);
     }
     fn server_pid(&self) -> Option<u32> {
         self.0.server_pid()
+    }
+}
+
+/// Log (tagged as the backend's) and remove the `Event::Log` entries of
+/// `out[start..]`, keeping the order of the others.
+pub(crate) fn log_backend_lines(out: &mut Vec<Event>, start: usize) {
+    use mgpipe::event::LogLevel;
+    let mut i = start;
+    while i < out.len() {
+        if let Event::Log { level, text } = &out[i] {
+            match level {
+                LogLevel::Error => tracing::error!(target: "mobilegl::server", "backend: {text}"),
+                LogLevel::Warn => tracing::warn!(target: "mobilegl::server", "backend: {text}"),
+                LogLevel::Info => tracing::info!(target: "mobilegl::server", "backend: {text}"),
+            }
+            out.remove(i);
+        } else {
+            i += 1;
+        }
     }
 }
 
@@ -151,6 +180,10 @@ impl server::Dispatcher for ApplierDispatch<'_> {
         offset: usize,
     ) -> Result<(), mgpipe::ProtocolCorruption> {
         mgpipe::dispatch(self.0, opcode, payload, blob, reply, offset)
+    }
+
+    fn drain_events(&mut self, out: &mut Vec<Event>) {
+        self.0.drain_events(out);
     }
 }
 

@@ -133,6 +133,19 @@ impl Transport for Monolith {
     fn stats(&self) -> Stats {
         self.stats
     }
+    fn poll_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {
+        if self.lost.is_some() {
+            return;
+        }
+        let start = out.len();
+        let a = &mut self.direct.0;
+        if catch_unwind(AssertUnwindSafe(|| a.drain_events(out))).is_err() {
+            tracing::error!("backend panicked while draining events; events dropped");
+            out.truncate(start);
+            return;
+        }
+        crate::log_backend_lines(out, start);
+    }
 
     /// Decoded and dispatched on the calling thread, exactly as a server
     /// would (same checks, same named failure).

@@ -10,6 +10,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
+use mgpipe::event::{Event, LogLevel};
 use mgpipe::wire::{split_record, ProtocolCorruption, RecordHeader, RECORD_HEADER_SIZE};
 
 use crate::futex;
@@ -27,6 +28,11 @@ pub(crate) trait Dispatcher {
         reply: &mut Vec<u8>,
         offset: usize,
     ) -> Result<(), ProtocolCorruption>;
+
+    /// Events the target queued since the last call (see `mgpipe::event`).
+    fn drain_events(&mut self, out: &mut Vec<Event>) {
+        let _ = out;
+    }
 }
 
 /// A named fatal stop of the loop.
@@ -74,6 +80,7 @@ pub(crate) struct ServerLink {
     event_head: u64,
     rec: Vec<u8>,
     reply: Vec<u8>,
+    events: Vec<Event>,
 }
 
 impl ServerLink {
@@ -90,6 +97,7 @@ impl ServerLink {
             event_head: 0,
             rec: Vec::new(),
             reply: Vec::new(),
+            events: Vec::new(),
         }
     }
 
@@ -115,24 +123,70 @@ impl ServerLink {
         word!(c, u32, C_FATAL_REASON).store(f.reason.to_u32(), Relaxed);
         word!(c, u32, C_FATAL_OPCODE).store(f.opcode.map_or(u32::MAX, u32::from), Relaxed);
         word!(c, u64, C_FATAL_OFFSET).store(f.offset, Relaxed);
-        self.event(
-            EVENT_LOG_ERROR,
+        self.log_event(
+            LogLevel::Error,
             &format!("server stopped: {}: {}", f.reason, f.detail),
         );
         self.set_state(ServerState::Fatal);
     }
 
-    /// Append one event (log line) for the client; dropped (and counted)
-    /// when the ring is full, never blocking the server.
-    pub fn event(&mut self, kind: u32, text: &str) {
+    /// Append one log line for the client; dropped (and counted) when the
+    /// ring is full, never blocking the server.
+    pub fn log_event(&mut self, level: LogLevel, text: &str) {
+        let max = self.seg.layout.event / 2;
+        let mut n = text.len().min(max);
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
+        let e = Event::Log {
+            level,
+            text: text[..n].to_string(),
+        };
+        if !self.write_event(&e) {
+            word!(self.seg.event, u64, E_DROPPED).fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Append one backend event. A write-back too large for the free space
+    /// degrades to a pull request (`GpuWritten`); when even that does not
+    /// fit the data-loss counter tells the client to pull every read map.
+    /// Never blocks: the client drains the ring only at its own pace.
+    pub fn push_event(&mut self, e: &Event) {
+        if self.write_event(e) {
+            return;
+        }
+        match e {
+            Event::Log { .. } => {
+                word!(self.seg.event, u64, E_DROPPED).fetch_add(1, Relaxed);
+            }
+            Event::BufferWriteback { res, offset, bytes } => {
+                let pull = Event::GpuWritten {
+                    res: *res,
+                    offset: *offset,
+                    len: bytes.len() as u64,
+                };
+                if !self.write_event(&pull) {
+                    word!(self.seg.event, u64, E_DROPPED_DATA).fetch_add(1, Relaxed);
+                }
+            }
+            _ => {
+                word!(self.seg.event, u64, E_DROPPED_DATA).fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    /// Write one encoded event record if it fits (with any wrap filler).
+    fn write_event(&mut self, e: &Event) -> bool {
         let cap = self.seg.layout.event as u64;
-        let text = &text.as_bytes()[..text.len().min(self.seg.layout.event / 2)];
-        let len = (EVENT_REC_HDR + text.len()).next_multiple_of(8) as u64;
+        let body = e.body_len();
+        let len = (EVENT_REC_HDR + body).next_multiple_of(8) as u64;
+        if len > cap / 2 {
+            return false;
+        }
         let tail = word!(self.seg.event, u64, E_TAIL).load(Acquire);
         let (skip, pos) = place(self.event_head, cap, len);
         if tail > self.event_head || pos + len - tail > cap {
-            word!(self.seg.event, u64, E_DROPPED).fetch_add(1, Relaxed);
-            return;
+            return false;
         }
         if skip >= EVENT_REC_HDR as u64 {
             let mut pad = [0u8; EVENT_REC_HDR];
@@ -142,15 +196,24 @@ impl ServerLink {
                 .event
                 .write(EVENT_HDR + (self.event_head % cap) as usize, &pad);
         }
-        let off = EVENT_HDR + (pos % cap) as usize;
-        let mut hdr = [0u8; EVENT_REC_HDR];
-        hdr[..4].copy_from_slice(&(len as u32).to_le_bytes());
-        hdr[4..8].copy_from_slice(&kind.to_le_bytes());
-        hdr[8..12].copy_from_slice(&(text.len() as u32).to_le_bytes());
-        self.seg.event.write(off, &hdr);
-        self.seg.event.write(off + EVENT_REC_HDR, text);
+        let rec = mgpipe::event::encode(e);
+        self.seg.event.write(EVENT_HDR + (pos % cap) as usize, &rec);
         self.event_head = pos + len;
         word!(self.seg.event, u64, E_HEAD).store(self.event_head, Release);
+        true
+    }
+
+    /// Publish what the backend (and, in a spawned server, the log
+    /// forwarder) queued: called before every reply and at each batch end,
+    /// so events keep the order of the records that caused them.
+    fn forward_events(&mut self, d: &mut dyn Dispatcher) {
+        let mut events = std::mem::take(&mut self.events);
+        d.drain_events(&mut events);
+        crate::logfwd::drain(&mut events);
+        for e in events.drain(..) {
+            self.push_event(&e);
+        }
+        self.events = events;
     }
 
     /// Run the decode loop until shutdown, client loss or a fatal error;
@@ -206,6 +269,7 @@ impl ServerLink {
                     return ServeEnd::ClientGone;
                 }
             }
+            self.forward_events(d);
         }
     }
 
@@ -338,6 +402,7 @@ impl ServerLink {
         let out = match result {
             Ok(Ok(())) => {
                 if h.reply_slot != 0 {
+                    self.forward_events(d);
                     self.publish_reply(h.reply_slot, &reply);
                 }
                 self.advance(at + len, blob_range.map(|(o, l)| o + l));
@@ -370,7 +435,7 @@ impl ServerLink {
                 self.seg.layout.reply
             );
             tracing::error!("{msg}");
-            self.event(EVENT_LOG_ERROR, &msg);
+            self.log_event(LogLevel::Error, &msg);
             let r = &self.seg.reply;
             word!(r, u64, R_LEN).store(0, Relaxed);
             word!(r, u32, R_STATUS).store(REPLY_OVERFLOW, Relaxed);

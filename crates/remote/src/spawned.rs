@@ -304,14 +304,17 @@ pub fn run_spawned_server_with(
         })?;
 
     let mut link = ServerLink::new(seg);
-    link.event(
-        layout::EVENT_LOG_INFO,
+    link.log_event(
+        mgpipe::event::LogLevel::Info,
         &format!(
             "mobilegl-server pid={} serving backend={backend_kind}",
             std::process::id()
         ),
     );
+    crate::logfwd::set_forwarding(true);
     let end = link.serve(&mut ApplierDispatch(&mut *applier));
+    // From here on nobody may be reading the EVENT ring: log to stderr.
+    crate::logfwd::set_forwarding(false);
     let client_gone = matches!(end, ServeEnd::ClientGone);
     let result = match end {
         ServeEnd::Fatal(f) => {

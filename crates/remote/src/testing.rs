@@ -95,6 +95,44 @@ pub const MAX_ECHO_REPLY: u64 = 256 << 20;
 #[derive(Debug, Default)]
 pub struct EchoBackend {
     pub digest: Digest,
+    /// Queued reverse-channel events (see [`EVENT_SLOT`]).
+    pub events: Vec<mgpipe::event::Event>,
+}
+
+/// A `buffer_copy` whose `dst` has this slot makes the echo backend queue
+/// [`echo_events`] for that buffer (the reverse-channel conformance test).
+pub const EVENT_SLOT: u32 = 0xE7E7;
+
+/// What the echo backend queues for a `buffer_copy` into [`EVENT_SLOT`]:
+/// one event of every kind, in this order. `big` sizes the write-back.
+pub fn echo_events(p: &mgpipe::calls::BufferCopy) -> Vec<mgpipe::event::Event> {
+    use mgpipe::event::{Event, LogLevel};
+    vec![
+        Event::GlError {
+            code: 0x0505,
+            opcode: Opcode::BufferCopy as u16,
+        },
+        Event::BufferWriteback {
+            res: p.dst,
+            offset: p.dst_offset,
+            bytes: readback_pattern(p.dst.slot, p.dst_offset, p.size.min(1 << 20)),
+        },
+        Event::GpuWritten {
+            res: p.dst,
+            offset: p.dst_offset,
+            len: p.size,
+        },
+        Event::SurfaceChanged {
+            surface: p.src,
+            width: 640,
+            height: 480,
+        },
+        Event::CapsInvalidated,
+        Event::Log {
+            level: LogLevel::Info,
+            text: format!("echo events for slot {}", p.dst.slot),
+        },
+    ]
 }
 
 impl EchoBackend {
@@ -125,6 +163,15 @@ impl EchoBackend {
                 if let Ok(p) = bytemuck::try_pod_read_unaligned::<mgpipe::calls::Present>(payload) {
                     if p.surface.slot == PANIC_SLOT {
                         panic!("echo backend asked to panic");
+                    }
+                }
+            }
+            Opcode::BufferCopy => {
+                if let Ok(p) =
+                    bytemuck::try_pod_read_unaligned::<mgpipe::calls::BufferCopy>(payload)
+                {
+                    if p.dst.slot == EVENT_SLOT {
+                        self.events.extend(echo_events(&p));
                     }
                 }
             }

@@ -10,8 +10,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use mgpipe::event::Event;
 use mgpipe::{calls, Handle, Opcode};
-use remote::testing::{readback_pattern, Digest, EchoBackend, PANIC_SLOT};
+use remote::testing::{echo_events, readback_pattern, Digest, EchoBackend, EVENT_SLOT, PANIC_SLOT};
 use remote::{connect, FatalReason, LinkConfig, LostReason, Transport, TransportKind};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_remote-test-server");
@@ -264,6 +265,100 @@ fn reply_calls_interleaved(kind: TransportKind) {
     assert!(d.t.stats().blocking_round_trips >= 300, "{:?}", d.t.stats());
 }
 
+fn event_copy(d: &mut Driver, dst_offset: u64, size: u64) -> calls::BufferCopy {
+    let p = calls::BufferCopy {
+        src: Handle::new(3, 1),
+        dst: Handle::new(EVENT_SLOT, 1),
+        src_offset: 0,
+        dst_offset,
+        size,
+    };
+    d.t.buffer_copy(&p);
+    d.note(Opcode::BufferCopy, &p, &[]);
+    p
+}
+
+/// The reverse channel: every event kind reaches the client, in order,
+/// before the reply of a later call; log lines go to the log, not the list.
+fn events_in_order_before_reply(kind: TransportKind) {
+    let mut d = Driver::new(open(kind));
+    let mut got = Vec::new();
+    d.t.poll_events(&mut got);
+    assert!(got.is_empty(), "no events before any call: {got:?}");
+    let a = event_copy(&mut d, 16, 100);
+    d.viewport(1);
+    let b = event_copy(&mut d, 4096, 7);
+    d.check();
+    d.t.poll_events(&mut got);
+    let mut want = echo_events(&a);
+    want.extend(echo_events(&b));
+    want.retain(|e| !matches!(e, Event::Log { .. }));
+    assert_eq!(got, want);
+    got.clear();
+    d.t.poll_events(&mut got);
+    assert!(got.is_empty(), "events are delivered once: {got:?}");
+}
+
+/// A write-back larger than half the EVENT ring travels as a pull request
+/// (ring lanes; monolith has no ring and passes it whole), and a flood the
+/// client does not drain ends in the all-stale marker, never in silence.
+fn events_degrade_never_vanish(kind: TransportKind) {
+    let mut d = Driver::new(open(kind));
+    let big = event_copy(&mut d, 0, 12 << 10);
+    d.check();
+    let mut got = Vec::new();
+    d.t.poll_events(&mut got);
+    let wb = got
+        .iter()
+        .find(|e| {
+            matches!(
+                e,
+                Event::BufferWriteback { .. } | Event::GpuWritten { len: 12288, .. }
+            )
+        })
+        .cloned();
+    if kind == TransportKind::Monolith {
+        assert_eq!(wb, Some(echo_events(&big)[1].clone()));
+    } else {
+        assert_eq!(
+            wb,
+            Some(Event::GpuWritten {
+                res: big.dst,
+                offset: 0,
+                len: 12 << 10
+            }),
+            "{got:?}"
+        );
+    }
+    got.clear();
+    for i in 0..200 {
+        event_copy(&mut d, i, 100);
+    }
+    d.check();
+    d.t.poll_events(&mut got);
+    let n = got.len();
+    if kind == TransportKind::Monolith {
+        assert_eq!(n, 200 * 5);
+    } else {
+        assert!(n < 200 * 5, "a 16 KiB ring cannot hold {n} events");
+        assert_eq!(
+            got.last(),
+            Some(&Event::GpuWritten {
+                res: Handle::NULL,
+                offset: 0,
+                len: u64::MAX
+            }),
+            "lost reports end in the all-stale marker"
+        );
+    }
+    // The ring is usable again afterwards.
+    got.clear();
+    let c = event_copy(&mut d, 8, 8);
+    d.check();
+    d.t.poll_events(&mut got);
+    assert_eq!(got.first(), echo_events(&c).first());
+}
+
 fn many_small_records_wrap_cmd(kind: TransportKind) {
     let mut d = Driver::new(open(kind));
     // Mixed record sizes (32..424 bytes) so every wrap-gap size occurs,
@@ -477,6 +572,14 @@ macro_rules! conformance_tests {
             #[test]
             fn drop_is_orderly() {
                 super::drop_is_orderly($kind)
+            }
+            #[test]
+            fn events_in_order_before_reply() {
+                super::events_in_order_before_reply($kind)
+            }
+            #[test]
+            fn events_degrade_never_vanish() {
+                super::events_degrade_never_vanish($kind)
             }
             #[test]
             fn moves_between_threads() {

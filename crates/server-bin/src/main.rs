@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use mgpipe::Applier;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::{fmt, EnvFilter, Layer};
 
 fn filter() -> EnvFilter {
@@ -22,9 +23,13 @@ fn filter() -> EnvFilter {
 /// stderr, plus the MOBILEGL_SERVER_LOG file when set. Returns a note about
 /// the file when it could not be opened (logged once tracing is up).
 fn init_logging() -> Option<String> {
+    // While a client is attached, lines travel to it through the EVENT ring
+    // (on_log) and stderr stays quiet, so nothing is printed twice.
     let stderr = fmt::layer()
         .with_writer(std::io::stderr)
-        .with_filter(filter());
+        .with_filter(filter())
+        .with_filter(filter_fn(|_| !remote::log_forwarding()));
+    let forward = remote::LogForwardLayer.with_filter(filter());
     let (file, note) = match std::env::var_os("MOBILEGL_SERVER_LOG").filter(|p| !p.is_empty()) {
         Some(path) => match OpenOptions::new().create(true).append(true).open(&path) {
             Ok(f) => (
@@ -48,6 +53,7 @@ fn init_logging() -> Option<String> {
     };
     let _ = tracing_subscriber::registry()
         .with(stderr)
+        .with(forward)
         .with(file)
         .try_init();
     note

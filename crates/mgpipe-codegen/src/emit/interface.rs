@@ -27,10 +27,22 @@ fn method_doc(out: &mut Out, c: &Call) {
 /// call answers empty).
 fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: bool) {
     out.doc(doc);
-    if calls.is_empty() {
+    // The screen table also carries the reverse channel's outbox: not a
+    // catalogue call (nothing travels client→server), one provided method.
+    let events = name == "Screen";
+    if calls.is_empty() && !events {
         out.line(format!("pub trait {name} {{}}"));
     } else {
         out.open(format!("pub trait {name} {{"));
+        if events {
+            out.doc("Not a catalogue call: move the events produced since the last call\n(the reverse channel, `crate::event`) into `out`, oldest first. The\ntransport calls it before publishing any reply. Default: none.");
+            out.open("fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {");
+            out.line("let _ = out;");
+            out.close("}");
+            if !calls.is_empty() {
+                out.blank();
+            }
+        }
         for (i, c) in calls.iter().enumerate() {
             if i > 0 {
                 out.blank();
@@ -54,12 +66,17 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
     out.blank();
     // Forwarding impls: Box<T> and &mut T.
     for wrapper in ["Box<T>", "&mut T"] {
-        if calls.is_empty() {
+        if calls.is_empty() && !events {
             out.line(format!(
                 "impl<T: {name} + ?Sized> {name} for {wrapper} {{}}"
             ));
         } else {
             out.open(format!("impl<T: {name} + ?Sized> {name} for {wrapper} {{"));
+            if events {
+                out.open("fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {");
+                out.line(format!("<T as {name}>::drain_events(&mut **self, out)"));
+                out.close("}");
+            }
             for c in calls {
                 out.open(format!("{} {{", sig(c)));
                 out.line(format!(

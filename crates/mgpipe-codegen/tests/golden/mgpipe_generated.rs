@@ -392,6 +392,13 @@ impl Opcode {
 /// Signature rules: `p` is the call's payload; `has_blob` calls take
 /// `blob: &[u8]`, `reply_slot` calls `reply: &mut Vec<u8>` (the reply bytes).
 pub trait Screen {
+    /// Not a catalogue call: move the events produced since the last call
+    /// (the reverse channel, `crate::event`) into `out`, oldest first. The
+    /// transport calls it before publishing any reply. Default: none.
+    fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {
+        let _ = out;
+    }
+
     /// `query_info` (opcode 0).
     ///
     /// Reply: some bytes about `ctx`.
@@ -399,12 +406,18 @@ pub trait Screen {
 }
 
 impl<T: Screen + ?Sized> Screen for Box<T> {
+    fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {
+        <T as Screen>::drain_events(&mut **self, out)
+    }
     fn query_info(&mut self, p: &calls::QueryInfo, reply: &mut Vec<u8>) {
         <T as Screen>::query_info(&mut **self, p, reply)
     }
 }
 
 impl<T: Screen + ?Sized> Screen for &mut T {
+    fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {
+        <T as Screen>::drain_events(&mut **self, out)
+    }
     fn query_info(&mut self, p: &calls::QueryInfo, reply: &mut Vec<u8>) {
         <T as Screen>::query_info(&mut **self, p, reply)
     }
