@@ -23,14 +23,17 @@ macro_uses=[]
 for f,s2 in src.items():
     for m in re.finditer(r'^(\w+)!\((gl\w+)', s2, re.M):
         macro_uses.append((m.group(1), m.group(2)))
-calls_direct={n:set(re.findall(r'pipe\.(\w+)\(',b)) for n,b in funcs.items()}
+calls_direct={n:set(re.findall(r'pipe\s*\.(\w+)\(',b))-{'poll_events'} for n,b in funcs.items()}
 def closure(n,seen):
     if n in seen: return set()
     seen.add(n)
     r=set(calls_direct.get(n,()))
     body=funcs.get(n,'')
     for callee in re.findall(r'(?<![.\w])(\w+)\(',body)+re.findall(r'\b(?:gl|self)\.(\w+)\(',body):
-        if callee in funcs and callee!=n and not callee.startswith('gl'):
+        # absorb_events is with_gl's reverse-channel tail (it pulls and
+        # re-asks caps only when the backend says so): not an emission of
+        # the entry point itself.
+        if callee in funcs and callee!=n and not callee.startswith('gl') and callee!='absorb_events':
             r|=closure(callee,seen)
     # with_gl emits make_current
     if 'with_gl(' in body: r.add('make_current')
@@ -44,7 +47,7 @@ for n in exported:
 for mac,n in macro_uses:
     body=macro_bodies.get(mac,'')
     funcs['__macro_'+mac]=body
-    calls_direct['__macro_'+mac]=set(re.findall(r'pipe\.(\w+)\(',body))
+    calls_direct['__macro_'+mac]=set(re.findall(r'pipe\s*\.(\w+)\(',body))
     entries[n]=sorted(c for c in closure('__macro_'+mac,set()) if c!='flush')
 print('# G6 coverage map: every hand-implemented GL entry point -> the MGPipe calls it may emit.')
 print('# Empty list = answered locally. Regenerate the list with the script in docs/ARCHITECTURE.md;')

@@ -92,6 +92,10 @@ typedef struct __GLsync *GLsync;
 #define GL_STATIC_DRAW 0x88E4
 #define GL_DYNAMIC_DRAW 0x88E8
 #define GL_MAP_READ_BIT 0x0001
+#define GL_MAP_WRITE_BIT 0x0002
+#define GL_MAP_PERSISTENT_BIT 0x0040
+#define GL_MAP_COHERENT_BIT 0x0080
+#define GL_DYNAMIC_STORAGE_BIT 0x0100
 #define GL_FRAGMENT_SHADER 0x8B30
 #define GL_VERTEX_SHADER 0x8B31
 #define GL_COMPILE_STATUS 0x8B81
@@ -167,6 +171,8 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glBufferSubData, (GLenum, GLintptr, GLsizeiptr, const void *))              \
     X(void *, glMapBufferRange, (GLenum, GLintptr, GLsizeiptr, GLbitfield))             \
     X(GLboolean, glUnmapBuffer, (GLenum))                                               \
+    X(void, glBufferStorage, (GLenum, GLsizeiptr, const void *, GLbitfield))            \
+    X(void, glCopyBufferSubData, (GLenum, GLenum, GLintptr, GLintptr, GLsizeiptr))      \
     X(void, glGenVertexArrays, (GLsizei, GLuint *))                                     \
     X(void, glDeleteVertexArrays, (GLsizei, const GLuint *))                            \
     X(void, glBindVertexArray, (GLuint))                                                \
@@ -939,6 +945,64 @@ static int sc_map_buffer_range_read(void) {
     return ok;
 }
 
+/* A persistent coherent map (ARB_buffer_storage): vertices written through
+ * the map between two draws, with no GL call in between, reach each draw;
+ * then a GPU copy into the mapped buffer is seen through the map once a
+ * fence has signalled. */
+static int sc_persistent_map(void) {
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    GLuint buf, src;
+    glGenBuffers(1, &buf);
+    glBindVertexArray(s.vao);
+    glBindBuffer(GL_ARRAY_BUFFER, buf);
+    const GLbitfield access = GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    glBufferStorage(GL_ARRAY_BUFFER, 256, NULL, access | GL_DYNAMIC_STORAGE_BIT);
+    float *m = glMapBufferRange(GL_ARRAY_BUFFER, 0, 256, access);
+    if (!m) return fail("persistent glMapBufferRange returned NULL (%s)", err_name(glGetError()));
+    EXPECT_NO_ERROR("glBufferStorage + persistent glMapBufferRange");
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glUseProgram(s.prog);
+    glUniform4f(s.u_xform, 2, 2, -1, -1);
+    /* Left half from vertices 0..3, right half from vertices 8..11. */
+    const float left[8] = {0, 0, 0.5f, 0, 0, 1, 0.5f, 1};
+    const float right[8] = {0.5f, 0, 1, 0, 0.5f, 1, 1, 1};
+    memcpy(m, left, sizeof left);
+    glUniform4f(s.u_color, C_A[0], C_A[1], C_A[2], C_A[3]);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    memcpy(m + 16, right, sizeof right);
+    glUniform4f(s.u_color, C_B[0], C_B[1], C_B[2], C_B[3]);
+    glDrawArrays(GL_TRIANGLE_STRIP, 8, 4);
+    uint8_t *px = read_target(&t);
+    int ok = check_rect(px, W, 0, 0, W / 2, H, U_A, 0, "left half, drawn from the first write");
+    if (ok) ok = check_rect(px, W, W / 2, 0, W / 2, H, U_B, 0, "right half, drawn from the second write");
+    free(px);
+    /* GPU write into the mapped range, read back through the pointer. */
+    const float pattern[4] = {1.5f, -2.25f, 3.0f, 4.125f};
+    glGenBuffers(1, &src);
+    glBindBuffer(GL_COPY_READ_BUFFER, src);
+    glBufferData(GL_COPY_READ_BUFFER, sizeof pattern, pattern, GL_STATIC_DRAW);
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_ARRAY_BUFFER, 0, 192, sizeof pattern);
+    GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 5000000000ull);
+    glDeleteSync(sync);
+    for (int i = 0; i < 4 && ok; i++)
+        if (m[48 + i] != pattern[i])
+            ok = fail("mapped float %d after a GPU copy = %g, expected %g", 48 + i, m[48 + i], pattern[i]);
+    if (ok && m[0] != left[0]) ok = fail("the copy disturbed bytes outside its range");
+    GLboolean unmapped = glUnmapBuffer(GL_ARRAY_BUFFER);
+    if (ok && unmapped != GL_TRUE) ok = fail("glUnmapBuffer of a persistent map returned GL_FALSE");
+    if (ok) ok = expect_error(GL_NO_ERROR, "persistent map");
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glDeleteBuffers(1, &src);
+    glDeleteBuffers(1, &buf);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return ok;
+}
+
 static int sc_error_bad_enable(void) {
     expect_error(GL_NO_ERROR, "before");
     glEnable(0x1234);
@@ -1245,6 +1309,7 @@ static const Scenario SCENARIOS[] = {
     {"error_bad_draw_mode", sc_error_bad_draw_mode},
     {"version", sc_version},
     {"fence", sc_fence},
+    {"persistent_map", sc_persistent_map},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

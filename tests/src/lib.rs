@@ -38,6 +38,7 @@ pub const SCENARIOS: &[&str] = &[
     "error_bad_draw_mode",
     "version",
     "fence",
+    "persistent_map",
 ];
 
 /// Where the scenario client runs.

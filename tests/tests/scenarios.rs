@@ -159,6 +159,7 @@ all_lanes!(
     error_bad_draw_mode,
     version,
     fence,
+    persistent_map,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client
@@ -244,7 +245,7 @@ mod pipe_verify {
         let env = [("MOBILEGL_PIPE_VERIFY", Path::new("1"))];
         let run = run_client(&exe, lane, &[], &env, super::TIMEOUT).expect("run the client");
         assert!(
-            run.stdout.contains("0 of 15 scenarios failed"),
+            run.stdout.contains("0 of 16 scenarios failed"),
             "[{}] scenarios failed under verify\n{}",
             lane.name(),
             run.describe()

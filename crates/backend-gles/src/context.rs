@@ -80,6 +80,14 @@ impl GlesBackend {
         }
     }
 
+    /// A vertex-elements CSO appeared or went away: every context re-applies
+    /// its vertex input at its next draw (a handle may resolve differently).
+    fn vertex_input_changed(&mut self) {
+        for c in self.ctxs.values_mut() {
+            c.shadow.vertex_applied = None;
+        }
+    }
+
     /// After make_current: the default framebuffer now means the new surfaces.
     pub(crate) fn rebind_default_framebuffers(&mut self) {
         if let Some(mut cx) = self.cx("make_current") {
@@ -512,8 +520,11 @@ impl Cx<'_> {
         }
     }
 
-    fn apply_vertex_state(&mut self, base_instance: u32) {
+    /// Apply the vertex input; true when every enabled attribute resolved
+    /// (only then may later draws skip this until an input changes).
+    fn apply_vertex_state(&mut self, base_instance: u32) -> bool {
         let gl = self.gl;
+        let mut resolved = true;
         let ve = self
             .scr
             .vertex_elements
@@ -521,6 +532,7 @@ impl Cx<'_> {
             .copied();
         if ve.is_none() && !self.ctx.vertex_elements.is_null() {
             warn!(cso = ?self.ctx.vertex_elements, "draw: unknown vertex elements, attributes disabled");
+            resolved = false;
         }
         let vb = self.ctx.vbufs;
         let defaults = self.ctx.attrib_defaults;
@@ -529,11 +541,13 @@ impl Cx<'_> {
                 let slot = ve.buffer_index[i] as usize;
                 if slot >= (vb.count as usize).min(16) {
                     warn!(attrib = i, slot, "draw: attribute reads an unset vertex buffer slot, disabled");
+                    resolved = false;
                     return None;
                 }
                 let h = vb.buffers[slot];
                 let Some((buffer, _)) = buffer_of(self.scr, h) else {
                     warn!(attrib = i, buffer = ?h, "draw: unknown vertex buffer, attribute disabled");
+                    resolved = false;
                     return None;
                 };
                 let fmt = ve.format[i];
@@ -541,6 +555,7 @@ impl Cx<'_> {
                 let ty = (fmt >> 8) & 0xffff;
                 if !(1..=4).contains(&size) || !emulation::vertex_type_supported(ty) {
                     warn!(attrib = i, size, ty, "draw: vertex format not supported by GLES, attribute disabled");
+                    resolved = false;
                     return None;
                 }
                 let stride = vb.strides[slot];
@@ -553,6 +568,7 @@ impl Cx<'_> {
                 }
                 if offset > i32::MAX as u64 || stride > i32::MAX as u32 {
                     warn!(attrib = i, offset, "draw: vertex offset beyond GLES limits, attribute disabled");
+                    resolved = false;
                     return None;
                 }
                 Some(AttribState {
@@ -634,6 +650,7 @@ impl Cx<'_> {
                 }
             }
         }
+        resolved
     }
 
     /// Upload client indices into the streaming index buffer; returns the
@@ -822,7 +839,7 @@ impl Context for GlesBackend {
             }
         }
         *size = p.size;
-        self.check("buffer_respecify");
+        self.check_alloc(mgpipe::Opcode::BufferRespecify);
     }
 
     fn buffer_subdata(&mut self, p: &calls::BufferSubdata, blob: &[u8]) {
@@ -874,6 +891,9 @@ impl Context for GlesBackend {
             );
         }
         self.check("buffer_copy");
+        if !self.persistent.is_empty() {
+            self.report_gpu_write(p.dst, p.dst_offset, p.size);
+        }
     }
 
     fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
@@ -939,7 +959,7 @@ impl Context for GlesBackend {
             }
         }
         o.set_internal(p.res, sf.internal);
-        self.check("texture_image");
+        self.check_alloc(mgpipe::Opcode::TextureImage);
     }
 
     fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
@@ -1048,7 +1068,7 @@ impl Context for GlesBackend {
             }
         }
         o.set_internal(p.res, sf.internal);
-        self.check("texture_storage");
+        self.check_alloc(mgpipe::Opcode::TextureStorage);
     }
 
     fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
@@ -1106,6 +1126,7 @@ impl Context for GlesBackend {
         if self.scr.vertex_elements.insert(p.cso, *p).is_err() {
             warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped");
         }
+        self.vertex_input_changed();
     }
 
     fn bind_vertex_elements(&mut self, p: &calls::BindVertexElements) {
@@ -1114,6 +1135,7 @@ impl Context for GlesBackend {
         }
         if let Some(cx) = self.cx("bind_vertex_elements") {
             cx.ctx.vertex_elements = p.cso;
+            cx.ctx.shadow.vertex_applied = None;
         }
     }
 
@@ -1121,6 +1143,7 @@ impl Context for GlesBackend {
         if self.scr.vertex_elements.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");
         }
+        self.vertex_input_changed();
     }
 
     fn create_sampler(&mut self, p: &calls::CreateSampler) {
@@ -1605,6 +1628,7 @@ impl Context for GlesBackend {
     fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
         if let Some(cx) = self.cx("set_vertex_buffers") {
             cx.ctx.vbufs = *p;
+            cx.ctx.shadow.vertex_applied = None;
         }
     }
 
@@ -1617,6 +1641,7 @@ impl Context for GlesBackend {
     fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
         if let Some(cx) = self.cx("set_vertex_attrib_defaults") {
             cx.ctx.attrib_defaults = *p;
+            cx.ctx.shadow.vertex_applied = None;
         }
     }
 
@@ -1757,7 +1782,11 @@ impl Context for GlesBackend {
         cx.ctx.shadow.use_program(gl, Some(program));
         cx.apply_uniform_buffers(gb, gs, gu);
         cx.apply_textures();
-        cx.apply_vertex_state(p.base_instance);
+        if cx.ctx.shadow.vertex_applied != Some(p.base_instance)
+            && cx.apply_vertex_state(p.base_instance)
+        {
+            cx.ctx.shadow.vertex_applied = Some(p.base_instance);
+        }
         cx.bind_draw();
         let inst = p.instance_count;
         if p.index_size == 0 {

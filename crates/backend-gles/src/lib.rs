@@ -222,6 +222,10 @@ pub struct GlesBackend {
     pub(crate) warned_lod_bias: bool,
     /// Origin of CPU-clock timestamps (see queries.rs).
     pub(crate) epoch: std::time::Instant,
+    /// Reverse-channel outbox (`Screen::drain_events`).
+    pub(crate) events: mgpipe::event::EventQueue,
+    /// Client persistent maps whose GPU writes we report.
+    pub(crate) persistent: mgpipe::event::PersistentMaps,
     pub(crate) egl: egl::Egl,
 }
 
@@ -300,6 +304,8 @@ impl GlesBackend {
             gl_errors: Cell::new(0),
             warned_lod_bias: false,
             epoch: std::time::Instant::now(),
+            events: Default::default(),
+            persistent: Default::default(),
             egl,
         })
     }
@@ -340,6 +346,29 @@ impl GlesBackend {
             warn!("eglMakeCurrent on a new thread failed: {e}");
         }
         self.thread.set(Some(me));
+    }
+
+    /// After a call that allocates driver memory: always one glGetError, so
+    /// the driver's GL_OUT_OF_MEMORY reaches the application (on_gl_error),
+    /// which has no other way to learn it. Other codes are our own
+    /// translation faults: logged, counted, not forwarded.
+    pub(crate) fn check_alloc(&mut self, op: mgpipe::Opcode) {
+        for _ in 0..8 {
+            // SAFETY: plain query on the current context.
+            let e = unsafe { self.gl.get_error() };
+            if e == glow::NO_ERROR {
+                break;
+            }
+            if e == glow::OUT_OF_MEMORY {
+                self.events.push(mgpipe::event::Event::GlError {
+                    code: e,
+                    opcode: op as u16,
+                });
+            } else {
+                self.gl_errors.set(self.gl_errors.get() + 1);
+                warn!(call = op.name(), "GL error 0x{e:04X}");
+            }
+        }
     }
 
     /// glGetError after an applied call (MOBILEGL_GLES_CHECK).

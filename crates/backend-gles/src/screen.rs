@@ -178,7 +178,48 @@ impl GlesBackend {
     }
 }
 
+impl GlesBackend {
+    /// The GPU wrote `[offset, offset+len)` of `res`: if a client persistent
+    /// map covers it, queue the bytes (or a pull request) for the client.
+    pub(crate) fn report_gpu_write(&mut self, res: Handle, offset: u64, len: u64) {
+        let maps = std::mem::take(&mut self.persistent);
+        let mut events = std::mem::take(&mut self.events);
+        mgpipe::event::report_gpu_write(&maps, &mut events, res, offset, len, |at, n| {
+            let mut bytes = Vec::new();
+            mgpipe::Context::buffer_readback(
+                self,
+                &calls::BufferReadback {
+                    res,
+                    offset: at,
+                    size: n,
+                },
+                &mut bytes,
+            );
+            (bytes.len() as u64 == n).then_some(bytes)
+        });
+        self.persistent = maps;
+        self.events = events;
+    }
+}
+
 impl Screen for GlesBackend {
+    fn drain_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {
+        self.events.drain_into(out);
+    }
+
+    /// Tier 2 (the client keeps the bytes); we report GPU writes into the
+    /// range while the map lives.
+    fn map_persistent(&mut self, p: &calls::MapPersistent, reply: &mut Vec<u8>) {
+        self.persistent.insert(p.res, p.offset, p.length);
+        reply.clear();
+        reply.extend_from_slice(&mgpipe::consts::ADOPT_TIER_CLIENT_PUSH.to_le_bytes());
+        reply.extend_from_slice(&mgpipe::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES.to_le_bytes());
+    }
+
+    fn unmap_persistent(&mut self, p: &calls::UnmapPersistent) {
+        self.persistent.remove(p.res);
+    }
+
     fn get_caps(&mut self, _p: &calls::GetCaps, reply: &mut Vec<u8>) {
         self.prepare();
         let caps = self.fill_caps();
@@ -469,11 +510,12 @@ impl Screen for GlesBackend {
                 shadow.bind_texture(&self.gl, target, Some(tex));
             }
         }
-        self.check("resource_create");
+        self.check_alloc(mgpipe::Opcode::ResourceCreate);
     }
 
     fn resource_destroy(&mut self, p: &calls::ResourceDestroy) {
         self.prepare();
+        self.persistent.remove(p.res);
         match self.scr.resources.remove(p.res) {
             Some(r) => self.delete_resource(r),
             None => warn!(res = ?p.res, "resource_destroy: unknown resource, skipped"),

@@ -64,6 +64,10 @@ pub struct Shadow {
     pub attribs: [Option<Option<AttribState>>; 16],
     pub attrib_values: [Option<([u32; 4], bool)>; 16],
     pub pack_ok: bool,
+    /// The vertex input (vertex elements, vertex buffers, attribute
+    /// defaults) is applied for this base instance and nothing it depends on
+    /// changed since: draws skip re-applying it. None: apply at the next draw.
+    pub vertex_applied: Option<u32>,
 }
 
 impl Shadow {
@@ -79,6 +83,7 @@ impl Shadow {
         self.samplers = [None; 32];
         self.ubos.clear();
         self.attribs = [None; 16];
+        self.vertex_applied = None;
     }
 
     fn enable(&mut self, gl: &glow::Context, i: usize, on: bool) {

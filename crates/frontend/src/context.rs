@@ -62,6 +62,8 @@ pub struct BufferMap {
     pub length: u64,
     pub access: u32,
     pub data: Vec<u8>,
+    /// T2 state of a `MAP_PERSISTENT_BIT` map (`gl::persistent`).
+    pub persistent: Option<crate::gl::persistent::PersistentMap>,
 }
 
 #[derive(Debug, Clone)]
@@ -343,6 +345,8 @@ pub struct IndexedBuffer {
 #[derive(Debug, Default)]
 pub struct Shared {
     pub buffers: HashMap<u32, Option<Buffer>>,
+    /// Buffers with a live persistent map (pushed at validate points).
+    pub persistent: Vec<u32>,
     pub textures: HashMap<u32, Option<Texture>>,
     pub renderbuffers: HashMap<u32, Option<Renderbuffer>>,
     pub samplers: HashMap<u32, TexParams>,
@@ -789,7 +793,12 @@ pub fn with_gl_exempt<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
 }
 
 fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
-    let Some(ctx) = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten() else {
+    // The id only: no Arc clone (two atomic operations) per GL call.
+    let Some(ctx_id) = CURRENT
+        .try_with(|c| c.borrow().as_ref().map(|c| c.id))
+        .ok()
+        .flatten()
+    else {
         return R::default();
     };
     let mut w = world();
@@ -799,7 +808,7 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
         shares,
         ..
     } = &mut *w;
-    let (Some(conn), Some(Some(st))) = (conn.as_mut(), contexts.get_mut(ctx.id)) else {
+    let (Some(conn), Some(Some(st))) = (conn.as_mut(), contexts.get_mut(ctx_id)) else {
         return R::default();
     };
     let Some(Some(sh)) = shares.get_mut(st.share) else {
@@ -841,7 +850,14 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
     };
     st.dirty |= dirty;
     let mut gl = Gl { st, sh, conn };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut gl))) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let r = f(&mut gl);
+        // After a blocking round trip: apply what the backend reported.
+        if gl.conn.events_due {
+            crate::gl::persistent::absorb_events(&mut gl);
+        }
+        r
+    })) {
         Ok(r) => r,
         Err(_) => {
             tracing::error!("internal error in a GL call (caught); the call was dropped");
@@ -974,7 +990,7 @@ pub fn make_current(
                 // and scissor take the draw surface's size.
                 if !st.ever_current {
                     let (w_, h_) = draw
-                        .map(|s| (s.desc.width as i32, s.desc.height as i32))
+                        .map(|s| (s.size().0 as i32, s.size().1 as i32))
                         .unwrap_or((0, 0));
                     st.viewport = [0, 0, w_, h_];
                     st.scissor = [0, 0, w_, h_];

@@ -57,6 +57,27 @@ pub type SurfaceRef = Arc<Surface>;
 pub struct Surface {
     pub handle: mgpipe::Handle,
     pub desc: SurfaceDesc,
+    /// The size the backend last reported (`on_surface_changed`), packed
+    /// `width << 32 | height`; 0 = `desc`'s.
+    pub resized: std::sync::atomic::AtomicU64,
+}
+
+impl Surface {
+    pub fn new(handle: mgpipe::Handle, desc: SurfaceDesc) -> Surface {
+        Surface {
+            handle,
+            desc,
+            resized: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Current size of the default framebuffer this surface backs.
+    pub fn size(&self) -> (u32, u32) {
+        match self.resized.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => (self.desc.width, self.desc.height),
+            v => ((v >> 32) as u32, v as u32),
+        }
+    }
 }
 
 /// Why a platform operation failed; the EGL layer maps these to EGL errors.

@@ -59,16 +59,18 @@ pub enum BlockingCause {
     FenceWait,
     Finish,
     QueryResult,
+    MapPersistent,
 }
 
 impl BlockingCause {
-    pub const ALL: [BlockingCause; 6] = [
+    pub const ALL: [BlockingCause; 7] = [
         Self::ReadPixels,
         Self::BufferRead,
         Self::UnpackFromBuffer,
         Self::FenceWait,
         Self::Finish,
         Self::QueryResult,
+        Self::MapPersistent,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -78,6 +80,7 @@ impl BlockingCause {
             Self::FenceWait => "fence_wait",
             Self::Finish => "finish",
             Self::QueryResult => "query_result",
+            Self::MapPersistent => "map_persistent",
         }
     }
 }
@@ -86,7 +89,7 @@ impl BlockingCause {
 #[derive(Debug, Default, Clone)]
 pub struct FrameStats {
     pub frame: u64,
-    pub blocking: [u64; 6],
+    pub blocking: [u64; 7],
     pub at_frame_start: remote::Stats,
 }
 
@@ -102,6 +105,13 @@ pub struct Conn {
     pub stats_enabled: bool,
     pub frame_stats: FrameStats,
     lost_logged: bool,
+    /// A blocking round trip happened: poll the reverse channel before the
+    /// GL call returns (`gl::persistent::absorb_events`).
+    pub events_due: bool,
+    /// A finish or fence wait happened: persistent maps whose backend does
+    /// not report GPU writes are pulled.
+    pub pull_due: bool,
+    pub event_scratch: Vec<mgpipe::event::Event>,
 }
 
 impl Conn {
@@ -127,6 +137,10 @@ impl Conn {
 
     /// Count one blocking round trip.
     pub fn blocking(&mut self, cause: BlockingCause) {
+        self.events_due = true;
+        if matches!(cause, BlockingCause::Finish | BlockingCause::FenceWait) {
+            self.pull_due = true;
+        }
         if let Some(i) = BlockingCause::ALL.iter().position(|c| *c == cause) {
             self.frame_stats.blocking[i] += 1;
         }
@@ -157,7 +171,7 @@ impl Conn {
             );
         }
         self.frame_stats.frame += 1;
-        self.frame_stats.blocking = [0; 6];
+        self.frame_stats.blocking = [0; 7];
         self.frame_stats.at_frame_start = now;
     }
 }
@@ -279,6 +293,9 @@ fn connect() -> Result<Conn, String> {
         stats_enabled,
         frame_stats,
         lost_logged: false,
+        events_due: false,
+        pull_due: false,
+        event_scratch: Vec::new(),
     })
 }
 
@@ -360,10 +377,46 @@ pub fn create_surface(desc: &SurfaceDesc) -> Result<SurfaceRef, PlatformError> {
         samples: desc.samples,
         ..Default::default()
     });
-    Ok(Arc::new(Surface {
-        handle,
-        desc: *desc,
-    }))
+    let surface = Arc::new(Surface::new(handle, *desc));
+    let mut live = LIVE_SURFACES.lock();
+    live.retain(|(_, w)| w.strong_count() > 0);
+    live.push((handle, Arc::downgrade(&surface)));
+    Ok(surface)
+}
+
+/// Every surface made here, by handle, for `on_surface_changed` (a leaf
+/// lock: nothing else is taken while it is held).
+static LIVE_SURFACES: Mutex<Vec<(mgpipe::Handle, std::sync::Weak<Surface>)>> =
+    Mutex::new(Vec::new());
+
+/// `on_surface_changed`: the backend's surface now has this size; the
+/// default framebuffer (and `eglQuerySurface`) follow it.
+pub fn surface_changed(handle: mgpipe::Handle, width: u32, height: u32) {
+    let live = LIVE_SURFACES.lock();
+    let Some(s) = live
+        .iter()
+        .find(|(h, _)| *h == handle)
+        .and_then(|(_, w)| w.upgrade())
+    else {
+        tracing::debug!(
+            ?handle,
+            "on_surface_changed for an unknown surface; ignored"
+        );
+        return;
+    };
+    if width == 0 || height == 0 {
+        tracing::warn!(
+            ?handle,
+            width,
+            height,
+            "on_surface_changed with an empty size; ignored"
+        );
+        return;
+    }
+    let packed = (u64::from(width) << 32) | u64::from(height);
+    s.resized
+        .store(packed, std::sync::atomic::Ordering::Relaxed);
+    tracing::info!(width, height, "surface resized by the backend");
 }
 
 pub fn destroy_surface(s: &SurfaceRef) {

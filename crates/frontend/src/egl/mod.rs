@@ -1163,8 +1163,9 @@ pub unsafe extern "C" fn eglQuerySurface(
         reg.initialized(handle(dpy))?;
         let s = reg.surface(handle(dpy), handle(surface))?;
         let v = match attribute {
-            EGL_WIDTH => s.width,
-            EGL_HEIGHT => s.height,
+            // The live size: a backend may resize a surface (on_surface_changed).
+            EGL_WIDTH => s.surf.size().0 as EGLint,
+            EGL_HEIGHT => s.surf.size().1 as EGLint,
             EGL_CONFIG_ID => s.config_id,
             EGL_LARGEST_PBUFFER => s.largest as EGLint,
             EGL_TEXTURE_FORMAT | EGL_TEXTURE_TARGET => EGL_NO_TEXTURE,

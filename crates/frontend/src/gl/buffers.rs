@@ -193,6 +193,9 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
             // Any VAO may still name the buffer: forget derived emissions.
             gl.st.vao_emission.clear();
             if let Some(buf) = entry {
+                if buf.map.as_ref().is_some_and(|m| m.persistent.is_some()) {
+                    crate::gl::persistent::end(gl, name, buf.handle);
+                }
                 gl.conn
                     .pipe
                     .resource_destroy(&calls::ResourceDestroy { res: buf.handle });
@@ -377,6 +380,74 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
     })
 }
 
+/// Storage flags ARB_buffer_storage defines.
+const STORAGE_FLAGS: u32 = glow::MAP_READ_BIT
+    | glow::MAP_WRITE_BIT
+    | glow::MAP_PERSISTENT_BIT
+    | glow::MAP_COHERENT_BIT
+    | glow::DYNAMIC_STORAGE_BIT
+    | glow::CLIENT_STORAGE_BIT;
+
+#[no_mangle]
+pub unsafe extern "C" fn glBufferStorage(
+    target: u32,
+    size: isize,
+    data: *const c_void,
+    flags: u32,
+) {
+    // SAFETY: GL promises `size` readable bytes when data is non-null.
+    let bytes = unsafe {
+        slice(
+            data as *const u8,
+            if size > 0 && size <= i32::MAX as isize {
+                size as i32
+            } else {
+                0
+            },
+        )
+    };
+    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+        let name = match bound_object(gl, target) {
+            Ok(n) => n,
+            Err(e) => gl_err!(gl, e),
+        };
+        if size <= 0
+            || flags & !STORAGE_FLAGS != 0
+            || (flags & glow::MAP_PERSISTENT_BIT != 0
+                && flags & (glow::MAP_READ_BIT | glow::MAP_WRITE_BIT) == 0)
+            || (flags & glow::MAP_COHERENT_BIT != 0 && flags & glow::MAP_PERSISTENT_BIT == 0)
+        {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if size > i32::MAX as isize {
+            gl_err!(gl, glow::OUT_OF_MEMORY);
+        }
+        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        };
+        if buf.immutable {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        buf.size = size as u64;
+        buf.usage = glow::DYNAMIC_DRAW;
+        buf.immutable = true;
+        buf.storage_flags = flags;
+        buf.map = None;
+        let handle = buf.handle;
+        // The backend keeps ordinary storage: under T2 the client owns
+        // persistent maps, so no driver-side immutable storage is needed.
+        gl.conn.pipe.buffer_respecify(
+            &calls::BufferRespecify {
+                res: handle,
+                size: size as u64,
+                usage: glow::DYNAMIC_DRAW,
+                ..Default::default()
+            },
+            bytes,
+        );
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glBufferSubData(
     target: u32,
@@ -406,13 +477,16 @@ pub unsafe extern "C" fn glBufferSubData(
         if offset < 0 || size < 0 || (offset as u64).saturating_add(size as u64) > buf.size {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        if buf.map.is_some() {
+        if buf.map.as_ref().is_some_and(|m| m.persistent.is_none())
+            || (buf.immutable && buf.storage_flags & glow::DYNAMIC_STORAGE_BIT == 0)
+        {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
         if size == 0 || bytes.is_empty() {
             return;
         }
         let handle = buf.handle;
+        let mapped = buf.map.is_some();
         gl.conn.pipe.buffer_subdata(
             &calls::BufferSubdata {
                 res: handle,
@@ -420,6 +494,10 @@ pub unsafe extern "C" fn glBufferSubData(
             },
             bytes,
         );
+        if mapped {
+            // A persistent map shows the new contents too.
+            crate::gl::persistent::write_back(gl, handle, offset as u64, bytes);
+        }
     })
 }
 
@@ -527,8 +605,21 @@ fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) ->
         gl.st.set_error(glow::INVALID_VALUE);
         return std::ptr::null_mut();
     }
+    // Immutable storage maps only with the access its flags allow; a
+    // persistent map needs immutable storage made for it.
+    let allowed = if buf.immutable {
+        buf.storage_flags
+    } else {
+        glow::MAP_READ_BIT | glow::MAP_WRITE_BIT
+    };
+    let needs_flags = access
+        & (glow::MAP_READ_BIT
+            | glow::MAP_WRITE_BIT
+            | glow::MAP_PERSISTENT_BIT
+            | glow::MAP_COHERENT_BIT);
     if rw == 0
         || buf.map.is_some()
+        || needs_flags & !allowed != 0
         || (access & glow::MAP_READ_BIT != 0
             && access
                 & (glow::MAP_INVALIDATE_RANGE_BIT
@@ -564,11 +655,21 @@ fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) ->
         length: length as u64,
         access,
         data,
+        persistent: None,
     });
-    buf.map
-        .as_mut()
-        .map(|m| m.data.as_mut_ptr() as *mut c_void)
-        .unwrap_or(std::ptr::null_mut())
+    if access & glow::MAP_PERSISTENT_BIT != 0 {
+        crate::gl::persistent::begin(gl, name);
+    }
+    // The bytes live in the map's Vec, which never reallocates while the
+    // map lives (nothing resizes it), so the pointer stays valid.
+    match gl.sh.buffers.get_mut(&name) {
+        Some(Some(b)) => b
+            .map
+            .as_mut()
+            .map(|m| m.data.as_mut_ptr() as *mut c_void)
+            .unwrap_or(std::ptr::null_mut()),
+        _ => std::ptr::null_mut(),
+    }
 }
 
 #[no_mangle]
@@ -641,6 +742,9 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
             return 0;
         };
         let handle = buf.handle;
+        if map.persistent.is_some() {
+            crate::gl::persistent::end(gl, name, handle);
+        }
         if map.access & glow::MAP_WRITE_BIT != 0 && map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
             gl.conn.pipe.buffer_subdata(
                 &calls::BufferSubdata {
@@ -718,7 +822,10 @@ pub unsafe extern "C" fn glCopyBufferSubData(
         if r == w && (read_offset - write_offset).abs() < size {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        if rb.map.is_some() || wb.map.is_some() {
+        let not_persistent = |m: &Option<crate::context::BufferMap>| {
+            m.as_ref().is_some_and(|m| m.persistent.is_none())
+        };
+        if not_persistent(&rb.map) || not_persistent(&wb.map) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
         let p = calls::BufferCopy {
@@ -728,6 +835,8 @@ pub unsafe extern "C" fn glCopyBufferSubData(
             dst_offset: write_offset as u64,
             size: size as u64,
         };
+        // A persistently mapped source: the copy reads the client's writes.
+        crate::gl::persistent::push_if_mapped(gl, r);
         gl.conn.pipe.buffer_copy(&p);
     })
 }

@@ -28,6 +28,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_framebuffer_object",
     c"GL_ARB_map_buffer_range",
     c"GL_ARB_copy_buffer",
+    c"GL_ARB_buffer_storage",
     c"GL_ARB_instanced_arrays",
     c"GL_ARB_draw_instanced",
     c"GL_ARB_sampler_objects",

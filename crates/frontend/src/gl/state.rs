@@ -214,6 +214,8 @@ pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn glGetError() -> u32 {
     crate::context::with_gl_exempt(|gl| {
+        // Errors the backend reported (on_gl_error) count too.
+        crate::gl::persistent::absorb_events(gl);
         let e = gl.st.error;
         gl.st.error = glow::NO_ERROR;
         e
@@ -626,6 +628,7 @@ pub unsafe extern "C" fn glPixelStoref(pname: u32, param: f32) {
 #[no_mangle]
 pub unsafe extern "C" fn glFlush() {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        crate::gl::persistent::push_all(gl);
         gl.conn
             .pipe
             .flush_commands(&calls::FlushCommands::default());
@@ -637,6 +640,7 @@ pub unsafe extern "C" fn glFlush() {
 pub unsafe extern "C" fn glFinish() {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         let mut reply = Vec::new();
+        crate::gl::persistent::push_all(gl);
         gl.conn.blocking(crate::runtime::BlockingCause::Finish);
         gl.conn.pipe.finish(&calls::Finish::default(), &mut reply);
         // A surfaceless context never swaps: its frames end at glFinish.

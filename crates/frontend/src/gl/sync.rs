@@ -28,6 +28,7 @@ pub unsafe extern "C" fn glFenceSync(condition: u32, flags: u32) -> *const c_voi
             return SyncPtr::default();
         }
         let fence = gl.conn.alloc.fence.alloc();
+        crate::gl::persistent::push_all(gl);
         gl.conn.pipe.fence_insert(&calls::FenceInsert { fence });
         gl.sh.next_sync += 1;
         let id = gl.sh.next_sync;

@@ -198,10 +198,7 @@ impl Gl<'_> {
             } else {
                 &self.st.read_surface
             };
-            return s
-                .as_ref()
-                .map(|s| (s.desc.width, s.desc.height))
-                .unwrap_or((0, 0));
+            return s.as_ref().map(|s| s.size()).unwrap_or((0, 0));
         }
         let Some(Some(fb)) = self.st.fbos.get(&name) else {
             return (0, 0);
@@ -235,8 +232,7 @@ impl Gl<'_> {
         if name == 0 {
             p.fbo = Handle::DEFAULT_FRAMEBUFFER;
             if let Some(s) = &self.st.draw_surface {
-                p.width = s.desc.width;
-                p.height = s.desc.height;
+                (p.width, p.height) = s.size();
                 p.color[0] = s.handle;
             }
             if self.st.default_draw_buffer != glow::NONE {
@@ -908,6 +904,9 @@ impl Gl<'_> {
         self.emit_draw_state()?;
         if self.st.verify {
             self.verify_draw_state();
+        }
+        if !self.sh.persistent.is_empty() {
+            crate::gl::persistent::push_reachable(self);
         }
         Ok(())
     }
