@@ -1198,7 +1198,16 @@ static int sc_steady_frames(void) {
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
     uint8_t texels[16 * 16 * 4];
     memset(texels, 0x7f, sizeof texels);
+    GLsync prev = NULL;
     for (int frame = 0; frame < 12; frame++) {
+        /* Frames-in-flight tracking, as games do: poll last frame's fence
+         * without waiting. It signalled before that frame's glFinish returned. */
+        if (prev) {
+            GLenum r = glClientWaitSync(prev, 0, 0);
+            CHECK(r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED,
+                  "frame %d: last frame's fence polls 0x%04x after its glFinish", frame, r);
+            glDeleteSync(prev);
+        }
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 16, 16, GL_RGBA, GL_UNSIGNED_BYTE, texels);
         for (int i = 0; i < 40; i++) {
             float f = (float)i / 40.0f;
@@ -1206,8 +1215,10 @@ static int sc_steady_frames(void) {
             solid_rect(&s, -1 + f, -1, -1 + f + 0.05f, 1, c);
         }
         solid_rect(&s, -1, -1, 1, 1, C_A);
+        prev = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         glFinish();
     }
+    glDeleteSync(prev);
     uint8_t *px = read_target(&t);
     int ok = check_rect(px, W, 0, 0, W, H, U_A, 0, "last full-screen draw of the last frame");
     free(px);

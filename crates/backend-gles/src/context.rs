@@ -66,6 +66,21 @@ impl GlesBackend {
         })
     }
 
+    /// The current context's record of state for setters that only store
+    /// it for the next draw and make no GL call: no `prepare` (a thread
+    /// check per record), since nothing touches the driver.
+    fn cx_state(&mut self, call: &'static str) -> Option<&mut Ctx> {
+        let Some(h) = self.current else {
+            warn!(call, "no current context, skipped");
+            return None;
+        };
+        let ctx = self.ctxs.get_mut(h);
+        if ctx.is_none() {
+            warn!(call, ctx = ?h, "current context is gone, skipped");
+        }
+        ctx
+    }
+
     fn ox(&mut self) -> Ox<'_> {
         self.prepare();
         let shadow = match self.current.and_then(|h| self.ctxs.get_mut(h)) {
@@ -1133,9 +1148,9 @@ impl Context for GlesBackend {
         if !p.cso.is_null() && self.scr.vertex_elements.get(p.cso).is_none() {
             warn!(cso = ?p.cso, "bind_vertex_elements: unknown vertex elements");
         }
-        if let Some(cx) = self.cx("bind_vertex_elements") {
-            cx.ctx.vertex_elements = p.cso;
-            cx.ctx.shadow.vertex_applied = None;
+        if let Some(ctx) = self.cx_state("bind_vertex_elements") {
+            ctx.vertex_elements = p.cso;
+            ctx.shadow.vertex_applied = None;
         }
     }
 
@@ -1626,40 +1641,40 @@ impl Context for GlesBackend {
     }
 
     fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
-        if let Some(cx) = self.cx("set_vertex_buffers") {
-            cx.ctx.vbufs = *p;
-            cx.ctx.shadow.vertex_applied = None;
+        if let Some(ctx) = self.cx_state("set_vertex_buffers") {
+            ctx.vbufs = *p;
+            ctx.shadow.vertex_applied = None;
         }
     }
 
     fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
-        if let Some(cx) = self.cx("set_index_buffer") {
-            cx.ctx.index_buffer = p.buffer;
+        if let Some(ctx) = self.cx_state("set_index_buffer") {
+            ctx.index_buffer = p.buffer;
         }
     }
 
     fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
-        if let Some(cx) = self.cx("set_vertex_attrib_defaults") {
-            cx.ctx.attrib_defaults = *p;
-            cx.ctx.shadow.vertex_applied = None;
+        if let Some(ctx) = self.cx_state("set_vertex_attrib_defaults") {
+            ctx.attrib_defaults = *p;
+            ctx.shadow.vertex_applied = None;
         }
     }
 
     fn set_sampler_views(&mut self, p: &calls::SetSamplerViews) {
-        if let Some(cx) = self.cx("set_sampler_views") {
-            cx.ctx.views = *p;
+        if let Some(ctx) = self.cx_state("set_sampler_views") {
+            ctx.views = *p;
         }
     }
 
     fn bind_samplers(&mut self, p: &calls::BindSamplers) {
-        if let Some(cx) = self.cx("bind_samplers") {
-            cx.ctx.samplers = *p;
+        if let Some(ctx) = self.cx_state("bind_samplers") {
+            ctx.samplers = *p;
         }
     }
 
     fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
-        if let Some(cx) = self.cx("set_constant_buffers") {
-            cx.ctx.cbufs = *p;
+        if let Some(ctx) = self.cx_state("set_constant_buffers") {
+            ctx.cbufs = *p;
         }
     }
 
@@ -2053,7 +2068,7 @@ impl Context for GlesBackend {
         match self.scr.fences.insert(p.fence, f) {
             // SAFETY: a sync object of this share group.
             Ok(Some(old)) => unsafe { self.gl.delete_sync(old) },
-            Ok(None) => {}
+            Ok(None) => self.pending_fences.push(p.fence),
             Err(f) => {
                 warn!(fence = ?p.fence, "fence_insert: invalid handle, skipped");
                 // SAFETY: the sync just created.

@@ -226,6 +226,9 @@ pub struct GlesBackend {
     pub(crate) events: mgpipe::event::EventQueue,
     /// Client persistent maps whose GPU writes we report.
     pub(crate) persistent: mgpipe::event::PersistentMaps,
+    /// Fences inserted and not yet seen signalled: polled when events are
+    /// drained, so the client learns completions without asking.
+    pub(crate) pending_fences: Vec<Handle>,
     pub(crate) egl: egl::Egl,
 }
 
@@ -306,6 +309,7 @@ impl GlesBackend {
             epoch: std::time::Instant::now(),
             events: Default::default(),
             persistent: Default::default(),
+            pending_fences: Vec::new(),
             egl,
         })
     }

@@ -202,8 +202,42 @@ impl GlesBackend {
     }
 }
 
+impl GlesBackend {
+    /// Queue a completion for every pending fence that has signalled (a
+    /// zero-timeout glClientWaitSync each; nothing when none is pending).
+    fn poll_fences(&mut self) {
+        if self.pending_fences.is_empty() {
+            return;
+        }
+        self.prepare();
+        let mut i = 0;
+        while i < self.pending_fences.len() {
+            let h = self.pending_fences[i];
+            let done = match self.scr.fences.get(h) {
+                // SAFETY: a live sync object of this share group; zero timeout.
+                Some(&f) => matches!(
+                    unsafe { self.gl.client_wait_sync(f, 0, 0) },
+                    glow::ALREADY_SIGNALED | glow::CONDITION_SATISFIED
+                ),
+                None => {
+                    self.pending_fences.swap_remove(i);
+                    continue;
+                }
+            };
+            if done {
+                self.pending_fences.swap_remove(i);
+                self.events
+                    .push(mgpipe::event::Event::FenceSignaled { fence: h });
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
 impl Screen for GlesBackend {
     fn drain_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {
+        self.poll_fences();
         self.events.drain_into(out);
     }
 

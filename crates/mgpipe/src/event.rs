@@ -51,6 +51,9 @@ pub enum Event {
     CapsInvalidated,
     /// `on_log`: a backend log line, for the client's log.
     Log { level: LogLevel, text: String },
+    /// A completion: fence `fence` (from `fence_insert`) has signalled, so
+    /// the client answers later polls of it without a round trip.
+    FenceSignaled { fence: Handle },
 }
 
 /// Event record kinds on the wire (the `kind` header word).
@@ -63,6 +66,7 @@ pub mod kind {
     pub const BUFFER_WRITEBACK: u32 = 6;
     pub const SURFACE_CHANGED: u32 = 7;
     pub const CAPS_INVALIDATED: u32 = 8;
+    pub const FENCE_SIGNALED: u32 = 9;
     /// Filler to the end of the ring before a wrap; never an event.
     pub const PAD: u32 = u32::MAX;
 }
@@ -95,6 +99,7 @@ impl Event {
             Event::BufferWriteback { .. } => kind::BUFFER_WRITEBACK,
             Event::SurfaceChanged { .. } => kind::SURFACE_CHANGED,
             Event::CapsInvalidated => kind::CAPS_INVALIDATED,
+            Event::FenceSignaled { .. } => kind::FENCE_SIGNALED,
             Event::Log { level, .. } => match level {
                 LogLevel::Info => kind::LOG_INFO,
                 LogLevel::Warn => kind::LOG_WARN,
@@ -131,6 +136,7 @@ impl Event {
             }
             Event::CapsInvalidated => {}
             Event::Log { text, .. } => out.extend_from_slice(text.as_bytes()),
+            Event::FenceSignaled { fence } => out.extend_from_slice(&handle_bytes(*fence)),
         }
     }
 
@@ -143,6 +149,7 @@ impl Event {
             Event::SurfaceChanged { .. } => 16,
             Event::CapsInvalidated => 0,
             Event::Log { text, .. } => text.len(),
+            Event::FenceSignaled { .. } => 8,
         }
     }
 }
@@ -233,6 +240,12 @@ pub fn decode(kind: u32, body: &[u8]) -> Result<Event, EventDecodeError> {
             }
         }
         kind::CAPS_INVALIDATED => Event::CapsInvalidated,
+        kind::FENCE_SIGNALED => {
+            need(kind, body, 8)?;
+            Event::FenceSignaled {
+                fence: handle_at(body, 0),
+            }
+        }
         k => return Err(EventDecodeError::UnknownKind(k)),
     })
 }
@@ -353,6 +366,9 @@ mod tests {
                 level: LogLevel::Warn,
                 text: "hello".into(),
             },
+            Event::FenceSignaled {
+                fence: Handle::new(9, 3),
+            },
         ]
     }
 
@@ -372,6 +388,7 @@ mod tests {
     #[test]
     fn short_bodies_are_named_not_read() {
         for k in [
+            kind::FENCE_SIGNALED,
             kind::GL_ERROR,
             kind::GPU_WRITTEN,
             kind::BUFFER_WRITEBACK,

@@ -128,6 +128,9 @@ pub fn echo_events(p: &mgpipe::calls::BufferCopy) -> Vec<mgpipe::event::Event> {
             height: 480,
         },
         Event::CapsInvalidated,
+        Event::FenceSignaled {
+            fence: Handle::new(p.src.slot, p.dst.slot),
+        },
         Event::Log {
             level: LogLevel::Info,
             text: format!("echo events for slot {}", p.dst.slot),

@@ -338,9 +338,9 @@ fn events_degrade_never_vanish(kind: TransportKind) {
     d.t.poll_events(&mut got);
     let n = got.len();
     if kind == TransportKind::Monolith {
-        assert_eq!(n, 200 * 5);
+        assert_eq!(n, 200 * 6);
     } else {
-        assert!(n < 200 * 5, "a 16 KiB ring cannot hold {n} events");
+        assert!(n < 200 * 6, "a 16 KiB ring cannot hold {n} events");
         assert_eq!(
             got.last(),
             Some(&Event::GpuWritten {

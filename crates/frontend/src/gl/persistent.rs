@@ -18,7 +18,8 @@
 //!   `glFinish` and fence wait instead.
 //!
 //! [`absorb_events`] applies every event kind; `with_gl` calls it after
-//! any blocking round trip and `glGetError` before answering.
+//! any blocking round trip, and `glGetError` and fence polls call it before
+//! answering (a fence completion lets a poll skip its round trip).
 
 use mgpipe::event::Event;
 use mgpipe::{calls, Handle};
@@ -238,6 +239,7 @@ fn pull(gl: &mut Gl, res: Handle, offset: u64, len: u64, only_unreported: bool) 
 pub fn absorb_events(gl: &mut Gl) {
     gl.conn.events_due = false;
     let pull_due = std::mem::take(&mut gl.conn.pull_due);
+    let mut saw_fence = false;
     let mut events = std::mem::take(&mut gl.conn.event_scratch);
     gl.conn.pipe.poll_events(&mut events);
     for e in events.drain(..) {
@@ -263,12 +265,21 @@ pub fn absorb_events(gl: &mut Gl) {
                 gl.st.dirty |= crate::context::DIRTY_FRAMEBUFFER;
             }
             Event::CapsInvalidated => refresh_caps(gl),
+            Event::FenceSignaled { fence } => {
+                for s in gl.sh.syncs.values_mut() {
+                    if s.fence == fence {
+                        s.signaled = true;
+                    }
+                }
+                // A wait answered from this completion is a sync point too.
+                saw_fence = true;
+            }
             // Transports log these themselves; nothing reaches here.
             Event::Log { .. } => {}
         }
     }
     gl.conn.event_scratch = events;
-    if pull_due && !gl.sh.persistent.is_empty() {
+    if (pull_due || saw_fence) && !gl.sh.persistent.is_empty() {
         pull(gl, Handle::NULL, 0, u64::MAX, true);
     }
 }

@@ -77,6 +77,10 @@ pub unsafe extern "C" fn glDeleteSync(sync: *const c_void) {
 
 /// Ask the server about a fence (a blocking point when it waits).
 fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
+    if gl.sh.syncs.get(&id).is_some_and(|s| !s.signaled) {
+        // A completion may already be in the EVENT ring: no round trip then.
+        crate::gl::persistent::absorb_events(gl);
+    }
     let Some(s) = gl.sh.syncs.get(&id).cloned() else {
         return glow::WAIT_FAILED;
     };

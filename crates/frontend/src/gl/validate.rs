@@ -15,9 +15,21 @@ use crate::context::{Attachment, Gl, TexParams, CSO_CACHE_LIMIT, MAX_DRAW_BUFFER
 /// Hash a payload's bytes with its handle field (the first 8 bytes, by the
 /// catalogue's convention that every CSO create starts with `cso`) zeroed.
 fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
-    let mut bytes = bytemuck::bytes_of(p).to_vec();
-    bytes[..8].fill(0);
-    xxh3_64(&bytes)
+    // A copy on the stack, not a heap Vec: this runs at draw time.
+    let mut c = *p;
+    bytemuck::bytes_of_mut(&mut c)[..8].fill(0);
+    xxh3_64(bytemuck::bytes_of(&c))
+}
+
+/// `a == b` for payloads built from zeroed defaults with only the first
+/// `count` slots filled (what the validate points emit): the slots past
+/// `count` are zero in both, so only the prefix is compared.
+fn same_constant_buffers(a: &calls::SetConstantBuffers, b: &calls::SetConstantBuffers) -> bool {
+    let n = (a.count as usize).min(a.buffers.len());
+    a.count == b.count
+        && a.buffers[..n] == b.buffers[..n]
+        && a.offsets[..n] == b.offsets[..n]
+        && a.sizes[..n] == b.sizes[..n]
 }
 
 /// Whether `internal_format` can be a colour attachment.
@@ -584,9 +596,12 @@ impl Gl<'_> {
         // objects or bindings changed (DIRTY_RESOURCES) or when the program,
         // its sampler units or its block bindings differ from last time: a
         // uniform change alone (the common per-draw case) skips this.
+        // Without DIRTY_PROGRAM nothing in the program changed since the
+        // key was recorded: the vectors need no comparison.
         let same_inputs = self.st.resources_key.0 == cso
-            && self.st.resources_key.1 == linked.sampler_units
-            && self.st.resources_key.2 == linked.block_bindings;
+            && ((self.st.dirty & crate::context::DIRTY_PROGRAM == 0 && !self.st.verify_dry)
+                || (self.st.resources_key.1 == linked.sampler_units
+                    && self.st.resources_key.2 == linked.block_bindings));
         if same_inputs
             && !self.st.verify_dry
             && self.st.dirty & crate::context::DIRTY_RESOURCES == 0
@@ -600,10 +615,37 @@ impl Gl<'_> {
                 linked.block_bindings.clone(),
             );
         }
-        // Textures: slot b reads the unit the sampler uniform names.
+        // Textures: slot b reads the unit the sampler uniform names. A
+        // program without samplers, with none sent, has nothing to do here.
+        let textures_clean = linked.sampler_units.is_empty()
+            && !self.st.verify_dry
+            && self
+                .st
+                .sent
+                .sampler_views
+                .as_ref()
+                .is_some_and(|v| v.count == 0)
+            && self.st.sent.samplers.as_ref().is_some_and(|s| s.count == 0);
+        if !textures_clean {
+            self.emit_textures(pname);
+        }
+        self.emit_uniform_buffers(pname);
+        Ok(())
+    }
+
+    /// Sampler views and samplers of program `pname` (linked: checked by
+    /// the caller).
+    fn emit_textures(&mut self, pname: u32) {
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get(&pname)
+        else {
+            return;
+        };
+        let Some(linked) = prog.linked.as_ref() else {
+            return;
+        };
         let units: Vec<u32> = linked.sampler_units.clone();
         let targets: Vec<u32> = sampler_targets(&linked.prog);
-        let blocks: Vec<u32> = linked.block_bindings.clone();
         let mut views = calls::SetSamplerViews {
             count: units.len().min(32) as u32,
             ..Default::default()
@@ -690,7 +732,20 @@ impl Gl<'_> {
                 self.st.sent.samplers = Some(samplers);
             }
         }
+    }
+
+    /// Uniform buffers of program `pname` (linked: checked by the caller).
+    fn emit_uniform_buffers(&mut self, pname: u32) {
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get(&pname)
+        else {
+            return;
+        };
+        let Some(linked) = prog.linked.as_ref() else {
+            return;
+        };
         // Uniform blocks: block i reads the GL binding point the program names.
+        let blocks = &linked.block_bindings;
         let mut cb = calls::SetConstantBuffers {
             count: blocks.len().min(16) as u32,
             ..Default::default()
@@ -709,7 +764,13 @@ impl Gl<'_> {
                 };
             }
         }
-        if self.st.sent.constant_buffers.as_ref() != Some(&cb) {
+        if !self
+            .st
+            .sent
+            .constant_buffers
+            .as_ref()
+            .is_some_and(|o| same_constant_buffers(o, &cb))
+        {
             if self.st.verify_dry {
                 let field = self
                     .st
@@ -723,7 +784,6 @@ impl Gl<'_> {
                 self.st.sent.constant_buffers = Some(cb);
             }
         }
-        Ok(())
     }
 
     /// Vertex elements CSO, vertex buffers, index buffer, attribute defaults.
