@@ -14,7 +14,7 @@ set -u
 cd "$(dirname "$0")" || exit 1
 
 secs=${FUZZ_SECONDS:-30}
-targets=(records server_loop control)
+targets=(records server_loop control events)
 work=corpus-work/ci-smoke
 
 skip() {

@@ -427,59 +427,31 @@ impl RingLink {
         let ev = &self.seg.event;
         let cap = self.seg.layout.event as u64;
         let head = word!(ev, u64, E_HEAD).load(Acquire);
-        if head < self.event_tail || head - self.event_tail > cap {
-            if head != self.event_tail {
-                tracing::warn!("EVENT ring indices are inconsistent; events skipped");
-                self.event_tail = head;
-                word!(ev, u64, E_TAIL).store(head, Release);
-                self.events.push(Event::GpuWritten {
-                    res: mgpipe::Handle::NULL,
-                    offset: 0,
-                    len: u64::MAX,
-                });
-            }
-            return;
+        let mut found = Vec::new();
+        let walk = walk_event_ring(
+            |off, dst| ev.read(EVENT_HDR + off, dst),
+            cap,
+            self.event_tail,
+            head,
+            &mut found,
+        );
+        for w in &walk.warnings {
+            tracing::warn!("EVENT ring: {w}");
         }
-        let mut body = Vec::new();
-        while self.event_tail < head {
-            let t = self.event_tail;
-            let rem = cap - t % cap;
-            let off = EVENT_HDR + (t % cap) as usize;
-            let mut h = [0u8; EVENT_REC_HDR];
-            if rem < EVENT_REC_HDR as u64 || !ev.read(off, &mut h) {
-                self.event_tail = (t + rem).min(head);
-                continue;
-            }
-            let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64;
-            let kind = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
-            let blen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
-            if len < EVENT_REC_HDR as u64
-                || len > rem
-                || t + len > head
-                || blen > len - EVENT_REC_HDR as u64
-            {
-                tracing::warn!("malformed event record; events skipped");
-                self.event_tail = head;
-                break;
-            }
-            if kind != EVENT_PAD {
-                body.resize(blen as usize, 0);
-                ev.read(off + EVENT_REC_HDR, &mut body);
-                match mgpipe::event::decode(kind, &body) {
-                    Ok(Event::Log { level, text }) => self.log_server_line(level, &text),
-                    Ok(e) => self.events.push(e),
-                    Err(e) => tracing::warn!("event record skipped: {e}"),
-                }
-            }
-            self.event_tail = t + len;
-        }
+        self.event_tail = walk.tail;
         let ev = &self.seg.event;
         word!(ev, u64, E_TAIL).store(self.event_tail, Release);
+        for e in found {
+            match e {
+                Event::Log { level, text } => self.log_server_line(level, &text),
+                e => self.events.push(e),
+            }
+        }
         let dropped = word!(ev, u64, E_DROPPED).swap(0, Relaxed);
         if dropped > 0 {
             tracing::warn!(dropped, "server log lines dropped (EVENT ring full)");
         }
-        if word!(ev, u64, E_DROPPED_DATA).swap(0, Relaxed) > 0 {
+        if walk.lost_data || word!(ev, u64, E_DROPPED_DATA).swap(0, Relaxed) > 0 {
             // A GPU-write report was lost: every read map is stale.
             self.events.push(Event::GpuWritten {
                 res: mgpipe::Handle::NULL,
@@ -536,4 +508,80 @@ impl Drop for RingLink {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// What one walk of the EVENT ring found besides its events.
+#[derive(Debug, Default)]
+pub struct EventWalk {
+    /// The new consumer position.
+    pub tail: u64,
+    /// Records were skipped (bad indices or a malformed record): reports
+    /// may have been lost, so every persistent read map is stale.
+    pub lost_data: bool,
+    pub warnings: Vec<String>,
+}
+
+/// Walk the EVENT ring from `tail` to `head` (stream positions; `read`
+/// copies ring bytes at a ring offset), decoding each record into `out`.
+/// Never trusts the peer: indices and every record header are checked
+/// before use, and a bad one ends the walk at `head` with a warning.
+pub fn walk_event_ring(
+    read: impl Fn(usize, &mut [u8]) -> bool,
+    cap: u64,
+    tail: u64,
+    head: u64,
+    out: &mut Vec<Event>,
+) -> EventWalk {
+    let mut w = EventWalk {
+        tail,
+        ..Default::default()
+    };
+    if cap == 0 || head < tail || head - tail > cap {
+        if head != tail {
+            w.warnings
+                .push("indices are inconsistent; events skipped".into());
+            w.tail = head;
+            w.lost_data = true;
+        }
+        return w;
+    }
+    let mut body = Vec::new();
+    while w.tail < head {
+        let t = w.tail;
+        let rem = cap - t % cap;
+        let off = (t % cap) as usize;
+        let mut h = [0u8; EVENT_REC_HDR];
+        if rem < EVENT_REC_HDR as u64 || !read(off, &mut h) {
+            w.tail = t.saturating_add(rem).min(head);
+            continue;
+        }
+        let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64;
+        let kind = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
+        let blen = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as u64;
+        if len < EVENT_REC_HDR as u64
+            || len > rem
+            || t.checked_add(len).is_none_or(|end| end > head)
+            || blen > len - EVENT_REC_HDR as u64
+        {
+            w.warnings
+                .push("malformed event record; events skipped".into());
+            w.tail = head;
+            w.lost_data = true;
+            break;
+        }
+        if kind != EVENT_PAD {
+            body.resize(blen as usize, 0);
+            if !read(off + EVENT_REC_HDR, &mut body) {
+                w.warnings
+                    .push("event body outside the ring; skipped".into());
+            } else {
+                match mgpipe::event::decode(kind, &body) {
+                    Ok(e) => out.push(e),
+                    Err(e) => w.warnings.push(format!("event record skipped: {e}")),
+                }
+            }
+        }
+        w.tail = t + len;
+    }
+    w
 }

@@ -653,3 +653,92 @@ pub fn record_seeds() -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+
+/// The client's EVENT ring walk over bytes a (possibly hostile) server
+/// wrote: `data` is the consumer tail and producer head (u64 LE each) and
+/// then the ring itself. Returns how many events decoded. The walk must end
+/// inside `[tail, head]` whatever the bytes say.
+pub fn event_ring(data: &[u8]) -> usize {
+    let Some((idx, ring)) = data.split_first_chunk::<16>() else {
+        return 0;
+    };
+    let mut t = [0u8; 8];
+    t.copy_from_slice(&idx[..8]);
+    let tail = u64::from_le_bytes(t);
+    t.copy_from_slice(&idx[8..]);
+    let head = u64::from_le_bytes(t);
+    let mut out = Vec::new();
+    let w = crate::client::walk_event_ring(
+        |off, dst| match off
+            .checked_add(dst.len())
+            .and_then(|end| ring.get(off..end))
+        {
+            Some(src) => {
+                dst.copy_from_slice(src);
+                true
+            }
+            None => false,
+        },
+        ring.len() as u64,
+        tail,
+        head,
+        &mut out,
+    );
+    assert!(
+        w.tail == tail || w.tail <= head.max(tail),
+        "walk left the published range: tail {tail} head {head} end {}",
+        w.tail
+    );
+    out.len()
+}
+
+/// Seed inputs for the `events` target: a ring holding one record of every
+/// event kind, a wrapped ring, and a few malformed headers.
+pub fn event_seeds() -> Vec<(String, Vec<u8>)> {
+    use mgpipe::event::{encode, Event, LogLevel};
+    let events = [
+        Event::GlError {
+            code: 0x0505,
+            opcode: 7,
+        },
+        Event::GpuWritten {
+            res: mgpipe::Handle::new(2, 1),
+            offset: 8,
+            len: 64,
+        },
+        Event::BufferWriteback {
+            res: mgpipe::Handle::new(2, 1),
+            offset: 8,
+            bytes: vec![1, 2, 3, 4, 5, 6, 7],
+        },
+        Event::SurfaceChanged {
+            surface: mgpipe::Handle::new(1, 1),
+            width: 64,
+            height: 32,
+        },
+        Event::CapsInvalidated,
+        Event::FenceSignaled {
+            fence: mgpipe::Handle::new(3, 2),
+        },
+        Event::Log {
+            level: LogLevel::Warn,
+            text: "seed".into(),
+        },
+    ];
+    let ring: Vec<u8> = events.iter().flat_map(encode).collect();
+    let framed = |tail: u64, head: u64, ring: &[u8]| {
+        let mut v = tail.to_le_bytes().to_vec();
+        v.extend_from_slice(&head.to_le_bytes());
+        v.extend_from_slice(ring);
+        v
+    };
+    let mut seeds = vec![("all_kinds".to_string(), framed(0, ring.len() as u64, &ring))];
+    // Wrapped: the stream started one lap earlier.
+    let lap = ring.len() as u64;
+    seeds.push(("wrapped".into(), framed(lap, 2 * lap, &ring)));
+    let mut bad_len = ring.clone();
+    bad_len[0] = 3;
+    seeds.push(("bad_len".into(), framed(0, lap, &bad_len)));
+    seeds.push(("head_behind".into(), framed(64, 8, &ring)));
+    seeds
+}
