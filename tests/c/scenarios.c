@@ -48,6 +48,7 @@ typedef unsigned char GLubyte;
 typedef ptrdiff_t GLintptr;
 typedef ptrdiff_t GLsizeiptr;
 typedef uint64_t GLuint64;
+typedef int64_t GLint64;
 typedef struct __GLsync *GLsync;
 
 #define GL_NO_ERROR 0
@@ -214,6 +215,9 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glEndQuery, (GLenum))                                                       \
     X(void, glGetQueryObjectuiv, (GLuint, GLenum, GLuint *))                            \
     X(void, glGetTexImage, (GLenum, GLint, GLenum, GLenum, void *))                     \
+    X(void, glQueryCounter, (GLuint, GLenum))                                           \
+    X(void, glGetQueryObjectui64v, (GLuint, GLenum, GLuint64 *))                        \
+    X(void, glGetInteger64v, (GLenum, GLint64 *))                                       \
     X(GLsync, glFenceSync, (GLenum, GLbitfield))                                        \
     X(GLenum, glClientWaitSync, (GLsync, GLbitfield, GLuint64))                         \
     X(void, glGetSynciv, (GLsync, GLenum, GLsizei, GLsizei *, GLint *))                 \
@@ -1264,6 +1268,42 @@ static int sc_occlusion_query(void) {
     return 1;
 }
 
+#define GL_TIMESTAMP 0x8E28
+#define GL_TIME_ELAPSED 0x88BF
+
+/* GPU time: glQueryCounter timestamps bracket a GL_TIME_ELAPSED query over
+ * real work; glGetInteger64v(GL_TIMESTAMP) reads the same clock. */
+static int sc_timer_query(void) {
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    GLuint q[3];
+    glGenQueries(3, q);
+    GLint64 before = 0, after = 0;
+    glGetInteger64v(GL_TIMESTAMP, &before);
+    glQueryCounter(q[0], GL_TIMESTAMP);
+    glBeginQuery(GL_TIME_ELAPSED, q[1]);
+    for (int i = 0; i < 50; i++) solid_rect(&s, -1, -1, 1, 1, (i & 1) ? C_A : C_B);
+    glEndQuery(GL_TIME_ELAPSED);
+    glQueryCounter(q[2], GL_TIMESTAMP);
+    GLuint64 t0 = 0, elapsed = 0, t1 = 0;
+    glGetQueryObjectui64v(q[0], GL_QUERY_RESULT, &t0);
+    glGetQueryObjectui64v(q[1], GL_QUERY_RESULT, &elapsed);
+    glGetQueryObjectui64v(q[2], GL_QUERY_RESULT, &t1);
+    glGetInteger64v(GL_TIMESTAMP, &after);
+    glDeleteQueries(3, q);
+    EXPECT_NO_ERROR("timer queries");
+    CHECK(t0 > 0 && t1 >= t0, "glQueryCounter timestamps %llu then %llu", (unsigned long long)t0,
+          (unsigned long long)t1);
+    /* Not compared with t1 - t0: llvmpipe's own TIME_ELAPSED is not on the
+     * timestamp clock (it reports ~1e13 ns natively). */
+    CHECK(elapsed > 0, "TIME_ELAPSED over 50 draws = 0");
+    CHECK(before > 0 && after >= before, "GL_TIMESTAMP %lld then %lld", (long long)before, (long long)after);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return 1;
+}
+
 /* glGetTexImage of an uploaded level, with a pack row length. */
 static int sc_get_tex_image(void) {
     uint8_t texels[4 * 4 * 4];
@@ -1302,6 +1342,7 @@ static const Scenario SPAWN_ONLY[] = {
     {"steady_frames", sc_steady_frames},
     {"occlusion_query", sc_occlusion_query},
     {"get_tex_image", sc_get_tex_image},
+    {"timer_query", sc_timer_query},
 };
 
 static const Scenario SCENARIOS[] = {

@@ -273,8 +273,8 @@ mod pipe_verify {
     }
 }
 
-/// Reply-slot calls through their GL entry points (occlusion queries,
-/// glGetTexImage), in every GLES lane and natively. The Vulkan backend
+/// Reply-slot calls through their GL entry points (occlusion and timer
+/// queries, GL_TIMESTAMP, glGetTexImage), in every GLES lane and natively. The Vulkan backend
 /// declines these optional calls today (its caps call mask says so), so it
 /// is not run there.
 mod reply_calls {
@@ -306,5 +306,5 @@ mod reply_calls {
         };
     }
 
-    lanes!(occlusion_query, get_tex_image);
+    lanes!(occlusion_query, get_tex_image, timer_query);
 }
