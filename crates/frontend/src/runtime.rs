@@ -269,7 +269,11 @@ fn connect() -> Result<Conn, String> {
         Ok("1") => true,
         Ok(other) => return Err(format!("MOBILEGL_STATS={other:?}: expected 0 or 1")),
     };
-    let cfg = remote::LinkConfig::default();
+    let cfg = remote::LinkConfig {
+        // The server must load the system's libEGL, never ours.
+        hide_from_server: own_library_path().into_iter().collect(),
+        ..Default::default()
+    };
     // Leave room for the reply header inside the REPLY area.
     let max_reply = cfg.reply_bytes.saturating_sub(4096).max(4096);
     let server = server_path();

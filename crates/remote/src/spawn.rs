@@ -213,6 +213,63 @@ fn terms(cfg: &LinkConfig) -> LinkTerms {
     }
 }
 
+/// Remove the client's own libraries from the server's loader environment
+/// (see [`LinkConfig::hide_from_server`]).
+fn hide_client_libraries(cmd: &mut Command, hide: &[PathBuf]) {
+    if hide.is_empty() {
+        return;
+    }
+    for var in ["LD_LIBRARY_PATH", "LD_PRELOAD"] {
+        let Some(value) = std::env::var_os(var) else {
+            continue;
+        };
+        let value = value.to_string_lossy().into_owned();
+        match filtered_loader_var(var, &value, hide) {
+            None => {}
+            Some(v) if v.is_empty() => {
+                cmd.env_remove(var);
+            }
+            Some(v) => {
+                cmd.env(var, v);
+            }
+        }
+    }
+}
+
+/// `value` of loader variable `var` without the entries that bring in one
+/// of `hide` (compared by canonical path): for `LD_PRELOAD` an entry naming
+/// it, for `LD_LIBRARY_PATH` a directory whose `libEGL.so.1`, `libGL.so.1`
+/// or `libGLX.so.0` is it. None when nothing changes.
+fn filtered_loader_var(var: &str, value: &str, hide: &[PathBuf]) -> Option<String> {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    let hidden: Vec<PathBuf> = hide.iter().filter_map(|p| canon(p)).collect();
+    let is_hidden = |p: &Path| canon(p).is_some_and(|c| hidden.contains(&c));
+    const SONAMES: [&str; 3] = ["libEGL.so.1", "libGL.so.1", "libGLX.so.0"];
+    let preload = var == "LD_PRELOAD";
+    let sep = if preload { " " } else { ":" };
+    let entries: Vec<&str> = value
+        .split(|c: char| c == ':' || (preload && c == ' '))
+        .filter(|e| !e.is_empty())
+        .collect();
+    let kept: Vec<&str> = entries
+        .iter()
+        .copied()
+        .filter(|e| {
+            let p = Path::new(e);
+            let drop = if preload {
+                is_hidden(p)
+            } else {
+                SONAMES.iter().any(|n| is_hidden(&p.join(n)))
+            };
+            if drop {
+                tracing::debug!(var, entry = *e, "hidden from the spawned server");
+            }
+            !drop
+        })
+        .collect();
+    (kept.len() != entries.len()).then(|| kept.join(sep))
+}
+
 pub(crate) fn connect(
     cfg: &LinkConfig,
     server_path: Option<&Path>,
@@ -226,6 +283,7 @@ pub(crate) fn connect(
     let (ours, theirs) = control::socketpair().map_err(TransportError::io("socketpair"))?;
     let child_fd = theirs.as_raw_fd();
     let mut cmd = Command::new(&path);
+    hide_client_libraries(&mut cmd, &cfg.hide_from_server);
     cmd.arg("--fd")
         .arg(child_fd.to_string())
         .args(&cfg.server_args)
@@ -357,4 +415,44 @@ pub(crate) fn connect(
     );
     let link = RingLink::new(TransportKind::Spawn, seg, caps, flags, Box::new(peer));
     Ok(Box::new(Encoder(link)))
+}
+
+#[cfg(test)]
+mod loader_env_tests {
+    use super::filtered_loader_var;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_clients_own_library_is_hidden_from_the_server() {
+        let dir = std::env::temp_dir().join(format!("mgl-hide-{}", std::process::id()));
+        let ours = dir.join("ours");
+        let other = dir.join("other");
+        std::fs::create_dir_all(&ours).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        let lib = ours.join("libmobilegl.so");
+        std::fs::write(&lib, b"x").unwrap();
+        std::os::unix::fs::symlink(&lib, ours.join("libEGL.so.1")).unwrap();
+        std::fs::write(other.join("libEGL.so.1"), b"y").unwrap();
+        let hide = vec![lib.clone()];
+        let path = format!("{}:{}:/nonexistent", ours.display(), other.display());
+        assert_eq!(
+            filtered_loader_var("LD_LIBRARY_PATH", &path, &hide),
+            Some(format!("{}:/nonexistent", other.display()))
+        );
+        let pre = format!("{} /lib/x.so", lib.display());
+        assert_eq!(
+            filtered_loader_var("LD_PRELOAD", &pre, &hide),
+            Some("/lib/x.so".to_string())
+        );
+        let untouched = format!("{}", other.display());
+        assert_eq!(
+            filtered_loader_var("LD_LIBRARY_PATH", &untouched, &hide),
+            None
+        );
+        assert_eq!(
+            filtered_loader_var("LD_LIBRARY_PATH", &untouched, &[PathBuf::from("/none")]),
+            None
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -84,6 +84,12 @@ pub struct LinkConfig {
     pub backend_kind: Option<String>,
     /// Extra arguments for the spawned server, after `--fd N`.
     pub server_args: Vec<String>,
+    /// Shared objects the spawned server must not see (the client's own
+    /// libEGL/libGL): `LD_LIBRARY_PATH` directories that provide them and
+    /// `LD_PRELOAD` entries naming them are removed from the server's
+    /// environment. A driver in the server that opens `libEGL.so.1` (NVIDIA's
+    /// Vulkan ICD does) must get the system's, not ours.
+    pub hide_from_server: Vec<std::path::PathBuf>,
 }
 
 impl Default for LinkConfig {
@@ -95,6 +101,7 @@ impl Default for LinkConfig {
             event_bytes: 256 << 10,
             backend_kind: None,
             server_args: Vec::new(),
+            hide_from_server: Vec::new(),
         }
     }
 }

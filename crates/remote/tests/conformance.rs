@@ -26,6 +26,7 @@ fn small_cfg() -> LinkConfig {
         event_bytes: 16 << 10,
         backend_kind: Some("gles".into()),
         server_args: Vec::new(),
+        hide_from_server: Vec::new(),
     }
 }
 

@@ -28,6 +28,7 @@ fn cfg() -> LinkConfig {
         event_bytes: 16 << 10,
         backend_kind: Some("gles".into()),
         server_args: Vec::new(),
+        hide_from_server: Vec::new(),
     }
 }
 

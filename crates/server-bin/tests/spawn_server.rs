@@ -15,6 +15,7 @@ fn cfg(kind: &str) -> LinkConfig {
         event_bytes: 16 << 10,
         backend_kind: Some(kind.into()),
         server_args: Vec::new(),
+        hide_from_server: Vec::new(),
     }
 }
 
