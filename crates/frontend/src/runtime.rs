@@ -254,7 +254,16 @@ fn backend_factory() -> remote::BackendFactory {
                 .map_err(|e| format!("GLES backend: {e}")),
             "vulkan" => backend_vulkan::VulkanBackend::open_default()
                 .map(|b| Box::new(b) as Box<dyn mgpipe::Applier>)
-                .map_err(|e| format!("Vulkan backend: {e}")),
+                .map_err(|e| {
+                    // Seen on NVIDIA desktop drivers: their Vulkan ICD opens
+                    // libEGL.so.1 by name, and with our directory on
+                    // LD_LIBRARY_PATH it gets MobileGL and gives up.
+                    format!(
+                        "Vulkan backend: {e} (if this is NVIDIA's driver and MobileGL was \
+                         found through LD_LIBRARY_PATH: load it with LD_PRELOAD or by path \
+                         instead, or use MOBILEGL_TRANSPORT=spawn)"
+                    )
+                }),
             other => Err(format!(
                 "unknown MOBILEGL_BACKEND={other:?} (valid: gles, vulkan)"
             )),
