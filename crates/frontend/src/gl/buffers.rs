@@ -331,19 +331,25 @@ fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
     }
 }
 
+/// The application's `size` bytes at `data` (empty for null, a negative
+/// size or one past i32: the caller raises the error).
+///
+/// # Safety
+/// When `data` is non-null it must point to `size` readable bytes.
+unsafe fn data_bytes<'a>(data: *const c_void, size: isize) -> &'a [u8] {
+    let n = if size > 0 && size <= i32::MAX as isize {
+        size as i32
+    } else {
+        0
+    };
+    // SAFETY: the caller's promise, for `n` <= `size` bytes.
+    unsafe { slice(data as *const u8, n) }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_void, usage: u32) {
     // SAFETY: GL promises `size` readable bytes when data is non-null.
-    let bytes = unsafe {
-        slice(
-            data as *const u8,
-            if size > 0 && size <= i32::MAX as isize {
-                size as i32
-            } else {
-                0
-            },
-        )
-    };
+    let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         if size < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -396,16 +402,7 @@ pub unsafe extern "C" fn glBufferStorage(
     flags: u32,
 ) {
     // SAFETY: GL promises `size` readable bytes when data is non-null.
-    let bytes = unsafe {
-        slice(
-            data as *const u8,
-            if size > 0 && size <= i32::MAX as isize {
-                size as i32
-            } else {
-                0
-            },
-        )
-    };
+    let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
@@ -456,16 +453,7 @@ pub unsafe extern "C" fn glBufferSubData(
     data: *const c_void,
 ) {
     // SAFETY: GL promises `size` readable bytes.
-    let bytes = unsafe {
-        slice(
-            data as *const u8,
-            if size > 0 && size <= i32::MAX as isize {
-                size as i32
-            } else {
-                0
-            },
-        )
-    };
+    let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
         let name = match bound_object(gl, target) {
             Ok(n) => n,
