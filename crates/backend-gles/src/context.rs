@@ -1911,8 +1911,8 @@ impl Context for GlesBackend {
     }
 
     fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
-        reply.clear();
         let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
+            reply.clear();
             warn!(
                 format = p.format,
                 ty = p.r#type,
@@ -1923,6 +1923,7 @@ impl Context for GlesBackend {
         let pixels = p.width as u64 * p.height as u64;
         let total = pixels.saturating_mul(bpp as u64);
         if total > MAX_REPLY as u64 || p.width > i32::MAX as u32 || p.height > i32::MAX as u32 {
+            reply.clear();
             warn!(
                 w = p.width,
                 h = p.height,
@@ -1930,11 +1931,31 @@ impl Context for GlesBackend {
             );
             return;
         }
-        reply.resize(total as usize, 0);
+        // The direct read fills the reply's spare capacity; every other
+        // path answers `total` bytes (zeros where nothing could be read).
+        let total = total as usize;
+        reply.clear();
         if total == 0 {
             return;
         }
+        let read_fn = match self.current.and_then(|h| self.ctxs.get_mut(h)) {
+            Some(c) => {
+                if c.shadow.read_pixels_fn.is_none() {
+                    let f = self.egl.proc_address("glReadPixels");
+                    // SAFETY: the driver's glReadPixels, whose C signature
+                    // ReadPixelsFn spells out; checked not null.
+                    c.shadow.read_pixels_fn = (!f.is_null()).then(|| unsafe {
+                        std::mem::transmute::<*const std::ffi::c_void, crate::state::ReadPixelsFn>(
+                            f,
+                        )
+                    });
+                }
+                c.shadow.read_pixels_fn
+            }
+            None => None,
+        };
         let Some(mut cx) = self.cx("read_pixels") else {
+            reply.resize(total, 0);
             return;
         };
         cx.bind_read();
@@ -1951,6 +1972,7 @@ impl Context for GlesBackend {
         }
         let (internal, samples) = cx.read_format();
         let Some((rf, rt)) = emulation::readable_pair(emulation::format_class(internal)) else {
+            reply.resize(total, 0);
             warn!(
                 format = p.format,
                 "read_pixels: depth/stencil reads are not available on GLES, zeros returned"
@@ -1962,6 +1984,7 @@ impl Context for GlesBackend {
         let resolved = if samples > 1 {
             let r = cx.resolve_for_read(internal, x, y, w, h);
             if r.is_none() {
+                reply.resize(total, 0);
                 warn!("read_pixels: multisample resolve failed, zeros returned");
                 return;
             }
@@ -1970,9 +1993,27 @@ impl Context for GlesBackend {
             None
         };
         // SAFETY: the reply/temporary buffers hold width*height pixels of the
-        // read pair with PACK_ALIGNMENT 1 (sizes computed above).
+        // read pair with PACK_ALIGNMENT 1 (sizes computed above), for the
+        // direct read as for glow's.
         unsafe {
-            if (rf, rt) == (p.format, p.r#type) {
+            if let (true, Some(read)) = ((rf, rt) == (p.format, p.r#type), read_fn) {
+                // Errors left by earlier calls (unchecked) are not this read's.
+                for _ in 0..8 {
+                    if gl.get_error() == glow::NO_ERROR {
+                        break;
+                    }
+                }
+                // Zeroed first: GL leaves pixels outside the read surface
+                // unwritten, and a failed read writes nothing.
+                reply.resize(total, 0);
+                read(x, y, w, h, rf, rt, reply.as_mut_ptr().cast());
+                let e = gl.get_error();
+                if e != glow::NO_ERROR {
+                    reply.fill(0);
+                    warn!("read_pixels: GL error 0x{e:04X}, zeros returned");
+                }
+            } else if (rf, rt) == (p.format, p.r#type) {
+                reply.resize(total, 0);
                 gl.read_pixels(
                     x,
                     y,
@@ -1983,6 +2024,7 @@ impl Context for GlesBackend {
                     glow::PixelPackData::Slice(Some(reply.as_mut_slice())),
                 );
             } else {
+                reply.resize(total, 0);
                 let tmp_len = emulation::bytes_per_pixel(rf, rt).unwrap_or(16) * pixels as usize;
                 let mut tmp = vec![0u8; tmp_len];
                 gl.read_pixels(
@@ -1996,11 +2038,13 @@ impl Context for GlesBackend {
                 );
                 match emulation::convert(&tmp, rf, rt, p.format, p.r#type, pixels as usize) {
                     Some(v) if v.len() == reply.len() => reply.copy_from_slice(&v),
-                    _ => warn!(
-                        format = p.format,
-                        ty = p.r#type,
-                        "read_pixels: no conversion to this format/type, zeros returned"
-                    ),
+                    _ => {
+                        warn!(
+                            format = p.format,
+                            ty = p.r#type,
+                            "read_pixels: no conversion to this format/type, zeros returned"
+                        )
+                    }
                 }
             }
         }

@@ -68,7 +68,14 @@ pub struct Shadow {
     /// defaults) is applied for this base instance and nothing it depends on
     /// changed since: draws skip re-applying it. None: apply at the next draw.
     pub vertex_applied: Option<u32>,
+    /// The driver's glReadPixels, called directly so that a read-back can
+    /// land in a reply's spare capacity (glow only takes initialised slices).
+    pub read_pixels_fn: Option<ReadPixelsFn>,
 }
+
+/// `glReadPixels`.
+pub type ReadPixelsFn =
+    unsafe extern "system" fn(i32, i32, i32, i32, u32, u32, *mut std::ffi::c_void);
 
 impl Shadow {
     /// Forget everything that names a deleted object (its GL name may be

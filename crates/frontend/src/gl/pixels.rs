@@ -163,6 +163,27 @@ pub unsafe fn pack(
     }
 }
 
+thread_local! {
+    /// The read-back buffer of the last glReadPixels on this thread, kept so
+    /// that the next one neither allocates (fresh pages fault) nor zero-fills.
+    static READBACK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Largest read-back buffer kept between calls.
+const READBACK_KEEP: usize = 16 << 20;
+
+fn take_readback() -> Vec<u8> {
+    READBACK
+        .try_with(|b| std::mem::take(&mut *b.borrow_mut()))
+        .unwrap_or_default()
+}
+
+fn keep_readback(v: Vec<u8>) {
+    if v.capacity() <= READBACK_KEEP {
+        let _ = READBACK.try_with(|b| *b.borrow_mut() = v);
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glReadPixels(
     x: i32,
@@ -189,6 +210,7 @@ pub unsafe extern "C" fn glReadPixels(
                 data as *mut u8,
             )
         };
+        keep_readback(tight);
     }
 }
 
@@ -223,7 +245,13 @@ fn read_pixels(
     // Tight rows come back in bands of whole rows no larger than one reply.
     let row_bytes = width as usize * bpp;
     let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
-    let mut reply = Vec::with_capacity(row_bytes * height as usize);
+    // The previous call's buffer: a single band reads over its old bytes
+    // (the reply sets the length), so nothing is allocated or zero-filled.
+    let mut reply = take_readback();
+    if rows_per_band < height as usize {
+        reply.clear();
+        reply.reserve(row_bytes * height as usize);
+    }
     let mut band = Vec::new();
     let mut row = 0usize;
     while row < height as usize {
@@ -234,7 +262,6 @@ fn read_pixels(
         } else {
             &mut band
         };
-        dst.clear();
         gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
         let p = calls::ReadPixels {
             x,
@@ -296,6 +323,7 @@ fn read_pixels(
             },
             &shadow,
         );
+        keep_readback(reply);
         return Some((ps, bpp, Vec::new(), Some(0)));
     }
     Some((ps, bpp, reply, None))
