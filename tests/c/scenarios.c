@@ -173,6 +173,8 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void *, glMapBufferRange, (GLenum, GLintptr, GLsizeiptr, GLbitfield))             \
     X(GLboolean, glUnmapBuffer, (GLenum))                                               \
     X(void, glBufferStorage, (GLenum, GLsizeiptr, const void *, GLbitfield))            \
+    X(void, glMultiDrawElementsBaseVertex, (GLenum, const GLsizei *, GLenum, const void *const *, GLsizei, const GLint *)) \
+    X(void, glMultiDrawArrays, (GLenum, const GLint *, const GLsizei *, GLsizei))       \
     X(void, glCopyBufferSubData, (GLenum, GLenum, GLintptr, GLintptr, GLsizeiptr))      \
     X(void, glGenVertexArrays, (GLsizei, GLuint *))                                     \
     X(void, glDeleteVertexArrays, (GLsizei, const GLuint *))                            \
@@ -980,7 +982,7 @@ static int sc_persistent_map(void) {
     glDrawArrays(GL_TRIANGLE_STRIP, 8, 4);
     uint8_t *px = read_target(&t);
     int ok = check_rect(px, W, 0, 0, W / 2, H, U_A, 0, "left half, drawn from the first write");
-    if (ok) ok = check_rect(px, W, W / 2, 0, W / 2, H, U_B, 0, "right half, drawn from the second write");
+    if (ok) ok = check_rect(px, W, W / 2, 0, W, H, U_B, 0, "right half, drawn from the second write");
     free(px);
     /* GPU write into the mapped range, read back through the pointer. */
     const float pattern[4] = {1.5f, -2.25f, 3.0f, 4.125f};
@@ -1002,6 +1004,56 @@ static int sc_persistent_map(void) {
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glDeleteBuffers(1, &src);
     glDeleteBuffers(1, &buf);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return ok;
+}
+
+/* Multi-draws: glMultiDrawElementsBaseVertex over three quads of one
+ * buffer (the middle sub-draw has count 0), then glMultiDrawArrays for the
+ * middle one. Each third of the target shows which sub-draws ran. */
+static int sc_multi_draw(void) {
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    float quads[3 * 8];
+    for (int k = 0; k < 3; k++) {
+        float x0 = k / 3.0f, x1 = (k + 1) / 3.0f;
+        const float v[8] = {x0, 0, x1, 0, x0, 1, x1, 1};
+        memcpy(quads + 8 * k, v, sizeof v);
+    }
+    const uint16_t strip[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    GLuint vbo, ibo;
+    glBindVertexArray(s.vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof quads, quads, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glGenBuffers(1, &ibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof strip, strip, GL_STATIC_DRAW);
+    glClearColor(C_BG[0], C_BG[1], C_BG[2], C_BG[3]);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(s.prog);
+    glUniform4f(s.u_xform, 2, 2, -1, -1);
+    glUniform4f(s.u_color, C_A[0], C_A[1], C_A[2], C_A[3]);
+    const GLsizei counts[3] = {4, 0, 4};
+    const void *const offsets[3] = {(const void *)0, (const void *)0, (const void *)8};
+    const GLint bases[3] = {0, 4, 8};
+    glMultiDrawElementsBaseVertex(GL_TRIANGLE_STRIP, counts, GL_UNSIGNED_SHORT, offsets, 3, bases);
+    glUniform4f(s.u_color, C_B[0], C_B[1], C_B[2], C_B[3]);
+    const GLint firsts[1] = {4};
+    const GLsizei acounts[1] = {4};
+    glMultiDrawArrays(GL_TRIANGLE_STRIP, firsts, acounts, 1);
+    EXPECT_NO_ERROR("multi-draws");
+    uint8_t *px = read_target(&t);
+    int third = W / 3;
+    int ok = check_rect(px, W, 1, 0, third - 1, H, U_A, 0, "left third (sub-draw 0, base vertex 0)");
+    if (ok) ok = check_rect(px, W, third + 2, 0, 2 * third - 1, H, U_B, 0, "middle third (glMultiDrawArrays)");
+    if (ok) ok = check_rect(px, W, 2 * third + 2, 0, W, H, U_A, 0, "right third (sub-draw 2, offset 8, base vertex 8)");
+    free(px);
+    glDeleteBuffers(1, &vbo);
+    glDeleteBuffers(1, &ibo);
     solid_destroy(&s);
     target_destroy(&t);
     return ok;
@@ -1362,6 +1414,7 @@ static const Scenario SCENARIOS[] = {
     {"version", sc_version},
     {"fence", sc_fence},
     {"persistent_map", sc_persistent_map},
+    {"multi_draw", sc_multi_draw},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

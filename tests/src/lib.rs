@@ -39,6 +39,7 @@ pub const SCENARIOS: &[&str] = &[
     "version",
     "fence",
     "persistent_map",
+    "multi_draw",
 ];
 
 /// Where the scenario client runs.

@@ -160,6 +160,7 @@ all_lanes!(
     version,
     fence,
     persistent_map,
+    multi_draw,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client
@@ -245,7 +246,7 @@ mod pipe_verify {
         let env = [("MOBILEGL_PIPE_VERIFY", Path::new("1"))];
         let run = run_client(&exe, lane, &[], &env, super::TIMEOUT).expect("run the client");
         assert!(
-            run.stdout.contains("0 of 16 scenarios failed"),
+            run.stdout.contains("0 of 17 scenarios failed"),
             "[{}] scenarios failed under verify\n{}",
             lane.name(),
             run.describe()

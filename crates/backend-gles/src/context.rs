@@ -819,6 +819,154 @@ fn canonical(internal: u32, norm16: bool) -> (u32, u32) {
     (sf.format, sf.ty)
 }
 
+impl GlesBackend {
+    /// Everything a draw needs before the driver call: the program, uniform
+    /// buffers, textures, vertex state (when changed) and the draw
+    /// framebuffer. None (logged) when the draw cannot run.
+    fn draw_setup(&mut self, call: &'static str, mode: u32, base_instance: u32) -> Option<Cx<'_>> {
+        if mode > glow::PATCHES {
+            warn!(
+                mode,
+                call, "primitive mode not in GLES (quads/polygon?), skipped"
+            );
+            return None;
+        }
+        let mut cx = self.cx(call)?;
+        let gl = cx.gl;
+        let Some(sh) = cx.scr.shaders.get(cx.ctx.shader) else {
+            warn!(shader = ?cx.ctx.shader, call, "no valid shader bound, skipped");
+            return None;
+        };
+        let Some(program) = sh.program else {
+            debug!(shader = ?cx.ctx.shader, call, "shader failed to build, skipped");
+            return None;
+        };
+        if sh.is_compute {
+            warn!(shader = ?cx.ctx.shader, call, "compute shader bound, skipped");
+            return None;
+        }
+        let (gb, gs, gu) = (sh.global_binding, sh.global_size, sh.global_ubo);
+        cx.ctx.shadow.use_program(gl, Some(program));
+        cx.apply_uniform_buffers(gb, gs, gu);
+        cx.apply_textures();
+        if cx.ctx.shadow.vertex_applied != Some(base_instance)
+            && cx.apply_vertex_state(base_instance)
+        {
+            cx.ctx.shadow.vertex_applied = Some(base_instance);
+        }
+        cx.bind_draw();
+        Some(cx)
+    }
+
+    /// `multi_draw`: one driver multi-draw where GLES has one
+    /// (EXT_multi_draw_arrays, EXT_draw_elements_base_vertex), else the
+    /// ranges one by one. Every range is checked before anything is drawn.
+    fn multi_draw_ranges(&mut self, p: &calls::MultiDraw, blob: &[u8]) {
+        let Some(ranges) = mgpipe::wire::multi_draw_ranges(blob, p.draw_count) else {
+            warn!(
+                draw_count = p.draw_count,
+                blob = blob.len(),
+                "multi_draw: blob is not draw_count ranges, skipped"
+            );
+            return;
+        };
+        if ranges.is_empty() {
+            return;
+        }
+        let ty = match p.index_size {
+            0 => 0,
+            1 => glow::UNSIGNED_BYTE,
+            2 => glow::UNSIGNED_SHORT,
+            4 => glow::UNSIGNED_INT,
+            s => {
+                warn!(index_size = s, "multi_draw: bad index size, skipped");
+                return;
+            }
+        };
+        let in_limits = ranges
+            .iter()
+            .all(|r| r.start <= i32::MAX as u64 && r.count <= i32::MAX as u32);
+        if !in_limits {
+            warn!("multi_draw: a range beyond GLES limits, skipped");
+            return;
+        }
+        let fns = self.multi_draw_fns;
+        let gles32 = self.features.gles32;
+        let Some(cx) = self.draw_setup("multi_draw", p.mode, 0) else {
+            return;
+        };
+        let gl = cx.gl;
+        let counts: Vec<i32> = ranges.iter().map(|r| r.count as i32).collect();
+        let n = ranges.len() as i32;
+        if ty == 0 {
+            let firsts: Vec<i32> = ranges.iter().map(|r| r.start as i32).collect();
+            // SAFETY: arrays draws with the validated state above; the
+            // pointers are to `n` entries each, alive for the call.
+            unsafe {
+                match fns.arrays {
+                    Some(f) => f(p.mode, firsts.as_ptr(), counts.as_ptr(), n),
+                    None => {
+                        for (f, c) in firsts.iter().zip(&counts) {
+                            gl.draw_arrays(p.mode, *f, *c);
+                        }
+                    }
+                }
+            }
+        } else {
+            let ib = cx.ctx.index_buffer;
+            let Some((buf, size)) = buffer_of(cx.scr, ib) else {
+                warn!(buffer = ?ib, "multi_draw: no valid index buffer, skipped");
+                return;
+            };
+            let isize_ = u64::from(p.index_size);
+            let fits = ranges.iter().all(|r| {
+                r.start
+                    .checked_add(u64::from(r.count) * isize_)
+                    .is_some_and(|end| end <= size)
+            });
+            if !fits {
+                warn!(buffer = ?ib, size, "multi_draw: indices past the end of the index buffer, skipped");
+                return;
+            }
+            cx.ctx.shadow.bind_element_buffer(gl, Some(buf));
+            let offsets: Vec<*const std::ffi::c_void> = ranges
+                .iter()
+                .map(|r| r.start as usize as *const _)
+                .collect();
+            let bases: Vec<i32> = ranges.iter().map(|r| r.base_vertex).collect();
+            let any_base = bases.iter().any(|b| *b != 0);
+            // SAFETY: indexed draws from the bound ELEMENT_ARRAY_BUFFER, every
+            // range checked above; the arrays hold `n` entries each.
+            unsafe {
+                match (fns.elements_base_vertex, fns.elements) {
+                    (Some(f), _) => f(
+                        p.mode,
+                        counts.as_ptr(),
+                        ty,
+                        offsets.as_ptr(),
+                        n,
+                        bases.as_ptr(),
+                    ),
+                    (None, Some(f)) if !any_base => {
+                        f(p.mode, counts.as_ptr(), ty, offsets.as_ptr(), n)
+                    }
+                    _ => {
+                        for ((c, o), b) in counts.iter().zip(&ranges).zip(&bases) {
+                            let off = o.start as i32;
+                            if *b != 0 && gles32 {
+                                gl.draw_elements_base_vertex(p.mode, *c, ty, off, *b);
+                            } else {
+                                gl.draw_elements(p.mode, *c, ty, off);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.check("multi_draw");
+    }
+}
+
 impl Context for GlesBackend {
     // ------------------------------------------------------------ objects
 
@@ -1756,30 +1904,6 @@ impl Context for GlesBackend {
     }
 
     fn draw(&mut self, p: &calls::Draw, blob: &[u8]) {
-        let Some(mut cx) = self.cx("draw") else {
-            return;
-        };
-        let gl = cx.gl;
-        let Some(sh) = cx.scr.shaders.get(cx.ctx.shader) else {
-            warn!(shader = ?cx.ctx.shader, "draw: no valid shader bound, skipped");
-            return;
-        };
-        let Some(program) = sh.program else {
-            debug!(shader = ?cx.ctx.shader, "draw: shader failed to build, skipped");
-            return;
-        };
-        if sh.is_compute {
-            warn!(shader = ?cx.ctx.shader, "draw: compute shader bound, skipped");
-            return;
-        }
-        let (gb, gs, gu) = (sh.global_binding, sh.global_size, sh.global_ubo);
-        if p.mode > glow::PATCHES {
-            warn!(
-                mode = p.mode,
-                "draw: primitive mode not in GLES (quads/polygon?), skipped"
-            );
-            return;
-        }
         if p.count == 0 {
             return;
         }
@@ -1794,15 +1918,10 @@ impl Context for GlesBackend {
             );
             return;
         }
-        cx.ctx.shadow.use_program(gl, Some(program));
-        cx.apply_uniform_buffers(gb, gs, gu);
-        cx.apply_textures();
-        if cx.ctx.shadow.vertex_applied != Some(p.base_instance)
-            && cx.apply_vertex_state(p.base_instance)
-        {
-            cx.ctx.shadow.vertex_applied = Some(p.base_instance);
-        }
-        cx.bind_draw();
+        let Some(mut cx) = self.draw_setup("draw", p.mode, p.base_instance) else {
+            return;
+        };
+        let gl = cx.gl;
         let inst = p.instance_count;
         if p.index_size == 0 {
             // SAFETY: arrays draw with the validated state above.
@@ -1887,6 +2006,10 @@ impl Context for GlesBackend {
             }
         }
         self.check("draw");
+    }
+
+    fn multi_draw(&mut self, p: &calls::MultiDraw, blob: &[u8]) {
+        self.multi_draw_ranges(p, blob);
     }
 
     fn blit(&mut self, p: &calls::Blit) {

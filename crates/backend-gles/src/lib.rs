@@ -66,6 +66,62 @@ pub enum GlesError {
     BadKnob { knob: &'static str, value: String },
 }
 
+/// `glMultiDrawArraysEXT`.
+pub(crate) type MultiDrawArraysFn = unsafe extern "system" fn(u32, *const i32, *const i32, i32);
+/// `glMultiDrawElementsEXT`.
+pub(crate) type MultiDrawElementsFn =
+    unsafe extern "system" fn(u32, *const i32, u32, *const *const std::ffi::c_void, i32);
+/// `glMultiDrawElementsBaseVertexEXT`.
+pub(crate) type MultiDrawElementsBaseVertexFn = unsafe extern "system" fn(
+    u32,
+    *const i32,
+    u32,
+    *const *const std::ffi::c_void,
+    i32,
+    *const i32,
+);
+
+/// The driver's multi-draw entry points, where its extensions offer them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MultiDrawFns {
+    pub arrays: Option<MultiDrawArraysFn>,
+    pub elements: Option<MultiDrawElementsFn>,
+    pub elements_base_vertex: Option<MultiDrawElementsBaseVertexFn>,
+}
+
+impl MultiDrawFns {
+    fn load(egl: &egl::Egl, ext: &std::collections::HashSet<String>) -> MultiDrawFns {
+        if !ext.contains("GL_EXT_multi_draw_arrays") {
+            return MultiDrawFns::default();
+        }
+        let get = |name: &str| {
+            let f = egl.proc_address(name);
+            (!f.is_null()).then_some(f)
+        };
+        // SAFETY: each pointer is the driver's entry point of that name,
+        // whose C signature the type spells out; checked not null.
+        unsafe {
+            MultiDrawFns {
+                arrays: get("glMultiDrawArraysEXT")
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, MultiDrawArraysFn>(f)),
+                elements: get("glMultiDrawElementsEXT").map(|f| {
+                    std::mem::transmute::<*const std::ffi::c_void, MultiDrawElementsFn>(f)
+                }),
+                elements_base_vertex:
+                    ext.contains("GL_EXT_draw_elements_base_vertex")
+                        .then(|| get("glMultiDrawElementsBaseVertexEXT"))
+                        .flatten()
+                        .map(|f| {
+                            std::mem::transmute::<
+                                *const std::ffi::c_void,
+                                MultiDrawElementsBaseVertexFn,
+                            >(f)
+                        }),
+            }
+        }
+    }
+}
+
 /// Driver features looked up once.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Features {
@@ -229,6 +285,7 @@ pub struct GlesBackend {
     /// Fences inserted and not yet seen signalled: polled when events are
     /// drained, so the client learns completions without asking.
     pub(crate) pending_fences: Vec<Handle>,
+    pub(crate) multi_draw_fns: MultiDrawFns,
     pub(crate) egl: egl::Egl,
 }
 
@@ -293,7 +350,8 @@ impl GlesBackend {
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
         }
-        tracing::info!(%version, %renderer, ?features, "GLES backend open");
+        let multi_draw_fns = MultiDrawFns::load(&egl, ext);
+        tracing::info!(%version, %renderer, ?features, multi_draw = multi_draw_fns.elements_base_vertex.is_some(), "GLES backend open");
         Ok(GlesBackend {
             gl,
             scr: ScreenTables::default(),
@@ -310,6 +368,7 @@ impl GlesBackend {
             events: Default::default(),
             persistent: Default::default(),
             pending_fences: Vec::new(),
+            multi_draw_fns,
             egl,
         })
     }

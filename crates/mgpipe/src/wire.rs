@@ -81,3 +81,29 @@ pub fn split_record(
         len,
     ))
 }
+
+/// One range of a `multi_draw` blob (little-endian, 16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MultiDrawRange {
+    /// First vertex (arrays) or byte offset into the bound index buffer.
+    pub start: u64,
+    pub count: u32,
+    pub base_vertex: i32,
+}
+
+const _: () = assert!(core::mem::size_of::<MultiDrawRange>() == 16);
+
+/// The ranges of a `multi_draw` blob, or None when its length is not
+/// `draw_count` whole ranges.
+pub fn multi_draw_ranges(blob: &[u8], draw_count: u32) -> Option<Vec<MultiDrawRange>> {
+    let n = draw_count as usize;
+    if blob.len() != n.checked_mul(core::mem::size_of::<MultiDrawRange>())? {
+        return None;
+    }
+    Some(
+        blob.chunks_exact(core::mem::size_of::<MultiDrawRange>())
+            .map(bytemuck::pod_read_unaligned)
+            .collect(),
+    )
+}

@@ -1,4 +1,5 @@
-//! Draw calls: every flavour collapses into the one `draw` record.
+//! Draw calls: every flavour collapses into the one `draw` record, and
+//! multi-draws into one `multi_draw` record where the backend takes it.
 
 use std::ffi::c_void;
 
@@ -148,6 +149,65 @@ fn emit_draw(
         blob,
     );
     gl.st.draws_since_publish += 1;
+    if gl.st.draws_since_publish >= PUBLISH_EVERY_DRAWS {
+        gl.st.draws_since_publish = 0;
+        remote::Transport::flush(&mut *gl.conn.pipe);
+    }
+}
+
+/// The sub-draws of one multi-draw, `(start, count, base_vertex)` with
+/// start = first vertex (arrays) or index byte offset: one `multi_draw`
+/// record when the backend takes it and every index lives in a bound index
+/// buffer, else one `draw` record each. Arguments are checked and state is
+/// validated already.
+fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
+    let has_ib = matches!(gl.st.sent.index_buffer, Some(h) if !h.is_null());
+    let one_record = gl.conn.caps.implements(mgpipe::Opcode::MultiDraw as u16)
+        && (isize_ == 0 || has_ib)
+        && !gl.st.rasterizer_discard;
+    if !one_record {
+        for &(start, count, base) in ranges {
+            if isize_ == 0 && start < 0 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            let (first, offset) = if isize_ == 0 {
+                (start as i32, 0)
+            } else {
+                (0, start as usize)
+            };
+            emit_draw(gl, mode, first, count, isize_, offset, 1, base, 0);
+        }
+        return;
+    }
+    let mut out = Vec::with_capacity(ranges.len());
+    for &(start, count, base) in ranges {
+        if start < 0 && isize_ == 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        if isize_ != 0 && !(start as u64).is_multiple_of(u64::from(isize_)) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        if count > 0 {
+            out.push(mgpipe::wire::MultiDrawRange {
+                start: start as u64,
+                count: count as u32,
+                base_vertex: if isize_ == 0 { 0 } else { base },
+            });
+        }
+    }
+    if out.is_empty() {
+        return;
+    }
+    gl.conn.pipe.multi_draw(
+        &calls::MultiDraw {
+            mode,
+            index_size: isize_,
+            draw_count: out.len() as u32,
+            ..Default::default()
+        },
+        bytemuck::cast_slice(&out),
+    );
+    gl.st.draws_since_publish += out.len() as u32;
     if gl.st.draws_since_publish >= PUBLISH_EVERY_DRAWS {
         gl.st.draws_since_publish = 0;
         remote::Transport::flush(&mut *gl.conn.pipe);
@@ -359,12 +419,12 @@ pub unsafe extern "C" fn glMultiDrawArrays(
     let (firsts, counts) = unsafe { (slice(first, drawcount), slice(count, drawcount)) };
     with_gl(|gl| {
         multi_draw(gl, mode, drawcount, None, counts, |gl, _| {
-            for (f, c) in firsts.iter().zip(counts) {
-                if *f < 0 {
-                    gl_err!(gl, glow::INVALID_VALUE);
-                }
-                emit_draw(gl, mode, *f, *c, 0, 0, 1, 0, 0);
-            }
+            let ranges: Vec<(i64, i32, i32)> = firsts
+                .iter()
+                .zip(counts)
+                .map(|(f, c)| (i64::from(*f), *c, 0))
+                .collect();
+            emit_multi(gl, mode, 0, &ranges);
         })
     })
 }
@@ -381,9 +441,12 @@ pub unsafe extern "C" fn glMultiDrawElements(
     let (counts, idx) = unsafe { (slice(count, drawcount), slice(indices, drawcount)) };
     with_gl(|gl| {
         multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
-            for (c, i) in counts.iter().zip(idx) {
-                emit_draw(gl, mode, 0, *c, isize_, *i as usize, 1, 0, 0);
-            }
+            let ranges: Vec<(i64, i32, i32)> = counts
+                .iter()
+                .zip(idx)
+                .map(|(c, i)| (*i as usize as i64, *c, 0))
+                .collect();
+            emit_multi(gl, mode, isize_, &ranges);
         })
     })
 }
@@ -407,9 +470,13 @@ pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(
     };
     with_gl(|gl| {
         multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
-            for ((c, i), b) in counts.iter().zip(idx).zip(bases) {
-                emit_draw(gl, mode, 0, *c, isize_, *i as usize, 1, *b, 0);
-            }
+            let ranges: Vec<(i64, i32, i32)> = counts
+                .iter()
+                .zip(idx)
+                .zip(bases)
+                .map(|((c, i), b)| (*i as usize as i64, *c, *b))
+                .collect();
+            emit_multi(gl, mode, isize_, &ranges);
         })
     })
 }
