@@ -396,7 +396,7 @@ impl GlesBackend {
     /// Make sure a native context is current on the calling thread: the
     /// client's current context, else the root.
     pub(crate) fn prepare(&self) {
-        let me = std::thread::current().id();
+        let me = current_thread_id();
         if self.thread.get() == Some(me) {
             return;
         }
@@ -449,6 +449,14 @@ impl GlesBackend {
             warn!(call, "GL error 0x{e:04X}");
         }
     }
+}
+
+/// The calling thread's id, cached per thread: `prepare` runs for every
+/// record, and `std::thread::current()` costs a reference count there.
+/// (Thread ids are never reused within a process.)
+pub(crate) fn current_thread_id() -> ThreadId {
+    thread_local!(static ME: ThreadId = std::thread::current().id());
+    ME.with(|t| *t)
 }
 
 impl Drop for GlesBackend {

@@ -101,7 +101,9 @@ impl Monolith {
     /// Log when the calling thread changes (the applier follows it).
     #[inline]
     fn note_thread(&mut self) {
-        let me = std::thread::current().id();
+        // Cached per thread: this runs for every call (ids are never reused).
+        thread_local!(static ME: ThreadId = std::thread::current().id());
+        let me = ME.with(|t| *t);
         if me != self.thread {
             tracing::debug!(from = ?self.thread, to = ?me, "monolith backend now used from another thread");
             self.thread = me;

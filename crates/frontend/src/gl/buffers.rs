@@ -8,7 +8,7 @@ use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
 use crate::context::{
-    with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_RESOURCES, DIRTY_VERTEX, MAX_UBO_BINDINGS,
+    with_gl, with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_RESOURCES, DIRTY_VERTEX, MAX_UBO_BINDINGS,
 };
 use crate::runtime::BlockingCause;
 
@@ -214,22 +214,27 @@ pub unsafe extern "C" fn glIsBuffer(name: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+    // Of the binding points only the VAO's element buffer feeds a draw
+    // (vertex buffers are captured by glVertexAttribPointer, uniform blocks
+    // read the indexed bindings): nothing else marks state dirty, so a
+    // frame that re-binds buffers between draws re-derives nothing.
+    with_gl(|gl| {
         if !is_buffer_target(target) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         if let Err(e) = ensure_buffer(gl, name) {
             gl_err!(gl, e);
         }
-        match target_slot(gl, target) {
-            Some(slot) => *slot = name,
+        let changed = match target_slot(gl, target) {
+            Some(slot) => std::mem::replace(slot, name) != name,
             None => gl_err!(gl, glow::INVALID_OPERATION),
-        }
-        if target == glow::ELEMENT_ARRAY_BUFFER {
+        };
+        if target == glow::ELEMENT_ARRAY_BUFFER && changed {
             let vao = gl.st.vao;
             if let Some(Some(v)) = gl.st.vaos.get_mut(&vao) {
                 v.rev += 1;
             }
+            gl.st.dirty |= DIRTY_VERTEX;
         }
     })
 }
@@ -287,7 +292,8 @@ fn bind_range(
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+    // Indexed bindings feed uniform blocks (resources), not vertex input.
+    with_gl_dirty(DIRTY_RESOURCES, |gl| {
         bind_range(gl, target, index, name, 0, 0, false)
     })
 }
@@ -300,7 +306,7 @@ pub unsafe extern "C" fn glBindBufferRange(
     offset: isize,
     size: isize,
 ) {
-    with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+    with_gl_dirty(DIRTY_RESOURCES, |gl| {
         bind_range(gl, target, index, name, offset as i64, size as i64, true)
     })
 }
