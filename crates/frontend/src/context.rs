@@ -260,7 +260,6 @@ pub struct VaoEmission {
     pub rev: u64,
     pub vertex_elements: Handle,
     pub vertex_buffers: calls::SetVertexBuffers,
-    pub index_buffer: Handle,
     pub enabled_mask: u32,
 }
 

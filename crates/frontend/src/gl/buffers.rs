@@ -230,10 +230,8 @@ pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
             None => gl_err!(gl, glow::INVALID_OPERATION),
         };
         if target == glow::ELEMENT_ARRAY_BUFFER && changed {
-            let vao = gl.st.vao;
-            if let Some(Some(v)) = gl.st.vaos.get_mut(&vao) {
-                v.rev += 1;
-            }
+            // The VAO's layout is unchanged (its emission stays cached);
+            // only the index buffer record is re-derived.
             gl.st.dirty |= DIRTY_VERTEX;
         }
     })

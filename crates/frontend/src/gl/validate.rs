@@ -792,6 +792,7 @@ impl Gl<'_> {
         let Some(Some(vao)) = self.st.vaos.get(&vao_name) else {
             return Err(glow::INVALID_OPERATION);
         };
+        let element_buffer = vao.element_buffer;
         // Derive the VAO's records once per revision (the dry verify pass
         // re-derives from scratch).
         let cached = match self.st.vao_emission.get(&vao_name) {
@@ -805,11 +806,13 @@ impl Gl<'_> {
                 None => return Ok(()),
             },
         };
-        let (h, vb, ib) = (
-            emission.vertex_elements,
-            emission.vertex_buffers,
-            emission.index_buffer,
-        );
+        // The index buffer is looked up fresh: re-binding GL_ELEMENT_ARRAY_BUFFER
+        // between draws (common) must not re-derive the vertex layout.
+        let ib = match self.sh.buffers.get(&element_buffer) {
+            Some(Some(b)) => b.handle,
+            _ => Handle::NULL,
+        };
+        let (h, vb) = (emission.vertex_elements, emission.vertex_buffers);
         if self.st.sent.vertex_elements != h {
             if self.st.verify_dry {
                 self.st
@@ -917,10 +920,6 @@ impl Gl<'_> {
                 a.stride
             };
         }
-        let index_buffer = match self.sh.buffers.get(&vao.element_buffer) {
-            Some(Some(b)) => b.handle,
-            _ => Handle::NULL,
-        };
         let key = cso_key(&ve);
         let h = match self.st.cso.vertex_elements.get(&key) {
             Some(h) => *h,
@@ -944,7 +943,6 @@ impl Gl<'_> {
             rev,
             vertex_elements: h,
             vertex_buffers: vb,
-            index_buffer,
             enabled_mask: ve.enabled_mask,
         };
         if !self.st.verify_dry {
