@@ -275,9 +275,8 @@ mod pipe_verify {
 }
 
 /// Reply-slot calls through their GL entry points (occlusion and timer
-/// queries, GL_TIMESTAMP, glGetTexImage), in every GLES lane and natively. The Vulkan backend
-/// declines these optional calls today (its caps call mask says so), so it
-/// is not run there.
+/// queries, GL_TIMESTAMP, glGetTexImage), in every lane of both backends
+/// and natively.
 mod reply_calls {
     use mobilegl_tests::Lane;
 
@@ -301,6 +300,18 @@ mod reply_calls {
                     #[test]
                     fn native() {
                         super::super::run_scenario(Lane::Native, stringify!($name));
+                    }
+                    #[test]
+                    fn vulkan_monolith() {
+                        super::super::run_scenario_on(Lane::Monolith, Some("vulkan"), stringify!($name));
+                    }
+                    #[test]
+                    fn vulkan_inproc() {
+                        super::super::run_scenario_on(Lane::Inproc, Some("vulkan"), stringify!($name));
+                    }
+                    #[test]
+                    fn vulkan_spawn() {
+                        super::super::run_scenario_on(Lane::Spawn, Some("vulkan"), stringify!($name));
                     }
                 }
             )*

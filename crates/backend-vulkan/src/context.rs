@@ -23,7 +23,7 @@ use crate::{
 };
 
 /// Replies larger than this are refused.
-const MAX_REPLY: u64 = 1 << 30;
+pub(crate) const MAX_REPLY: u64 = 1 << 30;
 
 /// Where an attachment lives.
 #[derive(Clone, Copy)]
@@ -225,17 +225,24 @@ impl VulkanBackend {
         Some(fb)
     }
 
-    /// Open (or keep) the rendering instance for `fb`.
-    fn begin_rendering(&mut self, fb: &Fb) -> Result<vk::CommandBuffer, VkError> {
-        let cmd = self.frames.cmd(&self.gpu)?;
+    /// Open (or keep) the rendering instance for `fb`. `draw`: the caller
+    /// queues a draw, so pending draws stay pending while the instance is
+    /// kept (the caller flushes them before recording any binding).
+    fn begin_rendering(&mut self, fb: &Fb, draw: bool) -> Result<vk::CommandBuffer, VkError> {
         let target = fb.target();
-        if self.frames.rendering == Some(target) {
+        let keep = self.frames.recording && self.frames.rendering == Some(target);
+        let cmd = if keep && draw {
+            self.frames.cmd_keep(&self.gpu)?
+        } else {
+            self.frames.cmd(&self.gpu)?
+        };
+        if keep {
             return Ok(cmd);
         }
         if self.frames.rendering.is_some() {
             self.frames.end_rendering(&self.gpu);
         } else {
-            frame::barrier(&self.gpu, cmd);
+            self.frames.full_barrier(&self.gpu, cmd);
         }
         let att = |v: vk::ImageView| {
             vk::RenderingAttachmentInfo::default()
@@ -545,8 +552,35 @@ impl VulkanBackend {
 
     fn buffer_of(&self, h: Handle) -> Option<(RawBuffer, u64)> {
         match self.scr.resources.get(h).map(|r| &r.kind) {
-            Some(ResKind::Buffer { raw, size }) => Some((*raw, *size)),
+            Some(ResKind::Buffer { raw, size, .. }) => Some((*raw, *size)),
             _ => None,
+        }
+    }
+
+    /// `buffer_of` for a buffer the work being recorded uses on the GPU
+    /// (marks it busy until that work completes).
+    fn buffer_use(&self, h: Handle) -> Option<(RawBuffer, u64)> {
+        match self.scr.resources.get(h).map(|r| &r.kind) {
+            Some(ResKind::Buffer {
+                raw,
+                size,
+                last_use,
+            }) => {
+                last_use.set(self.frames.next_serial);
+                Some((*raw, *size))
+            }
+            _ => None,
+        }
+    }
+
+    /// Submit the recording command buffer once it holds enough draws
+    /// (`frame::SUBMIT_EVERY_DRAWS`), so the device runs it while the
+    /// client records the rest of the frame. Called between calls only.
+    fn submit_if_busy(&mut self) {
+        if self.frames.draws_recorded >= frame::SUBMIT_EVERY_DRAWS {
+            if let Err(e) = self.frames.submit(&self.gpu) {
+                warn!("early submit failed: {e}");
+            }
         }
     }
 
@@ -596,6 +630,38 @@ fn clip(x: i64, y: i64, w: i64, h: i64, e: vk::Extent3D) -> Option<(u32, u32, u3
     let x1 = (x + w).min(e.width as i64);
     let y1 = (y + h).min(e.height as i64);
     (x1 > x0 && y1 > y0).then_some((x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32))
+}
+
+/// Copy tight rows of the clipped box `(x0, y0, w, h)` into the reply of a
+/// read of `width` pixels per row starting at `(px, py)`.
+fn scatter_rows(
+    reply: &mut [u8],
+    rows: &[u8],
+    (x0, y0, w, h): (u32, u32, u32, u32),
+    (px, py, width): (i64, i64, usize),
+    bpp: usize,
+) {
+    let row = w as usize * bpp;
+    let dx = (x0 as i64 - px) as usize;
+    let dy0 = (y0 as i64 - py) as usize;
+    if dx == 0 && w as usize == width {
+        // Whole rows: one copy.
+        let at = dy0 * row;
+        let n = row * h as usize;
+        if let (Some(d), Some(s)) = (reply.get_mut(at..at + n), rows.get(..n)) {
+            d.copy_from_slice(s);
+        }
+        return;
+    }
+    for r in 0..h as usize {
+        let at = ((dy0 + r) * width + dx) * bpp;
+        if let (Some(d), Some(s)) = (
+            reply.get_mut(at..at + row),
+            rows.get(r * row..(r + 1) * row),
+        ) {
+            d.copy_from_slice(s);
+        }
+    }
 }
 
 /// Widen u8 indices to u16 (restart index 0xFF -> 0xFFFF).
@@ -711,13 +777,69 @@ impl VulkanBackend {
         Ok(tmp)
     }
 
+    /// A draw that follows a fully resolved one with nothing applied in
+    /// between and the same shape: its range joins the pending draws.
+    /// False: take the full path.
+    fn fast_draw(&mut self, p: &calls::Draw, blob: &[u8]) -> bool {
+        let Some(l) = self.last_draw else {
+            return false;
+        };
+        if l.epoch != self.epoch
+            || l.serial != self.frames.next_serial
+            || !self.frames.recording
+            || self.frames.rendering.is_none()
+            || !blob.is_empty()
+            || p.mode == gl::LINE_LOOP
+            || (l.mode, l.index_size, l.instance_count, l.base_instance)
+                != (p.mode, p.index_size, p.instance_count, p.base_instance)
+        {
+            return false;
+        }
+        let inst = p.instance_count.max(1);
+        if p.index_size == 0 {
+            self.frames.push_draw(
+                &self.gpu,
+                (false, inst, p.base_instance),
+                (p.first, p.count, 0),
+            );
+            return true;
+        }
+        let isz = p.index_size as u64;
+        let bytes = p.count as u64 * isz;
+        let first = p.index_offset / isz;
+        let ok = p.index_offset.is_multiple_of(isz)
+            && p.index_offset
+                .checked_add(bytes)
+                .is_some_and(|e| e <= l.index_bytes);
+        let Ok(first) = u32::try_from(first) else {
+            return false;
+        };
+        if !ok {
+            return false;
+        }
+        self.frames.push_draw(
+            &self.gpu,
+            (true, inst, p.base_instance),
+            (first, p.count, p.base_vertex),
+        );
+        true
+    }
+
     fn do_draw(&mut self, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
+        if p.count != 0 && self.fast_draw(p, blob) {
+            return Ok(());
+        }
+        self.last_draw = None;
         let Some(c) = self.cur_copy("draw") else {
             return Ok(());
         };
         if p.count == 0 {
             return Ok(());
         }
+        // Open the frame first: the descriptor sets and arena ranges reused
+        // below belong to the recording frame (a frame opened later would
+        // reset the pools they came from).
+        self.frames.cmd_keep(&self.gpu).map_err(|e| e.to_string())?;
         let topo = emulation::topology(p.mode).ok_or_else(|| {
             format!(
                 "primitive mode 0x{:X} not supported (quads/polygon?)",
@@ -744,6 +866,7 @@ impl VulkanBackend {
         let samplers = build.samplers.clone();
         let layout = build.layout;
         let set_layouts = build.set_layouts;
+        let dynamic_ubos = build.dynamic_ubos;
         let global_binding = sh.global_binding;
         let has_globals = sh.global_size > 0;
         let Some(fb) = self.resolve_fb(&c) else {
@@ -796,7 +919,7 @@ impl VulkanBackend {
                     let slot = ve.buffer_index[li] as usize;
                     let buf = (slot < 16 && slot < c.vbufs.count as usize)
                         .then(|| c.vbufs.buffers[slot])
-                        .and_then(|h| self.buffer_of(h));
+                        .and_then(|h| self.buffer_use(h));
                     match (buf, emulation::vertex_format(ve.format[li])) {
                         (Some((raw, size)), Some(f)) => {
                             let off = c.vbufs.offsets[slot].saturating_add(ve.offset[li] as u64);
@@ -923,6 +1046,7 @@ impl VulkanBackend {
             .min_uniform_buffer_offset_alignment
             .max(1);
         let mut sets = [vk::DescriptorSet::null(); 2];
+        let mut ubo_offsets: Vec<u32> = Vec::new();
         if !ubos.is_empty() {
             let mut infos: Vec<(u32, u32, vk::DescriptorBufferInfo)> = Vec::new();
             for &(b, n) in ubos.iter() {
@@ -934,7 +1058,7 @@ impl VulkanBackend {
                     } else if (slot as usize) < (c.cbufs.count as usize).min(16) {
                         let si = slot as usize;
                         let h = c.cbufs.buffers[si];
-                        if let Some((raw, size)) = self.buffer_of(h) {
+                        if let Some((raw, size)) = self.buffer_use(h) {
                             let off = c.cbufs.offsets[si];
                             let len = if c.cbufs.sizes[si] == 0 {
                                 size.saturating_sub(off)
@@ -981,6 +1105,26 @@ impl VulkanBackend {
                     ));
                 }
             }
+            if dynamic_ubos {
+                // Dynamic offsets go in binding, then array-element order;
+                // the ranges' starts move into them (the set then only
+                // names buffers and sizes).
+                infos.sort_unstable_by_key(|(b, k, _)| (*b, *k));
+                for (_, _, i) in infos.iter_mut() {
+                    match u32::try_from(i.offset) {
+                        Ok(o) => {
+                            ubo_offsets.push(o);
+                            i.offset = 0;
+                        }
+                        Err(_) => ubo_offsets.push(0),
+                    }
+                }
+            }
+            let ubo_type = if dynamic_ubos {
+                vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
+            } else {
+                vk::DescriptorType::UNIFORM_BUFFER
+            };
             let sl = set_layouts[UBO_SET as usize];
             let what: Vec<frame::DescriptorBuffer> = infos
                 .iter()
@@ -1007,7 +1151,7 @@ impl VulkanBackend {
                                 .dst_set(set)
                                 .dst_binding(*b)
                                 .dst_array_element(*k)
-                                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                                .descriptor_type(ubo_type)
                                 .buffer_info(std::slice::from_ref(i))
                         })
                         .collect();
@@ -1092,8 +1236,10 @@ impl VulkanBackend {
         let line_loop = p.mode == gl::LINE_LOOP;
         enum Kind {
             Arrays,
-            Indexed(vk::Buffer, u64, vk::IndexType, u32),
+            /// (buffer, bind offset, type, count, first index)
+            Indexed(vk::Buffer, u64, vk::IndexType, u32, u32),
         }
+        let mut index_bytes = 0u64;
         let kind = if p.index_size == 0 {
             if line_loop && p.count >= 2 {
                 if p.count > 1 << 24 {
@@ -1110,7 +1256,7 @@ impl VulkanBackend {
                     .upload(&self.gpu, bytes.len() as u64, 4)
                     .map_err(|e| e.to_string())?;
                 a.write(0, bytes);
-                Kind::Indexed(a.buffer, a.offset, vk::IndexType::UINT32, p.count + 1)
+                Kind::Indexed(a.buffer, a.offset, vk::IndexType::UINT32, p.count + 1, 0)
             } else {
                 Kind::Arrays
             }
@@ -1148,11 +1294,12 @@ impl VulkanBackend {
                     .upload(&self.gpu, data.len() as u64, 4)
                     .map_err(|e| e.to_string())?;
                 a.write(0, &data);
-                Kind::Indexed(a.buffer, a.offset, ty, n)
+                Kind::Indexed(a.buffer, a.offset, ty, n, 0)
             } else {
                 let (raw, size) = self
-                    .buffer_of(c.index_buffer)
+                    .buffer_use(c.index_buffer)
                     .ok_or("indexed draw without a valid index buffer")?;
+                index_bytes = size;
                 if p.index_offset.checked_add(bytes).is_none_or(|e| e > size) {
                     return Err(format!(
                         "indices past the end of the index buffer (offset {} + {bytes} > {size})",
@@ -1173,21 +1320,60 @@ impl VulkanBackend {
                         "GL_LINE_LOOP with buffer indices drawn as a line strip (named gap)",
                     );
                 }
-                Kind::Indexed(raw.buffer, p.index_offset, ty, p.count)
+                // Bound at offset 0 (one bind for every draw from this
+                // buffer); the offset becomes the first index.
+                let first = u32::try_from(p.index_offset / isz as u64)
+                    .map_err(|_| "index offset too large")?;
+                Kind::Indexed(raw.buffer, 0, ty, p.count, first)
             }
         };
 
         // Record.
-        let cmd = self.begin_rendering(&fb).map_err(|e| e.to_string())?;
-        let d = &self.gpu.device;
+        let cmd = self.begin_rendering(&fb, true).map_err(|e| e.to_string())?;
         let lw = if self.gpu.feat.wide_lines && c.line_width.is_finite() {
             let r = self.gpu.props.limits.line_width_range;
             c.line_width.clamp(r[0], r[1])
         } else {
             1.0
         };
+        let ds = frame::DynState {
+            viewport: [
+                vp.x,
+                vp.y,
+                vp.width,
+                vp.height,
+                vp.near.clamp(0.0, 1.0),
+                vp.far.clamp(0.0, 1.0),
+            ],
+            scissor,
+            blend: c.blend_color,
+            stencil_ref: [rs.stencil_ref[0] as u32, rs.stencil_ref[1] as u32],
+            depth_bias: [c.polygon_offset[1], c.polygon_offset[0]],
+            line_width: lw,
+        };
+        // A draw that binds nothing new joins the pending draws (one
+        // multi-draw); otherwise those are recorded before the bindings.
+        let f = &self.frames;
+        let rebind = f.bound_pipeline != pipe
+            || f.dyn_state != Some(ds)
+            || sets
+                .iter()
+                .enumerate()
+                .any(|(i, s)| *s != vk::DescriptorSet::null() && f.bound_sets[i] != (layout, *s))
+            || (sets[0] != vk::DescriptorSet::null() && f.bound_ubo_offsets != ubo_offsets)
+            || vbinds.iter().any(|&(b, buf, off)| {
+                f.bound_vertex
+                    .get(b as usize)
+                    .is_none_or(|x| *x != (buf, off))
+            })
+            || matches!(kind, Kind::Indexed(buf, off, ty, ..) if f.bound_index != Some((buf, off, ty)));
+        if rebind {
+            self.frames.flush_draws(&self.gpu);
+        }
+        let d = &self.gpu.device;
         // SAFETY: recording inside the rendering instance the pipeline's
-        // formats were keyed on; every bound object is live for this frame.
+        // formats were keyed on; every bound object is live for this frame;
+        // pending draws were recorded before any binding changes.
         unsafe {
             if self.frames.bound_pipeline != pipe {
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe);
@@ -1196,21 +1382,6 @@ impl VulkanBackend {
             // Dynamic state is set only where it differs from what this
             // command buffer last set (each call is a state change for the
             // driver).
-            let ds = frame::DynState {
-                viewport: [
-                    vp.x,
-                    vp.y,
-                    vp.width,
-                    vp.height,
-                    vp.near.clamp(0.0, 1.0),
-                    vp.far.clamp(0.0, 1.0),
-                ],
-                scissor,
-                blend: c.blend_color,
-                stencil_ref: [rs.stencil_ref[0] as u32, rs.stencil_ref[1] as u32],
-                depth_bias: [c.polygon_offset[1], c.polygon_offset[0]],
-                line_width: lw,
-            };
             let old = self.frames.dyn_state.replace(ds);
             let changed = |f: &dyn Fn(&frame::DynState) -> bool| old.as_ref().is_none_or(f);
             if changed(&|o| o.viewport != ds.viewport) {
@@ -1247,9 +1418,19 @@ impl VulkanBackend {
                 d.cmd_set_line_width(cmd, lw);
             }
             for (i, set) in sets.iter().enumerate() {
-                if *set != vk::DescriptorSet::null() && self.frames.bound_sets[i] != (layout, *set)
+                let offsets: &[u32] = if i == UBO_SET as usize {
+                    &ubo_offsets
+                } else {
+                    &[]
+                };
+                let moved = i == UBO_SET as usize && self.frames.bound_ubo_offsets != ubo_offsets;
+                if *set != vk::DescriptorSet::null()
+                    && (self.frames.bound_sets[i] != (layout, *set) || moved)
                 {
                     self.frames.bound_sets[i] = (layout, *set);
+                    if i == UBO_SET as usize {
+                        self.frames.bound_ubo_offsets.clone_from(&ubo_offsets);
+                    }
                     // Binding set i with another layout may disturb the
                     // sets above it: bind those again.
                     for above in self.frames.bound_sets.iter_mut().skip(i + 1) {
@@ -1261,7 +1442,7 @@ impl VulkanBackend {
                         layout,
                         i as u32,
                         std::slice::from_ref(set),
-                        &[],
+                        offsets,
                     );
                 }
             }
@@ -1275,16 +1456,37 @@ impl VulkanBackend {
                 }
                 d.cmd_bind_vertex_buffers(cmd, b, &[buf], &[off]);
             }
-            match kind {
-                Kind::Arrays => d.cmd_draw(cmd, p.count, inst, p.first, p.base_instance),
-                Kind::Indexed(buf, off, ty, n) => {
-                    if self.frames.bound_index != Some((buf, off, ty)) {
-                        d.cmd_bind_index_buffer(cmd, buf, off, ty);
-                        self.frames.bound_index = Some((buf, off, ty));
-                    }
-                    d.cmd_draw_indexed(cmd, n, inst, 0, p.base_vertex, p.base_instance);
+            if let Kind::Indexed(buf, off, ty, ..) = kind {
+                if self.frames.bound_index != Some((buf, off, ty)) {
+                    d.cmd_bind_index_buffer(cmd, buf, off, ty);
+                    self.frames.bound_index = Some((buf, off, ty));
                 }
             }
+        }
+        match kind {
+            Kind::Arrays => self.frames.push_draw(
+                &self.gpu,
+                (false, inst, p.base_instance),
+                (p.first, p.count, 0),
+            ),
+            Kind::Indexed(_, _, _, n, first) => self.frames.push_draw(
+                &self.gpu,
+                (true, inst, p.base_instance),
+                (first, n, p.base_vertex),
+            ),
+        }
+        // Client-memory indices and line loops depend on the draw's own
+        // data: only draws from buffers (or without indices) are followed.
+        if blob.is_empty() && !line_loop {
+            self.last_draw = Some(crate::LastDraw {
+                epoch: self.epoch,
+                serial: self.frames.next_serial,
+                mode: p.mode,
+                index_size: p.index_size,
+                instance_count: p.instance_count,
+                base_instance: p.base_instance,
+                index_bytes,
+            });
         }
         if p.base_instance != 0 {
             self.warn_once(
@@ -1427,7 +1629,9 @@ impl VulkanBackend {
         } else {
             None
         };
-        let cmd = self.begin_rendering(&fb).map_err(|e| e.to_string())?;
+        let cmd = self
+            .begin_rendering(&fb, false)
+            .map_err(|e| e.to_string())?;
         let rects = [vk::ClearRect {
             rect,
             base_array_layer: 0,
@@ -1493,7 +1697,8 @@ impl VulkanBackend {
         if total > MAX_REPLY {
             return Err("rectangle too large".into());
         }
-        reply.resize(total as usize, 0);
+        // `reply` stays empty until rows arrive; the caller pads it with
+        // zeros to `total` bytes whatever happens.
         if total == 0 {
             return Ok(());
         }
@@ -1535,7 +1740,15 @@ impl VulkanBackend {
             (src.image, src.level, src.layer)
         };
         let texel = emulation::copy_texel_size(src.format.vk, aspect);
-        let data = self.read_image(
+        // The client asked for exactly the storage's texels: rows go from
+        // the read-back mapping straight into the reply.
+        let identity = aspect == vk::ImageAspectFlags::COLOR
+            && !src.format.alpha_one
+            && src.format.format == p.format
+            && src.format.ty == p.r#type
+            && texel as usize == bpp;
+        let (px, py, pw) = (p.x as i64, p.y as i64, p.width as usize);
+        let data = self.read_image_with(
             image,
             aspect,
             texel,
@@ -1551,19 +1764,51 @@ impl VulkanBackend {
                 height: ch,
                 depth: 1,
             },
+            |bytes| {
+                if !identity {
+                    return Some(bytes.to_vec());
+                }
+                if (x0 as i64, y0 as i64, cw, ch) == (px, py, p.width, p.height) {
+                    // The whole rectangle: no zero fill first.
+                    reply.clear();
+                    reply.extend_from_slice(bytes);
+                } else {
+                    reply.resize(total as usize, 0);
+                    scatter_rows(reply, bytes, (x0, y0, cw, ch), (px, py, pw), bpp);
+                }
+                None
+            },
         );
         if let Some(t) = tmp {
             let mut g = Vec::new();
             resource::collect_image(t, &mut g);
             self.retire(g);
         }
-        let mut data = data.map_err(|e| e.to_string())?;
+        let Some(data) = data.map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
         let n = cw as usize * ch as usize;
-        let (mut sf, mut st) = (src.format.format, src.format.ty);
+        let conv = Self::convert_read(src.format, aspect, data, n, p.format, p.r#type)?;
+        reply.resize(total as usize, 0);
+        scatter_rows(reply, &conv, (x0, y0, cw, ch), (px, py, pw), bpp);
+        Ok(())
+    }
+
+    /// Tight texels read back from storage `sff` (one aspect) converted to
+    /// the client's format/type.
+    pub(crate) fn convert_read(
+        sff: StorageFormat,
+        aspect: vk::ImageAspectFlags,
+        mut data: Vec<u8>,
+        n: usize,
+        format: u32,
+        ty: u32,
+    ) -> Result<Vec<u8>, String> {
+        let (mut sf, mut st) = (sff.format, sff.ty);
         if aspect == vk::ImageAspectFlags::STENCIL {
             (sf, st) = (gl::STENCIL_INDEX, gl::UNSIGNED_BYTE);
         } else if aspect == vk::ImageAspectFlags::DEPTH {
-            match src.format.vk {
+            match sff.vk {
                 vk::Format::D16_UNORM => (sf, st) = (gl::DEPTH_COMPONENT, gl::UNSIGNED_SHORT),
                 vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D24_UNORM_S8_UINT => {
                     let f: Vec<f32> = data
@@ -1578,9 +1823,9 @@ impl VulkanBackend {
                 }
                 _ => (sf, st) = (gl::DEPTH_COMPONENT, gl::FLOAT),
             }
-        } else if src.format.alpha_one {
+        } else if sff.alpha_one {
             // GL reads alpha 1 from formats without alpha.
-            let (rf, rt) = match src.format.class {
+            let (rf, rt) = match sff.class {
                 FormatClass::Int => (gl::RGB_INTEGER, gl::INT),
                 FormatClass::Uint => (gl::RGB_INTEGER, gl::UNSIGNED_INT),
                 _ => (gl::RGB, gl::FLOAT),
@@ -1589,25 +1834,8 @@ impl VulkanBackend {
                 .ok_or("alpha-one conversion failed")?;
             (sf, st) = (rf, rt);
         }
-        let conv = emulation::convert(&data, sf, st, p.format, p.r#type, n).ok_or_else(|| {
-            format!(
-                "no conversion from 0x{sf:X}/0x{st:X} to 0x{:X}/0x{:X}",
-                p.format, p.r#type
-            )
-        })?;
-        let row = cw as usize * bpp;
-        for r in 0..ch as usize {
-            let dy = (y0 as i64 - p.y as i64) as usize + r;
-            let dx = (x0 as i64 - p.x as i64) as usize;
-            let at = (dy * p.width as usize + dx) * bpp;
-            if let (Some(d), Some(s)) = (
-                reply.get_mut(at..at + row),
-                conv.get(r * row..(r + 1) * row),
-            ) {
-                d.copy_from_slice(s);
-            }
-        }
-        Ok(())
+        emulation::convert(&data, sf, st, format, ty, n)
+            .ok_or_else(|| format!("no conversion from 0x{sf:X}/0x{st:X} to 0x{format:X}/0x{ty:X}"))
     }
 
     fn do_buffer_readback(
@@ -1622,25 +1850,21 @@ impl VulkanBackend {
         if p.size == 0 {
             return Ok(());
         }
-        let (raw, size) = self.buffer_of(p.res).ok_or("unknown buffer")?;
+        let (raw, size) = self.buffer_use(p.res).ok_or("unknown buffer")?;
         if p.offset.checked_add(p.size).is_none_or(|e| e > size) {
             return Err(format!(
                 "range {}+{} past the end ({size})",
                 p.offset, p.size
             ));
         }
-        let rb = self
-            .gpu
-            .create_buffer(p.size, vk::BufferUsageFlags::TRANSFER_DST, true)
-            .map_err(|e| e.to_string())?;
-        let res = (|| -> Result<(), VkError> {
-            let cmd = self.frames.transfer_cmd(&self.gpu)?;
-            // SAFETY: recording outside rendering; ranges checked above.
+        let copy = |gpu: &crate::device::Gpu, cmd: vk::CommandBuffer, dst: vk::Buffer| {
+            // SAFETY: recording outside rendering; ranges checked above;
+            // the read-back buffer holds `size` bytes.
             unsafe {
-                self.gpu.device.cmd_copy_buffer(
+                gpu.device.cmd_copy_buffer(
                     cmd,
                     raw.buffer,
-                    rb.buffer,
+                    dst,
                     &[vk::BufferCopy {
                         src_offset: p.offset,
                         dst_offset: 0,
@@ -1648,20 +1872,12 @@ impl VulkanBackend {
                     }],
                 )
             };
-            frame::barrier(&self.gpu, cmd);
-            self.frames.finish(&self.gpu)
-        })();
-        match res {
-            Ok(()) => {
-                rb.read(0, reply);
-                rb.destroy(&self.gpu);
-                Ok(())
-            }
-            Err(e) => {
-                self.frames.retire(Garbage::Buffer(rb));
-                Err(e.to_string())
-            }
-        }
+        };
+        self.read_back(p.size, copy, |bytes| {
+            let n = bytes.len().min(reply.len());
+            reply[..n].copy_from_slice(&bytes[..n]);
+        })
+        .map_err(|e| e.to_string())
     }
 
     fn do_blit(&mut self, p: &calls::Blit) -> Result<(), String> {
@@ -2087,7 +2303,7 @@ impl VulkanBackend {
 
     /// Offset/extent/layers of a box of `target`.
     #[allow(clippy::too_many_arguments)]
-    fn region(
+    pub(crate) fn region(
         target: u32,
         x: i32,
         y: i32,
@@ -2180,6 +2396,7 @@ impl Context for VulkanBackend {
     // ------------------------------------------------------------ objects
 
     fn buffer_respecify(&mut self, p: &calls::BufferRespecify, blob: &[u8]) {
+        self.touch();
         if self.buffer_of(p.res).is_none() {
             warn!(res = ?p.res, "buffer_respecify: unknown buffer, skipped");
             return;
@@ -2188,29 +2405,51 @@ impl Context for VulkanBackend {
             warn!(res = ?p.res, size = p.size, "buffer_respecify: size too large, skipped");
             return;
         }
-        let raw = match self.new_buffer(p.size) {
+        let n = blob.len().min(p.size as usize);
+        // Storage the GPU is done with and about the right size is kept
+        // and rewritten by the host; otherwise (busy: GL's orphaning) new
+        // storage replaces it.
+        let reuse = match self.scr.resources.get(p.res).map(|r| &r.kind) {
+            Some(ResKind::Buffer { raw, last_use, .. }) => {
+                let cap = raw.size;
+                let fits = !raw.ptr.is_null() && cap >= p.size.max(4) && cap / 2 <= p.size;
+                let serial = last_use.get();
+                (fits && self.frames.is_done(&self.gpu, serial)).then_some(*raw)
+            }
+            _ => None,
+        };
+        if let Some(raw) = reuse {
+            raw.write(0, &blob[..n]);
+            raw.zero(n as u64, raw.size - n as u64);
+            if let Some(ResKind::Buffer { size, .. }) =
+                self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+            {
+                *size = p.size;
+            }
+            return;
+        }
+        let raw = match self.new_buffer_with(p.size, &blob[..n]) {
             Ok(r) => r,
             Err(e) => {
                 warn!(res = ?p.res, "buffer_respecify: {e}");
                 return;
             }
         };
-        if !blob.is_empty() {
-            let n = blob.len().min(p.size as usize);
-            if let Err(e) = self.upload_buffer(raw.buffer, 0, &blob[..n]) {
-                warn!(res = ?p.res, "buffer_respecify: upload failed: {e}");
-            }
-        }
-        if let Some(ResKind::Buffer { raw: r, size }) =
-            self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+        if let Some(ResKind::Buffer {
+            raw: r,
+            size,
+            last_use,
+        }) = self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
         {
             let old = std::mem::replace(r, raw);
             *size = p.size;
+            last_use.set(0);
             self.frames.retire(Garbage::Buffer(old));
         }
     }
 
     fn buffer_subdata(&mut self, p: &calls::BufferSubdata, blob: &[u8]) {
+        self.touch();
         let Some((raw, size)) = self.buffer_of(p.res) else {
             warn!(res = ?p.res, "buffer_subdata: unknown buffer, skipped");
             return;
@@ -2222,13 +2461,28 @@ impl Context for VulkanBackend {
             warn!(res = ?p.res, offset = p.offset, len = blob.len(), size, "buffer_subdata: range past the end, skipped");
             return;
         }
-        if let Err(e) = self.upload_buffer(raw.buffer, p.offset, blob) {
+        if blob.is_empty() {
+            return;
+        }
+        // The use serial lives in the table entry; take it out for the call.
+        let last_use = match self.scr.resources.get(p.res).map(|r| &r.kind) {
+            Some(ResKind::Buffer { last_use, .. }) => std::cell::Cell::new(last_use.get()),
+            _ => return,
+        };
+        let r = self.write_client_buffer(raw, &last_use, p.offset, blob);
+        if let Some(ResKind::Buffer { last_use: l, .. }) =
+            self.scr.resources.get(p.res).map(|r| &r.kind)
+        {
+            l.set(last_use.get());
+        }
+        if let Err(e) = r {
             warn!(res = ?p.res, "buffer_subdata: {e}");
         }
     }
 
     fn buffer_copy(&mut self, p: &calls::BufferCopy) {
-        let (Some((src, ss)), Some((dst, ds))) = (self.buffer_of(p.src), self.buffer_of(p.dst))
+        self.touch();
+        let (Some((src, ss)), Some((dst, ds))) = (self.buffer_use(p.src), self.buffer_use(p.dst))
         else {
             warn!(src = ?p.src, dst = ?p.dst, "buffer_copy: unknown buffer, skipped");
             return;
@@ -2267,6 +2521,7 @@ impl Context for VulkanBackend {
     }
 
     fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
+        self.touch();
         if let Err(e) = self.ensure_texture_image(
             p.res,
             p.target,
@@ -2298,6 +2553,7 @@ impl Context for VulkanBackend {
     }
 
     fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
+        self.touch();
         if let Err(e) = self.upload_box(
             p.res,
             p.target,
@@ -2312,6 +2568,7 @@ impl Context for VulkanBackend {
     }
 
     fn texture_storage(&mut self, p: &calls::TextureStorage) {
+        self.touch();
         if let Err(e) = self.ensure_texture_image(
             p.res,
             p.target,
@@ -2327,6 +2584,7 @@ impl Context for VulkanBackend {
     }
 
     fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
+        self.touch();
         let Some((image, sf, levels, extent, layers)) = self.texture_image_of(p.res) else {
             warn!(res = ?p.res, "generate_mipmap: texture without storage, skipped");
             return;
@@ -2393,12 +2651,14 @@ impl Context for VulkanBackend {
     // ------------------------------------------------------------ CSOs
 
     fn create_render_state(&mut self, p: &calls::CreateRenderState) {
+        self.touch();
         if self.scr.render_states.insert(p.cso, *p).is_err() {
             warn!(cso = ?p.cso, "create_render_state: invalid handle, skipped");
         }
     }
 
     fn bind_render_state(&mut self, p: &calls::BindRenderState) {
+        self.touch();
         let rs = if p.cso.is_null() {
             default_render_state()
         } else if let Some(rs) = self.scr.render_states.get(p.cso) {
@@ -2413,18 +2673,21 @@ impl Context for VulkanBackend {
     }
 
     fn delete_render_state(&mut self, p: &calls::DeleteRenderState) {
+        self.touch();
         if self.scr.render_states.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_render_state: unknown render state, skipped");
         }
     }
 
     fn create_vertex_elements(&mut self, p: &calls::CreateVertexElements) {
+        self.touch();
         if self.scr.vertex_elements.insert(p.cso, *p).is_err() {
             warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped");
         }
     }
 
     fn bind_vertex_elements(&mut self, p: &calls::BindVertexElements) {
+        self.touch();
         if !p.cso.is_null() && self.scr.vertex_elements.get(p.cso).is_none() {
             warn!(cso = ?p.cso, "bind_vertex_elements: unknown vertex elements");
         }
@@ -2434,12 +2697,14 @@ impl Context for VulkanBackend {
     }
 
     fn delete_vertex_elements(&mut self, p: &calls::DeleteVertexElements) {
+        self.touch();
         if self.scr.vertex_elements.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");
         }
     }
 
     fn create_sampler(&mut self, p: &calls::CreateSampler) {
+        self.touch();
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let min = or(p.min_filter, gl::NEAREST_MIPMAP_LINEAR);
         let mag = or(p.mag_filter, gl::LINEAR);
@@ -2531,6 +2796,7 @@ impl Context for VulkanBackend {
     }
 
     fn delete_sampler(&mut self, p: &calls::DeleteSampler) {
+        self.touch();
         match self.scr.samplers.remove(p.cso) {
             Some(s) => self.frames.retire(Garbage::Sampler(s.sampler)),
             None => warn!(cso = ?p.cso, "delete_sampler: unknown sampler, skipped"),
@@ -2538,18 +2804,21 @@ impl Context for VulkanBackend {
     }
 
     fn create_sampler_view(&mut self, p: &calls::CreateSamplerView) {
+        self.touch();
         if self.scr.views.insert(p.cso, *p).is_err() {
             warn!(cso = ?p.cso, "create_sampler_view: invalid handle, skipped");
         }
     }
 
     fn delete_sampler_view(&mut self, p: &calls::DeleteSamplerView) {
+        self.touch();
         if self.scr.views.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_sampler_view: unknown sampler view, skipped");
         }
     }
 
     fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
+        self.touch();
         let built = match pipeline::build_shader(&self.gpu, p, blob) {
             Ok(b) => Some(b),
             Err(e) => {
@@ -2575,6 +2844,7 @@ impl Context for VulkanBackend {
     }
 
     fn delete_shader(&mut self, p: &calls::DeleteShader) {
+        self.touch();
         match self.scr.shaders.remove(p.cso) {
             Some(e) => self.release_shader(p.cso, e),
             None => warn!(shader = ?p.cso, "delete_shader: unknown shader, skipped"),
@@ -2582,6 +2852,7 @@ impl Context for VulkanBackend {
     }
 
     fn bind_shader(&mut self, p: &calls::BindShader) {
+        self.touch();
         if !p.cso.is_null() && self.scr.shaders.get(p.cso).is_none() {
             warn!(shader = ?p.cso, "bind_shader: unknown shader (draws will be skipped)");
         }
@@ -2593,6 +2864,7 @@ impl Context for VulkanBackend {
     // ------------------------------------------------------------ set_*
 
     fn set_framebuffer_state(&mut self, p: &calls::SetFramebufferState) {
+        self.touch();
         if let Some(c) = self.cur("set_framebuffer_state") {
             c.fb = if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
                 None
@@ -2603,6 +2875,7 @@ impl Context for VulkanBackend {
     }
 
     fn set_read_surface(&mut self, p: &calls::SetReadSurface) {
+        self.touch();
         if let Some(c) = self.cur("set_read_surface") {
             c.read = if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
                 None
@@ -2613,24 +2886,28 @@ impl Context for VulkanBackend {
     }
 
     fn set_viewport(&mut self, p: &calls::SetViewport) {
+        self.touch();
         if let Some(c) = self.cur("set_viewport") {
             c.viewport = *p;
         }
     }
 
     fn set_scissor(&mut self, p: &calls::SetScissor) {
+        self.touch();
         if let Some(c) = self.cur("set_scissor") {
             c.scissor = *p;
         }
     }
 
     fn set_blend_color(&mut self, p: &calls::SetBlendColor) {
+        self.touch();
         if let Some(c) = self.cur("set_blend_color") {
             c.blend_color = p.color.map(|v| if v.is_finite() { v } else { 0.0 });
         }
     }
 
     fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
+        self.touch();
         if let Some(c) = self.cur("set_polygon_offset") {
             let f = |v: f32| if v.is_finite() { v } else { 0.0 };
             c.polygon_offset = [f(p.factor), f(p.units)];
@@ -2638,6 +2915,7 @@ impl Context for VulkanBackend {
     }
 
     fn set_line_width(&mut self, p: &calls::SetLineWidth) {
+        self.touch();
         if let Some(c) = self.cur("set_line_width") {
             c.line_width = if p.width.is_finite() && p.width > 0.0 {
                 p.width
@@ -2648,42 +2926,49 @@ impl Context for VulkanBackend {
     }
 
     fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
+        self.touch();
         if let Some(c) = self.cur("set_vertex_buffers") {
             c.vbufs = *p;
         }
     }
 
     fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
+        self.touch();
         if let Some(c) = self.cur("set_index_buffer") {
             c.index_buffer = p.buffer;
         }
     }
 
     fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
+        self.touch();
         if let Some(c) = self.cur("set_vertex_attrib_defaults") {
             c.attrib_defaults = *p;
         }
     }
 
     fn set_sampler_views(&mut self, p: &calls::SetSamplerViews) {
+        self.touch();
         if let Some(c) = self.cur("set_sampler_views") {
             c.views = *p;
         }
     }
 
     fn bind_samplers(&mut self, p: &calls::BindSamplers) {
+        self.touch();
         if let Some(c) = self.cur("bind_samplers") {
             c.samplers = *p;
         }
     }
 
     fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
+        self.touch();
         if let Some(c) = self.cur("set_constant_buffers") {
             c.cbufs = *p;
         }
     }
 
     fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
+        self.touch();
         let Some(sh) = self.scr.shaders.get_mut(p.shader) else {
             warn!(shader = ?p.shader, "set_global_constants: unknown shader, skipped");
             return;
@@ -2700,6 +2985,7 @@ impl Context for VulkanBackend {
     // ------------------------------------------------------------ verbs
 
     fn clear(&mut self, p: &calls::Clear) {
+        self.touch();
         if let Err(e) = self.do_clear(p) {
             warn!("clear: {e}, skipped");
         }
@@ -2709,15 +2995,18 @@ impl Context for VulkanBackend {
         if let Err(e) = self.do_draw(p, blob) {
             warn!(mode = p.mode, count = p.count, "draw: {e}, skipped");
         }
+        self.submit_if_busy();
     }
 
     fn blit(&mut self, p: &calls::Blit) {
+        self.touch();
         if let Err(e) = self.do_blit(p) {
             warn!("blit: {e}, skipped");
         }
     }
 
     fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
+        self.touch();
         reply.clear();
         if let Err(e) = self.do_read_pixels(p, reply) {
             warn!(
@@ -2726,9 +3015,18 @@ impl Context for VulkanBackend {
                 "read_pixels: {e}; zeros returned"
             );
         }
+        let want = emulation::bytes_per_pixel(p.format, p.r#type)
+            .map(|bpp| (p.width as u64 * p.height as u64).saturating_mul(bpp as u64))
+            .filter(|&t| t <= MAX_REPLY)
+            .unwrap_or(0) as usize;
+        if reply.len() != want {
+            reply.clear();
+            reply.resize(want, 0);
+        }
     }
 
     fn buffer_readback(&mut self, p: &calls::BufferReadback, reply: &mut Vec<u8>) {
+        self.touch();
         reply.clear();
         if let Err(e) = self.do_buffer_readback(p, reply) {
             warn!(res = ?p.res, "buffer_readback: {e}; zeros returned");
@@ -2736,6 +3034,7 @@ impl Context for VulkanBackend {
     }
 
     fn fence_insert(&mut self, p: &calls::FenceInsert) {
+        self.touch();
         let serial = match self.frames.submit(&self.gpu) {
             Ok(s) => s,
             Err(e) => {
@@ -2749,19 +3048,52 @@ impl Context for VulkanBackend {
     }
 
     fn flush_commands(&mut self, _p: &calls::FlushCommands) {
+        self.touch();
         if let Err(e) = self.frames.submit(&self.gpu) {
             warn!("flush_commands: {e}");
         }
     }
 
     fn finish(&mut self, _p: &calls::Finish, reply: &mut Vec<u8>) {
+        self.touch();
         reply.clear();
         if let Err(e) = self.frames.finish(&self.gpu) {
             warn!("finish: {e}");
         }
     }
 
+    fn query_begin(&mut self, p: &calls::QueryBegin) {
+        self.touch();
+        self.q_begin(p);
+    }
+
+    fn query_end(&mut self, p: &calls::QueryEnd) {
+        self.touch();
+        self.q_end(p);
+    }
+
+    fn query_counter(&mut self, p: &calls::QueryCounter) {
+        self.touch();
+        self.q_counter(p);
+    }
+
+    fn query_result(&mut self, p: &calls::QueryResult, reply: &mut Vec<u8>) {
+        self.touch();
+        self.q_result(p, reply);
+    }
+
+    fn timestamp(&mut self, _p: &calls::Timestamp, reply: &mut Vec<u8>) {
+        self.touch();
+        self.timestamp_ns(reply);
+    }
+
+    fn get_texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
+        self.touch();
+        self.texture_image(p, reply);
+    }
+
     fn present(&mut self, p: &calls::Present) {
+        self.touch();
         if !p.surface.is_null() && self.scr.surfaces.get(p.surface).is_none() {
             warn!(surface = ?p.surface, "present: unknown surface");
         }

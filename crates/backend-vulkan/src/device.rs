@@ -25,6 +25,11 @@ pub(crate) struct Features {
     pub anisotropy: bool,
     pub independent_blend: bool,
     pub large_points: bool,
+    /// VK_EXT_multi_draw: runs of draws with identical bindings become one
+    /// vkCmdDrawMulti*EXT.
+    pub multi_draw: bool,
+    /// Exact occlusion counts (GL_SAMPLES_PASSED).
+    pub occlusion_precise: bool,
 }
 
 /// The device and what we know about it.
@@ -38,11 +43,24 @@ pub(crate) struct Gpu {
     pub props: vk::PhysicalDeviceProperties,
     pub mem: vk::PhysicalDeviceMemoryProperties,
     pub feat: Features,
+    /// Unified memory (CPU or integrated device with a device-local,
+    /// host-visible, coherent memory type): client buffers live in mapped
+    /// memory and idle ones are written by the host directly.
+    pub uma: bool,
     dr_khr: Option<ash::khr::dynamic_rendering::Device>,
+    /// VK_EXT_multi_draw entry points (when `feat.multi_draw`).
+    pub multi_draw: Option<ash::ext::multi_draw::Device>,
+    /// Nanoseconds per timestamp tick; None: the queue has no timestamps.
+    pub timestamp_period: Option<f64>,
+    /// maxMultiDrawCount (0 without VK_EXT_multi_draw).
+    pub max_multi_draw: u32,
     pub pool: vk::CommandPool,
     pub pcache: vk::PipelineCache,
     pub device_name: String,
     pub driver_version: String,
+    /// Format properties already asked for (vertex formats are checked at
+    /// every draw).
+    format_cache: std::cell::RefCell<std::collections::HashMap<i32, vk::FormatProperties>>,
 }
 
 fn call(call: &'static str) -> impl Fn(vk::Result) -> VkError {
@@ -154,10 +172,12 @@ impl Gpu {
                 props,
                 exts,
                 core13,
+                qf[qfam].timestamp_valid_bits,
             ));
         }
         candidates.sort_by_key(|c| c.0);
-        let Some((_, pdev, qfam, props, exts, core13)) = candidates.into_iter().next() else {
+        let Some((_, pdev, qfam, props, exts, core13, ts_bits)) = candidates.into_iter().next()
+        else {
             return Err(VkError::NoDevice(if why.is_empty() {
                 "no physical devices".into()
             } else {
@@ -171,6 +191,8 @@ impl Gpu {
         let mut fdcc = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
         let mut fdiv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default();
         let mut fu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
+        let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
+        let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
         let div_name = if has_ext(&exts, ash::khr::vertex_attribute_divisor::NAME) {
             Some(ash::khr::vertex_attribute_divisor::NAME)
@@ -202,6 +224,9 @@ impl Gpu {
             if u8_name.is_some() {
                 f2 = f2.push_next(&mut fu8);
             }
+            if has_md {
+                f2 = f2.push_next(&mut fmd);
+            }
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
             f2.features
@@ -223,6 +248,8 @@ impl Gpu {
             anisotropy: core_f.sampler_anisotropy != 0,
             independent_blend: core_f.independent_blend != 0,
             large_points: core_f.large_points != 0,
+            multi_draw: has_md && fmd.multi_draw != 0,
+            occlusion_precise: core_f.occlusion_query_precise != 0,
         };
 
         // Enable exactly what we use.
@@ -239,6 +266,9 @@ impl Gpu {
         if let (true, Some(n)) = (feat.index_u8, u8_name) {
             dev_exts.push(n.as_ptr());
         }
+        if feat.multi_draw {
+            dev_exts.push(ash::ext::multi_draw::NAME.as_ptr());
+        }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
         }
@@ -246,7 +276,8 @@ impl Gpu {
             .wide_lines(feat.wide_lines)
             .sampler_anisotropy(feat.anisotropy)
             .independent_blend(feat.independent_blend)
-            .large_points(feat.large_points);
+            .large_points(feat.large_points)
+            .occlusion_query_precise(feat.occlusion_precise);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
         let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut edcc =
@@ -254,6 +285,7 @@ impl Gpu {
         let mut ediv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default()
             .vertex_attribute_instance_rate_divisor(true);
         let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
+        let mut emd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let prio = [1.0f32];
         let qci = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qfam)
@@ -275,6 +307,9 @@ impl Gpu {
         }
         if feat.index_u8 {
             dci = dci.push_next(&mut eu8);
+        }
+        if feat.multi_draw {
+            dci = dci.push_next(&mut emd);
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.
@@ -305,6 +340,20 @@ impl Gpu {
                 .unwrap_or(vk::PipelineCache::null());
         let dr_khr =
             (!core13).then(|| ash::khr::dynamic_rendering::Device::new(&instance, &device));
+        let multi_draw = feat
+            .multi_draw
+            .then(|| ash::ext::multi_draw::Device::new(&instance, &device));
+        let timestamp_period = (ts_bits > 0 && props.limits.timestamp_period > 0.0)
+            .then_some(props.limits.timestamp_period as f64);
+        let max_multi_draw = if feat.multi_draw {
+            let mut mdp = vk::PhysicalDeviceMultiDrawPropertiesEXT::default();
+            let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut mdp);
+            // SAFETY: a well-formed pNext chain of property structs (1.1 core query).
+            unsafe { instance.get_physical_device_properties2(pdev, &mut p2) };
+            mdp.max_multi_draw_count
+        } else {
+            0
+        };
         let device_name = props
             .device_name_as_c_str()
             .map(|s| s.to_string_lossy().into_owned())
@@ -316,7 +365,17 @@ impl Gpu {
             vk::api_version_patch(props.api_version),
             props.driver_version
         );
-        info!(device = %device_name, %driver_version, ?feat, "Vulkan backend open");
+        let uma = matches!(
+            props.device_type,
+            vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::INTEGRATED_GPU
+        ) && (0..mem.memory_type_count).any(|i| {
+            mem.memory_types[i as usize].property_flags.contains(
+                vk::MemoryPropertyFlags::DEVICE_LOCAL
+                    | vk::MemoryPropertyFlags::HOST_VISIBLE
+                    | vk::MemoryPropertyFlags::HOST_COHERENT,
+            )
+        });
+        info!(device = %device_name, %driver_version, ?feat, uma, "Vulkan backend open");
         debug!(limits = ?props.limits, "device limits");
         Ok(Gpu {
             _entry: entry,
@@ -327,11 +386,16 @@ impl Gpu {
             props,
             mem,
             feat,
+            uma,
             dr_khr,
+            multi_draw,
+            timestamp_period,
+            max_multi_draw,
             pool,
             pcache,
             device_name,
             driver_version,
+            format_cache: Default::default(),
         })
     }
 
@@ -387,6 +451,34 @@ impl Gpu {
         host: bool,
         what: &'static str,
     ) -> Result<vk::DeviceMemory, VkError> {
+        self.allocate_mappable(req, host, false, what)
+            .map(|(m, _)| m)
+    }
+
+    /// Like `allocate`; with `prefer_mapped` (device memory wanted) a
+    /// device-local, host-visible, coherent type is taken on unified-memory
+    /// devices. The flag says whether the memory can be mapped.
+    fn allocate_mappable(
+        &self,
+        req: vk::MemoryRequirements,
+        host: bool,
+        prefer_mapped: bool,
+        what: &'static str,
+    ) -> Result<(vk::DeviceMemory, bool), VkError> {
+        let uma_flags = vk::MemoryPropertyFlags::DEVICE_LOCAL
+            | vk::MemoryPropertyFlags::HOST_VISIBLE
+            | vk::MemoryPropertyFlags::HOST_COHERENT;
+        if !host && prefer_mapped && self.uma {
+            if let Some(ty) = self.memory_type(req.memory_type_bits, uma_flags) {
+                let ai = vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(ty);
+                // SAFETY: valid device and allocate info.
+                if let Ok(m) = unsafe { self.device.allocate_memory(&ai, None) } {
+                    return Ok((m, true));
+                }
+            }
+        }
         let ty = if host {
             self.memory_type(
                 req.memory_type_bits,
@@ -403,7 +495,9 @@ impl Gpu {
             .allocation_size(req.size)
             .memory_type_index(ty);
         // SAFETY: valid device and allocate info.
-        unsafe { self.device.allocate_memory(&ai, None) }.map_err(call("vkAllocateMemory"))
+        unsafe { self.device.allocate_memory(&ai, None) }
+            .map(|m| (m, host))
+            .map_err(call("vkAllocateMemory"))
     }
 
     /// A buffer with its own memory; `host`: host-visible + coherent, mapped.
@@ -412,6 +506,18 @@ impl Gpu {
         size: u64,
         usage: vk::BufferUsageFlags,
         host: bool,
+    ) -> Result<RawBuffer, VkError> {
+        self.create_buffer_in(size, usage, host, false)
+    }
+
+    /// `create_buffer`; with `prefer_mapped`, device buffers on unified
+    /// memory are mapped too (`RawBuffer::ptr` non-null when they are).
+    pub fn create_buffer_in(
+        &self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        host: bool,
+        prefer_mapped: bool,
     ) -> Result<RawBuffer, VkError> {
         let bci = vk::BufferCreateInfo::default()
             .size(size.max(4))
@@ -422,7 +528,7 @@ impl Gpu {
             unsafe { self.device.create_buffer(&bci, None) }.map_err(call("vkCreateBuffer"))?;
         // SAFETY: `buffer` is a live buffer of this device.
         let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
-        let memory = match self.allocate(req, host, "buffer") {
+        let (memory, map) = match self.allocate_mappable(req, host, prefer_mapped, "buffer") {
             Ok(m) => m,
             Err(e) => {
                 // SAFETY: the buffer just created, never used.
@@ -435,7 +541,7 @@ impl Gpu {
         let ptr = unsafe {
             let bound = self.device.bind_buffer_memory(buffer, memory, 0);
             let mapped = match bound {
-                Ok(()) if host => self
+                Ok(()) if map => self
                     .device
                     .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
                     .map(|p| p as *mut u8),
@@ -494,24 +600,28 @@ impl Gpu {
         Ok((image, memory))
     }
 
-    /// Optimal-tiling features of `format`.
-    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+    /// Properties of `format` (asked once, then cached).
+    fn format_properties(&self, format: vk::Format) -> vk::FormatProperties {
+        if let Some(p) = self.format_cache.borrow().get(&format.as_raw()) {
+            return *p;
+        }
         // SAFETY: plain physical-device query.
-        unsafe {
+        let p = unsafe {
             self.instance
                 .get_physical_device_format_properties(self.pdev, format)
-        }
-        .optimal_tiling_features
+        };
+        self.format_cache.borrow_mut().insert(format.as_raw(), p);
+        p
+    }
+
+    /// Optimal-tiling features of `format`.
+    pub fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        self.format_properties(format).optimal_tiling_features
     }
 
     /// Buffer (vertex fetch) features of `format`.
     pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
-        // SAFETY: plain physical-device query.
-        unsafe {
-            self.instance
-                .get_physical_device_format_properties(self.pdev, format)
-        }
-        .buffer_features
+        self.format_properties(format).buffer_features
     }
 }
 
@@ -544,24 +654,27 @@ impl RawBuffer {
         true
     }
 
-    /// Read `out.len()` bytes at `offset` from the mapping.
-    pub fn read(&self, offset: u64, out: &mut [u8]) -> bool {
-        if self.ptr.is_null()
-            || offset
-                .checked_add(out.len() as u64)
-                .is_none_or(|e| e > self.size)
-        {
+    /// Zero `len` bytes of the mapping at `offset` (bounds-checked; false
+    /// when not mapped or out of range).
+    pub fn zero(&self, offset: u64, len: u64) -> bool {
+        if self.ptr.is_null() || offset.checked_add(len).is_none_or(|e| e > self.size) {
             return false;
         }
-        // SAFETY: as in `write`; the GPU finished writing (callers waited).
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                self.ptr.add(offset as usize),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        };
+        // SAFETY: the mapping covers `size` bytes (checked above) and is
+        // host-coherent; nothing else aliases this range on the CPU.
+        unsafe { std::ptr::write_bytes(self.ptr.add(offset as usize), 0, len as usize) };
         true
+    }
+
+    /// The whole mapping (None when not mapped). Callers make sure no GPU
+    /// work still writes it.
+    pub fn mapped(&self) -> Option<&[u8]> {
+        if self.ptr.is_null() {
+            return None;
+        }
+        // SAFETY: the mapping covers `size` bytes and lives as long as the
+        // buffer, which outlives the borrow of `self`.
+        Some(unsafe { std::slice::from_raw_parts(self.ptr, self.size as usize) })
     }
 
     pub fn destroy(self, gpu: &Gpu) {

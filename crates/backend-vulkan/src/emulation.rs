@@ -38,6 +38,11 @@ use ash::vk;
 /// GL enums used here (desktop values).
 #[allow(dead_code)]
 pub mod gl {
+    pub const SAMPLES_PASSED: u32 = 0x8914;
+    pub const ANY_SAMPLES_PASSED: u32 = 0x8C2F;
+    pub const ANY_SAMPLES_PASSED_CONSERVATIVE: u32 = 0x8D6A;
+    pub const TIME_ELAPSED: u32 = 0x88BF;
+    pub const TIMESTAMP: u32 = 0x8E28;
     pub const NONE: u32 = 0;
     pub const ZERO: u32 = 0;
     pub const ONE: u32 = 1;

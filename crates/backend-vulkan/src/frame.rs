@@ -8,7 +8,11 @@
 //! submissions are outstanding. Synchronisation is deliberately simple and
 //! conservative: every image lives in `GENERAL` layout, and a full memory
 //! barrier separates each transfer and each rendering instance from what
-//! comes before and after it.
+//! came before it (so nothing needs a barrier after it); only upload copies
+//! from the arena to disjoint regions run back to back (`upload_cmd`).
+//! Draws whose bindings are already recorded wait in `pending` and are
+//! recorded as one multi-draw before anything else enters the command
+//! buffer (`cmd`, `end_rendering`, `submit` flush them).
 
 use ash::vk;
 use tracing::warn;
@@ -155,6 +159,8 @@ pub(crate) struct Frames {
     /// (pipeline layout, set) bound at sets 0 and 1 in the current
     /// command buffer.
     pub bound_sets: [(vk::PipelineLayout, vk::DescriptorSet); 2],
+    /// Dynamic offsets set 0 was bound with.
+    pub bound_ubo_offsets: Vec<u32>,
     /// (buffer, offset) bound at vertex bindings 0..16 in the current
     /// command buffer.
     pub bound_vertex: [(vk::Buffer, u64); 16],
@@ -172,7 +178,140 @@ pub(crate) struct Frames {
         Vec<DescriptorImage>,
         vk::DescriptorSet,
     )>,
+    /// True when everything recorded since the last full barrier is upload
+    /// copies (from the arena), whose destinations are `written`.
+    after_upload: bool,
+    written: Vec<Written>,
+    /// Draws with identical bindings not yet recorded: (indexed, instance
+    /// count, first instance) and per draw (first index or vertex, count,
+    /// vertex offset). Recorded (as one multi-draw where possible) before
+    /// anything else goes into the command buffer.
+    pending_kind: Option<(bool, u32, u32)>,
+    pending: Vec<(u32, u32, i32)>,
+    /// Draws queued into the recording command buffer.
+    pub draws_recorded: u32,
+    pub occ_slots: SlotPool,
+    pub ts_slots: SlotPool,
+    pub active_occ: Option<ActiveOcc>,
 }
+
+/// A command buffer holding this many draws is submitted at the next draw
+/// boundary, so the device (lavapipe: its queue thread) executes it while
+/// the rest of the frame is recorded instead of after the frame's flush.
+pub(crate) const SUBMIT_EVERY_DRAWS: u32 = 512;
+
+/// What one upload copy wrote: an object (image or buffer handle), a level
+/// and half-open ranges (x, y, z, layer; buffers use x as the byte range).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Written {
+    pub object: u64,
+    pub level: u32,
+    pub ranges: [(u64, u64); 4],
+}
+
+impl Written {
+    fn overlaps(&self, o: &Written) -> bool {
+        self.object == o.object
+            && self.level == o.level
+            && self
+                .ranges
+                .iter()
+                .zip(o.ranges.iter())
+                .all(|(a, b)| a.0 < b.1 && b.0 < a.1)
+    }
+}
+
+/// How long a fence wait polls before it blocks.
+const FENCE_SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Query slots per VkQueryPool.
+const QUERY_POOL_SLOTS: u32 = 64;
+/// At most this many live query slots of one type (pools are never freed
+/// before teardown).
+const MAX_QUERY_SLOTS: u32 = QUERY_POOL_SLOTS * 256;
+
+/// Query slots of one type, handed out from pools of `QUERY_POOL_SLOTS`.
+/// A slot is reset in the command stream right before each use, so a freed
+/// slot may be handed out again at once.
+pub(crate) struct SlotPool {
+    ty: vk::QueryType,
+    pools: Vec<vk::QueryPool>,
+    free: Vec<u32>,
+    next: u32,
+}
+
+impl SlotPool {
+    fn new(ty: vk::QueryType) -> SlotPool {
+        SlotPool {
+            ty,
+            pools: Vec::new(),
+            free: Vec::new(),
+            next: 0,
+        }
+    }
+
+    pub fn alloc(&mut self, gpu: &Gpu) -> Result<u32, VkError> {
+        if let Some(s) = self.free.pop() {
+            return Ok(s);
+        }
+        if self.next >= MAX_QUERY_SLOTS {
+            return Err(VkError::Call {
+                call: "vkCreateQueryPool (slot limit)",
+                result: vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            });
+        }
+        if (self.next / QUERY_POOL_SLOTS) as usize >= self.pools.len() {
+            let ci = vk::QueryPoolCreateInfo::default()
+                .query_type(self.ty)
+                .query_count(QUERY_POOL_SLOTS);
+            // SAFETY: valid device and create info.
+            let pool = unsafe { gpu.device.create_query_pool(&ci, None) }.map_err(|result| {
+                VkError::Call {
+                    call: "vkCreateQueryPool",
+                    result,
+                }
+            })?;
+            self.pools.push(pool);
+        }
+        let s = self.next;
+        self.next += 1;
+        Ok(s)
+    }
+
+    pub fn release(&mut self, slot: u32) {
+        if slot < self.next && !self.free.contains(&slot) {
+            self.free.push(slot);
+        }
+    }
+
+    /// (pool, index) of a slot handed out by `alloc`.
+    pub fn at(&self, slot: u32) -> Option<(vk::QueryPool, u32)> {
+        self.pools
+            .get((slot / QUERY_POOL_SLOTS) as usize)
+            .map(|&p| (p, slot % QUERY_POOL_SLOTS))
+    }
+
+    fn destroy(&mut self, gpu: &Gpu) {
+        for p in self.pools.drain(..) {
+            // SAFETY: the device is idle (teardown).
+            unsafe { gpu.device.destroy_query_pool(p, None) };
+        }
+    }
+}
+
+/// The occlusion query being counted: a query may not span command
+/// buffers, so each command buffer gets its own slot (a segment) and the
+/// result adds them up.
+pub(crate) struct ActiveOcc {
+    pub query: mgpipe::Handle,
+    pub flags: vk::QueryControlFlags,
+    pub slots: Vec<u32>,
+    /// A segment is begun in the recording command buffer.
+    pub open: bool,
+}
+
+/// Upload copies recorded back to back without a barrier between them.
+const MAX_UNBARRIERED_UPLOADS: usize = 256;
 
 /// (binding, array element, buffer, offset, range) of one uniform descriptor.
 pub(crate) type DescriptorBuffer = (u32, u32, vk::Buffer, u64, u64);
@@ -206,6 +345,10 @@ fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
     let sizes = [
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::UNIFORM_BUFFER,
+            descriptor_count: 8192,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC,
             descriptor_count: 8192,
         },
         vk::DescriptorPoolSize {
@@ -267,15 +410,32 @@ impl Frames {
             bound_pipeline: vk::Pipeline::null(),
             dyn_state: None,
             bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2],
+            bound_ubo_offsets: Vec::new(),
             bound_vertex: [(vk::Buffer::null(), 0); 16],
             bound_index: None,
             last_ubo_set: None,
             last_sampler_set: None,
+            after_upload: false,
+            written: Vec::new(),
+            pending_kind: None,
+            pending: Vec::new(),
+            draws_recorded: 0,
+            occ_slots: SlotPool::new(vk::QueryType::OCCLUSION),
+            ts_slots: SlotPool::new(vk::QueryType::TIMESTAMP),
+            active_occ: None,
         })
     }
 
-    /// The command buffer being recorded, opening a frame if needed.
+    /// The command buffer being recorded, opening a frame if needed, with
+    /// pending draws recorded first.
     pub fn cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        self.flush_draws(gpu);
+        self.cmd_keep(gpu)
+    }
+
+    /// `cmd` leaving pending draws pending (for host-side work and for
+    /// draws that join them).
+    pub fn cmd_keep(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
         if self.recording {
             return Ok(self.frames[self.cur].cmd);
         }
@@ -321,6 +481,114 @@ impl Frames {
         // The frame's descriptor pools were reset with it.
         self.last_ubo_set = None;
         self.last_sampler_set = None;
+        self.after_upload = false;
+        self.written.clear();
+        self.draws_recorded = 0;
+        if self.active_occ.is_some() {
+            // The active occlusion query continues in this command buffer.
+            if let Err(e) = self.begin_occ_segment(gpu, cmd) {
+                warn!("occlusion query: new segment failed: {e}");
+            }
+        }
+        Ok(cmd)
+    }
+
+    /// Begin a segment of the active occlusion query in `cmd` (recording,
+    /// outside rendering).
+    pub fn begin_occ_segment(&mut self, gpu: &Gpu, cmd: vk::CommandBuffer) -> Result<(), VkError> {
+        let Some(a) = self.active_occ.as_ref() else {
+            return Ok(());
+        };
+        if a.open {
+            return Ok(());
+        }
+        let flags = a.flags;
+        let slot = self.occ_slots.alloc(gpu)?;
+        let Some((pool, idx)) = self.occ_slots.at(slot) else {
+            return Ok(());
+        };
+        // SAFETY: recording outside rendering; the slot is reset before it
+        // is begun; no other occlusion query is active in `cmd`.
+        unsafe {
+            gpu.device.cmd_reset_query_pool(cmd, pool, idx, 1);
+            gpu.device.cmd_begin_query(cmd, pool, idx, flags);
+        }
+        if let Some(a) = self.active_occ.as_mut() {
+            a.slots.push(slot);
+            a.open = true;
+        }
+        Ok(())
+    }
+
+    /// End the open segment of the active occlusion query in the recording
+    /// command buffer (outside rendering).
+    pub fn end_occ_segment(&mut self, gpu: &Gpu) {
+        let Some(a) = self.active_occ.as_mut() else {
+            return;
+        };
+        if !a.open || !self.recording {
+            return;
+        }
+        a.open = false;
+        let Some((pool, idx)) = a.slots.last().and_then(|&s| self.occ_slots.at(s)) else {
+            return;
+        };
+        let cmd = self.frames[self.cur].cmd;
+        // SAFETY: the query was begun in this command buffer, outside
+        // rendering, and callers ended any rendering instance.
+        unsafe { gpu.device.cmd_end_query(cmd, pool, idx) };
+    }
+
+    /// Whether submission `serial` completed, polling fences without
+    /// waiting (work recorded but not submitted is never done).
+    pub fn is_done(&mut self, gpu: &Gpu, serial: u64) -> bool {
+        if serial <= self.completed {
+            return true;
+        }
+        if serial >= self.next_serial {
+            return false;
+        }
+        let slot = self
+            .frames
+            .iter()
+            .filter(|f| f.serial >= serial)
+            .min_by_key(|f| f.serial);
+        let Some(f) = slot else {
+            return false;
+        };
+        // SAFETY: the fence belongs to a submitted batch of this device.
+        if let Ok(true) = unsafe { gpu.device.get_fence_status(f.fence) } {
+            self.completed = self.completed.max(f.serial);
+            return true;
+        }
+        false
+    }
+
+    /// A full barrier in the recording command buffer (outside rendering).
+    pub fn full_barrier(&mut self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        barrier(gpu, cmd);
+        self.after_upload = false;
+        self.written.clear();
+    }
+
+    /// The recording command buffer, outside rendering, ready for an upload
+    /// copy (arena -> `w`). Back-to-back uploads whose destinations do not
+    /// overlap share one barrier; every other command records a full
+    /// barrier before it runs (`transfer_cmd`, `begin_rendering`), so no
+    /// barrier is needed after an upload.
+    pub fn upload_cmd(&mut self, gpu: &Gpu, w: Written) -> Result<vk::CommandBuffer, VkError> {
+        if self.recording
+            && self.rendering.is_none()
+            && self.after_upload
+            && self.written.len() < MAX_UNBARRIERED_UPLOADS
+            && !self.written.iter().any(|x| x.overlaps(&w))
+        {
+            self.written.push(w);
+            return Ok(self.frames[self.cur].cmd);
+        }
+        let cmd = self.transfer_cmd(gpu)?;
+        self.after_upload = true;
+        self.written.push(w);
         Ok(cmd)
     }
 
@@ -330,8 +598,33 @@ impl Frames {
         if f.serial == 0 || f.serial <= self.completed {
             return Ok(true);
         }
+        // Short waits are the common case (a read-back or glFinish right
+        // after a small submission): poll first, so neither side pays a
+        // sleep and a wake-up; block only after FENCE_SPIN.
+        let start = std::time::Instant::now();
+        let spin = FENCE_SPIN.min(std::time::Duration::from_nanos(timeout));
+        loop {
+            // SAFETY: the fence belongs to a submitted batch of this device.
+            match unsafe { gpu.device.get_fence_status(f.fence) } {
+                Ok(true) => {
+                    self.completed = self.completed.max(f.serial);
+                    return Ok(true);
+                }
+                // Yield rather than spin: the device's own thread (lavapipe)
+                // may need this core.
+                Ok(false) if start.elapsed() < spin => std::thread::yield_now(),
+                Ok(false) => break,
+                Err(result) => {
+                    return Err(VkError::Call {
+                        call: "vkGetFenceStatus",
+                        result,
+                    })
+                }
+            }
+        }
+        let left = timeout.saturating_sub(start.elapsed().as_nanos() as u64);
         // SAFETY: the fence belongs to a submitted batch of this device.
-        match unsafe { gpu.device.wait_for_fences(&[f.fence], true, timeout) } {
+        match unsafe { gpu.device.wait_for_fences(&[f.fence], true, left) } {
             Ok(()) => {
                 self.completed = self.completed.max(f.serial);
                 Ok(true)
@@ -372,9 +665,95 @@ impl Frames {
         }
     }
 
+    /// Queue a draw using the bindings recorded so far (the caller flushed
+    /// pending draws before recording any binding).
+    pub fn push_draw(&mut self, gpu: &Gpu, kind: (bool, u32, u32), draw: (u32, u32, i32)) {
+        // drawCount must be less than maxMultiDrawCount.
+        let cap = (gpu.max_multi_draw.saturating_sub(1) as usize).clamp(1, 1024);
+        if self.pending_kind != Some(kind) || self.pending.len() >= cap {
+            self.flush_draws(gpu);
+        }
+        self.pending_kind = Some(kind);
+        self.pending.push(draw);
+        self.draws_recorded += 1;
+    }
+
+    /// Record the pending draws.
+    pub fn flush_draws(&mut self, gpu: &Gpu) {
+        let Some((indexed, inst, first_inst)) = self.pending_kind.take() else {
+            return;
+        };
+        if !self.recording || self.rendering.is_none() {
+            // Cannot happen: draws are queued inside a rendering instance
+            // and flushed before it ends.
+            self.pending.clear();
+            return;
+        }
+        let cmd = self.frames[self.cur].cmd;
+        let d = &gpu.device;
+        let n = self.pending.len();
+        // SAFETY: `cmd` is recording inside the rendering instance the
+        // draws were queued in, with the bindings they were queued with
+        // (nothing was recorded since); the multi-draw arrays are tightly
+        // packed, `n` < maxMultiDrawCount (push_draw).
+        unsafe {
+            match &gpu.multi_draw {
+                Some(md) if n > 1 && indexed => {
+                    let infos: Vec<vk::MultiDrawIndexedInfoEXT> = self
+                        .pending
+                        .iter()
+                        .map(|&(first, count, vo)| vk::MultiDrawIndexedInfoEXT {
+                            first_index: first,
+                            index_count: count,
+                            vertex_offset: vo,
+                        })
+                        .collect();
+                    (md.fp().cmd_draw_multi_indexed_ext)(
+                        cmd,
+                        n as u32,
+                        infos.as_ptr(),
+                        inst,
+                        first_inst,
+                        std::mem::size_of::<vk::MultiDrawIndexedInfoEXT>() as u32,
+                        std::ptr::null(),
+                    );
+                }
+                Some(md) if n > 1 => {
+                    let infos: Vec<vk::MultiDrawInfoEXT> = self
+                        .pending
+                        .iter()
+                        .map(|&(first, count, _)| vk::MultiDrawInfoEXT {
+                            first_vertex: first,
+                            vertex_count: count,
+                        })
+                        .collect();
+                    (md.fp().cmd_draw_multi_ext)(
+                        cmd,
+                        n as u32,
+                        infos.as_ptr(),
+                        inst,
+                        first_inst,
+                        std::mem::size_of::<vk::MultiDrawInfoEXT>() as u32,
+                    );
+                }
+                _ => {
+                    for &(first, count, vo) in &self.pending {
+                        if indexed {
+                            d.cmd_draw_indexed(cmd, count, inst, first, vo, first_inst);
+                        } else {
+                            d.cmd_draw(cmd, count, inst, first, first_inst);
+                        }
+                    }
+                }
+            }
+        }
+        self.pending.clear();
+    }
+
     /// Finish recording and submit; returns the serial of the work so far
     /// (the last submission's when nothing was recorded).
     pub fn submit(&mut self, gpu: &Gpu) -> Result<u64, VkError> {
+        self.flush_draws(gpu);
         if !self.recording {
             return Ok(self.next_serial - 1);
         }
@@ -382,6 +761,7 @@ impl Frames {
         if self.rendering.take().is_some() {
             gpu.end_rendering(cmd);
         }
+        self.end_occ_segment(gpu);
         self.recording = false;
         let f = &mut self.frames[self.cur];
         // SAFETY: `cmd` is recording and outside any rendering instance;
@@ -446,7 +826,7 @@ impl Frames {
 
     /// Allocate upload space in the recording frame.
     pub fn upload(&mut self, gpu: &Gpu, size: u64, align: u64) -> Result<ArenaAlloc, VkError> {
-        self.cmd(gpu)?;
+        self.cmd_keep(gpu)?;
         self.frames[self.cur].arena.alloc(gpu, size, align)
     }
 
@@ -456,7 +836,7 @@ impl Frames {
         gpu: &Gpu,
         layout: vk::DescriptorSetLayout,
     ) -> Result<vk::DescriptorSet, VkError> {
-        self.cmd(gpu)?;
+        self.cmd_keep(gpu)?;
         let f = &mut self.frames[self.cur];
         loop {
             if f.pool_at >= f.pools.len() {
@@ -493,10 +873,11 @@ impl Frames {
 
     /// Close the rendering instance, if any (before transfers/barriers).
     pub fn end_rendering(&mut self, gpu: &Gpu) {
+        self.flush_draws(gpu);
         if self.rendering.take().is_some() {
             let cmd = self.frames[self.cur].cmd;
             gpu.end_rendering(cmd);
-            barrier(gpu, cmd);
+            self.full_barrier(gpu, cmd);
         }
     }
 
@@ -507,7 +888,7 @@ impl Frames {
         if self.rendering.is_some() {
             self.end_rendering(gpu);
         } else {
-            barrier(gpu, cmd);
+            self.full_barrier(gpu, cmd);
         }
         Ok(cmd)
     }
@@ -525,6 +906,8 @@ impl Frames {
         }
         self.completed = u64::MAX;
         self.collect(gpu);
+        self.occ_slots.destroy(gpu);
+        self.ts_slots.destroy(gpu);
         for f in &mut self.frames {
             f.arena.destroy(gpu);
             // SAFETY: the device is idle; these objects are ours.

@@ -23,9 +23,20 @@
 //! reset at every submit boundary; objects released while the GPU may
 //! still use them are destroyed once their submission retires. Every image
 //! lives in `GENERAL` layout and full barriers separate transfers from
-//! rendering (correctness first). Pipelines are keyed by shader handle,
+//! rendering (correctness first); back-to-back upload copies to disjoint
+//! regions share one barrier. Pipelines are keyed by shader handle,
 //! render-state contents, derived vertex input, attachment formats and
-//! topology; descriptor sets are allocated per draw from per-frame pools.
+//! topology; descriptor sets come from per-frame pools and are reused while
+//! their contents are unchanged (uniform ranges move through dynamic
+//! offsets). Hot paths: on unified memory (lavapipe, integrated GPUs)
+//! client buffers are mapped and idle ones are written by the host
+//! (`glBufferData`/`glBufferSubData` without GPU work); draws that bind
+//! nothing new are merged into one `vkCmdDrawMulti*EXT`, and a draw that
+//! follows another with no call in between skips re-resolving state
+//! (`VulkanBackend::epoch`); a command buffer is submitted every
+//! `frame::SUBMIT_EVERY_DRAWS` draws so the device works while the frame
+//! is recorded; read-backs reuse one host buffer. Queries (occlusion,
+//! timers), timestamps and `glGetTexImage` are answered in `queries.rs`.
 //! The client's SPIR-V is consumed directly after one rewrite
 //! ([`spirv`]); desktop-GL semantics Vulkan lacks are named in
 //! [`emulation`]. Bad handles and malformed payloads are logged
@@ -39,6 +50,7 @@ mod device;
 pub mod emulation;
 mod frame;
 mod pipeline;
+mod queries;
 mod resource;
 mod screen;
 pub mod spirv;
@@ -129,6 +141,10 @@ pub(crate) enum ResKind {
     Buffer {
         raw: RawBuffer,
         size: u64,
+        /// Serial of the last submission that uses (or will use) the
+        /// buffer on the GPU; the host writes it directly only once that
+        /// submission completed.
+        last_use: std::cell::Cell<u64>,
     },
     /// GL texture target (binding target, 0 until known); storage appears
     /// with texture_image/texture_storage.
@@ -182,6 +198,7 @@ pub(crate) struct ScreenTables {
     pub samplers: Table<SamplerEntry>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,
+    pub queries: Table<queries::QueryEntry>,
 }
 
 /// One client context's state (everything `set_*`/`bind_*` names).
@@ -208,6 +225,21 @@ pub(crate) struct Ctx {
     pub line_width: f32,
 }
 
+/// A fully resolved draw whose bindings are still recorded: a following
+/// draw with the same epoch and shape only adds its own range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LastDraw {
+    pub epoch: u64,
+    /// Submission serial of the command buffer it was recorded into.
+    pub serial: u64,
+    pub mode: u32,
+    pub index_size: u32,
+    pub instance_count: u32,
+    pub base_instance: u32,
+    /// Size of the bound index buffer (indexed draws from a buffer).
+    pub index_bytes: u64,
+}
+
 /// Built-in objects bound where the client left a slot empty.
 #[derive(Default)]
 pub(crate) struct Dummies {
@@ -228,6 +260,15 @@ pub struct VulkanBackend {
     pub(crate) dummies: Dummies,
     pub(crate) warned: std::collections::HashSet<&'static str>,
     pub(crate) frames: Frames,
+    /// Host buffer read-backs copy into (grown on demand; only used by
+    /// calls that wait for the copy before returning).
+    pub(crate) readback: Option<RawBuffer>,
+    /// Bumped by every applied call except `draw` (`touch`): a draw that
+    /// sees the epoch of the previous draw follows it with nothing in
+    /// between, so it can reuse everything that draw resolved and bound.
+    pub(crate) epoch: u64,
+    /// What the last fully resolved draw left bound (see `epoch`).
+    pub(crate) last_draw: Option<LastDraw>,
     // Field order: the device goes last (Drop tears everything down first).
     pub(crate) gpu: Gpu,
 }
@@ -252,6 +293,9 @@ impl VulkanBackend {
             dummies: Dummies::default(),
             warned: Default::default(),
             frames,
+            readback: None,
+            epoch: 0,
+            last_draw: None,
             gpu,
         })
     }
@@ -259,6 +303,12 @@ impl VulkanBackend {
     /// The physical device's name (diagnostics).
     pub fn device_name(&self) -> &str {
         &self.gpu.device_name
+    }
+
+    /// Note that a call other than `draw` was applied (every `Screen` and
+    /// `Context` method except `draw` calls this first).
+    pub(crate) fn touch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
     /// Log `msg` once per backend.
@@ -290,6 +340,9 @@ impl Drop for VulkanBackend {
         }
         for (_, p) in self.pipelines.drain() {
             all.push(frame::Garbage::Pipeline(p));
+        }
+        if let Some(b) = self.readback.take() {
+            all.push(frame::Garbage::Buffer(b));
         }
         if let Some(b) = self.dummies.ubo.take() {
             all.push(frame::Garbage::Buffer(b));

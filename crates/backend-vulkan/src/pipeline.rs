@@ -28,6 +28,10 @@ pub(crate) struct ShaderBuild {
     pub inputs: Arc<[(u32, u32, Scalar)]>,
     pub is_compute: bool,
     pub storage: bool,
+    /// Set 0 holds UNIFORM_BUFFER_DYNAMIC descriptors: a draw that only
+    /// moves uniform ranges within the same buffers rebinds the set with
+    /// new dynamic offsets instead of writing a new one.
+    pub dynamic_ubos: bool,
 }
 
 impl ShaderBuild {
@@ -165,12 +169,20 @@ pub(crate) fn build_shader(
             f & all
         }
     };
+    let ubo_count: u64 = ubos.iter().map(|&(_, n)| n.max(1) as u64).sum();
+    let dynamic_ubos =
+        ubo_count <= gpu.props.limits.max_descriptor_set_uniform_buffers_dynamic as u64;
+    let ubo_type = if dynamic_ubos {
+        vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
+    } else {
+        vk::DescriptorType::UNIFORM_BUFFER
+    };
     let ubo_b: Vec<vk::DescriptorSetLayoutBinding> = ubos
         .iter()
         .map(|&(b, n)| {
             vk::DescriptorSetLayoutBinding::default()
                 .binding(b)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_type(ubo_type)
                 .descriptor_count(n.max(1))
                 .stage_flags(stages_of(&|r| r.ubos.iter().any(|u| u.0 == b)))
         })
@@ -219,6 +231,7 @@ pub(crate) fn build_shader(
         inputs: inputs.into(),
         is_compute,
         storage,
+        dynamic_ubos,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use crate::device::Gpu;
+use crate::device::{Gpu, RawBuffer};
 use crate::emulation::{self, FormatClass, StorageFormat};
 use crate::frame::{self, Garbage};
 use crate::{ImageRes, ResKind, Resource, SurfaceEntry, ViewKey, VkError, VulkanBackend};
@@ -278,7 +278,20 @@ impl VulkanBackend {
     ) -> Result<(), VkError> {
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
-        let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let lo = |v: i32| v.max(0) as u64;
+        let cmd = self.frames.upload_cmd(
+            &self.gpu,
+            frame::Written {
+                object: vk::Handle::as_raw(image),
+                level,
+                ranges: [
+                    (lo(offset.x), lo(offset.x) + extent.width as u64),
+                    (lo(offset.y), lo(offset.y) + extent.height as u64),
+                    (lo(offset.z), lo(offset.z) + extent.depth as u64),
+                    (base_layer as u64, base_layer as u64 + layers.max(1) as u64),
+                ],
+            },
+        )?;
         let region = [vk::BufferImageCopy {
             buffer_offset: staging.offset,
             buffer_row_length: 0,
@@ -292,8 +305,9 @@ impl VulkanBackend {
             image_offset: offset,
             image_extent: extent,
         }];
-        // SAFETY: recording outside rendering; the staging range holds the
-        // tight region (callers sized `data`); the image is in GENERAL.
+        // SAFETY: recording outside rendering (upload_cmd); the staging
+        // range holds the tight region (callers sized `data`); the image is
+        // in GENERAL. Whatever comes next barriers first (see upload_cmd).
         unsafe {
             self.gpu.device.cmd_copy_buffer_to_image(
                 cmd,
@@ -303,8 +317,28 @@ impl VulkanBackend {
                 &region,
             )
         };
-        frame::barrier(&self.gpu, cmd);
         Ok(())
+    }
+
+    /// Write `data` at `offset` of a client buffer in command-stream
+    /// order: directly through the mapping when no submitted or recorded
+    /// GPU work uses the buffer, else through a staged copy (which then
+    /// counts as a use). `last_use` is the buffer's use serial.
+    pub(crate) fn write_client_buffer(
+        &mut self,
+        raw: crate::device::RawBuffer,
+        last_use: &std::cell::Cell<u64>,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), VkError> {
+        if !raw.ptr.is_null()
+            && self.frames.is_done(&self.gpu, last_use.get())
+            && raw.write(offset, data)
+        {
+            return Ok(());
+        }
+        last_use.set(self.frames.next_serial);
+        self.upload_buffer(raw.buffer, offset, data)
     }
 
     /// Copy bytes into a buffer in command-stream order.
@@ -319,24 +353,43 @@ impl VulkanBackend {
         }
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
-        let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let end = offset.saturating_add(data.len() as u64);
+        let cmd = self.frames.upload_cmd(
+            &self.gpu,
+            frame::Written {
+                object: vk::Handle::as_raw(dst),
+                level: 0,
+                ranges: [(offset, end), (0, 1), (0, 1), (0, 1)],
+            },
+        )?;
         let region = [vk::BufferCopy {
             src_offset: staging.offset,
             dst_offset: offset,
             size: data.len() as u64,
         }];
-        // SAFETY: recording outside rendering; ranges checked by callers.
+        // SAFETY: recording outside rendering (upload_cmd); ranges checked
+        // by callers. Whatever comes next barriers first (see upload_cmd).
         unsafe {
             self.gpu
                 .device
                 .cmd_copy_buffer(cmd, staging.buffer, dst, &region)
         };
-        frame::barrier(&self.gpu, cmd);
         Ok(())
     }
 
     /// A zeroed device buffer of `size` bytes for vertex/index/uniform use.
     pub(crate) fn new_buffer(&mut self, size: u64) -> Result<crate::device::RawBuffer, VkError> {
+        self.new_buffer_with(size, &[])
+    }
+
+    /// A device buffer of `size` bytes holding `init` (at most `size`
+    /// bytes) and zeros after it. On unified memory the buffer is mapped
+    /// and filled by the host (no GPU work).
+    pub(crate) fn new_buffer_with(
+        &mut self,
+        size: u64,
+        init: &[u8],
+    ) -> Result<crate::device::RawBuffer, VkError> {
         let usage = vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::VERTEX_BUFFER
@@ -344,8 +397,28 @@ impl VulkanBackend {
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::INDIRECT_BUFFER;
-        let raw = self.gpu.create_buffer(size, usage, false)?;
+        let raw = self.gpu.create_buffer_in(size, usage, false, true)?;
+        let init = &init[..init.len().min(raw.size as usize)];
+        if !raw.ptr.is_null() {
+            // A fresh buffer: no GPU work can use it yet.
+            raw.write(0, init);
+            raw.zero(init.len() as u64, raw.size - init.len() as u64);
+            return Ok(raw);
+        }
         // GL leaves undefined contents; zero them so reads are deterministic.
+        let raw = self.zero_buffer_gpu(raw)?;
+        if let Err(e) = self.upload_buffer(raw.buffer, 0, init) {
+            self.frames.retire(Garbage::Buffer(raw));
+            return Err(e);
+        }
+        Ok(raw)
+    }
+
+    /// Record a zero fill of a whole (unmapped) fresh buffer.
+    fn zero_buffer_gpu(
+        &mut self,
+        raw: crate::device::RawBuffer,
+    ) -> Result<crate::device::RawBuffer, VkError> {
         match self.frames.transfer_cmd(&self.gpu) {
             Ok(cmd) => {
                 // SAFETY: recording outside rendering; the whole buffer.
@@ -364,10 +437,57 @@ impl VulkanBackend {
         Ok(raw)
     }
 
-    /// Copy an image region into a fresh host buffer, submit, wait and
-    /// return the tight bytes (one aspect).
+    /// The read-back buffer, at least `size` bytes (idle: every user
+    /// waits for its copy before returning).
+    pub(crate) fn readback_buffer(&mut self, size: u64) -> Result<RawBuffer, VkError> {
+        if let Some(rb) = self.readback {
+            if rb.size >= size {
+                return Ok(rb);
+            }
+            self.readback = None;
+            self.frames.retire(Garbage::Buffer(rb));
+        }
+        let cap = size
+            .max(1 << 16)
+            .checked_next_power_of_two()
+            .unwrap_or(size);
+        let rb = self
+            .gpu
+            .create_buffer(cap, vk::BufferUsageFlags::TRANSFER_DST, true)?;
+        self.readback = Some(rb);
+        Ok(rb)
+    }
+
+    /// Record `copy` into the read-back buffer (`size` bytes), submit, wait,
+    /// and hand the bytes to `f`.
+    pub(crate) fn read_back<R>(
+        &mut self,
+        size: u64,
+        copy: impl FnOnce(&Gpu, vk::CommandBuffer, vk::Buffer),
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, VkError> {
+        let rb = self.readback_buffer(size)?;
+        let res = (|| {
+            let cmd = self.frames.transfer_cmd(&self.gpu)?;
+            copy(&self.gpu, cmd, rb.buffer);
+            frame::barrier(&self.gpu, cmd);
+            self.frames.finish(&self.gpu)
+        })();
+        if let Err(e) = res {
+            // Maybe still used by recorded work: not reused, freed later.
+            if let Some(rb) = self.readback.take() {
+                self.frames.retire(Garbage::Buffer(rb));
+            }
+            return Err(e);
+        }
+        let bytes = rb.mapped().unwrap_or(&[]);
+        Ok(f(bytes.get(..size as usize).unwrap_or(&[])))
+    }
+
+    /// Copy an image region into the read-back buffer, submit, wait and
+    /// hand the tight bytes (one aspect) to `f`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn read_image(
+    pub(crate) fn read_image_with<R>(
         &mut self,
         image: vk::Image,
         aspect: vk::ImageAspectFlags,
@@ -376,13 +496,10 @@ impl VulkanBackend {
         layer: u32,
         offset: vk::Offset3D,
         extent: vk::Extent3D,
-    ) -> Result<Vec<u8>, VkError> {
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, VkError> {
         let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
-        let rb = self
-            .gpu
-            .create_buffer(size, vk::BufferUsageFlags::TRANSFER_DST, true)?;
-        let res = (|| {
-            let cmd = self.frames.transfer_cmd(&self.gpu)?;
+        let copy = |gpu: &Gpu, cmd: vk::CommandBuffer, dst: vk::Buffer| {
             let region = [vk::BufferImageCopy {
                 buffer_offset: 0,
                 buffer_row_length: 0,
@@ -399,26 +516,15 @@ impl VulkanBackend {
             // SAFETY: recording outside rendering; region inside the image
             // (clipped by callers); the buffer holds it.
             unsafe {
-                self.gpu.device.cmd_copy_image_to_buffer(
+                gpu.device.cmd_copy_image_to_buffer(
                     cmd,
                     image,
                     vk::ImageLayout::GENERAL,
-                    rb.buffer,
+                    dst,
                     &region,
                 )
             };
-            frame::barrier(&self.gpu, cmd);
-            self.frames.finish(&self.gpu)?;
-            let mut out = vec![0u8; size as usize];
-            rb.read(0, &mut out);
-            Ok(out)
-        })();
-        // The copy completed (finish) or was never submitted: free now.
-        if res.is_ok() {
-            rb.destroy(&self.gpu);
-        } else {
-            self.frames.retire(Garbage::Buffer(rb));
-        }
-        res
+        };
+        self.read_back(size, copy, f)
     }
 }

@@ -127,8 +127,28 @@ impl VulkanBackend {
         // declining default bodies and stay out of the mask.
         c.call_mask = [0, 0];
         let implemented = (mgpipe::Opcode::Present as usize + 1).min(mgpipe::CALL_COUNT);
-        for i in 0..implemented.min(128) {
-            c.call_mask[i / 64] |= 1u64 << (i % 64);
+        let mut set = |i: usize| {
+            if i < 128 {
+                c.call_mask[i / 64] |= 1u64 << (i % 64);
+            }
+        };
+        for i in 0..implemented {
+            set(i);
+        }
+        // Optional calls this backend answers (queries.rs).
+        use mgpipe::Opcode as O;
+        for o in [
+            O::QueryBegin,
+            O::QueryEnd,
+            O::QueryResult,
+            O::QueryDestroy,
+            O::GetTextureImage,
+        ] {
+            set(o as usize);
+        }
+        if self.gpu.timestamp_period.is_some() {
+            set(O::QueryCounter as usize);
+            set(O::Timestamp as usize);
         }
         c
     }
@@ -184,12 +204,14 @@ impl VulkanBackend {
 
 impl Screen for VulkanBackend {
     fn get_caps(&mut self, _p: &calls::GetCaps, reply: &mut Vec<u8>) {
+        self.touch();
         let caps = self.fill_caps();
         reply.clear();
         reply.extend_from_slice(bytemuck::bytes_of(&caps));
     }
 
     fn context_create(&mut self, p: &calls::ContextCreate) {
+        self.touch();
         if p.ctx.is_null() || p.ctx.slot >= MAX_SLOT {
             warn!(ctx = ?p.ctx, "context_create: invalid handle, skipped");
             return;
@@ -203,6 +225,7 @@ impl Screen for VulkanBackend {
     }
 
     fn context_destroy(&mut self, p: &calls::ContextDestroy) {
+        self.touch();
         if self.ctxs.remove(p.ctx).is_none() {
             warn!(ctx = ?p.ctx, "context_destroy: unknown context, skipped");
             return;
@@ -213,6 +236,7 @@ impl Screen for VulkanBackend {
     }
 
     fn surface_create(&mut self, p: &calls::SurfaceCreate) {
+        self.touch();
         let max = self.max_extent();
         if p.width == 0 || p.height == 0 || p.width > max || p.height > max {
             warn!(surface = ?p.surface, w = p.width, h = p.height, "surface_create: bad size, skipped");
@@ -253,6 +277,7 @@ impl Screen for VulkanBackend {
     }
 
     fn surface_destroy(&mut self, p: &calls::SurfaceDestroy) {
+        self.touch();
         match self.scr.surfaces.remove(p.surface) {
             Some(s) => self.release_surface(s),
             None => warn!(surface = ?p.surface, "surface_destroy: unknown surface, skipped"),
@@ -260,6 +285,7 @@ impl Screen for VulkanBackend {
     }
 
     fn make_current(&mut self, p: &calls::MakeCurrent) {
+        self.touch();
         if p.ctx.is_null() {
             self.current = None;
             return;
@@ -279,6 +305,7 @@ impl Screen for VulkanBackend {
     }
 
     fn resource_create(&mut self, p: &calls::ResourceCreate, blob: &[u8]) {
+        self.touch();
         if p.res.is_null() || p.res.slot >= MAX_SLOT {
             warn!(res = ?p.res, "resource_create: invalid handle, skipped");
             return;
@@ -289,23 +316,22 @@ impl Screen for VulkanBackend {
                     warn!(res = ?p.res, size = p.size, "resource_create: buffer too large, skipped");
                     return;
                 }
-                let raw = match self.new_buffer(p.size) {
+                let n = blob.len().min(p.size as usize);
+                if !blob.is_empty() && blob.len() < p.size as usize {
+                    warn!(res = ?p.res, blob = blob.len(), size = p.size, "resource_create: blob shorter than size, uploaded what came");
+                }
+                let raw = match self.new_buffer_with(p.size, &blob[..n]) {
                     Ok(r) => r,
                     Err(e) => {
                         warn!(res = ?p.res, "resource_create: buffer failed: {e}");
                         return;
                     }
                 };
-                if !blob.is_empty() {
-                    let n = blob.len().min(p.size as usize);
-                    if blob.len() < p.size as usize {
-                        warn!(res = ?p.res, blob = blob.len(), size = p.size, "resource_create: blob shorter than size, uploaded what came");
-                    }
-                    if let Err(e) = self.upload_buffer(raw.buffer, 0, &blob[..n]) {
-                        warn!(res = ?p.res, "resource_create: upload failed: {e}");
-                    }
+                ResKind::Buffer {
+                    raw,
+                    size: p.size,
+                    last_use: std::cell::Cell::new(0),
                 }
-                ResKind::Buffer { raw, size: p.size }
             }
             RESOURCE_TEXTURE => {
                 let target = emulation::binding_target(p.target);
@@ -352,6 +378,7 @@ impl Screen for VulkanBackend {
     }
 
     fn resource_destroy(&mut self, p: &calls::ResourceDestroy) {
+        self.touch();
         match self.scr.resources.remove(p.res) {
             Some(r) => self.release_resource(r),
             None => warn!(res = ?p.res, "resource_destroy: unknown resource, skipped"),
@@ -359,6 +386,7 @@ impl Screen for VulkanBackend {
     }
 
     fn fence_wait(&mut self, p: &calls::FenceWait, reply: &mut Vec<u8>) {
+        self.touch();
         reply.clear();
         let Some(&serial) = self.scr.fences.get(p.fence) else {
             warn!(fence = ?p.fence, "fence_wait: unknown fence, answered signaled");
@@ -376,7 +404,13 @@ impl Screen for VulkanBackend {
         reply.extend_from_slice(&status.to_le_bytes());
     }
 
+    fn query_destroy(&mut self, p: &calls::QueryDestroy) {
+        self.touch();
+        self.q_destroy(p);
+    }
+
     fn fence_destroy(&mut self, p: &calls::FenceDestroy) {
+        self.touch();
         if self.scr.fences.remove(p.fence).is_none() {
             warn!(fence = ?p.fence, "fence_destroy: unknown fence, skipped");
         }

@@ -11,9 +11,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use mgpipe::Applier;
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::{fmt, EnvFilter, Layer};
 
 fn filter() -> EnvFilter {

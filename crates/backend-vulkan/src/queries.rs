@@ -1,0 +1,458 @@
+//! Optional reply calls: occlusion and timer queries, timestamps and
+//! texture image readback (the answers `backend-gles/src/queries.rs` gives
+//! through GLES, here through Vulkan).
+//!
+//! - `SAMPLES_PASSED` / `ANY_SAMPLES_PASSED(_CONSERVATIVE)`: occlusion
+//!   queries (precise when the device can count exactly). A Vulkan query
+//!   cannot span command buffers, so each command buffer the GL query
+//!   covers gets its own slot (`frame::ActiveOcc`) and the result adds them.
+//! - `TIME_ELAPSED`, `glQueryCounter`, `GL_TIMESTAMP`: device timestamps
+//!   (`vkCmdWriteTimestamp`) scaled by `timestampPeriod` to nanoseconds.
+//! - `PRIMITIVES_GENERATED` / transform feedback counts: not supported
+//!   (logged; the result reads 0).
+//! - `glGetTexImage`: image -> read-back buffer copies, converted like
+//!   `read_pixels`.
+
+use ash::vk;
+use mgpipe::calls;
+use tracing::warn;
+
+use crate::emulation::{self, gl};
+use crate::frame::ActiveOcc;
+use crate::{ResKind, VulkanBackend};
+
+/// One query object of the share group.
+#[derive(Default)]
+pub(crate) struct QueryEntry {
+    pub target: u32,
+    /// Occlusion slots (one per command buffer the query covered).
+    pub occ: Vec<u32>,
+    /// Timestamp slots: [begin, end] for TIME_ELAPSED, [t] for a counter.
+    pub ts: Vec<u32>,
+    /// Serial of the submission holding its last command.
+    pub serial: u64,
+    /// Still counting (begun, not ended).
+    pub active: bool,
+}
+
+fn query_reply(reply: &mut Vec<u8>, available: bool, value: u64) {
+    reply.clear();
+    reply.extend_from_slice(&(available as u32).to_le_bytes());
+    reply.extend_from_slice(&0u32.to_le_bytes());
+    reply.extend_from_slice(&value.to_le_bytes());
+}
+
+fn is_occlusion(target: u32) -> bool {
+    matches!(
+        target,
+        gl::SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED_CONSERVATIVE
+    )
+}
+
+impl VulkanBackend {
+    /// Give an entry's slots back.
+    fn release_query(&mut self, e: QueryEntry) {
+        for s in e.occ {
+            self.frames.occ_slots.release(s);
+        }
+        for s in e.ts {
+            self.frames.ts_slots.release(s);
+        }
+    }
+
+    /// Store `e` under `h`, releasing whatever was there.
+    fn put_query(&mut self, h: mgpipe::Handle, e: QueryEntry) {
+        match self.scr.queries.insert(h, e) {
+            Ok(Some(old)) => self.release_query(old),
+            Ok(None) => {}
+            Err(e) => {
+                warn!(query = ?h, "query: invalid handle, skipped");
+                self.release_query(e);
+            }
+        }
+    }
+
+    /// Record a timestamp into a new slot (outside rendering).
+    fn write_timestamp(&mut self) -> Result<u32, String> {
+        if self.gpu.timestamp_period.is_none() {
+            return Err("the queue has no timestamps".into());
+        }
+        let cmd = self
+            .frames
+            .transfer_cmd(&self.gpu)
+            .map_err(|e| e.to_string())?;
+        let slot = self
+            .frames
+            .ts_slots
+            .alloc(&self.gpu)
+            .map_err(|e| e.to_string())?;
+        let (pool, idx) = self.frames.ts_slots.at(slot).ok_or("no timestamp pool")?;
+        // SAFETY: recording outside rendering; the slot is reset first.
+        unsafe {
+            self.gpu.device.cmd_reset_query_pool(cmd, pool, idx, 1);
+            self.gpu.device.cmd_write_timestamp(
+                cmd,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                pool,
+                idx,
+            );
+        }
+        Ok(slot)
+    }
+
+    /// Raw 64-bit results of `slots` (their submission completed).
+    fn slot_values(&self, occ: bool, slots: &[u32]) -> Option<Vec<u64>> {
+        let pools = if occ {
+            &self.frames.occ_slots
+        } else {
+            &self.frames.ts_slots
+        };
+        let mut out = Vec::with_capacity(slots.len());
+        for &s in slots {
+            let (pool, idx) = pools.at(s)?;
+            let mut v = [0u64; 1];
+            // SAFETY: the slot's submission completed (callers waited), so
+            // the result is available; one 64-bit value per query.
+            unsafe {
+                self.gpu.device.get_query_pool_results(
+                    pool,
+                    idx,
+                    &mut v,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .ok()?;
+            out.push(v[0]);
+        }
+        Some(out)
+    }
+
+    fn ticks_to_ns(&self, ticks: u64) -> u64 {
+        let period = self.gpu.timestamp_period.unwrap_or(1.0);
+        (ticks as f64 * period) as u64
+    }
+
+    pub(crate) fn q_begin(&mut self, p: &calls::QueryBegin) {
+        if is_occlusion(p.target) {
+            // A query already counting (a client error) ends first.
+            self.end_active_occ();
+            let cmd = match self.frames.transfer_cmd(&self.gpu) {
+                Ok(c) => c,
+                Err(e) => {
+                    warn!(query = ?p.query, "query_begin: {e}, skipped");
+                    return;
+                }
+            };
+            let flags = if p.target == gl::SAMPLES_PASSED && self.gpu.feat.occlusion_precise {
+                vk::QueryControlFlags::PRECISE
+            } else {
+                vk::QueryControlFlags::empty()
+            };
+            self.frames.active_occ = Some(ActiveOcc {
+                query: p.query,
+                flags,
+                slots: Vec::new(),
+                open: false,
+            });
+            if let Err(e) = self.frames.begin_occ_segment(&self.gpu, cmd) {
+                warn!(query = ?p.query, "query_begin: {e}");
+            }
+            let e = QueryEntry {
+                target: p.target,
+                active: true,
+                ..Default::default()
+            };
+            self.put_query(p.query, e);
+            return;
+        }
+        if p.target != gl::TIME_ELAPSED {
+            self.warn_once(
+                "query_target",
+                "query_begin: only occlusion and TIME_ELAPSED queries are supported; others read 0 (named gap)",
+            );
+            self.put_query(
+                p.query,
+                QueryEntry {
+                    target: p.target,
+                    ..Default::default()
+                },
+            );
+            return;
+        }
+        let ts = match self.write_timestamp() {
+            Ok(s) => vec![s],
+            Err(e) => {
+                warn!(query = ?p.query, "query_begin: {e}; the result reads 0");
+                Vec::new()
+            }
+        };
+        let e = QueryEntry {
+            target: p.target,
+            ts,
+            active: true,
+            ..Default::default()
+        };
+        self.put_query(p.query, e);
+    }
+
+    /// End the active occlusion query and give its slots to its entry.
+    fn end_active_occ(&mut self) {
+        if self.frames.active_occ.is_none() {
+            return;
+        }
+        // Its last segment is in the recording command buffer, or (nothing
+        // recorded since a submit closed it) in the last submission.
+        let serial = if self.frames.recording {
+            // Outside rendering, after the work it counts.
+            self.frames.end_rendering(&self.gpu);
+            self.frames.end_occ_segment(&self.gpu);
+            self.frames.next_serial
+        } else {
+            self.frames.next_serial - 1
+        };
+        let Some(a) = self.frames.active_occ.take() else {
+            return;
+        };
+        match self.scr.queries.get_mut(a.query) {
+            Some(e) => {
+                e.occ.extend(a.slots);
+                e.serial = serial;
+                e.active = false;
+            }
+            None => {
+                for s in a.slots {
+                    self.frames.occ_slots.release(s);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn q_end(&mut self, p: &calls::QueryEnd) {
+        if is_occlusion(p.target) {
+            if self.frames.active_occ.as_ref().map(|a| a.query) != Some(p.query) {
+                warn!(query = ?p.query, "query_end: not the active occlusion query, skipped");
+                return;
+            }
+            self.end_active_occ();
+            return;
+        }
+        let Some(active) = self.scr.queries.get(p.query).map(|e| e.active) else {
+            warn!(query = ?p.query, "query_end: unknown query, skipped");
+            return;
+        };
+        if !active {
+            return;
+        }
+        let slot = self.write_timestamp();
+        let serial = self.frames.next_serial;
+        if let Some(e) = self.scr.queries.get_mut(p.query) {
+            e.active = false;
+            e.serial = serial;
+            match slot {
+                Ok(s) if e.ts.len() == 1 => e.ts.push(s),
+                Ok(s) => self.frames.ts_slots.release(s),
+                Err(err) => warn!(query = ?p.query, "query_end: {err}; the result reads 0"),
+            }
+        }
+    }
+
+    pub(crate) fn q_counter(&mut self, p: &calls::QueryCounter) {
+        let ts = match self.write_timestamp() {
+            Ok(s) => vec![s],
+            Err(e) => {
+                warn!(query = ?p.query, "query_counter: {e}; the result reads 0");
+                Vec::new()
+            }
+        };
+        let e = QueryEntry {
+            target: gl::TIMESTAMP,
+            ts,
+            serial: self.frames.next_serial,
+            ..Default::default()
+        };
+        self.put_query(p.query, e);
+    }
+
+    pub(crate) fn q_result(&mut self, p: &calls::QueryResult, reply: &mut Vec<u8>) {
+        let Some((target, serial, active)) = self
+            .scr
+            .queries
+            .get(p.query)
+            .map(|e| (e.target, e.serial, e.active))
+        else {
+            warn!(query = ?p.query, "query_result: unknown query, answered 0");
+            query_reply(reply, true, 0);
+            return;
+        };
+        if active {
+            warn!(query = ?p.query, "query_result: query still active, answered 0");
+            query_reply(reply, true, 0);
+            return;
+        }
+        // Its commands may still sit in the recording command buffer.
+        if serial >= self.frames.next_serial && self.frames.recording {
+            if let Err(e) = self.frames.submit(&self.gpu) {
+                warn!("query_result: submit failed: {e}");
+            }
+        }
+        let done = if p.wait != 0 {
+            match self.frames.wait_serial(&self.gpu, serial, u64::MAX) {
+                Ok(ok) => ok,
+                Err(e) => {
+                    warn!("query_result: wait failed: {e}; answered 0");
+                    query_reply(reply, true, 0);
+                    return;
+                }
+            }
+        } else {
+            self.frames.is_done(&self.gpu, serial)
+        };
+        if !done {
+            query_reply(reply, false, 0);
+            return;
+        }
+        let Some(e) = self.scr.queries.get(p.query) else {
+            query_reply(reply, true, 0);
+            return;
+        };
+        let value = if is_occlusion(target) {
+            let v = self.slot_values(true, &e.occ).unwrap_or_default();
+            let sum = v.iter().fold(0u64, |a, &b| a.saturating_add(b));
+            if target == gl::SAMPLES_PASSED {
+                sum
+            } else {
+                (sum != 0) as u64
+            }
+        } else {
+            match self.slot_values(false, &e.ts).as_deref() {
+                Some(&[t0, t1]) => self.ticks_to_ns(t1.saturating_sub(t0)),
+                Some(&[t]) => self.ticks_to_ns(t),
+                _ => 0,
+            }
+        };
+        query_reply(reply, true, value);
+    }
+
+    pub(crate) fn q_destroy(&mut self, p: &calls::QueryDestroy) {
+        if self.frames.active_occ.as_ref().map(|a| a.query) == Some(p.query) {
+            self.end_active_occ();
+        }
+        if let Some(e) = self.scr.queries.remove(p.query) {
+            self.release_query(e);
+        }
+    }
+
+    pub(crate) fn timestamp_ns(&mut self, reply: &mut Vec<u8>) {
+        reply.clear();
+        let value = (|| {
+            let slot = self.write_timestamp()?;
+            let r = self
+                .frames
+                .finish(&self.gpu)
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    self.slot_values(false, &[slot])
+                        .ok_or_else(|| "no result".to_string())
+                });
+            self.frames.ts_slots.release(slot);
+            r.map(|v| self.ticks_to_ns(v.first().copied().unwrap_or(0)))
+        })();
+        let ns = value.unwrap_or_else(|e| {
+            warn!("timestamp: {e}; answered 0");
+            0
+        });
+        reply.extend_from_slice(&ns.to_le_bytes());
+    }
+
+    pub(crate) fn texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
+        reply.clear();
+        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
+            warn!(
+                format = p.format,
+                ty = p.r#type,
+                "get_texture_image: unknown format/type, empty reply"
+            );
+            return;
+        };
+        let (w, h, d) = (p.width as u64, p.height as u64, p.depth.max(1) as u64);
+        let total = w
+            .saturating_mul(h)
+            .saturating_mul(d)
+            .saturating_mul(bpp as u64);
+        if total > crate::context::MAX_REPLY {
+            warn!(w, h, d, "get_texture_image: image too large, empty reply");
+            return;
+        }
+        reply.resize(total as usize, 0);
+        if total == 0 {
+            return;
+        }
+        if let Err(e) = self.read_texture_into(p, reply, bpp) {
+            warn!(res = ?p.res, "get_texture_image: {e}; zeros returned");
+        }
+        reply.resize(total as usize, 0);
+    }
+
+    fn read_texture_into(
+        &mut self,
+        p: &calls::GetTextureImage,
+        reply: &mut [u8],
+        bpp: usize,
+    ) -> Result<(), String> {
+        let (image, sf, levels, extent, layers, samples) =
+            match self.scr.resources.get(p.res).map(|r| &r.kind) {
+                Some(ResKind::Texture { img: Some(i), .. }) => {
+                    (i.image, i.format, i.levels, i.extent, i.layers, i.samples)
+                }
+                _ => return Err("not a texture with storage".into()),
+            };
+        if samples != vk::SampleCountFlags::TYPE_1 {
+            return Err("multisampled textures cannot be read (named gap)".into());
+        }
+        if p.level >= levels {
+            return Err(format!("level {} beyond the storage's {levels}", p.level));
+        }
+        let (_, ext, base_layer, nlayers) =
+            Self::region(p.target, 0, 0, 0, p.width, p.height, p.depth.max(1));
+        let le = crate::resource::level_extent(extent, p.level);
+        if ext.width > le.width
+            || ext.height > le.height
+            || ext.depth > le.depth
+            || base_layer as u64 + nlayers as u64 > layers as u64
+        {
+            return Err("size differs from the level's".into());
+        }
+        let aspect = if sf.class.is_color() {
+            vk::ImageAspectFlags::COLOR
+        } else if p.format == gl::STENCIL_INDEX && sf.class.has_stencil() {
+            vk::ImageAspectFlags::STENCIL
+        } else if sf.class.has_depth() {
+            vk::ImageAspectFlags::DEPTH
+        } else {
+            vk::ImageAspectFlags::STENCIL
+        };
+        let texel = emulation::copy_texel_size(sf.vk, aspect);
+        let n = ext.width as usize * ext.height as usize * ext.depth as usize;
+        let chunk = n * bpp;
+        for (i, layer) in (base_layer..base_layer + nlayers).enumerate() {
+            let data = self
+                .read_image_with(
+                    image,
+                    aspect,
+                    texel,
+                    p.level,
+                    layer,
+                    vk::Offset3D::default(),
+                    ext,
+                    |b| b.to_vec(),
+                )
+                .map_err(|e| e.to_string())?;
+            let conv = Self::convert_read(sf, aspect, data, n, p.format, p.r#type)?;
+            let at = i * chunk;
+            if let (Some(dst), Some(src)) = (reply.get_mut(at..at + chunk), conv.get(..chunk)) {
+                dst.copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+}
