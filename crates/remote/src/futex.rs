@@ -76,6 +76,8 @@ pub fn ring(word: &AtomicU32) -> bool {
 pub const SPIN_ROUNDS: u32 = 64;
 /// How many `yield_now` rounds follow the spin.
 pub const YIELD_ROUNDS: u32 = 4;
+/// How long a waiter keeps polling (yielding) before it sleeps.
+pub const POLL_WINDOW: Duration = Duration::from_micros(100);
 
 /// Waiter side. Blocks until `ready()` holds, using `word` as this waiter's
 /// doorbell. `slice` bounds each futex wait (None: unbounded; a wake is
@@ -93,6 +95,17 @@ pub fn wait_until(
         std::hint::spin_loop();
     }
     for _ in 0..YIELD_ROUNDS {
+        if ready() {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    // Then poll for a bounded time, yielding between looks: on small
+    // machines (and VMs, where a wake-up is an IPI) a futex sleep/wake pair
+    // costs tens of microseconds, more than the usual gap between a batch
+    // and the next one, or a request and its reply.
+    let start = std::time::Instant::now();
+    while start.elapsed() < POLL_WINDOW {
         if ready() {
             return false;
         }
