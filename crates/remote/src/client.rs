@@ -398,20 +398,8 @@ impl RingLink {
         self.stats.blocking_round_trips += 1;
         let (seg, flags) = (&self.seg, &*self.peer_flags);
         let seq_w = word!(seg.reply, u32, R_SEQ);
-        // Poll the reply for a while before the futex path, yielding the CPU
-        // between looks (the server may have been woken onto this very CPU):
-        // a reply that lands meanwhile costs the server no wake-up syscall and
-        // us no sleep (each is tens of microseconds on a loaded VM, more than
-        // a typical read-back takes to serve).
-        const REPLY_POLL: std::time::Duration = std::time::Duration::from_micros(REPLY_POLL_US);
-        const REPLY_POLL_US: u64 = 50;
-        let poll_start = std::time::Instant::now();
-        while seq_w.load(Acquire) != seq
-            && !Self::peer_gone(seg, flags)
-            && poll_start.elapsed() < REPLY_POLL
-        {
-            std::thread::yield_now();
-        }
+        // futex::wait_until polls (yielding) before it sleeps: a reply that
+        // lands meanwhile costs the server no wake-up and us no sleep.
         futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
             seq_w.load(SeqCst) == seq || Self::peer_gone(seg, flags)
         });
