@@ -19,7 +19,7 @@ use serde_json::Value;
 
 const USAGE: &str = "\
 usage: cargo xtask bench [--frames N|auto] [--repeat-ms MS] [--repeats R]
-                         [--warmup W] [--case LIST]
+                         [--rounds K] [--warmup W] [--case LIST]
                          [--arms LIST] [--egl-native PATH] [--egl PATH]
                          [--dist] [--no-micro] [--timeout SECS]
                          [--out FILE] [--write-docs]
@@ -27,7 +27,11 @@ usage: cargo xtask bench [--frames N|auto] [--repeat-ms MS] [--repeats R]
   --frames N|auto   timed frames per repeat (default auto: as many as fit in
                     --repeat-ms, judged from the fastest warm-up frame, 3..500)
   --repeat-ms MS    target length of one repeat with --frames auto (default 400)
-  --repeats R       repeats per case (default 5)
+  --repeats R       repeats per case and process (default 5)
+  --rounds K        run every (case, arm) process K times, the arms of a case
+                    taking turns, and report the median of the K results:
+                    slow drift of a shared machine then hits every arm alike
+                    (default 1)
   --warmup W        untimed frames first (default 3)
   --case LIST       comma list of vanilla,blend,sodium,ubo,texture,readback (default all)
   --arms LIST       comma list of native,monolith,inproc,spawn, each optionally
@@ -50,6 +54,7 @@ struct Opts {
     frames: u32,
     repeat_ms: u32,
     repeats: u32,
+    rounds: u32,
     warmup: u32,
     cases: Vec<String>,
     arms: Vec<Arm>,
@@ -117,6 +122,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         frames: 0,
         repeat_ms: 400,
         repeats: 5,
+        rounds: 1,
         warmup: 3,
         cases: CASES.iter().map(|s| s.to_string()).collect(),
         arms: ["native", "monolith", "inproc", "spawn"]
@@ -140,6 +146,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             },
             "--repeat-ms" => o.repeat_ms = positive(a, it.next())?,
             "--repeats" => o.repeats = positive(a, it.next())?,
+            "--rounds" => o.rounds = positive(a, it.next())?,
             "--warmup" => {
                 let v = it.next().ok_or("--warmup needs a value")?;
                 o.warmup = v
@@ -237,17 +244,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let load_start = loadavg();
     let mut results: Vec<Value> = Vec::new();
     for case in &o.cases {
-        for arm in &o.arms {
-            let t = Instant::now();
-            let r = run_arm(&o, &exe, arm, case, &ours, &dist_lib);
-            eprintln!(
-                "==> {case:<9} {:<14} {} ({:.1}s)",
-                arm.label,
-                summary(&r),
-                t.elapsed().as_secs_f64()
-            );
-            results.push(r);
+        let mut rounds: Vec<Vec<Value>> = vec![Vec::new(); o.arms.len()];
+        for round in 0..o.rounds {
+            for (i, arm) in o.arms.iter().enumerate() {
+                let t = Instant::now();
+                let r = run_arm(&o, &exe, arm, case, &ours, &dist_lib);
+                eprintln!(
+                    "==> {case:<9} {:<14} round {}/{} {} ({:.1}s)",
+                    arm.label,
+                    round + 1,
+                    o.rounds,
+                    summary(&r),
+                    t.elapsed().as_secs_f64()
+                );
+                rounds[i].push(r);
+            }
         }
+        results.extend(rounds.into_iter().map(merge_rounds));
     }
     let mut micro = serde_json::Map::new();
     if o.micro {
@@ -402,6 +415,45 @@ fn arm_command(exe: &Path, arm: &Arm, ours: &Path, dist_lib: &Path, o: &Opts) ->
     c.args(["--repeats", &o.repeats.to_string()]);
     c.args(["--warmup", &o.warmup.to_string()]);
     c
+}
+
+/// One result from the rounds of one (case, arm): the medians of the
+/// per-round values, the repeat lists concatenated; failed if any round
+/// failed (the first failure is kept).
+fn merge_rounds(mut rounds: Vec<Value>) -> Value {
+    if rounds.len() == 1 {
+        return rounds.remove(0);
+    }
+    if let Some(bad) = rounds.iter().find(|r| r.get("ok") != Some(&Value::Bool(true))) {
+        return bad.clone();
+    }
+    let mut out = rounds[0].clone();
+    for key in ["wall_ns_per_op", "thread_cpu_ns_per_op", "process_cpu_ns_per_op"] {
+        let mut v: Vec<f64> = rounds
+            .iter()
+            .filter_map(|r| r.get(key).and_then(Value::as_f64))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        if let Some(m) = v.get(v.len() / 2) {
+            out[key] = serde_json::json!(m);
+        }
+    }
+    for key in ["repeat_wall_ns_per_op", "repeat_thread_cpu_ns_per_op"] {
+        let all: Vec<Value> = rounds
+            .iter()
+            .filter_map(|r| r.get(key).and_then(Value::as_array))
+            .flatten()
+            .cloned()
+            .collect();
+        out[key] = Value::Array(all);
+    }
+    let repeats: u64 = rounds
+        .iter()
+        .filter_map(|r| r.get("repeats").and_then(Value::as_u64))
+        .sum();
+    out["repeats"] = serde_json::json!(repeats);
+    out["rounds"] = serde_json::json!(rounds.len());
+    out
 }
 
 fn run_arm(o: &Opts, exe: &Path, arm: &Arm, case: &str, ours: &Path, dist_lib: &Path) -> Value {
@@ -701,7 +753,7 @@ fn render(
          (dist profile: {}). Every arm ran with `LP_NUM_THREADS=0`, each case in its own \
          process: warm-up frames, then {} repeats of {} timed frames, each frame ended by \
          `glFinish`; a value is the median over all timed frames of frame time / operations \
-         per frame. Load average (1/5/15 min) at start: {}, at end: {}.\n\n",
+         per frame{}. Load average (1/5/15 min) at start: {}, at end: {}.\n\n",
         m("date"),
         m("nproc"),
         m("cpu"),
@@ -720,6 +772,15 @@ fn render(
             )
         } else {
             o.frames.to_string()
+        },
+        if o.rounds > 1 {
+            format!(
+                "; every (case, arm) process ran {} times, the arms of a case taking turns, \
+                 and the table shows the median of those runs",
+                o.rounds
+            )
+        } else {
+            String::new()
         },
         m("loadavg_start"),
         m("loadavg_end"),
