@@ -1302,6 +1302,39 @@ impl Context for GlesBackend {
         }
     }
 
+    fn create_vertex_input(&mut self, p: &calls::CreateVertexInput) {
+        if self.scr.vertex_inputs.insert(p.cso, *p).is_err() {
+            warn!(cso = ?p.cso, "create_vertex_input: invalid handle, skipped");
+        }
+    }
+
+    /// One record for what bind_vertex_elements + set_vertex_buffers +
+    /// set_index_buffer would say.
+    fn bind_vertex_input(&mut self, p: &calls::BindVertexInput) {
+        let Some(vi) = self.scr.vertex_inputs.get(p.cso).copied() else {
+            warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
+            return;
+        };
+        if let Some(ctx) = self.cx_state("bind_vertex_input") {
+            ctx.vertex_elements = vi.elements;
+            ctx.vbufs = calls::SetVertexBuffers {
+                count: vi.count,
+                buffers: vi.buffers,
+                offsets: vi.offsets,
+                strides: vi.strides,
+                ..Default::default()
+            };
+            ctx.index_buffer = vi.index_buffer;
+            ctx.shadow.vertex_applied = None;
+        }
+    }
+
+    fn delete_vertex_input(&mut self, p: &calls::DeleteVertexInput) {
+        if self.scr.vertex_inputs.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_vertex_input: unknown vertex input, skipped");
+        }
+    }
+
     fn delete_vertex_elements(&mut self, p: &calls::DeleteVertexElements) {
         if self.scr.vertex_elements.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");

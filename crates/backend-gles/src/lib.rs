@@ -208,6 +208,8 @@ pub(crate) struct ScreenTables {
     pub fences: Table<glow::Fence>,
     pub render_states: Table<calls::CreateRenderState>,
     pub vertex_elements: Table<calls::CreateVertexElements>,
+    /// Vertex-input CSOs (same handle namespace as vertex elements).
+    pub vertex_inputs: Table<calls::CreateVertexInput>,
     pub samplers: Table<glow::Sampler>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,

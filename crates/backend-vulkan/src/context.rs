@@ -2407,20 +2407,28 @@ impl Context for VulkanBackend {
         }
         let n = blob.len().min(p.size as usize);
         // Storage the GPU is done with and about the right size is kept
-        // and rewritten by the host; otherwise (busy: GL's orphaning) new
-        // storage replaces it.
+        // and rewritten: by the host when mapped, else by a staged copy
+        // ahead of the frame (nothing recorded uses it). Otherwise (busy:
+        // GL's orphaning) new storage replaces it.
         let reuse = match self.scr.resources.get(p.res).map(|r| &r.kind) {
             Some(ResKind::Buffer { raw, last_use, .. }) => {
                 let cap = raw.size;
-                let fits = !raw.ptr.is_null() && cap >= p.size.max(4) && cap / 2 <= p.size;
+                let fits = cap >= p.size.max(4) && cap / 2 <= p.size;
                 let serial = last_use.get();
                 (fits && self.frames.is_done(&self.gpu, serial)).then_some(*raw)
             }
             _ => None,
         };
         if let Some(raw) = reuse {
-            raw.write(0, &blob[..n]);
-            raw.zero(n as u64, raw.size - n as u64);
+            if raw.ptr.is_null() {
+                if let Err(e) = self.stage_whole_buffer(raw, &blob[..n]) {
+                    warn!(res = ?p.res, "buffer_respecify: {e}");
+                    return;
+                }
+            } else {
+                raw.write(0, &blob[..n]);
+                raw.zero(n as u64, raw.size - n as u64);
+            }
             if let Some(ResKind::Buffer { size, .. }) =
                 self.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
             {

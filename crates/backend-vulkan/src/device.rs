@@ -365,16 +365,21 @@ impl Gpu {
             vk::api_version_patch(props.api_version),
             props.driver_version
         );
-        let uma = matches!(
-            props.device_type,
-            vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::INTEGRATED_GPU
-        ) && (0..mem.memory_type_count).any(|i| {
-            mem.memory_types[i as usize].property_flags.contains(
-                vk::MemoryPropertyFlags::DEVICE_LOCAL
-                    | vk::MemoryPropertyFlags::HOST_VISIBLE
-                    | vk::MemoryPropertyFlags::HOST_COHERENT,
+        // MOBILEGL_VK_FORCE_STAGING=1: behave as on a discrete GPU (no
+        // host-visible device memory), so the staging paths run on lavapipe.
+        let force_staging = std::env::var_os("MOBILEGL_VK_FORCE_STAGING").is_some_and(|v| v == "1");
+        let uma = !force_staging
+            && matches!(
+                props.device_type,
+                vk::PhysicalDeviceType::CPU | vk::PhysicalDeviceType::INTEGRATED_GPU
             )
-        });
+            && (0..mem.memory_type_count).any(|i| {
+                mem.memory_types[i as usize].property_flags.contains(
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL
+                        | vk::MemoryPropertyFlags::HOST_VISIBLE
+                        | vk::MemoryPropertyFlags::HOST_COHERENT,
+                )
+            });
         info!(device = %device_name, %driver_version, ?feat, uma, "Vulkan backend open");
         debug!(limits = ?props.limits, "device limits");
         Ok(Gpu {

@@ -10,6 +10,11 @@
 //! barrier separates each transfer and each rendering instance from what
 //! came before it (so nothing needs a barrier after it); only upload copies
 //! from the arena to disjoint regions run back to back (`upload_cmd`).
+//! Transfers to destinations nothing in the frame uses yet (fresh or idle
+//! buffers) go to the slot's `pre` command buffer instead
+//! (`pre_upload_cmd`), opened and closed by a full barrier and submitted
+//! in the same batch ahead of the main one; the arena slices they read are
+//! reclaimed with the slot, once its fence signals.
 //! Draws whose bindings are already recorded wait in `pending` and are
 //! recorded as one multi-draw before anything else enters the command
 //! buffer (`cmd`, `end_rendering`, `submit` flush them).
@@ -124,6 +129,9 @@ impl Arena {
 
 pub(crate) struct Frame {
     pub cmd: vk::CommandBuffer,
+    /// Uploads hoisted before `cmd` (see `Frames::pre_upload_cmd`);
+    /// submitted with it, in the same batch, ahead of it.
+    pub pre: vk::CommandBuffer,
     pub fence: vk::Fence,
     /// Serial of the last submission from this slot (0: none pending).
     pub serial: u64,
@@ -182,6 +190,10 @@ pub(crate) struct Frames {
     /// copies (from the arena), whose destinations are `written`.
     after_upload: bool,
     written: Vec<Written>,
+    /// The current slot's `pre` command buffer is recording; `pre_written`
+    /// are the destinations written since its last barrier.
+    pre_recording: bool,
+    pre_written: Vec<Written>,
     /// Draws with identical bindings not yet recorded: (indexed, instance
     /// count, first instance) and per draw (first index or vertex, count,
     /// vertex offset). Recorded (as one multi-draw where possible) before
@@ -371,7 +383,7 @@ impl Frames {
         let ai = vk::CommandBufferAllocateInfo::default()
             .command_pool(gpu.pool)
             .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(n as u32);
+            .command_buffer_count(2 * n as u32);
         // SAFETY: valid pool of this device.
         let cmds = unsafe { gpu.device.allocate_command_buffers(&ai) }.map_err(|result| {
             VkError::Call {
@@ -380,7 +392,8 @@ impl Frames {
             }
         })?;
         let mut frames = Vec::with_capacity(n);
-        for cmd in cmds {
+        let (main, pre) = cmds.split_at(n);
+        for (&cmd, &pre) in main.iter().zip(pre) {
             // SAFETY: valid device; unsignalled fence.
             let fence = unsafe {
                 gpu.device
@@ -392,6 +405,7 @@ impl Frames {
             })?;
             frames.push(Frame {
                 cmd,
+                pre,
                 fence,
                 serial: 0,
                 arena: Arena::default(),
@@ -417,6 +431,8 @@ impl Frames {
             last_sampler_set: None,
             after_upload: false,
             written: Vec::new(),
+            pre_recording: false,
+            pre_written: Vec::new(),
             pending_kind: None,
             pending: Vec::new(),
             draws_recorded: 0,
@@ -592,6 +608,56 @@ impl Frames {
         Ok(cmd)
     }
 
+    /// The recording frame's `pre` command buffer, ready for a transfer
+    /// (arena copy or fill) to `w`. It runs before everything recorded in
+    /// the frame's main command buffer and after every earlier submission
+    /// (a full barrier opens and closes it), so only destinations that
+    /// nothing recorded in the main command buffer uses may be written
+    /// here: fresh storage, or a buffer whose `last_use` completed (the
+    /// same rule that lets the host write it on unified memory). Recording
+    /// here never ends the open rendering instance. Back-to-back writes to
+    /// disjoint destinations share one barrier.
+    pub fn pre_upload_cmd(&mut self, gpu: &Gpu, w: Written) -> Result<vk::CommandBuffer, VkError> {
+        self.cmd_keep(gpu)?;
+        let pre = self.frames[self.cur].pre;
+        if !self.pre_recording {
+            // SAFETY: `pre` belongs to the current slot, whose previous
+            // submission completed (`cmd_keep` waited for it before
+            // beginning the main command buffer); both are submitted
+            // together, so neither is pending.
+            unsafe {
+                gpu.device
+                    .reset_command_buffer(pre, vk::CommandBufferResetFlags::empty())
+                    .map_err(|result| VkError::Call {
+                        call: "vkResetCommandBuffer",
+                        result,
+                    })?;
+                gpu.device
+                    .begin_command_buffer(
+                        pre,
+                        &vk::CommandBufferBeginInfo::default()
+                            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                    )
+                    .map_err(|result| VkError::Call {
+                        call: "vkBeginCommandBuffer",
+                        result,
+                    })?;
+            }
+            // Earlier submissions may still read what these transfers
+            // overwrite.
+            barrier(gpu, pre);
+            self.pre_recording = true;
+            self.pre_written.clear();
+        } else if self.pre_written.len() >= MAX_UNBARRIERED_UPLOADS
+            || self.pre_written.iter().any(|x| x.overlaps(&w))
+        {
+            barrier(gpu, pre);
+            self.pre_written.clear();
+        }
+        self.pre_written.push(w);
+        Ok(pre)
+    }
+
     /// Wait for slot `i`'s last submission (false: timed out).
     fn wait_frame(&mut self, gpu: &Gpu, i: usize, timeout: u64) -> Result<bool, VkError> {
         let f = &self.frames[i];
@@ -763,7 +829,18 @@ impl Frames {
         }
         self.end_occ_segment(gpu);
         self.recording = false;
+        let pre = std::mem::take(&mut self.pre_recording);
         let f = &mut self.frames[self.cur];
+        if pre {
+            // What the hoisted transfers wrote is visible to the main
+            // command buffer.
+            barrier(gpu, f.pre);
+            // SAFETY: `pre` is recording (pre_upload_cmd began it).
+            unsafe { gpu.device.end_command_buffer(f.pre) }.map_err(|result| VkError::Call {
+                call: "vkEndCommandBuffer",
+                result,
+            })?;
+        }
         // SAFETY: `cmd` is recording and outside any rendering instance;
         // the fence is unsignalled (reset below before reuse).
         unsafe {
@@ -779,8 +856,11 @@ impl Frames {
                     call: "vkResetFences",
                     result,
                 })?;
-            let cmds = [cmd];
-            let si = vk::SubmitInfo::default().command_buffers(&cmds);
+            // Submission order: the hoisted transfers first (the barrier
+            // closing `pre` orders them before everything in `cmd`).
+            let both = [f.pre, cmd];
+            let cmds: &[vk::CommandBuffer] = if pre { &both } else { &both[1..] };
+            let si = vk::SubmitInfo::default().command_buffers(cmds);
             gpu.device
                 .queue_submit(gpu.queue, &[si], f.fence)
                 .map_err(|result| VkError::Call {

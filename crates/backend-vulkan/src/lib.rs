@@ -30,7 +30,13 @@
 //! their contents are unchanged (uniform ranges move through dynamic
 //! offsets). Hot paths: on unified memory (lavapipe, integrated GPUs)
 //! client buffers are mapped and idle ones are written by the host
-//! (`glBufferData`/`glBufferSubData` without GPU work); draws that bind
+//! (`glBufferData`/`glBufferSubData` without GPU work). Elsewhere
+//! (discrete GPUs) uploads are staged through the frame's persistently
+//! mapped arena and never wait for the GPU: writes to fresh or idle
+//! buffers are hoisted into the frame's `pre` command buffer (submitted
+//! ahead of the main one, so an open rendering instance stays open), and
+//! busy buffers are orphaned as on unified memory; texture and busy-buffer
+//! sub-uploads are copied in command-stream order. Draws that bind
 //! nothing new are merged into one `vkCmdDrawMulti*EXT`, and a draw that
 //! follows another with no call in between skips re-resolving state
 //! (`VulkanBackend::epoch`); a command buffer is submitted every
@@ -43,7 +49,9 @@
 //! (`tracing::warn`) and the call skipped: no trait method panics.
 //!
 //! Knobs: `MOBILEGL_VK_FRAMES_IN_FLIGHT` (1..=8, default 2; anything else
-//! is a startup error).
+//! is a startup error); `MOBILEGL_VK_FORCE_STAGING=1` ignores host-visible
+//! device memory (as on a discrete GPU), so the staging paths run on
+//! lavapipe too.
 
 mod context;
 mod device;

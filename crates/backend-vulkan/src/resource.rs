@@ -331,11 +331,14 @@ impl VulkanBackend {
         offset: u64,
         data: &[u8],
     ) -> Result<(), VkError> {
-        if !raw.ptr.is_null()
-            && self.frames.is_done(&self.gpu, last_use.get())
-            && raw.write(offset, data)
-        {
+        let idle = self.frames.is_done(&self.gpu, last_use.get());
+        if idle && !raw.ptr.is_null() && raw.write(offset, data) {
             return Ok(());
+        }
+        if idle && raw.ptr.is_null() {
+            // Nothing recorded or in flight uses it: the staged copy goes
+            // ahead of the frame, leaving any rendering instance open.
+            return self.stage_buffer(raw.buffer, offset, data, true);
         }
         last_use.set(self.frames.next_serial);
         self.upload_buffer(raw.buffer, offset, data)
@@ -348,32 +351,121 @@ impl VulkanBackend {
         offset: u64,
         data: &[u8],
     ) -> Result<(), VkError> {
+        self.stage_buffer(dst, offset, data, false)
+    }
+
+    /// Copy bytes into a buffer through the upload arena: in command-stream
+    /// order, or with `hoist` in the frame's `pre` command buffer (only for
+    /// a destination nothing recorded in the frame uses; see
+    /// `Frames::pre_upload_cmd`). Never waits for the GPU.
+    pub(crate) fn stage_buffer(
+        &mut self,
+        dst: vk::Buffer,
+        offset: u64,
+        data: &[u8],
+        hoist: bool,
+    ) -> Result<(), VkError> {
         if data.is_empty() {
             return Ok(());
         }
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
         let end = offset.saturating_add(data.len() as u64);
-        let cmd = self.frames.upload_cmd(
-            &self.gpu,
-            frame::Written {
-                object: vk::Handle::as_raw(dst),
-                level: 0,
-                ranges: [(offset, end), (0, 1), (0, 1), (0, 1)],
-            },
-        )?;
+        let w = frame::Written {
+            object: vk::Handle::as_raw(dst),
+            level: 0,
+            ranges: [(offset, end), (0, 1), (0, 1), (0, 1)],
+        };
+        let cmd = if hoist {
+            self.frames.pre_upload_cmd(&self.gpu, w)?
+        } else {
+            self.frames.upload_cmd(&self.gpu, w)?
+        };
         let region = [vk::BufferCopy {
             src_offset: staging.offset,
             dst_offset: offset,
             size: data.len() as u64,
         }];
-        // SAFETY: recording outside rendering (upload_cmd); ranges checked
-        // by callers. Whatever comes next barriers first (see upload_cmd).
+        // SAFETY: recording outside rendering (upload_cmd; `pre` never
+        // renders); ranges checked by callers. Whatever comes next
+        // barriers first (see upload_cmd / pre_upload_cmd).
         unsafe {
             self.gpu
                 .device
                 .cmd_copy_buffer(cmd, staging.buffer, dst, &region)
         };
+        Ok(())
+    }
+
+    /// Replace the whole contents of an unmapped buffer that nothing
+    /// recorded in the frame uses (fresh, or idle) with `init` followed by
+    /// zeros, ahead of the frame (`pre`): a staged copy plus, for a long
+    /// tail, a fill of the disjoint rest.
+    pub(crate) fn stage_whole_buffer(
+        &mut self,
+        raw: RawBuffer,
+        init: &[u8],
+    ) -> Result<(), VkError> {
+        let n = (init.len() as u64).min(raw.size);
+        let tail = raw.size - n;
+        // Short tails travel as staged zeros; a long one is filled from a
+        // 4-byte boundary (vkCmdFillBuffer's alignment).
+        let staged_end = if tail <= 1 << 16 {
+            raw.size
+        } else {
+            n.div_ceil(4) * 4
+        };
+        if staged_end > 0 {
+            let staging = self.frames.upload(&self.gpu, staged_end, 16)?;
+            staging.write(0, &init[..n as usize]);
+            if !staging.raw.zero(staging.offset + n, staged_end - n) {
+                return Err(VkError::Call {
+                    call: "upload arena (zero)",
+                    result: vk::Result::ERROR_MEMORY_MAP_FAILED,
+                });
+            }
+            let cmd = self.frames.pre_upload_cmd(
+                &self.gpu,
+                frame::Written {
+                    object: vk::Handle::as_raw(raw.buffer),
+                    level: 0,
+                    ranges: [(0, staged_end), (0, 1), (0, 1), (0, 1)],
+                },
+            )?;
+            // SAFETY: `pre` is recording outside rendering; the range lies
+            // inside both the arena slice and the buffer.
+            unsafe {
+                self.gpu.device.cmd_copy_buffer(
+                    cmd,
+                    staging.buffer,
+                    raw.buffer,
+                    &[vk::BufferCopy {
+                        src_offset: staging.offset,
+                        dst_offset: 0,
+                        size: staged_end,
+                    }],
+                )
+            };
+        }
+        if staged_end < raw.size {
+            let cmd = self.frames.pre_upload_cmd(
+                &self.gpu,
+                frame::Written {
+                    object: vk::Handle::as_raw(raw.buffer),
+                    level: 0,
+                    ranges: [(staged_end, raw.size), (0, 1), (0, 1), (0, 1)],
+                },
+            )?;
+            // SAFETY: `pre` is recording outside rendering; the offset is a
+            // multiple of 4 inside the buffer; WHOLE_SIZE fills to the end
+            // (rounded down to 4 bytes: buffers hold at least their GL size,
+            // and the zeros past it are never read).
+            unsafe {
+                self.gpu
+                    .device
+                    .cmd_fill_buffer(cmd, raw.buffer, staged_end, vk::WHOLE_SIZE, 0)
+            };
+        }
         Ok(())
     }
 
@@ -406,33 +498,11 @@ impl VulkanBackend {
             return Ok(raw);
         }
         // GL leaves undefined contents; zero them so reads are deterministic.
-        let raw = self.zero_buffer_gpu(raw)?;
-        if let Err(e) = self.upload_buffer(raw.buffer, 0, init) {
+        // Fresh storage: nothing recorded uses it, so the writes go ahead
+        // of the frame.
+        if let Err(e) = self.stage_whole_buffer(raw, init) {
             self.frames.retire(Garbage::Buffer(raw));
             return Err(e);
-        }
-        Ok(raw)
-    }
-
-    /// Record a zero fill of a whole (unmapped) fresh buffer.
-    fn zero_buffer_gpu(
-        &mut self,
-        raw: crate::device::RawBuffer,
-    ) -> Result<crate::device::RawBuffer, VkError> {
-        match self.frames.transfer_cmd(&self.gpu) {
-            Ok(cmd) => {
-                // SAFETY: recording outside rendering; the whole buffer.
-                unsafe {
-                    self.gpu
-                        .device
-                        .cmd_fill_buffer(cmd, raw.buffer, 0, vk::WHOLE_SIZE, 0)
-                };
-                frame::barrier(&self.gpu, cmd);
-            }
-            Err(e) => {
-                raw.destroy(&self.gpu);
-                return Err(e);
-            }
         }
         Ok(raw)
     }

@@ -261,6 +261,9 @@ pub struct VaoEmission {
     pub vertex_elements: Handle,
     pub vertex_buffers: calls::SetVertexBuffers,
     pub enabled_mask: u32,
+    /// Vertex-input CSOs made from this revision, by index buffer (two
+    /// entries: an application alternating index buffers stays cached).
+    pub vertex_inputs: [(Handle, Handle); 2],
 }
 
 #[derive(Debug, Clone)]
@@ -436,6 +439,9 @@ pub struct Sent {
     pub vertex_elements: Handle,
     pub vertex_buffers: Option<calls::SetVertexBuffers>,
     pub index_buffer: Option<Handle>,
+    /// The vertex-input CSO last bound; NULL after any of the three
+    /// records above was sent on its own.
+    pub vertex_input: Handle,
     pub attrib_defaults: Option<calls::SetVertexAttribDefaults>,
     pub sampler_views: Option<calls::SetSamplerViews>,
     pub samplers: Option<calls::BindSamplers>,
@@ -447,6 +453,8 @@ pub struct Sent {
 pub struct CsoCaches {
     pub render_state: HashMap<u64, Handle>,
     pub vertex_elements: HashMap<u64, Handle>,
+    /// Vertex-input CSOs (vertex-elements handle namespace).
+    pub vertex_input: HashMap<u64, Handle>,
     pub sampler: HashMap<u64, Handle>,
     pub sampler_view: HashMap<u64, Handle>,
 }

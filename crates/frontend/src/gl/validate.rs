@@ -32,6 +32,23 @@ fn same_constant_buffers(a: &calls::SetConstantBuffers, b: &calls::SetConstantBu
         && a.sizes[..n] == b.sizes[..n]
 }
 
+/// The create_vertex_input payload (handle left null) of one vertex input.
+fn vertex_input_payload(
+    elements: Handle,
+    vb: &calls::SetVertexBuffers,
+    ib: Handle,
+) -> calls::CreateVertexInput {
+    calls::CreateVertexInput {
+        elements,
+        index_buffer: ib,
+        count: vb.count,
+        buffers: vb.buffers,
+        offsets: vb.offsets,
+        strides: vb.strides,
+        ..Default::default()
+    }
+}
+
 /// Whether `internal_format` can be a colour attachment.
 pub fn is_color_renderable(f: u32) -> bool {
     !matches!(
@@ -792,11 +809,52 @@ impl Gl<'_> {
         let Some(Some(vao)) = self.st.vaos.get(&vao_name) else {
             return Err(glow::INVALID_OPERATION);
         };
-        let element_buffer = vao.element_buffer;
+        let (element_buffer, rev) = (vao.element_buffer, vao.rev);
+        // The index buffer is looked up fresh: re-binding GL_ELEMENT_ARRAY_BUFFER
+        // between draws (common) must not re-derive the vertex layout.
+        let ib = match self.sh.buffers.get(&element_buffer) {
+            Some(Some(b)) => b.handle,
+            _ => Handle::NULL,
+        };
+        let cso_path = self
+            .conn
+            .caps
+            .implements(mgpipe::Opcode::BindVertexInput as u16);
+        // Fast path, one record per VAO switch: the VAO's cached emission
+        // already has a vertex-input CSO for this index buffer.
+        if cso_path && !self.st.verify_dry {
+            let hit = self
+                .st
+                .vao_emission
+                .get(&vao_name)
+                .filter(|e| e.rev == rev)
+                .and_then(|e| {
+                    let vi = e
+                        .vertex_inputs
+                        .iter()
+                        .find(|v| v.0 == ib && !v.1.is_null())?;
+                    Some((vi.1, e.enabled_mask))
+                });
+            if let Some((vi, enabled_mask)) = hit {
+                if self.st.sent.vertex_input != vi {
+                    self.conn
+                        .pipe
+                        .bind_vertex_input(&calls::BindVertexInput { cso: vi });
+                    self.st.sent.vertex_input = vi;
+                    // The parts are unknown now (a later piecewise send
+                    // must send them all).
+                    self.st.sent.vertex_elements = Handle::NULL;
+                    self.st.sent.vertex_buffers = None;
+                }
+                // Draws read it (bound indices vs. client memory).
+                self.st.sent.index_buffer = Some(ib);
+                return self.emit_attrib_defaults(enabled_mask);
+            }
+        }
         // Derive the VAO's records once per revision (the dry verify pass
         // re-derives from scratch).
         let cached = match self.st.vao_emission.get(&vao_name) {
-            Some(e) if e.rev == vao.rev && !self.st.verify_dry => Some(e.clone()),
+            Some(e) if e.rev == rev && !self.st.verify_dry => Some(e.clone()),
             _ => None,
         };
         let emission = match cached {
@@ -806,13 +864,75 @@ impl Gl<'_> {
                 None => return Ok(()),
             },
         };
-        // The index buffer is looked up fresh: re-binding GL_ELEMENT_ARRAY_BUFFER
-        // between draws (common) must not re-derive the vertex layout.
-        let ib = match self.sh.buffers.get(&element_buffer) {
-            Some(Some(b)) => b.handle,
-            _ => Handle::NULL,
-        };
         let (h, vb) = (emission.vertex_elements, emission.vertex_buffers);
+        if cso_path && !self.st.verify_dry {
+            let vi = self.vertex_input_cso(h, &vb, ib);
+            if let Some(e) = self.st.vao_emission.get_mut(&vao_name) {
+                e.vertex_inputs.rotate_right(1);
+                e.vertex_inputs[0] = (ib, vi);
+            }
+            if self.st.sent.vertex_input != vi {
+                self.conn
+                    .pipe
+                    .bind_vertex_input(&calls::BindVertexInput { cso: vi });
+                self.st.sent.vertex_input = vi;
+                self.st.sent.vertex_elements = Handle::NULL;
+                self.st.sent.vertex_buffers = None;
+            }
+            self.st.sent.index_buffer = Some(ib);
+        } else if self.st.verify_dry && !self.st.sent.vertex_input.is_null() {
+            // The records described the vertex input as one CSO: it must be
+            // the CSO of what the tracker holds now.
+            let key = cso_key(&vertex_input_payload(h, &vb, ib));
+            if self.st.cso.vertex_input.get(&key) != Some(&self.st.sent.vertex_input) {
+                self.st.diverged(
+                    "bind_vertex_input",
+                    Some("the bound vertex-input CSO is not the VAO's"),
+                );
+            }
+        } else {
+            self.emit_vertex_parts(h, vb, ib);
+        }
+        self.emit_attrib_defaults(emission.enabled_mask)
+    }
+
+    /// The vertex-input CSO for (layout, buffers, index buffer), created on
+    /// first use (content-addressed; the cache is flushed with deletes past
+    /// its bound).
+    fn vertex_input_cso(
+        &mut self,
+        elements: Handle,
+        vb: &calls::SetVertexBuffers,
+        ib: Handle,
+    ) -> Handle {
+        let p = vertex_input_payload(elements, vb, ib);
+        let key = cso_key(&p);
+        if let Some(h) = self.st.cso.vertex_input.get(&key) {
+            return *h;
+        }
+        if self.st.cso.vertex_input.len() >= CSO_CACHE_LIMIT {
+            for (_, h) in self.st.cso.vertex_input.drain() {
+                self.conn
+                    .pipe
+                    .delete_vertex_input(&calls::DeleteVertexInput { cso: h });
+                self.conn.alloc.vertex_elements.free(h);
+            }
+            for e in self.st.vao_emission.values_mut() {
+                e.vertex_inputs = Default::default();
+            }
+            self.st.sent.vertex_input = Handle::NULL;
+        }
+        let h = self.conn.alloc.vertex_elements.alloc();
+        self.conn
+            .pipe
+            .create_vertex_input(&calls::CreateVertexInput { cso: h, ..p });
+        self.st.cso.vertex_input.insert(key, h);
+        h
+    }
+
+    /// The three vertex records one by one (backends without vertex-input
+    /// CSOs, and the dry verify pass).
+    fn emit_vertex_parts(&mut self, h: Handle, vb: calls::SetVertexBuffers, ib: Handle) {
         if self.st.sent.vertex_elements != h {
             if self.st.verify_dry {
                 self.st
@@ -849,9 +969,16 @@ impl Gl<'_> {
                 self.st.sent.index_buffer = Some(ib);
             }
         }
-        // Defaults of the disabled attributes: re-derived only when the
-        // current values changed or the enabled set differs from what was sent.
-        let mask = !emission.enabled_mask & 0xFFFF;
+        if !self.st.verify_dry {
+            // Sent piecewise: no vertex-input CSO describes the server now.
+            self.st.sent.vertex_input = Handle::NULL;
+        }
+    }
+
+    /// Defaults of the disabled attributes: re-derived only when the current
+    /// values changed or the enabled set differs from what was sent.
+    fn emit_attrib_defaults(&mut self, enabled_mask: u32) -> Result<(), u32> {
+        let mask = !enabled_mask & 0xFFFF;
         let unchanged = self.st.sent_attrib_rev == self.st.current_attrib_rev
             && self.st.sent.attrib_defaults.as_ref().map(|d| d.mask) == Some(mask);
         if unchanged && !self.st.verify_dry {
@@ -944,6 +1071,7 @@ impl Gl<'_> {
             vertex_elements: h,
             vertex_buffers: vb,
             enabled_mask: ve.enabled_mask,
+            vertex_inputs: Default::default(),
         };
         if !self.st.verify_dry {
             self.st.vao_emission.insert(vao_name, e.clone());
