@@ -424,11 +424,18 @@ fn merge_rounds(mut rounds: Vec<Value>) -> Value {
     if rounds.len() == 1 {
         return rounds.remove(0);
     }
-    if let Some(bad) = rounds.iter().find(|r| r.get("ok") != Some(&Value::Bool(true))) {
+    if let Some(bad) = rounds
+        .iter()
+        .find(|r| r.get("ok") != Some(&Value::Bool(true)))
+    {
         return bad.clone();
     }
     let mut out = rounds[0].clone();
-    for key in ["wall_ns_per_op", "thread_cpu_ns_per_op", "process_cpu_ns_per_op"] {
+    for key in [
+        "wall_ns_per_op",
+        "thread_cpu_ns_per_op",
+        "process_cpu_ns_per_op",
+    ] {
         let mut v: Vec<f64> = rounds
             .iter()
             .filter_map(|r| r.get(key).and_then(Value::as_f64))
