@@ -1234,6 +1234,21 @@ fn write_uniform(
     l.scratch_version += 1;
 }
 
+/// `v` converted to uniform words, on the stack for the usual small counts
+/// (a mat4 is 16 words): uniform setters run many times per frame.
+fn as_words<T: Copy, R>(v: &[T], conv: impl Fn(T) -> u32, f: impl FnOnce(&[u32]) -> R) -> R {
+    let mut stack = [0u32; 64];
+    if v.len() <= stack.len() {
+        for (d, x) in stack.iter_mut().zip(v) {
+            *d = conv(*x);
+        }
+        f(&stack[..v.len()])
+    } else {
+        let heap: Vec<u32> = v.iter().map(|x| conv(*x)).collect();
+        f(&heap)
+    }
+}
+
 macro_rules! uniform_scalars {
     ($name:ident, $t:ty, $src:expr, $($arg:ident),+) => {
         #[no_mangle]
@@ -1250,10 +1265,15 @@ macro_rules! uniform_vectors {
         pub unsafe extern "C" fn $name(location: i32, count: i32, value: *const $t) {
             // SAFETY: GL promises `count` elements of `$n` values.
             let v = unsafe { slice(value, count.saturating_mul($n)) };
-            let words: Vec<u32> = v.iter().map(|x| to_word(*x)).collect();
-            with_gl_dirty(DIRTY_PROGRAM, |gl| {
-                write_uniform(gl, location, count, $src, $n, None, &words)
-            })
+            as_words(
+                v,
+                |x| to_word(x),
+                |words| {
+                    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+                        write_uniform(gl, location, count, $src, $n, None, words)
+                    })
+                },
+            )
         }
     };
 }
@@ -1269,17 +1289,18 @@ macro_rules! uniform_matrices {
         ) {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
-            let words: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
-            with_gl_dirty(DIRTY_PROGRAM, |gl| {
-                write_uniform(
-                    gl,
-                    location,
-                    count,
-                    Src::F,
-                    0,
-                    Some(($c, $r, transpose != 0)),
-                    &words,
-                )
+            as_words(v, f32::to_bits, |words| {
+                with_gl_dirty(DIRTY_PROGRAM, |gl| {
+                    write_uniform(
+                        gl,
+                        location,
+                        count,
+                        Src::F,
+                        0,
+                        Some(($c, $r, transpose != 0)),
+                        &words,
+                    )
+                })
             })
         }
     };
