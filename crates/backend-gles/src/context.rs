@@ -1316,16 +1316,21 @@ impl Context for GlesBackend {
             return;
         };
         if let Some(ctx) = self.cx_state("bind_vertex_input") {
-            ctx.vertex_elements = vi.elements;
-            ctx.vbufs = calls::SetVertexBuffers {
+            let vbufs = calls::SetVertexBuffers {
                 count: vi.count,
                 buffers: vi.buffers,
                 offsets: vi.offsets,
                 strides: vi.strides,
                 ..Default::default()
             };
+            // Only a different layout or buffer set needs the attributes
+            // re-specified; a different index buffer alone does not.
+            if ctx.vertex_elements != vi.elements || ctx.vbufs != vbufs {
+                ctx.vertex_elements = vi.elements;
+                ctx.vbufs = vbufs;
+                ctx.shadow.vertex_applied = None;
+            }
             ctx.index_buffer = vi.index_buffer;
-            ctx.shadow.vertex_applied = None;
         }
     }
 
