@@ -836,18 +836,7 @@ impl Gl<'_> {
                     Some((vi.1, e.enabled_mask))
                 });
             if let Some((vi, enabled_mask)) = hit {
-                if self.st.sent.vertex_input != vi {
-                    self.conn
-                        .pipe
-                        .bind_vertex_input(&calls::BindVertexInput { cso: vi });
-                    self.st.sent.vertex_input = vi;
-                    // The parts are unknown now (a later piecewise send
-                    // must send them all).
-                    self.st.sent.vertex_elements = Handle::NULL;
-                    self.st.sent.vertex_buffers = None;
-                }
-                // Draws read it (bound indices vs. client memory).
-                self.st.sent.index_buffer = Some(ib);
+                self.bind_vertex_input(vi, ib);
                 return self.emit_attrib_defaults(enabled_mask);
             }
         }
@@ -871,15 +860,7 @@ impl Gl<'_> {
                 e.vertex_inputs.rotate_right(1);
                 e.vertex_inputs[0] = (ib, vi);
             }
-            if self.st.sent.vertex_input != vi {
-                self.conn
-                    .pipe
-                    .bind_vertex_input(&calls::BindVertexInput { cso: vi });
-                self.st.sent.vertex_input = vi;
-                self.st.sent.vertex_elements = Handle::NULL;
-                self.st.sent.vertex_buffers = None;
-            }
-            self.st.sent.index_buffer = Some(ib);
+            self.bind_vertex_input(vi, ib);
         } else if self.st.verify_dry && !self.st.sent.vertex_input.is_null() {
             // The records described the vertex input as one CSO: it must be
             // the CSO of what the tracker holds now.
@@ -894,6 +875,23 @@ impl Gl<'_> {
             self.emit_vertex_parts(h, vb, ib);
         }
         self.emit_attrib_defaults(emission.enabled_mask)
+    }
+
+    /// Send `bind_vertex_input` unless `vi` is bound already; `ib` is its
+    /// index buffer.
+    fn bind_vertex_input(&mut self, vi: Handle, ib: Handle) {
+        if self.st.sent.vertex_input != vi {
+            self.conn
+                .pipe
+                .bind_vertex_input(&calls::BindVertexInput { cso: vi });
+            self.st.sent.vertex_input = vi;
+            // The parts are unknown now (a later piecewise send must send
+            // them all).
+            self.st.sent.vertex_elements = Handle::NULL;
+            self.st.sent.vertex_buffers = None;
+        }
+        // Draws read it (bound indices vs. client memory).
+        self.st.sent.index_buffer = Some(ib);
     }
 
     /// The vertex-input CSO for (layout, buffers, index buffer), created on
