@@ -368,26 +368,45 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
         if size > i32::MAX as isize {
             gl_err!(gl, glow::OUT_OF_MEMORY);
         }
-        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
-            gl_err!(gl, glow::INVALID_OPERATION)
-        };
-        if buf.immutable {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        buf.size = size as u64;
-        buf.usage = usage;
-        buf.map = None;
-        let handle = buf.handle;
-        gl.conn.pipe.buffer_respecify(
-            &calls::BufferRespecify {
-                res: handle,
-                size: size as u64,
-                usage,
-                ..Default::default()
-            },
-            bytes,
-        );
+        specify_storage(gl, name, size as u64, usage, None, bytes);
     })
+}
+
+/// New storage for buffer `name` (glBufferData, or glBufferStorage with
+/// `storage` flags, which makes it immutable): INVALID_OPERATION when the
+/// buffer is immutable already. The backend keeps ordinary storage either
+/// way: under tier T2 the client owns persistent maps.
+fn specify_storage(
+    gl: &mut Gl,
+    name: u32,
+    size: u64,
+    usage: u32,
+    storage: Option<u32>,
+    bytes: &[u8],
+) {
+    let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    if buf.immutable {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    buf.size = size;
+    buf.usage = usage;
+    if let Some(flags) = storage {
+        buf.immutable = true;
+        buf.storage_flags = flags;
+    }
+    buf.map = None;
+    let handle = buf.handle;
+    gl.conn.pipe.buffer_respecify(
+        &calls::BufferRespecify {
+            res: handle,
+            size,
+            usage,
+            ..Default::default()
+        },
+        bytes,
+    );
 }
 
 /// Storage flags ARB_buffer_storage defines.
@@ -423,27 +442,12 @@ pub unsafe extern "C" fn glBufferStorage(
         if size > i32::MAX as isize {
             gl_err!(gl, glow::OUT_OF_MEMORY);
         }
-        let Some(Some(buf)) = gl.sh.buffers.get_mut(&name) else {
-            gl_err!(gl, glow::INVALID_OPERATION)
-        };
-        if buf.immutable {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        buf.size = size as u64;
-        buf.usage = glow::DYNAMIC_DRAW;
-        buf.immutable = true;
-        buf.storage_flags = flags;
-        buf.map = None;
-        let handle = buf.handle;
-        // The backend keeps ordinary storage: under T2 the client owns
-        // persistent maps, so no driver-side immutable storage is needed.
-        gl.conn.pipe.buffer_respecify(
-            &calls::BufferRespecify {
-                res: handle,
-                size: size as u64,
-                usage: glow::DYNAMIC_DRAW,
-                ..Default::default()
-            },
+        specify_storage(
+            gl,
+            name,
+            size as u64,
+            glow::DYNAMIC_DRAW,
+            Some(flags),
             bytes,
         );
     })
