@@ -246,8 +246,10 @@ impl Screen for GlesBackend {
     fn map_persistent(&mut self, p: &calls::MapPersistent, reply: &mut Vec<u8>) {
         self.persistent.insert(p.res, p.offset, p.length);
         reply.clear();
-        reply.extend_from_slice(&mgpipe::consts::ADOPT_TIER_CLIENT_PUSH.to_le_bytes());
-        reply.extend_from_slice(&mgpipe::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES.to_le_bytes());
+        reply.extend_from_slice(bytemuck::bytes_of(&mgpipe::wire::MapPersistentReply {
+            tier: mgpipe::consts::ADOPT_TIER_CLIENT_PUSH,
+            flags: mgpipe::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES,
+        }));
     }
 
     fn unmap_persistent(&mut self, p: &calls::UnmapPersistent) {

@@ -107,3 +107,23 @@ pub fn multi_draw_ranges(blob: &[u8], draw_count: u32) -> Option<Vec<MultiDrawRa
             .collect(),
     )
 }
+
+/// The reply of `map_persistent` (8 bytes, little-endian).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MapPersistentReply {
+    /// Adoption tier (`consts::ADOPT_TIER_*`).
+    pub tier: u32,
+    /// `consts::MAP_PERSISTENT_*` bits.
+    pub flags: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<MapPersistentReply>() == 8);
+
+impl MapPersistentReply {
+    /// Whether this reply promises tier-2 reports of GPU writes.
+    pub fn reports_gpu_writes(&self) -> bool {
+        self.tier == crate::consts::ADOPT_TIER_CLIENT_PUSH
+            && self.flags & crate::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES != 0
+    }
+}

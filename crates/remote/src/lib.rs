@@ -152,19 +152,19 @@ impl Transport for Encoder<client::RingLink> {
 /// `out[start..]`, keeping the order of the others.
 pub(crate) fn log_backend_lines(out: &mut Vec<Event>, start: usize) {
     use mgpipe::event::LogLevel;
-    let mut i = start;
-    while i < out.len() {
-        if let Event::Log { level, text } = &out[i] {
-            match level {
-                LogLevel::Error => tracing::error!(target: "mobilegl::server", "backend: {text}"),
-                LogLevel::Warn => tracing::warn!(target: "mobilegl::server", "backend: {text}"),
-                LogLevel::Info => tracing::info!(target: "mobilegl::server", "backend: {text}"),
-            }
-            out.remove(i);
-        } else {
-            i += 1;
+    let mut tail = out.split_off(start.min(out.len()));
+    tail.retain(|e| {
+        let Event::Log { level, text } = e else {
+            return true;
+        };
+        match level {
+            LogLevel::Error => tracing::error!(target: "mobilegl::server", "backend: {text}"),
+            LogLevel::Warn => tracing::warn!(target: "mobilegl::server", "backend: {text}"),
+            LogLevel::Info => tracing::info!(target: "mobilegl::server", "backend: {text}"),
         }
-    }
+        false
+    });
+    out.append(&mut tail);
 }
 
 /// `mgpipe::dispatch` into an applier, as the server loop's target.

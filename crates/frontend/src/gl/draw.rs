@@ -148,7 +148,12 @@ fn emit_draw(
         },
         blob,
     );
-    gl.st.draws_since_publish += 1;
+    count_draws(gl, 1);
+}
+
+/// Count `n` emitted draws; publish the batch every [`PUBLISH_EVERY_DRAWS`].
+fn count_draws(gl: &mut Gl, n: u32) {
+    gl.st.draws_since_publish += n;
     if gl.st.draws_since_publish >= PUBLISH_EVERY_DRAWS {
         gl.st.draws_since_publish = 0;
         remote::Transport::flush(&mut *gl.conn.pipe);
@@ -207,11 +212,7 @@ fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
         },
         bytemuck::cast_slice(&out),
     );
-    gl.st.draws_since_publish += out.len() as u32;
-    if gl.st.draws_since_publish >= PUBLISH_EVERY_DRAWS {
-        gl.st.draws_since_publish = 0;
-        remote::Transport::flush(&mut *gl.conn.pipe);
-    }
+    count_draws(gl, out.len() as u32);
 }
 
 /// Check every sub-draw's arguments, validate once, then run `each`.

@@ -69,12 +69,8 @@ pub fn begin(gl: &mut Gl, name: u32) {
         gl.conn.blocking(BlockingCause::MapPersistent);
         gl.conn.pipe.map_persistent(&p, &mut reply);
     }
-    let reports = reply.len() >= 8
-        && u32::from_le_bytes([reply[0], reply[1], reply[2], reply[3]])
-            == mgpipe::consts::ADOPT_TIER_CLIENT_PUSH
-        && u32::from_le_bytes([reply[4], reply[5], reply[6], reply[7]])
-            & mgpipe::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES
-            != 0;
+    let reports = bytemuck::try_pod_read_unaligned::<mgpipe::wire::MapPersistentReply>(&reply)
+        .is_ok_and(|r| r.reports_gpu_writes());
     if !reports {
         tracing::debug!(
             buffer = name,
