@@ -46,12 +46,29 @@ pub(crate) trait PeerLife: Send {
 /// the ring), even without a validate point.
 const PUBLISH_FRACTION: u64 = 4;
 
+/// Publish STAGE bytes at least this often, so the server copies uploads
+/// out while the client writes the next ones, and both sides work on bytes
+/// still in cache (measured on the `texture` benchmark: 16 MiB → 128 KiB
+/// took inproc from 4.6 to 3.4 µs per upload).
+const STAGE_PUBLISH_MAX: u64 = 128 << 10;
+
+/// Blobs at least this large may restart the STAGE ring at its front when
+/// the ring is empty (one shared-word load each; small blobs skip it).
+const STAGE_REWIND_MIN: u64 = 4096;
+
 pub(crate) struct RingLink {
     kind: TransportKind,
     seg: Segments,
     cmd_cap: u64,
     stage_cap: u64,
     head: u64,
+    /// `head % cmd_cap`, kept alongside `head` so that the per-record fast
+    /// path divides nothing.
+    head_off: u64,
+    /// Publish once this many CMD bytes wait (`cmd_cap / PUBLISH_FRACTION`).
+    cmd_publish_at: u64,
+    /// Publish once this many STAGE bytes wait.
+    stage_publish_at: u64,
     published: u64,
     stage_head: u64,
     stage_published: u64,
@@ -63,6 +80,9 @@ pub(crate) struct RingLink {
     /// record).
     cmd_tail_seen: u64,
     stage_tail_seen: u64,
+    /// A reply showed STAGE fully released: the next blob starts at the
+    /// front of the ring (see `stage_blob`).
+    stage_drained: bool,
     caps: Caps,
     stats: Stats,
     lost: Option<LostReason>,
@@ -86,6 +106,9 @@ impl RingLink {
             cmd_cap: l.cmd as u64,
             stage_cap: l.stage as u64,
             head: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
+            head_off: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire) % (l.cmd as u64).max(1),
+            cmd_publish_at: l.cmd as u64 / PUBLISH_FRACTION,
+            stage_publish_at: (l.stage as u64 / PUBLISH_FRACTION).min(STAGE_PUBLISH_MAX),
             published: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
             stage_head: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
             stage_published: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
@@ -93,6 +116,7 @@ impl RingLink {
             event_tail: word!(seg.event, u64, E_TAIL).load(Acquire),
             cmd_tail_seen: word!(seg.cmd, u64, C_CMD_TAIL).load(Acquire),
             stage_tail_seen: word!(seg.cmd, u64, C_STAGE_TAIL).load(Acquire),
+            stage_drained: false,
             seg,
             caps,
             stats: Stats::default(),
@@ -262,7 +286,20 @@ impl RingLink {
         }
         let cap = self.stage_cap;
         let pre = self.stage_head;
-        let (_skip, pos) = place(pre, cap, len);
+        let (_skip, mut pos) = place(pre, cap, len);
+        if (self.stage_drained || len >= STAGE_REWIND_MIN) && pos % cap != 0 {
+            // When the server has released everything (it has after a
+            // frame's glFinish), start again at the front of the ring: its
+            // bytes are still in cache, where a 64 MiB ring walked end to
+            // end touches cold memory on both sides for every upload.
+            let tail = self.w64(C_STAGE_TAIL).load(Acquire);
+            self.stage_tail_seen = tail;
+            if tail == pre {
+                pos = pos.next_multiple_of(cap);
+                self.stats.stage_rewinds += 1;
+            }
+        }
+        self.stage_drained = false;
         // Safe when [tail, pos+len) spans at most one ring, or when nothing
         // is unreleased at all (tail == pre: the skipped gap is free too).
         if !self.wait_for_space(C_STAGE_TAIL, |tail| {
@@ -304,19 +341,94 @@ impl RingLink {
                 .write(CTRL_SIZE + (head % cap) as usize, bytemuck::bytes_of(&pad));
         }
         self.head = pos + len;
+        self.head_off = self.head % cap;
         Some(CTRL_SIZE + (pos % cap) as usize)
     }
 
     fn maybe_publish(&mut self) {
-        if self.head - self.published >= self.cmd_cap / PUBLISH_FRACTION
-            || self.stage_head - self.stage_published >= self.stage_cap / PUBLISH_FRACTION
+        if self.head - self.published >= self.cmd_publish_at
+            || self.stage_head - self.stage_published >= self.stage_publish_at
         {
             self.publish();
         }
     }
 
     /// Push one record: header + payload in CMD, blob in STAGE.
+    #[inline]
     pub fn push(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply_slot: u32) {
+        // Fast path, most records (draws, binds, state): no blob, no wrap,
+        // and room according to the cached consumer tail. No division, no
+        // shared-word load, no call but the payload copy.
+        let len = align_record(RECORD_HEADER_SIZE + payload.len()) as u64;
+        let off = self.head_off;
+        if blob.is_empty()
+            && self.lost.is_none()
+            && off + len <= self.cmd_cap
+            && self.head + len <= self.cmd_tail_seen.saturating_add(self.cmd_cap)
+        {
+            self.write_record(
+                CTRL_SIZE + off as usize,
+                len as usize,
+                opcode,
+                payload,
+                reply_slot,
+                self.stage_head,
+                0,
+            );
+            self.head += len;
+            self.head_off = if off + len == self.cmd_cap {
+                0
+            } else {
+                off + len
+            };
+            self.stats.records += 1;
+            self.stats.bytes += len;
+            if self.head - self.published >= self.cmd_publish_at {
+                self.publish();
+            }
+            return;
+        }
+        self.push_slow(opcode, payload, blob, reply_slot);
+    }
+
+    /// Header, payload and zero padding straight into the ring at `at` (the
+    /// reservation of `len` bytes is contiguous): no intermediate buffer.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn write_record(
+        &self,
+        at: usize,
+        len: usize,
+        opcode: u16,
+        payload: &[u8],
+        reply_slot: u32,
+        blob_offset: u64,
+        blob_len: u64,
+    ) {
+        let h = RecordHeader {
+            opcode,
+            flags: 0,
+            len: len as u32,
+            payload_len: payload.len() as u32,
+            reply_slot,
+            blob_offset,
+            blob_len,
+        };
+        const ZEROS: [u8; 8] = [0; 8];
+        self.seg.cmd.write(at, bytemuck::bytes_of(&h));
+        self.seg.cmd.write(at + RECORD_HEADER_SIZE, payload);
+        let pad = len - RECORD_HEADER_SIZE - payload.len();
+        if pad > 0 {
+            self.seg
+                .cmd
+                .write(at + RECORD_HEADER_SIZE + payload.len(), &ZEROS[..pad]);
+        }
+    }
+
+    /// [`RingLink::push`] when the fast path does not apply: blobs, wraps,
+    /// a ring that looks full, a lost link.
+    #[inline(never)]
+    fn push_slow(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply_slot: u32) {
         if self.lost.is_some() {
             return;
         }
@@ -327,26 +439,15 @@ impl RingLink {
         let Some(at) = self.reserve_cmd(len as u64) else {
             return;
         };
-        let h = RecordHeader {
+        self.write_record(
+            at,
+            len,
             opcode,
-            flags: 0,
-            len: len as u32,
-            payload_len: payload.len() as u32,
+            payload,
             reply_slot,
             blob_offset,
-            blob_len: blob.len() as u64,
-        };
-        // Header, payload and zero padding straight into the ring (the
-        // reservation is contiguous): no intermediate buffer per record.
-        const ZEROS: [u8; 8] = [0; 8];
-        self.seg.cmd.write(at, bytemuck::bytes_of(&h));
-        self.seg.cmd.write(at + RECORD_HEADER_SIZE, payload);
-        let pad = len - RECORD_HEADER_SIZE - payload.len();
-        if pad > 0 {
-            self.seg
-                .cmd
-                .write(at + RECORD_HEADER_SIZE + payload.len(), &ZEROS[..pad]);
-        }
+            blob.len() as u64,
+        );
         self.stats.records += 1;
         self.stats.bytes += (len + blob.len()) as u64;
         self.maybe_publish();
@@ -411,6 +512,9 @@ impl RingLink {
                 reply.truncate(len as usize);
                 reply.resize(len as usize, 0);
                 r.read(REPLY_HDR, reply);
+                // Everything before the call has been applied: if that
+                // released all of STAGE, the next blob may rewind.
+                self.stage_drained = self.w64(C_STAGE_TAIL).load(Acquire) == self.stage_head;
             } else {
                 reply.clear();
                 self.stats.reply_overflows += 1;

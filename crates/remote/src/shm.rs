@@ -113,6 +113,7 @@ impl Segment {
     }
 
     /// Copy `src` into the segment at `off`. False when out of bounds.
+    #[inline]
     pub fn write(&self, off: usize, src: &[u8]) -> bool {
         match off.checked_add(src.len()) {
             Some(end) if end <= self.len => {}

@@ -154,6 +154,9 @@ pub struct Stats {
     pub publishes: u64,
     /// Replies that did not fit the REPLY area (answered empty).
     pub reply_overflows: u64,
+    /// Blobs placed at the front of an empty STAGE ring instead of after
+    /// the previous one (keeps uploads on cache-warm bytes).
+    pub stage_rewinds: u64,
 }
 
 /// Why a refused handshake or operation was refused.
