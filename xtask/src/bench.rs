@@ -35,7 +35,9 @@ usage: cargo xtask bench [--frames N|auto] [--repeat-ms MS] [--repeats R]
   --warmup W        untimed frames first (default 3)
   --case LIST       comma list of vanilla,blend,sodium,ubo,texture,readback (default all)
   --arms LIST       comma list of native,monolith,inproc,spawn, each optionally
-                    +BACKEND (e.g. inproc+vulkan) (default native,monolith,inproc,spawn)
+                    +BACKEND (e.g. inproc+vulkan) (default native,monolith,inproc,spawn);
+                    native-retain: native with glibc's allocator set as
+                    mobilegl-server sets its own (a reference column)
   --egl-native PATH the native EGL provider (default libEGL.so.1 via the loader's
                     search path, with target/dist/lib removed from LD_LIBRARY_PATH)
   --egl PATH        MobileGL's EGL (default target/dist/lib/libEGL.so.1)
@@ -74,7 +76,15 @@ struct Arm {
     /// None: native.
     transport: Option<String>,
     backend: Option<String>,
+    /// `native-retain`: the native driver with glibc's allocator set the
+    /// way `mobilegl-server` sets its own (a reference column: how much of
+    /// a split transport's gain is the server's allocator).
+    malloc_retain: bool,
 }
+
+/// GLIBC_TUNABLES equivalent of `remote::server::configure_allocator`.
+const RETAIN_TUNABLES: &str =
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456";
 
 const CASES: [&str; 6] = ["vanilla", "blend", "sodium", "ubo", "texture", "readback"];
 
@@ -84,7 +94,7 @@ fn parse_arm(s: &str) -> Result<Arm, String> {
         None => (s, None),
     };
     let transport = match t {
-        "native" => {
+        "native" | "native-retain" => {
             if backend.is_some() {
                 return Err(format!("arm `{s}`: native takes no backend"));
             }
@@ -93,7 +103,7 @@ fn parse_arm(s: &str) -> Result<Arm, String> {
         "monolith" | "inproc" | "spawn" => Some(t.to_string()),
         other => {
             return Err(format!(
-                "unknown arm `{other}` (native, monolith, inproc, spawn; +BACKEND optional)"
+                "unknown arm `{other}` (native, native-retain, monolith, inproc, spawn; +BACKEND optional)"
             ))
         }
     };
@@ -106,6 +116,7 @@ fn parse_arm(s: &str) -> Result<Arm, String> {
         label: s.to_string(),
         transport,
         backend,
+        malloc_retain: t == "native-retain",
     })
 }
 
@@ -405,6 +416,9 @@ fn arm_command(exe: &Path, arm: &Arm, ours: &Path, dist_lib: &Path, o: &Opts) ->
     };
     if let Some(b) = &arm.backend {
         c.env("MOBILEGL_BACKEND", b);
+    }
+    if arm.malloc_retain {
+        c.env("GLIBC_TUNABLES", RETAIN_TUNABLES);
     }
     c.args(["--egl", &egl, "--arm", &arm.label, "--json"]);
     if o.frames == 0 {

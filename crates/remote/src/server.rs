@@ -465,7 +465,8 @@ impl ServerLink {
 }
 
 pub use crate::spawned::{
-    adopt_fd, exit_immediately, run_spawned_server, run_spawned_server_with, ServerOptions,
+    adopt_fd, configure_allocator, exit_immediately, run_spawned_server, run_spawned_server_with,
+    AllocatorSetup, ServerOptions,
 };
 
 #[cfg(test)]

@@ -99,10 +99,13 @@ fn make_backend(kind: &str) -> Result<Box<dyn Applier>, String> {
 }
 
 fn main() -> ExitCode {
+    // First, before any thread or driver allocates.
+    let alloc = remote::server::configure_allocator();
     let note = init_logging();
     if let Some(n) = note {
         tracing::warn!("{n}");
     }
+    tracing::debug!(?alloc, "allocator");
     let fd = match parse_fd() {
         Ok(fd) => fd,
         Err(e) => {

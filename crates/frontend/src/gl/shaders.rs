@@ -1207,6 +1207,24 @@ fn write_uniform(
         u.array_stride as usize,
         u.matrix_stride as usize,
     );
+    // Fast path, the common per-draw case (one float/int/uint scalar or
+    // vector): its words are contiguous in the block. Unchanged bytes keep
+    // the block's version, so re-setting a value sends nothing.
+    if matrix.is_none() && cols == 1 && n == 1 && base != Base::Bool {
+        let at = offset + loc.element as usize * astride;
+        let len = rows as usize * 4;
+        if let (Some(dst), Some(src)) =
+            (l.scratch.get_mut(at..at + len), words.get(..rows as usize))
+        {
+            let src: &[u8] = bytemuck::cast_slice(src);
+            if dst != src {
+                dst.copy_from_slice(src);
+                l.scratch_version += 1;
+            }
+            return;
+        }
+    }
+    let mut changed = false;
     for e in 0..n {
         let elem = (loc.element + e) as usize;
         let base_off = offset + elem * astride;
@@ -1226,12 +1244,16 @@ fn write_uniform(
                 };
                 let at = base_off + c * mstride + r * 4;
                 if let Some(dst) = l.scratch.get_mut(at..at + 4) {
-                    dst.copy_from_slice(&w.to_le_bytes());
+                    let w = w.to_le_bytes();
+                    changed |= *dst != w;
+                    dst.copy_from_slice(&w);
                 }
             }
         }
     }
-    l.scratch_version += 1;
+    if changed {
+        l.scratch_version += 1;
+    }
 }
 
 /// `v` converted to uniform words, on the stack for the usual small counts
