@@ -1864,6 +1864,17 @@ impl Context for GlesBackend {
         }
     }
 
+    fn set_constant_buffer(&mut self, p: &calls::SetConstantBuffer) {
+        if let Some(ctx) = self.cx_state("set_constant_buffer") {
+            if !mgpipe::wire::apply_constant_buffer(&mut ctx.cbufs, p) {
+                warn!(
+                    slot = p.slot,
+                    "set_constant_buffer: slot out of range, skipped"
+                );
+            }
+        }
+    }
+
     fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
         self.prepare();
         let Some(sh) = self.scr.shaders.get(p.shader) else {

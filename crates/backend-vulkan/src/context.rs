@@ -2975,6 +2975,18 @@ impl Context for VulkanBackend {
         }
     }
 
+    fn set_constant_buffer(&mut self, p: &calls::SetConstantBuffer) {
+        self.touch();
+        if let Some(c) = self.cur("set_constant_buffer") {
+            if !mgpipe::wire::apply_constant_buffer(&mut c.cbufs, p) {
+                warn!(
+                    slot = p.slot,
+                    "set_constant_buffer: slot out of range, skipped"
+                );
+            }
+        }
+    }
+
     fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
         self.touch();
         let Some(sh) = self.scr.shaders.get_mut(p.shader) else {

@@ -127,3 +127,120 @@ impl MapPersistentReply {
             && self.flags & crate::consts::MAP_PERSISTENT_REPORTS_GPU_WRITES != 0
     }
 }
+
+/// Apply a `set_constant_buffer` delta to the uniform-buffer table a
+/// backend keeps (the last `set_constant_buffers` plus deltas since). A slot
+/// at or past `count` extends it; false (nothing changed) for a slot past
+/// the table.
+pub fn apply_constant_buffer(
+    table: &mut crate::calls::SetConstantBuffers,
+    p: &crate::calls::SetConstantBuffer,
+) -> bool {
+    let i = p.slot as usize;
+    if i >= table.buffers.len() {
+        return false;
+    }
+    table.buffers[i] = p.buffer;
+    table.offsets[i] = p.offset;
+    table.sizes[i] = p.size;
+    table.count = table.count.max(p.slot + 1);
+    true
+}
+
+/// The one slot below `count` in which `new` differs from `old`, when
+/// exactly one does and the counts are equal: what a `set_constant_buffer`
+/// delta can express.
+pub fn single_constant_buffer_change(
+    old: &crate::calls::SetConstantBuffers,
+    new: &crate::calls::SetConstantBuffers,
+) -> Option<usize> {
+    if old.count != new.count {
+        return None;
+    }
+    let n = (new.count as usize).min(new.buffers.len());
+    let mut changed = None;
+    for i in 0..n {
+        if old.buffers[i] != new.buffers[i]
+            || old.offsets[i] != new.offsets[i]
+            || old.sizes[i] != new.sizes[i]
+        {
+            if changed.is_some() {
+                return None;
+            }
+            changed = Some(i);
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod constant_buffer_tests {
+    use super::*;
+    use crate::calls::{SetConstantBuffer, SetConstantBuffers};
+    use crate::Handle;
+
+    fn table(count: u32) -> SetConstantBuffers {
+        let mut t = SetConstantBuffers {
+            count,
+            ..Default::default()
+        };
+        for i in 0..count as usize {
+            t.buffers[i] = Handle::new(i as u32 + 1, 1);
+            t.offsets[i] = 256 * i as u64;
+            t.sizes[i] = 64;
+        }
+        t
+    }
+
+    #[test]
+    fn one_changed_slot_is_found_and_replayed() {
+        let old = table(3);
+        let mut new = old;
+        new.offsets[1] = 4096;
+        assert_eq!(single_constant_buffer_change(&old, &new), Some(1));
+        let mut replay = old;
+        assert!(apply_constant_buffer(
+            &mut replay,
+            &SetConstantBuffer {
+                slot: 1,
+                buffer: new.buffers[1],
+                offset: new.offsets[1],
+                size: new.sizes[1],
+                ..Default::default()
+            }
+        ));
+        assert_eq!(bytemuck::bytes_of(&replay), bytemuck::bytes_of(&new));
+    }
+
+    #[test]
+    fn no_delta_for_two_changes_a_count_change_or_none() {
+        let old = table(3);
+        let mut two = old;
+        two.sizes[0] = 1;
+        two.sizes[2] = 1;
+        assert_eq!(single_constant_buffer_change(&old, &two), None);
+        assert_eq!(single_constant_buffer_change(&old, &table(4)), None);
+        assert_eq!(single_constant_buffer_change(&old, &old), None);
+    }
+
+    #[test]
+    fn slot_past_count_extends_and_past_table_is_refused() {
+        let mut t = table(1);
+        let p = SetConstantBuffer {
+            slot: 5,
+            buffer: Handle::new(9, 1),
+            size: 16,
+            ..Default::default()
+        };
+        assert!(apply_constant_buffer(&mut t, &p));
+        assert_eq!(t.count, 6);
+        assert_eq!(t.buffers[5], Handle::new(9, 1));
+        let before = t;
+        let far = SetConstantBuffer {
+            slot: 16,
+            ..Default::default()
+        };
+        assert!(!apply_constant_buffer(&mut t, &far));
+        assert_eq!(bytemuck::bytes_of(&t), bytemuck::bytes_of(&before));
+    }
+}

@@ -797,7 +797,27 @@ impl Gl<'_> {
                     .and_then(|o| o.first_divergence(&cb));
                 self.st.diverged("set_constant_buffers", field);
             } else {
-                self.conn.pipe.set_constant_buffers(&cb);
+                // One rebound range (the per-draw glBindBufferRange case) is
+                // a 32-byte delta instead of the whole table.
+                let delta = self
+                    .st
+                    .sent
+                    .constant_buffers
+                    .as_ref()
+                    .and_then(|o| mgpipe::wire::single_constant_buffer_change(o, &cb));
+                match delta {
+                    Some(i) => self
+                        .conn
+                        .pipe
+                        .set_constant_buffer(&calls::SetConstantBuffer {
+                            slot: i as u32,
+                            buffer: cb.buffers[i],
+                            offset: cb.offsets[i],
+                            size: cb.sizes[i],
+                            ..Default::default()
+                        }),
+                    None => self.conn.pipe.set_constant_buffers(&cb),
+                }
                 self.st.sent.constant_buffers = Some(cb);
             }
         }
