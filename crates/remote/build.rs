@@ -102,6 +102,10 @@ fn main() {
         let _ = writeln!(e, "impl mgpipe::{tr} for EchoBackend {{");
         if screen {
             e.push_str("    fn drain_events(&mut self, out: &mut Vec<mgpipe::event::Event>) {\n        out.append(&mut self.events);\n    }\n");
+        } else {
+            // Monolith's direct read: the same answer and digest entry as
+            // read_pixels, written into the caller's slice.
+            e.push_str("    fn read_pixels_into(&mut self, p: &mgpipe::calls::ReadPixels, dst: &mut [u8]) -> bool {\n        let mut r = Vec::new();\n        self.on_call(mgpipe::Opcode::ReadPixels, bytemuck::bytes_of(p), &[], Some(&mut r));\n        if r.len() != dst.len() {\n            return false;\n        }\n        dst.copy_from_slice(&r);\n        true\n    }\n");
         }
         for c in live.iter().filter(|c| (c.class == Class::Screen) == screen) {
             let _ = writeln!(e, "    fn {}(&mut self, {}) {{", c.method(), params(c));

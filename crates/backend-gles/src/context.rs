@@ -823,6 +823,22 @@ impl GlesBackend {
     /// Everything a draw needs before the driver call: the program, uniform
     /// buffers, textures, vertex state (when changed) and the draw
     /// framebuffer. None (logged) when the draw cannot run.
+    /// The driver's own glReadPixels for the current context (resolved
+    /// once per context): reads straight into caller memory, where glow's
+    /// wrapper wants a slice it bounds itself.
+    fn read_pixels_fn(&mut self) -> Option<crate::state::ReadPixelsFn> {
+        let c = self.current.and_then(|h| self.ctxs.get_mut(h))?;
+        if c.shadow.read_pixels_fn.is_none() {
+            let f = self.egl.proc_address("glReadPixels");
+            // SAFETY: the driver's glReadPixels, whose C signature
+            // ReadPixelsFn spells out; checked not null.
+            c.shadow.read_pixels_fn = (!f.is_null()).then(|| unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, crate::state::ReadPixelsFn>(f)
+            });
+        }
+        c.shadow.read_pixels_fn
+    }
+
     fn draw_setup(&mut self, call: &'static str, mode: u32, base_instance: u32) -> Option<Cx<'_>> {
         if mode > glow::PATCHES {
             warn!(
@@ -2082,6 +2098,77 @@ impl Context for GlesBackend {
         self.check("blit");
     }
 
+    fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
+        // The direct read only: the client's format/type is the surface's
+        // readable pair, single-sampled, the driver's glReadPixels resolved.
+        // Anything else declines and takes `read_pixels` (conversions,
+        // resolves, zero-filled answers).
+        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
+            return false;
+        };
+        let total = (p.width as u64)
+            .saturating_mul(p.height as u64)
+            .saturating_mul(bpp as u64);
+        if total != dst.len() as u64
+            || total == 0
+            || p.width > i32::MAX as u32
+            || p.height > i32::MAX as u32
+        {
+            return false;
+        }
+        let Some(read) = self.read_pixels_fn() else {
+            return false;
+        };
+        let Some(mut cx) = self.cx("read_pixels") else {
+            return false;
+        };
+        let (internal, samples) = cx.read_format();
+        if samples > 1
+            || emulation::readable_pair(emulation::format_class(internal))
+                != Some((p.format, p.r#type))
+        {
+            return false;
+        }
+        cx.bind_read();
+        let gl = cx.gl;
+        if !cx.ctx.shadow.pack_ok {
+            // SAFETY: pack state of the current context; we never bind a PIXEL_PACK_BUFFER.
+            unsafe {
+                gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+                gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
+                gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
+                gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
+            }
+            cx.ctx.shadow.pack_ok = true;
+        }
+        // SAFETY: `dst` holds width*height pixels of (format, type) with
+        // PACK_ALIGNMENT 1 (checked above); GL leaves pixels outside the
+        // read surface unwritten, which glReadPixels allows (undefined).
+        unsafe {
+            for _ in 0..8 {
+                if gl.get_error() == glow::NO_ERROR {
+                    break;
+                }
+            }
+            read(
+                p.x,
+                p.y,
+                p.width as i32,
+                p.height as i32,
+                p.format,
+                p.r#type,
+                dst.as_mut_ptr().cast(),
+            );
+            let e = gl.get_error();
+            if e != glow::NO_ERROR {
+                dst.fill(0);
+                warn!("read_pixels: GL error 0x{e:04X}, zeros returned");
+            }
+        }
+        self.check("read_pixels");
+        true
+    }
+
     fn read_pixels(&mut self, p: &calls::ReadPixels, reply: &mut Vec<u8>) {
         let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
             reply.clear();
@@ -2110,22 +2197,7 @@ impl Context for GlesBackend {
         if total == 0 {
             return;
         }
-        let read_fn = match self.current.and_then(|h| self.ctxs.get_mut(h)) {
-            Some(c) => {
-                if c.shadow.read_pixels_fn.is_none() {
-                    let f = self.egl.proc_address("glReadPixels");
-                    // SAFETY: the driver's glReadPixels, whose C signature
-                    // ReadPixelsFn spells out; checked not null.
-                    c.shadow.read_pixels_fn = (!f.is_null()).then(|| unsafe {
-                        std::mem::transmute::<*const std::ffi::c_void, crate::state::ReadPixelsFn>(
-                            f,
-                        )
-                    });
-                }
-                c.shadow.read_pixels_fn
-            }
-            None => None,
-        };
+        let read_fn = self.read_pixels_fn();
         let Some(mut cx) = self.cx("read_pixels") else {
             reply.resize(total, 0);
             return;

@@ -1794,6 +1794,80 @@ impl VulkanBackend {
         Ok(())
     }
 
+    /// `read_pixels_into`: only the identity read of a whole single-sampled
+    /// colour rectangle inside the surface (rows go from the read-back
+    /// mapping straight into `dst`); Ok(false) declines before any GPU work.
+    fn do_read_pixels_into(
+        &mut self,
+        p: &calls::ReadPixels,
+        dst: &mut [u8],
+    ) -> Result<bool, String> {
+        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
+            return Ok(false);
+        };
+        let total = (p.width as u64)
+            .saturating_mul(p.height as u64)
+            .saturating_mul(bpp as u64);
+        if total == 0 || total != dst.len() as u64 || total > MAX_REPLY {
+            return Ok(false);
+        }
+        if matches!(
+            p.format,
+            gl::DEPTH_COMPONENT | gl::STENCIL_INDEX | gl::DEPTH_STENCIL
+        ) {
+            return Ok(false);
+        }
+        let Some(c) = self.cur_copy("read_pixels") else {
+            return Ok(false);
+        };
+        let aspect = vk::ImageAspectFlags::COLOR;
+        let Some(src) = self.read_source(&c, aspect) else {
+            return Ok(false);
+        };
+        let whole = p.x >= 0
+            && p.y >= 0
+            && clip(
+                p.x as i64,
+                p.y as i64,
+                p.width as i64,
+                p.height as i64,
+                src.extent,
+            ) == Some((p.x as u32, p.y as u32, p.width, p.height));
+        let texel = emulation::copy_texel_size(src.format.vk, aspect);
+        let identity = !src.format.alpha_one
+            && src.format.format == p.format
+            && src.format.ty == p.r#type
+            && texel as usize == bpp;
+        if !whole || !identity || src.samples != vk::SampleCountFlags::TYPE_1 {
+            return Ok(false);
+        }
+        self.read_image_with(
+            src.image,
+            aspect,
+            texel,
+            src.level,
+            src.layer,
+            vk::Offset3D {
+                x: p.x,
+                y: p.y,
+                z: 0,
+            },
+            vk::Extent3D {
+                width: p.width,
+                height: p.height,
+                depth: 1,
+            },
+            |bytes| match bytes.get(..dst.len()) {
+                Some(b) => {
+                    dst.copy_from_slice(b);
+                    true
+                }
+                None => false,
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+
     /// Tight texels read back from storage `sff` (one aspect) converted to
     /// the client's format/type.
     pub(crate) fn convert_read(
@@ -3022,6 +3096,17 @@ impl Context for VulkanBackend {
         self.touch();
         if let Err(e) = self.do_blit(p) {
             warn!("blit: {e}, skipped");
+        }
+    }
+
+    fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
+        self.touch();
+        match self.do_read_pixels_into(p, dst) {
+            Ok(done) => done,
+            Err(e) => {
+                warn!("read_pixels: {e}; answered through the reply instead");
+                false
+            }
         }
     }
 

@@ -484,17 +484,47 @@ impl RingLink {
     pub fn call(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>) {
         // `reply` keeps its old bytes until the answer is in: a reused Vec
         // is then overwritten in place instead of zero-filled first.
-        if self.lost.is_some() {
+        let answered = self.call_with(opcode, payload, blob, |r, len| {
+            reply.truncate(len);
+            reply.resize(len, 0);
+            r.read(REPLY_HDR, reply);
+        });
+        if !answered {
             reply.clear();
-            return;
+        }
+    }
+
+    /// A synchronous call whose reply is copied straight into `dst` when it
+    /// is exactly `dst.len()` bytes (no intermediate Vec). False when it was
+    /// not (lost link, overflow, a shorter answer): `dst` is then untouched.
+    pub fn call_into(&mut self, opcode: u16, payload: &[u8], dst: &mut [u8]) -> bool {
+        let mut filled = false;
+        let answered = self.call_with(opcode, payload, &[], |r, len| {
+            if len == dst.len() {
+                filled = r.read(REPLY_HDR, dst);
+            }
+        });
+        answered && filled
+    }
+
+    /// Push with a reply slot, publish, wait; `take(REPLY, len)` reads an
+    /// answer that arrived. False when none did (lost, overflow).
+    fn call_with(
+        &mut self,
+        opcode: u16,
+        payload: &[u8],
+        blob: &[u8],
+        take: impl FnOnce(&crate::shm::Segment, usize),
+    ) -> bool {
+        if self.lost.is_some() {
+            return false;
         }
         self.reply_seq = self.reply_seq.wrapping_add(1).max(1);
         let seq = self.reply_seq;
         self.push(opcode, payload, blob, seq);
         self.publish();
         if self.lost.is_some() {
-            reply.clear();
-            return;
+            return false;
         }
         self.stats.blocking_round_trips += 1;
         let (seg, flags) = (&self.seg, &*self.peer_flags);
@@ -508,15 +538,13 @@ impl RingLink {
             let r = &self.seg.reply;
             let status = word!(r, u32, R_STATUS).load(Acquire);
             let len = word!(r, u64, R_LEN).load(Acquire);
-            if status == REPLY_OK && len <= self.seg.layout.reply as u64 {
-                reply.truncate(len as usize);
-                reply.resize(len as usize, 0);
-                r.read(REPLY_HDR, reply);
+            let answered = status == REPLY_OK && len <= self.seg.layout.reply as u64;
+            if answered {
+                take(r, len as usize);
                 // Everything before the call has been applied: if that
                 // released all of STAGE, the next blob may rewind.
                 self.stage_drained = self.w64(C_STAGE_TAIL).load(Acquire) == self.stage_head;
             } else {
-                reply.clear();
                 self.stats.reply_overflows += 1;
                 tracing::error!(
                     opcode,
@@ -526,9 +554,10 @@ impl RingLink {
                 );
             }
             self.drain_events();
+            answered
         } else {
-            reply.clear();
             self.check_peer();
+            false
         }
     }
 

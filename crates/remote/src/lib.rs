@@ -49,7 +49,7 @@ pub use types::{
     FatalReason, LinkConfig, LostReason, RefuseReason, Stats, TransportError, TransportKind,
 };
 
-use mgpipe::{Applier, Caps, Encoder};
+use mgpipe::{calls, Applier, Caps, Encoder};
 
 /// Makes a fresh backend (applier). `monolith` runs it on the calling
 /// thread, `inproc` on the server thread; `spawn` ignores it (the child
@@ -87,6 +87,16 @@ pub trait Transport: mgpipe::Pipe + Send {
     /// the protocol.
     fn server_pid(&self) -> Option<u32> {
         None
+    }
+    /// `read_pixels` with the answer written straight into `dst` (exactly
+    /// the tight rows the reply would hold), skipping the reply Vec: in
+    /// monolith the applier reads into it (DESIGN §2.2), the ring
+    /// transports copy out of REPLY into it. False: `dst` was not filled
+    /// (declined, or the answer did not have its size): the caller uses
+    /// `read_pixels`.
+    fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
+        let _ = (p, dst);
+        false
     }
 }
 
@@ -145,6 +155,13 @@ impl Transport for Encoder<client::RingLink> {
     }
     fn server_pid(&self) -> Option<u32> {
         self.0.server_pid()
+    }
+    fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
+        self.0.call_into(
+            mgpipe::Opcode::ReadPixels as u16,
+            bytemuck::bytes_of(p),
+            dst,
+        )
     }
 }
 

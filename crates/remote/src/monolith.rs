@@ -149,6 +149,16 @@ impl Transport for Monolith {
         crate::log_backend_lines(out, start);
     }
 
+    fn read_pixels_into(&mut self, p: &mgpipe::calls::ReadPixels, dst: &mut [u8]) -> bool {
+        if !self.begin(core::mem::size_of::<mgpipe::calls::ReadPixels>(), true) {
+            return false;
+        }
+        let a = &mut self.direct.0;
+        let mut done = false;
+        let r = catch_unwind(AssertUnwindSafe(|| done = a.read_pixels_into(p, dst)));
+        self.end(mgpipe::Opcode::ReadPixels, r) && done
+    }
+
     /// Decoded and dispatched on the calling thread, exactly as a server
     /// would (same checks, same named failure).
     fn push_raw(&mut self, record: &[u8], blob: &[u8]) {

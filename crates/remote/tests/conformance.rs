@@ -224,10 +224,15 @@ fn big_blobs_wrap_stage(kind: TransportKind) {
     d.upload(99, &whole); // exactly the whole ring
     d.check();
     if kind != TransportKind::Monolith {
+        // Each blob after the first either waited for the server to release
+        // the ring or, the server having kept up, restarted at its front;
+        // which one is a race (uploads publish every 128 KiB). The blocked
+        // producer itself is covered by
+        // spawn_death_wakes_a_producer_waiting_for_space.
+        let s = d.t.stats();
         assert!(
-            d.t.stats().stage_waits > 0,
-            "expected the producer to wait for STAGE space: {:?}",
-            d.t.stats()
+            s.stage_waits + s.stage_rewinds > 0,
+            "expected the producer to wait or rewind: {s:?}"
         );
     }
 }
@@ -284,6 +289,17 @@ fn reply_calls_interleaved(kind: TransportKind) {
     d.t.read_pixels(&p, &mut px);
     d.note(Opcode::ReadPixels, &p, &[]);
     assert_eq!(px, readback_pattern(3, 4, 16 * 8 * 4));
+    // The same read straight into caller memory (no reply Vec).
+    let mut direct = vec![0u8; 16 * 8 * 4];
+    assert!(d.t.read_pixels_into(&p, &mut direct));
+    d.note(Opcode::ReadPixels, &p, &[]);
+    assert_eq!(direct, px);
+    // A destination of the wrong size is refused untouched (rings: after
+    // the round trip; the digest still counts the call).
+    let mut short = vec![0xEEu8; 10];
+    let ok = d.t.read_pixels_into(&p, &mut short);
+    assert!(!ok && short == [0xEE; 10]);
+    d.note(Opcode::ReadPixels, &p, &[]);
     d.check();
     assert!(d.t.stats().blocking_round_trips >= 300, "{:?}", d.t.stats());
 }

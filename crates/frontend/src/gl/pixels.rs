@@ -245,6 +245,38 @@ fn read_pixels(
     // Tight rows come back in bands of whole rows no larger than one reply.
     let row_bytes = width as usize * bpp;
     let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
+    // When the client's layout is tight rows (the usual RGBA8 read of a
+    // whole target), the answer goes straight into its memory: applied in
+    // place in monolith, copied once out of REPLY in the ring transports.
+    let mut counted = false;
+    let ps = gl.st.pack;
+    let layout = client_layout(&ps, width as usize, height as usize, bpp);
+    if gl.st.pixel_pack_buffer == 0
+        && pbo_offset != 0
+        && !ps.swap_bytes
+        && layout.skip == 0
+        && layout.row_stride == row_bytes
+        && rows_per_band >= height as usize
+    {
+        gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
+        counted = true;
+        let p = calls::ReadPixels {
+            x,
+            y,
+            width: width as u32,
+            height: height as u32,
+            format,
+            r#type: ty,
+        };
+        // SAFETY: the application promises a writable image under its pack
+        // state, which here is exactly `height` tight rows of `row_bytes`.
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(pbo_offset as *mut u8, row_bytes * height as usize)
+        };
+        if gl.conn.pipe.read_pixels_into(&p, dst) {
+            return None;
+        }
+    }
     // The previous call's buffer: a single band reads over its old bytes
     // (the reply sets the length), so nothing is allocated or zero-filled.
     let mut reply = take_readback();
@@ -262,7 +294,9 @@ fn read_pixels(
         } else {
             &mut band
         };
-        gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
+        if !std::mem::take(&mut counted) {
+            gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
+        }
         let p = calls::ReadPixels {
             x,
             y: y + row as i32,
@@ -281,7 +315,6 @@ fn read_pixels(
     if gl.st.pack.swap_bytes {
         swap_in_place(&mut reply, bpp);
     }
-    let ps = gl.st.pack;
     if gl.st.pixel_pack_buffer != 0 {
         // Pack into a buffer object: scatter into a shadow of the touched range.
         let name = gl.st.pixel_pack_buffer;

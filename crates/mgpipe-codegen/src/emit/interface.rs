@@ -30,7 +30,11 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
     // The screen table also carries the reverse channel's outbox: not a
     // catalogue call (nothing travels client→server), one provided method.
     let events = name == "Screen";
-    if calls.is_empty() && !events {
+    // The context table also carries monolith's direct read (DESIGN §2.2:
+    // in monolith a span may carry a direct pointer): not a catalogue call,
+    // one provided method that declines by default.
+    let direct_read = name == "Context" && calls.iter().any(|c| c.name == "read_pixels");
+    if calls.is_empty() && !events && !direct_read {
         out.line(format!("pub trait {name} {{}}"));
     } else {
         out.open(format!("pub trait {name} {{"));
@@ -38,6 +42,18 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
             out.doc("Not a catalogue call: move the events produced since the last call\n(the reverse channel, `crate::event`) into `out`, oldest first. The\ntransport calls it before publishing any reply. Default: none.");
             out.open("fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {");
             out.line("let _ = out;");
+            out.close("}");
+            if !calls.is_empty() {
+                out.blank();
+            }
+        }
+        if direct_read {
+            out.doc("Not a catalogue call: `read_pixels` straight into the client's memory\n(monolith only, where the applier runs on the client's thread). `dst`\nholds exactly the tight rows `read_pixels` would answer; pixels outside\nthe read surface may be left as they are (GL leaves them undefined).\nFalse: declined, nothing written; the caller uses `read_pixels`.\nDefault: declined.");
+            out.open(
+                "fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {",
+            );
+            out.line("let _ = (p, dst);");
+            out.line("false");
             out.close("}");
             if !calls.is_empty() {
                 out.blank();
@@ -66,7 +82,7 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
     out.blank();
     // Forwarding impls: Box<T> and &mut T.
     for wrapper in ["Box<T>", "&mut T"] {
-        if calls.is_empty() && !events {
+        if calls.is_empty() && !events && !direct_read {
             out.line(format!(
                 "impl<T: {name} + ?Sized> {name} for {wrapper} {{}}"
             ));
@@ -75,6 +91,13 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
             if events {
                 out.open("fn drain_events(&mut self, out: &mut Vec<crate::event::Event>) {");
                 out.line(format!("<T as {name}>::drain_events(&mut **self, out)"));
+                out.close("}");
+            }
+            if direct_read {
+                out.open("fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {");
+                out.line(format!(
+                    "<T as {name}>::read_pixels_into(&mut **self, p, dst)"
+                ));
                 out.close("}");
             }
             for c in calls {
