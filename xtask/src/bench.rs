@@ -641,7 +641,12 @@ fn machine_info(results: &[Value], profile: &str) -> Value {
     let pick = |native: bool, key: &str| -> String {
         results
             .iter()
-            .filter(|r| (r.get("arm").and_then(Value::as_str) == Some("native")) == native)
+            .filter(|r| {
+                // native-retain is a native arm too (same driver, tuned allocator).
+                let arm = r.get("arm").and_then(Value::as_str).unwrap_or("");
+                let is_native = arm == "native" || arm == "native-retain";
+                is_native == native && (!native || arm == "native")
+            })
             .find_map(|r| r.get(key).and_then(Value::as_str).map(str::to_string))
             .unwrap_or_else(|| "n/a".into())
     };

@@ -384,11 +384,24 @@ pub enum AllocatorSetup {
 /// in a process with a second thread, where every unmap also shoots down
 /// TLBs). Raising both thresholds keeps those pages mapped. Costs: the
 /// server's resident size stays at its peak. `MOBILEGL_SERVER_MALLOC=system`
-/// keeps the C library's defaults. The client process (the game) is never
-/// touched: its allocator is the application's business.
-pub fn configure_allocator() -> AllocatorSetup {
-    if std::env::var("MOBILEGL_SERVER_MALLOC").as_deref() == Ok("system") {
-        return AllocatorSetup::System;
+/// keeps the C library's defaults (`retain`, the default, asks for the
+/// above; any other value is an error naming the valid ones). The client
+/// process (the game) is never touched: its allocator is the application's
+/// business.
+pub fn configure_allocator() -> Result<AllocatorSetup, String> {
+    match std::env::var("MOBILEGL_SERVER_MALLOC").as_deref() {
+        Err(std::env::VarError::NotPresent) | Ok("") | Ok("retain") => {}
+        Ok("system") => return Ok(AllocatorSetup::System),
+        Ok(other) => {
+            return Err(format!(
+                "MOBILEGL_SERVER_MALLOC={other:?}: expected retain (default) or system"
+            ))
+        }
+        Err(std::env::VarError::NotUnicode(v)) => {
+            return Err(format!(
+                "MOBILEGL_SERVER_MALLOC={v:?}: expected retain (default) or system"
+            ))
+        }
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -404,10 +417,10 @@ pub fn configure_allocator() -> AllocatorSetup {
                 && libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
         };
         if ok {
-            return AllocatorSetup::Retaining;
+            return Ok(AllocatorSetup::Retaining);
         }
     }
-    AllocatorSetup::System
+    Ok(AllocatorSetup::System)
 }
 
 #[cfg(test)]
@@ -417,10 +430,12 @@ mod allocator_tests {
     #[test]
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn glibc_takes_the_retaining_thresholds() {
-        if std::env::var("MOBILEGL_SERVER_MALLOC").as_deref() == Ok("system") {
-            assert_eq!(configure_allocator(), AllocatorSetup::System);
-        } else {
-            assert_eq!(configure_allocator(), AllocatorSetup::Retaining);
+        match std::env::var("MOBILEGL_SERVER_MALLOC").as_deref() {
+            Ok("system") => assert_eq!(configure_allocator(), Ok(AllocatorSetup::System)),
+            Err(_) | Ok("") | Ok("retain") => {
+                assert_eq!(configure_allocator(), Ok(AllocatorSetup::Retaining))
+            }
+            Ok(_) => assert!(configure_allocator().is_err()),
         }
     }
 }

@@ -105,7 +105,13 @@ fn main() -> ExitCode {
     if let Some(n) = note {
         tracing::warn!("{n}");
     }
-    tracing::debug!(?alloc, "allocator");
+    match alloc {
+        Ok(a) => tracing::debug!(allocator = ?a, "allocator"),
+        Err(e) => {
+            tracing::error!("mobilegl-server pid={}: {e}", std::process::id());
+            return ExitCode::from(2);
+        }
+    }
     let fd = match parse_fd() {
         Ok(fd) => fd,
         Err(e) => {
