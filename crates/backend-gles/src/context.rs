@@ -296,6 +296,21 @@ impl Cx<'_> {
         self.ctx.shadow.bind_draw_fb(self.gl, fb);
     }
 
+    /// Pack state for tight rows (alignment 1, no row length or skips), set
+    /// once and shadowed: we never bind a PIXEL_PACK_BUFFER.
+    fn tight_pack(&mut self) {
+        if !self.ctx.shadow.pack_ok {
+            // SAFETY: pack state of the current context.
+            unsafe {
+                self.gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+                self.gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
+                self.gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
+                self.gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
+            }
+            self.ctx.shadow.pack_ok = true;
+        }
+    }
+
     fn bind_read(&mut self) {
         let fb = if self.ctx.read_default {
             let s = self.ctx.read_surface;
@@ -2130,17 +2145,8 @@ impl Context for GlesBackend {
             return false;
         }
         cx.bind_read();
+        cx.tight_pack();
         let gl = cx.gl;
-        if !cx.ctx.shadow.pack_ok {
-            // SAFETY: pack state of the current context; we never bind a PIXEL_PACK_BUFFER.
-            unsafe {
-                gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-                gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
-                gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
-                gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
-            }
-            cx.ctx.shadow.pack_ok = true;
-        }
         // SAFETY: `dst` holds width*height pixels of (format, type) with
         // PACK_ALIGNMENT 1 (checked above); GL leaves pixels outside the
         // read surface unwritten, which glReadPixels allows (undefined).
@@ -2203,17 +2209,8 @@ impl Context for GlesBackend {
             return;
         };
         cx.bind_read();
+        cx.tight_pack();
         let gl = cx.gl;
-        if !cx.ctx.shadow.pack_ok {
-            // SAFETY: pack state of the current context; we never bind a PIXEL_PACK_BUFFER.
-            unsafe {
-                gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-                gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
-                gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
-                gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
-            }
-            cx.ctx.shadow.pack_ok = true;
-        }
         let (internal, samples) = cx.read_format();
         let Some((rf, rt)) = emulation::readable_pair(emulation::format_class(internal)) else {
             reply.resize(total, 0);
