@@ -102,6 +102,9 @@ pub struct Conn {
     pub last_emitter: Option<usize>,
     /// Largest reply one call may ask for; bigger reads are split into bands.
     pub max_reply: usize,
+    /// Largest blob one upload record may carry; bigger uploads are split
+    /// into several records (`gl::buffers::for_each_band`).
+    pub max_blob: usize,
     pub stats_enabled: bool,
     pub frame_stats: FrameStats,
     lost_logged: bool,
@@ -285,6 +288,16 @@ fn connect() -> Result<Conn, String> {
     };
     // Leave room for the reply header inside the REPLY area.
     let max_reply = cfg.reply_bytes.saturating_sub(4096).max(4096);
+    // A blob larger than the STAGE ring loses the link, and one larger than
+    // half of it makes the producer wait until the server has drained
+    // everything: a quarter keeps several uploads in flight. Monolith passes
+    // the application's bytes by reference (no STAGE), so nothing is split.
+    let max_blob = match kind {
+        remote::TransportKind::Monolith => usize::MAX,
+        remote::TransportKind::Inproc | remote::TransportKind::Spawn => {
+            (cfg.stage_bytes / 4).max(1)
+        }
+    };
     let server = server_path();
     let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref())
         .map_err(|e| format!("transport {kind}: {e}"))?;
@@ -303,6 +316,7 @@ fn connect() -> Result<Conn, String> {
         alloc: Allocators::new(),
         last_emitter: None,
         max_reply,
+        max_blob,
         stats_enabled,
         frame_stats,
         lost_logged: false,

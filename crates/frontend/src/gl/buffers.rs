@@ -398,6 +398,10 @@ fn specify_storage(
     }
     buf.map = None;
     let handle = buf.handle;
+    // Contents larger than one record's blob: the storage is made with
+    // undefined contents (empty blob) and filled by the subdata records
+    // that follow, in stream order.
+    let split = bytes.len() > gl.conn.max_blob;
     gl.conn.pipe.buffer_respecify(
         &calls::BufferRespecify {
             res: handle,
@@ -405,8 +409,51 @@ fn specify_storage(
             usage,
             ..Default::default()
         },
-        bytes,
+        if split { &[] } else { bytes },
     );
+    if split {
+        send_subdata(gl, handle, 0, bytes);
+    }
+}
+
+/// Call `f(first_row, rows)` for consecutive bands of whole rows covering
+/// `total_rows` rows of `row_bytes` bytes, each band at most `max_blob`
+/// bytes. A band holds at least one row, so a single row larger than
+/// `max_blob` travels alone (upload rows are at most a few hundred KiB).
+/// Every upload split (buffer bytes: rows of one byte; texture rows and
+/// slices) goes through here.
+pub(crate) fn for_each_band(
+    total_rows: usize,
+    row_bytes: usize,
+    max_blob: usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    let per_band = (max_blob / row_bytes.max(1)).max(1);
+    let mut first = 0;
+    while first < total_rows {
+        let rows = per_band.min(total_rows - first);
+        f(first, rows);
+        first += rows;
+    }
+}
+
+/// `buffer_subdata` of `bytes` at `offset`, as several records when the
+/// bytes are larger than one record's blob may be (the STAGE ring of the
+/// ring transports bounds it; see `Conn::max_blob`).
+pub(crate) fn send_subdata(gl: &mut Gl, res: mgpipe::Handle, offset: u64, bytes: &[u8]) {
+    let max_blob = gl.conn.max_blob;
+    for_each_band(bytes.len(), 1, max_blob, |first, n| {
+        let Some(chunk) = bytes.get(first..first + n) else {
+            return;
+        };
+        gl.conn.pipe.buffer_subdata(
+            &calls::BufferSubdata {
+                res,
+                offset: offset + first as u64,
+            },
+            chunk,
+        );
+    });
 }
 
 /// Storage flags ARB_buffer_storage defines.
@@ -483,13 +530,7 @@ pub unsafe extern "C" fn glBufferSubData(
         }
         let handle = buf.handle;
         let mapped = buf.map.is_some();
-        gl.conn.pipe.buffer_subdata(
-            &calls::BufferSubdata {
-                res: handle,
-                offset: offset as u64,
-            },
-            bytes,
-        );
+        send_subdata(gl, handle, offset as u64, bytes);
         if mapped {
             // A persistent map shows the new contents too.
             crate::gl::persistent::write_back(gl, handle, offset as u64, bytes);
@@ -742,13 +783,7 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
             crate::gl::persistent::end(gl, name, handle);
         }
         if map.access & glow::MAP_WRITE_BIT != 0 && map.access & glow::MAP_FLUSH_EXPLICIT_BIT == 0 {
-            gl.conn.pipe.buffer_subdata(
-                &calls::BufferSubdata {
-                    res: handle,
-                    offset: map.offset,
-                },
-                &map.data,
-            );
+            send_subdata(gl, handle, map.offset, &map.data);
         }
         1
     })
@@ -774,16 +809,12 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
             gl_err!(gl, glow::INVALID_VALUE);
         }
         let (o, l) = (offset as usize, length as usize);
-        let bytes = map.data[o..o + l].to_vec();
+        let Some(bytes) = map.data.get(o..o + l).map(<[u8]>::to_vec) else {
+            return;
+        };
         let handle = buf.handle;
         let at = map.offset + o as u64;
-        gl.conn.pipe.buffer_subdata(
-            &calls::BufferSubdata {
-                res: handle,
-                offset: at,
-            },
-            &bytes,
-        );
+        send_subdata(gl, handle, at, &bytes);
     })
 }
 
@@ -914,4 +945,39 @@ pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut 
     });
     // SAFETY: GL promises one writable pointer.
     unsafe { put(out, p.0) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_each_band;
+
+    fn bands(total: usize, row: usize, max: usize) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for_each_band(total, row, max, |first, n| v.push((first, n)));
+        v
+    }
+
+    #[test]
+    fn byte_bands_below_at_and_above_the_limit() {
+        let max = 16 << 20;
+        assert_eq!(bands(max - 1, 1, max), [(0, max - 1)]);
+        assert_eq!(bands(max, 1, max), [(0, max)]);
+        assert_eq!(bands(max + 1, 1, max), [(0, max), (max, 1)]);
+        assert_eq!(bands(2 * max, 1, max), [(0, max), (max, max)]);
+        assert_eq!(bands(0, 1, max), []);
+        // Monolith: no limit, one record.
+        assert_eq!(bands(max * 8, 1, usize::MAX), [(0, max * 8)]);
+    }
+
+    #[test]
+    fn row_bands_hold_whole_rows() {
+        // 35 / 10: three rows a band.
+        assert_eq!(bands(7, 10, 35), [(0, 3), (3, 3), (6, 1)]);
+        assert_eq!(bands(6, 10, 30), [(0, 3), (3, 3)]);
+        assert_eq!(bands(6, 10, 29), [(0, 2), (2, 2), (4, 2)]);
+        // A row larger than the limit still travels, alone.
+        assert_eq!(bands(3, 100, 35), [(0, 1), (1, 1), (2, 1)]);
+        // Zero-byte rows never divide by zero.
+        assert_eq!(bands(4, 0, 35), [(0, 4)]);
+    }
 }

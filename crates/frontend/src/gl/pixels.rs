@@ -349,13 +349,7 @@ fn read_pixels(
                 shadow.as_mut_ptr(),
             )
         };
-        gl.conn.pipe.buffer_subdata(
-            &calls::BufferSubdata {
-                res: handle,
-                offset: pbo_offset as u64,
-            },
-            &shadow,
-        );
+        super::buffers::send_subdata(gl, handle, pbo_offset as u64, &shadow);
         keep_readback(reply);
         return Some((ps, bpp, Vec::new(), Some(0)));
     }

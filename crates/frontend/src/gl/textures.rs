@@ -388,7 +388,110 @@ fn tex_image(
         format,
         r#type: ty,
     };
-    gl.conn.pipe.texture_image(&p, &blob);
+    let bands = upload_bands(gl, w, h, d, bpp, &blob);
+    if bands.is_empty() {
+        gl.conn.pipe.texture_image(&p, &blob);
+        return;
+    }
+    // Too large for one record: define the level with undefined contents
+    // (empty blob), then fill it with sub-image bands in stream order.
+    gl.conn.pipe.texture_image(&p, &[]);
+    let sub = calls::TextureSubimage {
+        res: handle,
+        target,
+        level: level as u32,
+        x: 0,
+        y: 0,
+        z: 0,
+        width: w,
+        height: h,
+        depth: d,
+        format,
+        r#type: ty,
+    };
+    send_bands(gl, &sub, &bands, &blob);
+}
+
+/// One sub-image record of a split upload: rows `y..y+rows` of slices
+/// `z..z+slices` (relative to the upload's box), and where its tight bytes
+/// lie in the upload's blob.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Band {
+    y: u32,
+    rows: u32,
+    z: u32,
+    slices: u32,
+    start: usize,
+    len: usize,
+}
+
+/// Bands covering a tight `w`×`h`×`d` image of `bpp`-byte pixels, each at
+/// most `max_blob` bytes: whole slices (layers) when one slice fits, else
+/// whole rows within one slice at a time. Rows are in y order and slices
+/// in z order in the blob, so each band's bytes are one contiguous range.
+fn texture_bands(w: u32, h: u32, d: u32, bpp: usize, max_blob: usize) -> Vec<Band> {
+    let row = w as usize * bpp;
+    let slice = row * h as usize;
+    let mut out = Vec::new();
+    if slice <= max_blob {
+        super::buffers::for_each_band(d as usize, slice, max_blob, |z, n| {
+            out.push(Band {
+                y: 0,
+                rows: h,
+                z: z as u32,
+                slices: n as u32,
+                start: z * slice,
+                len: n * slice,
+            })
+        });
+    } else {
+        for z in 0..d as usize {
+            super::buffers::for_each_band(h as usize, row, max_blob, |y, n| {
+                out.push(Band {
+                    y: y as u32,
+                    rows: n as u32,
+                    z: z as u32,
+                    slices: 1,
+                    start: z * slice + y * row,
+                    len: n * row,
+                })
+            });
+        }
+    }
+    out
+}
+
+/// The bands an upload of `blob` (tight `w`×`h`×`d`, `bpp` bytes a pixel)
+/// must be split into, or none when it fits one record (or is not the
+/// size its box says, which cannot be split along rows: it goes as is).
+fn upload_bands(gl: &Gl, w: u32, h: u32, d: u32, bpp: usize, blob: &[u8]) -> Vec<Band> {
+    let max_blob = gl.conn.max_blob;
+    let expected = (w as usize)
+        .checked_mul(h as usize)
+        .and_then(|n| n.checked_mul(d as usize))
+        .and_then(|n| n.checked_mul(bpp));
+    if blob.len() <= max_blob || expected != Some(blob.len()) {
+        return Vec::new();
+    }
+    texture_bands(w, h, d, bpp, max_blob)
+}
+
+/// Send `blob` as one `texture_subimage` record per band, each a box of
+/// `whole` (the upload's box) shifted to the band's rows and slices.
+fn send_bands(gl: &mut Gl, whole: &calls::TextureSubimage, bands: &[Band], blob: &[u8]) {
+    for b in bands {
+        let Some(bytes) = blob.get(b.start..b.start + b.len) else {
+            return;
+        };
+        let p = calls::TextureSubimage {
+            y: whole.y + b.y as i32,
+            z: whole.z + b.z as i32,
+            height: b.rows,
+            depth: b.slices,
+            ..*whole
+        };
+        gl.conn.pipe.texture_subimage(&p, bytes);
+    }
 }
 
 /// Tight bytes of an upload from client memory or the unpack buffer.
@@ -527,9 +630,10 @@ fn tex_subimage(
     let Some(info) = t.level(face_index(target), level as usize) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
-    if x + width > info.width as i32
-        || y + height > info.height as i32
-        || z + depth > info.depth as i32
+    // In i64: an application's x + width may not fit an i32.
+    if x as i64 + width as i64 > info.width as i64
+        || y as i64 + height as i64 > info.height as i64
+        || z as i64 + depth as i64 > info.depth as i64
     {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -557,7 +661,12 @@ fn tex_subimage(
         format,
         r#type: ty,
     };
-    gl.conn.pipe.texture_subimage(&p, &blob);
+    let bands = upload_bands(gl, p.width, p.height, p.depth, bpp, &blob);
+    if bands.is_empty() {
+        gl.conn.pipe.texture_subimage(&p, &blob);
+    } else {
+        send_bands(gl, &p, &bands, &blob);
+    }
 }
 
 #[no_mangle]
@@ -1558,6 +1667,113 @@ pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut
         for (i, x) in v.iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(i), *x) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{texture_bands, Band};
+
+    fn band(y: u32, rows: u32, z: u32, slices: u32, start: usize, len: usize) -> Band {
+        Band {
+            y,
+            rows,
+            z,
+            slices,
+            start,
+            len,
+        }
+    }
+
+    #[test]
+    fn image_2d_below_at_and_above_the_limit() {
+        // 4x4 RGBA8: 16-byte rows, 64 bytes.
+        assert_eq!(texture_bands(4, 4, 1, 4, 64), [band(0, 4, 0, 1, 0, 64)]);
+        assert_eq!(texture_bands(4, 4, 1, 4, 65), [band(0, 4, 0, 1, 0, 64)]);
+        // One byte short: the slice does not fit, rows of it do (3 a band).
+        assert_eq!(
+            texture_bands(4, 4, 1, 4, 63),
+            [band(0, 3, 0, 1, 0, 48), band(3, 1, 0, 1, 48, 16)]
+        );
+        assert_eq!(
+            texture_bands(4, 4, 1, 4, 32),
+            [band(0, 2, 0, 1, 0, 32), band(2, 2, 0, 1, 32, 32)]
+        );
+        // 4096x4096 RGBA16F (128 MiB) under a 16 MiB limit: 8 bands of
+        // 512 rows.
+        let b = texture_bands(4096, 4096, 1, 8, 16 << 20);
+        assert_eq!(b.len(), 8);
+        assert!(b
+            .iter()
+            .enumerate()
+            .all(|(i, b)| *b == band(i as u32 * 512, 512, 0, 1, i * (16 << 20), 16 << 20)));
+    }
+
+    #[test]
+    fn slices_travel_whole_when_one_fits() {
+        // 2x2 RGBA8 slices of 16 bytes, 5 of them, 40 bytes a record.
+        assert_eq!(
+            texture_bands(2, 2, 5, 4, 40),
+            [
+                band(0, 2, 0, 2, 0, 32),
+                band(0, 2, 2, 2, 32, 32),
+                band(0, 2, 4, 1, 64, 16),
+            ]
+        );
+        // Exactly one slice a record.
+        assert_eq!(
+            texture_bands(2, 2, 2, 4, 16),
+            [band(0, 2, 0, 1, 0, 16), band(0, 2, 1, 1, 16, 16)]
+        );
+    }
+
+    #[test]
+    fn rows_within_a_slice_when_a_slice_is_too_large() {
+        // 4x3 R8: 4-byte rows, 12-byte slices, 8 bytes a record.
+        assert_eq!(
+            texture_bands(4, 3, 2, 1, 8),
+            [
+                band(0, 2, 0, 1, 0, 8),
+                band(2, 1, 0, 1, 8, 4),
+                band(0, 2, 1, 1, 12, 8),
+                band(2, 1, 1, 1, 20, 4),
+            ]
+        );
+    }
+
+    /// Every band fits, and the bands tile the blob in order with the box
+    /// each one names.
+    #[test]
+    fn bands_tile_the_blob() {
+        for (w, h, d, bpp) in [(3, 5, 7, 4), (1, 1, 9, 1), (17, 3, 2, 16), (5, 9, 1, 2)] {
+            let row = w as usize * bpp;
+            let slice = row * h as usize;
+            let total = slice * d as usize;
+            for max in [
+                1,
+                row - 1,
+                row,
+                row + 1,
+                slice - 1,
+                slice,
+                slice + 1,
+                total,
+                total * 2,
+            ] {
+                let max = max.max(1);
+                let mut next = 0;
+                for b in texture_bands(w, h, d, bpp, max) {
+                    assert_eq!(b.start, next, "{w}x{h}x{d}x{bpp} max {max}");
+                    assert_eq!(b.start, b.z as usize * slice + b.y as usize * row);
+                    assert_eq!(b.len, b.rows as usize * b.slices as usize * row);
+                    assert!(b.slices == 1 || b.rows == h);
+                    assert!(b.y + b.rows <= h && b.z + b.slices <= d);
+                    assert!(b.len <= max || b.rows == 1, "{b:?} over {max}");
+                    next += b.len;
+                }
+                assert_eq!(next, total, "{w}x{h}x{d}x{bpp} max {max}");
+            }
         }
     }
 }
