@@ -435,277 +435,10 @@ pub fn vertex_element_size(size: u32, ty: u32) -> u32 {
 
 // ------------------------------------------------------------------ pixels
 
-/// Components of a client format, as indices into RGBA (L = luminance -> RGB).
-fn channels(format: u32) -> Option<(&'static [usize], bool)> {
-    // (component order in memory, integer format)
-    Some(match format {
-        g::RED | g::DEPTH_COMPONENT | g::LUMINANCE => (&[0], false),
-        g::GREEN => (&[1], false),
-        g::BLUE => (&[2], false),
-        g::ALPHA => (&[3], false),
-        g::RG => (&[0, 1], false),
-        g::LUMINANCE_ALPHA => (&[0, 3], false),
-        g::RGB => (&[0, 1, 2], false),
-        g::BGR => (&[2, 1, 0], false),
-        g::RGBA => (&[0, 1, 2, 3], false),
-        g::BGRA => (&[2, 1, 0, 3], false),
-        g::RED_INTEGER | g::STENCIL_INDEX => (&[0], true),
-        g::GREEN_INTEGER => (&[1], true),
-        g::BLUE_INTEGER => (&[2], true),
-        g::RG_INTEGER => (&[0, 1], true),
-        g::RGB_INTEGER => (&[0, 1, 2], true),
-        g::BGR_INTEGER => (&[2, 1, 0], true),
-        g::RGBA_INTEGER => (&[0, 1, 2, 3], true),
-        g::BGRA_INTEGER => (&[2, 1, 0, 3], true),
-        _ => return None,
-    })
-}
-
-/// Packed pixel types: component bit widths in order, whether the first
-/// component sits in the low bits (`_REV`), and the pixel size in bytes.
-fn packed(ty: u32) -> Option<(&'static [u32], bool, usize)> {
-    Some(match ty {
-        g::UNSIGNED_BYTE_3_3_2 => (&[3, 3, 2], false, 1),
-        g::UNSIGNED_BYTE_2_3_3_REV => (&[3, 3, 2], true, 1),
-        g::UNSIGNED_SHORT_5_6_5 => (&[5, 6, 5], false, 2),
-        g::UNSIGNED_SHORT_5_6_5_REV => (&[5, 6, 5], true, 2),
-        g::UNSIGNED_SHORT_4_4_4_4 => (&[4, 4, 4, 4], false, 2),
-        g::UNSIGNED_SHORT_4_4_4_4_REV => (&[4, 4, 4, 4], true, 2),
-        g::UNSIGNED_SHORT_5_5_5_1 => (&[5, 5, 5, 1], false, 2),
-        g::UNSIGNED_SHORT_1_5_5_5_REV => (&[5, 5, 5, 1], true, 2),
-        g::UNSIGNED_INT_8_8_8_8 => (&[8, 8, 8, 8], false, 4),
-        g::UNSIGNED_INT_8_8_8_8_REV => (&[8, 8, 8, 8], true, 4),
-        g::UNSIGNED_INT_10_10_10_2 => (&[10, 10, 10, 2], false, 4),
-        g::UNSIGNED_INT_2_10_10_10_REV => (&[10, 10, 10, 2], true, 4),
-        _ => return None,
-    })
-}
-
-fn scalar_size(ty: u32) -> Option<usize> {
-    Some(match ty {
-        g::UNSIGNED_BYTE | g::BYTE => 1,
-        g::UNSIGNED_SHORT | g::SHORT | g::HALF_FLOAT => 2,
-        g::UNSIGNED_INT | g::INT | g::FLOAT => 4,
-        _ => return None,
-    })
-}
-
-/// Bytes per pixel of client data in `format`/`ty` (None: unknown pair).
-pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
-    match ty {
-        g::UNSIGNED_INT_24_8 | g::UNSIGNED_INT_10F_11F_11F_REV | g::UNSIGNED_INT_5_9_9_9_REV => {
-            return Some(4)
-        }
-        g::FLOAT_32_UNSIGNED_INT_24_8_REV => return Some(8),
-        _ => {}
-    }
-    if let Some((_, _, bytes)) = packed(ty) {
-        return Some(bytes);
-    }
-    let n = match format {
-        g::DEPTH_STENCIL => return None,
-        f => channels(f)?.0.len(),
-    };
-    Some(n * scalar_size(ty)?)
-}
-
-/// Tight byte size of a `w*h*d` image (None: unknown pair or overflow).
-pub fn image_size(format: u32, ty: u32, w: u32, h: u32, d: u32) -> Option<usize> {
-    let bpp = bytes_per_pixel(format, ty)? as u64;
-    let n = (w as u64)
-        .checked_mul(h as u64)?
-        .checked_mul(d.max(1) as u64)?
-        .checked_mul(bpp)?;
-    usize::try_from(n).ok()
-}
-
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = if exp == 0 {
-        if man == 0 {
-            sign
-        } else {
-            // subnormal: normalise
-            let mut e = 127 - 15 + 1;
-            let mut m = man;
-            while m & 0x400 == 0 {
-                m <<= 1;
-                e -= 1;
-            }
-            sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
-        }
-    } else if exp == 0x1f {
-        sign | 0x7f80_0000 | (man << 13)
-    } else {
-        sign | ((exp + 127 - 15) << 23) | (man << 13)
-    };
-    f32::from_bits(bits)
-}
-
-pub fn f32_to_f16(f: f32) -> u16 {
-    let x = f.to_bits();
-    let sign = ((x >> 16) & 0x8000) as u16;
-    let exp = ((x >> 23) & 0xff) as i32;
-    let man = x & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = (man | 0x80_0000) >> (1 - e);
-        let round = (m >> 12) & 1;
-        return sign | ((m >> 13) + round) as u16;
-    }
-    let round = (man >> 12) & 1;
-    (sign as u32 | ((e as u32) << 10) | (man >> 13)).wrapping_add(round) as u16
-}
-
-fn read_uint(b: &[u8]) -> u64 {
-    match b.len() {
-        1 => b[0] as u64,
-        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
-        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
-    }
-}
-
-/// Decode one pixel to RGBA: normalised values for non-integer formats,
-/// raw values for integer ones.
-fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
-    let (chans, integer) = channels(format)?;
-    let mut out = [0.0, 0.0, 0.0, 1.0];
-    if let Some((bits, rev, bytes)) = packed(ty) {
-        let v = read_uint(px.get(..bytes)?);
-        let total: u32 = bits.iter().sum();
-        let mut shift = if rev { 0 } else { total };
-        for (i, &b) in bits.iter().enumerate() {
-            if !rev {
-                shift -= b;
-            }
-            let max = (1u64 << b) - 1;
-            let c = (v >> shift) & max;
-            if rev {
-                shift += b;
-            }
-            let ch = *chans.get(i)?;
-            out[ch] = if integer {
-                c as f64
-            } else {
-                c as f64 / max as f64
-            };
-        }
-        return Some(out);
-    }
-    let sz = scalar_size(ty)?;
-    for (i, &ch) in chans.iter().enumerate() {
-        let b = px.get(i * sz..(i + 1) * sz)?;
-        let u = read_uint(b);
-        let v = match ty {
-            g::FLOAT => f32::from_bits(u as u32) as f64,
-            g::HALF_FLOAT => f16_to_f32(u as u16) as f64,
-            g::UNSIGNED_BYTE | g::UNSIGNED_SHORT | g::UNSIGNED_INT if !integer => {
-                u as f64 / ((1u64 << (sz * 8)) - 1) as f64
-            }
-            g::BYTE if !integer => ((u as u8 as i8) as f64 / 127.0).max(-1.0),
-            g::SHORT if !integer => ((u as u16 as i16) as f64 / 32767.0).max(-1.0),
-            g::INT if !integer => ((u as u32 as i32) as f64 / 2147483647.0).max(-1.0),
-            g::BYTE => (u as u8 as i8) as f64,
-            g::SHORT => (u as u16 as i16) as f64,
-            g::INT => (u as u32 as i32) as f64,
-            _ => u as f64,
-        };
-        out[ch] = v;
-    }
-    if format == g::LUMINANCE || format == g::LUMINANCE_ALPHA {
-        out[1] = out[0];
-        out[2] = out[0];
-    }
-    Some(out)
-}
-
-fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
-    let (chans, integer) = channels(format)?;
-    if let Some((bits, rev, bytes)) = packed(ty) {
-        let total: u32 = bits.iter().sum();
-        let mut word = 0u64;
-        let mut shift = if rev { 0 } else { total };
-        for (i, &b) in bits.iter().enumerate() {
-            if !rev {
-                shift -= b;
-            }
-            let max = (1u64 << b) - 1;
-            let x = v[*chans.get(i)?];
-            let c = if integer {
-                x.clamp(0.0, max as f64) as u64
-            } else {
-                (x.clamp(0.0, 1.0) * max as f64).round() as u64
-            };
-            word |= (c & max) << shift;
-            if rev {
-                shift += b;
-            }
-        }
-        dst.get_mut(..bytes)?
-            .copy_from_slice(&word.to_le_bytes()[..bytes]);
-        return Some(());
-    }
-    let sz = scalar_size(ty)?;
-    for (i, &ch) in chans.iter().enumerate() {
-        let x = v[ch];
-        let raw: u32 = match ty {
-            g::FLOAT => (x as f32).to_bits(),
-            g::HALF_FLOAT => f32_to_f16(x as f32) as u32,
-            g::UNSIGNED_BYTE | g::UNSIGNED_SHORT | g::UNSIGNED_INT => {
-                let max = ((1u64 << (sz * 8)) - 1) as f64;
-                if integer {
-                    x.clamp(0.0, max) as u32
-                } else {
-                    (x.clamp(0.0, 1.0) * max).round() as u32
-                }
-            }
-            g::BYTE | g::SHORT | g::INT => {
-                let max = ((1u64 << (sz * 8 - 1)) - 1) as f64;
-                let s = if integer {
-                    x.clamp(-max - 1.0, max)
-                } else {
-                    (x.clamp(-1.0, 1.0) * max).round()
-                };
-                s as i64 as u32
-            }
-            _ => return None,
-        };
-        dst.get_mut(i * sz..(i + 1) * sz)?
-            .copy_from_slice(&raw.to_le_bytes()[..sz]);
-    }
-    Some(())
-}
-
-/// Convert `pixels` pixels from one client format/type to another on the CPU.
-/// None when either pair is not convertible or `src` is short.
-pub fn convert(src: &[u8], sf: u32, st: u32, df: u32, dt: u32, pixels: usize) -> Option<Vec<u8>> {
-    let sb = bytes_per_pixel(sf, st)?;
-    let db = bytes_per_pixel(df, dt)?;
-    if sf == df && st == dt {
-        return src.get(..sb.checked_mul(pixels)?).map(|s| s.to_vec());
-    }
-    // DEPTH_STENCIL packings are passed through only (above).
-    if src.len() < sb.checked_mul(pixels)? {
-        return None;
-    }
-    let mut out = vec![0u8; db.checked_mul(pixels)?];
-    for (i, d) in out.chunks_exact_mut(db).enumerate() {
-        let v = decode(&src[i * sb..(i + 1) * sb], sf, st)?;
-        encode(v, df, dt, d)?;
-    }
-    Some(out)
-}
+// The client (format, type) tables and CPU conversions are backend-neutral
+// and shared with the Vulkan backend (`mgpipe::pixels`); re-exported under
+// their old names for the call sites in this crate.
+pub use mgpipe::pixels::{bytes_per_pixel, convert, f16_to_f32, f32_to_f16, image_size};
 
 /// What to read from a colour buffer of `class` so GLES always accepts it.
 pub fn readable_pair(class: FormatClass) -> Option<(u32, u32)> {
@@ -723,52 +456,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bgra_swizzles_to_rgba() {
-        let src = [1u8, 2, 3, 4, 10, 20, 30, 40];
-        let out = convert(
-            &src,
-            g::BGRA,
-            g::UNSIGNED_BYTE,
-            g::RGBA,
-            g::UNSIGNED_BYTE,
-            2,
-        )
-        .unwrap();
-        assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
-        // BGRA + 8_8_8_8_REV has the same memory layout as BGRA bytes on LE.
-        let out = convert(
-            &src,
-            g::BGRA,
-            g::UNSIGNED_INT_8_8_8_8_REV,
-            g::RGBA,
-            g::UNSIGNED_BYTE,
-            2,
-        )
-        .unwrap();
-        assert_eq!(out, vec![3, 2, 1, 4, 30, 20, 10, 40]);
-    }
-
-    #[test]
-    fn float_to_unorm_and_back() {
-        let src: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0]
-            .iter()
-            .flat_map(|f| f.to_le_bytes())
-            .collect();
-        let out = convert(&src, g::RGBA, g::FLOAT, g::RGBA, g::UNSIGNED_BYTE, 1).unwrap();
-        assert_eq!(out, vec![255, 128, 0, 255]);
-        let rgb = convert(&out, g::RGBA, g::UNSIGNED_BYTE, g::RGB, g::UNSIGNED_BYTE, 1).unwrap();
-        assert_eq!(rgb, vec![255, 128, 0]);
-    }
-
-    #[test]
-    fn half_floats_round_trip() {
-        for f in [0.0f32, 1.0, -2.5, 0.333, 65504.0, 1e-5] {
-            let back = f16_to_f32(f32_to_f16(f));
-            assert!((back - f).abs() <= f.abs() * 1e-3 + 1e-6, "{f} -> {back}");
-        }
-    }
-
-    #[test]
     fn formats_map() {
         assert_eq!(storage_format(g::RGBA8, false).emulation, None);
         assert_eq!(storage_format(g::RGBA, false).internal, g::RGBA8);
@@ -779,24 +466,88 @@ mod tests {
         assert!(!upload_accepted(g::RGBA8, g::BGRA, g::UNSIGNED_BYTE));
         assert_eq!(bytes_per_pixel(g::RGB, g::UNSIGNED_SHORT_5_6_5), Some(2));
         assert_eq!(image_size(g::RGBA, g::FLOAT, 2, 2, 1), Some(64));
-        assert_eq!(
-            image_size(g::RGBA, g::FLOAT, u32::MAX, u32::MAX, u32::MAX),
-            None
-        );
     }
 
+    /// The shared tables name GL enums by their own constants: they must be
+    /// the values glow (and so the GLES driver) uses.
     #[test]
-    fn packed_565_decodes() {
-        let px = 0xF800u16.to_le_bytes(); // pure red
-        let out = convert(
-            &px,
-            g::RGB,
-            g::UNSIGNED_SHORT_5_6_5,
-            g::RGBA,
-            g::UNSIGNED_BYTE,
-            1,
-        )
-        .unwrap();
-        assert_eq!(out, vec![255, 0, 0, 255]);
+    fn shared_pixel_enums_match_glow() {
+        use mgpipe::pixels::gl as p;
+        let pairs = [
+            (p::BYTE, g::BYTE),
+            (p::UNSIGNED_BYTE, g::UNSIGNED_BYTE),
+            (p::SHORT, g::SHORT),
+            (p::UNSIGNED_SHORT, g::UNSIGNED_SHORT),
+            (p::INT, g::INT),
+            (p::UNSIGNED_INT, g::UNSIGNED_INT),
+            (p::FLOAT, g::FLOAT),
+            (p::HALF_FLOAT, g::HALF_FLOAT),
+            (p::UNSIGNED_BYTE_3_3_2, g::UNSIGNED_BYTE_3_3_2),
+            (p::UNSIGNED_SHORT_4_4_4_4, g::UNSIGNED_SHORT_4_4_4_4),
+            (p::UNSIGNED_SHORT_5_5_5_1, g::UNSIGNED_SHORT_5_5_5_1),
+            (p::UNSIGNED_INT_8_8_8_8, g::UNSIGNED_INT_8_8_8_8),
+            (p::UNSIGNED_INT_10_10_10_2, g::UNSIGNED_INT_10_10_10_2),
+            (p::UNSIGNED_BYTE_2_3_3_REV, g::UNSIGNED_BYTE_2_3_3_REV),
+            (p::UNSIGNED_SHORT_5_6_5, g::UNSIGNED_SHORT_5_6_5),
+            (p::UNSIGNED_SHORT_5_6_5_REV, g::UNSIGNED_SHORT_5_6_5_REV),
+            (p::UNSIGNED_SHORT_4_4_4_4_REV, g::UNSIGNED_SHORT_4_4_4_4_REV),
+            (p::UNSIGNED_SHORT_1_5_5_5_REV, g::UNSIGNED_SHORT_1_5_5_5_REV),
+            (p::UNSIGNED_INT_8_8_8_8_REV, g::UNSIGNED_INT_8_8_8_8_REV),
+            (
+                p::UNSIGNED_INT_2_10_10_10_REV,
+                g::UNSIGNED_INT_2_10_10_10_REV,
+            ),
+            (p::UNSIGNED_INT_24_8, g::UNSIGNED_INT_24_8),
+            (
+                p::UNSIGNED_INT_10F_11F_11F_REV,
+                g::UNSIGNED_INT_10F_11F_11F_REV,
+            ),
+            (p::UNSIGNED_INT_5_9_9_9_REV, g::UNSIGNED_INT_5_9_9_9_REV),
+            (
+                p::FLOAT_32_UNSIGNED_INT_24_8_REV,
+                g::FLOAT_32_UNSIGNED_INT_24_8_REV,
+            ),
+            (p::STENCIL_INDEX, g::STENCIL_INDEX),
+            (p::DEPTH_COMPONENT, g::DEPTH_COMPONENT),
+            (p::RED, g::RED),
+            (p::GREEN, g::GREEN),
+            (p::BLUE, g::BLUE),
+            (p::ALPHA, g::ALPHA),
+            (p::RGB, g::RGB),
+            (p::RGBA, g::RGBA),
+            (p::LUMINANCE, g::LUMINANCE),
+            (p::LUMINANCE_ALPHA, g::LUMINANCE_ALPHA),
+            (p::BGR, g::BGR),
+            (p::BGRA, g::BGRA),
+            (p::RG, g::RG),
+            (p::RG_INTEGER, g::RG_INTEGER),
+            (p::DEPTH_STENCIL, g::DEPTH_STENCIL),
+            (p::RED_INTEGER, g::RED_INTEGER),
+            (p::GREEN_INTEGER, g::GREEN_INTEGER),
+            (p::BLUE_INTEGER, g::BLUE_INTEGER),
+            (p::RGB_INTEGER, g::RGB_INTEGER),
+            (p::RGBA_INTEGER, g::RGBA_INTEGER),
+            (p::BGR_INTEGER, g::BGR_INTEGER),
+            (p::BGRA_INTEGER, g::BGRA_INTEGER),
+        ];
+        for (i, (shared, glow)) in pairs.iter().enumerate() {
+            assert_eq!(shared, glow, "pair {i}");
+        }
+    }
+
+    /// Every pair `readable_pair` asks GLES for can be sized and converted
+    /// by the shared tables.
+    #[test]
+    fn readable_pairs_are_known() {
+        for class in [
+            FormatClass::Unorm,
+            FormatClass::Float,
+            FormatClass::Int,
+            FormatClass::Uint,
+        ] {
+            let (f, t) = readable_pair(class).unwrap();
+            assert!(bytes_per_pixel(f, t).is_some(), "{class:?}");
+            assert!(convert(&[0; 16], f, t, g::RGBA, g::FLOAT, 1).is_some());
+        }
     }
 }

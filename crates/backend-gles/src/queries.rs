@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use glow::HasContext;
 use mgpipe::calls;
+use mgpipe::pixels;
 use tracing::warn;
 
 use crate::{emulation, GlesBackend, ResKind};
@@ -186,22 +187,33 @@ impl GlesBackend {
 
     pub(crate) fn texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
         reply.clear();
-        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
-            warn!(
-                format = p.format,
-                ty = p.r#type,
-                "get_texture_image: unknown format/type, empty reply"
-            );
-            return;
+        let r = match pixels::texture_image_reply(
+            p.format,
+            p.r#type,
+            p.width,
+            p.height,
+            p.depth,
+            crate::context::MAX_REPLY as u64,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                warn!(
+                    format = p.format,
+                    ty = p.r#type,
+                    w = p.width,
+                    h = p.height,
+                    d = p.depth,
+                    "get_texture_image: {e}, empty reply"
+                );
+                return;
+            }
         };
-        let (w, h, d) = (p.width as usize, p.height as usize, p.depth.max(1) as usize);
-        let total = w.saturating_mul(h).saturating_mul(d).saturating_mul(bpp);
-        if total > crate::context::MAX_REPLY || w > i32::MAX as usize || h > i32::MAX as usize {
-            warn!(w, h, d, "get_texture_image: image too large, empty reply");
+        reply.resize(r.len, 0);
+        if r.len == 0 {
             return;
         }
-        reply.resize(total, 0);
-        if total == 0 {
+        if !pixels::level_in_range(p.level) {
+            warn!(res = ?p.res, level = p.level, "get_texture_image: level out of range, zeros returned");
             return;
         }
         self.prepare();
@@ -223,6 +235,13 @@ impl GlesBackend {
             warn!(res = ?p.res, "get_texture_image: depth/stencil images are not readable on GLES, zeros returned");
             return;
         };
+        // What GLES reads per slice before converting (checked: on a 32-bit
+        // host a 16-byte readable pixel can overflow what the reply fits).
+        let Some(tmp_len) = pixels::image_size(rf, rt, p.width, p.height, 1) else {
+            warn!(res = ?p.res, "get_texture_image: read-back too large, zeros returned");
+            return;
+        };
+        let (w, h) = (r.width as i32, r.height as i32);
         let gl = &self.gl;
         let layered = matches!(
             target,
@@ -239,8 +258,7 @@ impl GlesBackend {
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fb));
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
             gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
-            let layer_bytes = w * h * bpp;
-            for z in 0..d {
+            for (z, dst) in reply.chunks_exact_mut(r.slice_bytes).enumerate() {
                 if layered {
                     gl.framebuffer_texture_layer(
                         glow::READ_FRAMEBUFFER,
@@ -264,20 +282,22 @@ impl GlesBackend {
                     );
                 }
                 gl.read_buffer(glow::COLOR_ATTACHMENT0);
-                let mut tmp = vec![0u8; emulation::bytes_per_pixel(rf, rt).unwrap_or(16) * w * h];
+                let mut tmp = vec![0u8; tmp_len];
                 gl.read_pixels(
                     0,
                     0,
-                    w as i32,
-                    h as i32,
+                    w,
+                    h,
                     rf,
                     rt,
                     glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
                 );
-                let dst = &mut reply[z * layer_bytes..(z + 1) * layer_bytes];
                 if (rf, rt) == (p.format, p.r#type) {
-                    dst.copy_from_slice(&tmp[..layer_bytes]);
-                } else if let Some(v) = emulation::convert(&tmp, rf, rt, p.format, p.r#type, w * h)
+                    if let Some(src) = tmp.get(..dst.len()) {
+                        dst.copy_from_slice(src);
+                    }
+                } else if let Some(v) =
+                    emulation::convert(&tmp, rf, rt, p.format, p.r#type, r.width * r.height)
                 {
                     if v.len() == dst.len() {
                         dst.copy_from_slice(&v);
@@ -289,5 +309,108 @@ impl GlesBackend {
         }
         self.forget_objects();
         self.check("get_texture_image");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mgpipe::consts::RESOURCE_TEXTURE;
+    use mgpipe::pixels::gl;
+    use mgpipe::{calls, Context, Handle, Screen};
+
+    use crate::GlesBackend;
+
+    const TEXTURE_2D: u32 = 0x0DE1;
+    const RGBA8: u32 = 0x8058;
+    const DEPTH24_STENCIL8: u32 = 0x88F0;
+
+    fn get(b: &mut GlesBackend, p: calls::GetTextureImage) -> Vec<u8> {
+        let mut reply = vec![0xAA; 3];
+        Context::get_texture_image(b, &p, &mut reply);
+        reply
+    }
+
+    /// The shared request checks answer hostile requests (unknown pair,
+    /// sizes past the reply limit or GLsizei, absurd levels, a box larger
+    /// than the level) with an empty or zero reply and never panic; a sane
+    /// request of an odd width reads back the uploaded texels.
+    #[test]
+    fn get_texture_image_checks_requests() {
+        let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe)");
+        let ctx = Handle::new(1, 1);
+        let surface = Handle::new(1, 1);
+        b.context_create(&calls::ContextCreate {
+            ctx,
+            ..Default::default()
+        });
+        b.surface_create(&calls::SurfaceCreate {
+            surface,
+            width: 4,
+            height: 4,
+            color_format: RGBA8,
+            depth_stencil_format: DEPTH24_STENCIL8,
+            ..Default::default()
+        });
+        b.make_current(&calls::MakeCurrent {
+            ctx,
+            draw: surface,
+            read: surface,
+        });
+        let tex = Handle::new(1, 1);
+        b.resource_create(
+            &calls::ResourceCreate {
+                res: tex,
+                kind: RESOURCE_TEXTURE,
+                target: TEXTURE_2D,
+                ..Default::default()
+            },
+            &[],
+        );
+        let texels: Vec<u8> = (1..=12).collect();
+        Context::texture_image(
+            &mut b,
+            &calls::TextureImage {
+                res: tex,
+                target: TEXTURE_2D,
+                internal_format: RGBA8,
+                width: 3,
+                height: 1,
+                depth: 1,
+                format: gl::RGBA,
+                r#type: gl::UNSIGNED_BYTE,
+                ..Default::default()
+            },
+            &texels,
+        );
+        let req =
+            |w: u32, h: u32, d: u32, level: u32, format: u32, ty: u32| calls::GetTextureImage {
+                res: tex,
+                target: TEXTURE_2D,
+                level,
+                width: w,
+                height: h,
+                depth: d,
+                format,
+                r#type: ty,
+                ..Default::default()
+            };
+        let (rgba, ub) = (gl::RGBA, gl::UNSIGNED_BYTE);
+        assert_eq!(get(&mut b, req(3, 1, 1, 0, rgba, ub)), texels);
+        assert_eq!(
+            get(&mut b, req(3, 1, 1, 0, gl::RGB, ub)),
+            vec![1, 2, 3, 5, 6, 7, 9, 10, 11]
+        );
+        assert!(get(&mut b, req(3, 1, 1, 0, rgba, 0xdead)).is_empty());
+        assert!(get(
+            &mut b,
+            req(u32::MAX, u32::MAX, u32::MAX, 0, rgba, gl::FLOAT)
+        )
+        .is_empty());
+        assert!(get(&mut b, req(u32::MAX, 0, 1, 0, rgba, ub)).is_empty());
+        assert!(get(&mut b, req(0, 1, 1, 0, rgba, ub)).is_empty());
+        assert_eq!(get(&mut b, req(3, 1, 1, 40, rgba, ub)), vec![0; 12]);
+        assert_eq!(get(&mut b, req(3, 1, 1, u32::MAX, rgba, ub)), vec![0; 12]);
+        // A box larger than the level: whatever GLES reads, the size holds.
+        assert_eq!(get(&mut b, req(5, 3, 2, 0, rgba, ub)).len(), 120);
     }
 }

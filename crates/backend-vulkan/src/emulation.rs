@@ -38,6 +38,9 @@ use ash::vk;
 /// GL enums used here (desktop values).
 #[allow(dead_code)]
 pub mod gl {
+    // The client format/type enums, shared with `mgpipe::pixels`.
+    pub use mgpipe::pixels::gl::*;
+
     pub const SAMPLES_PASSED: u32 = 0x8914;
     pub const ANY_SAMPLES_PASSED: u32 = 0x8C2F;
     pub const ANY_SAMPLES_PASSED_CONSERVATIVE: u32 = 0x8D6A;
@@ -46,56 +49,9 @@ pub mod gl {
     pub const NONE: u32 = 0;
     pub const ZERO: u32 = 0;
     pub const ONE: u32 = 1;
-    pub const BYTE: u32 = 0x1400;
-    pub const UNSIGNED_BYTE: u32 = 0x1401;
-    pub const SHORT: u32 = 0x1402;
-    pub const UNSIGNED_SHORT: u32 = 0x1403;
-    pub const INT: u32 = 0x1404;
-    pub const UNSIGNED_INT: u32 = 0x1405;
-    pub const FLOAT: u32 = 0x1406;
     pub const DOUBLE: u32 = 0x140A;
-    pub const HALF_FLOAT: u32 = 0x140B;
     pub const FIXED: u32 = 0x140C;
-    pub const UNSIGNED_BYTE_3_3_2: u32 = 0x8032;
-    pub const UNSIGNED_SHORT_4_4_4_4: u32 = 0x8033;
-    pub const UNSIGNED_SHORT_5_5_5_1: u32 = 0x8034;
-    pub const UNSIGNED_INT_8_8_8_8: u32 = 0x8035;
-    pub const UNSIGNED_INT_10_10_10_2: u32 = 0x8036;
-    pub const UNSIGNED_BYTE_2_3_3_REV: u32 = 0x8362;
-    pub const UNSIGNED_SHORT_5_6_5: u32 = 0x8363;
-    pub const UNSIGNED_SHORT_5_6_5_REV: u32 = 0x8364;
-    pub const UNSIGNED_SHORT_4_4_4_4_REV: u32 = 0x8365;
-    pub const UNSIGNED_SHORT_1_5_5_5_REV: u32 = 0x8366;
-    pub const UNSIGNED_INT_8_8_8_8_REV: u32 = 0x8367;
-    pub const UNSIGNED_INT_2_10_10_10_REV: u32 = 0x8368;
     pub const INT_2_10_10_10_REV: u32 = 0x8D9F;
-    pub const UNSIGNED_INT_24_8: u32 = 0x84FA;
-    pub const UNSIGNED_INT_10F_11F_11F_REV: u32 = 0x8C3B;
-    pub const UNSIGNED_INT_5_9_9_9_REV: u32 = 0x8C3E;
-    pub const FLOAT_32_UNSIGNED_INT_24_8_REV: u32 = 0x8DAD;
-
-    pub const STENCIL_INDEX: u32 = 0x1901;
-    pub const DEPTH_COMPONENT: u32 = 0x1902;
-    pub const RED: u32 = 0x1903;
-    pub const GREEN: u32 = 0x1904;
-    pub const BLUE: u32 = 0x1905;
-    pub const ALPHA: u32 = 0x1906;
-    pub const RGB: u32 = 0x1907;
-    pub const RGBA: u32 = 0x1908;
-    pub const LUMINANCE: u32 = 0x1909;
-    pub const LUMINANCE_ALPHA: u32 = 0x190A;
-    pub const BGR: u32 = 0x80E0;
-    pub const BGRA: u32 = 0x80E1;
-    pub const RG: u32 = 0x8227;
-    pub const RG_INTEGER: u32 = 0x8228;
-    pub const DEPTH_STENCIL: u32 = 0x84F9;
-    pub const RED_INTEGER: u32 = 0x8D94;
-    pub const GREEN_INTEGER: u32 = 0x8D95;
-    pub const BLUE_INTEGER: u32 = 0x8D96;
-    pub const RGB_INTEGER: u32 = 0x8D98;
-    pub const RGBA_INTEGER: u32 = 0x8D99;
-    pub const BGR_INTEGER: u32 = 0x8D9A;
-    pub const BGRA_INTEGER: u32 = 0x8D9B;
 
     pub const R3_G3_B2: u32 = 0x2A10;
     pub const RGB4: u32 = 0x804F;
@@ -979,258 +935,10 @@ pub fn swizzle(s: u32, identity: vk::ComponentSwizzle) -> vk::ComponentSwizzle {
 
 // ------------------------------------------------------------------ pixels
 
-/// Components of a client format, as indices into RGBA.
-fn channels(format: u32) -> Option<(&'static [usize], bool)> {
-    Some(match format {
-        g::RED | g::DEPTH_COMPONENT | g::LUMINANCE => (&[0], false),
-        g::GREEN => (&[1], false),
-        g::BLUE => (&[2], false),
-        g::ALPHA => (&[3], false),
-        g::RG => (&[0, 1], false),
-        g::LUMINANCE_ALPHA => (&[0, 3], false),
-        g::RGB => (&[0, 1, 2], false),
-        g::BGR => (&[2, 1, 0], false),
-        g::RGBA => (&[0, 1, 2, 3], false),
-        g::BGRA => (&[2, 1, 0, 3], false),
-        g::RED_INTEGER | g::STENCIL_INDEX => (&[0], true),
-        g::GREEN_INTEGER => (&[1], true),
-        g::BLUE_INTEGER => (&[2], true),
-        g::RG_INTEGER => (&[0, 1], true),
-        g::RGB_INTEGER => (&[0, 1, 2], true),
-        g::BGR_INTEGER => (&[2, 1, 0], true),
-        g::RGBA_INTEGER => (&[0, 1, 2, 3], true),
-        g::BGRA_INTEGER => (&[2, 1, 0, 3], true),
-        _ => return None,
-    })
-}
-
-/// Packed types: component widths (first component first), `_REV` (first
-/// component in the low bits), bytes per pixel.
-fn packed(ty: u32) -> Option<(&'static [u32], bool, usize)> {
-    Some(match ty {
-        g::UNSIGNED_BYTE_3_3_2 => (&[3, 3, 2], false, 1),
-        g::UNSIGNED_BYTE_2_3_3_REV => (&[3, 3, 2], true, 1),
-        g::UNSIGNED_SHORT_5_6_5 => (&[5, 6, 5], false, 2),
-        g::UNSIGNED_SHORT_5_6_5_REV => (&[5, 6, 5], true, 2),
-        g::UNSIGNED_SHORT_4_4_4_4 => (&[4, 4, 4, 4], false, 2),
-        g::UNSIGNED_SHORT_4_4_4_4_REV => (&[4, 4, 4, 4], true, 2),
-        g::UNSIGNED_SHORT_5_5_5_1 => (&[5, 5, 5, 1], false, 2),
-        g::UNSIGNED_SHORT_1_5_5_5_REV => (&[5, 5, 5, 1], true, 2),
-        g::UNSIGNED_INT_8_8_8_8 => (&[8, 8, 8, 8], false, 4),
-        g::UNSIGNED_INT_8_8_8_8_REV => (&[8, 8, 8, 8], true, 4),
-        g::UNSIGNED_INT_10_10_10_2 => (&[10, 10, 10, 2], false, 4),
-        g::UNSIGNED_INT_2_10_10_10_REV => (&[10, 10, 10, 2], true, 4),
-        _ => return None,
-    })
-}
-
-fn scalar_size(ty: u32) -> Option<usize> {
-    Some(match ty {
-        UB | SB => 1,
-        US | SS | HF => 2,
-        UI | SI | FL => 4,
-        _ => return None,
-    })
-}
-
-/// Bytes per pixel of client data in `format`/`ty` (None: unknown pair).
-pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
-    match ty {
-        g::UNSIGNED_INT_24_8 | g::UNSIGNED_INT_10F_11F_11F_REV | g::UNSIGNED_INT_5_9_9_9_REV => {
-            return Some(4)
-        }
-        g::FLOAT_32_UNSIGNED_INT_24_8_REV => return Some(8),
-        _ => {}
-    }
-    if let Some((_, _, bytes)) = packed(ty) {
-        return Some(bytes);
-    }
-    Some(channels(format)?.0.len() * scalar_size(ty)?)
-}
-
-/// Tight byte size of a `w*h*d` image (None: unknown pair or overflow).
-pub fn image_size(format: u32, ty: u32, w: u32, h: u32, d: u32) -> Option<usize> {
-    let n = (w as u64)
-        .checked_mul(h as u64)?
-        .checked_mul(d.max(1) as u64)?
-        .checked_mul(bytes_per_pixel(format, ty)? as u64)?;
-    usize::try_from(n).ok()
-}
-
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = match exp {
-        0 if man == 0 => sign,
-        0 => {
-            let mut e: i32 = 127 - 15 + 1;
-            let mut m = man;
-            while m & 0x400 == 0 {
-                m <<= 1;
-                e -= 1;
-            }
-            sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
-        }
-        0x1f => sign | 0x7f80_0000 | (man << 13),
-        _ => sign | ((exp + 127 - 15) << 23) | (man << 13),
-    };
-    f32::from_bits(bits)
-}
-
-pub fn f32_to_f16(f: f32) -> u16 {
-    let x = f.to_bits();
-    let sign = ((x >> 16) & 0x8000) as u16;
-    let exp = ((x >> 23) & 0xff) as i32;
-    let man = x & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = (man | 0x80_0000) >> (1 - e);
-        return sign | ((m >> 13) + ((m >> 12) & 1)) as u16;
-    }
-    (sign as u32 | ((e as u32) << 10) | (man >> 13)).wrapping_add((man >> 12) & 1) as u16
-}
-
-fn read_uint(b: &[u8]) -> u64 {
-    match b.len() {
-        1 => b[0] as u64,
-        2 => u16::from_le_bytes([b[0], b[1]]) as u64,
-        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
-    }
-}
-
-/// One pixel to RGBA (normalised for non-integer formats, raw otherwise).
-fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
-    let (chans, integer) = channels(format)?;
-    let mut out = [0.0, 0.0, 0.0, 1.0];
-    if let Some((bits, rev, bytes)) = packed(ty) {
-        let v = read_uint(px.get(..bytes)?);
-        let total: u32 = bits.iter().sum();
-        let mut shift = if rev { 0 } else { total };
-        for (i, &b) in bits.iter().enumerate() {
-            if !rev {
-                shift -= b;
-            }
-            let max = (1u64 << b) - 1;
-            let c = (v >> shift) & max;
-            if rev {
-                shift += b;
-            }
-            out[*chans.get(i)?] = if integer {
-                c as f64
-            } else {
-                c as f64 / max as f64
-            };
-        }
-        return Some(out);
-    }
-    let sz = scalar_size(ty)?;
-    for (i, &ch) in chans.iter().enumerate() {
-        let u = read_uint(px.get(i * sz..(i + 1) * sz)?);
-        out[ch] = match (ty, integer) {
-            (FL, _) => f32::from_bits(u as u32) as f64,
-            (HF, _) => f16_to_f32(u as u16) as f64,
-            (UB | US | UI, false) => u as f64 / ((1u64 << (sz * 8)) - 1) as f64,
-            (SB, false) => ((u as u8 as i8) as f64 / 127.0).max(-1.0),
-            (SS, false) => ((u as u16 as i16) as f64 / 32767.0).max(-1.0),
-            (SI, false) => ((u as u32 as i32) as f64 / 2147483647.0).max(-1.0),
-            (SB, true) => (u as u8 as i8) as f64,
-            (SS, true) => (u as u16 as i16) as f64,
-            (SI, true) => (u as u32 as i32) as f64,
-            _ => u as f64,
-        };
-    }
-    if format == g::LUMINANCE || format == g::LUMINANCE_ALPHA {
-        out[1] = out[0];
-        out[2] = out[0];
-    }
-    Some(out)
-}
-
-fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
-    let (chans, integer) = channels(format)?;
-    if let Some((bits, rev, bytes)) = packed(ty) {
-        let total: u32 = bits.iter().sum();
-        let mut word = 0u64;
-        let mut shift = if rev { 0 } else { total };
-        for (i, &b) in bits.iter().enumerate() {
-            if !rev {
-                shift -= b;
-            }
-            let max = (1u64 << b) - 1;
-            let x = v[*chans.get(i)?];
-            let c = if integer {
-                x.clamp(0.0, max as f64) as u64
-            } else {
-                (x.clamp(0.0, 1.0) * max as f64).round() as u64
-            };
-            word |= (c & max) << shift;
-            if rev {
-                shift += b;
-            }
-        }
-        dst.get_mut(..bytes)?
-            .copy_from_slice(&word.to_le_bytes()[..bytes]);
-        return Some(());
-    }
-    let sz = scalar_size(ty)?;
-    for (i, &ch) in chans.iter().enumerate() {
-        let x = v[ch];
-        let raw: u32 = match ty {
-            FL => (x as f32).to_bits(),
-            HF => f32_to_f16(x as f32) as u32,
-            UB | US | UI => {
-                let max = ((1u64 << (sz * 8)) - 1) as f64;
-                if integer {
-                    x.clamp(0.0, max) as u32
-                } else {
-                    (x.clamp(0.0, 1.0) * max).round() as u32
-                }
-            }
-            _ => {
-                let max = ((1u64 << (sz * 8 - 1)) - 1) as f64;
-                let s = if integer {
-                    x.clamp(-max - 1.0, max)
-                } else {
-                    (x.clamp(-1.0, 1.0) * max).round()
-                };
-                s as i64 as u32
-            }
-        };
-        dst.get_mut(i * sz..(i + 1) * sz)?
-            .copy_from_slice(&raw.to_le_bytes()[..sz]);
-    }
-    Some(())
-}
-
-/// Convert `pixels` pixels between client format/type pairs on the CPU.
-/// None when either pair is not convertible or `src` is short.
-pub fn convert(src: &[u8], sf: u32, st: u32, df: u32, dt: u32, pixels: usize) -> Option<Vec<u8>> {
-    let sb = bytes_per_pixel(sf, st)?;
-    let db = bytes_per_pixel(df, dt)?;
-    let need = sb.checked_mul(pixels)?;
-    if src.len() < need {
-        return None;
-    }
-    if sf == df && st == dt {
-        return Some(src[..need].to_vec());
-    }
-    let mut out = vec![0u8; db.checked_mul(pixels)?];
-    for (i, d) in out.chunks_exact_mut(db).enumerate() {
-        let v = decode(&src[i * sb..(i + 1) * sb], sf, st)?;
-        encode(v, df, dt, d)?;
-    }
-    Some(out)
-}
+// The client (format, type) tables and CPU conversions are backend-neutral
+// and shared with the GLES backend (`mgpipe::pixels`); re-exported under
+// their old names for the call sites in this crate.
+pub use mgpipe::pixels::{bytes_per_pixel, convert, f16_to_f32, f32_to_f16, image_size};
 
 #[cfg(test)]
 mod tests {
@@ -1253,25 +961,7 @@ mod tests {
     }
 
     #[test]
-    fn conversions() {
-        let src = [1u8, 2, 3, 4];
-        let out = convert(&src, g::BGRA, UB, g::RGBA, UB, 1).unwrap();
-        assert_eq!(out, vec![3, 2, 1, 4]);
-        let rgb = [10u8, 20, 30];
-        let out = convert(&rgb, g::RGB, UB, g::RGBA, UB, 1).unwrap();
-        assert_eq!(out, vec![10, 20, 30, 255]);
-        let f: Vec<u8> = [1.0f32, 0.5, 0.0, 1.0]
-            .iter()
-            .flat_map(|f| f.to_le_bytes())
-            .collect();
-        assert_eq!(
-            convert(&f, g::RGBA, FL, g::RGBA, UB, 1).unwrap(),
-            vec![255, 128, 0, 255]
-        );
-        for x in [0.0f32, 1.0, -2.5, 0.333, 65504.0] {
-            let b = f16_to_f32(f32_to_f16(x));
-            assert!((b - x).abs() <= x.abs() * 1e-3 + 1e-6);
-        }
+    fn chains_and_ops() {
         assert_eq!(
             full_chain(vk::Extent3D {
                 width: 4,
@@ -1281,5 +971,16 @@ mod tests {
             3
         );
         assert_eq!(compare_op(g::LEQUAL), vk::CompareOp::LESS_OR_EQUAL);
+    }
+
+    /// The shared pixel tables size every native storage texel as Vulkan
+    /// copies it (colour formats; depth/stencil copy per aspect).
+    #[test]
+    fn storage_pairs_match_texel_sizes() {
+        for r in NATIVE.iter().filter(|r| r.4.is_color()) {
+            let bpp = bytes_per_pixel(r.2, r.3);
+            let texel = copy_texel_size(r.1, vk::ImageAspectFlags::COLOR) as usize;
+            assert_eq!(bpp, Some(texel), "internal 0x{:X}", r.0);
+        }
     }
 }

@@ -15,6 +15,7 @@
 
 use ash::vk;
 use mgpipe::calls;
+use mgpipe::pixels;
 use tracing::warn;
 
 use crate::emulation::{self, gl};
@@ -366,31 +367,40 @@ impl VulkanBackend {
 
     pub(crate) fn texture_image(&mut self, p: &calls::GetTextureImage, reply: &mut Vec<u8>) {
         reply.clear();
-        let Some(bpp) = emulation::bytes_per_pixel(p.format, p.r#type) else {
-            warn!(
-                format = p.format,
-                ty = p.r#type,
-                "get_texture_image: unknown format/type, empty reply"
-            );
-            return;
+        let r = match pixels::texture_image_reply(
+            p.format,
+            p.r#type,
+            p.width,
+            p.height,
+            p.depth,
+            crate::context::MAX_REPLY,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                warn!(
+                    format = p.format,
+                    ty = p.r#type,
+                    w = p.width,
+                    h = p.height,
+                    d = p.depth,
+                    "get_texture_image: {e}, empty reply"
+                );
+                return;
+            }
         };
-        let (w, h, d) = (p.width as u64, p.height as u64, p.depth.max(1) as u64);
-        let total = w
-            .saturating_mul(h)
-            .saturating_mul(d)
-            .saturating_mul(bpp as u64);
-        if total > crate::context::MAX_REPLY {
-            warn!(w, h, d, "get_texture_image: image too large, empty reply");
+        reply.resize(r.len, 0);
+        if r.len == 0 {
             return;
         }
-        reply.resize(total as usize, 0);
-        if total == 0 {
-            return;
-        }
-        if let Err(e) = self.read_texture_into(p, reply, bpp) {
+        let read = if pixels::level_in_range(p.level) {
+            self.read_texture_into(p, reply, r.bpp)
+        } else {
+            Err(format!("level {} out of range", p.level))
+        };
+        if let Err(e) = read {
             warn!(res = ?p.res, "get_texture_image: {e}; zeros returned");
         }
-        reply.resize(total as usize, 0);
+        reply.resize(r.len, 0);
     }
 
     fn read_texture_into(
@@ -432,8 +442,8 @@ impl VulkanBackend {
             vk::ImageAspectFlags::STENCIL
         };
         let texel = emulation::copy_texel_size(sf.vk, aspect);
-        let n = ext.width as usize * ext.height as usize * ext.depth as usize;
-        let chunk = n * bpp;
+        let n = pixels::pixel_count(ext.width, ext.height, ext.depth).ok_or("size overflows")?;
+        let chunk = n.checked_mul(bpp).ok_or("size overflows")?;
         for (i, layer) in (base_layer..base_layer + nlayers).enumerate() {
             let data = self
                 .read_image_with(
@@ -448,11 +458,122 @@ impl VulkanBackend {
                 )
                 .map_err(|e| e.to_string())?;
             let conv = Self::convert_read(sf, aspect, data, n, p.format, p.r#type)?;
-            let at = i * chunk;
-            if let (Some(dst), Some(src)) = (reply.get_mut(at..at + chunk), conv.get(..chunk)) {
+            let dst = i
+                .checked_mul(chunk)
+                .and_then(|at| reply.get_mut(at..)?.get_mut(..chunk));
+            if let (Some(dst), Some(src)) = (dst, conv.get(..chunk)) {
                 dst.copy_from_slice(src);
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mgpipe::consts::RESOURCE_TEXTURE;
+    use mgpipe::pixels::gl;
+    use mgpipe::{calls, Context, Handle, Screen};
+
+    use crate::VulkanBackend;
+
+    const TEXTURE_2D: u32 = 0x0DE1;
+    const RGBA8: u32 = 0x8058;
+    const DEPTH24_STENCIL8: u32 = 0x88F0;
+
+    fn get(b: &mut VulkanBackend, p: calls::GetTextureImage) -> Vec<u8> {
+        let mut reply = vec![0xAA; 3];
+        Context::get_texture_image(b, &p, &mut reply);
+        reply
+    }
+
+    /// The shared request checks answer hostile requests (unknown pair,
+    /// sizes past the reply limit or GLsizei, absurd levels, a box larger
+    /// than the level) with an empty or zero reply and never panic; a sane
+    /// request of an odd width reads back the uploaded texels.
+    #[test]
+    fn get_texture_image_checks_requests() {
+        let mut b = match VulkanBackend::open_default() {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("SKIP: no Vulkan device: {e}");
+                return;
+            }
+        };
+        let ctx = Handle::new(1, 1);
+        let surface = Handle::new(1, 1);
+        b.context_create(&calls::ContextCreate {
+            ctx,
+            ..Default::default()
+        });
+        b.surface_create(&calls::SurfaceCreate {
+            surface,
+            width: 4,
+            height: 4,
+            color_format: RGBA8,
+            depth_stencil_format: DEPTH24_STENCIL8,
+            ..Default::default()
+        });
+        b.make_current(&calls::MakeCurrent {
+            ctx,
+            draw: surface,
+            read: surface,
+        });
+        let tex = Handle::new(1, 1);
+        b.resource_create(
+            &calls::ResourceCreate {
+                res: tex,
+                kind: RESOURCE_TEXTURE,
+                target: TEXTURE_2D,
+                ..Default::default()
+            },
+            &[],
+        );
+        let texels: Vec<u8> = (1..=12).collect();
+        Context::texture_image(
+            &mut b,
+            &calls::TextureImage {
+                res: tex,
+                target: TEXTURE_2D,
+                internal_format: RGBA8,
+                width: 3,
+                height: 1,
+                depth: 1,
+                format: gl::RGBA,
+                r#type: gl::UNSIGNED_BYTE,
+                ..Default::default()
+            },
+            &texels,
+        );
+        let req =
+            |w: u32, h: u32, d: u32, level: u32, format: u32, ty: u32| calls::GetTextureImage {
+                res: tex,
+                target: TEXTURE_2D,
+                level,
+                width: w,
+                height: h,
+                depth: d,
+                format,
+                r#type: ty,
+                ..Default::default()
+            };
+        let (rgba, ub) = (gl::RGBA, gl::UNSIGNED_BYTE);
+        assert_eq!(get(&mut b, req(3, 1, 1, 0, rgba, ub)), texels);
+        assert_eq!(
+            get(&mut b, req(3, 1, 1, 0, gl::RGB, ub)),
+            vec![1, 2, 3, 5, 6, 7, 9, 10, 11]
+        );
+        assert!(get(&mut b, req(3, 1, 1, 0, rgba, 0xdead)).is_empty());
+        assert!(get(
+            &mut b,
+            req(u32::MAX, u32::MAX, u32::MAX, 0, rgba, gl::FLOAT)
+        )
+        .is_empty());
+        assert!(get(&mut b, req(u32::MAX, 0, 1, 0, rgba, ub)).is_empty());
+        assert!(get(&mut b, req(0, 1, 1, 0, rgba, ub)).is_empty());
+        assert_eq!(get(&mut b, req(3, 1, 1, 40, rgba, ub)), vec![0; 12]);
+        assert_eq!(get(&mut b, req(3, 1, 1, u32::MAX, rgba, ub)), vec![0; 12]);
+        // A box larger than the level is refused: zeros of the asked size.
+        assert_eq!(get(&mut b, req(5, 3, 2, 0, rgba, ub)), vec![0; 120]);
     }
 }

@@ -11,6 +11,7 @@ pub mod caps;
 pub mod consts;
 pub mod event;
 pub mod handle;
+pub mod pixels;
 pub mod table;
 pub mod wire;
 
