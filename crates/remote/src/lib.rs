@@ -202,6 +202,10 @@ impl server::Dispatcher for ApplierDispatch<'_> {
     fn drain_events(&mut self, out: &mut Vec<Event>) {
         self.0.drain_events(out);
     }
+
+    fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
+        self.0.read_pixels_into(p, dst)
+    }
 }
 
 /// Decode a caps snapshot (exactly `size_of::<Caps>()` bytes).

@@ -33,6 +33,13 @@ pub(crate) trait Dispatcher {
     fn drain_events(&mut self, out: &mut Vec<Event>) {
         let _ = out;
     }
+
+    /// `read_pixels` written straight into `dst` (the REPLY area); false:
+    /// declined, the record goes through `dispatch`.
+    fn read_pixels_into(&mut self, p: &mgpipe::calls::ReadPixels, dst: &mut [u8]) -> bool {
+        let _ = (p, dst);
+        false
+    }
 }
 
 /// A named fatal stop of the loop.
@@ -382,6 +389,14 @@ impl ServerLink {
             }
             Some((o, l))
         };
+        if h.opcode == mgpipe::Opcode::ReadPixels as u16 && h.reply_slot != 0 {
+            if let Some(out) = self.read_pixels_in_place(d, &h, payload, at) {
+                if out.is_ok() {
+                    self.advance(at + len, blob_range.map(|(o, l)| o + l));
+                }
+                return out;
+            }
+        }
         let mut reply = std::mem::take(&mut self.reply);
         reply.clear();
         let result = {
@@ -425,6 +440,53 @@ impl ServerLink {
         };
         self.reply = reply;
         out
+    }
+
+    /// A read-back written by the applier directly into the REPLY area (no
+    /// reply Vec, no zero fill, no copy): None when it does not apply (bad
+    /// payload, unknown format, too large, declined), then the record takes
+    /// the generic path.
+    fn read_pixels_in_place(
+        &mut self,
+        d: &mut dyn Dispatcher,
+        h: &RecordHeader,
+        payload: &[u8],
+        at: u64,
+    ) -> Option<Result<(), FatalInfo>> {
+        let p = bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload).ok()?;
+        let bpp = mgpipe::pixels::bytes_per_pixel(p.format, p.r#type)?;
+        let total = (p.width as usize)
+            .checked_mul(p.height as usize)?
+            .checked_mul(bpp)?;
+        if total == 0 || total > self.seg.layout.reply {
+            return None;
+        }
+        // SAFETY: the REPLY area belongs to the server between the client's
+        // call and the publish below (the client waits for R_SEQ and reads
+        // only then); nothing else borrows it meanwhile.
+        let dst = unsafe { self.seg.reply.slice_mut(REPLY_HDR, total) }?;
+        match catch_unwind(AssertUnwindSafe(|| d.read_pixels_into(&p, dst))) {
+            Ok(true) => {
+                self.forward_events(d);
+                let r = &self.seg.reply;
+                word!(r, u64, R_LEN).store(total as u64, Relaxed);
+                word!(r, u32, R_STATUS).store(REPLY_OK, Relaxed);
+                word!(r, u32, R_SEQ).store(h.reply_slot, SeqCst);
+                self.wake_client();
+                Some(Ok(()))
+            }
+            Ok(false) => None,
+            Err(panic) => Some(Err(FatalInfo {
+                reason: FatalReason::BackendPanic,
+                opcode: Some(h.opcode),
+                offset: at,
+                detail: format!(
+                    "backend panicked in opcode {}: {}",
+                    h.opcode,
+                    crate::panic_text(&*panic)
+                ),
+            })),
+        }
     }
 
     fn publish_reply(&mut self, seq: u32, bytes: &[u8]) {

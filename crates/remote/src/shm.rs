@@ -160,6 +160,26 @@ impl Segment {
     }
 }
 
+impl Segment {
+    /// Borrow `len` bytes at `off` mutably, in place (a reply written where
+    /// the peer reads it). `None` when out of bounds.
+    ///
+    /// # Safety
+    /// The caller must hold the ring-protocol ownership of the range for the
+    /// whole borrow (the peer neither reads nor writes it until this side
+    /// publishes), and must not create another borrow of it meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
+        match off.checked_add(len) {
+            Some(end) if end <= self.len => {}
+            _ => return None,
+        }
+        // SAFETY: in bounds (checked above); exclusive by the caller's
+        // ownership of the range.
+        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off), len) })
+    }
+}
+
 impl Drop for Segment {
     fn drop(&mut self) {
         // SAFETY: `ptr`/`len` are exactly the mapping created in `map`, not
