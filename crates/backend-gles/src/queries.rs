@@ -235,18 +235,29 @@ impl GlesBackend {
             warn!(res = ?p.res, "get_texture_image: depth/stencil images are not readable on GLES, zeros returned");
             return;
         };
-        // What GLES reads per slice before converting (checked: on a 32-bit
-        // host a 16-byte readable pixel can overflow what the reply fits).
-        let Some(tmp_len) = pixels::image_size(rf, rt, p.width, p.height, 1) else {
-            warn!(res = ?p.res, "get_texture_image: read-back too large, zeros returned");
-            return;
-        };
-        let (w, h) = (r.width as i32, r.height as i32);
-        let gl = &self.gl;
         let layered = matches!(
             target,
             glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
         );
+        // A 1D array is stored as a 2D array of height 1 (emulation.rs,
+        // `image_target_and_extent`): the client's "rows" are its layers,
+        // so each layer is read as one row into row y of the reply.
+        let one_d_array = layered && p.target == glow::TEXTURE_1D_ARRAY;
+        let h = if one_d_array { 1 } else { p.height };
+        // What GLES reads per slice before converting (checked: on a 32-bit
+        // host a 16-byte readable pixel can overflow what the reply fits).
+        let Some(tmp_len) = pixels::image_size(rf, rt, p.width, h, 1) else {
+            warn!(res = ?p.res, "get_texture_image: read-back too large, zeros returned");
+            return;
+        };
+        // Each pass fills one slice of the reply (one row of a 1D array).
+        let (n, slice_bytes) = if one_d_array {
+            (r.width, r.width * r.bpp)
+        } else {
+            (r.width * r.height, r.slice_bytes)
+        };
+        let (w, h) = (r.width as i32, h as i32);
+        let gl = &self.gl;
         // SAFETY: a temporary framebuffer made, bound for reading, used and
         // deleted here; the previous read binding is restored through the
         // shadow (forget_objects below).
@@ -258,7 +269,7 @@ impl GlesBackend {
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fb));
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
             gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
-            for (z, dst) in reply.chunks_exact_mut(r.slice_bytes).enumerate() {
+            for (z, dst) in reply.chunks_exact_mut(slice_bytes).enumerate() {
                 if layered {
                     gl.framebuffer_texture_layer(
                         glow::READ_FRAMEBUFFER,
@@ -296,9 +307,7 @@ impl GlesBackend {
                     if let Some(src) = tmp.get(..dst.len()) {
                         dst.copy_from_slice(src);
                     }
-                } else if let Some(v) =
-                    emulation::convert(&tmp, rf, rt, p.format, p.r#type, r.width * r.height)
-                {
+                } else if let Some(v) = emulation::convert(&tmp, rf, rt, p.format, p.r#type, n) {
                     if v.len() == dst.len() {
                         dst.copy_from_slice(&v);
                     }
@@ -412,5 +421,78 @@ mod tests {
         assert_eq!(get(&mut b, req(3, 1, 1, u32::MAX, rgba, ub)), vec![0; 12]);
         // A box larger than the level: whatever GLES reads, the size holds.
         assert_eq!(get(&mut b, req(5, 3, 2, 0, rgba, ub)).len(), 120);
+    }
+
+    /// A TEXTURE_1D_ARRAY (stored as a 2D array of height 1) reads back
+    /// every layer: row y of the reply is layer y, in the client's
+    /// format and after a conversion alike.
+    #[test]
+    fn get_texture_image_reads_every_layer_of_a_1d_array() {
+        const TEXTURE_1D_ARRAY: u32 = 0x8C18;
+        let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe)");
+        let ctx = Handle::new(1, 1);
+        let surface = Handle::new(1, 1);
+        b.context_create(&calls::ContextCreate {
+            ctx,
+            ..Default::default()
+        });
+        b.surface_create(&calls::SurfaceCreate {
+            surface,
+            width: 4,
+            height: 4,
+            color_format: RGBA8,
+            depth_stencil_format: DEPTH24_STENCIL8,
+            ..Default::default()
+        });
+        b.make_current(&calls::MakeCurrent {
+            ctx,
+            draw: surface,
+            read: surface,
+        });
+        let tex = Handle::new(1, 1);
+        b.resource_create(
+            &calls::ResourceCreate {
+                res: tex,
+                kind: RESOURCE_TEXTURE,
+                target: TEXTURE_1D_ARRAY,
+                ..Default::default()
+            },
+            &[],
+        );
+        // 3 texels wide, 4 layers: every byte distinct.
+        let (w, layers) = (3u32, 4u32);
+        let texels: Vec<u8> = (1..=(w * layers * 4) as u8).collect();
+        Context::texture_image(
+            &mut b,
+            &calls::TextureImage {
+                res: tex,
+                target: TEXTURE_1D_ARRAY,
+                internal_format: RGBA8,
+                width: w,
+                height: layers,
+                depth: 1,
+                format: gl::RGBA,
+                r#type: gl::UNSIGNED_BYTE,
+                ..Default::default()
+            },
+            &texels,
+        );
+        let req = |format: u32| calls::GetTextureImage {
+            res: tex,
+            target: TEXTURE_1D_ARRAY,
+            level: 0,
+            width: w,
+            height: layers,
+            depth: 1,
+            format,
+            r#type: gl::UNSIGNED_BYTE,
+            ..Default::default()
+        };
+        assert_eq!(get(&mut b, req(gl::RGBA)), texels);
+        let rgb: Vec<u8> = texels
+            .chunks_exact(4)
+            .flat_map(|t| t[..3].to_vec())
+            .collect();
+        assert_eq!(get(&mut b, req(gl::RGB)), rgb);
     }
 }

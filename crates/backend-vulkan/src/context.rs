@@ -39,7 +39,13 @@ struct Attach {
     view: vk::ImageView,
     image: vk::Image,
     level: u32,
+    /// Array layer for copies (always 0 for a 3D image).
     layer: u32,
+    /// Depth slice for copies: the z offset of a 3D image's slice (Vulkan
+    /// addresses it by `imageOffset.z`, not by array layer), else 0.
+    z: i32,
+    /// A 3D image.
+    three_d: bool,
     format: StorageFormat,
     extent: vk::Extent2D,
     samples: vk::SampleCountFlags,
@@ -117,11 +123,14 @@ impl VulkanBackend {
         let img = image_of(&mut self.scr, r, kind)?;
         let view = resource::attachment_view(gpu, img, level, layer)?;
         let e = level_extent(img.extent, level);
+        let (layer, z) = slice_of(img, level, layer);
         Some(Attach {
             view,
             image: img.image,
             level,
             layer,
+            z,
+            three_d: img.view_type == vk::ImageViewType::TYPE_3D,
             format: img.format,
             extent: vk::Extent2D {
                 width: e.width,
@@ -619,9 +628,27 @@ struct Src {
     image: vk::Image,
     format: StorageFormat,
     level: u32,
+    /// Array layer (always 0 for a 3D image).
     layer: u32,
+    /// Depth slice of a 3D image (the copies' z offset), else 0.
+    z: i32,
+    /// A 3D image.
+    three_d: bool,
     extent: vk::Extent3D,
     samples: vk::SampleCountFlags,
+}
+
+/// Where GL's attachment `layer` of `level` lives for copies: (array
+/// layer, z offset). A 3D image has one array layer and addresses its
+/// slices by `imageOffset.z` (the slice clamped like `attachment_view`
+/// clamps it); any other image by array layer.
+fn slice_of(img: &ImageRes, level: u32, layer: u32) -> (u32, i32) {
+    if img.view_type == vk::ImageViewType::TYPE_3D {
+        let depth = level_extent(img.extent, level).depth;
+        (0, layer.min(depth - 1) as i32)
+    } else {
+        (layer.min(img.layers - 1), 0)
+    }
 }
 
 fn clip(x: i64, y: i64, w: i64, h: i64, e: vk::Extent3D) -> Option<(u32, u32, u32, u32)> {
@@ -712,16 +739,14 @@ impl VulkanBackend {
             return None;
         }
         let extent = level_extent(img.extent, level);
-        let layer = if img.view_type == vk::ImageViewType::TYPE_3D {
-            0
-        } else {
-            layer.min(img.layers - 1)
-        };
+        let (layer, z) = slice_of(img, level, layer);
         Some(Src {
             image: img.image,
             format: img.format,
             level,
             layer,
+            z,
+            three_d: img.view_type == vk::ImageViewType::TYPE_3D,
             extent,
             samples: img.samples,
         })
@@ -1726,7 +1751,7 @@ impl VulkanBackend {
             return Ok(());
         };
         let mut tmp = None;
-        let (image, level, layer) = if src.samples != vk::SampleCountFlags::TYPE_1 {
+        let (image, level, layer, z) = if src.samples != vk::SampleCountFlags::TYPE_1 {
             if aspect != vk::ImageAspectFlags::COLOR {
                 return Err(
                     "multisampled depth/stencil reads are not supported (named gap)".into(),
@@ -1735,9 +1760,9 @@ impl VulkanBackend {
             let t = self.resolve_temp(&src).map_err(|e| e.to_string())?;
             let i = t.image;
             tmp = Some(t);
-            (i, 0, 0)
+            (i, 0, 0, 0)
         } else {
-            (src.image, src.level, src.layer)
+            (src.image, src.level, src.layer, src.z)
         };
         let texel = emulation::copy_texel_size(src.format.vk, aspect);
         // The client asked for exactly the storage's texels: rows go from
@@ -1757,7 +1782,7 @@ impl VulkanBackend {
             vk::Offset3D {
                 x: x0 as i32,
                 y: y0 as i32,
-                z: 0,
+                z,
             },
             vk::Extent3D {
                 width: cw,
@@ -1850,7 +1875,7 @@ impl VulkanBackend {
             vk::Offset3D {
                 x: p.x,
                 y: p.y,
-                z: 0,
+                z: src.z,
             },
             vk::Extent3D {
                 width: p.width,
@@ -1996,7 +2021,7 @@ impl VulkanBackend {
         if jobs.is_empty() {
             return Ok(());
         }
-        let cmd = self
+        let mut cmd = self
             .frames
             .transfer_cmd(&self.gpu)
             .map_err(|e| e.to_string())?;
@@ -2013,28 +2038,29 @@ impl VulkanBackend {
             let mut drs = ss(dst.level);
             drs.base_array_layer = dst.layer;
             let cl = |v: i32, max: u32| v.clamp(0, max as i32);
+            // A 3D slice is the box [z, z + 1) of its image.
             let so = [
                 vk::Offset3D {
                     x: cl(s[0], src.extent.width),
                     y: cl(s[1], src.extent.height),
-                    z: 0,
+                    z: src.z,
                 },
                 vk::Offset3D {
                     x: cl(s[2], src.extent.width),
                     y: cl(s[3], src.extent.height),
-                    z: 1,
+                    z: src.z + 1,
                 },
             ];
             let dof = [
                 vk::Offset3D {
                     x: cl(d[0], dst.extent.width),
                     y: cl(d[1], dst.extent.height),
-                    z: 0,
+                    z: dst.z,
                 },
                 vk::Offset3D {
                     x: cl(d[2], dst.extent.width),
                     y: cl(d[3], dst.extent.height),
-                    z: 1,
+                    z: dst.z + 1,
                 },
             ];
             if so[0].x == so[1].x
@@ -2042,6 +2068,17 @@ impl VulkanBackend {
                 || dof[0].x == dof[1].x
                 || dof[0].y == dof[1].y
             {
+                continue;
+            }
+            if src.samples == vk::SampleCountFlags::TYPE_1 && src.three_d != dst.three_d {
+                let filter = self.blit_filter(p.filter, &src, asp);
+                if let Err(e) = self.blit_mixed(&src, &dst, srs, so, drs, dof, filter) {
+                    warn!("blit between a 3D slice and a 2D image: {e}, skipped");
+                }
+                cmd = self
+                    .frames
+                    .transfer_cmd(&self.gpu)
+                    .map_err(|e| e.to_string())?;
                 continue;
             }
             // SAFETY: recording outside rendering; images in GENERAL; offsets
@@ -2076,13 +2113,7 @@ impl VulkanBackend {
                         }],
                     );
                 } else {
-                    let linear = p.filter == gl::LINEAR
-                        && asp == vk::ImageAspectFlags::COLOR
-                        && !src.format.class.is_integer()
-                        && self
-                            .gpu
-                            .format_features(src.format.vk)
-                            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR);
+                    let filter = self.blit_filter(p.filter, &src, asp);
                     self.gpu.device.cmd_blit_image(
                         cmd,
                         src.image,
@@ -2095,17 +2126,125 @@ impl VulkanBackend {
                             dst_subresource: drs,
                             dst_offsets: dof,
                         }],
-                        if linear {
-                            vk::Filter::LINEAR
-                        } else {
-                            vk::Filter::NEAREST
-                        },
+                        filter,
                     );
                 }
             }
         }
         frame::barrier(&self.gpu, cmd);
         Ok(())
+    }
+
+    /// The filter of a blit from `src`: LINEAR only where GL asked for it
+    /// and the format can be filtered.
+    fn blit_filter(&self, gl_filter: u32, src: &Src, asp: vk::ImageAspectFlags) -> vk::Filter {
+        let linear = gl_filter == gl::LINEAR
+            && asp == vk::ImageAspectFlags::COLOR
+            && !src.format.class.is_integer()
+            && self
+                .gpu
+                .format_features(src.format.vk)
+                .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR);
+        if linear {
+            vk::Filter::LINEAR
+        } else {
+            vk::Filter::NEAREST
+        }
+    }
+
+    /// A single-sampled blit between a 3D slice and a non-3D image, in two
+    /// steps: a blit into a temporary 2D image of the destination's format
+    /// and level size, then a copy of the written rectangle into the
+    /// destination. Both steps are plain Vulkan; the detour exists because
+    /// lavapipe's vkCmdBlitImage addresses *both* images the way the
+    /// *source* image type dictates (a 2D source puts the destination
+    /// slice at `baseArrayLayer`, which must be 0 for a 3D image, so a
+    /// direct blit lands in slice 0), while its vkCmdCopyImage treats
+    /// each image by its own type.
+    #[allow(clippy::too_many_arguments)]
+    fn blit_mixed(
+        &mut self,
+        src: &Src,
+        dst: &Attach,
+        srs: vk::ImageSubresourceLayers,
+        so: [vk::Offset3D; 2],
+        drs: vk::ImageSubresourceLayers,
+        dof: [vk::Offset3D; 2],
+        filter: vk::Filter,
+    ) -> Result<(), String> {
+        let tmp = self
+            .create_image(
+                dst.format,
+                0,
+                vk::ImageType::TYPE_2D,
+                vk::ImageViewType::TYPE_2D,
+                vk::Extent3D {
+                    width: dst.extent.width,
+                    height: dst.extent.height,
+                    depth: 1,
+                },
+                1,
+                1,
+                1,
+            )
+            .map_err(|e| e.to_string())?;
+        let res = self.frames.transfer_cmd(&self.gpu).map(|cmd| {
+            let tmp_sub = vk::ImageSubresourceLayers {
+                mip_level: 0,
+                base_array_layer: 0,
+                ..drs
+            };
+            let flat = |o: vk::Offset3D, z: i32| vk::Offset3D { z, ..o };
+            let (x0, x1) = (dof[0].x.min(dof[1].x), dof[0].x.max(dof[1].x));
+            let (y0, y1) = (dof[0].y.min(dof[1].y), dof[0].y.max(dof[1].y));
+            // SAFETY: recording outside rendering (transfer_cmd); every
+            // image in GENERAL (the temporary's transition was recorded by
+            // create_image); the offsets were clamped inside the source and
+            // the destination level, which the temporary matches in size.
+            unsafe {
+                self.gpu.device.cmd_blit_image(
+                    cmd,
+                    src.image,
+                    vk::ImageLayout::GENERAL,
+                    tmp.image,
+                    vk::ImageLayout::GENERAL,
+                    &[vk::ImageBlit {
+                        src_subresource: srs,
+                        src_offsets: so,
+                        dst_subresource: tmp_sub,
+                        dst_offsets: [flat(dof[0], 0), flat(dof[1], 1)],
+                    }],
+                    filter,
+                );
+                frame::barrier(&self.gpu, cmd);
+                self.gpu.device.cmd_copy_image(
+                    cmd,
+                    tmp.image,
+                    vk::ImageLayout::GENERAL,
+                    dst.image,
+                    vk::ImageLayout::GENERAL,
+                    &[vk::ImageCopy {
+                        src_subresource: tmp_sub,
+                        src_offset: vk::Offset3D { x: x0, y: y0, z: 0 },
+                        dst_subresource: drs,
+                        dst_offset: vk::Offset3D {
+                            x: x0,
+                            y: y0,
+                            z: dst.z,
+                        },
+                        extent: vk::Extent3D {
+                            width: (x1 - x0) as u32,
+                            height: (y1 - y0) as u32,
+                            depth: 1,
+                        },
+                    }],
+                );
+            }
+        });
+        let mut g = Vec::new();
+        resource::collect_image(tmp, &mut g);
+        self.retire(g);
+        res.map_err(|e| e.to_string())
     }
 
     /// Client pixels made into the storage's texel bytes.

@@ -1,0 +1,303 @@
+//! A 3D texture slice as a framebuffer attachment
+//! (`glFramebufferTextureLayer(..., tex3d, level, z)`): reads, blits and
+//! clears must address slice `z` (Vulkan: `imageOffset.z` of a 3D image,
+//! or a 2D view of the slice for rendering), never slice 0. Drives
+//! `VulkanBackend` through the MGPipe trait methods on whatever Vulkan
+//! device the loader finds (lavapipe on CI); skips without one.
+
+use backend_vulkan::VulkanBackend;
+use mgpipe::calls::*;
+use mgpipe::consts::*;
+use mgpipe::{Context, Handle, Screen};
+
+const GL_RGBA: u32 = 0x1908;
+const GL_RGB: u32 = 0x1907;
+const GL_UNSIGNED_BYTE: u32 = 0x1401;
+const GL_RGBA8: u32 = 0x8058;
+const GL_DEPTH24_STENCIL8: u32 = 0x88F0;
+const GL_TEXTURE_3D: u32 = 0x806F;
+const GL_COLOR_BUFFER_BIT: u32 = 0x4000;
+const GL_NEAREST: u32 = 0x2600;
+
+const CTX: Handle = Handle::new(1, 1);
+const SURF: Handle = Handle::new(1, 1);
+const TEX: Handle = Handle::new(5, 1);
+const FBO: Handle = Handle::new(3, 1);
+
+/// Edge of level 0 (a cube of `N`^3 texels, 2 levels).
+const N: u32 = 4;
+
+fn open() -> Option<VulkanBackend> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_test_writer()
+        .try_init();
+    match VulkanBackend::open_default() {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("SKIP: no Vulkan device: {e}");
+            None
+        }
+    }
+}
+
+/// Texel bytes of slice `z` of `level`: every texel distinct and tagged
+/// with its level and slice.
+fn slice_texels(level: u32, z: u32) -> Vec<u8> {
+    let e = N >> level;
+    let mut v = Vec::new();
+    for y in 0..e {
+        for x in 0..e {
+            v.extend_from_slice(&[
+                (16 * level + z) as u8 + 1,
+                (x + 1) as u8 * 10,
+                (y + 1) as u8 * 20,
+                200 + z as u8,
+            ]);
+        }
+    }
+    v
+}
+
+/// A context current on an `N`x`N` surface, plus `TEX`: an RGBA8 3D
+/// texture of 2 levels whose slices hold `slice_texels`.
+fn setup() -> Option<VulkanBackend> {
+    let mut b = open()?;
+    b.context_create(&ContextCreate {
+        ctx: CTX,
+        ..Default::default()
+    });
+    b.surface_create(&SurfaceCreate {
+        surface: SURF,
+        width: N,
+        height: N,
+        color_format: GL_RGBA8,
+        depth_stencil_format: GL_DEPTH24_STENCIL8,
+        ..Default::default()
+    });
+    b.make_current(&MakeCurrent {
+        ctx: CTX,
+        draw: SURF,
+        read: SURF,
+    });
+    b.set_viewport(&SetViewport {
+        x: 0.0,
+        y: 0.0,
+        width: N as f32,
+        height: N as f32,
+        near: 0.0,
+        far: 1.0,
+    });
+    b.resource_create(
+        &ResourceCreate {
+            res: TEX,
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_3D,
+            ..Default::default()
+        },
+        &[],
+    );
+    b.texture_storage(&TextureStorage {
+        res: TEX,
+        target: GL_TEXTURE_3D,
+        levels: 2,
+        internal_format: GL_RGBA8,
+        width: N,
+        height: N,
+        depth: N,
+    });
+    for level in 0..2 {
+        let e = N >> level;
+        let data: Vec<u8> = (0..e).flat_map(|z| slice_texels(level, z)).collect();
+        b.texture_subimage(
+            &TextureSubimage {
+                res: TEX,
+                target: GL_TEXTURE_3D,
+                level,
+                width: e,
+                height: e,
+                depth: e,
+                format: GL_RGBA,
+                r#type: GL_UNSIGNED_BYTE,
+                ..Default::default()
+            },
+            &data,
+        );
+    }
+    Some(b)
+}
+
+/// Read from slice `z` of `level` of `TEX`.
+fn read_slice(b: &mut VulkanBackend, level: u32, z: u32) {
+    b.set_read_surface(&SetReadSurface {
+        fbo: FBO,
+        color: TEX,
+        color_kind: SURFACE_TEXTURE,
+        color_level: level,
+        color_layer: z,
+        ..Default::default()
+    });
+}
+
+/// Draw into slice `z` of level 0 of `TEX`.
+fn draw_slice(b: &mut VulkanBackend, z: u32) {
+    let mut fb = SetFramebufferState {
+        fbo: FBO,
+        width: N,
+        height: N,
+        ..Default::default()
+    };
+    fb.color[0] = TEX;
+    fb.color_kind[0] = SURFACE_TEXTURE;
+    fb.color_layer[0] = z;
+    fb.draw_buffers = [NO_ATTACHMENT; 8];
+    fb.draw_buffers[0] = 0;
+    b.set_framebuffer_state(&fb);
+}
+
+fn draw_surface(b: &mut VulkanBackend) {
+    b.set_framebuffer_state(&SetFramebufferState {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..Default::default()
+    });
+}
+
+fn read_surface(b: &mut VulkanBackend) {
+    b.set_read_surface(&SetReadSurface {
+        fbo: Handle::DEFAULT_FRAMEBUFFER,
+        ..Default::default()
+    });
+}
+
+fn pixels(b: &mut VulkanBackend, e: u32, format: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    b.read_pixels(
+        &ReadPixels {
+            x: 0,
+            y: 0,
+            width: e,
+            height: e,
+            format,
+            r#type: GL_UNSIGNED_BYTE,
+        },
+        &mut out,
+    );
+    out
+}
+
+/// The whole texture, level 0, slices in order.
+fn tex_image(b: &mut VulkanBackend) -> Vec<u8> {
+    let mut out = Vec::new();
+    b.get_texture_image(
+        &GetTextureImage {
+            res: TEX,
+            target: GL_TEXTURE_3D,
+            level: 0,
+            width: N,
+            height: N,
+            depth: N,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
+        },
+        &mut out,
+    );
+    out
+}
+
+fn slices(img: &[u8]) -> Vec<&[u8]> {
+    img.chunks_exact((N * N * 4) as usize).collect()
+}
+
+/// `glReadPixels` (the reply path, the direct `read_pixels_into` path and
+/// a converted read) of slice z > 0 reads slice z, at level 0 and 1.
+#[test]
+fn read_pixels_reads_the_attached_3d_slice() {
+    let Some(mut b) = setup() else { return };
+    for (level, z) in [(0, 2), (0, 3), (1, 1), (0, 0)] {
+        let e = N >> level;
+        let want = slice_texels(level, z);
+        read_slice(&mut b, level, z);
+        assert_eq!(
+            pixels(&mut b, e, GL_RGBA),
+            want,
+            "read_pixels of level {level} slice {z}"
+        );
+        let mut dst = vec![0u8; want.len()];
+        let p = ReadPixels {
+            x: 0,
+            y: 0,
+            width: e,
+            height: e,
+            format: GL_RGBA,
+            r#type: GL_UNSIGNED_BYTE,
+        };
+        // An identity read of the whole attachment: taken directly.
+        assert!(b.read_pixels_into(&p, &mut dst));
+        assert_eq!(dst, want, "read_pixels_into of level {level} slice {z}");
+        let rgb: Vec<u8> = want.chunks_exact(4).flat_map(|t| t[..3].to_vec()).collect();
+        assert_eq!(
+            pixels(&mut b, e, GL_RGB),
+            rgb,
+            "converted read of level {level} slice {z}"
+        );
+    }
+}
+
+/// `glBlitFramebuffer` out of a 3D slice copies that slice, and into a 3D
+/// slice writes only that slice.
+#[test]
+fn blit_reads_and_writes_the_attached_3d_slice() {
+    let Some(mut b) = setup() else { return };
+    let blit = Blit {
+        src: [0, 0, N as i32, N as i32],
+        dst: [0, 0, N as i32, N as i32],
+        mask: GL_COLOR_BUFFER_BIT,
+        filter: GL_NEAREST,
+    };
+    // Slice 2 -> the surface.
+    read_slice(&mut b, 0, 2);
+    draw_surface(&mut b);
+    b.blit(&blit);
+    read_surface(&mut b);
+    assert_eq!(pixels(&mut b, N, GL_RGBA), slice_texels(0, 2));
+
+    // The surface (now slice 2's texels) -> slice 1; the others keep theirs.
+    draw_slice(&mut b, 1);
+    b.blit(&blit);
+    let img = tex_image(&mut b);
+    let got = slices(&img);
+    assert_eq!(got.len(), N as usize);
+    for (z, s) in got.iter().enumerate() {
+        let want = slice_texels(0, if z == 1 { 2 } else { z as u32 });
+        assert_eq!(*s, &want[..], "slice {z} after the blit into slice 1");
+    }
+}
+
+/// Rendering into a 3D slice (a 2D view of the slice) clears only that
+/// slice, and reading the slice back sees the clear.
+#[test]
+fn clear_renders_into_the_attached_3d_slice() {
+    let Some(mut b) = setup() else { return };
+    draw_slice(&mut b, 3);
+    b.clear(&Clear {
+        buffers: CLEAR_COLOR_ALL,
+        color_type: CLEAR_FLOAT,
+        color: [0.0f32, 1.0, 0.0, 1.0].map(f32::to_bits),
+        ..Default::default()
+    });
+    let img = tex_image(&mut b);
+    for (z, s) in slices(&img).iter().enumerate() {
+        if z == 3 {
+            assert!(s.chunks(4).all(|p| p == [0, 255, 0, 255]), "slice 3: {s:?}");
+        } else {
+            assert_eq!(*s, &slice_texels(0, z as u32)[..], "slice {z}");
+        }
+    }
+    read_slice(&mut b, 0, 3);
+    assert!(pixels(&mut b, N, GL_RGBA)
+        .chunks(4)
+        .all(|p| p == [0, 255, 0, 255]));
+}
