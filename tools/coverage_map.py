@@ -23,7 +23,13 @@ macro_uses=[]
 for f,s2 in src.items():
     for m in re.finditer(r'^(\w+)!\((gl\w+)', s2, re.M):
         macro_uses.append((m.group(1), m.group(2)))
-calls_direct={n:set(re.findall(r'pipe\s*\.(\w+)\(',b))-{'poll_events'} for n,b in funcs.items()}
+# Transport methods that are not catalogue calls: poll_events (the reverse
+# channel) is dropped, read_pixels_into is the read_pixels call answered
+# into caller memory.
+ALIASES={'read_pixels_into':'read_pixels'}
+def pipe_calls(body):
+    return {ALIASES.get(c,c) for c in re.findall(r'pipe\s*\.(\w+)\(',body)}-{'poll_events'}
+calls_direct={n:pipe_calls(b) for n,b in funcs.items()}
 def closure(n,seen):
     if n in seen: return set()
     seen.add(n)
@@ -47,7 +53,7 @@ for n in exported:
 for mac,n in macro_uses:
     body=macro_bodies.get(mac,'')
     funcs['__macro_'+mac]=body
-    calls_direct['__macro_'+mac]=set(re.findall(r'pipe\s*\.(\w+)\(',body))
+    calls_direct['__macro_'+mac]=pipe_calls(body)
     entries[n]=sorted(c for c in closure('__macro_'+mac,set()) if c!='flush')
 print('# G6 coverage map: every hand-implemented GL entry point -> the MGPipe calls it may emit.')
 print('# Empty list = answered locally. Regenerate the list with the script in docs/ARCHITECTURE.md;')

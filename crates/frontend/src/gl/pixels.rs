@@ -1,57 +1,122 @@
 //! Pixel transfer: the client applies the application's pack/unpack state;
 //! only tight rows cross the pipe (no unpack state crosses, DESIGN D5).
+//!
+//! Sizes come from `mgpipe::pixels`, the table the backends use, so both
+//! halves agree on how many bytes a pixel is. What stays here is GL's
+//! verdict on a (format, type) pair, [`pixel_pair`]: which error a bad pair
+//! raises is a frontend decision (the backends only ever see pairs that
+//! passed it), and `mgpipe::pixels::bytes_per_pixel` is deliberately
+//! lenient (a packed type sizes any format) where GL is not.
 
 use std::ffi::c_void;
 
 use mgpipe::calls;
-use mgpipe::Pipe;
+use mgpipe::pixels as mp;
+use mgpipe::{Handle, Pipe};
 
+use super::log_once;
 use crate::context::{with_gl, Gl, PixelStore};
+use crate::runtime::BlockingCause;
 
-/// Components of a pixel format, or None if not a pixel format.
-pub fn format_components(format: u32) -> Option<usize> {
-    Some(match format {
-        glow::RED
-        | glow::GREEN
-        | glow::BLUE
-        | glow::ALPHA
-        | glow::RED_INTEGER
-        | glow::GREEN_INTEGER
-        | glow::BLUE_INTEGER
-        | glow::DEPTH_COMPONENT
-        | glow::STENCIL_INDEX
-        | glow::LUMINANCE => 1,
-        glow::RG | glow::RG_INTEGER | glow::DEPTH_STENCIL | glow::LUMINANCE_ALPHA => 2,
-        glow::RGB | glow::BGR | glow::RGB_INTEGER | glow::BGR_INTEGER => 3,
-        glow::RGBA | glow::BGRA | glow::RGBA_INTEGER | glow::BGRA_INTEGER => 4,
+/// Whether `format` is a pixel format of the transfer commands: GL 4.6 core
+/// Table 8.3, plus the compatibility profile's ALPHA, LUMINANCE and
+/// LUMINANCE_ALPHA. `mgpipe::pixels::channels` lists every one of them but
+/// DEPTH_STENCIL (it has no separately convertible components).
+fn accepted_format(format: u32) -> bool {
+    format == glow::DEPTH_STENCIL || mp::channels(format).is_some()
+}
+
+/// Whether `ty` is a pixel type of the transfer commands (GL 4.6 core
+/// Table 8.2: the scalar types and the packed types of Table 8.5).
+fn accepted_type(ty: u32) -> bool {
+    mp::scalar_size(ty).is_some() || packed_type_formats(ty).is_some()
+}
+
+/// The formats a packed type may be used with (GL 4.6 core Table 8.5);
+/// None when `ty` is not a packed type.
+fn packed_type_formats(ty: u32) -> Option<&'static [u32]> {
+    Some(match ty {
+        glow::UNSIGNED_BYTE_3_3_2
+        | glow::UNSIGNED_BYTE_2_3_3_REV
+        | glow::UNSIGNED_SHORT_5_6_5
+        | glow::UNSIGNED_SHORT_5_6_5_REV => &[glow::RGB, glow::RGB_INTEGER],
+        glow::UNSIGNED_SHORT_4_4_4_4
+        | glow::UNSIGNED_SHORT_4_4_4_4_REV
+        | glow::UNSIGNED_SHORT_5_5_5_1
+        | glow::UNSIGNED_SHORT_1_5_5_5_REV
+        | glow::UNSIGNED_INT_8_8_8_8
+        | glow::UNSIGNED_INT_8_8_8_8_REV
+        | glow::UNSIGNED_INT_10_10_10_2
+        | glow::UNSIGNED_INT_2_10_10_10_REV => &[
+            glow::RGBA,
+            glow::BGRA,
+            glow::RGBA_INTEGER,
+            glow::BGRA_INTEGER,
+        ],
+        glow::UNSIGNED_INT_24_8 | glow::FLOAT_32_UNSIGNED_INT_24_8_REV => &[glow::DEPTH_STENCIL],
+        glow::UNSIGNED_INT_10F_11F_11F_REV | glow::UNSIGNED_INT_5_9_9_9_REV => &[glow::RGB],
         _ => return None,
     })
 }
 
-/// Bytes per pixel of (format, type), or None when the pair is invalid.
+/// GL's verdict on a (format, type) pair of a pixel transfer (glReadPixels,
+/// glGetTexImage, glTex[Sub]Image*): Ok(bytes per pixel) or the error the
+/// command raises, by the GL 4.6 core rules:
+///
+/// * a format or type that is not a transfer enum: INVALID_ENUM;
+/// * DEPTH_STENCIL with a type other than UNSIGNED_INT_24_8 or
+///   FLOAT_32_UNSIGNED_INT_24_8_REV: INVALID_ENUM (glReadPixels' error list;
+///   the GL 4 reference page and Mesa's desktop-GL check agree, and both
+///   apply it to glTex[Sub]Image too: GL_INVALID_OPERATION for this pair is
+///   the OpenGL ES rule);
+/// * a packed type with a format Table 8.5 does not pair it with:
+///   INVALID_OPERATION (UNSIGNED_INT_24_8 with DEPTH_COMPONENT included).
+///
+/// The size of every pair that passes is `mgpipe::pixels::bytes_per_pixel`.
+pub fn pixel_pair(format: u32, ty: u32) -> Result<usize, u32> {
+    if !accepted_format(format) || !accepted_type(ty) {
+        return Err(glow::INVALID_ENUM);
+    }
+    if format == glow::DEPTH_STENCIL
+        && !matches!(
+            ty,
+            glow::UNSIGNED_INT_24_8 | glow::FLOAT_32_UNSIGNED_INT_24_8_REV
+        )
+    {
+        return Err(glow::INVALID_ENUM);
+    }
+    if let Some(formats) = packed_type_formats(ty) {
+        if !formats.contains(&format) {
+            return Err(glow::INVALID_OPERATION);
+        }
+    }
+    mp::bytes_per_pixel(format, ty).ok_or(glow::INVALID_ENUM)
+}
+
+/// Bytes per pixel of (format, type), or None when GL refuses the pair.
+///
+/// A thin wrapper kept for callers that raise INVALID_ENUM on None
+/// (glTex[Sub]Image in `textures.rs`): a pair Table 8.5 refuses is then
+/// INVALID_ENUM there where GL says INVALID_OPERATION. Such a caller should
+/// raise [`pixel_pair`]'s error instead.
 pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
-    let n = format_components(format)?;
-    Some(match ty {
-        glow::UNSIGNED_BYTE | glow::BYTE => n,
-        glow::UNSIGNED_SHORT | glow::SHORT | glow::HALF_FLOAT => 2 * n,
-        glow::UNSIGNED_INT | glow::INT | glow::FLOAT => 4 * n,
-        glow::UNSIGNED_BYTE_3_3_2 | glow::UNSIGNED_BYTE_2_3_3_REV => 1,
-        glow::UNSIGNED_SHORT_5_6_5
-        | glow::UNSIGNED_SHORT_5_6_5_REV
-        | glow::UNSIGNED_SHORT_4_4_4_4
-        | glow::UNSIGNED_SHORT_4_4_4_4_REV
-        | glow::UNSIGNED_SHORT_5_5_5_1
-        | glow::UNSIGNED_SHORT_1_5_5_5_REV => 2,
-        glow::UNSIGNED_INT_8_8_8_8
-        | glow::UNSIGNED_INT_8_8_8_8_REV
-        | glow::UNSIGNED_INT_10_10_10_2
-        | glow::UNSIGNED_INT_2_10_10_10_REV
-        | glow::UNSIGNED_INT_24_8
-        | glow::UNSIGNED_INT_10F_11F_11F_REV
-        | glow::UNSIGNED_INT_5_9_9_9_REV => 4,
-        glow::FLOAT_32_UNSIGNED_INT_24_8_REV => 8,
-        _ => return None,
+    pixel_pair(format, ty).ok()
+}
+
+/// Bytes of the datum `ty` stores (one component, or one whole packed
+/// pixel): the alignment a pack-buffer offset needs.
+fn datum_size(ty: u32) -> Option<usize> {
+    mp::scalar_size(ty).or_else(|| {
+        packed_type_formats(ty)?;
+        // A packed type sizes its pixel whatever the format.
+        mp::bytes_per_pixel(glow::RGBA, ty)
     })
+}
+
+/// The unit PACK_SWAP_BYTES reverses: one component, one packed pixel, or
+/// each 32-bit word of FLOAT_32_UNSIGNED_INT_24_8_REV.
+fn swap_unit(ty: u32) -> usize {
+    datum_size(ty).unwrap_or(1).min(4)
 }
 
 /// Layout of one client image under a pixel store.
@@ -63,6 +128,30 @@ pub struct ClientLayout {
     pub row_bytes: usize,
 }
 
+impl ClientLayout {
+    /// Bytes from the image's start to the end of its last row (`depth`
+    /// images of `height` rows, 0 counted as 1; nothing when a dimension
+    /// is 0): how much memory the layout touches. None when that does not
+    /// fit a `usize` (no application can have such memory).
+    pub fn end(&self, height: usize, depth: usize) -> Option<usize> {
+        if height == 0 || self.row_bytes == 0 {
+            return Some(0);
+        }
+        self.skip
+            .checked_add(
+                depth
+                    .max(1)
+                    .checked_sub(1)?
+                    .checked_mul(self.image_stride)?,
+            )?
+            .checked_add((height - 1).checked_mul(self.row_stride)?)?
+            .checked_add(self.row_bytes)
+    }
+}
+
+/// The client layout of a `width` x `height` image of `bpp`-byte pixels.
+/// Saturating: hostile pixel-store values give a layout whose
+/// [`ClientLayout::end`] is None, never an overflow.
 pub fn client_layout(ps: &PixelStore, width: usize, height: usize, bpp: usize) -> ClientLayout {
     let row_px = if ps.row_length > 0 {
         ps.row_length as usize
@@ -70,21 +159,22 @@ pub fn client_layout(ps: &PixelStore, width: usize, height: usize, bpp: usize) -
         width
     };
     let a = ps.alignment.max(1) as usize;
-    let row_stride = (row_px * bpp).div_ceil(a) * a;
+    let row_stride = row_px.saturating_mul(bpp).div_ceil(a).saturating_mul(a);
     let rows = if ps.image_height > 0 {
         ps.image_height as usize
     } else {
         height
     };
-    let image_stride = row_stride * rows;
-    let skip = ps.skip_pixels as usize * bpp
-        + ps.skip_rows as usize * row_stride
-        + ps.skip_images as usize * image_stride;
+    let image_stride = row_stride.saturating_mul(rows);
+    let skip = (ps.skip_pixels.max(0) as usize)
+        .saturating_mul(bpp)
+        .saturating_add((ps.skip_rows.max(0) as usize).saturating_mul(row_stride))
+        .saturating_add((ps.skip_images.max(0) as usize).saturating_mul(image_stride));
     ClientLayout {
         row_stride,
         image_stride,
         skip,
-        row_bytes: width * bpp,
+        row_bytes: width.saturating_mul(bpp),
     }
 }
 
@@ -102,12 +192,18 @@ pub unsafe fn unpack(
 ) -> Vec<u8> {
     let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
     let l = client_layout(ps, w, h, bpp);
-    let mut out = Vec::with_capacity(l.row_bytes * h * d);
+    // A layout past the address space cannot be the application's memory.
+    let len = h.checked_mul(d).and_then(|n| n.checked_mul(l.row_bytes));
+    let (Some(_), Some(len)) = (l.end(h, d), len) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(len);
     if src.is_null() {
         return out;
     }
     for z in 0..d {
         for y in 0..h {
+            // In range: at most `l.end(h, d)`, which did not overflow.
             let off = l.skip + z * l.image_stride + y * l.row_stride;
             // SAFETY: the application promises the described image is readable.
             let row = unsafe { std::slice::from_raw_parts(src.add(off), l.row_bytes) };
@@ -115,19 +211,28 @@ pub unsafe fn unpack(
         }
     }
     if ps.swap_bytes {
-        swap_in_place(&mut out, bpp);
+        // Only the pixel size is known here, not the type: a size that is
+        // a multiple of 4 swaps 32-bit units, which is wrong for 8- and
+        // 16-bit components (see `swap_units` for the pack side).
+        let unit = if bpp.is_multiple_of(4) {
+            4
+        } else if bpp.is_multiple_of(2) {
+            2
+        } else {
+            1
+        };
+        swap_units(&mut out, unit);
     }
     out
 }
 
-fn swap_in_place(data: &mut [u8], bpp: usize) {
-    let unit = if bpp.is_multiple_of(4) {
-        4
-    } else if bpp.is_multiple_of(2) {
-        2
-    } else {
-        1
-    };
+/// PACK_SWAP_BYTES on tight rows of type `ty`.
+pub(crate) fn swap_bytes(data: &mut [u8], ty: u32) {
+    swap_units(data, swap_unit(ty));
+}
+
+/// Reverse the bytes of each `unit`-byte element (PACK/UNPACK_SWAP_BYTES).
+fn swap_units(data: &mut [u8], unit: usize) {
     if unit > 1 {
         for c in data.chunks_exact_mut(unit) {
             c.reverse();
@@ -148,19 +253,197 @@ pub unsafe fn pack(
     tight: &[u8],
     dst: *mut u8,
 ) {
-    let (w, h) = (width as usize, height as usize);
+    // SAFETY: forwarded; one image is the 2D case of `pack_image`.
+    unsafe { pack_image(ps, width, height, 1, bpp, tight, dst) }
+}
+
+/// Scatter `depth` images of tight rows (bottom row first, images in
+/// order) into client memory under a pack state, PACK_IMAGE_HEIGHT and
+/// PACK_SKIP_IMAGES included; bytes between rows and images are left
+/// untouched, and so is everything when `tight` runs short.
+///
+/// # Safety
+/// `dst` must point at the image the application described.
+pub unsafe fn pack_image(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    tight: &[u8],
+    dst: *mut u8,
+) {
+    let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
     let l = client_layout(ps, w, h, bpp);
-    if dst.is_null() {
+    if dst.is_null() || l.row_bytes == 0 || l.end(h, d).is_none() {
         return;
     }
-    for y in 0..h {
-        let Some(row) = tight.get(y * l.row_bytes..(y + 1) * l.row_bytes) else {
-            break;
-        };
-        let off = l.skip + y * l.row_stride;
-        // SAFETY: the application promises the described image is writable.
-        unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), dst.add(off), row.len()) };
+    let mut rows = tight.chunks_exact(l.row_bytes);
+    for z in 0..d {
+        for y in 0..h {
+            let Some(row) = rows.next() else {
+                return;
+            };
+            // In range: at most `l.end(h, d)`, which did not overflow.
+            let off = l.skip + z * l.image_stride + y * l.row_stride;
+            // SAFETY: the application promises the described image is writable.
+            unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), dst.add(off), row.len()) };
+        }
     }
+}
+
+/// Where a pack into the bound PIXEL_PACK_BUFFER lands.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PackBuffer {
+    handle: Handle,
+    offset: u64,
+    /// Bytes the layout touches from `offset` (`ClientLayout::end`).
+    end: usize,
+}
+
+/// Check a pack of `depth` images of `width` x `height` pixels at `offset`
+/// into the bound PIXEL_PACK_BUFFER, before anything is read: the GL errors
+/// of a pack buffer are INVALID_OPERATION (the store is mapped without
+/// MAP_PERSISTENT_BIT, `offset` is not a multiple of the type's datum, or
+/// the writes would pass the end of the store). Ok(None): nothing to write
+/// (the buffer has no storage object).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_buffer(
+    gl: &Gl,
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    ty: u32,
+    offset: usize,
+) -> Result<Option<PackBuffer>, u32> {
+    let Some(Some(buf)) = gl.sh.buffers.get(&gl.st.pixel_pack_buffer) else {
+        return Ok(None);
+    };
+    if buf.map.as_ref().is_some_and(|m| m.persistent.is_none()) {
+        return Err(glow::INVALID_OPERATION);
+    }
+    if !offset.is_multiple_of(datum_size(ty).unwrap_or(1)) {
+        return Err(glow::INVALID_OPERATION);
+    }
+    let (w, h) = (width as usize, height as usize);
+    let end = client_layout(ps, w, h, bpp)
+        .end(h, depth as usize)
+        .filter(|&e| {
+            (offset as u64)
+                .checked_add(e as u64)
+                .is_some_and(|t| t <= buf.size)
+        })
+        .ok_or(glow::INVALID_OPERATION)?;
+    Ok(Some(PackBuffer {
+        handle: buf.handle,
+        offset: offset as u64,
+        end,
+    }))
+}
+
+/// Pack tight rows into the range [`pack_buffer`] checked: the bytes the
+/// layout skips keep their contents (read first, a blocking point).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_pack_buffer(
+    gl: &mut Gl,
+    target: PackBuffer,
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    tight: &[u8],
+) {
+    if target.end == 0 {
+        return;
+    }
+    let mut shadow = super::buffers::read_buffer(
+        gl,
+        target.handle,
+        target.offset,
+        target.end as u64,
+        BlockingCause::ReadPixels,
+    );
+    shadow.resize(target.end, 0);
+    // SAFETY: `shadow` holds `end` bytes, all the layout touches.
+    unsafe { pack_image(ps, width, height, depth, bpp, tight, shadow.as_mut_ptr()) };
+    super::buffers::send_subdata(gl, target.handle, target.offset, &shadow);
+}
+
+/// Read `height` rows of `width` pixels of the read surface from (x, y)
+/// into `out` (tight, bottom row first), in bands of whole rows no larger
+/// than one reply. One band (the common case) reads straight into `out`,
+/// over its old bytes (the reply sets the length); several are gathered.
+/// `counted`: the first round trip was already counted as blocking.
+/// False, with `out` empty, when the rows do not fit in memory (the
+/// caller's GL_OUT_OF_MEMORY).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn read_bands(
+    gl: &mut Gl,
+    x: i32,
+    y: i32,
+    width: u32,
+    height: u32,
+    format: u32,
+    ty: u32,
+    row_bytes: usize,
+    out: &mut Vec<u8>,
+    mut counted: bool,
+) -> bool {
+    let h = height as usize;
+    let Some(total) = row_bytes.checked_mul(h) else {
+        out.clear();
+        return false;
+    };
+    if out.capacity() < total && out.try_reserve(total - out.len()).is_err() {
+        out.clear();
+        return false;
+    }
+    if row_bytes > gl.conn.max_reply {
+        // Not even one row fits a reply: the backend could only answer it
+        // empty. Undefined pixels, as outside the read surface.
+        log_once("read_pixels_row_too_large", || {
+            format!(
+                "pixel read: a row of {row_bytes} bytes is larger than one reply ({} bytes): \
+                 zeros returned",
+                gl.conn.max_reply
+            )
+        });
+        out.clear();
+        out.resize(total, 0);
+        return true;
+    }
+    let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
+    if rows_per_band < h {
+        out.clear();
+    }
+    let mut band = Vec::new();
+    let mut row = 0usize;
+    while row < h {
+        let rows = rows_per_band.min(h - row);
+        let dst = if rows == h { &mut *out } else { &mut band };
+        if !std::mem::take(&mut counted) {
+            gl.conn.blocking(BlockingCause::ReadPixels);
+        }
+        let p = calls::ReadPixels {
+            x,
+            // Rows past i32::MAX lie outside every surface (undefined).
+            y: y.saturating_add(row as i32),
+            width,
+            height: rows as u32,
+            format,
+            r#type: ty,
+        };
+        gl.conn.pipe.read_pixels(&p, dst);
+        dst.resize(rows * row_bytes, 0);
+        if rows != h {
+            out.extend_from_slice(&band);
+        }
+        row += rows;
+    }
+    true
 }
 
 thread_local! {
@@ -195,10 +478,7 @@ pub unsafe extern "C" fn glReadPixels(
     data: *mut c_void,
 ) {
     let r = with_gl(|gl| read_pixels(gl, x, y, width, height, format, ty, data as usize));
-    if let Some((ps, bpp, tight, pbo)) = r {
-        if pbo.is_some() {
-            return;
-        }
+    if let Some((ps, bpp, tight)) = r {
         // SAFETY: the application promises a writable image under its pack state.
         unsafe {
             pack(
@@ -214,7 +494,10 @@ pub unsafe extern "C" fn glReadPixels(
     }
 }
 
-type ReadResult = Option<(PixelStore, usize, Vec<u8>, Option<u64>)>;
+/// What glReadPixels hands back for client memory: the pack state, bytes
+/// per pixel and the tight rows (None: an error, a pack buffer, or nothing
+/// to write).
+type ReadResult = Option<(PixelStore, usize, Vec<u8>)>;
 
 #[allow(clippy::too_many_arguments)]
 fn read_pixels(
@@ -231,9 +514,12 @@ fn read_pixels(
         gl.st.set_error(glow::INVALID_VALUE);
         return None;
     }
-    let Some(bpp) = bytes_per_pixel(format, ty) else {
-        gl.st.set_error(glow::INVALID_ENUM);
-        return None;
+    let bpp = match pixel_pair(format, ty) {
+        Ok(b) => b,
+        Err(e) => {
+            gl.st.set_error(e);
+            return None;
+        }
     };
     if let Err(e) = gl.emit_read_surface() {
         gl.st.set_error(e);
@@ -242,23 +528,43 @@ fn read_pixels(
     if width == 0 || height == 0 {
         return None;
     }
+    let ps = gl.st.pack;
+    // The pack buffer's errors come before anything is read.
+    let pbo = if gl.st.pixel_pack_buffer != 0 {
+        match pack_buffer(gl, &ps, width as u32, height as u32, 1, bpp, ty, pbo_offset) {
+            Ok(Some(t)) => Some(t),
+            Ok(None) => return None,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
+        }
+    } else if pbo_offset == 0 {
+        // No memory to write into: nothing to read.
+        return None;
+    } else {
+        None
+    };
     // Tight rows come back in bands of whole rows no larger than one reply.
     let row_bytes = width as usize * bpp;
+    let Some(total) = row_bytes.checked_mul(height as usize) else {
+        // More than the address space: no application memory holds it.
+        gl.st.set_error(glow::OUT_OF_MEMORY);
+        return None;
+    };
     let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
     // When the client's layout is tight rows (the usual RGBA8 read of a
     // whole target), the answer goes straight into its memory: applied in
     // place in monolith, copied once out of REPLY in the ring transports.
     let mut counted = false;
-    let ps = gl.st.pack;
     let layout = client_layout(&ps, width as usize, height as usize, bpp);
-    if gl.st.pixel_pack_buffer == 0
-        && pbo_offset != 0
+    if pbo.is_none()
         && !ps.swap_bytes
         && layout.skip == 0
         && layout.row_stride == row_bytes
         && rows_per_band >= height as usize
     {
-        gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
+        gl.conn.blocking(BlockingCause::ReadPixels);
         counted = true;
         let p = calls::ReadPixels {
             x,
@@ -270,99 +576,294 @@ fn read_pixels(
         };
         // SAFETY: the application promises a writable image under its pack
         // state, which here is exactly `height` tight rows of `row_bytes`.
-        let dst = unsafe {
-            std::slice::from_raw_parts_mut(pbo_offset as *mut u8, row_bytes * height as usize)
-        };
+        let dst = unsafe { std::slice::from_raw_parts_mut(pbo_offset as *mut u8, total) };
         if gl.conn.pipe.read_pixels_into(&p, dst) {
             return None;
         }
     }
-    // The previous call's buffer: a single band reads over its old bytes
-    // (the reply sets the length), so nothing is allocated or zero-filled.
+    // The previous call's buffer: a single band reads over its old bytes.
     let mut reply = take_readback();
-    if rows_per_band < height as usize {
-        reply.clear();
-        reply.reserve(row_bytes * height as usize);
+    if !read_bands(
+        gl,
+        x,
+        y,
+        width as u32,
+        height as u32,
+        format,
+        ty,
+        row_bytes,
+        &mut reply,
+        counted,
+    ) {
+        gl.st.set_error(glow::OUT_OF_MEMORY);
+        return None;
     }
-    let mut band = Vec::new();
-    let mut row = 0usize;
-    while row < height as usize {
-        let rows = rows_per_band.min(height as usize - row);
-        // One band (the common case) reads straight into the result.
-        let dst = if rows == height as usize {
-            &mut reply
-        } else {
-            &mut band
-        };
-        if !std::mem::take(&mut counted) {
-            gl.conn.blocking(crate::runtime::BlockingCause::ReadPixels);
-        }
-        let p = calls::ReadPixels {
-            x,
-            y: y + row as i32,
-            width: width as u32,
-            height: rows as u32,
-            format,
-            r#type: ty,
-        };
-        gl.conn.pipe.read_pixels(&p, dst);
-        dst.resize(rows * row_bytes, 0);
-        if rows != height as usize {
-            reply.extend_from_slice(&band);
-        }
-        row += rows;
+    if ps.swap_bytes {
+        swap_bytes(&mut reply, ty);
     }
-    if gl.st.pack.swap_bytes {
-        swap_in_place(&mut reply, bpp);
-    }
-    if gl.st.pixel_pack_buffer != 0 {
+    if let Some(target) = pbo {
         // Pack into a buffer object: scatter into a shadow of the touched range.
-        let name = gl.st.pixel_pack_buffer;
-        let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
-            return None;
-        };
-        let handle = buf.handle;
-        let size = buf.size;
-        // `data` is an offset into the buffer.
-        let l = client_layout(&ps, width as usize, height as usize, bpp);
-        let end = l.skip + l.row_stride * (height as usize - 1) + l.row_bytes;
-        if (pbo_offset + end) as u64 > size {
-            gl.st.set_error(glow::INVALID_OPERATION);
-            return None;
-        }
-        // Rows of the pack layout keep their gaps: read the old bytes first.
-        let mut shadow = super::buffers::read_buffer(
-            gl,
-            handle,
-            pbo_offset as u64,
-            end as u64,
-            crate::runtime::BlockingCause::ReadPixels,
-        );
-        // SAFETY: `shadow` holds `end` bytes, enough for the layout.
-        unsafe {
-            pack(
-                &ps,
-                width as u32,
-                height as u32,
-                bpp,
-                &reply,
-                shadow.as_mut_ptr(),
-            )
-        };
-        super::buffers::send_subdata(gl, handle, pbo_offset as u64, &shadow);
+        write_pack_buffer(gl, target, &ps, width as u32, height as u32, 1, bpp, &reply);
         keep_readback(reply);
-        return Some((ps, bpp, Vec::new(), Some(0)));
+        return None;
     }
-    Some((ps, bpp, reply, None))
+    Some((ps, bpp, reply))
 }
 
-/// Check (format, type) for uploads; returns bytes per pixel.
+/// Check (format, type) for uploads, raising GL's error for a refused pair;
+/// returns bytes per pixel.
 pub fn check_upload_format(gl: &mut Gl, format: u32, ty: u32) -> Option<usize> {
-    match bytes_per_pixel(format, ty) {
-        Some(b) => Some(b),
-        None => {
-            gl.st.set_error(glow::INVALID_ENUM);
+    match pixel_pair(format, ty) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            gl.st.set_error(e);
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every format and type enum the transfer commands know, and a few
+    /// they do not.
+    const FORMATS: &[u32] = &[
+        glow::RED,
+        glow::GREEN,
+        glow::BLUE,
+        glow::ALPHA,
+        glow::RG,
+        glow::RGB,
+        glow::BGR,
+        glow::RGBA,
+        glow::BGRA,
+        glow::LUMINANCE,
+        glow::LUMINANCE_ALPHA,
+        glow::RED_INTEGER,
+        glow::GREEN_INTEGER,
+        glow::BLUE_INTEGER,
+        glow::RG_INTEGER,
+        glow::RGB_INTEGER,
+        glow::BGR_INTEGER,
+        glow::RGBA_INTEGER,
+        glow::BGRA_INTEGER,
+        glow::STENCIL_INDEX,
+        glow::DEPTH_COMPONENT,
+        glow::DEPTH_STENCIL,
+        0,
+        0xdead,
+        glow::RGBA8,
+    ];
+    const TYPES: &[u32] = &[
+        glow::UNSIGNED_BYTE,
+        glow::BYTE,
+        glow::UNSIGNED_SHORT,
+        glow::SHORT,
+        glow::UNSIGNED_INT,
+        glow::INT,
+        glow::HALF_FLOAT,
+        glow::FLOAT,
+        glow::UNSIGNED_BYTE_3_3_2,
+        glow::UNSIGNED_BYTE_2_3_3_REV,
+        glow::UNSIGNED_SHORT_5_6_5,
+        glow::UNSIGNED_SHORT_5_6_5_REV,
+        glow::UNSIGNED_SHORT_4_4_4_4,
+        glow::UNSIGNED_SHORT_4_4_4_4_REV,
+        glow::UNSIGNED_SHORT_5_5_5_1,
+        glow::UNSIGNED_SHORT_1_5_5_5_REV,
+        glow::UNSIGNED_INT_8_8_8_8,
+        glow::UNSIGNED_INT_8_8_8_8_REV,
+        glow::UNSIGNED_INT_10_10_10_2,
+        glow::UNSIGNED_INT_2_10_10_10_REV,
+        glow::UNSIGNED_INT_24_8,
+        glow::UNSIGNED_INT_10F_11F_11F_REV,
+        glow::UNSIGNED_INT_5_9_9_9_REV,
+        glow::FLOAT_32_UNSIGNED_INT_24_8_REV,
+        glow::DOUBLE,
+        0,
+        0xdead,
+    ];
+
+    #[test]
+    fn accepted_pairs_are_sized_by_mgpipe() {
+        let ok = |f, t| pixel_pair(f, t);
+        assert_eq!(ok(glow::RGBA, glow::UNSIGNED_BYTE), Ok(4));
+        assert_eq!(ok(glow::RGBA, glow::HALF_FLOAT), Ok(8));
+        assert_eq!(ok(glow::RGB, glow::UNSIGNED_SHORT_5_6_5), Ok(2));
+        assert_eq!(ok(glow::RGB_INTEGER, glow::UNSIGNED_BYTE_3_3_2), Ok(1));
+        assert_eq!(
+            ok(glow::BGRA_INTEGER, glow::UNSIGNED_INT_2_10_10_10_REV),
+            Ok(4)
+        );
+        assert_eq!(ok(glow::RGB, glow::UNSIGNED_INT_5_9_9_9_REV), Ok(4));
+        assert_eq!(ok(glow::DEPTH_STENCIL, glow::UNSIGNED_INT_24_8), Ok(4));
+        assert_eq!(
+            ok(glow::DEPTH_STENCIL, glow::FLOAT_32_UNSIGNED_INT_24_8_REV),
+            Ok(8)
+        );
+        assert_eq!(ok(glow::DEPTH_COMPONENT, glow::FLOAT), Ok(4));
+        assert_eq!(ok(glow::STENCIL_INDEX, glow::UNSIGNED_BYTE), Ok(1));
+        assert_eq!(ok(glow::LUMINANCE_ALPHA, glow::UNSIGNED_SHORT), Ok(4));
+        // One size table: whatever GL accepts, mgpipe sizes the same, and
+        // nothing mgpipe cannot size is accepted.
+        for &f in FORMATS {
+            for &t in TYPES {
+                match pixel_pair(f, t) {
+                    Ok(n) => assert_eq!(mp::bytes_per_pixel(f, t), Some(n), "{f:#x}/{t:#x}"),
+                    Err(e) => {
+                        assert!(
+                            e == glow::INVALID_ENUM || e == glow::INVALID_OPERATION,
+                            "{f:#x}/{t:#x}: {e:#x}"
+                        );
+                        assert_eq!(bytes_per_pixel(f, t), None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// GL 4.6 core: DEPTH_STENCIL takes only its two packed types, and any
+    /// other type is INVALID_ENUM (glReadPixels' error list; Mesa's desktop
+    /// check). The frontend used to size DEPTH_STENCIL + a scalar type as
+    /// two components and raise nothing.
+    #[test]
+    fn depth_stencil_needs_its_packed_types() {
+        for t in [
+            glow::UNSIGNED_BYTE,
+            glow::UNSIGNED_SHORT,
+            glow::UNSIGNED_INT,
+            glow::INT,
+            glow::HALF_FLOAT,
+            glow::FLOAT,
+            glow::UNSIGNED_INT_8_8_8_8,
+            glow::UNSIGNED_INT_10F_11F_11F_REV,
+        ] {
+            assert_eq!(
+                pixel_pair(glow::DEPTH_STENCIL, t),
+                Err(glow::INVALID_ENUM),
+                "{t:#x}"
+            );
+            assert_eq!(bytes_per_pixel(glow::DEPTH_STENCIL, t), None);
+        }
+    }
+
+    /// Table 8.5: a packed type with a format it does not pair with is
+    /// INVALID_OPERATION, not a size (mgpipe sizes a packed type whatever
+    /// the format, so this check is the frontend's own).
+    #[test]
+    fn packed_types_pair_with_their_formats_only() {
+        let op = Err(glow::INVALID_OPERATION);
+        assert_eq!(pixel_pair(glow::RGBA, glow::UNSIGNED_SHORT_5_6_5), op);
+        assert_eq!(pixel_pair(glow::BGR, glow::UNSIGNED_SHORT_5_6_5), op);
+        assert_eq!(pixel_pair(glow::RGB, glow::UNSIGNED_INT_8_8_8_8), op);
+        assert_eq!(pixel_pair(glow::RGBA, glow::UNSIGNED_INT_24_8), op);
+        assert_eq!(
+            pixel_pair(glow::DEPTH_COMPONENT, glow::UNSIGNED_INT_24_8),
+            op
+        );
+        assert_eq!(
+            pixel_pair(glow::RGBA, glow::FLOAT_32_UNSIGNED_INT_24_8_REV),
+            op
+        );
+        assert_eq!(
+            pixel_pair(glow::RGB_INTEGER, glow::UNSIGNED_INT_10F_11F_11F_REV),
+            op
+        );
+        assert_eq!(pixel_pair(glow::RGBA, glow::UNSIGNED_INT_5_9_9_9_REV), op);
+        // Unknown enums stay INVALID_ENUM, packed type or not.
+        let en = Err(glow::INVALID_ENUM);
+        assert_eq!(pixel_pair(0xdead, glow::UNSIGNED_SHORT_5_6_5), en);
+        assert_eq!(pixel_pair(glow::RGBA, 0xdead), en);
+        assert_eq!(pixel_pair(glow::RGBA8, glow::UNSIGNED_BYTE), en);
+        assert_eq!(pixel_pair(glow::RGBA, glow::DOUBLE), en);
+    }
+
+    fn store() -> PixelStore {
+        PixelStore {
+            alignment: 1,
+            ..PixelStore::default()
+        }
+    }
+
+    #[test]
+    fn layouts_of_hostile_pixel_stores_do_not_overflow() {
+        let ps = PixelStore {
+            row_length: i32::MAX,
+            image_height: i32::MAX,
+            skip_pixels: i32::MAX,
+            skip_rows: i32::MAX,
+            skip_images: i32::MAX,
+            alignment: 8,
+            ..PixelStore::default()
+        };
+        let l = client_layout(&ps, u32::MAX as usize, u32::MAX as usize, 16);
+        assert_eq!(l.end(u32::MAX as usize, u32::MAX as usize), None);
+        // Nothing is touched through a layout no memory can hold (the
+        // pointer is never dereferenced).
+        let p = std::ptr::NonNull::<u8>::dangling().as_ptr();
+        // SAFETY: the layout's end overflows, so neither call reads or
+        // writes through `p`.
+        unsafe {
+            assert!(unpack(&ps, 7, 7, 7, 4, p).is_empty());
+            pack_image(&ps, 7, 7, 7, 4, &[1; 7 * 7 * 7 * 4], p);
+        }
+        // A sane layout: 3 rows of 5 RGB8 pixels, aligned to 4.
+        let ps = PixelStore::default();
+        let l = client_layout(&ps, 5, 3, 3);
+        assert_eq!((l.row_bytes, l.row_stride), (15, 16));
+        assert_eq!(l.end(3, 1), Some(16 * 2 + 15));
+        assert_eq!(l.end(0, 1), Some(0));
+    }
+
+    /// Several images land PACK_IMAGE_HEIGHT rows apart after
+    /// PACK_SKIP_IMAGES images; gap rows and skipped images keep their
+    /// bytes (glGetTexImage of array and 3D textures).
+    #[test]
+    fn pack_image_follows_image_height_and_skip_images() {
+        let ps = PixelStore {
+            image_height: 3,
+            skip_images: 1,
+            ..store()
+        };
+        // 2 images of 2 rows of 2 one-byte pixels: bytes 1..=8.
+        let tight: Vec<u8> = (1..=8).collect();
+        let mut dst = vec![0xEEu8; 2 * 3 * 3];
+        // SAFETY: `dst` holds 3 images of 3 rows of 2 bytes.
+        unsafe { pack_image(&ps, 2, 2, 2, 1, &tight, dst.as_mut_ptr()) };
+        let e = 0xEE;
+        assert_eq!(
+            dst,
+            vec![
+                e, e, e, e, e, e, // skipped image
+                1, 2, 3, 4, e, e, // image 0, gap row
+                5, 6, 7, 8, e, e, // image 1, gap row
+            ]
+        );
+        // Short tight data: what is there is written, nothing past it.
+        let mut dst = vec![0u8; 2 * 3 * 3];
+        // SAFETY: as above.
+        unsafe { pack_image(&ps, 2, 2, 2, 1, &tight[..3], dst.as_mut_ptr()) };
+        assert_eq!(&dst[6..10], &[1, 2, 0, 0]);
+    }
+
+    /// PACK_SWAP_BYTES reverses components (or packed pixels, or the words
+    /// of FLOAT_32_UNSIGNED_INT_24_8_REV), never whole pixels of bytes.
+    #[test]
+    fn swap_bytes_by_component() {
+        let mut b = vec![1u8, 2, 3, 4];
+        swap_bytes(&mut b, glow::UNSIGNED_BYTE);
+        assert_eq!(b, [1, 2, 3, 4]);
+        swap_bytes(&mut b, glow::UNSIGNED_SHORT);
+        assert_eq!(b, [2, 1, 4, 3]);
+        let mut b = vec![1u8, 2, 3, 4, 5, 6, 7, 8];
+        swap_bytes(&mut b, glow::FLOAT_32_UNSIGNED_INT_24_8_REV);
+        assert_eq!(b, [4, 3, 2, 1, 8, 7, 6, 5]);
+        let mut b = vec![1u8, 2];
+        swap_bytes(&mut b, glow::UNSIGNED_SHORT_5_6_5);
+        assert_eq!(b, [2, 1]);
+        let mut b = vec![1u8, 2, 3, 4];
+        swap_bytes(&mut b, glow::UNSIGNED_INT_8_8_8_8);
+        assert_eq!(b, [4, 3, 2, 1]);
     }
 }

@@ -1,13 +1,23 @@
 //! Query objects and glGetTexImage: optional reply calls, asked only when the
 //! backend's caps call mask says it implements them.
+//!
+//! glGetTexImage asks `get_texture_image` for a whole level when it fits one
+//! reply. The call has no offset (it always reads from the level's first
+//! row and first layer), so a bigger level of a colour texture is read the
+//! way glReadPixels reads a big rectangle: the image, layer by layer, is
+//! made the read surface and read in bands of whole rows.
 
 use std::ffi::c_void;
 
 use mgpipe::{calls, Opcode, Pipe};
 
-use super::pixels::{bytes_per_pixel, pack};
+use super::framebuffers::format_component_type;
+use super::pixels::{
+    pack_buffer, pack_image, pixel_pair, read_bands, swap_bytes, write_pack_buffer,
+};
+use super::validate::{has_depth, has_stencil};
 use super::{gl_err, log_once, put, slice};
-use crate::context::{target_index, with_gl, Gl, QueryObj};
+use crate::context::{target_index, with_gl, Gl, LevelInfo, PixelStore, QueryObj};
 use crate::runtime::BlockingCause;
 
 fn valid_target(t: u32) -> bool {
@@ -292,6 +302,46 @@ pub fn timestamp(gl: &mut Gl) -> i64 {
     i64::from_le_bytes(v)
 }
 
+/// Integer pixel formats (Table 8.3): their data is never normalised.
+fn integer_format(format: u32) -> bool {
+    matches!(
+        format,
+        glow::RED_INTEGER
+            | glow::GREEN_INTEGER
+            | glow::BLUE_INTEGER
+            | glow::RG_INTEGER
+            | glow::RGB_INTEGER
+            | glow::BGR_INTEGER
+            | glow::RGBA_INTEGER
+            | glow::BGRA_INTEGER
+    )
+}
+
+/// GL 4.6 core §8.11.4: glGetTexImage raises INVALID_OPERATION unless
+/// `format` names components the image has: DEPTH_COMPONENT a depth (or
+/// depth/stencil) image, STENCIL_INDEX a stencil (or depth/stencil) one,
+/// DEPTH_STENCIL a depth/stencil one, a colour format a colour image of the
+/// same integer-ness (an integer format for an integer image only).
+fn format_fits_image(format: u32, internal: u32) -> bool {
+    let (depth, stencil) = (has_depth(internal), has_stencil(internal));
+    match format {
+        glow::DEPTH_COMPONENT => depth,
+        glow::STENCIL_INDEX => stencil,
+        glow::DEPTH_STENCIL => depth && stencil,
+        _ => {
+            let int_image = matches!(
+                format_component_type(internal),
+                glow::INT | glow::UNSIGNED_INT
+            );
+            !depth && !stencil && integer_format(format) == int_image
+        }
+    }
+}
+
+/// What glGetTexImage hands back for client memory: the pack state, bytes
+/// per pixel, the image's width, height and depth, and its tight rows.
+type TexImageOut = Option<(PixelStore, usize, u32, u32, u32, Vec<u8>)>;
+
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexImage(
     target: u32,
@@ -300,47 +350,132 @@ pub unsafe extern "C" fn glGetTexImage(
     ty: u32,
     pixels: *mut c_void,
 ) {
-    let r = with_gl(|gl| {
-        let is_face = (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z)
-            .contains(&target);
-        let obj_target = if is_face {
-            glow::TEXTURE_CUBE_MAP
-        } else {
-            target
-        };
-        if target_index(obj_target).is_none()
-            || target == glow::TEXTURE_CUBE_MAP
-            || matches!(
-                target,
-                glow::TEXTURE_BUFFER
-                    | glow::TEXTURE_2D_MULTISAMPLE
-                    | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
-            )
-        {
-            gl.st.set_error(glow::INVALID_ENUM);
+    let r = with_gl(|gl| get_tex_image(gl, target, level, format, ty, pixels as usize));
+    if let Some((ps, bpp, w, h, d, tight)) = r {
+        // SAFETY: the application promises a writable image under its pack state.
+        unsafe { pack_image(&ps, w, h, d, bpp, &tight, pixels as *mut u8) };
+    }
+}
+
+fn get_tex_image(
+    gl: &mut Gl,
+    target: u32,
+    level: i32,
+    format: u32,
+    ty: u32,
+    pixels: usize,
+) -> TexImageOut {
+    let is_face =
+        (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target);
+    let obj_target = if is_face {
+        glow::TEXTURE_CUBE_MAP
+    } else {
+        target
+    };
+    if target_index(obj_target).is_none()
+        || target == glow::TEXTURE_CUBE_MAP
+        || matches!(
+            target,
+            glow::TEXTURE_BUFFER
+                | glow::TEXTURE_2D_MULTISAMPLE
+                | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+        )
+    {
+        gl.st.set_error(glow::INVALID_ENUM);
+        return None;
+    }
+    let bpp = match pixel_pair(format, ty) {
+        Ok(b) => b,
+        Err(e) => {
+            gl.st.set_error(e);
             return None;
         }
-        let Some(bpp) = bytes_per_pixel(format, ty) else {
-            gl.st.set_error(glow::INVALID_ENUM);
-            return None;
-        };
-        if level < 0 {
-            gl.st.set_error(glow::INVALID_VALUE);
-            return None;
+    };
+    if level < 0 || (level > 0 && target == glow::TEXTURE_RECTANGLE) {
+        gl.st.set_error(glow::INVALID_VALUE);
+        return None;
+    }
+    let name = gl
+        .st
+        .bound_texture(gl.st.active_texture as usize, obj_target);
+    let face = if is_face {
+        (target - glow::TEXTURE_CUBE_MAP_POSITIVE_X) as usize
+    } else {
+        0
+    };
+    let (handle, info) = match gl.sh.textures.get(&name) {
+        Some(Some(t)) => (t.handle, t.level(face, level as usize)),
+        _ => return None,
+    };
+    // An undefined level has no image: nothing is written.
+    let info = info?;
+    if !format_fits_image(format, info.internal_format) {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    }
+    let (w, h, d) = (info.width, info.height, info.depth.max(1));
+    let ps = gl.st.pack;
+    let pbo = if gl.st.pixel_pack_buffer != 0 {
+        match pack_buffer(gl, &ps, w, h, d, bpp, ty, pixels) {
+            Ok(Some(t)) => Some(t),
+            Ok(None) => return None,
+            Err(e) => {
+                gl.st.set_error(e);
+                return None;
+            }
         }
-        let name = gl
-            .st
-            .bound_texture(gl.st.active_texture as usize, obj_target);
-        let face = if is_face {
-            (target - glow::TEXTURE_CUBE_MAP_POSITIVE_X) as usize
-        } else {
-            0
-        };
-        let (handle, info) = match gl.sh.textures.get(&name) {
-            Some(Some(t)) => (t.handle, t.level(face, level as usize)),
-            _ => return None,
-        };
-        let info = info?;
+    } else if pixels == 0 {
+        // No memory to write into: nothing to read.
+        return None;
+    } else {
+        None
+    };
+    let image = TexImage {
+        handle,
+        target,
+        obj_target,
+        level: level as u32,
+        layer0: face as u32,
+        info,
+        format,
+        ty,
+        bpp,
+    };
+    let mut tight = read_tex_image(gl, &image)?;
+    if ps.swap_bytes {
+        swap_bytes(&mut tight, ty);
+    }
+    if let Some(t) = pbo {
+        write_pack_buffer(gl, t, &ps, w, h, d, bpp, &tight);
+        return None;
+    }
+    Some((ps, bpp, w, h, d, tight))
+}
+
+/// One level (or cube face) of a texture, as glGetTexImage reads it.
+struct TexImage {
+    handle: mgpipe::Handle,
+    /// The image target the application named (a face for cube maps).
+    target: u32,
+    /// The texture's own target.
+    obj_target: u32,
+    level: u32,
+    /// The attachment layer of the image's first layer (the face index of
+    /// a cube-map face, else 0).
+    layer0: u32,
+    info: LevelInfo,
+    format: u32,
+    ty: u32,
+    bpp: usize,
+}
+
+/// The tight rows of the image (rows bottom first, layers in order), or
+/// None, logged once, when the image is larger than one reply and cannot
+/// be read in bands.
+fn read_tex_image(gl: &mut Gl, t: &TexImage) -> Option<Vec<u8>> {
+    let (w, h, d) = (t.info.width, t.info.height, t.info.depth.max(1));
+    let total = mgpipe::pixels::image_size(t.format, t.ty, w, h, d);
+    if let Some(total) = total.filter(|&n| n <= gl.conn.max_reply) {
         if !gl.conn.caps.implements(Opcode::GetTextureImage as u16) {
             log_once("get_texture_image_declined", || {
                 "the backend declines glGetTexImage: zeros returned".into()
@@ -349,26 +484,99 @@ pub unsafe extern "C" fn glGetTexImage(
         let mut reply = Vec::new();
         gl.conn.blocking(BlockingCause::ReadPixels);
         let p = calls::GetTextureImage {
-            res: handle,
-            target,
-            level: level as u32,
-            width: info.width,
-            height: info.height,
-            depth: info.depth,
-            format,
-            r#type: ty,
+            res: t.handle,
+            target: t.target,
+            level: t.level,
+            width: w,
+            height: h,
+            depth: t.info.depth,
+            format: t.format,
+            r#type: t.ty,
             ..Default::default()
         };
         gl.conn.pipe.get_texture_image(&p, &mut reply);
-        let layers = info.depth.max(1);
-        reply.resize(
-            info.width as usize * info.height as usize * layers as usize * bpp,
-            0,
-        );
-        Some((gl.st.pack, bpp, info.width, info.height * layers, reply))
-    });
-    if let Some((ps, bpp, w, rows, tight)) = r {
-        // SAFETY: the application promises a writable image under its pack state.
-        unsafe { pack(&ps, w, rows, bpp, &tight, pixels as *mut u8) };
+        reply.resize(total, 0);
+        return Some(reply);
     }
+    // Larger than one reply: each layer of a colour image becomes the read
+    // surface and is read in bands of whole rows. Depth/stencil images stay
+    // out (the read surface names no level or layer for them), and so do
+    // 1D arrays (their layers are the client's rows but the backends' array
+    // layers).
+    let row_bytes = (w as usize).checked_mul(t.bpp);
+    let layered = matches!(
+        t.obj_target,
+        glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY | glow::TEXTURE_3D
+    );
+    let banded = layered
+        || matches!(
+            t.obj_target,
+            glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_CUBE_MAP
+        );
+    let colour = !has_depth(t.info.internal_format) && !has_stencil(t.info.internal_format);
+    match (total, row_bytes) {
+        (Some(total), Some(row_bytes))
+            if banded && colour && row_bytes <= gl.conn.max_reply && (layered || d == 1) =>
+        {
+            let tight = read_tex_image_bands(gl, t, row_bytes, total);
+            if tight.is_none() {
+                gl.st.set_error(glow::OUT_OF_MEMORY);
+            }
+            tight
+        }
+        _ => {
+            log_once("glGetTexImage_too_large", || {
+                format!(
+                    "glGetTexImage: level {} of a 0x{:X} texture ({}x{}x{}, internal format \
+                     0x{:X}) as 0x{:X}/0x{:X} is {} bytes, more than one reply ({} bytes), and \
+                     a depth/stencil or 1D-array image cannot be read in bands: nothing written",
+                    t.level,
+                    t.obj_target,
+                    w,
+                    h,
+                    d,
+                    t.info.internal_format,
+                    t.format,
+                    t.ty,
+                    total.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                    gl.conn.max_reply
+                )
+            });
+            None
+        }
+    }
+}
+
+/// Read a colour image layer by layer as the read surface, each in bands
+/// of whole rows (`pixels::read_bands`); the application's read surface is
+/// sent again at its next use. None: `total` bytes do not fit in memory.
+fn read_tex_image_bands(
+    gl: &mut Gl,
+    t: &TexImage,
+    row_bytes: usize,
+    total: usize,
+) -> Option<Vec<u8>> {
+    let (w, h, d) = (t.info.width, t.info.height, t.info.depth.max(1));
+    let mut tight = Vec::new();
+    tight.try_reserve_exact(total).ok()?;
+    let mut layer = Vec::new();
+    let fbo = gl.conn.alloc.framebuffer.alloc();
+    for z in 0..d {
+        gl.conn.pipe.set_read_surface(&calls::SetReadSurface {
+            fbo,
+            color: t.handle,
+            color_kind: mgpipe::consts::SURFACE_TEXTURE,
+            color_level: t.level,
+            color_layer: t.layer0.saturating_add(z),
+            ..Default::default()
+        });
+        let ok = read_bands(gl, 0, 0, w, h, t.format, t.ty, row_bytes, &mut layer, false);
+        if !ok {
+            break;
+        }
+        tight.extend_from_slice(&layer);
+    }
+    gl.st.sent.read_surface = None;
+    gl.conn.alloc.framebuffer.free(fbo);
+    (tight.len() == total).then_some(tight)
 }
