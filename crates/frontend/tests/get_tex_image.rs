@@ -525,6 +525,95 @@ unsafe fn pair_errors() {
     }
 }
 
+/// Uploads from a pixel unpack buffer with hostile unpack state: the layout
+/// end must not wrap into a small range (release builds do not trap on
+/// overflow); GL says INVALID_OPERATION when the read would leave the buffer.
+unsafe fn hostile_unpack_from_buffer() {
+    // SAFETY: a context is current; every pointer argument is an offset
+    // into the bound unpack buffer, never dereferenced by the caller.
+    unsafe {
+        let tex = new_texture(glow::TEXTURE_2D);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            4,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        no_gl_error("hostile unpack: storage");
+        let mut buf = 0;
+        buffers::glGenBuffers(1, &mut buf);
+        buffers::glBindBuffer(glow::PIXEL_UNPACK_BUFFER, buf);
+        let data = pattern(256, 9);
+        buffers::glBufferData(
+            glow::PIXEL_UNPACK_BUFFER,
+            256,
+            data.as_ptr().cast(),
+            glow::STATIC_DRAW,
+        );
+        // Skips that overflow any size computation.
+        state::glPixelStorei(glow::UNPACK_SKIP_ROWS, i32::MAX);
+        state::glPixelStorei(glow::UNPACK_ROW_LENGTH, i32::MAX);
+        textures::glTexSubImage2D(
+            glow::TEXTURE_2D,
+            0,
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        expect_error("hostile unpack: skip rows", glow::INVALID_OPERATION);
+        state::glPixelStorei(glow::UNPACK_SKIP_ROWS, 0);
+        state::glPixelStorei(glow::UNPACK_ROW_LENGTH, 0);
+        // An offset near the top of the address space.
+        textures::glTexSubImage2D(
+            glow::TEXTURE_2D,
+            0,
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            (usize::MAX - 8) as *const c_void,
+        );
+        expect_error("hostile unpack: offset", glow::INVALID_OPERATION);
+        // The same upload in range works.
+        textures::glTexSubImage2D(
+            glow::TEXTURE_2D,
+            0,
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        no_gl_error("unpack from buffer");
+        buffers::glBindBuffer(glow::PIXEL_UNPACK_BUFFER, 0);
+        let mut back = vec![0u8; 64];
+        queries::glGetTexImage(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            back.as_mut_ptr().cast(),
+        );
+        no_gl_error("hostile unpack: read back");
+        assert_same("unpack from buffer", &back, &data[..64]);
+        textures::glDeleteTextures(1, &tex);
+        buffers::glDeleteBuffers(1, &buf);
+    }
+}
+
 /// One test: the process has one connection and one current context.
 #[test]
 fn get_tex_image_reads_levels_larger_than_one_reply() {
@@ -533,6 +622,7 @@ fn get_tex_image_reads_levels_larger_than_one_reply() {
     unsafe {
         make_context();
         pair_errors();
+        hostile_unpack_from_buffer();
         into_pack_buffer();
         large_2d();
         large_cube_face();

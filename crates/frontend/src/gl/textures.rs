@@ -6,7 +6,7 @@ use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::Pipe;
 
-use super::pixels::{bytes_per_pixel, unpack};
+use super::pixels::{pixel_pair, unpack};
 use super::{gl_err, put, slice};
 use crate::context::{
     target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
@@ -326,8 +326,11 @@ fn tex_image(
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let Some(bpp) = bytes_per_pixel(format, ty) else {
-        gl_err!(gl, glow::INVALID_ENUM)
+    // GL's format/type rules: INVALID_ENUM for an unknown pair, INVALID_OPERATION
+    // for a packed type the format does not allow.
+    let bpp = match pixel_pair(format, ty) {
+        Ok(b) => b,
+        Err(e) => gl_err!(gl, e),
     };
     let ifmt = sized_internal_format(internal as u32, format, ty);
     if !valid_internal_format(ifmt) {
@@ -512,17 +515,22 @@ fn image_source(
             _ => return Some(Vec::new()),
         };
         let l = super::pixels::client_layout(&ps, w as usize, h as usize, bpp);
-        let images = d.max(1) as usize;
-        let end = if w == 0 || h == 0 {
-            0
-        } else {
-            l.skip + (images - 1) * l.image_stride + (h as usize - 1) * l.row_stride + l.row_bytes
-        };
+        // Checked: hostile unpack state or offsets must not wrap into a
+        // small range that `unpack` would then read past.
         let offset = pixels as usize;
-        if (offset + end) as u64 > size {
+        let end = if w == 0 {
+            Some(0)
+        } else {
+            l.end(h as usize, d as usize)
+        };
+        let Some(end) = end.filter(|e| {
+            offset
+                .checked_add(*e)
+                .is_some_and(|last| last as u64 <= size)
+        }) else {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;
-        }
+        };
         // A blocking point: the unpack buffer's bytes live on the server.
         let bytes = super::buffers::read_buffer(
             gl,
@@ -617,8 +625,11 @@ fn tex_subimage(
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let Some(bpp) = bytes_per_pixel(format, ty) else {
-        gl_err!(gl, glow::INVALID_ENUM)
+    // GL's format/type rules: INVALID_ENUM for an unknown pair, INVALID_OPERATION
+    // for a packed type the format does not allow.
+    let bpp = match pixel_pair(format, ty) {
+        Ok(b) => b,
+        Err(e) => gl_err!(gl, e),
     };
     if level < 0 || width < 0 || height < 0 || depth < 0 || x < 0 || y < 0 || z < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
