@@ -60,14 +60,7 @@ pub enum FormatClass {
 /// (GLES internal, canonical format, canonical type, also accepted types, class)
 type Row = (u32, u32, u32, &'static [u32], FormatClass);
 
-const HF: u32 = g::HALF_FLOAT;
-const FL: u32 = g::FLOAT;
-const UB: u32 = g::UNSIGNED_BYTE;
-const SB: u32 = g::BYTE;
-const US: u32 = g::UNSIGNED_SHORT;
-const SS: u32 = g::SHORT;
-const UI: u32 = g::UNSIGNED_INT;
-const SI: u32 = g::INT;
+use mgpipe::pixels::{FL, HF, SB, SI, SS, UB, UI, US};
 
 /// GLES 3.2 sized internal formats (ES 3.2 spec tables 8.2 / 8.10) plus the
 /// EXT_texture_norm16 ones.

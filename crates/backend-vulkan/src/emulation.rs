@@ -274,14 +274,7 @@ use vk::Format as F;
 
 type Row = (u32, F, u32, u32, FormatClass);
 
-const UB: u32 = g::UNSIGNED_BYTE;
-const SB: u32 = g::BYTE;
-const US: u32 = g::UNSIGNED_SHORT;
-const SS: u32 = g::SHORT;
-const UI: u32 = g::UNSIGNED_INT;
-const SI: u32 = g::INT;
-const HF: u32 = g::HALF_FLOAT;
-const FL: u32 = g::FLOAT;
+use mgpipe::pixels::{FL, HF, SB, SI, SS, UB, UI, US};
 
 /// Native rows: GL sized format -> Vulkan format with the same texel bytes.
 const NATIVE: &[Row] = &[

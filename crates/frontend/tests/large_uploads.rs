@@ -8,19 +8,12 @@
 
 use std::ffi::c_void;
 
-use mobilegl::egl::consts::*;
-use mobilegl::egl::{self, EGLConfig};
+mod common;
+use common::{make_context, pattern};
 use mobilegl::gl::{buffers, framebuffers, pixels, state, textures};
 
 /// More than the default STAGE segment (64 MiB).
 const STAGE: usize = 64 << 20;
-
-/// Position-dependent non-zero bytes: a misplaced or missing band shows.
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    (0..len)
-        .map(|i| ((i as u32 ^ seed).wrapping_mul(0x9E37_79B1) >> 24) as u8 | 1)
-        .collect()
-}
 
 /// The first differing byte, for a readable failure.
 fn first_diff(a: &[u8], b: &[u8]) -> Option<usize> {
@@ -37,58 +30,6 @@ fn assert_same(what: &str, got: &[u8], want: &[u8]) {
             want.len(),
             got.get(i),
             want.get(i)
-        );
-    }
-}
-
-/// A current surfaceless GL 3.3 core context.
-unsafe fn make_context() {
-    // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
-    // terminated attribute lists.
-    unsafe {
-        let dpy = egl::eglGetDisplay(std::ptr::null_mut());
-        assert!(!dpy.is_null());
-        assert_eq!(
-            egl::eglInitialize(dpy, std::ptr::null_mut(), std::ptr::null_mut()),
-            1,
-            "eglInitialize: {:#x} (is a backend reachable?)",
-            egl::eglGetError()
-        );
-        assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
-        let attribs = [
-            EGL_RENDERABLE_TYPE,
-            EGL_OPENGL_BIT,
-            EGL_SURFACE_TYPE,
-            EGL_PBUFFER_BIT,
-            EGL_NONE,
-        ];
-        let mut config: EGLConfig = std::ptr::null_mut();
-        let mut n = 0;
-        assert_eq!(
-            egl::eglChooseConfig(dpy, attribs.as_ptr(), &mut config, 1, &mut n),
-            1
-        );
-        assert_eq!(n, 1);
-        let ctx_attribs = [
-            EGL_CONTEXT_MAJOR_VERSION,
-            3,
-            EGL_CONTEXT_MINOR_VERSION,
-            3,
-            EGL_CONTEXT_OPENGL_PROFILE_MASK,
-            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-            EGL_NONE,
-        ];
-        let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
-        assert!(
-            !ctx.is_null(),
-            "eglCreateContext: {:#x}",
-            egl::eglGetError()
-        );
-        assert_eq!(
-            egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
-            1,
-            "eglMakeCurrent: {:#x}",
-            egl::eglGetError()
         );
     }
 }

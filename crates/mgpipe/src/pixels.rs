@@ -67,14 +67,16 @@ pub mod gl {
 
 use gl as g;
 
-const UB: u32 = g::UNSIGNED_BYTE;
-const SB: u32 = g::BYTE;
-const US: u32 = g::UNSIGNED_SHORT;
-const SS: u32 = g::SHORT;
-const UI: u32 = g::UNSIGNED_INT;
-const SI: u32 = g::INT;
-const HF: u32 = g::HALF_FLOAT;
-const FL: u32 = g::FLOAT;
+/// Short names of the scalar types, for the format tables here and in the
+/// backends.
+pub const UB: u32 = g::UNSIGNED_BYTE;
+pub const SB: u32 = g::BYTE;
+pub const US: u32 = g::UNSIGNED_SHORT;
+pub const SS: u32 = g::SHORT;
+pub const UI: u32 = g::UNSIGNED_INT;
+pub const SI: u32 = g::INT;
+pub const HF: u32 = g::HALF_FLOAT;
+pub const FL: u32 = g::FLOAT;
 
 /// Components of a client format in memory order, as indices into RGBA
 /// (luminance is read into R and copied to G and B by [`convert`]), and
