@@ -276,6 +276,11 @@ fn backend_factory() -> remote::BackendFactory {
 
 fn connect() -> Result<Conn, String> {
     let kind = remote::TransportKind::from_env().map_err(|e| e.to_string())?;
+    // Opt-in only: the game's allocator is the user's to change.
+    let alloc = remote::server::configure_client_allocator()?;
+    if alloc == remote::server::AllocatorSetup::Retaining {
+        tracing::info!("MOBILEGL_MALLOC=retain: this process keeps freed memory mapped");
+    }
     let stats_enabled = match std::env::var("MOBILEGL_STATS").as_deref() {
         Err(_) | Ok("") | Ok("0") => false,
         Ok("1") => true,

@@ -527,8 +527,8 @@ impl ServerLink {
 }
 
 pub use crate::spawned::{
-    adopt_fd, configure_allocator, exit_immediately, run_spawned_server, run_spawned_server_with,
-    AllocatorSetup, ServerOptions,
+    adopt_fd, configure_allocator, configure_client_allocator, exit_immediately,
+    run_spawned_server, run_spawned_server_with, AllocatorSetup, ServerOptions,
 };
 
 #[cfg(test)]

@@ -389,19 +389,38 @@ pub enum AllocatorSetup {
 /// process (the game) is never touched: its allocator is the application's
 /// business.
 pub fn configure_allocator() -> Result<AllocatorSetup, String> {
-    match std::env::var("MOBILEGL_SERVER_MALLOC").as_deref() {
-        Err(std::env::VarError::NotPresent) | Ok("") | Ok("retain") => {}
-        Ok("system") => return Ok(AllocatorSetup::System),
+    configure_allocator_from("MOBILEGL_SERVER_MALLOC", true)
+}
+
+/// The same policy for the game's own process, only when the user asks for
+/// it (`MOBILEGL_MALLOC=retain`; unset or `system`: untouched): with the
+/// in-process transports the driver runs in the game's process, and whether
+/// its allocator may keep freed memory is the user's call, never ours.
+pub fn configure_client_allocator() -> Result<AllocatorSetup, String> {
+    configure_allocator_from("MOBILEGL_MALLOC", false)
+}
+
+/// Read `var` (`retain` or `system`; unset or empty: `retain` when
+/// `default_retain`, else `system`) and apply it.
+fn configure_allocator_from(var: &str, default_retain: bool) -> Result<AllocatorSetup, String> {
+    let default = if default_retain { "retain" } else { "system" };
+    let retain = match std::env::var(var).as_deref() {
+        Err(std::env::VarError::NotPresent) | Ok("") => default_retain,
+        Ok("retain") => true,
+        Ok("system") => false,
         Ok(other) => {
             return Err(format!(
-                "MOBILEGL_SERVER_MALLOC={other:?}: expected retain (default) or system"
+                "{var}={other:?}: expected retain or system (default {default})"
             ))
         }
         Err(std::env::VarError::NotUnicode(v)) => {
             return Err(format!(
-                "MOBILEGL_SERVER_MALLOC={v:?}: expected retain (default) or system"
+                "{var}={v:?}: expected retain or system (default {default})"
             ))
         }
+    };
+    if !retain {
+        return Ok(AllocatorSetup::System);
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -410,8 +429,8 @@ pub fn configure_allocator() -> Result<AllocatorSetup, String> {
         // their own mappings.
         const MMAP_THRESHOLD: i32 = 32 << 20;
         const TRIM_THRESHOLD: i32 = 256 << 20;
-        // SAFETY: mallopt only changes glibc's allocation policy; called
-        // once at start-up, before the server allocates on other threads.
+        // SAFETY: mallopt only changes glibc's allocation policy (it takes
+        // glibc's own lock); called once at start-up.
         let ok = unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
                 && libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
@@ -426,6 +445,13 @@ pub fn configure_allocator() -> Result<AllocatorSetup, String> {
 #[cfg(test)]
 mod allocator_tests {
     use super::*;
+
+    #[test]
+    fn the_games_allocator_is_left_alone_unless_asked() {
+        if std::env::var_os("MOBILEGL_MALLOC").is_none() {
+            assert_eq!(configure_client_allocator(), Ok(AllocatorSetup::System));
+        }
+    }
 
     #[test]
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
