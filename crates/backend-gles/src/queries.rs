@@ -333,18 +333,9 @@ mod tests {
     const RGBA8: u32 = 0x8058;
     const DEPTH24_STENCIL8: u32 = 0x88F0;
 
-    fn get(b: &mut GlesBackend, p: calls::GetTextureImage) -> Vec<u8> {
-        let mut reply = vec![0xAA; 3];
-        Context::get_texture_image(b, &p, &mut reply);
-        reply
-    }
-
-    /// The shared request checks answer hostile requests (unknown pair,
-    /// sizes past the reply limit or GLsizei, absurd levels, a box larger
-    /// than the level) with an empty or zero reply and never panic; a sane
-    /// request of an odd width reads back the uploaded texels.
-    #[test]
-    fn get_texture_image_checks_requests() {
+    /// A backend with a current context on a 4x4 surface and one texture
+    /// object of `target` (no storage yet).
+    fn backend_with_texture(target: u32) -> (GlesBackend, Handle) {
         let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe)");
         let ctx = Handle::new(1, 1);
         let surface = Handle::new(1, 1);
@@ -370,11 +361,27 @@ mod tests {
             &calls::ResourceCreate {
                 res: tex,
                 kind: RESOURCE_TEXTURE,
-                target: TEXTURE_2D,
+                target,
                 ..Default::default()
             },
             &[],
         );
+        (b, tex)
+    }
+
+    fn get(b: &mut GlesBackend, p: calls::GetTextureImage) -> Vec<u8> {
+        let mut reply = vec![0xAA; 3];
+        Context::get_texture_image(b, &p, &mut reply);
+        reply
+    }
+
+    /// The shared request checks answer hostile requests (unknown pair,
+    /// sizes past the reply limit or GLsizei, absurd levels, a box larger
+    /// than the level) with an empty or zero reply and never panic; a sane
+    /// request of an odd width reads back the uploaded texels.
+    #[test]
+    fn get_texture_image_checks_requests() {
+        let (mut b, tex) = backend_with_texture(TEXTURE_2D);
         let texels: Vec<u8> = (1..=12).collect();
         Context::texture_image(
             &mut b,
@@ -429,36 +436,7 @@ mod tests {
     #[test]
     fn get_texture_image_reads_every_layer_of_a_1d_array() {
         const TEXTURE_1D_ARRAY: u32 = 0x8C18;
-        let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe)");
-        let ctx = Handle::new(1, 1);
-        let surface = Handle::new(1, 1);
-        b.context_create(&calls::ContextCreate {
-            ctx,
-            ..Default::default()
-        });
-        b.surface_create(&calls::SurfaceCreate {
-            surface,
-            width: 4,
-            height: 4,
-            color_format: RGBA8,
-            depth_stencil_format: DEPTH24_STENCIL8,
-            ..Default::default()
-        });
-        b.make_current(&calls::MakeCurrent {
-            ctx,
-            draw: surface,
-            read: surface,
-        });
-        let tex = Handle::new(1, 1);
-        b.resource_create(
-            &calls::ResourceCreate {
-                res: tex,
-                kind: RESOURCE_TEXTURE,
-                target: TEXTURE_1D_ARRAY,
-                ..Default::default()
-            },
-            &[],
-        );
+        let (mut b, tex) = backend_with_texture(TEXTURE_1D_ARRAY);
         // 3 texels wide, 4 layers: every byte distinct.
         let (w, layers) = (3u32, 4u32);
         let texels: Vec<u8> = (1..=(w * layers * 4) as u8).collect();
