@@ -60,6 +60,17 @@ impl FatalInfo {
             detail: c.to_string(),
         }
     }
+    fn backend_panic(opcode: u16, offset: u64, panic: &(dyn std::any::Any + Send)) -> FatalInfo {
+        FatalInfo {
+            reason: FatalReason::BackendPanic,
+            opcode: Some(opcode),
+            offset,
+            detail: format!(
+                "backend panicked in opcode {opcode}: {}",
+                crate::panic_text(panic)
+            ),
+        }
+    }
     fn corrupt(opcode: u16, offset: u64, why: &'static str) -> FatalInfo {
         Self::corruption(&ProtocolCorruption {
             opcode,
@@ -424,19 +435,7 @@ impl ServerLink {
                 Ok(())
             }
             Ok(Err(c)) => Err(FatalInfo::corruption(&c)),
-            Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic payload".into());
-                Err(FatalInfo {
-                    reason: FatalReason::BackendPanic,
-                    opcode: Some(h.opcode),
-                    offset: at,
-                    detail: format!("backend panicked in opcode {}: {msg}", h.opcode),
-                })
-            }
+            Err(panic) => Err(FatalInfo::backend_panic(h.opcode, at, &*panic)),
         };
         self.reply = reply;
         out
@@ -468,24 +467,11 @@ impl ServerLink {
         match catch_unwind(AssertUnwindSafe(|| d.read_pixels_into(&p, dst))) {
             Ok(true) => {
                 self.forward_events(d);
-                let r = &self.seg.reply;
-                word!(r, u64, R_LEN).store(total as u64, Relaxed);
-                word!(r, u32, R_STATUS).store(REPLY_OK, Relaxed);
-                word!(r, u32, R_SEQ).store(h.reply_slot, SeqCst);
-                self.wake_client();
+                self.publish_reply_header(h.reply_slot, REPLY_OK, total);
                 Some(Ok(()))
             }
             Ok(false) => None,
-            Err(panic) => Some(Err(FatalInfo {
-                reason: FatalReason::BackendPanic,
-                opcode: Some(h.opcode),
-                offset: at,
-                detail: format!(
-                    "backend panicked in opcode {}: {}",
-                    h.opcode,
-                    crate::panic_text(&*panic)
-                ),
-            })),
+            Err(panic) => Some(Err(FatalInfo::backend_panic(h.opcode, at, &*panic))),
         }
     }
 
@@ -498,16 +484,20 @@ impl ServerLink {
             );
             tracing::error!("{msg}");
             self.log_event(LogLevel::Error, &msg);
-            let r = &self.seg.reply;
-            word!(r, u64, R_LEN).store(0, Relaxed);
-            word!(r, u32, R_STATUS).store(REPLY_OVERFLOW, Relaxed);
+            self.publish_reply_header(seq, REPLY_OVERFLOW, 0);
         } else {
-            let r = &self.seg.reply;
-            r.write(REPLY_HDR, bytes);
-            word!(r, u64, R_LEN).store(bytes.len() as u64, Relaxed);
-            word!(r, u32, R_STATUS).store(REPLY_OK, Relaxed);
+            self.seg.reply.write(REPLY_HDR, bytes);
+            self.publish_reply_header(seq, REPLY_OK, bytes.len());
         }
-        word!(self.seg.reply, u32, R_SEQ).store(seq, SeqCst);
+    }
+
+    /// Length and status of the reply whose bytes are in place, then its
+    /// sequence number (what the client waits on) and the client's bell.
+    fn publish_reply_header(&mut self, seq: u32, status: u32, len: usize) {
+        let r = &self.seg.reply;
+        word!(r, u64, R_LEN).store(len as u64, Relaxed);
+        word!(r, u32, R_STATUS).store(status, Relaxed);
+        word!(r, u32, R_SEQ).store(seq, SeqCst);
         self.wake_client();
     }
 
