@@ -93,16 +93,6 @@ pub fn pixel_pair(format: u32, ty: u32) -> Result<usize, u32> {
     mp::bytes_per_pixel(format, ty).ok_or(glow::INVALID_ENUM)
 }
 
-/// Bytes per pixel of (format, type), or None when GL refuses the pair.
-///
-/// A thin wrapper kept for callers that raise INVALID_ENUM on None
-/// (glTex[Sub]Image in `textures.rs`): a pair Table 8.5 refuses is then
-/// INVALID_ENUM there where GL says INVALID_OPERATION. Such a caller should
-/// raise [`pixel_pair`]'s error instead.
-pub fn bytes_per_pixel(format: u32, ty: u32) -> Option<usize> {
-    pixel_pair(format, ty).ok()
-}
-
 /// Bytes of the datum `ty` stores (one component, or one whole packed
 /// pixel): the alignment a pack-buffer offset needs.
 fn datum_size(ty: u32) -> Option<usize> {
@@ -716,7 +706,7 @@ mod tests {
                             e == glow::INVALID_ENUM || e == glow::INVALID_OPERATION,
                             "{f:#x}/{t:#x}: {e:#x}"
                         );
-                        assert_eq!(bytes_per_pixel(f, t), None);
+                        assert_eq!(pixel_pair(f, t).ok(), None);
                     }
                 }
             }
@@ -744,7 +734,7 @@ mod tests {
                 Err(glow::INVALID_ENUM),
                 "{t:#x}"
             );
-            assert_eq!(bytes_per_pixel(glow::DEPTH_STENCIL, t), None);
+            assert_eq!(pixel_pair(glow::DEPTH_STENCIL, t).ok(), None);
         }
     }
 

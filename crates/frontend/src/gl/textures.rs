@@ -6,7 +6,7 @@ use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::Pipe;
 
-use super::pixels::{pixel_pair, unpack};
+use super::pixels::{check_upload_format, unpack};
 use super::{gl_err, put, slice};
 use crate::context::{
     target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
@@ -326,11 +326,8 @@ fn tex_image(
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    // GL's format/type rules: INVALID_ENUM for an unknown pair, INVALID_OPERATION
-    // for a packed type the format does not allow.
-    let bpp = match pixel_pair(format, ty) {
-        Ok(b) => b,
-        Err(e) => gl_err!(gl, e),
+    let Some(bpp) = check_upload_format(gl, format, ty) else {
+        return;
     };
     let ifmt = sized_internal_format(internal as u32, format, ty);
     if !valid_internal_format(ifmt) {
@@ -625,11 +622,8 @@ fn tex_subimage(
     if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    // GL's format/type rules: INVALID_ENUM for an unknown pair, INVALID_OPERATION
-    // for a packed type the format does not allow.
-    let bpp = match pixel_pair(format, ty) {
-        Ok(b) => b,
-        Err(e) => gl_err!(gl, e),
+    let Some(bpp) = check_upload_format(gl, format, ty) else {
+        return;
     };
     if level < 0 || width < 0 || height < 0 || depth < 0 || x < 0 || y < 0 || z < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
