@@ -777,6 +777,43 @@ impl Ox<'_> {
 }
 
 /// Client pixels made acceptable to GLES for `internal`: (format, type, bytes).
+/// The driver's glReadPixels of `p`'s rectangle into `dst`, with errors
+/// left by earlier (unchecked) calls drained first, so that a GL error
+/// after the read is this read's: then `dst` is zeroed.
+///
+/// # Safety
+/// A context is current with the read framebuffer and tight pack state
+/// bound, and `dst` holds `p.width * p.height` pixels of (format, type).
+unsafe fn read_checked(
+    gl: &glow::Context,
+    read: crate::state::ReadPixelsFn,
+    p: &calls::ReadPixels,
+    dst: &mut [u8],
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for _ in 0..8 {
+            if gl.get_error() == glow::NO_ERROR {
+                break;
+            }
+        }
+        read(
+            p.x,
+            p.y,
+            p.width as i32,
+            p.height as i32,
+            p.format,
+            p.r#type,
+            dst.as_mut_ptr().cast(),
+        );
+        let e = gl.get_error();
+        if e != glow::NO_ERROR {
+            dst.fill(0);
+            warn!("read_pixels: GL error 0x{e:04X}, zeros returned");
+        }
+    }
+}
+
 fn upload_data<'b>(
     blob: &'b [u8],
     internal: u32,
@@ -2150,27 +2187,7 @@ impl Context for GlesBackend {
         // SAFETY: `dst` holds width*height pixels of (format, type) with
         // PACK_ALIGNMENT 1 (checked above); GL leaves pixels outside the
         // read surface unwritten, which glReadPixels allows (undefined).
-        unsafe {
-            for _ in 0..8 {
-                if gl.get_error() == glow::NO_ERROR {
-                    break;
-                }
-            }
-            read(
-                p.x,
-                p.y,
-                p.width as i32,
-                p.height as i32,
-                p.format,
-                p.r#type,
-                dst.as_mut_ptr().cast(),
-            );
-            let e = gl.get_error();
-            if e != glow::NO_ERROR {
-                dst.fill(0);
-                warn!("read_pixels: GL error 0x{e:04X}, zeros returned");
-            }
-        }
+        unsafe { read_checked(gl, read, p, dst) };
         self.check("read_pixels");
         true
     }
@@ -2238,21 +2255,10 @@ impl Context for GlesBackend {
         // direct read as for glow's.
         unsafe {
             if let (true, Some(read)) = ((rf, rt) == (p.format, p.r#type), read_fn) {
-                // Errors left by earlier calls (unchecked) are not this read's.
-                for _ in 0..8 {
-                    if gl.get_error() == glow::NO_ERROR {
-                        break;
-                    }
-                }
                 // Zeroed first: GL leaves pixels outside the read surface
                 // unwritten, and a failed read writes nothing.
                 reply.resize(total, 0);
-                read(x, y, w, h, rf, rt, reply.as_mut_ptr().cast());
-                let e = gl.get_error();
-                if e != glow::NO_ERROR {
-                    reply.fill(0);
-                    warn!("read_pixels: GL error 0x{e:04X}, zeros returned");
-                }
+                read_checked(gl, read, p, reply);
             } else if (rf, rt) == (p.format, p.r#type) {
                 reply.resize(total, 0);
                 gl.read_pixels(
