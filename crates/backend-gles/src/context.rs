@@ -15,6 +15,7 @@ use crate::pipe::{calls, Context};
 use crate::screen::MAX_BUFFER;
 use crate::shader;
 use crate::state::{AttribState, Shadow};
+use crate::vao_cache::{same_vertex_buffers, BoundVao, VaoEntry, MAX_CACHED_VAOS};
 use crate::{Ctx, FboEntry, Features, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams};
 
 /// Replies larger than this are refused (a corrupt read_pixels must not
@@ -27,6 +28,17 @@ struct Cx<'a> {
     scr: &'a mut ScreenTables,
     f: Features,
     ctx: &'a mut Ctx,
+}
+
+/// The vertex-buffer table a vertex-input CSO describes.
+fn vertex_buffers_of(vi: &calls::CreateVertexInput) -> calls::SetVertexBuffers {
+    calls::SetVertexBuffers {
+        count: vi.count,
+        buffers: vi.buffers,
+        offsets: vi.offsets,
+        strides: vi.strides,
+        ..Default::default()
+    }
 }
 
 /// The parts an object call (upload, copy) works with: any context will do.
@@ -97,6 +109,13 @@ impl GlesBackend {
 
     /// A vertex-elements CSO appeared or went away: every context re-applies
     /// its vertex input at its next draw (a handle may resolve differently).
+    /// Every context's cached VAOs go (at its next draw).
+    pub(crate) fn drop_cached_vaos(&mut self) {
+        for c in self.ctxs.values_mut() {
+            c.vaos.stale = true;
+        }
+    }
+
     fn vertex_input_changed(&mut self) {
         for c in self.ctxs.values_mut() {
             c.shadow.vertex_applied = None;
@@ -518,10 +537,11 @@ impl Cx<'_> {
         sh_ubo: Option<glow::Buffer>,
     ) {
         let gl = self.gl;
-        let cb = self.ctx.cbufs;
-        let n = (cb.count as usize).min(cb.buffers.len());
+        // Slot by slot, not a copy of the whole 392-byte table per draw.
+        let n = (self.ctx.cbufs.count as usize).min(self.ctx.cbufs.buffers.len());
         for i in 0..n {
-            let h = cb.buffers[i];
+            let cb = &self.ctx.cbufs;
+            let (h, off, want_len) = (cb.buffers[i], cb.offsets[i], cb.sizes[i]);
             if h.is_null() {
                 continue;
             }
@@ -529,11 +549,10 @@ impl Cx<'_> {
                 warn!(buffer = ?h, binding = i, "draw: unknown uniform buffer, binding skipped");
                 continue;
             };
-            let off = cb.offsets[i];
-            let len = if cb.sizes[i] == 0 {
+            let len = if want_len == 0 {
                 size.saturating_sub(off)
             } else {
-                cb.sizes[i]
+                want_len
             };
             if off > i32::MAX as u64 || len > i32::MAX as u64 {
                 warn!(buffer = ?h, binding = i, "draw: uniform range beyond GLES limits, skipped");
@@ -550,9 +569,19 @@ impl Cx<'_> {
         }
     }
 
-    /// Apply the vertex input; true when every enabled attribute resolved
-    /// (only then may later draws skip this until an input changes).
+    /// Apply the vertex input to the context's VAO; true when every enabled
+    /// attribute resolved (only then may later draws skip this until an
+    /// input changes).
     fn apply_vertex_state(&mut self, base_instance: u32) -> bool {
+        let (resolved, disabled) = self.apply_vertex_arrays(base_instance);
+        self.apply_attrib_values(disabled);
+        resolved
+    }
+
+    /// The attribute arrays of the bound VAO (diffed against the shadow):
+    /// whether every enabled attribute resolved, and the attributes left
+    /// without an array.
+    fn apply_vertex_arrays(&mut self, base_instance: u32) -> (bool, u32) {
         let gl = self.gl;
         let mut resolved = true;
         let ve = self
@@ -565,7 +594,8 @@ impl Cx<'_> {
             resolved = false;
         }
         let vb = self.ctx.vbufs;
-        let defaults = self.ctx.attrib_defaults;
+        // Attributes with no array read the current values set below.
+        let mut disabled = 0u32;
         for i in 0..self.f.max_attribs.min(16) {
             let want = ve.filter(|ve| ve.enabled_mask & (1 << i) != 0).and_then(|ve| {
                 let slot = ve.buffer_index[i] as usize;
@@ -652,7 +682,29 @@ impl Cx<'_> {
                 }
                 shadow.attribs[i] = Some(want);
             }
-            if want.is_none() && defaults.mask & (1 << i) != 0 {
+            if want.is_none() {
+                disabled |= 1 << i;
+            }
+        }
+        (resolved, disabled)
+    }
+
+    /// Current values of the `disabled` attributes (no array): context
+    /// state, applied whatever VAO is bound.
+    fn apply_attrib_values(&mut self, disabled: u32) {
+        let gl = self.gl;
+        let defaults = &self.ctx.attrib_defaults;
+        let shadow = &mut self.ctx.shadow;
+        let limit = (1u32 << self.f.max_attribs.min(16)) - 1;
+        let wanted = disabled & defaults.mask & limit;
+        // Values already set from these defaults stay set (context state,
+        // whatever VAO is bound): a VAO switch checks only the new ones.
+        let mut todo = wanted & !self.ctx.attrib_values_done;
+        self.ctx.attrib_values_done |= wanted;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            {
                 let v = [
                     defaults.values[4 * i],
                     defaults.values[4 * i + 1],
@@ -680,7 +732,134 @@ impl Cx<'_> {
                 }
             }
         }
-        resolved
+    }
+
+    /// Bind VAO `target`, moving the element-buffer shadow with it
+    /// (ELEMENT_ARRAY_BUFFER is VAO state).
+    fn switch_vao(&mut self, target: BoundVao) {
+        let c = &mut *self.ctx;
+        if c.vaos.bound == target {
+            return;
+        }
+        let vao = match target {
+            BoundVao::Cached(k) => match c.vaos.entries.get(&k) {
+                Some(e) => Some(e.vao),
+                None => return,
+            },
+            _ => c.vao,
+        };
+        let eb = c.shadow.element_buffer;
+        match c.vaos.bound {
+            BoundVao::Context => c.vaos.context_element_buffer = eb,
+            BoundVao::Cached(k) => {
+                if let Some(e) = c.vaos.entries.get_mut(&k) {
+                    e.element_buffer = eb;
+                }
+            }
+            BoundVao::Unknown => {}
+        }
+        // SAFETY: `vao` is this context's (its own or a cached one).
+        unsafe { self.gl.bind_vertex_array(vao) };
+        c.shadow.element_buffer = match target {
+            BoundVao::Cached(k) => c.vaos.entries.get(&k).and_then(|e| e.element_buffer),
+            _ => c.vaos.context_element_buffer,
+        };
+        c.vaos.bound = target;
+        c.vaos.applied = false;
+    }
+
+    /// A stale cache (a buffer or vertex-elements CSO it may name is gone)
+    /// is emptied here, where the context is current.
+    fn collect_vaos(&mut self) {
+        if !self.ctx.vaos.stale {
+            return;
+        }
+        self.switch_vao(BoundVao::Context);
+        let c = &mut *self.ctx;
+        // A saved element binding may name a deleted buffer.
+        c.shadow.element_buffer = None;
+        c.vaos.context_element_buffer = None;
+        c.vaos.stale = false;
+        for (_, e) in c.vaos.entries.drain() {
+            // SAFETY: a VAO of this context, not the bound one.
+            unsafe { self.gl.delete_vertex_array(e.vao) };
+        }
+    }
+
+    /// Draw with the cached VAO of the current layout (built on first use);
+    /// false when this draw must use the context's VAO (piecewise vertex
+    /// state, base-instance emulation, unresolved attributes, cache full,
+    /// or the cache is off).
+    fn bind_cached_vertex_input(&mut self, base_instance: u32) -> bool {
+        let Some(key) = self.ctx.layout else {
+            return false;
+        };
+        if !self.f.vao_cache || base_instance != 0 {
+            return false;
+        }
+        let want = BoundVao::Cached(key);
+        if self.ctx.vaos.bound == want && self.ctx.vaos.applied {
+            return true;
+        }
+        let c = &*self.ctx;
+        let enabled = match c.vaos.entries.get(&key) {
+            Some(e)
+                if e.elements == c.vertex_elements && same_vertex_buffers(&e.vbufs, &c.vbufs) =>
+            {
+                let enabled = e.enabled_mask;
+                self.switch_vao(want);
+                enabled
+            }
+            // A key collision: this layout is not cached.
+            Some(_) => return false,
+            None => match self.build_vao(key) {
+                Some(enabled) => enabled,
+                None => return false,
+            },
+        };
+        self.apply_attrib_values(!enabled & 0xffff);
+        self.ctx.vaos.applied = true;
+        true
+    }
+
+    /// A new VAO for the current layout under `key`, its attributes
+    /// specified, left bound; its enabled mask, or None (nothing kept).
+    fn build_vao(&mut self, key: u64) -> Option<u32> {
+        if self.ctx.vaos.entries.len() >= MAX_CACHED_VAOS {
+            return None;
+        }
+        let enabled_mask = self
+            .scr
+            .vertex_elements
+            .get(self.ctx.vertex_elements)
+            .map_or(0, |ve| ve.enabled_mask);
+        // SAFETY: a new VAO of the current context.
+        let vao = unsafe { self.gl.create_vertex_array() }.ok()?;
+        self.ctx.vaos.entries.insert(
+            key,
+            VaoEntry {
+                vao,
+                elements: self.ctx.vertex_elements,
+                vbufs: self.ctx.vbufs,
+                // A new VAO has no element buffer and every array disabled.
+                element_buffer: Some(None),
+                enabled_mask,
+            },
+        );
+        self.switch_vao(BoundVao::Cached(key));
+        // The shadow's attribute arrays describe the context's VAO: set them
+        // aside while the new one is specified from scratch.
+        let saved = std::mem::replace(&mut self.ctx.shadow.attribs, [Some(None); 16]);
+        let (resolved, _) = self.apply_vertex_arrays(0);
+        self.ctx.shadow.attribs = saved;
+        if !resolved {
+            self.switch_vao(BoundVao::Context);
+            self.ctx.vaos.entries.remove(&key);
+            // SAFETY: the VAO just created, no longer bound.
+            unsafe { self.gl.delete_vertex_array(vao) };
+            return None;
+        }
+        Some(enabled_mask)
     }
 
     /// Upload client indices into the streaming index buffer; returns the
@@ -917,10 +1096,14 @@ impl GlesBackend {
         cx.ctx.shadow.use_program(gl, Some(program));
         cx.apply_uniform_buffers(gb, gs, gu);
         cx.apply_textures();
-        if cx.ctx.shadow.vertex_applied != Some(base_instance)
-            && cx.apply_vertex_state(base_instance)
-        {
-            cx.ctx.shadow.vertex_applied = Some(base_instance);
+        cx.collect_vaos();
+        if !cx.bind_cached_vertex_input(base_instance) {
+            cx.switch_vao(BoundVao::Context);
+            if cx.ctx.shadow.vertex_applied != Some(base_instance)
+                && cx.apply_vertex_state(base_instance)
+            {
+                cx.ctx.shadow.vertex_applied = Some(base_instance);
+            }
         }
         cx.bind_draw();
         Some(cx)
@@ -1354,8 +1537,11 @@ impl Context for GlesBackend {
     }
 
     fn create_vertex_elements(&mut self, p: &calls::CreateVertexElements) {
-        if self.scr.vertex_elements.insert(p.cso, *p).is_err() {
-            warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped");
+        match self.scr.vertex_elements.insert(p.cso, *p) {
+            Err(_) => warn!(cso = ?p.cso, "create_vertex_elements: invalid handle, skipped"),
+            // Redefined under the same handle: cached VAOs may be built from it.
+            Ok(Some(_)) => self.drop_cached_vaos(),
+            Ok(None) => {}
         }
         self.vertex_input_changed();
     }
@@ -1366,12 +1552,15 @@ impl Context for GlesBackend {
         }
         if let Some(ctx) = self.cx_state("bind_vertex_elements") {
             ctx.vertex_elements = p.cso;
+            ctx.layout = None;
             ctx.shadow.vertex_applied = None;
         }
     }
 
     fn create_vertex_input(&mut self, p: &calls::CreateVertexInput) {
-        if self.scr.vertex_inputs.insert(p.cso, *p).is_err() {
+        let vbufs = vertex_buffers_of(p);
+        let key = crate::vao_cache::layout_key(p.elements, &vbufs);
+        if self.scr.vertex_inputs.insert(p.cso, (*p, key)).is_err() {
             warn!(cso = ?p.cso, "create_vertex_input: invalid handle, skipped");
         }
     }
@@ -1379,27 +1568,32 @@ impl Context for GlesBackend {
     /// One record for what bind_vertex_elements + set_vertex_buffers +
     /// set_index_buffer would say.
     fn bind_vertex_input(&mut self, p: &calls::BindVertexInput) {
-        let Some(vi) = self.scr.vertex_inputs.get(p.cso).copied() else {
+        // Borrowed, not copied: the CSO is ~350 bytes and this runs per VAO
+        // switch (or per index-buffer change, the per-draw UBO pattern).
+        let Some((vi, key)) = self.scr.vertex_inputs.get(p.cso) else {
             warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
             return;
         };
-        if let Some(ctx) = self.cx_state("bind_vertex_input") {
-            let vbufs = calls::SetVertexBuffers {
-                count: vi.count,
-                buffers: vi.buffers,
-                offsets: vi.offsets,
-                strides: vi.strides,
-                ..Default::default()
-            };
-            // Only a different layout or buffer set needs the attributes
-            // re-specified; a different index buffer alone does not.
-            if ctx.vertex_elements != vi.elements || ctx.vbufs != vbufs {
-                ctx.vertex_elements = vi.elements;
-                ctx.vbufs = vbufs;
-                ctx.shadow.vertex_applied = None;
-            }
-            ctx.index_buffer = vi.index_buffer;
+        let Some(ctx) = self.current.and_then(|h| self.ctxs.get_mut(h)) else {
+            warn!("bind_vertex_input: no current context, skipped");
+            return;
+        };
+        // Only a different layout or buffer set needs the attributes
+        // re-specified; a different index buffer alone does not. The slots
+        // past `count` are never read, so they are not compared.
+        let n = (vi.count as usize).min(vi.buffers.len());
+        let same = ctx.vertex_elements == vi.elements
+            && ctx.vbufs.count == vi.count
+            && ctx.vbufs.buffers[..n] == vi.buffers[..n]
+            && ctx.vbufs.offsets[..n] == vi.offsets[..n]
+            && ctx.vbufs.strides[..n] == vi.strides[..n];
+        if !same {
+            ctx.vertex_elements = vi.elements;
+            ctx.vbufs = vertex_buffers_of(vi);
+            ctx.shadow.vertex_applied = None;
         }
+        ctx.layout = Some(*key);
+        ctx.index_buffer = vi.index_buffer;
     }
 
     fn delete_vertex_input(&mut self, p: &calls::DeleteVertexInput) {
@@ -1412,6 +1606,7 @@ impl Context for GlesBackend {
         if self.scr.vertex_elements.remove(p.cso).is_none() {
             warn!(cso = ?p.cso, "delete_vertex_elements: unknown vertex elements, skipped");
         }
+        self.drop_cached_vaos();
         self.vertex_input_changed();
     }
 
@@ -1897,6 +2092,7 @@ impl Context for GlesBackend {
     fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
         if let Some(ctx) = self.cx_state("set_vertex_buffers") {
             ctx.vbufs = *p;
+            ctx.layout = None;
             ctx.shadow.vertex_applied = None;
         }
     }
@@ -1910,7 +2106,9 @@ impl Context for GlesBackend {
     fn set_vertex_attrib_defaults(&mut self, p: &calls::SetVertexAttribDefaults) {
         if let Some(ctx) = self.cx_state("set_vertex_attrib_defaults") {
             ctx.attrib_defaults = *p;
+            ctx.attrib_values_done = 0;
             ctx.shadow.vertex_applied = None;
+            ctx.vaos.applied = false;
         }
     }
 

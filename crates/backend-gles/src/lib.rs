@@ -30,6 +30,7 @@ mod screen;
 pub mod shader;
 mod state;
 mod table;
+mod vao_cache;
 
 use std::cell::Cell;
 use std::thread::ThreadId;
@@ -133,6 +134,10 @@ pub(crate) struct Features {
     pub max_draw_buffers: usize,
     pub max_attribs: usize,
     pub max_units: usize,
+    /// One native VAO per vertex-input CSO (vao_cache.rs); off with
+    /// MOBILEGL_GLES_VAO_CACHE=0 (then every VAO switch re-specifies the
+    /// context VAO's attributes).
+    pub vao_cache: bool,
 }
 
 pub(crate) enum ResKind {
@@ -209,7 +214,9 @@ pub(crate) struct ScreenTables {
     pub render_states: Table<calls::CreateRenderState>,
     pub vertex_elements: Table<calls::CreateVertexElements>,
     /// Vertex-input CSOs (same handle namespace as vertex elements).
-    pub vertex_inputs: Table<calls::CreateVertexInput>,
+    /// Vertex-input CSOs with their `vao_cache::layout_key` (hashed once
+    /// here, not per bind).
+    pub vertex_inputs: Table<(calls::CreateVertexInput, u64)>,
     pub samplers: Table<glow::Sampler>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,
@@ -252,8 +259,14 @@ pub(crate) struct Ctx {
     pub vertex_elements: Handle,
     pub shader: Handle,
     pub vbufs: calls::SetVertexBuffers,
+    /// `vao_cache::layout_key` of `vertex_elements` + `vbufs` when they came
+    /// from a vertex-input CSO (None: set piecewise; the context VAO is used).
+    pub layout: Option<u64>,
+    pub vaos: vao_cache::VaoCache,
     pub index_buffer: Handle,
     pub attrib_defaults: calls::SetVertexAttribDefaults,
+    /// Attributes whose current value is set from `attrib_defaults`.
+    pub attrib_values_done: u32,
     pub views: calls::SetSamplerViews,
     pub samplers: calls::BindSamplers,
     pub cbufs: calls::SetConstantBuffers,
@@ -344,6 +357,7 @@ impl GlesBackend {
                 max_units: gl
                     .get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS)
                     .clamp(1, 32) as usize,
+                vao_cache: std::env::var("MOBILEGL_GLES_VAO_CACHE").as_deref() != Ok("0"),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack

@@ -26,7 +26,11 @@ impl GlesBackend {
         // SAFETY: objects of this share group, deleted on a current context.
         unsafe {
             match r.kind {
-                ResKind::Buffer { buf, .. } => self.gl.delete_buffer(buf),
+                ResKind::Buffer { buf, .. } => {
+                    self.gl.delete_buffer(buf);
+                    // A cached VAO may name it (and its GL name may be reused).
+                    self.drop_cached_vaos();
+                }
                 ResKind::Texture { tex, .. } => self.gl.delete_texture(tex),
                 ResKind::Renderbuffer { rb, .. } => self.gl.delete_renderbuffer(rb),
             }
@@ -135,6 +139,9 @@ impl GlesBackend {
                     gl.delete_framebuffer(f);
                 }
                 if let Some(v) = c.vao {
+                    gl.delete_vertex_array(v);
+                }
+                for v in c.vaos.entries.into_values().map(|e| e.vao) {
                     gl.delete_vertex_array(v);
                 }
                 if let Some(b) = c.stream.buf {
@@ -318,8 +325,11 @@ impl Screen for GlesBackend {
             vertex_elements: Handle::NULL,
             shader: Handle::NULL,
             vbufs: Default::default(),
+            layout: None,
+            vaos: Default::default(),
             index_buffer: Handle::NULL,
             attrib_defaults: Default::default(),
+            attrib_values_done: 0,
             views: Default::default(),
             samplers: Default::default(),
             cbufs: Default::default(),

@@ -33,6 +33,8 @@ pub struct Context {
 
 pub const MAX_TEXTURE_UNITS: usize = 48;
 pub const MAX_UBO_BINDINGS: usize = 36;
+// `GlState::uniform_points_dirty` has one bit per binding point.
+const _: () = assert!(MAX_UBO_BINDINGS <= 64);
 pub const MAX_ATTRIBS: usize = 16;
 pub const MAX_DRAW_BUFFERS: usize = 8;
 /// Texture targets a unit can hold, in a fixed order.
@@ -578,6 +580,9 @@ pub struct GlState {
     pub draws_since_publish: u32,
     /// DIRTY_* groups to re-derive at the next draw.
     pub dirty: u32,
+    /// Uniform-buffer binding points changed since the last draw (bit i:
+    /// point i; `MAX_UBO_BINDINGS` <= 64), read with DIRTY_UNIFORM_POINTS.
+    pub uniform_points_dirty: u64,
     /// Per-VAO emission cache (name -> what its current revision emits).
     pub vao_emission: HashMap<u32, VaoEmission>,
     /// Bumped by glVertexAttrib* (current values of disabled attributes).
@@ -707,6 +712,7 @@ impl GlState {
             verify_divergence_count: 0,
             draws_since_publish: 0,
             dirty: DIRTY_ALL,
+            uniform_points_dirty: 0,
             vao_emission: HashMap::default(),
             current_attrib_rev: 1,
             sent_attrib_rev: 0,
@@ -785,7 +791,12 @@ pub const DIRTY_VERTEX: u32 = 1 << 4;
 /// Texture, sampler and uniform-buffer objects or bindings changed (set with
 /// DIRTY_FRAMEBUFFER by the texture/framebuffer modules, and by buffers).
 pub const DIRTY_RESOURCES: u32 = 1 << 5;
-pub const DIRTY_ALL: u32 = (1 << 6) - 1;
+/// Only indexed uniform-buffer bindings changed (glBindBufferRange/Base):
+/// the points are in `GlState::uniform_points_dirty`, and a draw
+/// re-resolves just the program's blocks that read them (the per-draw
+/// `glBindBufferRange` pattern), not the whole resource table.
+pub const DIRTY_UNIFORM_POINTS: u32 = 1 << 6;
+pub const DIRTY_ALL: u32 = (1 << 7) - 1;
 
 /// `with_gl` for an entry point that changes state in the `dirty` groups.
 pub fn with_gl_dirty<R: Default>(dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {

@@ -8,7 +8,8 @@ use mgpipe::Pipe;
 
 use super::{gl_err, put, slice};
 use crate::context::{
-    with_gl, with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_RESOURCES, DIRTY_VERTEX, MAX_UBO_BINDINGS,
+    with_gl, with_gl_dirty, Buffer, BufferMap, Gl, DIRTY_RESOURCES, DIRTY_UNIFORM_POINTS,
+    DIRTY_VERTEX, MAX_UBO_BINDINGS,
 };
 use crate::runtime::BlockingCause;
 
@@ -280,6 +281,9 @@ fn bind_range(
             offset: if ranged { offset as u64 } else { 0 },
             size: if ranged { size as u64 } else { 0 },
         };
+        // Only this point: the next draw re-resolves the blocks reading it.
+        gl.st.dirty |= DIRTY_UNIFORM_POINTS;
+        gl.st.uniform_points_dirty |= 1 << index;
     } else {
         gl.st.transform_feedback_buffer = name;
         super::log_once("xfb", || {
@@ -290,10 +294,8 @@ fn bind_range(
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindBufferBase(target: u32, index: u32, name: u32) {
-    // Indexed bindings feed uniform blocks (resources), not vertex input.
-    with_gl_dirty(DIRTY_RESOURCES, |gl| {
-        bind_range(gl, target, index, name, 0, 0, false)
-    })
+    // Indexed bindings feed uniform blocks; bind_range marks the point.
+    with_gl(|gl| bind_range(gl, target, index, name, 0, 0, false))
 }
 
 #[no_mangle]
@@ -304,9 +306,7 @@ pub unsafe extern "C" fn glBindBufferRange(
     offset: isize,
     size: isize,
 ) {
-    with_gl_dirty(DIRTY_RESOURCES, |gl| {
-        bind_range(gl, target, index, name, offset as i64, size as i64, true)
-    })
+    with_gl(|gl| bind_range(gl, target, index, name, offset as i64, size as i64, true))
 }
 
 fn valid_usage(u: u32) -> bool {

@@ -761,6 +761,10 @@ impl Gl<'_> {
         let Some(linked) = prog.linked.as_ref() else {
             return;
         };
+        if !self.st.verify_dry {
+            // Every point is resolved below.
+            self.st.uniform_points_dirty = 0;
+        }
         // Uniform blocks: block i reads the GL binding point the program names.
         let blocks = &linked.block_bindings;
         let mut cb = calls::SetConstantBuffers {
@@ -768,18 +772,7 @@ impl Gl<'_> {
             ..Default::default()
         };
         for (i, &bp) in blocks.iter().enumerate().take(16) {
-            let Some(b) = self.st.uniform_bindings.get(bp as usize).copied() else {
-                continue;
-            };
-            if let Some(Some(buf)) = self.sh.buffers.get(&b.buffer) {
-                cb.buffers[i] = buf.handle;
-                cb.offsets[i] = b.offset;
-                cb.sizes[i] = if b.size == 0 {
-                    buf.size.saturating_sub(b.offset)
-                } else {
-                    b.size
-                };
-            }
+            (cb.buffers[i], cb.offsets[i], cb.sizes[i]) = self.constant_buffer_of(bp);
         }
         if !self
             .st
@@ -820,6 +813,70 @@ impl Gl<'_> {
                 }
                 self.st.sent.constant_buffers = Some(cb);
             }
+        }
+    }
+
+    /// What uniform-buffer binding point `bp` gives a block: buffer handle,
+    /// offset, size (a whole-buffer binding reads to the buffer's end; an
+    /// unbound or unknown point reads nothing).
+    fn constant_buffer_of(&self, bp: u32) -> (Handle, u64, u64) {
+        let Some(b) = self.st.uniform_bindings.get(bp as usize) else {
+            return (Handle::NULL, 0, 0);
+        };
+        match self.sh.buffers.get(&b.buffer) {
+            Some(Some(buf)) => {
+                let size = if b.size == 0 {
+                    buf.size.saturating_sub(b.offset)
+                } else {
+                    b.size
+                };
+                (buf.handle, b.offset, size)
+            }
+            _ => (Handle::NULL, 0, 0),
+        }
+    }
+
+    /// DIRTY_UNIFORM_POINTS alone: the program and every other resource are
+    /// as last emitted, so only the blocks reading a re-bound point are
+    /// re-resolved, each change sent as a `set_constant_buffer` delta.
+    fn emit_uniform_points(&mut self) {
+        if self.st.verify_dry || self.st.uniform_points_dirty == 0 {
+            return;
+        }
+        let points = std::mem::take(&mut self.st.uniform_points_dirty);
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get(&self.st.program)
+        else {
+            return;
+        };
+        let Some(linked) = prog.linked.as_ref() else {
+            return;
+        };
+        if self.st.sent.constant_buffers.is_none() {
+            // Nothing emitted for this program yet: the whole table.
+            let pname = self.st.program;
+            return self.emit_uniform_buffers(pname);
+        }
+        for (i, &bp) in linked.block_bindings.iter().enumerate().take(16) {
+            if bp >= 64 || points & (1 << bp) == 0 {
+                continue;
+            }
+            let (buffer, offset, size) = self.constant_buffer_of(bp);
+            let Some(sent) = self.st.sent.constant_buffers.as_mut() else {
+                return;
+            };
+            if (sent.buffers[i], sent.offsets[i], sent.sizes[i]) == (buffer, offset, size) {
+                continue;
+            }
+            let p = calls::SetConstantBuffer {
+                slot: i as u32,
+                buffer,
+                offset,
+                size,
+                ..Default::default()
+            };
+            mgpipe::wire::apply_constant_buffer(sent, &p);
+            self.conn.pipe.set_constant_buffer(&p);
         }
     }
 
@@ -1039,10 +1096,7 @@ impl Gl<'_> {
         };
         let rev = vao.rev;
         let mut ve = calls::CreateVertexElements::default();
-        let mut vb = calls::SetVertexBuffers {
-            count: 16,
-            ..Default::default()
-        };
+        let mut vb = calls::SetVertexBuffers::default();
         for (i, a) in vao.attribs.iter().enumerate() {
             if !a.enabled {
                 continue;
@@ -1065,6 +1119,9 @@ impl Gl<'_> {
                 a.stride
             };
         }
+        // Slots up to the highest enabled attribute: backends bind and
+        // compare only these.
+        vb.count = (u32::BITS - ve.enabled_mask.leading_zeros()).min(16);
         let key = cso_key(&ve);
         let h = match self.st.cso.vertex_elements.get(&key) {
             Some(h) => *h,
@@ -1119,7 +1176,7 @@ impl Gl<'_> {
     fn emit_draw_state(&mut self) -> Result<(), u32> {
         use crate::context::{
             DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE,
-            DIRTY_RESOURCES, DIRTY_VERTEX,
+            DIRTY_RESOURCES, DIRTY_UNIFORM_POINTS, DIRTY_VERTEX,
         };
         let dirty = if self.st.verify_dry {
             DIRTY_ALL
@@ -1137,6 +1194,10 @@ impl Gl<'_> {
         }
         if dirty & (DIRTY_PROGRAM | DIRTY_RESOURCES) != 0 {
             self.emit_program()?;
+        }
+        // After emit_program: a full resolution there leaves no points.
+        if dirty & DIRTY_UNIFORM_POINTS != 0 {
+            self.emit_uniform_points();
         }
         if dirty & DIRTY_VERTEX != 0 {
             self.emit_vertex_input()?;
