@@ -851,3 +851,143 @@ fn bad_input_never_panics() {
     assert_eq!(pixel(&mut b, 0, 0), [0, 255, 0, 255]);
     b.context_destroy(&calls::ContextDestroy { ctx: CTX });
 }
+
+/// A vertex-input CSO: `ve` with one vertex buffer at `offset`, index buffer `ib`.
+fn vertex_input(b: &mut GlesBackend, cso: Handle, ve: Handle, vb: Handle, offset: u64, ib: Handle) {
+    let mut vi: calls::CreateVertexInput = z();
+    vi.cso = cso;
+    vi.elements = ve;
+    vi.index_buffer = ib;
+    vi.count = 1;
+    vi.buffers[0] = vb;
+    vi.offsets[0] = offset;
+    vi.strides[0] = 8;
+    b.create_vertex_input(&vi);
+}
+
+fn colour(b: &mut GlesBackend, sh: Handle, c: [f32; 4]) {
+    b.set_global_constants(
+        &calls::SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&c),
+    );
+}
+
+fn draw_indexed(b: &mut GlesBackend, base_instance: u32) {
+    b.draw(
+        &calls::Draw {
+            mode: GL_TRIANGLES,
+            index_size: 4,
+            count: 3,
+            instance_count: 1,
+            base_instance,
+            ..z()
+        },
+        &[],
+    );
+}
+
+/// The cached VAOs (one per vertex layout, vao_cache.rs): switching
+/// layouts, index buffers that change under one layout, a deleted index
+/// buffer whose GL name the driver may hand to its successor, and the
+/// context-VAO path (base instance) interleaved with cached ones.
+#[test]
+fn cached_vertex_arrays_follow_layouts_and_index_buffers() {
+    let mut b = setup();
+    let sh = Handle::new(1, 1);
+    shader(&mut b, sh, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    // Vertices 0..3 cover the left edge only, 3..6 the right edge only.
+    let pos: [f32; 12] = [
+        -1.0, -1.0, 0.0, -1.0, -1.0, 3.0, //
+        1.0, -1.0, 0.0, -1.0, 1.0, 3.0,
+    ];
+    let vb = Handle::new(50, 1);
+    buffer(&mut b, vb, bytemuck::cast_slice(&pos));
+    let mut ve: calls::CreateVertexElements = z();
+    ve.cso = Handle::new(1, 1);
+    ve.enabled_mask = 1;
+    ve.format[0] = 2 | (GL_FLOAT << 8);
+    b.create_vertex_elements(&ve);
+    let (left, right) = (Handle::new(10, 1), Handle::new(11, 1));
+    vertex_input(&mut b, left, ve.cso, vb, 0, Handle::NULL);
+    vertex_input(&mut b, right, ve.cso, vb, 24, Handle::NULL);
+    let black = [0, 0, 0, 255];
+    let edges = |b: &mut GlesBackend| (pixel(b, 0, 0), pixel(b, 7, 0));
+
+    // Two layouts, switched back and forth.
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    colour(&mut b, sh, [0.0, 1.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: left });
+    draw_arrays(&mut b, 3);
+    assert_eq!(edges(&mut b), ([0, 255, 0, 255], black));
+    colour(&mut b, sh, [1.0, 0.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: right });
+    draw_arrays(&mut b, 3);
+    assert_eq!(edges(&mut b), ([0, 255, 0, 255], [255, 0, 0, 255]));
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    colour(&mut b, sh, [0.0, 0.0, 1.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: left });
+    draw_arrays(&mut b, 3);
+    assert_eq!(edges(&mut b), ([0, 0, 255, 255], black));
+
+    // One layout, two index buffers (one VAO, the element binding per draw).
+    let (ib_left, ib_right) = (Handle::new(60, 1), Handle::new(61, 1));
+    buffer(&mut b, ib_left, bytemuck::cast_slice(&[0u32, 1, 2]));
+    buffer(&mut b, ib_right, bytemuck::cast_slice(&[3u32, 4, 5]));
+    let (vi_l, vi_r) = (Handle::new(12, 1), Handle::new(13, 1));
+    vertex_input(&mut b, vi_l, ve.cso, vb, 0, ib_left);
+    vertex_input(&mut b, vi_r, ve.cso, vb, 0, ib_right);
+    for (cso, want) in [
+        (vi_l, ([0, 0, 255, 255], black)),
+        (vi_r, (black, [0, 0, 255, 255])),
+    ] {
+        clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+        b.bind_vertex_input(&calls::BindVertexInput { cso });
+        draw_indexed(&mut b, 0);
+        assert_eq!(edges(&mut b), want);
+    }
+
+    // Element bindings are per VAO: layout A binds ib_left, layout B (another
+    // vertex buffer) ib_right, then layout A draws with ib_right.
+    let vb2 = Handle::new(51, 1);
+    buffer(&mut b, vb2, bytemuck::cast_slice(&pos));
+    let (a_left, b_right, a_right) = (Handle::new(15, 1), Handle::new(16, 1), Handle::new(17, 1));
+    vertex_input(&mut b, a_left, ve.cso, vb, 0, ib_left);
+    vertex_input(&mut b, b_right, ve.cso, vb2, 0, ib_right);
+    vertex_input(&mut b, a_right, ve.cso, vb, 0, ib_right);
+    for cso in [a_left, b_right] {
+        b.bind_vertex_input(&calls::BindVertexInput { cso });
+        draw_indexed(&mut b, 0);
+    }
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: a_right });
+    draw_indexed(&mut b, 0);
+    assert_eq!(edges(&mut b), (black, [0, 0, 255, 255]));
+
+    // The VAO of layout `vi_l` last had ib_left bound; delete it, make a
+    // new index buffer (the driver may reuse the GL name) and draw that
+    // layout again: the new indices must be the ones read.
+    b.bind_vertex_input(&calls::BindVertexInput { cso: vi_l });
+    draw_indexed(&mut b, 0);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: right });
+    draw_arrays(&mut b, 3);
+    b.resource_destroy(&calls::ResourceDestroy { res: ib_left });
+    let ib_new = Handle::new(62, 1);
+    buffer(&mut b, ib_new, bytemuck::cast_slice(&[3u32, 4, 5]));
+    let vi_new = Handle::new(14, 1);
+    vertex_input(&mut b, vi_new, ve.cso, vb, 0, ib_new);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: vi_new });
+    draw_indexed(&mut b, 0);
+    assert_eq!(edges(&mut b), (black, [0, 0, 255, 255]));
+
+    // Base instance takes the context's VAO; cached draws around it stay right.
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: vi_r });
+    draw_indexed(&mut b, 1);
+    assert_eq!(edges(&mut b), (black, [0, 0, 255, 255]));
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    b.bind_vertex_input(&calls::BindVertexInput { cso: left });
+    draw_arrays(&mut b, 3);
+    assert_eq!(edges(&mut b), ([0, 0, 255, 255], black));
+    assert_no_gl_errors(&b);
+}
