@@ -15,7 +15,8 @@ use mgpipe::pixels as mp;
 use mgpipe::{Handle, Pipe};
 
 use super::log_once;
-use crate::context::{with_gl, Gl, PixelStore};
+use super::validate::{has_depth, has_stencil};
+use crate::context::{with_gl, Gl, PixelStore, MAX_DRAW_BUFFERS};
 use crate::runtime::BlockingCause;
 
 /// Whether `format` is a pixel format of the transfer commands: GL 4.6 core
@@ -468,26 +469,250 @@ pub unsafe extern "C" fn glReadPixels(
     data: *mut c_void,
 ) {
     let r = with_gl(|gl| read_pixels(gl, x, y, width, height, format, ty, data as usize));
-    if let Some((ps, bpp, tight)) = r {
-        // SAFETY: the application promises a writable image under its pack state.
+    if let Some(r) = r {
+        // SAFETY: the application promises a writable image under its pack
+        // state; `r.dst` and `r.store` describe the part of it inside the
+        // read framebuffer (`clipped_layout`), which lies within that image.
         unsafe {
             pack(
-                &ps,
-                width as u32,
-                height as u32,
-                bpp,
-                &tight,
-                data as *mut u8,
+                &r.store,
+                r.width,
+                r.height,
+                r.bpp,
+                &r.tight,
+                r.dst as *mut u8,
             )
         };
-        keep_readback(tight);
+        keep_readback(r.tight);
     }
 }
 
-/// What glReadPixels hands back for client memory: the pack state, bytes
-/// per pixel and the tight rows (None: an error, a pack buffer, or nothing
-/// to write).
-type ReadResult = Option<(PixelStore, usize, Vec<u8>)>;
+/// What glReadPixels hands back for client memory: the rows read (tight,
+/// bottom row first) of the part of the rectangle inside the read
+/// framebuffer, and where they go.
+struct ClientPack {
+    /// Address of the first pixel of the part read.
+    dst: usize,
+    /// A pack state that lays out `width` x `height` pixels from `dst`
+    /// with the rows of the application's image ([`clipped_layout`]).
+    store: PixelStore,
+    width: u32,
+    height: u32,
+    bpp: usize,
+    tight: Vec<u8>,
+}
+
+/// None: an error, a pack buffer, or nothing to write.
+type ReadResult = Option<ClientPack>;
+
+/// The read framebuffer as glReadPixels' errors and clipping see it.
+#[derive(Debug, Clone, Copy)]
+struct ReadFramebuffer {
+    /// Its size: pixels outside [0, width) x [0, height) are not read. For
+    /// a framebuffer object, the smallest attachment's size (the size the
+    /// frontend gives its draws; Mesa clips reads to the same).
+    width: u32,
+    height: u32,
+    /// Internal format of the colour buffer READ_BUFFER selects; None when
+    /// it is NONE (or the default framebuffer has no colour buffer).
+    color: Option<u32>,
+    depth: bool,
+    stencil: bool,
+    /// SAMPLE_BUFFERS > 0 of a framebuffer object (a complete one has one
+    /// sample count across its attachments). The default framebuffer's
+    /// samples are resolved by a read, never an error.
+    multisampled: bool,
+}
+
+/// The read framebuffer's size, buffers and formats, or
+/// INVALID_FRAMEBUFFER_OPERATION when it is not complete (the rule
+/// `Gl::emit_read_surface` applies; checked here first so that the error
+/// order stays INVALID_ENUM, then INVALID_FRAMEBUFFER_OPERATION, then
+/// INVALID_OPERATION, and nothing is emitted for a failing call).
+fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
+    let name = gl.st.read_fbo;
+    if name == 0 {
+        // The default framebuffer: formats from the EGL config behind the
+        // surface (what GL_DEPTH_BITS and friends report).
+        let Some(s) = gl.st.read_surface.as_ref() else {
+            return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
+        };
+        let (width, height) = s.size();
+        let ds = s.desc.depth_stencil_format;
+        let color = (gl.st.default_read_buffer != glow::NONE && s.desc.color_format != 0)
+            .then_some(s.desc.color_format);
+        return Ok(ReadFramebuffer {
+            width,
+            height,
+            color,
+            depth: has_depth(ds),
+            stencil: has_stencil(ds),
+            multisampled: false,
+        });
+    }
+    if gl.framebuffer_status(name) != glow::FRAMEBUFFER_COMPLETE {
+        return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
+    }
+    let Some(Some(fb)) = gl.st.fbos.get(&name) else {
+        return Err(glow::INVALID_FRAMEBUFFER_OPERATION);
+    };
+    let rb = fb.read_buffer;
+    let i = rb.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
+    let color = if rb != glow::NONE && i < MAX_DRAW_BUFFERS {
+        gl.resolve_attachment(&fb.color[i]).map(|r| r.format)
+    } else {
+        None
+    };
+    let depth = gl.resolve_attachment(&fb.depth);
+    let stencil = gl.resolve_attachment(&fb.stencil);
+    let multisampled = fb
+        .color
+        .iter()
+        .chain([&fb.depth, &fb.stencil])
+        .filter_map(|a| gl.resolve_attachment(a))
+        .any(|r| r.samples > 0);
+    let (width, height) = gl.framebuffer_size(name, false);
+    Ok(ReadFramebuffer {
+        width,
+        height,
+        color,
+        depth: depth.is_some_and(|r| has_depth(r.format)),
+        stencil: stencil.is_some_and(|r| has_stencil(r.format)),
+        multisampled,
+    })
+}
+
+/// GL 3.3 core §4.3.1's INVALID_OPERATION rules on the source of a read of
+/// `format` (a format [`pixel_pair`] accepted):
+///
+/// * the read framebuffer is a multisampled framebuffer object;
+/// * DEPTH_COMPONENT without a depth buffer, STENCIL_INDEX without a
+///   stencil buffer, DEPTH_STENCIL without both;
+/// * a colour format with no colour read buffer (READ_BUFFER NONE): no
+///   buffer to obtain values from, as for depth and stencil (Mesa's
+///   desktop check raises the same);
+/// * an integer format (…_INTEGER) from a colour buffer that is not
+///   integer, or a non-integer format from an integer one. Desktop GL has
+///   no signed/unsigned rule (an INT buffer may be read as UNSIGNED_INT and
+///   the reverse, with clamping); that restriction is OpenGL ES 3.0's.
+fn source_error(fb: &ReadFramebuffer, format: u32) -> Option<u32> {
+    if fb.multisampled {
+        return Some(glow::INVALID_OPERATION);
+    }
+    let present = match format {
+        glow::DEPTH_COMPONENT => fb.depth,
+        glow::STENCIL_INDEX => fb.stencil,
+        glow::DEPTH_STENCIL => fb.depth && fb.stencil,
+        _ => {
+            let Some(color) = fb.color else {
+                return Some(glow::INVALID_OPERATION);
+            };
+            let buffer_integer = matches!(
+                super::framebuffers::format_component_type(color),
+                glow::INT | glow::UNSIGNED_INT
+            );
+            // `channels` knows every colour format pixel_pair accepts.
+            let format_integer = mp::channels(format).is_some_and(|(_, int)| int);
+            buffer_integer == format_integer
+        }
+    };
+    (!present).then_some(glow::INVALID_OPERATION)
+}
+
+/// The part of a read rectangle that lies inside the read framebuffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Clip {
+    /// Framebuffer coordinates of its lower-left pixel.
+    x: i32,
+    y: i32,
+    /// Its size, never 0.
+    width: u32,
+    height: u32,
+    /// Where it starts inside the application's rectangle: pixels from the
+    /// left, rows from the bottom.
+    skip_pixels: u32,
+    skip_rows: u32,
+}
+
+/// The part of [start, start + len) inside [0, size): (start, length,
+/// offset from `start`), None when empty. In i64: no i32 or u32 overflow.
+fn clip_span(start: i32, len: u32, size: u32) -> Option<(i32, u32, u32)> {
+    let s = i64::from(start);
+    let lo = s.max(0);
+    let hi = (s + i64::from(len)).min(i64::from(size));
+    if hi <= lo {
+        return None;
+    }
+    // lo is 0 or `start` (an i32); the length and the offset are at most
+    // `len` (a u32): the conversions cannot fail.
+    Some((
+        i32::try_from(lo).ok()?,
+        u32::try_from(hi - lo).ok()?,
+        u32::try_from(lo - s).ok()?,
+    ))
+}
+
+/// The intersection of the rectangle [x, x + width) x [y, y + height) with
+/// a `fb_width` x `fb_height` framebuffer; None when they do not meet.
+fn clip_rect(
+    x: i32,
+    y: i32,
+    width: u32,
+    height: u32,
+    fb_width: u32,
+    fb_height: u32,
+) -> Option<Clip> {
+    let (cx, cw, sp) = clip_span(x, width, fb_width)?;
+    let (cy, ch, sr) = clip_span(y, height, fb_height)?;
+    Some(Clip {
+        x: cx,
+        y: cy,
+        width: cw,
+        height: ch,
+        skip_pixels: sp,
+        skip_rows: sr,
+    })
+}
+
+/// Where the clipped part `c` of a `width` x `height` pack under `ps`
+/// lands: the byte offset of its first pixel from the start of the
+/// application's image, and a pack state that lays `c.width` x `c.height`
+/// pixels out from there with the image's own rows (the same row length
+/// and alignment, hence the same row stride; nothing skipped). Everything
+/// it touches lies inside the image's layout. None when that layout does
+/// not fit the address space.
+fn clipped_layout(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    bpp: usize,
+    c: &Clip,
+) -> Option<(usize, PixelStore)> {
+    let l = client_layout(ps, width as usize, height as usize, bpp);
+    l.end(height as usize, 1)?;
+    let offset = l
+        .skip
+        .checked_add((c.skip_rows as usize).checked_mul(l.row_stride)?)?
+        .checked_add((c.skip_pixels as usize).checked_mul(bpp)?)?;
+    let row_length = if ps.row_length > 0 {
+        ps.row_length
+    } else {
+        // `width` came from a non-negative GLsizei.
+        i32::try_from(width).ok()?
+    };
+    let store = PixelStore {
+        row_length,
+        image_height: 0,
+        skip_pixels: 0,
+        skip_rows: 0,
+        skip_images: 0,
+        alignment: ps.alignment,
+        // Applied to the tight rows before they are scattered.
+        swap_bytes: false,
+        lsb_first: ps.lsb_first,
+    };
+    Some((offset, store))
+}
 
 #[allow(clippy::too_many_arguments)]
 fn read_pixels(
@@ -504,24 +729,42 @@ fn read_pixels(
         gl.st.set_error(glow::INVALID_VALUE);
         return None;
     }
-    let bpp = match pixel_pair(format, ty) {
+    // Error order: INVALID_ENUM (the pair), INVALID_FRAMEBUFFER_OPERATION,
+    // then the INVALID_OPERATION rules (the pair's, the source's, the pack
+    // buffer's).
+    let pair = pixel_pair(format, ty);
+    if pair == Err(glow::INVALID_ENUM) {
+        gl.st.set_error(glow::INVALID_ENUM);
+        return None;
+    }
+    let fb = match read_framebuffer(gl) {
+        Ok(fb) => fb,
+        Err(e) => {
+            gl.st.set_error(e);
+            return None;
+        }
+    };
+    let bpp = match pair {
         Ok(b) => b,
         Err(e) => {
             gl.st.set_error(e);
             return None;
         }
     };
-    if let Err(e) = gl.emit_read_surface() {
+    if let Some(e) = source_error(&fb, format) {
         gl.st.set_error(e);
         return None;
     }
     if width == 0 || height == 0 {
         return None;
     }
+    let (w, h) = (width as u32, height as u32);
     let ps = gl.st.pack;
-    // The pack buffer's errors come before anything is read.
+    // The pack buffer's errors come before anything is read, and are about
+    // the whole rectangle: GL packs every pixel of it, those outside the
+    // framebuffer with undefined values.
     let pbo = if gl.st.pixel_pack_buffer != 0 {
-        match pack_buffer(gl, &ps, width as u32, height as u32, 1, bpp, ty, pbo_offset) {
+        match pack_buffer(gl, &ps, w, h, 1, bpp, ty, pbo_offset) {
             Ok(Some(t)) => Some(t),
             Ok(None) => return None,
             Err(e) => {
@@ -535,50 +778,73 @@ fn read_pixels(
     } else {
         None
     };
-    // Tight rows come back in bands of whole rows no larger than one reply.
-    let row_bytes = width as usize * bpp;
-    let Some(total) = row_bytes.checked_mul(height as usize) else {
-        // More than the address space: no application memory holds it.
+    // Only the pixels inside the read framebuffer are read and written;
+    // those outside keep what the application's memory held (GL leaves
+    // them undefined). A rectangle wholly outside reads nothing.
+    let clip = clip_rect(x, y, w, h, fb.width, fb.height)?;
+    // Where the part read lands: an offset into the pack buffer's checked
+    // range, or an address in the application's image.
+    let placed = clipped_layout(&ps, w, h, bpp, &clip).and_then(|(offset, store)| {
+        let dst = if pbo.is_some() {
+            offset
+        } else {
+            pbo_offset.checked_add(offset)?
+        };
+        Some((offset, dst, store))
+    });
+    let Some((offset, dst, store)) = placed else {
+        // The image's layout is past the address space: no application
+        // memory holds it (a pack buffer's was refused above).
         gl.st.set_error(glow::OUT_OF_MEMORY);
         return None;
     };
+    if let Err(e) = gl.emit_read_surface() {
+        // Not reached: read_framebuffer checked the same completeness.
+        gl.st.set_error(e);
+        return None;
+    }
+    // At most the framebuffer's width of pixels; saturating, a row no
+    // memory holds fails `read_bands`' reservation (GL_OUT_OF_MEMORY).
+    let row_bytes = (clip.width as usize).saturating_mul(bpp);
     let rows_per_band = (gl.conn.max_reply / row_bytes.max(1)).max(1);
-    // When the client's layout is tight rows (the usual RGBA8 read of a
-    // whole target), the answer goes straight into its memory: applied in
-    // place in monolith, copied once out of REPLY in the ring transports.
+    let sub = client_layout(&store, clip.width as usize, clip.height as usize, bpp);
+    // When the part read is tight rows in the client's layout (the usual
+    // RGBA8 read of a whole target, or a single row), the answer goes
+    // straight into its memory: applied in place in monolith, copied once
+    // out of REPLY in the ring transports.
     let mut counted = false;
-    let layout = client_layout(&ps, width as usize, height as usize, bpp);
-    if pbo.is_none()
-        && !ps.swap_bytes
-        && layout.skip == 0
-        && layout.row_stride == row_bytes
-        && rows_per_band >= height as usize
-    {
-        gl.conn.blocking(BlockingCause::ReadPixels);
-        counted = true;
-        let p = calls::ReadPixels {
-            x,
-            y,
-            width: width as u32,
-            height: height as u32,
-            format,
-            r#type: ty,
-        };
-        // SAFETY: the application promises a writable image under its pack
-        // state, which here is exactly `height` tight rows of `row_bytes`.
-        let dst = unsafe { std::slice::from_raw_parts_mut(pbo_offset as *mut u8, total) };
-        if gl.conn.pipe.read_pixels_into(&p, dst) {
-            return None;
+    let total = row_bytes.checked_mul(clip.height as usize);
+    if let (None, Some(total)) = (pbo, total) {
+        // One row is tight whatever the stride.
+        let tight = sub.row_stride == row_bytes || clip.height == 1;
+        if !ps.swap_bytes && tight && rows_per_band >= clip.height as usize {
+            gl.conn.blocking(BlockingCause::ReadPixels);
+            counted = true;
+            let p = calls::ReadPixels {
+                x: clip.x,
+                y: clip.y,
+                width: clip.width,
+                height: clip.height,
+                format,
+                r#type: ty,
+            };
+            // SAFETY: the application promises a writable image under its
+            // pack state; `clipped_layout` places these `height` tight rows
+            // of `row_bytes` inside it.
+            let dst = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, total) };
+            if gl.conn.pipe.read_pixels_into(&p, dst) {
+                return None;
+            }
         }
     }
     // The previous call's buffer: a single band reads over its old bytes.
     let mut reply = take_readback();
     if !read_bands(
         gl,
-        x,
-        y,
-        width as u32,
-        height as u32,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
         format,
         ty,
         row_bytes,
@@ -592,12 +858,29 @@ fn read_pixels(
         swap_bytes(&mut reply, ty);
     }
     if let Some(target) = pbo {
-        // Pack into a buffer object: scatter into a shadow of the touched range.
-        write_pack_buffer(gl, target, &ps, width as u32, height as u32, 1, bpp, &reply);
+        // Pack into a buffer object: scatter into a shadow of the range the
+        // part read touches (inside the range `pack_buffer` checked).
+        let Some(end) = sub.end(clip.height as usize, 1) else {
+            keep_readback(reply);
+            return None;
+        };
+        let part = PackBuffer {
+            handle: target.handle,
+            offset: target.offset.saturating_add(offset as u64),
+            end,
+        };
+        write_pack_buffer(gl, part, &store, clip.width, clip.height, 1, bpp, &reply);
         keep_readback(reply);
         return None;
     }
-    Some((ps, bpp, reply))
+    Some(ClientPack {
+        dst,
+        store,
+        width: clip.width,
+        height: clip.height,
+        bpp,
+        tight: reply,
+    })
 }
 
 /// Check (format, type) for uploads, raising GL's error for a refused pair;
@@ -855,5 +1138,113 @@ mod tests {
         let mut b = vec![1u8, 2, 3, 4];
         swap_bytes(&mut b, glow::UNSIGNED_INT_8_8_8_8);
         assert_eq!(b, [4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn clip_spans_stay_in_range() {
+        // Inside, half outside on either side, wholly outside, empty.
+        assert_eq!(clip_span(2, 3, 8), Some((2, 3, 0)));
+        assert_eq!(clip_span(-3, 6, 8), Some((0, 3, 3)));
+        assert_eq!(clip_span(6, 6, 8), Some((6, 2, 0)));
+        assert_eq!(clip_span(-3, 20, 8), Some((0, 8, 3)));
+        assert_eq!(clip_span(8, 4, 8), None);
+        assert_eq!(clip_span(-4, 4, 8), None);
+        assert_eq!(clip_span(0, 0, 8), None);
+        assert_eq!(clip_span(0, 4, 0), None);
+        // Extremes: no i32/u32 overflow, nothing outside [0, size).
+        assert_eq!(clip_span(i32::MIN, u32::MAX, 8), Some((0, 8, 1 << 31)));
+        assert_eq!(clip_span(i32::MIN, i32::MAX as u32, 8), None);
+        assert_eq!(
+            clip_span(i32::MIN, u32::MAX, u32::MAX),
+            Some((0, i32::MAX as u32, 1 << 31))
+        );
+        assert_eq!(clip_span(i32::MAX, u32::MAX, 8), None);
+        assert_eq!(
+            clip_span(-(1 << 30), i32::MAX as u32, 8),
+            Some((0, 8, 1 << 30))
+        );
+        let c = clip_rect(-3, 5, 6, 6, 8, 8).unwrap();
+        assert_eq!(
+            c,
+            Clip {
+                x: 0,
+                y: 5,
+                width: 3,
+                height: 3,
+                skip_pixels: 3,
+                skip_rows: 0
+            }
+        );
+        assert_eq!(clip_rect(-3, 9, 6, 6, 8, 8), None);
+    }
+
+    /// The clipped part lands where the full image's pixels would, under
+    /// any pack state, and never past the full image's end.
+    #[test]
+    fn clipped_layout_places_the_part_inside_the_image() {
+        let states = [
+            store(),
+            PixelStore::default(),
+            PixelStore {
+                row_length: 11,
+                skip_pixels: 2,
+                skip_rows: 1,
+                alignment: 8,
+                ..PixelStore::default()
+            },
+        ];
+        let (w, h, bpp) = (6u32, 5u32, 3usize);
+        for ps in states {
+            let full = client_layout(&ps, w as usize, h as usize, bpp);
+            let end = full.end(h as usize, 1).unwrap();
+            for (x, y) in [(-3, -2), (4, 1), (0, 0), (-1, 3)] {
+                let Some(c) = clip_rect(x, y, w, h, 5, 4) else {
+                    continue;
+                };
+                let (off, sub_ps) = clipped_layout(&ps, w, h, bpp, &c).unwrap();
+                let sub = client_layout(&sub_ps, c.width as usize, c.height as usize, bpp);
+                assert_eq!(sub.row_stride, full.row_stride);
+                assert!(off + sub.end(c.height as usize, 1).unwrap() <= end);
+                // Scatter the part's pixels, numbered by their place in the
+                // full rectangle, and check each sits where the full
+                // layout puts that pixel.
+                let mut tight = Vec::new();
+                for r in 0..c.height {
+                    for p in 0..c.width {
+                        let n = ((c.skip_rows + r) * w + c.skip_pixels + p) as u8;
+                        tight.extend_from_slice(&[n; 3]);
+                    }
+                }
+                let mut dst = vec![0xEEu8; end];
+                // SAFETY: `dst` holds the full image; the part is inside it.
+                unsafe {
+                    pack(
+                        &sub_ps,
+                        c.width,
+                        c.height,
+                        bpp,
+                        &tight,
+                        dst.as_mut_ptr().add(off),
+                    )
+                };
+                let mut want = vec![0xEEu8; end];
+                for r in 0..c.height {
+                    for p in 0..c.width {
+                        let (fr, fp) = ((c.skip_rows + r) as usize, (c.skip_pixels + p) as usize);
+                        let at = full.skip + fr * full.row_stride + fp * bpp;
+                        want[at..at + 3].fill((fr as u32 * w + fp as u32) as u8);
+                    }
+                }
+                assert_eq!(dst, want, "{ps:?} at ({x}, {y})");
+            }
+        }
+        // A layout past the address space places nothing.
+        let hostile = PixelStore {
+            skip_rows: i32::MAX,
+            row_length: i32::MAX,
+            ..PixelStore::default()
+        };
+        let c = clip_rect(0, 0, 4, 4, 8, 8).unwrap();
+        assert!(clipped_layout(&hostile, 4, 4, 16, &c).is_none());
     }
 }
