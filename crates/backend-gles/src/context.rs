@@ -2423,6 +2423,27 @@ impl Context for GlesBackend {
             reply.resize(total, 0);
             return;
         };
+        // GLES 3.2 reads colour only, and a read surface without a colour
+        // buffer (READ_BUFFER NONE) has none to read: drivers differ in how
+        // such a read fails (Mesa's GLES crashes), so nothing is asked.
+        let colour_format = !matches!(
+            p.format,
+            glow::DEPTH_COMPONENT | glow::STENCIL_INDEX | glow::DEPTH_STENCIL
+        );
+        let has_colour = cx.ctx.read_default
+            || cx
+                .ctx
+                .read_desc
+                .is_some_and(|d| cx.scr.resources.get(d.color).is_some());
+        if !colour_format || !has_colour {
+            reply.resize(total, 0);
+            warn!(
+                format = p.format,
+                has_colour,
+                "read_pixels: depth/stencil reads are not available on GLES (or no colour buffer to read), zeros returned"
+            );
+            return;
+        }
         cx.bind_read();
         cx.tight_pack();
         let gl = cx.gl;
