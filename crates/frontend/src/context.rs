@@ -425,6 +425,32 @@ impl Default for PixelStore {
     }
 }
 
+/// Per shader CSO, the version of its default-uniform block last sent.
+/// The bound program's entry sits outside the map: a draw after a uniform
+/// change (every vanilla draw) updates it without hashing.
+#[derive(Debug, Default)]
+pub struct GlobalVersions {
+    last: Option<(Handle, u64)>,
+    rest: HashMap<Handle, u64>,
+}
+
+impl GlobalVersions {
+    pub fn get(&self, cso: Handle) -> Option<u64> {
+        match self.last {
+            Some((h, v)) if h == cso => Some(v),
+            _ => self.rest.get(&cso).copied(),
+        }
+    }
+
+    pub fn set(&mut self, cso: Handle, v: u64) {
+        if let Some((h, old)) = self.last.replace((cso, v)) {
+            if h != cso {
+                self.rest.insert(h, old);
+            }
+        }
+    }
+}
+
 /// What was last sent on this context, for compare-based dirty tracking.
 #[derive(Debug, Default)]
 pub struct Sent {
@@ -437,7 +463,7 @@ pub struct Sent {
     pub polygon_offset: Option<calls::SetPolygonOffset>,
     pub line_width: Option<calls::SetLineWidth>,
     pub shader: Handle,
-    pub global_version: HashMap<Handle, u64>,
+    pub global_version: GlobalVersions,
     pub vertex_elements: Handle,
     pub vertex_buffers: Option<calls::SetVertexBuffers>,
     pub index_buffer: Option<Handle>,

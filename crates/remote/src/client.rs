@@ -71,6 +71,8 @@ pub(crate) struct RingLink {
     stage_publish_at: u64,
     published: u64,
     stage_head: u64,
+    /// `stage_head % stage_cap`, kept like `head_off`.
+    stage_head_off: u64,
     stage_published: u64,
     reply_seq: u32,
     event_tail: u64,
@@ -111,6 +113,8 @@ impl RingLink {
             stage_publish_at: (l.stage as u64 / PUBLISH_FRACTION).min(STAGE_PUBLISH_MAX),
             published: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
             stage_head: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
+            stage_head_off: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire)
+                % (l.stage as u64).max(1),
             stage_published: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
             reply_seq: 0,
             event_tail: word!(seg.event, u64, E_TAIL).load(Acquire),
@@ -309,6 +313,7 @@ impl RingLink {
         }
         self.seg.stage.write((pos % cap) as usize, blob);
         self.stage_head = pos + len;
+        self.stage_head_off = self.stage_head % cap;
         Some(pos)
     }
 
@@ -386,6 +391,48 @@ impl RingLink {
             if self.head - self.published >= self.cmd_publish_at {
                 self.publish();
             }
+            return;
+        }
+        // Second fast path, a small blob (a uniform block, a small upload):
+        // it fits before STAGE's end in the room last seen, and STAGE is
+        // not due for a rewind (`stage_blob` decides those).
+        let blen = blob.len() as u64;
+        let soff = self.stage_head_off;
+        if !blob.is_empty()
+            && blen < STAGE_REWIND_MIN
+            && !self.stage_drained
+            && self.lost.is_none()
+            && off + len <= self.cmd_cap
+            && self.head + len <= self.cmd_tail_seen.saturating_add(self.cmd_cap)
+            && soff + blen <= self.stage_cap
+            && self.stage_head + blen <= self.stage_tail_seen.saturating_add(self.stage_cap)
+        {
+            let pos = self.stage_head;
+            self.seg.stage.write(soff as usize, blob);
+            self.stage_head = pos + blen;
+            self.stage_head_off = if soff + blen == self.stage_cap {
+                0
+            } else {
+                soff + blen
+            };
+            self.write_record(
+                CTRL_SIZE + off as usize,
+                len as usize,
+                opcode,
+                payload,
+                reply_slot,
+                pos,
+                blen,
+            );
+            self.head += len;
+            self.head_off = if off + len == self.cmd_cap {
+                0
+            } else {
+                off + len
+            };
+            self.stats.records += 1;
+            self.stats.bytes += len + blen;
+            self.maybe_publish();
             return;
         }
         self.push_slow(opcode, payload, blob, reply_slot);

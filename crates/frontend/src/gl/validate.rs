@@ -596,7 +596,7 @@ impl Gl<'_> {
         }
         if linked.prog.global_block.is_some() {
             let v = linked.scratch_version;
-            if self.st.sent.global_version.get(&cso) != Some(&v) {
+            if self.st.sent.global_version.get(cso) != Some(v) {
                 if self.st.verify_dry {
                     self.st
                         .diverged("set_global_constants", Some("scratch version"));
@@ -605,7 +605,7 @@ impl Gl<'_> {
                         &calls::SetGlobalConstants { shader: cso },
                         &linked.scratch,
                     );
-                    self.st.sent.global_version.insert(cso, v);
+                    self.st.sent.global_version.set(cso, v);
                 }
             }
         }
