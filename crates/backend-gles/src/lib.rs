@@ -19,7 +19,8 @@
 //!
 //! Knobs: `MOBILEGL_NATIVE_EGL` (path of the native EGL),
 //! `MOBILEGL_GLES_CHECK=1|0` (glGetError after every applied call; default
-//! on in debug builds, off in release).
+//! on in debug builds, off in release), `MOBILEGL_GLES_VAO_CACHE=1|0` (one
+//! native VAO per vertex layout, `vao_cache.rs`; default on).
 
 mod context;
 mod egl;
@@ -304,6 +305,19 @@ pub struct GlesBackend {
     pub(crate) egl: egl::Egl,
 }
 
+/// A `1|0` knob; unset gives `default`, anything else is refused by name.
+fn bool_knob(knob: &'static str, default: bool) -> Result<bool, GlesError> {
+    match std::env::var(knob).as_deref() {
+        Ok("1") => Ok(true),
+        Ok("0") => Ok(false),
+        Ok(other) => Err(GlesError::BadKnob {
+            knob,
+            value: other.to_string(),
+        }),
+        Err(_) => Ok(default),
+    }
+}
+
 impl GlesBackend {
     /// Open the native EGL named by `MOBILEGL_NATIVE_EGL` (default
     /// [`DEFAULT_NATIVE_EGL`]).
@@ -315,17 +329,8 @@ impl GlesBackend {
 
     /// Open the native EGL at `path` (loaded isolated, see the crate doc).
     pub fn open(path: &str) -> Result<GlesBackend, GlesError> {
-        let check_errors = match std::env::var("MOBILEGL_GLES_CHECK").as_deref() {
-            Ok("1") => true,
-            Ok("0") => false,
-            Ok(other) => {
-                return Err(GlesError::BadKnob {
-                    knob: "MOBILEGL_GLES_CHECK",
-                    value: other.to_string(),
-                })
-            }
-            Err(_) => cfg!(debug_assertions),
-        };
+        let check_errors = bool_knob("MOBILEGL_GLES_CHECK", cfg!(debug_assertions))?;
+        let vao_cache = bool_knob("MOBILEGL_GLES_VAO_CACHE", true)?;
         let egl = egl::Egl::load(path)?;
         // SAFETY: the root context is current on this thread (Egl::load made
         // it so); the loader hands out the native driver's entry points.
@@ -357,7 +362,7 @@ impl GlesBackend {
                 max_units: gl
                     .get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS)
                     .clamp(1, 32) as usize,
-                vao_cache: std::env::var("MOBILEGL_GLES_VAO_CACHE").as_deref() != Ok("0"),
+                vao_cache,
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack
