@@ -11,7 +11,7 @@
 use std::ffi::c_void;
 
 mod common;
-use common::{make_context, pattern};
+use common::{expect_error, make_context, no_gl_error, pattern};
 use mobilegl::gl::{buffers, framebuffers, pixels, queries, state, textures};
 
 /// The default REPLY area; every "large" image below is bigger.
@@ -27,22 +27,6 @@ fn assert_same(what: &str, got: &[u8], want: &[u8]) {
             want[i]
         );
     }
-}
-
-fn gl_error() -> u32 {
-    // SAFETY: a context is current.
-    unsafe { state::glGetError() }
-}
-
-fn no_gl_error(what: &str) {
-    let e = gl_error();
-    assert_eq!(e, glow::NO_ERROR, "{what}: GL error {e:#x}");
-}
-
-fn expect_error(what: &str, want: u32) {
-    let e = gl_error();
-    assert_eq!(e, want, "{what}: GL error {e:#x}, want {want:#x}");
-    no_gl_error(what);
 }
 
 unsafe fn new_texture(target: u32) -> u32 {

@@ -14,29 +14,13 @@
 use std::ffi::c_void;
 
 mod common;
-use common::{make_context, pattern};
+use common::{expect_error, gl_error, make_context, no_gl_error, pattern};
 use mobilegl::gl::{buffers, framebuffers, get, pixels, state, textures};
 
 /// Side of the small framebuffers below.
 const FB: i32 = 8;
 /// The byte every sentinel buffer starts with.
 const SENTINEL: u8 = 0xEE;
-
-fn gl_error() -> u32 {
-    // SAFETY: a context is current.
-    unsafe { state::glGetError() }
-}
-
-fn no_gl_error(what: &str) {
-    let e = gl_error();
-    assert_eq!(e, glow::NO_ERROR, "{what}: GL error {e:#x}");
-}
-
-fn expect_error(what: &str, want: u32) {
-    let e = gl_error();
-    assert_eq!(e, want, "{what}: GL error {e:#x}, want {want:#x}");
-    no_gl_error(what);
-}
 
 fn assert_same(what: &str, got: &[u8], want: &[u8]) {
     assert_eq!(got.len(), want.len(), "{what}: length");
@@ -662,12 +646,7 @@ unsafe fn clipped_pack_buffer() {
             set_pack(c.pack);
             let size = OFFSET + c.size() + 7;
             let before = pattern(size, 0x6000 + n as u32);
-            buffers::glBufferData(
-                glow::PIXEL_PACK_BUFFER,
-                size as isize,
-                before.as_ptr() as *const c_void,
-                glow::STREAM_READ,
-            );
+            pack_buffer_data(&before);
             pixels::glReadPixels(
                 c.x,
                 c.y,
@@ -678,14 +657,7 @@ unsafe fn clipped_pack_buffer() {
                 OFFSET as *mut c_void,
             );
             no_gl_error(&format!("pack buffer {c:?}"));
-            let mut got = vec![0u8; size];
-            buffers::glGetBufferSubData(
-                glow::PIXEL_PACK_BUFFER,
-                0,
-                size as isize,
-                got.as_mut_ptr() as *mut c_void,
-            );
-            no_gl_error("glGetBufferSubData");
+            let got = pack_buffer_contents(size);
             let mut want = before[..OFFSET].to_vec();
             want.extend(c.expect(&before[OFFSET..OFFSET + c.size()], &image));
             want.extend_from_slice(&before[OFFSET + c.size()..]);
@@ -700,12 +672,7 @@ unsafe fn clipped_pack_buffer() {
         let inside = 3 * 3 * 4;
         let before = pattern(c.size() - 1, 0x6100);
         assert!(before.len() > inside);
-        buffers::glBufferData(
-            glow::PIXEL_PACK_BUFFER,
-            before.len() as isize,
-            before.as_ptr() as *const c_void,
-            glow::STREAM_READ,
-        );
+        pack_buffer_data(&before);
         pixels::glReadPixels(
             c.x,
             c.y,
@@ -728,13 +695,7 @@ unsafe fn clipped_pack_buffer() {
             std::ptr::null_mut(),
         );
         expect_error("pack buffer, huge rectangle", glow::INVALID_OPERATION);
-        let mut got = vec![0u8; before.len()];
-        buffers::glGetBufferSubData(
-            glow::PIXEL_PACK_BUFFER,
-            0,
-            got.len() as isize,
-            got.as_mut_ptr() as *mut c_void,
-        );
+        let got = pack_buffer_contents(before.len());
         assert_same("refused pack buffer", &got, &before);
 
         buffers::glBindBuffer(glow::PIXEL_PACK_BUFFER, 0);
@@ -840,4 +801,33 @@ fn read_pixels_errors_and_clipping() {
         state::glFinish();
         no_gl_error("end");
     }
+}
+
+/// Respecify the bound PIXEL_PACK_BUFFER with `data`.
+unsafe fn pack_buffer_data(data: &[u8]) {
+    // SAFETY: a context is current; `data` is readable for its length.
+    unsafe {
+        buffers::glBufferData(
+            glow::PIXEL_PACK_BUFFER,
+            data.len() as isize,
+            data.as_ptr() as *const c_void,
+            glow::STREAM_READ,
+        )
+    };
+}
+
+/// The first `len` bytes of the bound PIXEL_PACK_BUFFER.
+unsafe fn pack_buffer_contents(len: usize) -> Vec<u8> {
+    let mut got = vec![0u8; len];
+    // SAFETY: a context is current; `got` is writable for `len` bytes.
+    unsafe {
+        buffers::glGetBufferSubData(
+            glow::PIXEL_PACK_BUFFER,
+            0,
+            len as isize,
+            got.as_mut_ptr() as *mut c_void,
+        )
+    };
+    no_gl_error("glGetBufferSubData");
+    got
 }

@@ -358,82 +358,68 @@ impl RingLink {
         }
     }
 
+    /// STAGE position of `blob` written on the fast path: empty, or small
+    /// (under `STAGE_REWIND_MIN`), fitting before STAGE's end in the room
+    /// last seen, with no rewind due (`stage_blob` decides those). None:
+    /// take `stage_blob`.
+    #[inline]
+    fn stage_small_blob(&mut self, blob: &[u8]) -> Option<u64> {
+        let pos = self.stage_head;
+        if blob.is_empty() {
+            return Some(pos);
+        }
+        let (blen, soff) = (blob.len() as u64, self.stage_head_off);
+        if blen >= STAGE_REWIND_MIN
+            || self.stage_drained
+            || soff + blen > self.stage_cap
+            || pos + blen > self.stage_tail_seen.saturating_add(self.stage_cap)
+        {
+            return None;
+        }
+        self.seg.stage.write(soff as usize, blob);
+        self.stage_head = pos + blen;
+        self.stage_head_off = if soff + blen == self.stage_cap {
+            0
+        } else {
+            soff + blen
+        };
+        Some(pos)
+    }
+
     /// Push one record: header + payload in CMD, blob in STAGE.
     #[inline]
     pub fn push(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply_slot: u32) {
-        // Fast path, most records (draws, binds, state): no blob, no wrap,
-        // and room according to the cached consumer tail. No division, no
-        // shared-word load, no call but the payload copy.
+        // Fast path, most records (draws, binds, state, small blobs such as
+        // uniform blocks): no wrap and room according to the cached
+        // consumer tails. No division, no shared-word load, no call but the
+        // copies.
         let len = align_record(RECORD_HEADER_SIZE + payload.len()) as u64;
         let off = self.head_off;
-        if blob.is_empty()
-            && self.lost.is_none()
+        if self.lost.is_none()
             && off + len <= self.cmd_cap
             && self.head + len <= self.cmd_tail_seen.saturating_add(self.cmd_cap)
         {
-            self.write_record(
-                CTRL_SIZE + off as usize,
-                len as usize,
-                opcode,
-                payload,
-                reply_slot,
-                self.stage_head,
-                0,
-            );
-            self.head += len;
-            self.head_off = if off + len == self.cmd_cap {
-                0
-            } else {
-                off + len
-            };
-            self.stats.records += 1;
-            self.stats.bytes += len;
-            if self.head - self.published >= self.cmd_publish_at {
-                self.publish();
+            if let Some(blob_at) = self.stage_small_blob(blob) {
+                self.write_record(
+                    CTRL_SIZE + off as usize,
+                    len as usize,
+                    opcode,
+                    payload,
+                    reply_slot,
+                    blob_at,
+                    blob.len() as u64,
+                );
+                self.head += len;
+                self.head_off = if off + len == self.cmd_cap {
+                    0
+                } else {
+                    off + len
+                };
+                self.stats.records += 1;
+                self.stats.bytes += len + blob.len() as u64;
+                self.maybe_publish();
+                return;
             }
-            return;
-        }
-        // Second fast path, a small blob (a uniform block, a small upload):
-        // it fits before STAGE's end in the room last seen, and STAGE is
-        // not due for a rewind (`stage_blob` decides those).
-        let blen = blob.len() as u64;
-        let soff = self.stage_head_off;
-        if !blob.is_empty()
-            && blen < STAGE_REWIND_MIN
-            && !self.stage_drained
-            && self.lost.is_none()
-            && off + len <= self.cmd_cap
-            && self.head + len <= self.cmd_tail_seen.saturating_add(self.cmd_cap)
-            && soff + blen <= self.stage_cap
-            && self.stage_head + blen <= self.stage_tail_seen.saturating_add(self.stage_cap)
-        {
-            let pos = self.stage_head;
-            self.seg.stage.write(soff as usize, blob);
-            self.stage_head = pos + blen;
-            self.stage_head_off = if soff + blen == self.stage_cap {
-                0
-            } else {
-                soff + blen
-            };
-            self.write_record(
-                CTRL_SIZE + off as usize,
-                len as usize,
-                opcode,
-                payload,
-                reply_slot,
-                pos,
-                blen,
-            );
-            self.head += len;
-            self.head_off = if off + len == self.cmd_cap {
-                0
-            } else {
-                off + len
-            };
-            self.stats.records += 1;
-            self.stats.bytes += len + blen;
-            self.maybe_publish();
-            return;
         }
         self.push_slow(opcode, payload, blob, reply_slot);
     }

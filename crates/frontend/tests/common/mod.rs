@@ -5,6 +5,24 @@
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
 
+/// The next GL error of the current context.
+pub fn gl_error() -> u32 {
+    // SAFETY: a context is current (every test makes one first).
+    unsafe { mobilegl::gl::state::glGetError() }
+}
+
+pub fn no_gl_error(what: &str) {
+    let e = gl_error();
+    assert_eq!(e, glow::NO_ERROR, "{what}: GL error {e:#x}");
+}
+
+/// `want` is the next error, and the only one.
+pub fn expect_error(what: &str, want: u32) {
+    let e = gl_error();
+    assert_eq!(e, want, "{what}: GL error {e:#x}, want {want:#x}");
+    no_gl_error(what);
+}
+
 /// Position-dependent non-zero bytes: a misplaced or missing band shows.
 pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
     (0..len)
