@@ -179,6 +179,7 @@ pub unsafe fn unpack(
     height: u32,
     depth: u32,
     bpp: usize,
+    ty: u32,
     src: *const u8,
 ) -> Vec<u8> {
     let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
@@ -202,17 +203,9 @@ pub unsafe fn unpack(
         }
     }
     if ps.swap_bytes {
-        // Only the pixel size is known here, not the type: a size that is
-        // a multiple of 4 swaps 32-bit units, which is wrong for 8- and
-        // 16-bit components (see `swap_units` for the pack side).
-        let unit = if bpp.is_multiple_of(4) {
-            4
-        } else if bpp.is_multiple_of(2) {
-            2
-        } else {
-            1
-        };
-        swap_units(&mut out, unit);
+        // The unit of `ty` (one component, one packed pixel), as on the
+        // pack side.
+        swap_bytes(&mut out, ty);
     }
     out
 }
@@ -1078,7 +1071,7 @@ mod tests {
         // SAFETY: the layout's end overflows, so neither call reads or
         // writes through `p`.
         unsafe {
-            assert!(unpack(&ps, 7, 7, 7, 4, p).is_empty());
+            assert!(unpack(&ps, 7, 7, 7, 4, glow::UNSIGNED_BYTE, p).is_empty());
             pack_image(&ps, 7, 7, 7, 4, &[1; 7 * 7 * 7 * 4], p);
         }
         // A sane layout: 3 rows of 5 RGB8 pixels, aligned to 4.
@@ -1138,6 +1131,27 @@ mod tests {
         let mut b = vec![1u8, 2, 3, 4];
         swap_bytes(&mut b, glow::UNSIGNED_INT_8_8_8_8);
         assert_eq!(b, [4, 3, 2, 1]);
+    }
+
+    /// UNPACK_SWAP_BYTES swaps the type's unit: 16-bit components of an
+    /// 8-byte RGBA16 pixel pairwise (not as two 32-bit words), bytes of
+    /// RGBA8 not at all, a packed 32-bit pixel whole.
+    #[test]
+    fn unpack_swaps_by_type() {
+        let ps = PixelStore {
+            swap_bytes: true,
+            ..store()
+        };
+        let src = [1u8, 2, 3, 4, 5, 6, 7, 8];
+        // SAFETY: `src` holds the one described pixel.
+        let got = unsafe { unpack(&ps, 1, 1, 1, 8, glow::UNSIGNED_SHORT, src.as_ptr()) };
+        assert_eq!(got, [2, 1, 4, 3, 6, 5, 8, 7]);
+        // SAFETY: as above, two 4-byte pixels.
+        let got = unsafe { unpack(&ps, 2, 1, 1, 4, glow::UNSIGNED_BYTE, src.as_ptr()) };
+        assert_eq!(got, src);
+        // SAFETY: as above.
+        let got = unsafe { unpack(&ps, 2, 1, 1, 4, glow::UNSIGNED_INT_8_8_8_8, src.as_ptr()) };
+        assert_eq!(got, [4, 3, 2, 1, 8, 7, 6, 5]);
     }
 
     #[test]

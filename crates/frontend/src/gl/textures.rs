@@ -363,7 +363,7 @@ fn tex_image(
         return;
     };
     let (w, h, d) = (width as u32, height.max(1) as u32, depth.max(1) as u32);
-    let blob = image_source(gl, w, h, d, bpp, pixels);
+    let blob = image_source(gl, w, h, d, bpp, ty, pixels);
     let Some(blob) = blob else { return };
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
         t.set_level(
@@ -502,6 +502,7 @@ fn image_source(
     h: u32,
     d: u32,
     bpp: usize,
+    ty: u32,
     pixels: *const c_void,
 ) -> Option<Vec<u8>> {
     let ps = gl.st.unpack;
@@ -537,13 +538,13 @@ fn image_source(
             crate::runtime::BlockingCause::UnpackFromBuffer,
         );
         // SAFETY: `bytes` holds exactly the described layout.
-        return Some(unsafe { unpack(&ps, w, h, d, bpp, bytes.as_ptr()) });
+        return Some(unsafe { unpack(&ps, w, h, d, bpp, ty, bytes.as_ptr()) });
     }
     if pixels.is_null() || w == 0 || h == 0 {
         return Some(Vec::new());
     }
     // SAFETY: the application promises the described image is readable.
-    Some(unsafe { unpack(&ps, w, h, d, bpp, pixels as *const u8) })
+    Some(unsafe { unpack(&ps, w, h, d, bpp, ty, pixels as *const u8) })
 }
 
 #[no_mangle]
@@ -646,8 +647,15 @@ fn tex_subimage(
     if width == 0 || height == 0 || depth == 0 {
         return;
     }
-    let Some(blob) = image_source(gl, width as u32, height as u32, depth as u32, bpp, pixels)
-    else {
+    let Some(blob) = image_source(
+        gl,
+        width as u32,
+        height as u32,
+        depth as u32,
+        bpp,
+        ty,
+        pixels,
+    ) else {
         return;
     };
     if blob.is_empty() {
