@@ -5,7 +5,7 @@
 //! relevant state into MGPipe records in a fixed order, emitting only what
 //! differs from what was last sent on this context (DESIGN §6).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 /// GL names are small dense integers: a fast non-cryptographic hash is
 /// enough (SipHash was ~10 % of a draw's instructions).
 type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
@@ -794,6 +794,18 @@ pub struct Gl<'a> {
 
 thread_local! {
     static CURRENT: RefCell<Option<ContextRef>> = const { RefCell::new(None) };
+    /// `CURRENT`'s context id (`NO_CONTEXT`: none), read by every GL call:
+    /// a plain `Cell` without a destructor costs one TLS load, where the
+    /// `RefCell<Option<Arc>>` costs a state check and a borrow.
+    static CURRENT_ID: Cell<usize> = const { Cell::new(NO_CONTEXT) };
+}
+
+const NO_CONTEXT: usize = usize::MAX;
+
+/// Make `ctx` this thread's current context (None: none).
+fn set_current(ctx: Option<&ContextRef>) {
+    let _ = CURRENT_ID.try_with(|c| c.set(ctx.map_or(NO_CONTEXT, |c| c.id)));
+    let _ = CURRENT.try_with(|c| *c.borrow_mut() = ctx.cloned());
 }
 
 static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
@@ -838,13 +850,10 @@ pub fn with_gl_exempt<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
 
 fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
     // The id only: no Arc clone (two atomic operations) per GL call.
-    let Some(ctx_id) = CURRENT
-        .try_with(|c| c.borrow().as_ref().map(|c| c.id))
-        .ok()
-        .flatten()
-    else {
+    let ctx_id = CURRENT_ID.try_with(Cell::get).unwrap_or(NO_CONTEXT);
+    if ctx_id == NO_CONTEXT {
         return R::default();
-    };
+    }
     let mut w = world();
     let World {
         conn,
@@ -975,7 +984,7 @@ pub fn destroy_context(ctx: &ContextRef) {
     if is_current {
         // Destruction is deferred by EGL until it is no longer current; we
         // simply release it here.
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = None);
+        set_current(None);
     }
     let mut w = world();
     let Some(st) = w.contexts.get_mut(ctx.id).and_then(|c| c.take()) else {
@@ -1009,7 +1018,7 @@ pub fn make_current(
         None => {
             // Publish what the old context recorded.
             remote::Transport::flush(&mut *conn.pipe);
-            let _ = CURRENT.try_with(|c| *c.borrow_mut() = None);
+            set_current(None);
             Ok(())
         }
         Some(ctx) => {
@@ -1048,7 +1057,7 @@ pub fn make_current(
                 st.sent.framebuffer = None;
                 st.sent.read_surface = None;
             }
-            let _ = CURRENT.try_with(|c| *c.borrow_mut() = Some(ctx.clone()));
+            set_current(Some(ctx));
             Ok(())
         }
     }
