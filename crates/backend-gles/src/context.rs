@@ -354,6 +354,98 @@ impl Cx<'_> {
         }
     }
 
+    /// Whether the read surface has a colour buffer to read.
+    fn read_has_colour(&self) -> bool {
+        self.ctx.read_default
+            || self
+                .ctx
+                .read_desc
+                .is_some_and(|d| self.scr.resources.get(d.color).is_some())
+    }
+
+    /// glReadPixels of depth and/or stencil into `reply` (`total` bytes of
+    /// the client's format/type, zeros where it cannot be read). GLES reads
+    /// them only with GL_NV_read_depth / _stencil / _depth_stencil: read in
+    /// the pair those allow, then convert.
+    fn read_depth_stencil(&mut self, p: &calls::ReadPixels, total: usize, reply: &mut Vec<u8>) {
+        reply.resize(total, 0);
+        // The pairs the extensions allow vary by driver and buffer format
+        // (Mesa's GLES takes UNSIGNED_INT, not FLOAT, from a 24-bit depth
+        // buffer): the first the driver accepts is read.
+        let depth = [glow::FLOAT, glow::UNSIGNED_INT, glow::UNSIGNED_SHORT];
+        let candidates: &[u32] = match p.format {
+            glow::DEPTH_COMPONENT if self.f.read_depth => &depth,
+            glow::STENCIL_INDEX if self.f.read_stencil => &[glow::UNSIGNED_BYTE],
+            // Only the packed type itself: no conversion between the two.
+            glow::DEPTH_STENCIL if self.f.read_depth_stencil => std::slice::from_ref(&p.r#type),
+            _ => {
+                warn!(
+                    format = p.format,
+                    "read_pixels: the driver cannot read depth/stencil (no GL_NV_read_*), zeros returned"
+                );
+                return;
+            }
+        };
+        if self.read_format().1 > 1 {
+            warn!("read_pixels: depth/stencil of a multisampled surface, zeros returned");
+            return;
+        }
+        let pixels = p.width as usize * p.height as usize;
+        self.bind_read();
+        self.tight_pack();
+        let gl = self.gl;
+        let mut read = None;
+        for &ty in candidates {
+            let Some(n) =
+                emulation::bytes_per_pixel(p.format, ty).and_then(|b| b.checked_mul(pixels))
+            else {
+                continue;
+            };
+            let mut tmp = vec![0u8; n];
+            // SAFETY: `tmp` holds width*height pixels of (format, ty) with
+            // PACK_ALIGNMENT 1; the read framebuffer is bound. Errors are
+            // drained first so that the one read after the call is ours.
+            let ok = unsafe {
+                // Bounded: a lost context may keep reporting.
+                for _ in 0..8 {
+                    if gl.get_error() == glow::NO_ERROR {
+                        break;
+                    }
+                }
+                gl.read_pixels(
+                    p.x,
+                    p.y,
+                    p.width as i32,
+                    p.height as i32,
+                    p.format,
+                    ty,
+                    glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
+                );
+                gl.get_error() == glow::NO_ERROR
+            };
+            if ok {
+                read = Some((ty, tmp));
+                break;
+            }
+        }
+        let Some((ty, tmp)) = read else {
+            warn!(
+                format = p.format,
+                "read_pixels: the driver refused every depth/stencil read type, zeros returned"
+            );
+            return;
+        };
+        let pair = (p.format, ty);
+        match emulation::convert(&tmp, pair.0, pair.1, p.format, p.r#type, pixels) {
+            Some(v) if v.len() == reply.len() => reply.copy_from_slice(&v),
+            _ => warn!(
+                format = p.format,
+                ty = p.r#type,
+                "read_pixels: no conversion of depth/stencil to this type, zeros returned"
+            ),
+        }
+    }
+
     /// GLES internal format and sample count of the read surface's colour buffer.
     fn read_format(&self) -> (u32, u32) {
         if self.ctx.read_default {
@@ -2374,6 +2466,7 @@ impl Context for GlesBackend {
         };
         let (internal, samples) = cx.read_format();
         if samples > 1
+            || !cx.read_has_colour()
             || emulation::readable_pair(emulation::format_class(internal))
                 != Some((p.format, p.r#type))
         {
@@ -2423,25 +2516,20 @@ impl Context for GlesBackend {
             reply.resize(total, 0);
             return;
         };
-        // GLES 3.2 reads colour only, and a read surface without a colour
-        // buffer (READ_BUFFER NONE) has none to read: drivers differ in how
-        // such a read fails (Mesa's GLES crashes), so nothing is asked.
-        let colour_format = !matches!(
+        if matches!(
             p.format,
             glow::DEPTH_COMPONENT | glow::STENCIL_INDEX | glow::DEPTH_STENCIL
-        );
-        let has_colour = cx.ctx.read_default
-            || cx
-                .ctx
-                .read_desc
-                .is_some_and(|d| cx.scr.resources.get(d.color).is_some());
-        if !colour_format || !has_colour {
+        ) {
+            cx.read_depth_stencil(p, total, reply);
+            self.check("read_pixels");
+            return;
+        }
+        // A read surface without a colour buffer (READ_BUFFER NONE) has
+        // none to read: drivers differ in how such a read fails (Mesa's GLES
+        // crashed), so nothing is asked.
+        if !cx.read_has_colour() {
             reply.resize(total, 0);
-            warn!(
-                format = p.format,
-                has_colour,
-                "read_pixels: depth/stencil reads are not available on GLES (or no colour buffer to read), zeros returned"
-            );
+            warn!("read_pixels: no colour buffer to read, zeros returned");
             return;
         }
         cx.bind_read();

@@ -18,6 +18,7 @@
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
 //! | `glReadPixels` of a multisampled surface/renderbuffer | resolved by a blit into a temporary single-sample FBO first |
+//! | `glReadPixels` of `DEPTH_COMPONENT` / `STENCIL_INDEX` / `DEPTH_STENCIL` | read through `GL_NV_read_depth` / `_stencil` / `_depth_stencil` in the first type the driver accepts, converted (`Cx::read_depth_stencil`); zeros and a warning without the extensions or from a multisampled surface |
 //! | the default framebuffer | an FBO per context over the surface's colour + depth/stencil renderbuffers |
 //! | unknown internal format | `RGBA8` fallback, logged |
 //! | `GL_SAMPLES_PASSED` queries | `ANY_SAMPLES_PASSED` (0/1, a lower bound of the count; `queries.rs`) |
@@ -28,8 +29,9 @@
 //! | a program without a fragment shader | an empty ESSL fragment shader is linked in (`shader::build_program`) |
 //!
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /
-//! `GL_POLYGON` primitives, depth/stencil `glReadPixels`, texture buffers,
-//! shaders sampling 1D/rectangle samplers.
+//! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without
+//! `GL_NV_read_*` (or of a multisampled surface), texture buffers, shaders
+//! sampling 1D/rectangle samplers.
 
 use glow as g;
 

@@ -135,7 +135,13 @@ pub(crate) struct Features {
     pub max_draw_buffers: usize,
     pub max_attribs: usize,
     pub max_units: usize,
-    /// One native VAO per vertex-input CSO (vao_cache.rs); off with
+    /// glReadPixels of DEPTH_COMPONENT / STENCIL_INDEX / DEPTH_STENCIL
+    /// (GL_NV_read_depth, GL_NV_read_stencil, GL_NV_read_depth_stencil):
+    /// without them GLES reads colour only.
+    pub read_depth: bool,
+    pub read_stencil: bool,
+    pub read_depth_stencil: bool,
+    /// One native VAO per vertex layout (vao_cache.rs); off with
     /// MOBILEGL_GLES_VAO_CACHE=0 (then every VAO switch re-specifies the
     /// context VAO's attributes).
     pub vao_cache: bool,
@@ -357,6 +363,9 @@ impl GlesBackend {
                 gles31: minor >= 1,
                 norm16: ext.contains("GL_EXT_texture_norm16"),
                 anisotropy: ext.contains("GL_EXT_texture_filter_anisotropic"),
+                read_depth: ext.contains("GL_NV_read_depth"),
+                read_stencil: ext.contains("GL_NV_read_stencil"),
+                read_depth_stencil: ext.contains("GL_NV_read_depth_stencil"),
                 max_draw_buffers: gl.get_parameter_i32(glow::MAX_DRAW_BUFFERS).clamp(1, 8) as usize,
                 max_attribs: gl.get_parameter_i32(glow::MAX_VERTEX_ATTRIBS).clamp(1, 16) as usize,
                 max_units: gl

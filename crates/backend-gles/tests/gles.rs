@@ -991,3 +991,43 @@ fn cached_vertex_arrays_follow_layouts_and_index_buffers() {
     assert_eq!(edges(&mut b), ([0, 0, 255, 255], black));
     assert_no_gl_errors(&b);
 }
+
+/// Depth and stencil of the default framebuffer read back (GLES reads them
+/// through GL_NV_read_depth / _stencil / _depth_stencil, which Mesa and
+/// NVIDIA expose), converted to the client's type.
+#[test]
+fn depth_and_stencil_read_back() {
+    const GL_DEPTH_COMPONENT: u32 = 0x1902;
+    const GL_STENCIL_INDEX: u32 = 0x1901;
+    const GL_DEPTH_STENCIL: u32 = 0x84F9;
+    const GL_UNSIGNED_SHORT: u32 = 0x1403;
+    const GL_UNSIGNED_INT_24_8: u32 = 0x84FA;
+    let mut b = setup();
+    b.clear(&calls::Clear {
+        buffers: CLEAR_DEPTH | CLEAR_STENCIL,
+        depth: 0.25,
+        stencil: 7,
+        ..z()
+    });
+    let depth = read(&mut b, 2, 3, 2, 1, GL_DEPTH_COMPONENT, GL_FLOAT);
+    let depth: &[f32] = bytemuck::cast_slice(&depth);
+    assert_eq!(depth.len(), 2);
+    for d in depth {
+        assert!((d - 0.25).abs() < 1e-4, "depth {d}");
+    }
+    let depth16 = read(&mut b, 0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_UNSIGNED_SHORT);
+    let d16 = u16::from_le_bytes([depth16[0], depth16[1]]);
+    assert!((d16 as i32 - 16384).abs() <= 2, "depth as u16: {d16}");
+    assert_eq!(
+        read(&mut b, 7, 7, 1, 1, GL_STENCIL_INDEX, GL_UNSIGNED_BYTE),
+        [7]
+    );
+    let ds = read(&mut b, 1, 1, 1, 1, GL_DEPTH_STENCIL, GL_UNSIGNED_INT_24_8);
+    let ds = u32::from_le_bytes([ds[0], ds[1], ds[2], ds[3]]);
+    assert_eq!(ds & 0xff, 7, "stencil of D24S8: {ds:#x}");
+    assert!(
+        ((ds >> 8) as i64 - 0x40_0000).abs() <= 2,
+        "depth of D24S8: {ds:#x}"
+    );
+    assert_no_gl_errors(&b);
+}
