@@ -234,80 +234,74 @@ unsafe fn missing_buffers() {
 /// colour buffer takes integer formats only; signed and unsigned mix
 /// freely (desktop GL has no signed/unsigned rule).
 unsafe fn integer_mismatch() {
-    let op = glow::INVALID_OPERATION;
-    let ok = glow::NO_ERROR;
+    use glow::{
+        BGRA, BGRA_INTEGER, DEPTH_COMPONENT, FLOAT, INT, INVALID_OPERATION as OP, NO_ERROR as OK,
+        RED, RED_INTEGER, RGBA, RGBA_INTEGER, RGB_INTEGER, UNSIGNED_BYTE as UB, UNSIGNED_INT as UI,
+        UNSIGNED_INT_8_8_8_8,
+    };
     let depth = (glow::DEPTH_ATTACHMENT, glow::DEPTH_COMPONENT24, 0);
+    // (colour buffer format, with a depth buffer, [(format, type, error)]).
+    type Reads = &'static [(u32, u32, u32)];
+    let cases: [(u32, bool, Reads); 4] = [
+        (
+            glow::RGBA8UI,
+            true,
+            &[
+                (RGBA, UB, OP),
+                (RGBA, FLOAT, OP),
+                (RED, UB, OP),
+                (RGBA_INTEGER, UI, OK),
+                (RGBA_INTEGER, INT, OK),
+                (RED_INTEGER, UB, OK),
+                // The rule is about colour: depth reads as ever.
+                (DEPTH_COMPONENT, FLOAT, OK),
+            ],
+        ),
+        (
+            glow::RGBA8I,
+            false,
+            &[
+                (RGBA, UB, OP),
+                (BGRA, UB, OP),
+                (RGBA_INTEGER, INT, OK),
+                (RGBA_INTEGER, UI, OK),
+            ],
+        ),
+        (
+            glow::RGBA8,
+            false,
+            &[
+                (RGBA_INTEGER, UB, OP),
+                (RGB_INTEGER, INT, OP),
+                (BGRA_INTEGER, UNSIGNED_INT_8_8_8_8, OP),
+                (RGBA, UB, OK),
+            ],
+        ),
+        (
+            glow::RGBA32F,
+            false,
+            &[(RGBA_INTEGER, INT, OP), (RGBA, FLOAT, OK)],
+        ),
+    ];
     // SAFETY (whole body): a context is current.
     unsafe {
-        let fb = renderbuffer_fbo(&[(glow::COLOR_ATTACHMENT0, glow::RGBA8UI, 0), depth]);
-        check_read("RGBA8UI: RGBA/UB", glow::RGBA, glow::UNSIGNED_BYTE, op);
-        check_read("RGBA8UI: RGBA/FLOAT", glow::RGBA, glow::FLOAT, op);
-        check_read("RGBA8UI: RED/UB", glow::RED, glow::UNSIGNED_BYTE, op);
-        check_read(
-            "RGBA8UI: RGBA_INTEGER/UI",
-            glow::RGBA_INTEGER,
-            glow::UNSIGNED_INT,
-            ok,
-        );
-        check_read(
-            "RGBA8UI: RGBA_INTEGER/INT",
-            glow::RGBA_INTEGER,
-            glow::INT,
-            ok,
-        );
-        check_read(
-            "RGBA8UI: RED_INTEGER/UB",
-            glow::RED_INTEGER,
-            glow::UNSIGNED_BYTE,
-            ok,
-        );
-        // The rule is about colour: depth reads as ever.
-        check_read("RGBA8UI: depth", glow::DEPTH_COMPONENT, glow::FLOAT, ok);
-        delete_fbo(fb);
-
-        let fb = renderbuffer_fbo(&[(glow::COLOR_ATTACHMENT0, glow::RGBA8I, 0)]);
-        check_read("RGBA8I: RGBA/UB", glow::RGBA, glow::UNSIGNED_BYTE, op);
-        check_read("RGBA8I: BGRA/UB", glow::BGRA, glow::UNSIGNED_BYTE, op);
-        check_read(
-            "RGBA8I: RGBA_INTEGER/INT",
-            glow::RGBA_INTEGER,
-            glow::INT,
-            ok,
-        );
-        check_read(
-            "RGBA8I: RGBA_INTEGER/UI",
-            glow::RGBA_INTEGER,
-            glow::UNSIGNED_INT,
-            ok,
-        );
-        delete_fbo(fb);
-
-        let fb = renderbuffer_fbo(&[(glow::COLOR_ATTACHMENT0, glow::RGBA8, 0)]);
-        check_read(
-            "RGBA8: RGBA_INTEGER/UB",
-            glow::RGBA_INTEGER,
-            glow::UNSIGNED_BYTE,
-            op,
-        );
-        check_read("RGBA8: RGB_INTEGER/INT", glow::RGB_INTEGER, glow::INT, op);
-        check_read(
-            "RGBA8: BGRA_INTEGER/8_8_8_8",
-            glow::BGRA_INTEGER,
-            glow::UNSIGNED_INT_8_8_8_8,
-            op,
-        );
-        check_read("RGBA8: RGBA/UB", glow::RGBA, glow::UNSIGNED_BYTE, ok);
-        delete_fbo(fb);
-
-        let fb = renderbuffer_fbo(&[(glow::COLOR_ATTACHMENT0, glow::RGBA32F, 0)]);
-        check_read(
-            "RGBA32F: RGBA_INTEGER/INT",
-            glow::RGBA_INTEGER,
-            glow::INT,
-            op,
-        );
-        check_read("RGBA32F: RGBA/FLOAT", glow::RGBA, glow::FLOAT, ok);
-        delete_fbo(fb);
+        for (colour, with_depth, reads) in cases {
+            let color = (glow::COLOR_ATTACHMENT0, colour, 0);
+            let fb = if with_depth {
+                renderbuffer_fbo(&[color, depth])
+            } else {
+                renderbuffer_fbo(&[color])
+            };
+            for &(format, ty, want) in reads {
+                check_read(
+                    &format!("{colour:#x}: {format:#x}/{ty:#x}"),
+                    format,
+                    ty,
+                    want,
+                );
+            }
+            delete_fbo(fb);
+        }
     }
 }
 
