@@ -285,14 +285,43 @@ pub(crate) struct PackBuffer {
     end: usize,
 }
 
-/// Check a pack of `depth` images of `width` x `height` pixels at `offset`
-/// into the bound PIXEL_PACK_BUFFER, before anything is read: the GL errors
-/// of a pack buffer are INVALID_OPERATION (the store is mapped without
+/// Where a pack (glReadPixels, glGetTexImage) of `depth` images of
+/// `width` x `height` pixels at `offset` writes, decided before anything is
+/// read: `Some(Some(range))` of the bound PIXEL_PACK_BUFFER, `Some(None)`
+/// client memory at address `offset`, `None` when nothing is to be written
+/// (no memory: a null address; a pack buffer without storage; or an error,
+/// raised here).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_destination(
+    gl: &mut Gl,
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    ty: u32,
+    offset: usize,
+) -> Option<Option<PackBuffer>> {
+    if gl.st.pixel_pack_buffer == 0 {
+        return (offset != 0).then_some(None);
+    }
+    match pack_buffer(gl, ps, width, height, depth, bpp, ty, offset) {
+        Ok(Some(t)) => Some(Some(t)),
+        Ok(None) => None,
+        Err(e) => {
+            gl.st.set_error(e);
+            None
+        }
+    }
+}
+
+/// Check a pack into the bound PIXEL_PACK_BUFFER: the GL errors of a pack
+/// buffer are INVALID_OPERATION (the store is mapped without
 /// MAP_PERSISTENT_BIT, `offset` is not a multiple of the type's datum, or
 /// the writes would pass the end of the store). Ok(None): nothing to write
 /// (the buffer has no storage object).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pack_buffer(
+fn pack_buffer(
     gl: &Gl,
     ps: &PixelStore,
     width: u32,
@@ -756,21 +785,7 @@ fn read_pixels(
     // The pack buffer's errors come before anything is read, and are about
     // the whole rectangle: GL packs every pixel of it, those outside the
     // framebuffer with undefined values.
-    let pbo = if gl.st.pixel_pack_buffer != 0 {
-        match pack_buffer(gl, &ps, w, h, 1, bpp, ty, pbo_offset) {
-            Ok(Some(t)) => Some(t),
-            Ok(None) => return None,
-            Err(e) => {
-                gl.st.set_error(e);
-                return None;
-            }
-        }
-    } else if pbo_offset == 0 {
-        // No memory to write into: nothing to read.
-        return None;
-    } else {
-        None
-    };
+    let pbo = pack_destination(gl, &ps, w, h, 1, bpp, ty, pbo_offset)?;
     // Only the pixels inside the read framebuffer are read and written;
     // those outside keep what the application's memory held (GL leaves
     // them undefined). A rectangle wholly outside reads nothing.

@@ -13,7 +13,7 @@ use mgpipe::{calls, Opcode, Pipe};
 
 use super::framebuffers::format_component_type;
 use super::pixels::{
-    pack_buffer, pack_image, pixel_pair, read_bands, swap_bytes, write_pack_buffer,
+    pack_destination, pack_image, pixel_pair, read_bands, swap_bytes, write_pack_buffer,
 };
 use super::validate::{has_depth, has_stencil};
 use super::{gl_err, log_once, put, slice};
@@ -415,21 +415,7 @@ fn get_tex_image(
     }
     let (w, h, d) = (info.width, info.height, info.depth.max(1));
     let ps = gl.st.pack;
-    let pbo = if gl.st.pixel_pack_buffer != 0 {
-        match pack_buffer(gl, &ps, w, h, d, bpp, ty, pixels) {
-            Ok(Some(t)) => Some(t),
-            Ok(None) => return None,
-            Err(e) => {
-                gl.st.set_error(e);
-                return None;
-            }
-        }
-    } else if pixels == 0 {
-        // No memory to write into: nothing to read.
-        return None;
-    } else {
-        None
-    };
+    let pbo = pack_destination(gl, &ps, w, h, d, bpp, ty, pixels)?;
     let image = TexImage {
         handle,
         target,
