@@ -30,17 +30,6 @@ struct Cx<'a> {
     ctx: &'a mut Ctx,
 }
 
-/// The vertex-buffer table a vertex-input CSO describes.
-fn vertex_buffers_of(vi: &calls::CreateVertexInput) -> calls::SetVertexBuffers {
-    calls::SetVertexBuffers {
-        count: vi.count,
-        buffers: vi.buffers,
-        offsets: vi.offsets,
-        strides: vi.strides,
-        ..Default::default()
-    }
-}
-
 /// The parts an object call (upload, copy) works with: any context will do.
 struct Ox<'a> {
     gl: &'a glow::Context,
@@ -1650,9 +1639,8 @@ impl Context for GlesBackend {
     }
 
     fn create_vertex_input(&mut self, p: &calls::CreateVertexInput) {
-        let vbufs = vertex_buffers_of(p);
-        let key = crate::vao_cache::layout_key(p.elements, &vbufs);
-        if self.scr.vertex_inputs.insert(p.cso, (*p, key)).is_err() {
+        let vi = crate::vao_cache::VertexInput::new(p);
+        if self.scr.vertex_inputs.insert(p.cso, vi).is_err() {
             warn!(cso = ?p.cso, "create_vertex_input: invalid handle, skipped");
         }
     }
@@ -1662,7 +1650,7 @@ impl Context for GlesBackend {
     fn bind_vertex_input(&mut self, p: &calls::BindVertexInput) {
         // Borrowed, not copied: the CSO is ~350 bytes and this runs per VAO
         // switch (or per index-buffer change, the per-draw UBO pattern).
-        let Some((vi, key)) = self.scr.vertex_inputs.get(p.cso) else {
+        let Some(vi) = self.scr.vertex_inputs.get(p.cso) else {
             warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
             return;
         };
@@ -1673,18 +1661,13 @@ impl Context for GlesBackend {
         // Only a different layout or buffer set needs the attributes
         // re-specified; a different index buffer alone does not. The slots
         // past `count` are never read, so they are not compared.
-        let n = (vi.count as usize).min(vi.buffers.len());
-        let same = ctx.vertex_elements == vi.elements
-            && ctx.vbufs.count == vi.count
-            && ctx.vbufs.buffers[..n] == vi.buffers[..n]
-            && ctx.vbufs.offsets[..n] == vi.offsets[..n]
-            && ctx.vbufs.strides[..n] == vi.strides[..n];
+        let same = ctx.vertex_elements == vi.elements && same_vertex_buffers(&ctx.vbufs, &vi.vbufs);
         if !same {
             ctx.vertex_elements = vi.elements;
-            ctx.vbufs = vertex_buffers_of(vi);
+            ctx.vbufs = vi.vbufs;
             ctx.shadow.vertex_applied = None;
         }
-        ctx.layout = Some(*key);
+        ctx.layout = Some(vi.layout);
         ctx.index_buffer = vi.index_buffer;
     }
 

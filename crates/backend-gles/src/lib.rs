@@ -223,7 +223,7 @@ pub(crate) struct ScreenTables {
     /// Vertex-input CSOs (same handle namespace as vertex elements).
     /// Vertex-input CSOs with their `vao_cache::layout_key` (hashed once
     /// here, not per bind).
-    pub vertex_inputs: Table<(calls::CreateVertexInput, u64)>,
+    pub vertex_inputs: Table<vao_cache::VertexInput>,
     pub samplers: Table<glow::Sampler>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,

@@ -36,6 +36,33 @@ pub(crate) struct VaoEntry {
     pub enabled_mask: u32,
 }
 
+/// A vertex-input CSO as the backend keeps it: its parts in the shapes the
+/// context state uses, and its layout key (both derived once, at creation).
+pub(crate) struct VertexInput {
+    pub elements: Handle,
+    pub vbufs: calls::SetVertexBuffers,
+    pub index_buffer: Handle,
+    pub layout: u64,
+}
+
+impl VertexInput {
+    pub fn new(p: &calls::CreateVertexInput) -> VertexInput {
+        let vbufs = calls::SetVertexBuffers {
+            count: p.count,
+            buffers: p.buffers,
+            offsets: p.offsets,
+            strides: p.strides,
+            ..Default::default()
+        };
+        VertexInput {
+            elements: p.elements,
+            layout: layout_key(p.elements, &vbufs),
+            vbufs,
+            index_buffer: p.index_buffer,
+        }
+    }
+}
+
 /// Which VAO is bound.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum BoundVao {
