@@ -162,7 +162,7 @@ impl Conn {
                 .collect();
             tracing::info!(
                 target: "mobilegl::stats",
-                "frame {}: records={} bytes={} blocking_round_trips={} [{}] doorbells={} stage_waits={} publishes={}",
+                "frame {}: records={} bytes={} blocking_round_trips={} [{}] doorbells={} stage_waits={} client_sleeps={} publishes={}",
                 self.frame_stats.frame,
                 now.records - b.records,
                 now.bytes - b.bytes,
@@ -170,6 +170,7 @@ impl Conn {
                 causes.join(" "),
                 now.doorbells - b.doorbells,
                 now.stage_waits - b.stage_waits,
+                now.client_sleeps - b.client_sleeps,
                 now.publishes - b.publishes,
             );
         }

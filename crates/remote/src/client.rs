@@ -46,6 +46,11 @@ pub(crate) trait PeerLife: Send {
 /// the ring), even without a validate point.
 const PUBLISH_FRACTION: u64 = 4;
 
+/// Publish records at least this often, so the server starts on a frame's
+/// first draws while the application records the rest (with a frame's
+/// records published only at its end, the two sides took turns).
+const CMD_PUBLISH_MAX: u64 = 16 << 10;
+
 /// Publish STAGE bytes at least this often, so the server copies uploads
 /// out while the client writes the next ones, and both sides work on bytes
 /// still in cache (measured on the `texture` benchmark: 16 MiB → 128 KiB
@@ -55,6 +60,10 @@ const STAGE_PUBLISH_MAX: u64 = 128 << 10;
 /// Blobs at least this large may restart the STAGE ring at its front when
 /// the ring is empty (one shared-word load each; small blobs skip it).
 const STAGE_REWIND_MIN: u64 = 4096;
+
+/// A client waiting for ring space asks to be woken once this fraction of
+/// the ring beyond its need is free (see `wait_for_space`).
+const SPACE_WAKE_FRACTION: u64 = 8;
 
 pub(crate) struct RingLink {
     kind: TransportKind,
@@ -109,7 +118,7 @@ impl RingLink {
             stage_cap: l.stage as u64,
             head: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
             head_off: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire) % (l.cmd as u64).max(1),
-            cmd_publish_at: l.cmd as u64 / PUBLISH_FRACTION,
+            cmd_publish_at: (l.cmd as u64 / PUBLISH_FRACTION).min(CMD_PUBLISH_MAX),
             stage_publish_at: (l.stage as u64 / PUBLISH_FRACTION).min(STAGE_PUBLISH_MAX),
             published: word!(seg.cmd, u64, C_CMD_HEAD).load(Acquire),
             stage_head: word!(seg.cmd, u64, C_STAGE_HEAD).load(Acquire),
@@ -235,24 +244,25 @@ impl RingLink {
         self.check_peer();
     }
 
-    /// Block (publishing first) until `fits(tail)` holds for the tail word
-    /// at `tail_off`, or the peer is gone. Returns false when lost.
-    fn wait_for_space(&mut self, tail_off: usize, fits: impl Fn(u64) -> bool) -> bool {
-        let seen = if tail_off == C_CMD_TAIL {
-            self.cmd_tail_seen
+    /// Block (publishing first) until the tail word at `tail_off` reaches
+    /// `need`, or the peer is gone. Returns false when lost.
+    fn wait_for_space(&mut self, tail_off: usize, need: u64) -> bool {
+        let is_cmd = tail_off == C_CMD_TAIL;
+        let (seen, cap, published) = if is_cmd {
+            (self.cmd_tail_seen, self.cmd_cap, self.head)
         } else {
-            self.stage_tail_seen
+            (self.stage_tail_seen, self.stage_cap, self.stage_head)
         };
-        if fits(seen) {
+        if seen >= need {
             return true;
         }
         let tail = self.w64(tail_off).load(SeqCst);
-        if tail_off == C_CMD_TAIL {
+        if is_cmd {
             self.cmd_tail_seen = tail;
         } else {
             self.stage_tail_seen = tail;
         }
-        if fits(tail) {
+        if tail >= need {
             return true;
         }
         self.publish();
@@ -260,15 +270,36 @@ impl RingLink {
             return false;
         }
         self.stats.stage_waits += 1;
+        // Ask to be woken only once a slice of the ring beyond what this
+        // push needs is free (never past what was published): a full ring
+        // then costs one sleep per slice, not one per record consumed.
+        let want = need
+            .saturating_add(cap / SPACE_WAKE_FRACTION)
+            .min(published)
+            .max(need);
+        if is_cmd {
+            self.set_wants(want, u64::MAX);
+        } else {
+            self.set_wants(u64::MAX, want);
+        }
         let (seg, flags) = (&self.seg, &*self.peer_flags);
         let tail_w = word!(seg.cmd, u64, tail_off);
-        futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
-            fits(tail_w.load(SeqCst)) || Self::peer_gone(seg, flags)
+        let sleeps = futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
+            tail_w.load(SeqCst) >= need || Self::peer_gone(seg, flags)
         });
-        if fits(self.w64(tail_off).load(SeqCst)) {
+        self.stats.client_sleeps += u64::from(sleeps);
+        if self.w64(tail_off).load(SeqCst) >= need {
             return true;
         }
         !self.check_peer()
+    }
+
+    /// Publish which tails the client waits for before it sleeps on its bell
+    /// (before `futex::wait_until` stores SLEEPING, so a server that sees
+    /// SLEEPING also sees these).
+    fn set_wants(&self, cmd_tail: u64, stage_tail: u64) {
+        self.w64(C_WANT_CMD_TAIL).store(cmd_tail, SeqCst);
+        self.w64(C_WANT_STAGE_TAIL).store(stage_tail, SeqCst);
     }
 
     /// Reserve and fill STAGE bytes for one blob; returns its stream position.
@@ -304,11 +335,10 @@ impl RingLink {
             }
         }
         self.stage_drained = false;
-        // Safe when [tail, pos+len) spans at most one ring, or when nothing
-        // is unreleased at all (tail == pre: the skipped gap is free too).
-        if !self.wait_for_space(C_STAGE_TAIL, |tail| {
-            tail == pre || pos + len <= tail.saturating_add(cap)
-        }) {
+        // Room when [tail, pos+len) spans at most one ring, or when nothing
+        // is unreleased at all (tail == pre: the skipped gap is free too);
+        // tail never passes `pre`, so that is one bound.
+        if !self.wait_for_space(C_STAGE_TAIL, (pos + len).saturating_sub(cap).min(pre)) {
             return None;
         }
         self.seg.stage.write((pos % cap) as usize, blob);
@@ -331,7 +361,7 @@ impl RingLink {
         }
         let head = self.head;
         let (skip, pos) = place(head, cap, len);
-        if !self.wait_for_space(C_CMD_TAIL, |tail| pos + len <= tail.saturating_add(cap)) {
+        if !self.wait_for_space(C_CMD_TAIL, (pos + len).saturating_sub(cap)) {
             return None;
         }
         if skip >= RECORD_HEADER_SIZE as u64 {
@@ -560,13 +590,16 @@ impl RingLink {
             return false;
         }
         self.stats.blocking_round_trips += 1;
+        // Waiting for the reply, not for space: no wake per record consumed.
+        self.set_wants(u64::MAX, u64::MAX);
         let (seg, flags) = (&self.seg, &*self.peer_flags);
         let seq_w = word!(seg.reply, u32, R_SEQ);
         // futex::wait_until polls (yielding) before it sleeps: a reply that
         // lands meanwhile costs the server no wake-up and us no sleep.
-        futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
+        let sleeps = futex::wait_until(word!(seg.cmd, u32, C_CLIENT_BELL), None, || {
             seq_w.load(SeqCst) == seq || Self::peer_gone(seg, flags)
         });
+        self.stats.client_sleeps += u64::from(sleeps);
         if seq_w.load(SeqCst) == seq {
             let r = &self.seg.reply;
             let status = word!(r, u32, R_STATUS).load(Acquire);

@@ -81,22 +81,22 @@ pub const POLL_WINDOW: Duration = Duration::from_micros(100);
 
 /// Waiter side. Blocks until `ready()` holds, using `word` as this waiter's
 /// doorbell. `slice` bounds each futex wait (None: unbounded; a wake is
-/// guaranteed by the protocol). Returns true when it had to sleep at least
-/// once.
+/// guaranteed by the protocol). Returns how many times it slept (futex
+/// waits), 0 when the condition held while it spun or polled.
 pub fn wait_until(
     word: &AtomicU32,
     slice: Option<Duration>,
     mut ready: impl FnMut() -> bool,
-) -> bool {
+) -> u32 {
     for _ in 0..SPIN_ROUNDS {
         if ready() {
-            return false;
+            return 0;
         }
         std::hint::spin_loop();
     }
     for _ in 0..YIELD_ROUNDS {
         if ready() {
-            return false;
+            return 0;
         }
         std::thread::yield_now();
     }
@@ -107,20 +107,22 @@ pub fn wait_until(
     let start = std::time::Instant::now();
     while start.elapsed() < POLL_WINDOW {
         if ready() {
-            return false;
+            return 0;
         }
         std::thread::yield_now();
     }
+    let mut sleeps = 0u32;
     loop {
         word.store(SLEEPING, Ordering::SeqCst);
         if ready() {
             word.store(AWAKE, Ordering::SeqCst);
-            return true;
+            return sleeps;
         }
         wait(word, SLEEPING, slice);
+        sleeps = sleeps.saturating_add(1);
         word.store(AWAKE, Ordering::SeqCst);
         if ready() {
-            return true;
+            return sleeps;
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::shm::Segment;
 
 pub const MAGIC: u32 = u32::from_le_bytes(*b"MGL1");
 /// Bumped whenever this layout or the ring framing changes.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 // ---- CMD control block -------------------------------------------------
 pub const CTRL_SIZE: usize = 4096;
@@ -51,7 +51,15 @@ pub const C_FATAL_OFFSET: usize = 584;
 pub const C_FATAL_LEN: usize = 592;
 pub const C_FATAL_DETAIL: usize = 640;
 pub const FATAL_DETAIL_MAX: usize = 1024;
-const _: () = assert!(C_FATAL_DETAIL + FATAL_DETAIL_MAX <= CTRL_SIZE);
+/// Client-written before it sleeps waiting for CMD space: the CMD tail at
+/// which it wants its bell rung (`u64::MAX`: not waiting for space). The
+/// server rings on a released record only when a waiter's want is met, so
+/// a client asleep on a reply is not woken once per record consumed.
+pub const C_WANT_CMD_TAIL: usize = 1664;
+/// Client-written: likewise for the STAGE tail.
+pub const C_WANT_STAGE_TAIL: usize = 1728;
+const _: () = assert!(C_FATAL_DETAIL + FATAL_DETAIL_MAX <= C_WANT_CMD_TAIL);
+const _: () = assert!(C_WANT_STAGE_TAIL + 8 <= CTRL_SIZE);
 
 pub const SHUTDOWN_NONE: u32 = 0;
 pub const SHUTDOWN_DRAIN: u32 = 1;

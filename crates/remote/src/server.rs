@@ -108,6 +108,8 @@ impl ServerLink {
         word!(seg.cmd, u64, C_CMD_TAIL).store(0, SeqCst);
         word!(seg.cmd, u64, C_STAGE_TAIL).store(0, SeqCst);
         word!(seg.event, u64, E_HEAD).store(0, SeqCst);
+        word!(seg.cmd, u64, C_WANT_CMD_TAIL).store(0, SeqCst);
+        word!(seg.cmd, u64, C_WANT_STAGE_TAIL).store(0, SeqCst);
         ServerLink {
             seg,
             tail: 0,
@@ -502,17 +504,27 @@ impl ServerLink {
     }
 
     /// Release consumed CMD bytes (and STAGE bytes up to `stage_end`), then
-    /// ring the client if it waits for space.
+    /// ring the client if it sleeps waiting for space that is now free
+    /// (its want words; a client asleep on a reply is left asleep). The
+    /// tails are stored before the bell and wants are read (`SeqCst`), and
+    /// the client stores its wants before SLEEPING, so no wake is lost.
     fn advance(&mut self, tail: u64, stage_end: Option<u64>) {
+        let c = &self.seg.cmd;
         self.tail = tail;
-        word!(self.seg.cmd, u64, C_CMD_TAIL).store(tail, SeqCst);
+        word!(c, u64, C_CMD_TAIL).store(tail, SeqCst);
         if let Some(e) = stage_end {
             if e > self.stage_released {
                 self.stage_released = e;
-                word!(self.seg.cmd, u64, C_STAGE_TAIL).store(e, SeqCst);
+                word!(c, u64, C_STAGE_TAIL).store(e, SeqCst);
             }
         }
-        self.wake_client();
+        let bell = word!(c, u32, C_CLIENT_BELL);
+        if bell.load(SeqCst) == futex::SLEEPING
+            && (tail >= word!(c, u64, C_WANT_CMD_TAIL).load(SeqCst)
+                || self.stage_released >= word!(c, u64, C_WANT_STAGE_TAIL).load(SeqCst))
+        {
+            futex::ring(bell);
+        }
     }
 }
 

@@ -11,7 +11,9 @@
 //! * `read_pixels` answers [`readback_pattern`]`(x, y, width*height*4)`;
 //! * `fence_wait` sleeps `timeout_ns` (capped at 10 s) and answers
 //!   `FENCE_STATUS` 1 (to hold a reply open in liveness tests);
-//! * `present` of surface slot [`PANIC_SLOT`] panics (backend-panic tests).
+//! * `present` of surface slot [`PANIC_SLOT`] panics (backend-panic tests);
+//!   of [`SLOW_SLOT`] it sleeps [`SLOW_PRESENT`] (a server busy on queued
+//!   records while the client waits).
 //!
 //! [`Recorder`] wraps any applier and writes one normalised, human-readable
 //! line per call it receives (the recorder goldens, `tests/recorder.rs`);
@@ -29,6 +31,10 @@ use crate::BackendFactory;
 
 /// `present` with this surface slot makes [`EchoBackend`] panic.
 pub const PANIC_SLOT: u32 = 0xDEAD;
+/// `present` with this surface slot makes [`EchoBackend`] sleep
+/// [`SLOW_PRESENT`].
+pub const SLOW_SLOT: u32 = 0x510;
+pub const SLOW_PRESENT: std::time::Duration = std::time::Duration::from_micros(300);
 
 /// Order-sensitive digest of a call stream (client mirror of the backend).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,6 +172,9 @@ impl EchoBackend {
                 if let Ok(p) = bytemuck::try_pod_read_unaligned::<mgpipe::calls::Present>(payload) {
                     if p.surface.slot == PANIC_SLOT {
                         panic!("echo backend asked to panic");
+                    }
+                    if p.surface.slot == SLOW_SLOT {
+                        std::thread::sleep(SLOW_PRESENT);
                     }
                 }
             }

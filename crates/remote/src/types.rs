@@ -150,6 +150,10 @@ pub struct Stats {
     pub doorbells: u64,
     /// Times the client waited for CMD or STAGE space.
     pub stage_waits: u64,
+    /// Times the client slept on its doorbell (futex waits, for space or a
+    /// reply). The server rings a client waiting for a reply only with the
+    /// reply, not once per record it consumes meanwhile.
+    pub client_sleeps: u64,
     /// Publishes of pending records.
     pub publishes: u64,
     /// Replies that did not fit the REPLY area (answered empty).

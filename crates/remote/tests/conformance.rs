@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use mgpipe::event::Event;
 use mgpipe::{calls, Handle, Opcode};
-use remote::testing::{echo_events, readback_pattern, Digest, EchoBackend, EVENT_SLOT, PANIC_SLOT};
+use remote::testing::{
+    echo_events, readback_pattern, Digest, EchoBackend, EVENT_SLOT, PANIC_SLOT, SLOW_SLOT,
+};
 use remote::{connect, FatalReason, LinkConfig, LostReason, Transport, TransportKind};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_remote-test-server");
@@ -151,6 +153,15 @@ impl Driver {
             got, self.mirror,
             "call digest differs: records reordered, lost or altered"
         );
+    }
+
+    /// A `present` the echo backend takes `SLOW_PRESENT` over.
+    fn slow_present(&mut self) {
+        let p = calls::Present {
+            surface: Handle::new(SLOW_SLOT, 1),
+        };
+        self.t.present(&p);
+        self.note(Opcode::Present, &p, &[]);
     }
 
     /// A reply call after loss: answers empty, promptly.
@@ -497,6 +508,49 @@ fn payload_length_mismatch_is_fatal(kind: TransportKind) {
     );
 }
 
+/// A client asleep on a reply while the server works through queued
+/// records is woken by the reply, not once per record consumed.
+fn reply_wait_sleeps_once(kind: TransportKind) {
+    let mut d = Driver::new(open(kind));
+    d.check();
+    let before = d.t.stats().client_sleeps;
+    for _ in 0..100 {
+        d.slow_present();
+    }
+    d.check();
+    let sleeps = d.t.stats().client_sleeps - before;
+    assert!(
+        sleeps <= 3,
+        "{sleeps} sleeps for one reply: {:?}",
+        d.t.stats()
+    );
+}
+
+/// A client waiting for ring space behind a slow server is woken once a
+/// slice of the ring is free, not once per record consumed.
+fn space_wait_sleeps_per_slice(kind: TransportKind) {
+    let cfg = LinkConfig {
+        cmd_bytes: 4096,
+        ..small_cfg()
+    };
+    let mut d = Driver::new(open_cfg(kind, &cfg));
+    d.check();
+    let before = d.t.stats();
+    for _ in 0..300 {
+        d.slow_present();
+    }
+    d.check();
+    let s = d.t.stats();
+    if kind != TransportKind::Monolith {
+        assert!(
+            s.stage_waits > before.stage_waits,
+            "the ring never filled: {s:?}"
+        );
+    }
+    let sleeps = s.client_sleeps - before.client_sleeps;
+    assert!(sleeps <= 60, "{sleeps} sleeps for 300 records: {s:?}");
+}
+
 fn backend_panic_is_named(kind: TransportKind) {
     let mut d = Driver::new(open(kind));
     d.viewport(1);
@@ -603,6 +657,14 @@ macro_rules! conformance_tests {
             #[test]
             fn payload_length_mismatch_is_fatal() {
                 super::payload_length_mismatch_is_fatal($kind)
+            }
+            #[test]
+            fn reply_wait_sleeps_once() {
+                super::reply_wait_sleeps_once($kind)
+            }
+            #[test]
+            fn space_wait_sleeps_per_slice() {
+                super::space_wait_sleeps_per_slice($kind)
             }
             #[test]
             fn backend_panic_is_named() {
