@@ -615,7 +615,7 @@ impl Cx<'_> {
         &mut self,
         sh_binding: u32,
         sh_size: u32,
-        sh_ubo: Option<glow::Buffer>,
+        sh_block: Option<(glow::Buffer, u32)>,
     ) {
         let gl = self.gl;
         // Slot by slot, not a copy of the whole 392-byte table per draw.
@@ -643,10 +643,10 @@ impl Cx<'_> {
                 .shadow
                 .bind_ubo(gl, i as u32, Some(buf), off as i32, len as i32);
         }
-        if let Some(ubo) = sh_ubo {
+        if let Some((ubo, offset)) = sh_block {
             self.ctx
                 .shadow
-                .bind_ubo(gl, sh_binding, Some(ubo), 0, sh_size as i32);
+                .bind_ubo(gl, sh_binding, Some(ubo), offset as i32, sh_size as i32);
         }
     }
 
@@ -1161,7 +1161,12 @@ impl GlesBackend {
         }
         let mut cx = self.cx(call)?;
         let gl = cx.gl;
-        let Some(sh) = cx.scr.shaders.get(cx.ctx.shader) else {
+        let ScreenTables {
+            shaders,
+            uniform_stream,
+            ..
+        } = &mut *cx.scr;
+        let Some(sh) = shaders.get_mut(cx.ctx.shader) else {
             warn!(shader = ?cx.ctx.shader, call, "no valid shader bound, skipped");
             return None;
         };
@@ -1173,9 +1178,19 @@ impl GlesBackend {
             warn!(shader = ?cx.ctx.shader, call, "compute shader bound, skipped");
             return None;
         }
-        let (gb, gs, gu) = (sh.global_binding, sh.global_size, sh.global_ubo);
+        let global = match (uniform_stream.as_mut(), sh.global_data.is_empty()) {
+            (Some(stream), false) => {
+                // Written again when an orphaning took the last placement.
+                if !sh.global_at.is_some_and(|at| stream.is_current(at)) {
+                    sh.global_at = stream.push(gl, &sh.global_data);
+                }
+                sh.global_at.map(|at| (stream.buffer, at.offset))
+            }
+            _ => sh.global_ubo.map(|b| (b, 0)),
+        };
+        let (gb, gs) = (sh.global_binding, sh.global_size);
         cx.ctx.shadow.use_program(gl, Some(program));
-        cx.apply_uniform_buffers(gb, gs, gu);
+        cx.apply_uniform_buffers(gb, gs, global);
         cx.apply_textures();
         cx.collect_vaos();
         if !cx.bind_cached_vertex_input(base_instance) {
@@ -1793,7 +1808,9 @@ impl Context for GlesBackend {
                 None
             }
         };
-        let global_ubo = if p.global_size > 0 && p.global_size <= 1 << 24 {
+        let block = p.global_size > 0 && p.global_size <= 1 << 24;
+        let streamed = block && self.scr.uniform_stream.is_some();
+        let global_ubo = if block && !streamed {
             // SAFETY: a new buffer sized for the default uniform block.
             unsafe {
                 self.gl.create_buffer().ok().inspect(|&b| {
@@ -1813,6 +1830,14 @@ impl Context for GlesBackend {
             global_binding: p.global_binding,
             global_size: p.global_size,
             global_ubo,
+            // Streamed blocks start as zeros, like a new UBO's (written at
+            // the first draw).
+            global_data: if streamed {
+                vec![0; p.global_size as usize]
+            } else {
+                Vec::new()
+            },
+            global_at: None,
             is_compute: p.stage_mask == 1 << mgpipe::consts::STAGE_COMPUTE,
         };
         match self.scr.shaders.insert(p.cso, entry) {
@@ -2218,10 +2243,25 @@ impl Context for GlesBackend {
 
     fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
         self.prepare();
-        let Some(sh) = self.scr.shaders.get(p.shader) else {
+        let ScreenTables {
+            shaders,
+            uniform_stream,
+            ..
+        } = &mut self.scr;
+        let Some(sh) = shaders.get_mut(p.shader) else {
             warn!(shader = ?p.shader, "set_global_constants: unknown shader, skipped");
             return;
         };
+        if let (Some(stream), false) = (uniform_stream.as_mut(), sh.global_data.is_empty()) {
+            let n = blob.len().min(sh.global_data.len());
+            if blob.len() != sh.global_data.len() {
+                warn!(shader = ?p.shader, blob = blob.len(), size = sh.global_size, "set_global_constants: blob size differs from global_size");
+            }
+            sh.global_data[..n].copy_from_slice(&blob[..n]);
+            sh.global_at = stream.push(&self.gl, &sh.global_data);
+            self.check("set_global_constants");
+            return;
+        }
         let Some(ubo) = sh.global_ubo else {
             if !blob.is_empty() {
                 warn!(shader = ?p.shader, "set_global_constants: shader has no default uniform block, skipped");

@@ -20,7 +20,10 @@
 //! Knobs: `MOBILEGL_NATIVE_EGL` (path of the native EGL),
 //! `MOBILEGL_GLES_CHECK=1|0` (glGetError after every applied call; default
 //! on in debug builds, off in release), `MOBILEGL_GLES_VAO_CACHE=1|0` (one
-//! native VAO per vertex layout, `vao_cache.rs`; default on).
+//! native VAO per vertex layout, `vao_cache.rs`; default on),
+//! `MOBILEGL_GLES_UNIFORM_STREAM=1|0` (default uniform blocks streamed
+//! through one persistently mapped buffer, `uniform_stream.rs`; default on
+//! where the driver has `GL_EXT_buffer_storage`).
 
 mod context;
 mod egl;
@@ -31,6 +34,7 @@ mod screen;
 pub mod shader;
 mod state;
 mod table;
+mod uniform_stream;
 mod vao_cache;
 
 use std::cell::Cell;
@@ -208,7 +212,12 @@ pub(crate) struct ShaderEntry {
     pub program: Option<glow::Program>,
     pub global_binding: u32,
     pub global_size: u32,
+    /// The block's own UBO (not streamed), written in place.
     pub global_ubo: Option<glow::Buffer>,
+    /// Streamed: the block's bytes (zeros until set) and where they were
+    /// last written (None: not yet, or lost to an orphaning).
+    pub global_data: Vec<u8>,
+    pub global_at: Option<uniform_stream::Placement>,
     pub is_compute: bool,
 }
 
@@ -228,6 +237,8 @@ pub(crate) struct ScreenTables {
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,
     pub queries: Table<queries::QueryEntry>,
+    /// MOBILEGL_GLES_UNIFORM_STREAM=1: the default-uniform stream.
+    pub uniform_stream: Option<uniform_stream::UniformStream>,
 }
 
 pub(crate) struct FboEntry {
@@ -337,6 +348,7 @@ impl GlesBackend {
     pub fn open(path: &str) -> Result<GlesBackend, GlesError> {
         let check_errors = bool_knob("MOBILEGL_GLES_CHECK", cfg!(debug_assertions))?;
         let vao_cache = bool_knob("MOBILEGL_GLES_VAO_CACHE", true)?;
+        let uniform_stream = bool_knob("MOBILEGL_GLES_UNIFORM_STREAM", true)?;
         let egl = egl::Egl::load(path)?;
         // SAFETY: the root context is current on this thread (Egl::load made
         // it so); the loader hands out the native driver's entry points.
@@ -381,10 +393,18 @@ impl GlesBackend {
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
         }
         let multi_draw_fns = MultiDrawFns::load(&egl, ext);
-        tracing::info!(%version, %renderer, ?features, multi_draw = multi_draw_fns.elements_base_vertex.is_some(), "GLES backend open");
+        let scr = ScreenTables {
+            uniform_stream: if uniform_stream {
+                uniform_stream::UniformStream::new(&gl, uniform_stream::STREAM_BYTES)
+            } else {
+                None
+            },
+            ..Default::default()
+        };
+        tracing::info!(%version, %renderer, ?features, multi_draw = multi_draw_fns.elements_base_vertex.is_some(), uniform_stream = scr.uniform_stream.is_some(), "GLES backend open");
         Ok(GlesBackend {
             gl,
-            scr: ScreenTables::default(),
+            scr,
             ctxs: Table::default(),
             current: None,
             features,
@@ -401,6 +421,24 @@ impl GlesBackend {
             multi_draw_fns,
             egl,
         })
+    }
+
+    /// Stream default uniform blocks through a buffer of `bytes` from now
+    /// on, as `MOBILEGL_GLES_UNIFORM_STREAM=1` does at open (tests: a small
+    /// stream laps quickly). Shaders created before keep their own UBOs.
+    /// False: the driver cannot stream (see `uniform_stream.rs`).
+    pub fn stream_uniforms(&mut self, bytes: u32) -> bool {
+        self.prepare();
+        if let Some(old) = self.scr.uniform_stream.take() {
+            // Shaders that pointed into it write their blocks again (a new
+            // stream starts a new placement history).
+            old.destroy(&self.gl);
+            for sh in self.scr.shaders.values_mut() {
+                sh.global_at = None;
+            }
+        }
+        self.scr.uniform_stream = uniform_stream::UniformStream::new(&self.gl, bytes);
+        self.scr.uniform_stream.is_some()
     }
 
     /// The native driver's GL_RENDERER.
@@ -525,6 +563,9 @@ impl Drop for GlesBackend {
                 if let Some(b) = s.global_ubo {
                     gl.delete_buffer(b);
                 }
+            }
+            if let Some(s) = self.scr.uniform_stream.take() {
+                s.destroy(gl);
             }
         }
         let _ = self.egl.make_current(self.egl.root);

@@ -362,6 +362,68 @@ fn draw_with_spirv_program_and_global_constants() {
     assert_no_gl_errors(&b);
 }
 
+/// Streamed default uniforms (`MOBILEGL_GLES_UNIFORM_STREAM=1`): every
+/// update is drawn with its own values, and a shader whose placement went
+/// stale (another shader's updates lapped the stream) writes its block
+/// again before its next draw instead of reading overwritten bytes.
+#[test]
+fn streamed_global_constants_survive_a_lapped_stream() {
+    let mut b = setup();
+    assert!(
+        b.stream_uniforms(4096),
+        "llvmpipe has GL_EXT_buffer_storage"
+    );
+    let (a, other) = (Handle::new(1, 1), Handle::new(2, 1));
+    shader(&mut b, other, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    shader(&mut b, a, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    fullscreen_triangle(&mut b);
+    let green: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+    b.set_global_constants(
+        &calls::SetGlobalConstants { shader: a },
+        bytemuck::cast_slice(&green),
+    );
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    draw_arrays(&mut b, 3);
+    assert_eq!(pixel(&mut b, 3, 3), [0, 255, 0, 255]);
+    // Updates between draws: each draw sees its own colour.
+    for (i, c) in [[1.0f32, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]]
+        .iter()
+        .enumerate()
+    {
+        b.set_global_constants(
+            &calls::SetGlobalConstants { shader: a },
+            bytemuck::cast_slice(c),
+        );
+        draw_arrays(&mut b, 3);
+        let want = if i == 0 {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 255, 255]
+        };
+        assert_eq!(pixel(&mut b, 3, 3), want, "update {i}");
+    }
+    // Lap the 4 KiB stream several times from the other shader.
+    let grey: [f32; 4] = [0.5, 0.5, 0.5, 1.0];
+    for _ in 0..1000 {
+        b.set_global_constants(
+            &calls::SetGlobalConstants { shader: other },
+            bytemuck::cast_slice(&grey),
+        );
+    }
+    // `a` was not set again: it must still draw blue.
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    draw_arrays(&mut b, 3);
+    assert_eq!(pixel(&mut b, 3, 3), [0, 0, 255, 255]);
+    // A shader never set draws with zeros, as a new UBO's.
+    b.bind_shader(&calls::BindShader { cso: other });
+    let fresh = Handle::new(3, 1);
+    shader(&mut b, fresh, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    clear_color(&mut b, [1.0, 1.0, 1.0, 1.0]);
+    draw_arrays(&mut b, 3);
+    assert_eq!(pixel(&mut b, 3, 3), [0, 0, 0, 0]);
+    assert_no_gl_errors(&b);
+}
+
 #[test]
 fn textured_draw_with_bgra_upload_into_an_fbo() {
     let mut b = setup();
