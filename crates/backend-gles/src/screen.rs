@@ -123,9 +123,26 @@ impl GlesBackend {
         }
     }
 
+    /// Before the native context changes: the stream segment the current
+    /// one drew from is fenced in it (uniform_stream.rs).
+    fn retire_uniform_stream(&mut self) {
+        if self.current.is_some() {
+            self.prepare();
+            if let Some(s) = self.scr.uniform_stream.as_mut() {
+                s.retire(&self.gl);
+            }
+        }
+    }
+
     fn destroy_ctx(&mut self, h: Handle, c: Ctx) {
         // Delete its container objects with it current, then go back.
         if self.egl.make_current(c.egl).is_ok() {
+            if self.current.is_some_and(|cur| cur.slot == h.slot) {
+                // Its draws may still read the stream: fence them in it.
+                if let Some(s) = self.scr.uniform_stream.as_mut() {
+                    s.retire(&self.gl);
+                }
+            }
             let gl = &self.gl;
             // SAFETY: these objects belong to `c`'s native context, now current.
             unsafe {
@@ -416,6 +433,7 @@ impl Screen for GlesBackend {
 
     fn make_current(&mut self, p: &calls::MakeCurrent) {
         if p.ctx.is_null() {
+            self.retire_uniform_stream();
             self.current = None;
             self.make_native_current(None);
             return;
@@ -423,6 +441,9 @@ impl Screen for GlesBackend {
         if self.ctxs.get(p.ctx).is_none() {
             warn!(ctx = ?p.ctx, "make_current: unknown context, skipped");
             return;
+        }
+        if self.current != Some(p.ctx) {
+            self.retire_uniform_stream();
         }
         if !self.make_native_current(Some(p.ctx)) {
             return;

@@ -22,7 +22,10 @@
 //! valid only while the cursor stays in its segment (each crossing starts a
 //! new generation), so every draw that reads a segment precedes its fence;
 //! a shader whose placement went stale writes its block again at its next
-//! draw (`ShaderEntry::global_data` keeps the bytes).
+//! draw (`ShaderEntry::global_data` keeps the bytes). A fence covers only
+//! its own context's commands, so a switch of native context first fences
+//! the segment in use and moves on (`retire`): each segment is read by one
+//! context.
 //!
 //! What it owns: the stream buffer, its mapping, cursor and fences. It
 //! never touches the client's uniform buffers (`set_constant_buffers`).
@@ -105,6 +108,18 @@ impl Cursor {
     pub fn is_current(&self, p: Placement) -> bool {
         p.generation == self.generation
     }
+
+    /// Whether anything was placed in the current segment.
+    pub fn segment_used(&self) -> bool {
+        self.next > self.segment as u32 * self.segment_bytes
+    }
+
+    /// End the current segment now: every placement goes stale and the
+    /// next block starts the next segment.
+    pub fn force_cross(&mut self) {
+        self.generation += 1;
+        self.next = (self.segment as u32 + 1) * self.segment_bytes;
+    }
 }
 
 pub(crate) struct UniformStream {
@@ -114,6 +129,9 @@ pub(crate) struct UniformStream {
     bytes: u32,
     cursor: Cursor,
     fences: [Option<glow::Fence>; SEGMENTS],
+    /// The current segment was fenced by `retire` (in the context that
+    /// drew from it): the next crossing must not replace that fence.
+    fenced_early: bool,
 }
 
 // SAFETY: `map` points into process memory the driver keeps mapped for
@@ -157,6 +175,7 @@ impl UniformStream {
                 bytes,
                 cursor: Cursor::new(segment, align),
                 fences: [None; SEGMENTS],
+                fenced_early: false,
             })
         }
     }
@@ -192,10 +211,9 @@ impl UniformStream {
         // SAFETY: fences of this context; a fence is waited for and deleted
         // once.
         unsafe {
-            if let Some(old) = self.fences[c.left].take() {
-                gl.delete_sync(old);
+            if !std::mem::take(&mut self.fenced_early) {
+                self.fence(gl, c.left);
             }
-            self.fences[c.left] = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0).ok();
             if let Some(f) = self.fences[c.entered].take() {
                 let mut flags = glow::SYNC_FLUSH_COMMANDS_BIT;
                 let mut tries = 0;
@@ -215,6 +233,35 @@ impl UniformStream {
                 gl.delete_sync(f);
             }
         }
+    }
+
+    /// Fence segment `i` after every command of the current context.
+    ///
+    /// # Safety
+    /// A context of the stream's share group is current.
+    unsafe fn fence(&mut self, gl: &glow::Context, i: usize) {
+        if let Some(old) = self.fences[i].take() {
+            gl.delete_sync(old);
+        }
+        self.fences[i] = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0).ok();
+        // Flushed, so that another context of the group can wait for it.
+        gl.flush();
+    }
+
+    /// The current native context is about to be switched away from: a
+    /// fence only covers its own context's commands, so the segment it drew
+    /// from is fenced now, here, and the next block (the next context's)
+    /// starts a new segment. Every segment is then read by one context.
+    pub fn retire(&mut self, gl: &glow::Context) {
+        if !self.cursor.segment_used() || self.fenced_early {
+            return;
+        }
+        let i = self.cursor.segment;
+        // SAFETY: the context that drew from segment `i` is current (the
+        // caller switches contexts after this).
+        unsafe { self.fence(gl, i) };
+        self.fenced_early = true;
+        self.cursor.force_cross();
     }
 
     pub fn is_current(&self, p: Placement) -> bool {
@@ -290,6 +337,26 @@ mod tests {
             })
         );
         assert_eq!(f.offset, 0);
+    }
+
+    #[test]
+    fn a_forced_crossing_makes_placements_stale_and_moves_on() {
+        let mut c = Cursor::new(1024, 16);
+        assert!(!c.segment_used());
+        let (a, _) = c.place(32).unwrap();
+        assert!(c.segment_used());
+        c.force_cross();
+        assert!(!c.is_current(a));
+        let (b, x) = c.place(32).unwrap();
+        assert_eq!(
+            x,
+            Some(Crossing {
+                left: 0,
+                entered: 1
+            })
+        );
+        assert_eq!(b.offset, 1024);
+        assert!(c.is_current(b));
     }
 
     #[test]

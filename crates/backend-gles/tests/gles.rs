@@ -424,6 +424,72 @@ fn streamed_global_constants_survive_a_lapped_stream() {
     assert_no_gl_errors(&b);
 }
 
+/// Two contexts drawing with one streamed shader in turn: a context switch
+/// moves the stream on (each segment is read by one context, fenced in it)
+/// and the block written again in the new segment carries the shader's
+/// latest values (default uniforms are program state, shared). The fences
+/// themselves are not observable here: llvmpipe finishes every draw at once.
+#[test]
+fn streamed_global_constants_across_context_switches() {
+    let mut b = setup();
+    assert!(b.stream_uniforms(1 << 16));
+    let sh = Handle::new(1, 1);
+    shader(&mut b, sh, fixtures::TRI_VERT, fixtures::COLOR_FRAG, 16);
+    fullscreen_triangle(&mut b);
+    let other = Handle::new(2, 1);
+    b.context_create(&calls::ContextCreate { ctx: other, ..z() });
+    let colours: [[f32; 4]; 4] = [
+        [0.0, 1.0, 0.0, 1.0],
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+    ];
+    let mut latest = [0u8; 4];
+    for (i, c) in colours.iter().enumerate() {
+        let ctx = if i % 2 == 0 { CTX } else { other };
+        b.make_current(&calls::MakeCurrent {
+            ctx,
+            draw: SURF,
+            read: SURF,
+        });
+        if i == 1 {
+            // The second context's own state, once.
+            b.set_framebuffer_state(&calls::SetFramebufferState {
+                fbo: Handle::DEFAULT_FRAMEBUFFER,
+                ..z()
+            });
+            b.set_read_surface(&calls::SetReadSurface {
+                fbo: Handle::DEFAULT_FRAMEBUFFER,
+                ..z()
+            });
+            b.set_viewport(&calls::SetViewport {
+                x: 0.0,
+                y: 0.0,
+                width: W as f32,
+                height: H as f32,
+                near: 0.0,
+                far: 1.0,
+            });
+            b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
+            b.bind_shader(&calls::BindShader { cso: sh });
+            fullscreen_triangle(&mut b);
+        }
+        // Odd steps set the values; even steps draw with the values set
+        // in the other context (none yet at step 0: zeros).
+        if i % 2 == 1 {
+            b.set_global_constants(
+                &calls::SetGlobalConstants { shader: sh },
+                bytemuck::cast_slice(c),
+            );
+            latest = c.map(|v| (v * 255.0) as u8);
+        }
+        clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+        draw_arrays(&mut b, 3);
+        assert_eq!(pixel(&mut b, 3, 3), latest, "step {i}");
+    }
+    assert_no_gl_errors(&b);
+}
+
 #[test]
 fn textured_draw_with_bgra_upload_into_an_fbo() {
     let mut b = setup();
