@@ -58,6 +58,13 @@ fn setup() -> GlesBackend {
         draw: SURF,
         read: SURF,
     });
+    surface_defaults(&mut b);
+    b
+}
+
+/// The current context draws to and reads from the whole surface, with the
+/// default render state.
+fn surface_defaults(b: &mut GlesBackend) {
     b.set_framebuffer_state(&calls::SetFramebufferState {
         fbo: Handle::DEFAULT_FRAMEBUFFER,
         ..z()
@@ -75,7 +82,6 @@ fn setup() -> GlesBackend {
         far: 1.0,
     });
     b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
-    b
 }
 
 /// Happy paths raise no GL error (counted when checking is on).
@@ -454,23 +460,7 @@ fn streamed_global_constants_across_context_switches() {
         });
         if i == 1 {
             // The second context's own state, once.
-            b.set_framebuffer_state(&calls::SetFramebufferState {
-                fbo: Handle::DEFAULT_FRAMEBUFFER,
-                ..z()
-            });
-            b.set_read_surface(&calls::SetReadSurface {
-                fbo: Handle::DEFAULT_FRAMEBUFFER,
-                ..z()
-            });
-            b.set_viewport(&calls::SetViewport {
-                x: 0.0,
-                y: 0.0,
-                width: W as f32,
-                height: H as f32,
-                near: 0.0,
-                far: 1.0,
-            });
-            b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
+            surface_defaults(&mut b);
             b.bind_shader(&calls::BindShader { cso: sh });
             fullscreen_triangle(&mut b);
         }
