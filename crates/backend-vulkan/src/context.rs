@@ -928,8 +928,10 @@ impl VulkanBackend {
         if ve.is_none() && !c.vertex_elements.is_null() {
             warn!(cso = ?c.vertex_elements, "draw: unknown vertex elements, attributes read defaults");
         }
-        let mut slots = Vec::new();
-        let mut vbinds: Vec<(u32, vk::Buffer, u64)> = Vec::new();
+        let mut slots = std::mem::take(&mut self.draw_scratch.slots);
+        let mut vbinds = std::mem::take(&mut self.draw_scratch.vbinds);
+        slots.clear();
+        vbinds.clear();
         for &(loc, n, scalar) in inputs.iter() {
             if loc.saturating_add(n) > 16 {
                 warn!(
@@ -1048,19 +1050,23 @@ impl VulkanBackend {
                 depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
                 stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
                 samples: fb.samples(),
-                vertex: slots,
+                vertex: &slots,
             };
-            let key = desc.key();
-            match self.pipelines.get(&key) {
+            let mut key = std::mem::take(&mut self.draw_scratch.key);
+            desc.key_into(&mut key);
+            let pipe = match self.pipelines.get(key.as_slice()) {
                 Some(&p) => p,
                 None => {
                     let np = pipeline::create_pipeline(&self.gpu, &desc)
                         .map_err(|e| format!("pipeline creation failed: {e}"))?;
-                    self.pipelines.insert(key, np);
+                    self.pipelines.insert(key.clone(), np);
                     np
                 }
-            }
+            };
+            self.draw_scratch.key = key;
+            pipe
         };
+        self.draw_scratch.slots = slots;
 
         // Descriptor sets.
         let max_range = self.gpu.props.limits.max_uniform_buffer_range as u64;
@@ -1071,9 +1077,11 @@ impl VulkanBackend {
             .min_uniform_buffer_offset_alignment
             .max(1);
         let mut sets = [vk::DescriptorSet::null(); 2];
-        let mut ubo_offsets: Vec<u32> = Vec::new();
+        let mut ubo_offsets = std::mem::take(&mut self.draw_scratch.ubo_offsets);
+        ubo_offsets.clear();
         if !ubos.is_empty() {
-            let mut infos: Vec<(u32, u32, vk::DescriptorBufferInfo)> = Vec::new();
+            let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
+            infos.clear();
             for &(b, n) in ubos.iter() {
                 for k in 0..n.max(1) {
                     let slot = b.saturating_add(k);
@@ -1151,10 +1159,13 @@ impl VulkanBackend {
                 vk::DescriptorType::UNIFORM_BUFFER
             };
             let sl = set_layouts[UBO_SET as usize];
-            let what: Vec<frame::DescriptorBuffer> = infos
-                .iter()
-                .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range))
-                .collect();
+            let mut what = std::mem::take(&mut self.draw_scratch.ubo_what);
+            what.clear();
+            what.extend(
+                infos
+                    .iter()
+                    .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range)),
+            );
             // An unchanged set (same layout, same descriptors) is reused:
             // rebinding an identical set still costs the driver a state
             // change per draw.
@@ -1163,7 +1174,10 @@ impl VulkanBackend {
                 _ => None,
             };
             let set = match reuse {
-                Some(set) => set,
+                Some(set) => {
+                    self.draw_scratch.ubo_what = what;
+                    set
+                }
                 None => {
                     let set = self
                         .frames
@@ -1182,10 +1196,14 @@ impl VulkanBackend {
                         .collect();
                     // SAFETY: a fresh set of this layout; every info names a live buffer.
                     unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
-                    self.frames.last_ubo_set = Some((sl, what, set));
+                    // The replaced description's buffer becomes the scratch.
+                    if let Some((_, old, _)) = self.frames.last_ubo_set.replace((sl, what, set)) {
+                        self.draw_scratch.ubo_what = old;
+                    }
                     set
                 }
             };
+            self.draw_scratch.ubo_infos = infos;
             sets[0] = set;
         }
         if !samplers.is_empty() {
@@ -1488,6 +1506,8 @@ impl VulkanBackend {
                 }
             }
         }
+        self.draw_scratch.vbinds = vbinds;
+        self.draw_scratch.ubo_offsets = ubo_offsets;
         match kind {
             Kind::Arrays => self.frames.push_draw(
                 &self.gpu,

@@ -248,6 +248,18 @@ pub(crate) struct LastDraw {
     pub index_bytes: u64,
 }
 
+/// See [`VulkanBackend::draw_scratch`]. A draw takes a buffer out, clears
+/// it, and puts it back when done (an early return just drops it).
+#[derive(Default)]
+pub(crate) struct DrawScratch {
+    pub slots: Vec<pipeline::VertexSlot>,
+    pub vbinds: Vec<(u32, vk::Buffer, u64)>,
+    pub key: Vec<u32>,
+    pub ubo_infos: Vec<(u32, u32, vk::DescriptorBufferInfo)>,
+    pub ubo_what: Vec<frame::DescriptorBuffer>,
+    pub ubo_offsets: Vec<u32>,
+}
+
 /// Built-in objects bound where the client left a slot empty.
 #[derive(Default)]
 pub(crate) struct Dummies {
@@ -277,6 +289,9 @@ pub struct VulkanBackend {
     pub(crate) epoch: u64,
     /// What the last fully resolved draw left bound (see `epoch`).
     pub(crate) last_draw: Option<LastDraw>,
+    /// Buffers a fully resolved draw fills and drops, kept between draws
+    /// so that it allocates nothing in the common case.
+    pub(crate) draw_scratch: DrawScratch,
     // Field order: the device goes last (Drop tears everything down first).
     pub(crate) gpu: Gpu,
 }
@@ -304,6 +319,7 @@ impl VulkanBackend {
             readback: None,
             epoch: 0,
             last_draw: None,
+            draw_scratch: DrawScratch::default(),
             gpu,
         })
     }

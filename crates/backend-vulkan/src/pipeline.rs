@@ -257,12 +257,14 @@ pub(crate) struct PipeDesc<'a> {
     pub depth: vk::Format,
     pub stencil: vk::Format,
     pub samples: vk::SampleCountFlags,
-    pub vertex: Vec<VertexSlot>,
+    pub vertex: &'a [VertexSlot],
 }
 
 impl PipeDesc<'_> {
-    pub fn key(&self) -> Vec<u32> {
-        let mut k = Vec::with_capacity(96);
+    /// The pipeline-cache key, written into `k` (cleared first): a draw
+    /// reuses one buffer instead of allocating a key per draw.
+    pub fn key_into(&self, k: &mut Vec<u32>) {
+        k.clear();
         k.extend_from_slice(&[self.shader.slot, self.shader.gen]);
         let mut rs = *self.rs;
         rs.cso = mgpipe::Handle::NULL;
@@ -276,7 +278,7 @@ impl PipeDesc<'_> {
             self.stencil.as_raw() as u32,
             self.samples.as_raw(),
         ]);
-        for v in &self.vertex {
+        for v in self.vertex {
             k.extend_from_slice(&[
                 v.location,
                 v.format.as_raw() as u32,
@@ -285,7 +287,6 @@ impl PipeDesc<'_> {
                 v.divisor,
             ]);
         }
-        k
     }
 }
 
