@@ -89,6 +89,7 @@ typedef struct __GLsync *GLsync;
 #define GL_ARRAY_BUFFER 0x8892
 #define GL_ELEMENT_ARRAY_BUFFER 0x8893
 #define GL_UNIFORM_BUFFER 0x8A11
+#define GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT 0x8A34
 #define GL_COPY_READ_BUFFER 0x8F36
 #define GL_STATIC_DRAW 0x88E4
 #define GL_DYNAMIC_DRAW 0x88E8
@@ -168,6 +169,8 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glDeleteBuffers, (GLsizei, const GLuint *))                                 \
     X(void, glBindBuffer, (GLenum, GLuint))                                             \
     X(void, glBindBufferBase, (GLenum, GLuint, GLuint))                                 \
+    X(void, glBindBufferRange, (GLenum, GLuint, GLuint, GLintptr, GLsizeiptr))          \
+    X(void, glDrawElementsBaseVertex, (GLenum, GLsizei, GLenum, const void *, GLint))   \
     X(void, glBufferData, (GLenum, GLsizeiptr, const void *, GLenum))                   \
     X(void, glBufferSubData, (GLenum, GLintptr, GLsizeiptr, const void *))              \
     X(void *, glMapBufferRange, (GLenum, GLintptr, GLsizeiptr, GLbitfield))             \
@@ -703,6 +706,96 @@ static int sc_ubo_std140(void) {
     glDeleteVertexArrays(1, &vao);
     glDeleteBuffers(1, &vbo);
     glDeleteBuffers(2, ubo);
+    glDeleteProgram(prog);
+    target_destroy(&t);
+    return ok;
+}
+
+/* Minecraft 1.21-style per-draw uniform ranges: each of 16 cells is one
+ * glBindBufferRange into one buffer (offsets a multiple of
+ * GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT) + a glBindBuffer of one of two
+ * element buffers + glDrawElementsBaseVertex, nothing else between draws.
+ * Every cell must show its own range's colour. */
+static int sc_ubo_ranges(void) {
+    Target t;
+    if (!target_create(&t, W, H)) return 0;
+    static const char *fs =
+        "#version 330 core\n"
+        "layout(std140) uniform Cell { vec4 color; };\n"
+        "out vec4 o_color;\n"
+        "void main() { o_color = color; }\n";
+    static const char *vs =
+        "#version 330 core\n"
+        "in vec2 a_pos;\n"
+        "void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }\n";
+    GLuint prog = program(vs, fs, ATTR_POS);
+    if (!prog) return 0;
+    GLuint block = glGetUniformBlockIndex(prog, "Cell");
+    CHECK(block != GL_INVALID_INDEX, "glGetUniformBlockIndex(\"Cell\") = GL_INVALID_INDEX");
+    glUniformBlockBinding(prog, block, 1);
+    GLint align = 0;
+    glGetIntegerv(GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT, &align);
+    CHECK(align > 0 && align <= 4096, "GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT = %d", align);
+    enum { N = 4, CELLS = N * N };
+    /* Four vertices per cell, in clip space. */
+    float verts[CELLS * 8];
+    for (int i = 0; i < CELLS; i++) {
+        float x0 = -1.0f + 2.0f * (i % N) / N, y0 = -1.0f + 2.0f * (i / N) / N;
+        float x1 = x0 + 2.0f / N, y1 = y0 + 2.0f / N;
+        float q[8] = {x0, y0, x1, y0, x0, y1, x1, y1};
+        memcpy(verts + i * 8, q, sizeof q);
+    }
+    static const unsigned short quad[6] = {0, 1, 2, 2, 1, 3};
+    uint8_t *colors = calloc((size_t)CELLS, (size_t)align);
+    uint8_t want[CELLS][4];
+    for (int i = 0; i < CELLS; i++) {
+        float c[4] = {(i % 4) / 3.0f, (i / 4) / 3.0f, (i % 3) / 2.0f, 1.0f};
+        memcpy(colors + (size_t)i * align, c, sizeof c);
+        for (int k = 0; k < 4; k++) want[i][k] = (uint8_t)(c[k] * 255.0f + 0.5f);
+    }
+    GLuint vao, vbo, ibo[2], ubo;
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof verts, verts, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glEnableVertexAttribArray(0);
+    glGenBuffers(2, ibo);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo[k]);
+        glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof quad, quad, GL_STATIC_DRAW);
+    }
+    glGenBuffers(1, &ubo);
+    glBindBuffer(GL_UNIFORM_BUFFER, ubo);
+    glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)CELLS * align, colors, GL_STATIC_DRAW);
+    free(colors);
+    glUseProgram(prog);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    for (int i = 0; i < CELLS; i++) {
+        glBindBufferRange(GL_UNIFORM_BUFFER, 1, ubo, (GLintptr)i * align, 16);
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo[i % 2]);
+        glDrawElementsBaseVertex(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (const void *)0, i * 4);
+    }
+    EXPECT_NO_ERROR("per-draw uniform ranges");
+
+    uint8_t *px = read_target(&t);
+    int ok = 1;
+    for (int i = 0; i < CELLS && ok; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "cell %d", i);
+        int cx = (i % N) * (W / N), cy = (i / N) * (H / N);
+        ok = check_rect(px, W, cx + 1, cy + 1, cx + W / N - 1, cy + H / N - 1, want[i], 1, what);
+    }
+    free(px);
+    glBindBufferBase(GL_UNIFORM_BUFFER, 1, 0);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(1, &vbo);
+    glDeleteBuffers(2, ibo);
+    glDeleteBuffers(1, &ubo);
     glDeleteProgram(prog);
     target_destroy(&t);
     return ok;
@@ -1415,6 +1508,7 @@ static const Scenario SCENARIOS[] = {
     {"fence", sc_fence},
     {"persistent_map", sc_persistent_map},
     {"multi_draw", sc_multi_draw},
+    {"ubo_ranges", sc_ubo_ranges},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

@@ -40,6 +40,7 @@ pub const SCENARIOS: &[&str] = &[
     "fence",
     "persistent_map",
     "multi_draw",
+    "ubo_ranges",
 ];
 
 /// Where the scenario client runs.

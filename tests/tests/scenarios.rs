@@ -161,6 +161,7 @@ all_lanes!(
     fence,
     persistent_map,
     multi_draw,
+    ubo_ranges,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client

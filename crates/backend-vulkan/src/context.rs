@@ -820,6 +820,12 @@ impl VulkanBackend {
         {
             return false;
         }
+        if self.light != 0 && !self.apply_light(p) {
+            return false;
+        }
+        let Some(l) = self.last_draw else {
+            return false;
+        };
         let inst = p.instance_count.max(1);
         if p.index_size == 0 {
             self.frames.push_draw(
@@ -850,11 +856,198 @@ impl VulkanBackend {
         true
     }
 
+    /// The buffer, offset and range of every uniform-block binding of the
+    /// bound shader (`ubos`: (binding, count) pairs), in `infos` (cleared
+    /// first): the default-uniform block at `globals`, the context's
+    /// uniform buffers elsewhere, a dummy where a range is unusable.
+    fn resolve_ubos(
+        &mut self,
+        c: &Ctx,
+        ubos: &[(u32, u32)],
+        globals: Option<u32>,
+        infos: &mut Vec<(u32, u32, vk::DescriptorBufferInfo)>,
+    ) -> Result<(), String> {
+        infos.clear();
+        let max_range = self.gpu.props.limits.max_uniform_buffer_range as u64;
+        let ubo_align = self
+            .gpu
+            .props
+            .limits
+            .min_uniform_buffer_offset_alignment
+            .max(1);
+        for &(b, n) in ubos.iter() {
+            for k in 0..n.max(1) {
+                let slot = b.saturating_add(k);
+                let mut info = None;
+                if globals == Some(slot) {
+                    info = self.globals_range(c.shader);
+                } else if (slot as usize) < (c.cbufs.count as usize).min(16) {
+                    let si = slot as usize;
+                    let h = c.cbufs.buffers[si];
+                    if let Some((raw, size)) = self.buffer_use(h) {
+                        let off = c.cbufs.offsets[si];
+                        let len = if c.cbufs.sizes[si] == 0 {
+                            size.saturating_sub(off)
+                        } else {
+                            c.cbufs.sizes[si]
+                        }
+                        .min(max_range);
+                        if !off.is_multiple_of(ubo_align) {
+                            warn!(
+                                binding = slot,
+                                off, "draw: uniform buffer offset not aligned, dummy bound"
+                            );
+                        } else if len == 0 || off.saturating_add(len) > size {
+                            warn!(
+                                binding = slot,
+                                off, len, size, "draw: uniform range past the buffer, dummy bound"
+                            );
+                        } else {
+                            info = Some((raw.buffer, off, len));
+                        }
+                    } else if !h.is_null() {
+                        warn!(binding = slot, buffer = ?h, "draw: unknown uniform buffer, dummy bound");
+                    }
+                }
+                let (buffer, offset, range) = match info {
+                    Some(i) => i,
+                    None => (
+                        self.dummy_ubo().ok_or("no dummy uniform buffer")?,
+                        0,
+                        65536u64.min(max_range),
+                    ),
+                };
+                infos.push((
+                    b,
+                    k,
+                    vk::DescriptorBufferInfo {
+                        buffer,
+                        offset,
+                        range,
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// For `fast_draw`: apply what `set_index_buffer` / `set_constant_buffer`
+    /// changed since the last draw, when that needs no new pipeline or
+    /// descriptor set (an index buffer re-bound; uniform ranges that move
+    /// only their dynamic offsets). False: the draw must be resolved in
+    /// full (what was bound here stays consistent with `frames`' record of
+    /// the bindings, which the full path compares against).
+    fn apply_light(&mut self, p: &calls::Draw) -> bool {
+        let Some(c) = self.cur_copy("draw") else {
+            return false;
+        };
+        let Some(mut l) = self.last_draw else {
+            return false;
+        };
+        let Some((ubos, layout, set_layout, dynamic, globals)) =
+            self.scr.shaders.get(c.shader).and_then(|sh| {
+                let b = sh.built.as_ref()?;
+                Some((
+                    b.ubos.clone(),
+                    b.layout,
+                    b.set_layouts[UBO_SET as usize],
+                    b.dynamic_ubos,
+                    (sh.global_size > 0).then_some(sh.global_binding),
+                ))
+            })
+        else {
+            return false;
+        };
+        let Ok(cmd) = self.frames.cmd_keep(&self.gpu) else {
+            return false;
+        };
+        if self.light & crate::LIGHT_INDEX != 0 && p.index_size != 0 {
+            let ty = match p.index_size {
+                1 if self.gpu.feat.index_u8 => vk::IndexType::UINT8_EXT,
+                2 => vk::IndexType::UINT16,
+                4 => vk::IndexType::UINT32,
+                _ => return false,
+            };
+            let Some((raw, size)) = self.buffer_use(c.index_buffer) else {
+                return false;
+            };
+            let want = (raw.buffer, 0, ty);
+            if self.frames.bound_index != Some(want) {
+                self.frames.flush_draws(&self.gpu);
+                // SAFETY: recording inside the open rendering instance; a
+                // live buffer of this frame.
+                unsafe {
+                    self.gpu
+                        .device
+                        .cmd_bind_index_buffer(cmd, raw.buffer, 0, ty)
+                };
+                self.frames.bound_index = Some(want);
+            }
+            l.index_bytes = size;
+        }
+        if self.light & crate::LIGHT_CBUF != 0 && !ubos.is_empty() {
+            if !dynamic {
+                return false;
+            }
+            let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
+            if self.resolve_ubos(&c, &ubos, globals, &mut infos).is_err() {
+                return false;
+            }
+            let mut offsets = std::mem::take(&mut self.draw_scratch.ubo_offsets);
+            split_dynamic_offsets(&mut infos, &mut offsets);
+            // The same set (buffers and sizes) as the one bound: only the
+            // offsets move.
+            let set = match &self.frames.last_ubo_set {
+                Some((sl, what, set))
+                    if *sl == set_layout
+                        && what.len() == infos.len()
+                        && what
+                            .iter()
+                            .zip(infos.iter())
+                            .all(|(w, (b, k, i))| *w == (*b, *k, i.buffer, i.offset, i.range)) =>
+                {
+                    Some(*set)
+                }
+                _ => None,
+            };
+            let usable = set.filter(|s| self.frames.bound_sets[UBO_SET as usize] == (layout, *s));
+            if let Some(set) = usable {
+                if self.frames.bound_ubo_offsets != offsets {
+                    self.frames.flush_draws(&self.gpu);
+                    // SAFETY: recording inside the open rendering instance;
+                    // the set was made for this layout in this frame and its
+                    // buffers are live; one offset per dynamic descriptor.
+                    unsafe {
+                        self.gpu.device.cmd_bind_descriptor_sets(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            layout,
+                            UBO_SET,
+                            &[set],
+                            &offsets,
+                        )
+                    };
+                    self.frames.bound_ubo_offsets.clone_from(&offsets);
+                }
+            }
+            self.draw_scratch.ubo_infos = infos;
+            self.draw_scratch.ubo_offsets = offsets;
+            if usable.is_none() {
+                return false;
+            }
+        }
+        self.light = 0;
+        self.last_draw = Some(l);
+        true
+    }
+
     fn do_draw(&mut self, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
         if p.count != 0 && self.fast_draw(p, blob) {
             return Ok(());
         }
         self.last_draw = None;
+        // Resolved in full below.
+        self.light = 0;
         let Some(c) = self.cur_copy("draw") else {
             return Ok(());
         };
@@ -1069,89 +1262,15 @@ impl VulkanBackend {
         self.draw_scratch.slots = slots;
 
         // Descriptor sets.
-        let max_range = self.gpu.props.limits.max_uniform_buffer_range as u64;
-        let ubo_align = self
-            .gpu
-            .props
-            .limits
-            .min_uniform_buffer_offset_alignment
-            .max(1);
         let mut sets = [vk::DescriptorSet::null(); 2];
         let mut ubo_offsets = std::mem::take(&mut self.draw_scratch.ubo_offsets);
         ubo_offsets.clear();
         if !ubos.is_empty() {
             let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
-            infos.clear();
-            for &(b, n) in ubos.iter() {
-                for k in 0..n.max(1) {
-                    let slot = b.saturating_add(k);
-                    let mut info = None;
-                    if has_globals && slot == global_binding {
-                        info = self.globals_range(c.shader);
-                    } else if (slot as usize) < (c.cbufs.count as usize).min(16) {
-                        let si = slot as usize;
-                        let h = c.cbufs.buffers[si];
-                        if let Some((raw, size)) = self.buffer_use(h) {
-                            let off = c.cbufs.offsets[si];
-                            let len = if c.cbufs.sizes[si] == 0 {
-                                size.saturating_sub(off)
-                            } else {
-                                c.cbufs.sizes[si]
-                            }
-                            .min(max_range);
-                            if off % ubo_align != 0 {
-                                warn!(
-                                    binding = slot,
-                                    off, "draw: uniform buffer offset not aligned, dummy bound"
-                                );
-                            } else if len == 0 || off.saturating_add(len) > size {
-                                warn!(
-                                    binding = slot,
-                                    off,
-                                    len,
-                                    size,
-                                    "draw: uniform range past the buffer, dummy bound"
-                                );
-                            } else {
-                                info = Some((raw.buffer, off, len));
-                            }
-                        } else if !h.is_null() {
-                            warn!(binding = slot, buffer = ?h, "draw: unknown uniform buffer, dummy bound");
-                        }
-                    }
-                    let (buffer, offset, range) = match info {
-                        Some(i) => i,
-                        None => (
-                            self.dummy_ubo().ok_or("no dummy uniform buffer")?,
-                            0,
-                            65536u64.min(max_range),
-                        ),
-                    };
-                    infos.push((
-                        b,
-                        k,
-                        vk::DescriptorBufferInfo {
-                            buffer,
-                            offset,
-                            range,
-                        },
-                    ));
-                }
-            }
+            let globals = has_globals.then_some(global_binding);
+            self.resolve_ubos(&c, &ubos, globals, &mut infos)?;
             if dynamic_ubos {
-                // Dynamic offsets go in binding, then array-element order;
-                // the ranges' starts move into them (the set then only
-                // names buffers and sizes).
-                infos.sort_unstable_by_key(|(b, k, _)| (*b, *k));
-                for (_, _, i) in infos.iter_mut() {
-                    match u32::try_from(i.offset) {
-                        Ok(o) => {
-                            ubo_offsets.push(o);
-                            i.offset = 0;
-                        }
-                        Err(_) => ubo_offsets.push(0),
-                    }
-                }
+                split_dynamic_offsets(&mut infos, &mut ubo_offsets);
             }
             let ubo_type = if dynamic_ubos {
                 vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
@@ -3174,7 +3293,8 @@ impl Context for VulkanBackend {
     }
 
     fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
-        self.touch();
+        // Not `touch`: the next draw re-binds it (`apply_light`).
+        self.light |= crate::LIGHT_INDEX;
         if let Some(c) = self.cur("set_index_buffer") {
             c.index_buffer = p.buffer;
         }
@@ -3209,7 +3329,9 @@ impl Context for VulkanBackend {
     }
 
     fn set_constant_buffer(&mut self, p: &calls::SetConstantBuffer) {
-        self.touch();
+        // Not `touch`: the next draw re-resolves the uniform buffers
+        // (`apply_light`).
+        self.light |= crate::LIGHT_CBUF;
         if let Some(c) = self.cur("set_constant_buffer") {
             if !mgpipe::wire::apply_constant_buffer(&mut c.cbufs, p) {
                 warn!(
@@ -3368,5 +3490,25 @@ impl Context for VulkanBackend {
             "present",
             "present: surfaces are pbuffer-like, nothing to show",
         );
+    }
+}
+
+/// Dynamic uniform-buffer offsets go in binding, then array-element order;
+/// the ranges' starts move into them (the set then only names buffers and
+/// sizes). `offsets` is cleared first.
+fn split_dynamic_offsets(
+    infos: &mut [(u32, u32, vk::DescriptorBufferInfo)],
+    offsets: &mut Vec<u32>,
+) {
+    offsets.clear();
+    infos.sort_unstable_by_key(|(b, k, _)| (*b, *k));
+    for (_, _, i) in infos.iter_mut() {
+        match u32::try_from(i.offset) {
+            Ok(o) => {
+                offsets.push(o);
+                i.offset = 0;
+            }
+            Err(_) => offsets.push(0),
+        }
     }
 }

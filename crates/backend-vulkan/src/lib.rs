@@ -235,7 +235,13 @@ pub(crate) struct Ctx {
 
 /// A fully resolved draw whose bindings are still recorded: a following
 /// draw with the same epoch and shape only adds its own range.
+/// [`VulkanBackend::light`]: the index buffer was set.
+pub(crate) const LIGHT_INDEX: u8 = 1;
+/// [`VulkanBackend::light`]: a uniform-buffer binding was set.
+pub(crate) const LIGHT_CBUF: u8 = 2;
+
 #[derive(Clone, Copy, Debug)]
+
 pub(crate) struct LastDraw {
     pub epoch: u64,
     /// Submission serial of the command buffer it was recorded into.
@@ -289,6 +295,11 @@ pub struct VulkanBackend {
     pub(crate) epoch: u64,
     /// What the last fully resolved draw left bound (see `epoch`).
     pub(crate) last_draw: Option<LastDraw>,
+    /// Changes since the last draw that do not bump `epoch` because a
+    /// following draw can apply them itself without resolving everything
+    /// again ([`LIGHT_INDEX`]: `set_index_buffer`, [`LIGHT_CBUF`]:
+    /// `set_constant_buffer`).
+    pub(crate) light: u8,
     /// Buffers a fully resolved draw fills and drops, kept between draws
     /// so that it allocates nothing in the common case.
     pub(crate) draw_scratch: DrawScratch,
@@ -319,6 +330,7 @@ impl VulkanBackend {
             readback: None,
             epoch: 0,
             last_draw: None,
+            light: 0,
             draw_scratch: DrawScratch::default(),
             gpu,
         })
