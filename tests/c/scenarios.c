@@ -410,8 +410,36 @@ static const char *FS_COLOR =
     "void main() { o_color = u_color; }\n";
 static const char *const ATTR_POS[] = {"a_pos", NULL};
 
+/* A program (attribute a_pos) whose uniform block `block` is assigned
+ * binding point `binding`; 0 (after a FAIL line) when either fails. */
+static GLuint block_program(const char *vs, const char *fs, const char *block, GLuint binding) {
+    GLuint prog = program(vs, fs, ATTR_POS);
+    if (!prog) return 0;
+    GLuint index = glGetUniformBlockIndex(prog, block);
+    if (index == GL_INVALID_INDEX) {
+        glDeleteProgram(prog);
+        return (GLuint)fail("glGetUniformBlockIndex(\"%s\") = GL_INVALID_INDEX", block);
+    }
+    glUniformBlockBinding(prog, index, binding);
+    return prog;
+}
+
 /* A unit quad [0,1]^2 as a 4-vertex strip. */
 static const float UNIT_QUAD[8] = {0, 0, 1, 0, 0, 1, 1, 1};
+
+/* A vertex array (left bound) over a new buffer of tight vec2 positions at
+ * attribute 0; the buffer's name goes to *vbo. */
+static GLuint pos2_vao(const float *xy, GLsizeiptr bytes, GLuint *vbo) {
+    GLuint vao;
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, *vbo);
+    glBufferData(GL_ARRAY_BUFFER, bytes, xy, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glEnableVertexAttribArray(0);
+    return vao;
+}
 
 typedef struct {
     GLuint prog, vao, vbo;
@@ -426,13 +454,7 @@ static int solid_create(Solid *s) {
     s->u_color = glGetUniformLocation(s->prog, "u_color");
     CHECK(s->u_xform >= 0 && s->u_color >= 0, "uniform locations: u_xform=%d u_color=%d",
           s->u_xform, s->u_color);
-    glGenVertexArrays(1, &s->vao);
-    glBindVertexArray(s->vao);
-    glGenBuffers(1, &s->vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof UNIT_QUAD, UNIT_QUAD, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
-    glEnableVertexAttribArray(0);
+    s->vao = pos2_vao(UNIT_QUAD, sizeof UNIT_QUAD, &s->vbo);
     EXPECT_NO_ERROR("creating the solid-colour program");
     return 1;
 }
@@ -492,13 +514,7 @@ static int sc_indexed_draw(void) {
     static const float verts[8] = {0, 0, 1, 0, 0, 1, 1, 1};
     static const uint16_t idx[6] = {0, 1, 2, 2, 1, 3};
     GLuint vao, vbo, ibo;
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof verts, verts, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof(float), (const void *)0);
-    glEnableVertexAttribArray(0);
+    vao = pos2_vao(verts, sizeof verts, &vbo);
     glGenBuffers(1, &ibo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof idx, idx, GL_STATIC_DRAW);
@@ -600,13 +616,7 @@ static int sc_texture_unpack_row_length(void) {
     GLuint prog = program(VS_XFORM, fs, ATTR_POS);
     if (!prog) return 0;
     GLuint vao, vbo;
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof UNIT_QUAD, UNIT_QUAD, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
-    glEnableVertexAttribArray(0);
+    vao = pos2_vao(UNIT_QUAD, sizeof UNIT_QUAD, &vbo);
     glUseProgram(prog);
     glUniform1i(glGetUniformLocation(prog, "u_tex"), 0);
     glUniform4f(glGetUniformLocation(prog, "u_xform"), 2.0f, 2.0f, -1.0f, -1.0f);
@@ -654,11 +664,8 @@ static int sc_ubo_std140(void) {
         "};\n"
         "out vec4 o_color;\n"
         "void main() { o_color = vec4(a, b.y, c, e[1]) * d.x; }\n";
-    GLuint prog = program(VS_XFORM, fs, ATTR_POS);
+    GLuint prog = block_program(VS_XFORM, fs, "Params", 2);
     if (!prog) return 0;
-    GLuint block = glGetUniformBlockIndex(prog, "Params");
-    CHECK(block != GL_INVALID_INDEX, "glGetUniformBlockIndex(\"Params\") = GL_INVALID_INDEX");
-    glUniformBlockBinding(prog, block, 2);
 
     float data[20];
     for (int i = 0; i < 20; i++) data[i] = 9.0f; /* poison in padding and unused members */
@@ -681,13 +688,7 @@ static int sc_ubo_std140(void) {
     glBindBufferBase(GL_UNIFORM_BUFFER, 0, ubo[1]);
 
     GLuint vao, vbo;
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof UNIT_QUAD, UNIT_QUAD, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
-    glEnableVertexAttribArray(0);
+    vao = pos2_vao(UNIT_QUAD, sizeof UNIT_QUAD, &vbo);
     glUseProgram(prog);
     glUniform4f(glGetUniformLocation(prog, "u_xform"), 2.0f, 2.0f, -1.0f, -1.0f);
     glClearColor(0, 0, 0, 0);
@@ -728,11 +729,8 @@ static int sc_ubo_ranges(void) {
         "#version 330 core\n"
         "in vec2 a_pos;\n"
         "void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }\n";
-    GLuint prog = program(vs, fs, ATTR_POS);
+    GLuint prog = block_program(vs, fs, "Cell", 1);
     if (!prog) return 0;
-    GLuint block = glGetUniformBlockIndex(prog, "Cell");
-    CHECK(block != GL_INVALID_INDEX, "glGetUniformBlockIndex(\"Cell\") = GL_INVALID_INDEX");
-    glUniformBlockBinding(prog, block, 1);
     GLint align = 0;
     glGetIntegerv(GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT, &align);
     CHECK(align > 0 && align <= 4096, "GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT = %d", align);
@@ -754,13 +752,7 @@ static int sc_ubo_ranges(void) {
         for (int k = 0; k < 4; k++) want[i][k] = (uint8_t)(c[k] * 255.0f + 0.5f);
     }
     GLuint vao, vbo, ibo[2], ubo;
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo);
-    glBufferData(GL_ARRAY_BUFFER, sizeof verts, verts, GL_STATIC_DRAW);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
-    glEnableVertexAttribArray(0);
+    vao = pos2_vao(verts, sizeof verts, &vbo);
     glGenBuffers(2, ibo);
     for (int k = 0; k < 2; k++) {
         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo[k]);
