@@ -4,8 +4,10 @@
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
+use crate::host_alloc::CommandAllocator;
+use crate::lvp_quirk::{self, ImageSlots};
 use crate::VkError;
 
 /// Optional device features we found and enabled.
@@ -30,6 +32,12 @@ pub(crate) struct Features {
     pub multi_draw: bool,
     /// Exact occlusion counts (GL_SAMPLES_PASSED).
     pub occlusion_precise: bool,
+    /// Geometry and tessellation stages enabled, only for the lavapipe
+    /// image-slot quirk (`lvp_quirk.rs`), which names those stages.
+    pub lvp_image_slots: bool,
+    /// VK_EXT_robustness2's nullDescriptor, enabled only for that quirk
+    /// (an empty slot costs llvmpipe less than a real image).
+    pub null_descriptor: bool,
 }
 
 /// The device and what we know about it.
@@ -55,6 +63,11 @@ pub(crate) struct Gpu {
     /// maxMultiDrawCount (0 without VK_EXT_multi_draw).
     pub max_multi_draw: u32,
     pub pool: vk::CommandPool,
+    /// The pool's host allocator (None: the driver's default;
+    /// `MOBILEGL_VK_HOST_ALLOC=0`). Dropped after the pool.
+    cmd_alloc: Option<Box<CommandAllocator>>,
+    /// The lavapipe image-slot quirk's objects (when it applies).
+    pub image_slots: Option<ImageSlots>,
     pub pcache: vk::PipelineCache,
     pub device_name: String,
     pub driver_version: String,
@@ -192,6 +205,8 @@ impl Gpu {
         let mut fdiv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default();
         let mut fu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
         let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
+        let mut frb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
         let div_name = if has_ext(&exts, ash::khr::vertex_attribute_divisor::NAME) {
@@ -227,6 +242,9 @@ impl Gpu {
             if has_md {
                 f2 = f2.push_next(&mut fmd);
             }
+            if has_rb2 {
+                f2 = f2.push_next(&mut frb2);
+            }
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
             f2.features
@@ -250,6 +268,19 @@ impl Gpu {
             large_points: core_f.large_points != 0,
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
+            lvp_image_slots: lvp_quirk::wanted(
+                &props
+                    .device_name_as_c_str()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                core_f.geometry_shader != 0,
+                core_f.tessellation_shader != 0,
+            ),
+            null_descriptor: false,
+        };
+        let feat = Features {
+            null_descriptor: feat.lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
+            ..feat
         };
 
         // Enable exactly what we use.
@@ -269,6 +300,9 @@ impl Gpu {
         if feat.multi_draw {
             dev_exts.push(ash::ext::multi_draw::NAME.as_ptr());
         }
+        if feat.null_descriptor {
+            dev_exts.push(ash::ext::robustness2::NAME.as_ptr());
+        }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
         }
@@ -277,7 +311,9 @@ impl Gpu {
             .sampler_anisotropy(feat.anisotropy)
             .independent_blend(feat.independent_blend)
             .large_points(feat.large_points)
-            .occlusion_query_precise(feat.occlusion_precise);
+            .occlusion_query_precise(feat.occlusion_precise)
+            .geometry_shader(feat.lvp_image_slots)
+            .tessellation_shader(feat.lvp_image_slots);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
         let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut edcc =
@@ -286,6 +322,7 @@ impl Gpu {
             .vertex_attribute_instance_rate_divisor(true);
         let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
         let mut emd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
+        let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default().null_descriptor(true);
         let prio = [1.0f32];
         let qci = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qfam)
@@ -311,6 +348,9 @@ impl Gpu {
         if feat.multi_draw {
             dci = dci.push_next(&mut emd);
         }
+        if feat.null_descriptor {
+            dci = dci.push_next(&mut erb2);
+        }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.
         let device =
@@ -322,8 +362,12 @@ impl Gpu {
         let pci = vk::CommandPoolCreateInfo::default()
             .queue_family_index(qfam)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device and create info.
-        let pool = match unsafe { device.create_command_pool(&pci, None) } {
+        let cmd_alloc = (std::env::var("MOBILEGL_VK_HOST_ALLOC").as_deref() != Ok("0"))
+            .then(CommandAllocator::new);
+        let cbs = cmd_alloc.as_ref().map(|a| a.callbacks());
+        // SAFETY: valid device and create info; the allocator outlives the
+        // pool (both live in the Gpu, the pool is destroyed first).
+        let pool = match unsafe { device.create_command_pool(&pci, cbs.as_ref()) } {
             Ok(p) => p,
             Err(e) => {
                 // SAFETY: nothing else was created from this device.
@@ -382,7 +426,7 @@ impl Gpu {
             });
         info!(device = %device_name, %driver_version, ?feat, uma, "Vulkan backend open");
         debug!(limits = ?props.limits, "device limits");
-        Ok(Gpu {
+        let mut gpu = Gpu {
             _entry: entry,
             instance,
             pdev,
@@ -397,11 +441,19 @@ impl Gpu {
             timestamp_period,
             max_multi_draw,
             pool,
+            cmd_alloc,
+            image_slots: None,
             pcache,
             device_name,
             driver_version,
             format_cache: Default::default(),
-        })
+        };
+        if gpu.feat.lvp_image_slots {
+            gpu.image_slots = ImageSlots::new(&gpu)
+                .inspect_err(|e| warn!("lavapipe image-slot quirk unavailable: {e}"))
+                .ok();
+        }
+        Ok(gpu)
     }
 
     /// Tear down the device and instance (every child object already gone).
@@ -410,10 +462,14 @@ impl Gpu {
         // from it was destroyed; called once, right before dropping.
         unsafe {
             let _ = self.device.device_wait_idle();
+            if let Some(q) = &self.image_slots {
+                q.destroy(self);
+            }
             if self.pcache != vk::PipelineCache::null() {
                 self.device.destroy_pipeline_cache(self.pcache, None);
             }
-            self.device.destroy_command_pool(self.pool, None);
+            let cbs = self.cmd_alloc.as_ref().map(|a| a.callbacks());
+            self.device.destroy_command_pool(self.pool, cbs.as_ref());
             self.device.destroy_device(None);
             self.instance.destroy_instance(None);
         }

@@ -491,6 +491,9 @@ impl Frames {
                 })?;
         }
         let cmd = f.cmd;
+        if let Some(q) = &gpu.image_slots {
+            q.bind(gpu, cmd);
+        }
         self.recording = true;
         self.rendering = None;
         self.forget_bindings();

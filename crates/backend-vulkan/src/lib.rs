@@ -57,6 +57,8 @@ mod context;
 mod device;
 pub mod emulation;
 mod frame;
+mod host_alloc;
+mod lvp_quirk;
 mod pipeline;
 mod queries;
 mod resource;
