@@ -9,6 +9,7 @@ use std::cell::{Cell, RefCell};
 /// GL names are small dense integers: a fast non-cryptographic hash is
 /// enough (SipHash was ~10 % of a draw's instructions).
 type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+use crate::names::NameMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -348,14 +349,14 @@ pub struct IndexedBuffer {
 /// Objects shared between contexts of one share group.
 #[derive(Debug, Default)]
 pub struct Shared {
-    pub buffers: HashMap<u32, Option<Buffer>>,
+    pub buffers: NameMap<Option<Buffer>>,
     /// Buffers with a live persistent map (pushed at validate points).
     pub persistent: Vec<u32>,
-    pub textures: HashMap<u32, Option<Texture>>,
-    pub renderbuffers: HashMap<u32, Option<Renderbuffer>>,
-    pub samplers: HashMap<u32, TexParams>,
-    pub sampler_handles: HashMap<u32, Handle>,
-    pub shader_objects: HashMap<u32, ShaderOrProgram>,
+    pub textures: NameMap<Option<Texture>>,
+    pub renderbuffers: NameMap<Option<Renderbuffer>>,
+    pub samplers: NameMap<TexParams>,
+    pub sampler_handles: NameMap<Handle>,
+    pub shader_objects: NameMap<ShaderOrProgram>,
     pub syncs: HashMap<usize, SyncObj>,
     pub next_name: u32,
     pub next_sync: usize,
@@ -525,9 +526,9 @@ pub struct GlState {
     pub vao: u32,
 
     // per-context objects
-    pub vaos: HashMap<u32, Option<VertexArray>>,
-    pub fbos: HashMap<u32, Option<Framebuffer>>,
-    pub queries: HashMap<u32, Option<QueryObj>>,
+    pub vaos: NameMap<Option<VertexArray>>,
+    pub fbos: NameMap<Option<Framebuffer>>,
+    pub queries: NameMap<Option<QueryObj>>,
     /// Active query per target.
     pub active_queries: HashMap<u32, u32>,
     pub next_name: u32,
@@ -610,7 +611,7 @@ pub struct GlState {
     /// point i; `MAX_UBO_BINDINGS` <= 64), read with DIRTY_UNIFORM_POINTS.
     pub uniform_points_dirty: u64,
     /// Per-VAO emission cache (name -> what its current revision emits).
-    pub vao_emission: HashMap<u32, VaoEmission>,
+    pub vao_emission: NameMap<VaoEmission>,
     /// Bumped by glVertexAttrib* (current values of disabled attributes).
     pub current_attrib_rev: u64,
     pub sent_attrib_rev: u64,
@@ -623,7 +624,7 @@ pub struct GlState {
 
 impl GlState {
     fn new(id: usize, share: usize, handle: Handle, ctx: &Context) -> Self {
-        let mut vaos = HashMap::default();
+        let mut vaos = NameMap::default();
         // Compatibility profile keeps a default VAO (name 0); core has none.
         vaos.insert(
             0,
@@ -668,8 +669,8 @@ impl GlState {
             program: 0,
             vao: 0,
             vaos,
-            fbos: HashMap::default(),
-            queries: HashMap::default(),
+            fbos: NameMap::default(),
+            queries: NameMap::default(),
             active_queries: HashMap::default(),
             next_name: 0,
             default_draw_buffer: glow::BACK,
@@ -739,7 +740,7 @@ impl GlState {
             draws_since_publish: 0,
             dirty: DIRTY_ALL,
             uniform_points_dirty: 0,
-            vao_emission: HashMap::default(),
+            vao_emission: NameMap::default(),
             current_attrib_rev: 1,
             sent_attrib_rev: 0,
             resources_key: (Handle::NULL, Vec::new(), Vec::new()),

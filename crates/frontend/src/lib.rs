@@ -12,6 +12,7 @@ pub mod egl;
 pub mod exports;
 pub mod gl;
 pub mod glx;
+pub mod names;
 pub mod platform;
 pub mod runtime;
 pub mod shader;
