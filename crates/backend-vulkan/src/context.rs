@@ -3292,6 +3292,58 @@ impl Context for VulkanBackend {
         }
     }
 
+    fn create_vertex_input(&mut self, p: &calls::CreateVertexInput) {
+        self.touch();
+        let vi = crate::VertexInput {
+            elements: p.elements,
+            vbufs: calls::SetVertexBuffers {
+                count: p.count,
+                buffers: p.buffers,
+                offsets: p.offsets,
+                strides: p.strides,
+                ..Default::default()
+            },
+            index_buffer: p.index_buffer,
+        };
+        if self.scr.vertex_inputs.insert(p.cso, vi).is_err() {
+            warn!(cso = ?p.cso, "create_vertex_input: invalid handle, skipped");
+        }
+    }
+
+    /// bind_vertex_elements + set_vertex_buffers + set_index_buffer in one
+    /// record. Switching only the index buffer (the per-draw UBO pattern:
+    /// the same VAO re-bound with another element buffer) keeps the next
+    /// draw on the light path, like `set_index_buffer`.
+    fn bind_vertex_input(&mut self, p: &calls::BindVertexInput) {
+        let Some(vi) = self.scr.vertex_inputs.get(p.cso).copied() else {
+            warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
+            return;
+        };
+        let Some(c) = self.cur("bind_vertex_input") else {
+            return;
+        };
+        let n = (vi.vbufs.count as usize).min(vi.vbufs.buffers.len());
+        let same = c.vertex_elements == vi.elements
+            && c.vbufs.count == vi.vbufs.count
+            && c.vbufs.buffers[..n] == vi.vbufs.buffers[..n]
+            && c.vbufs.offsets[..n] == vi.vbufs.offsets[..n]
+            && c.vbufs.strides[..n] == vi.vbufs.strides[..n];
+        c.index_buffer = vi.index_buffer;
+        if same {
+            self.light |= crate::LIGHT_INDEX;
+        } else {
+            c.vertex_elements = vi.elements;
+            c.vbufs = vi.vbufs;
+            self.touch();
+        }
+    }
+
+    fn delete_vertex_input(&mut self, p: &calls::DeleteVertexInput) {
+        if self.scr.vertex_inputs.remove(p.cso).is_none() {
+            warn!(cso = ?p.cso, "delete_vertex_input: unknown vertex input, skipped");
+        }
+    }
+
     fn set_index_buffer(&mut self, p: &calls::SetIndexBuffer) {
         // Not `touch`: the next draw re-binds it (`apply_light`).
         self.light |= crate::LIGHT_INDEX;

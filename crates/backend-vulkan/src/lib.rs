@@ -196,6 +196,14 @@ pub(crate) struct SamplerEntry {
     pub no_mip: bool,
 }
 
+/// What a `create_vertex_input` names (`bind_vertex_input` applies it).
+#[derive(Clone, Copy)]
+pub(crate) struct VertexInput {
+    pub elements: Handle,
+    pub vbufs: calls::SetVertexBuffers,
+    pub index_buffer: Handle,
+}
+
 /// Share-group (screen-level) tables.
 #[derive(Default)]
 pub(crate) struct ScreenTables {
@@ -205,6 +213,8 @@ pub(crate) struct ScreenTables {
     pub fences: Table<u64>,
     pub render_states: Table<calls::CreateRenderState>,
     pub vertex_elements: Table<calls::CreateVertexElements>,
+    /// Vertex-input CSOs: a VAO's elements, buffer slots and index buffer.
+    pub vertex_inputs: Table<VertexInput>,
     pub samplers: Table<SamplerEntry>,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,

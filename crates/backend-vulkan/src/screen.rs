@@ -143,6 +143,10 @@ impl VulkanBackend {
             O::QueryResult,
             O::QueryDestroy,
             O::GetTextureImage,
+            // Vertex-input CSOs (context.rs).
+            O::CreateVertexInput,
+            O::BindVertexInput,
+            O::DeleteVertexInput,
         ] {
             set(o as usize);
         }
