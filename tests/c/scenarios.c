@@ -793,6 +793,74 @@ static int sc_ubo_ranges(void) {
     return ok;
 }
 
+/* Back-to-back draws that switch between vertex arrays of one layout
+ * (different buffers, different attribute offsets) and change a uniform
+ * between draws, nothing else: the shape of a Minecraft chunk pass, which
+ * a backend may take on a light path that re-binds only the vertex
+ * buffers and the uniform range. Array k's buffer lists the cells rotated
+ * by 5k and starts with 2k padding vertices (attribute offset 16k bytes),
+ * so a stale buffer or offset puts a colour in the wrong cell. */
+static int sc_vao_switch(void) {
+    Target t;
+    if (!target_create(&t, W, H)) return 0;
+    enum { N = 4, CELLS = N * N, ARRAYS = 3 };
+    GLuint prog = program(VS_XFORM, FS_COLOR, ATTR_POS);
+    if (!prog) return 0;
+    GLint u_xform = glGetUniformLocation(prog, "u_xform");
+    GLint u_color = glGetUniformLocation(prog, "u_color");
+    CHECK(u_xform >= 0 && u_color >= 0, "uniform locations: u_xform=%d u_color=%d", u_xform,
+          u_color);
+    GLuint vao[ARRAYS], vbo[ARRAYS];
+    glGenVertexArrays(ARRAYS, vao);
+    glGenBuffers(ARRAYS, vbo);
+    for (int k = 0; k < ARRAYS; k++) {
+        float v[(CELLS + 2 * ARRAYS) * 8];
+        memset(v, 0, sizeof v);
+        for (int j = 0; j < CELLS; j++) {
+            int cell = (j + 5 * k) % CELLS;
+            float x0 = (float)(cell % N) / N, y0 = (float)(cell / N) / N, d = 1.0f / N;
+            float q[8] = {x0, y0, x0 + d, y0, x0, y0 + d, x0 + d, y0 + d};
+            memcpy(v + 4 * k + j * 8, q, sizeof q);
+        }
+        glBindVertexArray(vao[k]);
+        glBindBuffer(GL_ARRAY_BUFFER, vbo[k]);
+        glBufferData(GL_ARRAY_BUFFER, sizeof v, v, GL_STATIC_DRAW);
+        glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 8, (const void *)(uintptr_t)(16 * k));
+        glEnableVertexAttribArray(0);
+    }
+    glUseProgram(prog);
+    /* Unit square [0,1]^2 onto the whole target. */
+    glUniform4f(u_xform, 2.0f, 2.0f, -1.0f, -1.0f);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    uint8_t want[CELLS][4];
+    for (int i = 0; i < CELLS; i++) {
+        int k = i % ARRAYS;
+        float c[4] = {(i % 4) / 3.0f, (i / 4) / 3.0f, (i % 3) / 2.0f, 1.0f};
+        for (int ch = 0; ch < 4; ch++) want[i][ch] = (uint8_t)(c[ch] * 255.0f + 0.5f);
+        glBindVertexArray(vao[k]);
+        glUniform4f(u_color, c[0], c[1], c[2], c[3]);
+        glDrawArrays(GL_TRIANGLE_STRIP, 4 * ((i - 5 * k + 5 * CELLS) % CELLS), 4);
+    }
+    EXPECT_NO_ERROR("vertex-array switches");
+    uint8_t *px = read_target(&t);
+    int ok = 1;
+    for (int i = 0; i < CELLS && ok; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "cell %d (array %d)", i, i % ARRAYS);
+        int cx = (i % N) * (W / N), cy = (i / N) * (H / N);
+        ok = check_rect(px, W, cx + 1, cy + 1, cx + W / N - 1, cy + H / N - 1, want[i], 1, what);
+    }
+    free(px);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glDeleteVertexArrays(ARRAYS, vao);
+    glDeleteBuffers(ARRAYS, vbo);
+    glDeleteProgram(prog);
+    target_destroy(&t);
+    return ok;
+}
+
 /* Draw, glBufferSubData the vertex buffer, draw again: the first draw must
  * see the old contents and the second the new ones. */
 static int sc_buffer_subdata_order(void) {
@@ -1501,6 +1569,7 @@ static const Scenario SCENARIOS[] = {
     {"persistent_map", sc_persistent_map},
     {"multi_draw", sc_multi_draw},
     {"ubo_ranges", sc_ubo_ranges},
+    {"vao_switch", sc_vao_switch},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

@@ -41,6 +41,7 @@ pub const SCENARIOS: &[&str] = &[
     "persistent_map",
     "multi_draw",
     "ubo_ranges",
+    "vao_switch",
 ];
 
 /// Where the scenario client runs.

@@ -162,6 +162,7 @@ all_lanes!(
     persistent_map,
     multi_draw,
     ubo_ranges,
+    vao_switch,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client

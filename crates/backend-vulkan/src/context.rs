@@ -549,13 +549,19 @@ impl VulkanBackend {
                 return Some((b, o, size));
             }
         }
-        let mut data = sh.globals.clone();
-        data.resize(size as usize, 0);
         let a = self.frames.upload(&self.gpu, size, align).ok()?;
-        a.write(0, &data);
-        if let Some(sh) = self.scr.shaders.get_mut(shader) {
-            sh.globals_at = Some((serial, a.buffer, a.offset));
+        let sh = self.scr.shaders.get_mut(shader)?;
+        let n = sh.globals.len().min(size as usize);
+        a.write(0, &sh.globals[..n]);
+        // Zero what the client has not set (a shorter blob).
+        const ZEROS: [u8; 256] = [0; 256];
+        let mut at = n as u64;
+        while at < size {
+            let k = (size - at).min(ZEROS.len() as u64);
+            a.write(at, &ZEROS[..k as usize]);
+            at += k;
         }
+        sh.globals_at = Some((serial, a.buffer, a.offset));
         Some((a.buffer, a.offset, size))
     }
 
@@ -985,6 +991,9 @@ impl VulkanBackend {
             }
             l.index_bytes = size;
         }
+        if self.light & crate::LIGHT_VBUF != 0 && !self.rebind_vertex_buffers(&c, &l, cmd) {
+            return false;
+        }
         if self.light & crate::LIGHT_CBUF != 0 && !ubos.is_empty() {
             if !dynamic {
                 return false;
@@ -1039,6 +1048,74 @@ impl VulkanBackend {
         self.light = 0;
         self.last_draw = Some(l);
         true
+    }
+
+    /// For `apply_light`: the vertex buffers moved under the same layout.
+    /// Every location the last full draw fed from a client buffer is bound
+    /// to the new buffer and offset (validated as the full path does);
+    /// false when a location read a default because of an error (the
+    /// full path decides again) or a new binding is unusable.
+    fn rebind_vertex_buffers(
+        &mut self,
+        c: &Ctx,
+        l: &crate::LastDraw,
+        cmd: vk::CommandBuffer,
+    ) -> bool {
+        let Some(ve) = self.scr.vertex_elements.get(c.vertex_elements).copied() else {
+            return false;
+        };
+        // Enabled locations the last draw did not feed from a buffer were
+        // defaults after an error: not a case for the light path.
+        let used: u32 = self
+            .draw_scratch
+            .vbinds
+            .iter()
+            .fold(0, |m, &(loc, _, _)| m | (1u32 << loc.min(31)));
+        if ve.enabled_mask & used & !l.vbuf_locs != 0 {
+            return false;
+        }
+        let mut vbinds = std::mem::take(&mut self.draw_scratch.vbinds);
+        let mut ok = true;
+        let mut flushed = false;
+        for vb in vbinds.iter_mut() {
+            let loc = vb.0 as usize;
+            if loc >= 16 || l.vbuf_locs & (1 << loc) == 0 {
+                continue;
+            }
+            let slot = ve.buffer_index[loc] as usize;
+            let buf = (slot < 16 && slot < c.vbufs.count as usize)
+                .then(|| c.vbufs.buffers[slot])
+                .and_then(|h| self.buffer_use(h));
+            let Some((raw, size)) = buf else {
+                ok = false;
+                break;
+            };
+            let off = c.vbufs.offsets[slot].saturating_add(ve.offset[loc] as u64);
+            if off >= size {
+                ok = false;
+                break;
+            }
+            let want = (raw.buffer, off);
+            if self.frames.bound_vertex.get(loc) != Some(&want) {
+                if !flushed {
+                    self.frames.flush_draws(&self.gpu);
+                    flushed = true;
+                }
+                // SAFETY: recording inside the open rendering instance; a
+                // live buffer of this frame, at an offset inside it.
+                unsafe {
+                    self.gpu
+                        .device
+                        .cmd_bind_vertex_buffers(cmd, loc as u32, &[raw.buffer], &[off])
+                };
+                if let Some(x) = self.frames.bound_vertex.get_mut(loc) {
+                    *x = want;
+                }
+            }
+            (vb.1, vb.2) = want;
+        }
+        self.draw_scratch.vbinds = vbinds;
+        ok
     }
 
     fn do_draw(&mut self, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
@@ -1125,6 +1202,7 @@ impl VulkanBackend {
         let mut vbinds = std::mem::take(&mut self.draw_scratch.vbinds);
         slots.clear();
         vbinds.clear();
+        let mut vbuf_locs = 0u32;
         for &(loc, n, scalar) in inputs.iter() {
             if loc.saturating_add(n) > 16 {
                 warn!(
@@ -1187,6 +1265,9 @@ impl VulkanBackend {
                             )
                         }
                     }
+                }
+                if got.is_some() {
+                    vbuf_locs |= 1 << l;
                 }
                 let got = match got {
                     Some(g) => g,
@@ -1650,6 +1731,7 @@ impl VulkanBackend {
                 instance_count: p.instance_count,
                 base_instance: p.base_instance,
                 index_bytes,
+                vbuf_locs,
             });
         }
         if p.base_instance != 0 {
@@ -3286,9 +3368,15 @@ impl Context for VulkanBackend {
     }
 
     fn set_vertex_buffers(&mut self, p: &calls::SetVertexBuffers) {
-        self.touch();
-        if let Some(c) = self.cur("set_vertex_buffers") {
-            c.vbufs = *p;
+        let Some(c) = self.cur("set_vertex_buffers") else {
+            self.touch();
+            return;
+        };
+        let light = light_vertex_change(c, c.vertex_elements, p);
+        c.vbufs = *p;
+        match light {
+            Some(l) => self.light |= l,
+            None => self.touch(),
         }
     }
 
@@ -3315,26 +3403,24 @@ impl Context for VulkanBackend {
     /// the same VAO re-bound with another element buffer) keeps the next
     /// draw on the light path, like `set_index_buffer`.
     fn bind_vertex_input(&mut self, p: &calls::BindVertexInput) {
-        let Some(vi) = self.scr.vertex_inputs.get(p.cso).copied() else {
+        let Some(vi) = self.scr.vertex_inputs.get(p.cso) else {
             warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
             return;
         };
-        let Some(c) = self.cur("bind_vertex_input") else {
+        let Some(c) = self.current.and_then(|h| self.ctxs.get_mut(h)) else {
+            warn!("bind_vertex_input: no current context, skipped");
             return;
         };
-        let n = (vi.vbufs.count as usize).min(vi.vbufs.buffers.len());
-        let same = c.vertex_elements == vi.elements
-            && c.vbufs.count == vi.vbufs.count
-            && c.vbufs.buffers[..n] == vi.vbufs.buffers[..n]
-            && c.vbufs.offsets[..n] == vi.vbufs.offsets[..n]
-            && c.vbufs.strides[..n] == vi.vbufs.strides[..n];
+        let light = light_vertex_change(c, vi.elements, &vi.vbufs);
         c.index_buffer = vi.index_buffer;
-        if same {
-            self.light |= crate::LIGHT_INDEX;
-        } else {
+        // The ~350-byte slots are copied only when they moved.
+        if light != Some(0) {
             c.vertex_elements = vi.elements;
             c.vbufs = vi.vbufs;
-            self.touch();
+        }
+        match light {
+            Some(l) => self.light |= crate::LIGHT_INDEX | l,
+            None => self.touch(),
         }
     }
 
@@ -3395,7 +3481,9 @@ impl Context for VulkanBackend {
     }
 
     fn set_global_constants(&mut self, p: &calls::SetGlobalConstants, blob: &[u8]) {
-        self.touch();
+        // Not `touch`: the default uniform block is a dynamic-offset range
+        // the next draw re-resolves (`apply_light`, LIGHT_CBUF).
+        self.light |= crate::LIGHT_CBUF;
         let Some(sh) = self.scr.shaders.get_mut(p.shader) else {
             warn!(shader = ?p.shader, "set_global_constants: unknown shader, skipped");
             return;
@@ -3563,4 +3651,21 @@ fn split_dynamic_offsets(
             Err(_) => offsets.push(0),
         }
     }
+}
+
+/// Whether moving context `c` to vertex elements `elements` with buffer
+/// slots `vb` keeps the vertex layout the pipeline was built for (same
+/// elements, slot count and strides): Some(LIGHT_VBUF) when only buffers
+/// or offsets moved, Some(0) when nothing did, None when the next draw must
+/// be resolved in full.
+fn light_vertex_change(c: &Ctx, elements: Handle, vb: &calls::SetVertexBuffers) -> Option<u8> {
+    let n = (vb.count as usize).min(vb.buffers.len());
+    let same_layout = c.vertex_elements == elements
+        && c.vbufs.count == vb.count
+        && c.vbufs.strides[..n] == vb.strides[..n];
+    if !same_layout {
+        return None;
+    }
+    let moved = c.vbufs.buffers[..n] != vb.buffers[..n] || c.vbufs.offsets[..n] != vb.offsets[..n];
+    Some(if moved { crate::LIGHT_VBUF } else { 0 })
 }

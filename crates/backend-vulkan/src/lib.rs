@@ -251,6 +251,9 @@ pub(crate) struct Ctx {
 pub(crate) const LIGHT_INDEX: u8 = 1;
 /// [`VulkanBackend::light`]: a uniform-buffer binding was set.
 pub(crate) const LIGHT_CBUF: u8 = 2;
+/// `bind_vertex_input` / `set_vertex_buffers` moved vertex buffers or
+/// offsets under the same layout (elements, slot count and strides).
+pub(crate) const LIGHT_VBUF: u8 = 4;
 
 #[derive(Clone, Copy, Debug)]
 
@@ -264,6 +267,9 @@ pub(crate) struct LastDraw {
     pub base_instance: u32,
     /// Size of the bound index buffer (indexed draws from a buffer).
     pub index_bytes: u64,
+    /// Locations whose vertex binding came from a client buffer (the
+    /// others read attribute defaults); see `apply_light`.
+    pub vbuf_locs: u32,
 }
 
 /// See [`VulkanBackend::draw_scratch`]. A draw takes a buffer out, clears
