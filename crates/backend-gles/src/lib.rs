@@ -473,6 +473,11 @@ impl GlesBackend {
             .and_then(|h| self.ctxs.get(h))
             .map(|c| c.egl)
             .unwrap_or(self.egl.root);
+        tracing::debug!(
+            from = ?self.thread.get(),
+            to = ?me,
+            "GLES backend now used from another thread: native context made current there"
+        );
         if let Err(e) = self.egl.make_current(ctx) {
             warn!("eglMakeCurrent on a new thread failed: {e}");
         }

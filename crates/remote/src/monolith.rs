@@ -15,7 +15,6 @@
 //! thread). A change of thread is logged once.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::thread::ThreadId;
 
 use mgpipe::{Applier, Caps, Direct};
 
@@ -24,8 +23,6 @@ use crate::Transport;
 
 pub(crate) struct Monolith {
     pub(crate) direct: Direct<Box<dyn Applier>>,
-    /// The thread that used the applier last (migration is logged).
-    thread: ThreadId,
     caps: Caps,
     stats: Stats,
     lost: Option<LostReason>,
@@ -54,7 +51,6 @@ impl Monolith {
         let caps = crate::query_caps(&mut *applier)?;
         Ok(Monolith {
             direct: Direct(applier),
-            thread: std::thread::current().id(),
             caps,
             stats: Stats::default(),
             lost: None,
@@ -68,7 +64,6 @@ impl Monolith {
         if self.lost.is_some() {
             return false;
         }
-        self.note_thread();
         self.stats.records += 1;
         self.stats.bytes += bytes as u64;
         if sync {
@@ -95,18 +90,6 @@ impl Monolith {
                 });
                 false
             }
-        }
-    }
-
-    /// Log when the calling thread changes (the applier follows it).
-    #[inline]
-    fn note_thread(&mut self) {
-        // Cached per thread: this runs for every call (ids are never reused).
-        thread_local!(static ME: ThreadId = std::thread::current().id());
-        let me = ME.with(|t| *t);
-        if me != self.thread {
-            tracing::debug!(from = ?self.thread, to = ?me, "monolith backend now used from another thread");
-            self.thread = me;
         }
     }
 
@@ -165,7 +148,6 @@ impl Transport for Monolith {
         if self.lost.is_some() {
             return;
         }
-        self.note_thread();
         self.stats.records += 1;
         self.stats.bytes += (record.len() + blob.len()) as u64;
         let r = mgpipe::wire::split_record(record, 0).and_then(|(h, payload, _)| {
