@@ -76,6 +76,14 @@ pub(crate) struct Gpu {
     format_cache: std::cell::RefCell<std::collections::HashMap<i32, vk::FormatProperties>>,
 }
 
+/// The `MOBILEGL_VK_*` switches read at open (see the crate doc).
+#[derive(Clone, Copy)]
+struct Knobs {
+    host_alloc: bool,
+    lvp_image_slots: bool,
+    force_staging: bool,
+}
+
 fn call(call: &'static str) -> impl Fn(vk::Result) -> VkError {
     move |result| VkError::Call { call, result }
 }
@@ -99,6 +107,12 @@ impl Gpu {
     /// Load libvulkan, make an instance (1.1+) and a device on the first
     /// usable physical device (discrete > integrated > virtual > cpu).
     pub fn open() -> Result<Gpu, VkError> {
+        // Knobs first: a bad value is refused before any Vulkan object exists.
+        let knobs = Knobs {
+            host_alloc: crate::bool_knob("MOBILEGL_VK_HOST_ALLOC", true)?,
+            lvp_image_slots: crate::bool_knob("MOBILEGL_VK_LVP_IMAGE_SLOTS", true)?,
+            force_staging: crate::bool_knob("MOBILEGL_VK_FORCE_STAGING", false)?,
+        };
         // SAFETY: loading the system Vulkan loader; ash keeps the library
         // alive inside `Entry`, which we keep for the instance's lifetime.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| VkError::Load(e.to_string()))?;
@@ -134,7 +148,7 @@ impl Gpu {
         // SAFETY: the create info and the strings it points to outlive the call.
         let instance =
             unsafe { entry.create_instance(&ici, None) }.map_err(call("vkCreateInstance"))?;
-        match Self::open_device(entry, instance.clone(), api) {
+        match Self::open_device(entry, instance.clone(), api, knobs) {
             Ok(g) => Ok(g),
             Err(e) => {
                 // SAFETY: nothing was created from the instance that outlives this.
@@ -144,7 +158,17 @@ impl Gpu {
         }
     }
 
-    fn open_device(entry: ash::Entry, instance: ash::Instance, api: u32) -> Result<Gpu, VkError> {
+    fn open_device(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        api: u32,
+        knobs: Knobs,
+    ) -> Result<Gpu, VkError> {
+        let Knobs {
+            host_alloc,
+            lvp_image_slots: lvp_slots,
+            force_staging,
+        } = knobs;
         // SAFETY: plain instance queries.
         let pdevs = unsafe { instance.enumerate_physical_devices() }
             .map_err(call("vkEnumeratePhysicalDevices"))?;
@@ -268,14 +292,15 @@ impl Gpu {
             large_points: core_f.large_points != 0,
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
-            lvp_image_slots: lvp_quirk::wanted(
-                &props
-                    .device_name_as_c_str()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                core_f.geometry_shader != 0,
-                core_f.tessellation_shader != 0,
-            ),
+            lvp_image_slots: lvp_slots
+                && lvp_quirk::wanted(
+                    &props
+                        .device_name_as_c_str()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    core_f.geometry_shader != 0,
+                    core_f.tessellation_shader != 0,
+                ),
             null_descriptor: false,
         };
         let feat = Features {
@@ -362,8 +387,7 @@ impl Gpu {
         let pci = vk::CommandPoolCreateInfo::default()
             .queue_family_index(qfam)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        let cmd_alloc = (std::env::var("MOBILEGL_VK_HOST_ALLOC").as_deref() != Ok("0"))
-            .then(CommandAllocator::new);
+        let cmd_alloc = host_alloc.then(CommandAllocator::new);
         let cbs = cmd_alloc.as_ref().map(|a| a.callbacks());
         // SAFETY: valid device and create info; the allocator outlives the
         // pool (both live in the Gpu, the pool is destroyed first).
@@ -411,7 +435,6 @@ impl Gpu {
         );
         // MOBILEGL_VK_FORCE_STAGING=1: behave as on a discrete GPU (no
         // host-visible device memory), so the staging paths run on lavapipe.
-        let force_staging = std::env::var_os("MOBILEGL_VK_FORCE_STAGING").is_some_and(|v| v == "1");
         let uma = !force_staging
             && matches!(
                 props.device_type,

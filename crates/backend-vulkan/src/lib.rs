@@ -39,7 +39,9 @@
 //! sub-uploads are copied in command-stream order. Draws that bind
 //! nothing new are merged into one `vkCmdDrawMulti*EXT`, and a draw that
 //! follows another with no call in between skips re-resolving state
-//! (`VulkanBackend::epoch`); a command buffer is submitted every
+//! (`VulkanBackend::epoch`), as does one after only index-buffer,
+//! uniform-range, default-uniform or same-layout VAO changes (`light`);
+//! a command buffer is submitted every
 //! `frame::SUBMIT_EVERY_DRAWS` draws so the device works while the frame
 //! is recorded; read-backs reuse one host buffer. Queries (occlusion,
 //! timers), timestamps and `glGetTexImage` are answered in `queries.rs`.
@@ -48,10 +50,14 @@
 //! [`emulation`]. Bad handles and malformed payloads are logged
 //! (`tracing::warn`) and the call skipped: no trait method panics.
 //!
-//! Knobs: `MOBILEGL_VK_FRAMES_IN_FLIGHT` (1..=8, default 2; anything else
-//! is a startup error); `MOBILEGL_VK_FORCE_STAGING=1` ignores host-visible
-//! device memory (as on a discrete GPU), so the staging paths run on
-//! lavapipe too.
+//! Host memory of the command pool comes from size-class free lists
+//! ([`host_alloc`]); a lavapipe quirk is worked around in [`lvp_quirk`].
+//!
+//! Knobs (anything else is a startup error): `MOBILEGL_VK_FRAMES_IN_FLIGHT`
+//! (1..=8, default 2); `MOBILEGL_VK_FORCE_STAGING=1|0` (default 0; 1
+//! ignores host-visible device memory, as on a discrete GPU, so the staging
+//! paths run on lavapipe too); `MOBILEGL_VK_HOST_ALLOC=1|0` (default 1);
+//! `MOBILEGL_VK_LVP_IMAGE_SLOTS=1|0` (default 1).
 
 mod context;
 mod device;
@@ -103,6 +109,22 @@ pub enum VkError {
 
 /// Frames in flight unless `MOBILEGL_VK_FRAMES_IN_FLIGHT` says otherwise.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 2;
+
+/// A `1|0` knob; unset gives `default`, anything else is refused by name.
+pub(crate) fn bool_knob(knob: &'static str, default: bool) -> Result<bool, VkError> {
+    match std::env::var(knob) {
+        Err(_) => Ok(default),
+        Ok(v) => match v.as_str() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(VkError::BadKnob {
+                knob,
+                value: v,
+                why: "expected 1 or 0",
+            }),
+        },
+    }
+}
 
 fn frames_in_flight() -> Result<usize, VkError> {
     match std::env::var("MOBILEGL_VK_FRAMES_IN_FLIGHT") {
@@ -435,5 +457,26 @@ mod tests {
         }
         std::env::remove_var("MOBILEGL_VK_FRAMES_IN_FLIGHT");
         assert_eq!(frames_in_flight().unwrap(), DEFAULT_FRAMES_IN_FLIGHT);
+    }
+
+    #[test]
+    fn bool_knobs_refuse_anything_but_1_or_0() {
+        // A variable no other test (or backend) reads.
+        const K: &str = "MOBILEGL_VK_TEST_BOOL_KNOB";
+        std::env::remove_var(K);
+        assert!(bool_knob(K, true).unwrap());
+        assert!(!bool_knob(K, false).unwrap());
+        std::env::set_var(K, "0");
+        assert!(!bool_knob(K, true).unwrap());
+        std::env::set_var(K, "1");
+        assert!(bool_knob(K, false).unwrap());
+        for bad in ["", "yes", "2", " 1"] {
+            std::env::set_var(K, bad);
+            assert!(
+                matches!(bool_knob(K, true), Err(VkError::BadKnob { .. })),
+                "{bad:?}"
+            );
+        }
+        std::env::remove_var(K);
     }
 }

@@ -38,12 +38,10 @@ pub(crate) struct ImageSlots {
     layout: vk::PipelineLayout,
 }
 
-/// Whether the quirk applies to this device (and is not turned off).
+/// Whether the quirk applies to this device (the knob is checked by the
+/// caller).
 pub(crate) fn wanted(device_name: &str, geometry: bool, tessellation: bool) -> bool {
-    device_name.contains("llvmpipe")
-        && geometry
-        && tessellation
-        && std::env::var("MOBILEGL_VK_LVP_IMAGE_SLOTS").as_deref() != Ok("0")
+    device_name.contains("llvmpipe") && geometry && tessellation
 }
 
 impl ImageSlots {

@@ -83,9 +83,17 @@ pub const POLL_WINDOW: Duration = Duration::from_micros(100);
 /// doorbell. `slice` bounds each futex wait (None: unbounded; a wake is
 /// guaranteed by the protocol). Returns how many times it slept (futex
 /// waits), 0 when the condition held while it spun or polled.
-pub fn wait_until(
+pub fn wait_until(word: &AtomicU32, slice: Option<Duration>, ready: impl FnMut() -> bool) -> u32 {
+    wait_until_polling(word, slice, true, ready)
+}
+
+/// [`wait_until`], where `poll: false` skips the yield rounds and the poll
+/// window: for a waiter that knows the condition is far off (a long
+/// backlog ahead of its request), polling would only burn its CPU time.
+pub fn wait_until_polling(
     word: &AtomicU32,
     slice: Option<Duration>,
+    poll: bool,
     mut ready: impl FnMut() -> bool,
 ) -> u32 {
     for _ in 0..SPIN_ROUNDS {
@@ -94,22 +102,24 @@ pub fn wait_until(
         }
         std::hint::spin_loop();
     }
-    for _ in 0..YIELD_ROUNDS {
-        if ready() {
-            return 0;
+    if poll {
+        for _ in 0..YIELD_ROUNDS {
+            if ready() {
+                return 0;
+            }
+            std::thread::yield_now();
         }
-        std::thread::yield_now();
-    }
-    // Then poll for a bounded time, yielding between looks: on small
-    // machines (and VMs, where a wake-up is an IPI) a futex sleep/wake pair
-    // costs tens of microseconds, more than the usual gap between a batch
-    // and the next one, or a request and its reply.
-    let start = std::time::Instant::now();
-    while start.elapsed() < POLL_WINDOW {
-        if ready() {
-            return 0;
+        // Then poll for a bounded time, yielding between looks: on small
+        // machines (and VMs, where a wake-up is an IPI) a futex sleep/wake
+        // pair costs tens of microseconds, more than the usual gap between
+        // a batch and the next one, or a request and its reply.
+        let start = std::time::Instant::now();
+        while start.elapsed() < POLL_WINDOW {
+            if ready() {
+                return 0;
+            }
+            std::thread::yield_now();
         }
-        std::thread::yield_now();
     }
     let mut sleeps = 0u32;
     loop {
