@@ -804,12 +804,9 @@ static int sc_vao_switch(void) {
     Target t;
     if (!target_create(&t, W, H)) return 0;
     enum { N = 4, CELLS = N * N, ARRAYS = 3 };
-    GLuint prog = program(VS_XFORM, FS_COLOR, ATTR_POS);
-    if (!prog) return 0;
-    GLint u_xform = glGetUniformLocation(prog, "u_xform");
-    GLint u_color = glGetUniformLocation(prog, "u_color");
-    CHECK(u_xform >= 0 && u_color >= 0, "uniform locations: u_xform=%d u_color=%d", u_xform,
-          u_color);
+    /* The solid-colour program; its own unit-quad array is not drawn. */
+    Solid s;
+    if (!solid_create(&s)) return 0;
     GLuint vao[ARRAYS], vbo[ARRAYS];
     glGenVertexArrays(ARRAYS, vao);
     glGenBuffers(ARRAYS, vbo);
@@ -828,9 +825,9 @@ static int sc_vao_switch(void) {
         glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 8, (const void *)(uintptr_t)(16 * k));
         glEnableVertexAttribArray(0);
     }
-    glUseProgram(prog);
+    glUseProgram(s.prog);
     /* Unit square [0,1]^2 onto the whole target. */
-    glUniform4f(u_xform, 2.0f, 2.0f, -1.0f, -1.0f);
+    glUniform4f(s.u_xform, 2.0f, 2.0f, -1.0f, -1.0f);
     glClearColor(0, 0, 0, 0);
     glClear(GL_COLOR_BUFFER_BIT);
     uint8_t want[CELLS][4];
@@ -839,7 +836,7 @@ static int sc_vao_switch(void) {
         float c[4] = {(i % 4) / 3.0f, (i / 4) / 3.0f, (i % 3) / 2.0f, 1.0f};
         for (int ch = 0; ch < 4; ch++) want[i][ch] = (uint8_t)(c[ch] * 255.0f + 0.5f);
         glBindVertexArray(vao[k]);
-        glUniform4f(u_color, c[0], c[1], c[2], c[3]);
+        glUniform4f(s.u_color, c[0], c[1], c[2], c[3]);
         glDrawArrays(GL_TRIANGLE_STRIP, 4 * ((i - 5 * k + 5 * CELLS) % CELLS), 4);
     }
     EXPECT_NO_ERROR("vertex-array switches");
@@ -852,11 +849,9 @@ static int sc_vao_switch(void) {
         ok = check_rect(px, W, cx + 1, cy + 1, cx + W / N - 1, cy + H / N - 1, want[i], 1, what);
     }
     free(px);
-    glBindVertexArray(0);
-    glUseProgram(0);
     glDeleteVertexArrays(ARRAYS, vao);
     glDeleteBuffers(ARRAYS, vbo);
-    glDeleteProgram(prog);
+    solid_destroy(&s);
     target_destroy(&t);
     return ok;
 }

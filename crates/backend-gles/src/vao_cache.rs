@@ -47,13 +47,7 @@ pub(crate) struct VertexInput {
 
 impl VertexInput {
     pub fn new(p: &calls::CreateVertexInput) -> VertexInput {
-        let vbufs = calls::SetVertexBuffers {
-            count: p.count,
-            buffers: p.buffers,
-            offsets: p.offsets,
-            strides: p.strides,
-            ..Default::default()
-        };
+        let vbufs = mgpipe::wire::vertex_buffers_of(p);
         VertexInput {
             elements: p.elements,
             layout: layout_key(p.elements, &vbufs),

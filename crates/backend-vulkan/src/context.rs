@@ -3384,13 +3384,7 @@ impl Context for VulkanBackend {
         self.touch();
         let vi = crate::VertexInput {
             elements: p.elements,
-            vbufs: calls::SetVertexBuffers {
-                count: p.count,
-                buffers: p.buffers,
-                offsets: p.offsets,
-                strides: p.strides,
-                ..Default::default()
-            },
+            vbufs: mgpipe::wire::vertex_buffers_of(p),
             index_buffer: p.index_buffer,
         };
         if self.scr.vertex_inputs.insert(p.cso, vi).is_err() {

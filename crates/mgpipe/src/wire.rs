@@ -128,6 +128,18 @@ impl MapPersistentReply {
     }
 }
 
+/// The vertex-buffer slots a vertex-input CSO names, as the
+/// `set_vertex_buffers` a backend that applies the CSO keeps.
+pub fn vertex_buffers_of(p: &crate::calls::CreateVertexInput) -> crate::calls::SetVertexBuffers {
+    crate::calls::SetVertexBuffers {
+        count: p.count,
+        buffers: p.buffers,
+        offsets: p.offsets,
+        strides: p.strides,
+        ..Default::default()
+    }
+}
+
 /// Apply a `set_constant_buffer` delta to the uniform-buffer table a
 /// backend keeps (the last `set_constant_buffers` plus deltas since). A slot
 /// at or past `count` extends it; false (nothing changed) for a slot past
