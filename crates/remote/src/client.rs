@@ -424,7 +424,7 @@ impl RingLink {
     }
 
     /// Push one record: header + payload in CMD, blob in STAGE.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply_slot: u32) {
         // Fast path, most records (draws, binds, state, small blobs such as
         // uniform blocks): no wrap and room according to the cached
@@ -464,7 +464,7 @@ impl RingLink {
     /// Header, payload and zero padding straight into the ring at `at` (the
     /// reservation of `len` bytes is contiguous): no intermediate buffer.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn write_record(
         &self,
         at: usize,

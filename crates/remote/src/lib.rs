@@ -117,6 +117,9 @@ pub fn connect(
 }
 
 impl mgpipe::RecordSink for client::RingLink {
+    // Inlined into each generated encoder method, so the fast path copies
+    // a payload of known size (no memcpy call, no length arithmetic).
+    #[inline(always)]
     fn record(&mut self, opcode: mgpipe::Opcode, payload: &[u8], blob: &[u8]) {
         self.push(opcode as u16, payload, blob, 0);
     }
