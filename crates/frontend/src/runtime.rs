@@ -122,18 +122,26 @@ impl Conn {
         self.pipe.lost().map(|r| format!("{r}"))
     }
 
-    /// Whether the link is gone; logs the cause once.
+    /// Whether the link is gone; logs the cause once. Inlined into every
+    /// GL entry point: the live case is one check.
+    #[inline]
     pub fn check_lost(&mut self) -> bool {
-        match self.pipe.lost() {
-            None => false,
-            Some(r) => {
-                if !self.lost_logged {
-                    self.lost_logged = true;
-                    tracing::error!(
-                        "MobileGL context lost: {r}; GL calls keep returning, rendering stops"
-                    );
-                }
-                true
+        if self.pipe.lost().is_none() {
+            return false;
+        }
+        self.note_lost();
+        true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn note_lost(&mut self) {
+        if !self.lost_logged {
+            self.lost_logged = true;
+            if let Some(r) = self.pipe.lost() {
+                tracing::error!(
+                    "MobileGL context lost: {r}; GL calls keep returning, rendering stops"
+                );
             }
         }
     }

@@ -230,6 +230,7 @@ impl RingLink {
 
     /// Make every pushed record visible to the server and ring it if it
     /// sleeps. Also drains server events.
+    #[inline(never)]
     pub fn publish(&mut self) {
         if self.lost.is_some() {
             return;
@@ -387,6 +388,9 @@ impl RingLink {
         Some(CTRL_SIZE + (pos % cap) as usize)
     }
 
+    /// Publish once a batch's worth was written (the check is inlined into
+    /// every push; the publish itself is not).
+    #[inline(always)]
     fn maybe_publish(&mut self) {
         if self.head - self.published >= self.cmd_publish_at
             || self.stage_head - self.stage_published >= self.stage_publish_at

@@ -61,10 +61,18 @@ pub fn bound_buffer(gl: &mut Gl, target: u32) -> Option<u32> {
 
 /// Make sure `name` exists as an object (created at first bind).
 /// Err(INVALID_OPERATION) if the name was never generated (core profile).
+/// The common case (0, or an object that exists) is inlined into every
+/// bind.
+#[inline]
 pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
-    if name == 0 {
+    if name == 0 || matches!(gl.sh.buffers.get(&name), Some(Some(_))) {
         return Ok(());
     }
+    create_buffer_object(gl, name)
+}
+
+/// [`ensure_buffer`] for a name without an object yet.
+fn create_buffer_object(gl: &mut Gl, name: u32) -> Result<(), u32> {
     match gl.sh.buffers.get(&name) {
         Some(Some(_)) => Ok(()),
         Some(None) => {
@@ -96,7 +104,7 @@ pub fn ensure_buffer(gl: &mut Gl, name: u32) -> Result<(), u32> {
                 Err(glow::INVALID_OPERATION)
             } else {
                 gl.sh.buffers.insert(name, None);
-                ensure_buffer(gl, name)
+                create_buffer_object(gl, name)
             }
         }
     }
