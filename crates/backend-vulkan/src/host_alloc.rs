@@ -136,14 +136,12 @@ impl CommandAllocator {
     /// # Safety
     /// `p` came from [`CommandAllocator::alloc`] and was not freed.
     unsafe fn usable(p: *mut u8) -> usize {
-        // SAFETY: per the contract, the header precedes `p`.
-        let (tag, total) = unsafe {
-            (
-                p.sub(HEADER).cast::<u64>().read(),
-                p.sub(HEADER - 8).cast::<u64>().read(),
-            )
-        };
+        // SAFETY: per the contract, the tag word precedes `p` (written by
+        // `alloc_small` or `alloc_system`).
+        let tag = unsafe { p.sub(HEADER).cast::<u64>().read() };
         if tag & SYSTEM != 0 {
+            // SAFETY: system allocations also wrote the total size.
+            let total = unsafe { p.sub(HEADER - 8).cast::<u64>().read() };
             total as usize - (tag & !SYSTEM) as usize
         } else {
             CLASSES[tag as usize] - HEADER
@@ -158,14 +156,12 @@ impl CommandAllocator {
         if p.is_null() {
             return;
         }
-        // SAFETY: per the contract, the header precedes `p`.
-        let (tag, total) = unsafe {
-            (
-                p.sub(HEADER).cast::<u64>().read(),
-                p.sub(HEADER - 8).cast::<u64>().read(),
-            )
-        };
+        // SAFETY: per the contract, the tag word precedes `p`.
+        let tag = unsafe { p.sub(HEADER).cast::<u64>().read() };
         if tag & SYSTEM != 0 {
+            // SAFETY: system allocations also wrote the total size (small
+            // chunks leave that word uninitialised, so it is read only here).
+            let total = unsafe { p.sub(HEADER - 8).cast::<u64>().read() };
             let align = (tag & !SYSTEM) as usize;
             // SAFETY: the same layout `alloc_system` allocated with; the
             // block starts `align` bytes before `p`.
