@@ -59,7 +59,7 @@ impl Monolith {
 
     /// Called by the generated Pipe methods before forwarding: false after
     /// loss (the call is a no-op).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn begin(&mut self, bytes: usize, sync: bool) -> bool {
         if self.lost.is_some() {
             return false;
@@ -74,23 +74,29 @@ impl Monolith {
 
     /// Called with the outcome of one forwarded call; false when it panicked
     /// (the transport is then lost with `BackendPanic`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn end(&mut self, opcode: mgpipe::Opcode, r: std::thread::Result<()>) -> bool {
         match r {
             Ok(()) => true,
             Err(p) => {
-                self.lose(LostReason::ProtocolFatal {
-                    reason: FatalReason::BackendPanic,
-                    opcode: Some(opcode as u16),
-                    detail: format!(
-                        "backend panicked in {}: {}",
-                        opcode.name(),
-                        crate::panic_text(&*p)
-                    ),
-                });
+                self.backend_panicked(opcode, p);
                 false
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn backend_panicked(&mut self, opcode: mgpipe::Opcode, p: Box<dyn std::any::Any + Send>) {
+        self.lose(LostReason::ProtocolFatal {
+            reason: FatalReason::BackendPanic,
+            opcode: Some(opcode as u16),
+            detail: format!(
+                "backend panicked in {}: {}",
+                opcode.name(),
+                crate::panic_text(&*p)
+            ),
+        });
     }
 
     fn lose(&mut self, why: LostReason) {
