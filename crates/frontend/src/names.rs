@@ -9,8 +9,9 @@
 //! name space that grew that far) live in a hash map, so memory stays
 //! bounded by the names in use.
 //!
-//! Owns nothing but its entries; iteration order is unspecified (as with
-//! the hash map it replaces).
+//! Owns nothing but its entries. It offers only the calls the frontend
+//! makes (lookups, insert/remove, `len`, `clear`, `values_mut`); iteration
+//! order is unspecified, as with the hash map it replaces.
 
 #![forbid(unsafe_code)]
 
@@ -23,7 +24,7 @@ const DENSE_LIMIT: u32 = 1 << 14;
 /// frontend uses.
 #[derive(Clone, Debug)]
 pub struct NameMap<V> {
-    dense: Vec<Option<(u32, V)>>,
+    dense: Vec<Option<V>>,
     sparse: FxHashMap<u32, V>,
     len: usize,
 }
@@ -42,7 +43,7 @@ impl<V> NameMap<V> {
     #[inline]
     pub fn get(&self, name: &u32) -> Option<&V> {
         if *name < DENSE_LIMIT {
-            self.dense.get(*name as usize)?.as_ref().map(|(_, v)| v)
+            self.dense.get(*name as usize)?.as_ref()
         } else {
             self.sparse.get(name)
         }
@@ -51,7 +52,7 @@ impl<V> NameMap<V> {
     #[inline]
     pub fn get_mut(&mut self, name: &u32) -> Option<&mut V> {
         if *name < DENSE_LIMIT {
-            self.dense.get_mut(*name as usize)?.as_mut().map(|(_, v)| v)
+            self.dense.get_mut(*name as usize)?.as_mut()
         } else {
             self.sparse.get_mut(name)
         }
@@ -69,7 +70,7 @@ impl<V> NameMap<V> {
             if i >= self.dense.len() {
                 self.dense.resize_with(i + 1, || None);
             }
-            self.dense[i].replace((name, value)).map(|(_, v)| v)
+            self.dense[i].replace(value)
         } else {
             self.sparse.insert(name, value)
         };
@@ -81,10 +82,7 @@ impl<V> NameMap<V> {
 
     pub fn remove(&mut self, name: &u32) -> Option<V> {
         let old = if *name < DENSE_LIMIT {
-            self.dense
-                .get_mut(*name as usize)
-                .and_then(Option::take)
-                .map(|(_, v)| v)
+            self.dense.get_mut(*name as usize).and_then(Option::take)
         } else {
             self.sparse.remove(name)
         };
@@ -108,55 +106,11 @@ impl<V> NameMap<V> {
         self.len = 0;
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&u32, &V)> {
-        self.dense
-            .iter()
-            .filter_map(|e| e.as_ref().map(|(k, v)| (k, v)))
-            .chain(self.sparse.iter())
-    }
-
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u32, &mut V)> {
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.dense
             .iter_mut()
-            .filter_map(|e| e.as_mut().map(|(k, v)| (&*k, v)))
-            .chain(self.sparse.iter_mut())
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &u32> {
-        self.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.iter().map(|(_, v)| v)
-    }
-
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.iter_mut().map(|(_, v)| v)
-    }
-
-    /// Keep the entries for which `keep` answers true.
-    pub fn retain(&mut self, mut keep: impl FnMut(&u32, &mut V) -> bool) {
-        let mut removed = 0;
-        for e in &mut self.dense {
-            if let Some((k, v)) = e {
-                if !keep(k, v) {
-                    *e = None;
-                    removed += 1;
-                }
-            }
-        }
-        let before = self.sparse.len();
-        self.sparse.retain(|k, v| keep(k, v));
-        removed += before - self.sparse.len();
-        self.len -= removed;
-    }
-}
-
-impl<'a, V> IntoIterator for &'a NameMap<V> {
-    type Item = (&'a u32, &'a V);
-    type IntoIter = Box<dyn Iterator<Item = (&'a u32, &'a V)> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+            .flatten()
+            .chain(self.sparse.values_mut())
     }
 }
 
@@ -184,12 +138,19 @@ mod tests {
         assert_eq!(m.remove(&DENSE_LIMIT), Some(DENSE_LIMIT * 2));
         assert!(!m.contains_key(&DENSE_LIMIT));
         assert_eq!(m.len(), 4);
-        let mut keys: Vec<u32> = m.keys().copied().collect();
-        keys.sort();
-        assert_eq!(keys, vec![1, 7, DENSE_LIMIT - 1, u32::MAX]);
-        m.retain(|k, _| *k != 1 && *k != u32::MAX);
-        assert_eq!(m.len(), 2);
-        assert_eq!(m.iter().count(), 2);
+        for n in [1u32, 7, DENSE_LIMIT - 1, u32::MAX] {
+            assert!(m.contains_key(&n), "{n}");
+        }
+        // values_mut reaches dense and sparse entries alike.
+        for v in m.values_mut() {
+            *v = v.wrapping_add(1);
+        }
+        assert_eq!(m.values_mut().count(), 4);
+        assert_eq!(m.get(&1), Some(&3));
+        assert_eq!(
+            m.get(&u32::MAX),
+            Some(&u32::MAX.wrapping_mul(2).wrapping_add(1))
+        );
         m.clear();
         assert!(m.is_empty() && m.get(&7).is_none());
     }
