@@ -1064,14 +1064,9 @@ impl VulkanBackend {
         let Some(ve) = self.scr.vertex_elements.get(c.vertex_elements).copied() else {
             return false;
         };
-        // Enabled locations the last draw did not feed from a buffer were
-        // defaults after an error: not a case for the light path.
-        let used: u32 = self
-            .draw_scratch
-            .vbinds
-            .iter()
-            .fold(0, |m, &(loc, _, _)| m | (1u32 << loc.min(31)));
-        if ve.enabled_mask & used & !l.vbuf_locs != 0 {
+        // An enabled location the last draw fed a default (after an error)
+        // is not a case for the light path.
+        if l.enabled_defaulted {
             return false;
         }
         let mut vbinds = std::mem::take(&mut self.draw_scratch.vbinds);
@@ -1203,6 +1198,7 @@ impl VulkanBackend {
         slots.clear();
         vbinds.clear();
         let mut vbuf_locs = 0u32;
+        let mut enabled_defaulted = false;
         for &(loc, n, scalar) in inputs.iter() {
             if loc.saturating_add(n) > 16 {
                 warn!(
@@ -1268,6 +1264,8 @@ impl VulkanBackend {
                 }
                 if got.is_some() {
                     vbuf_locs |= 1 << l;
+                } else if ve.is_some_and(|ve| ve.enabled_mask & (1 << l) != 0) {
+                    enabled_defaulted = true;
                 }
                 let got = match got {
                     Some(g) => g,
@@ -1732,6 +1730,7 @@ impl VulkanBackend {
                 base_instance: p.base_instance,
                 index_bytes,
                 vbuf_locs,
+                enabled_defaulted,
             });
         }
         if p.base_instance != 0 {

@@ -281,6 +281,16 @@ impl Gpu {
         if !dyn_rendering {
             return Err(VkError::NoDevice("dynamic rendering feature absent".into()));
         }
+        let device_name = props
+            .device_name_as_c_str()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lvp_image_slots = lvp_slots
+            && lvp_quirk::wanted(
+                &device_name,
+                core_f.geometry_shader != 0,
+                core_f.tessellation_shader != 0,
+            );
         let feat = Features {
             core_dynamic_rendering: core13,
             depth_clip_control: has_dcc && fdcc.depth_clip_control != 0,
@@ -292,20 +302,8 @@ impl Gpu {
             large_points: core_f.large_points != 0,
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
-            lvp_image_slots: lvp_slots
-                && lvp_quirk::wanted(
-                    &props
-                        .device_name_as_c_str()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    core_f.geometry_shader != 0,
-                    core_f.tessellation_shader != 0,
-                ),
-            null_descriptor: false,
-        };
-        let feat = Features {
-            null_descriptor: feat.lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
-            ..feat
+            lvp_image_slots,
+            null_descriptor: lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
         };
 
         // Enable exactly what we use.
@@ -422,10 +420,6 @@ impl Gpu {
         } else {
             0
         };
-        let device_name = props
-            .device_name_as_c_str()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let driver_version = format!(
             "Vulkan {}.{}.{} (driver 0x{:x})",
             vk::api_version_major(props.api_version),

@@ -292,6 +292,9 @@ pub(crate) struct LastDraw {
     /// Locations whose vertex binding came from a client buffer (the
     /// others read attribute defaults); see `apply_light`.
     pub vbuf_locs: u32,
+    /// An enabled attribute read its default because its buffer or format
+    /// was unusable (the light vertex path then defers to the full one).
+    pub enabled_defaulted: bool,
 }
 
 /// See [`VulkanBackend::draw_scratch`]. A draw takes a buffer out, clears
