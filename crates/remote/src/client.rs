@@ -8,6 +8,7 @@ use mgpipe::event::{Event, LogLevel};
 use mgpipe::wire::{align_record, RecordHeader, RECORD_HEADER_SIZE};
 use mgpipe::Caps;
 
+use crate::direct::DirectReply;
 use crate::futex;
 use crate::layout::*;
 use crate::types::{FatalReason, LostReason, Stats, TransportKind};
@@ -105,6 +106,9 @@ pub(crate) struct RingLink {
     peer: Option<Box<dyn PeerLife>>,
     /// Decoded backend events not yet taken by `poll_events`.
     events: Vec<Event>,
+    /// `inproc`: where `call_into` lends its destination to the server
+    /// thread (see `direct`); None for `spawn`.
+    direct: Option<Arc<DirectReply>>,
 }
 
 impl RingLink {
@@ -141,7 +145,15 @@ impl RingLink {
             peer_flags,
             peer: Some(peer),
             events: Vec::new(),
+            direct: None,
         }
+    }
+
+    /// `inproc`: lend `call_into` destinations to the server thread
+    /// holding the other end of `direct`.
+    pub fn with_direct(mut self, direct: Arc<DirectReply>) -> RingLink {
+        self.direct = Some(direct);
+        self
     }
 
     pub fn kind(&self) -> TransportKind {
@@ -558,12 +570,15 @@ impl RingLink {
     pub fn call(&mut self, opcode: u16, payload: &[u8], blob: &[u8], reply: &mut Vec<u8>) {
         // `reply` keeps its old bytes until the answer is in: a reused Vec
         // is then overwritten in place instead of zero-filled first.
-        let answered = self.call_with(opcode, payload, blob, |r, len| {
-            reply.truncate(len);
-            reply.resize(len, 0);
-            r.read(REPLY_HDR, reply);
+        let mut filled = false;
+        self.call_with(opcode, payload, blob, |r, len, direct| {
+            if !direct {
+                reply.truncate(len);
+                reply.resize(len, 0);
+                filled = r.read(REPLY_HDR, reply);
+            }
         });
-        if !answered {
+        if !filled {
             reply.clear();
         }
     }
@@ -571,24 +586,44 @@ impl RingLink {
     /// A synchronous call whose reply is copied straight into `dst` when it
     /// is exactly `dst.len()` bytes (no intermediate Vec). False when it was
     /// not (lost link, overflow, a shorter answer): `dst` is then untouched.
+    ///
+    /// `inproc` lends `dst` to the server thread for this reply (see
+    /// `direct`): the answer is then written there once, not into REPLY
+    /// and copied again.
     pub fn call_into(&mut self, opcode: u16, payload: &[u8], dst: &mut [u8]) -> bool {
+        let direct = self.direct.clone();
+        if let Some(d) = &direct {
+            d.lend(self.reply_seq.wrapping_add(1).max(1), dst);
+        }
+        let want = dst.len();
         let mut filled = false;
-        let answered = self.call_with(opcode, payload, &[], |r, len| {
-            if len == dst.len() {
+        let mut direct_replies = 0;
+        self.call_with(opcode, payload, &[], |r, len, written| {
+            if written {
+                filled = direct.is_some() && len == want;
+                direct_replies += u64::from(filled);
+            } else if len == want {
                 filled = r.read(REPLY_HDR, dst);
             }
         });
-        answered && filled
+        if let Some(d) = &direct {
+            // Before `dst` goes back to the caller: no write after this.
+            d.reclaim();
+        }
+        self.stats.direct_replies += direct_replies;
+        filled
     }
 
-    /// Push with a reply slot, publish, wait; `take(REPLY, len)` reads an
-    /// answer that arrived. False when none did (lost, overflow).
+    /// Push with a reply slot, publish, wait; `take(REPLY, len, direct)`
+    /// reads an answer that arrived (`direct`: it was written into the
+    /// memory lent for it, REPLY holds nothing). False when none did (lost,
+    /// overflow).
     fn call_with(
         &mut self,
         opcode: u16,
         payload: &[u8],
         blob: &[u8],
-        take: impl FnOnce(&crate::shm::Segment, usize),
+        take: impl FnOnce(&crate::shm::Segment, usize, bool),
     ) -> bool {
         if self.lost.is_some() {
             return false;
@@ -622,9 +657,10 @@ impl RingLink {
             let r = &self.seg.reply;
             let status = word!(r, u32, R_STATUS).load(Acquire);
             let len = word!(r, u64, R_LEN).load(Acquire);
-            let answered = status == REPLY_OK && len <= self.seg.layout.reply as u64;
+            let direct = status == REPLY_DIRECT;
+            let answered = direct || (status == REPLY_OK && len <= self.seg.layout.reply as u64);
             if answered {
-                take(r, len as usize);
+                take(r, len as usize, direct);
                 // Everything before the call has been applied: if that
                 // released all of STAGE, the next blob may rewind.
                 self.stage_drained = self.w64(C_STAGE_TAIL).load(Acquire) == self.stage_head;

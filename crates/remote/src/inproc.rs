@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use mgpipe::{Caps, Encoder};
 
 use crate::client::{PeerFlags, PeerLife, RingLink};
+use crate::direct::DirectReply;
 use crate::layout::{Segments, ServerState};
 use crate::server::{FatalInfo, ServeEnd, ServerLink};
 use crate::types::{FatalReason, LinkConfig, TransportError, TransportKind};
@@ -40,11 +41,13 @@ pub(crate) fn connect(
     let server_seg = seg
         .map_again()
         .map_err(TransportError::io("mapping the shared segments again"))?;
+    let direct = Arc::new(DirectReply::default());
+    let server_direct = direct.clone();
     let (tx, rx) = std::sync::mpsc::channel::<Result<Caps, TransportError>>();
     let thread = std::thread::Builder::new()
         .name("mobilegl-server".into())
         .spawn(move || {
-            let mut link = ServerLink::new(server_seg);
+            let mut link = ServerLink::new(server_seg).with_direct(server_direct);
             let made = catch_unwind(AssertUnwindSafe(|| factory()));
             let mut applier = match made {
                 Ok(Ok(a)) => a,
@@ -114,6 +117,7 @@ pub(crate) fn connect(
         Box::new(InprocPeer {
             thread: Some(thread),
         }),
-    );
+    )
+    .with_direct(direct);
     Ok(Box::new(Encoder(link)))
 }

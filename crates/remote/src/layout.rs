@@ -101,6 +101,10 @@ pub const R_LEN: usize = 8;
 pub const REPLY_OK: u32 = 0;
 /// The reply did not fit the data area; no bytes were written.
 pub const REPLY_OVERFLOW: u32 = 1;
+/// `inproc` only: the answer was written into the memory the client lent
+/// for it (`direct`), nothing into the data area. A client that lent
+/// nothing treats it as no answer.
+pub const REPLY_DIRECT: u32 = 2;
 
 // ---- EVENT ring ---------------------------------------------------------
 pub const EVENT_HDR: usize = 256;

@@ -11,7 +11,7 @@
 //!   `SOCK_SEQPACKET` socket, death seen as a socket hang-up.
 //!
 //! All shared-memory and descriptor `unsafe` of the project lives in this
-//! crate (`shm`, `futex`, `spawn`, `spawned`, `server`), each block with a
+//! crate (`shm`, `futex`, `direct`, `spawn`, `spawned`, `server`), each block with a
 //! `// SAFETY:` line.
 //!
 
@@ -19,6 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub(crate) mod control;
+pub(crate) mod direct;
 pub(crate) mod futex;
 /// Entry points for the `fuzz/` targets (see `docs/FUZZING.md`); not an API.
 #[doc(hidden)]

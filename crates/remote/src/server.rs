@@ -9,10 +9,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::Arc;
 
 use mgpipe::event::{Event, LogLevel};
 use mgpipe::wire::{split_record, ProtocolCorruption, RecordHeader, RECORD_HEADER_SIZE};
 
+use crate::direct::DirectReply;
 use crate::futex;
 use crate::layout::*;
 use crate::types::FatalReason;
@@ -99,6 +101,8 @@ pub(crate) struct ServerLink {
     rec: Vec<u8>,
     reply: Vec<u8>,
     events: Vec<Event>,
+    /// `inproc`: destinations the client lends for a reply (`direct`).
+    direct: Option<Arc<DirectReply>>,
 }
 
 impl ServerLink {
@@ -118,7 +122,15 @@ impl ServerLink {
             rec: Vec::new(),
             reply: Vec::new(),
             events: Vec::new(),
+            direct: None,
         }
+    }
+
+    /// `inproc`: write answers into the destinations the client lends
+    /// through `direct` (see that module for the lifetime rule).
+    pub fn with_direct(mut self, direct: Arc<DirectReply>) -> ServerLink {
+        self.direct = Some(direct);
+        self
     }
 
     pub fn set_state(&self, s: ServerState) {
@@ -462,6 +474,26 @@ impl ServerLink {
         if total == 0 || total > self.seg.layout.reply {
             return None;
         }
+        if let Some(direct) = self.direct.clone() {
+            let mut panicked = None;
+            let written = direct.write_with(h.reply_slot, total, |dst| {
+                match catch_unwind(AssertUnwindSafe(|| d.read_pixels_into(&p, dst))) {
+                    Ok(ok) => ok,
+                    Err(panic) => {
+                        panicked = Some(panic);
+                        false
+                    }
+                }
+            });
+            if let Some(panic) = panicked {
+                return Some(Err(FatalInfo::backend_panic(h.opcode, at, &*panic)));
+            }
+            if written {
+                self.forward_events(d);
+                self.publish_reply_header(h.reply_slot, REPLY_DIRECT, total);
+                return Some(Ok(()));
+            }
+        }
         // SAFETY: the REPLY area belongs to the server between the client's
         // call and the publish below (the client waits for R_SEQ and reads
         // only then); nothing else borrows it meanwhile.
@@ -488,8 +520,18 @@ impl ServerLink {
             self.log_event(LogLevel::Error, &msg);
             self.publish_reply_header(seq, REPLY_OVERFLOW, 0);
         } else {
-            self.seg.reply.write(REPLY_HDR, bytes);
-            self.publish_reply_header(seq, REPLY_OK, bytes.len());
+            let lent = self.direct.as_ref().is_some_and(|d| {
+                d.write_with(seq, bytes.len(), |dst| {
+                    dst.copy_from_slice(bytes);
+                    true
+                })
+            });
+            if lent {
+                self.publish_reply_header(seq, REPLY_DIRECT, bytes.len());
+            } else {
+                self.seg.reply.write(REPLY_HDR, bytes);
+                self.publish_reply_header(seq, REPLY_OK, bytes.len());
+            }
         }
     }
 

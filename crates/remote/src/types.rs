@@ -161,6 +161,9 @@ pub struct Stats {
     /// Blobs placed at the front of an empty STAGE ring instead of after
     /// the previous one (keeps uploads on cache-warm bytes).
     pub stage_rewinds: u64,
+    /// Replies the server wrote straight into the caller's memory instead
+    /// of REPLY (`inproc` `call_into`, e.g. `glReadPixels`).
+    pub direct_replies: u64,
 }
 
 /// Why a refused handshake or operation was refused.

@@ -302,9 +302,18 @@ fn reply_calls_interleaved(kind: TransportKind) {
     assert_eq!(px, readback_pattern(3, 4, 16 * 8 * 4));
     // The same read straight into caller memory (no reply Vec).
     let mut direct = vec![0u8; 16 * 8 * 4];
+    let before = d.t.stats().direct_replies;
     assert!(d.t.read_pixels_into(&p, &mut direct));
     d.note(Opcode::ReadPixels, &p, &[]);
     assert_eq!(direct, px);
+    // inproc's server thread writes into the caller's memory itself; a
+    // spawned server cannot, and monolith has no server.
+    let direct_now = d.t.stats().direct_replies - before;
+    assert_eq!(
+        direct_now,
+        u64::from(kind == TransportKind::Inproc),
+        "{kind}"
+    );
     // A destination of the wrong size is refused untouched (rings: after
     // the round trip; the digest still counts the call).
     let mut short = vec![0xEEu8; 10];

@@ -169,6 +169,43 @@ pub fn client_layout(ps: &PixelStore, width: usize, height: usize, bpp: usize) -
     }
 }
 
+/// A client image as tight rows: the application's own bytes when its
+/// layout already is tight (the usual case: no row length, skips or swap,
+/// rows a multiple of the alignment), else a gathered copy. Borrowing saves
+/// a heap allocation and a copy per upload: monolith hands the bytes to the
+/// driver as they are, the ring transports copy them once into STAGE.
+///
+/// # Safety
+/// `src` must point at the image the application described, readable for
+/// the lifetime `'a` the caller picks (the GL call it serves).
+pub unsafe fn unpack_tight<'a>(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    ty: u32,
+    src: *const u8,
+) -> std::borrow::Cow<'a, [u8]> {
+    let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
+    if !ps.swap_bytes && !src.is_null() {
+        let l = client_layout(ps, w, h, bpp);
+        let rows_tight = h <= 1 || l.row_stride == l.row_bytes;
+        let images_tight = d <= 1 || l.image_stride == h.saturating_mul(l.row_bytes);
+        let len = h.checked_mul(d).and_then(|n| n.checked_mul(l.row_bytes));
+        if let (true, true, Some(_), Some(len)) = (rows_tight, images_tight, l.end(h, d), len) {
+            // SAFETY: tight rows: the described image is exactly `len`
+            // bytes from `skip` (its end did not overflow), which the
+            // caller promises readable for `'a`.
+            return std::borrow::Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(src.add(l.skip), len)
+            });
+        }
+    }
+    // SAFETY: forwarded.
+    std::borrow::Cow::Owned(unsafe { unpack(ps, width, height, depth, bpp, ty, src) })
+}
+
 /// Gather a client image into tight rows.
 ///
 /// # Safety
@@ -1151,6 +1188,56 @@ mod tests {
     /// UNPACK_SWAP_BYTES swaps the type's unit: 16-bit components of an
     /// 8-byte RGBA16 pixel pairwise (not as two 32-bit words), bytes of
     /// RGBA8 not at all, a packed 32-bit pixel whole.
+    /// Tight layouts lend the application's bytes (from the skip on);
+    /// anything else is gathered, with the same bytes either way.
+    #[test]
+    fn unpack_tight_borrows_only_tight_layouts() {
+        use std::borrow::Cow;
+        let src: Vec<u8> = (0..=255).collect();
+        let p = src.as_ptr();
+        let tight = |ps: &PixelStore, w, h, d| {
+            // SAFETY: every layout below lies inside `src`.
+            unsafe { unpack_tight(ps, w, h, d, 4, glow::UNSIGNED_BYTE, p) }
+        };
+        let gathered = |ps: &PixelStore, w, h, d| {
+            // SAFETY: as above.
+            unsafe { unpack(ps, w, h, d, 4, glow::UNSIGNED_BYTE, p) }
+        };
+        let skipped = PixelStore {
+            skip_rows: 1,
+            ..store()
+        };
+        for ps in [store(), skipped] {
+            let got = tight(&ps, 4, 3, 2);
+            assert!(matches!(got, Cow::Borrowed(_)), "{ps:?}");
+            assert_eq!(*got, gathered(&ps, 4, 3, 2)[..]);
+        }
+        let cases = [
+            PixelStore {
+                row_length: 5,
+                ..store()
+            },
+            PixelStore {
+                image_height: 4,
+                ..store()
+            },
+            PixelStore {
+                swap_bytes: true,
+                ..store()
+            },
+            PixelStore {
+                alignment: 8,
+                ..store()
+            },
+        ];
+        for ps in cases {
+            // 3-pixel rows: 12 bytes, padded to 16 under alignment 8.
+            let got = tight(&ps, 3, 3, 2);
+            assert!(matches!(got, Cow::Owned(_)), "{ps:?}");
+            assert_eq!(*got, gathered(&ps, 3, 3, 2)[..], "{ps:?}");
+        }
+    }
+
     #[test]
     fn unpack_swaps_by_type() {
         let ps = PixelStore {

@@ -1,12 +1,13 @@
 //! Textures, texture units and sampler objects.
 
+use std::borrow::Cow;
 use std::ffi::c_void;
 
 use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::Pipe;
 
-use super::pixels::{check_upload_format, unpack};
+use super::pixels::{check_upload_format, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
     target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
@@ -496,7 +497,7 @@ fn send_bands(gl: &mut Gl, whole: &calls::TextureSubimage, bands: &[Band], blob:
 
 /// Tight bytes of an upload from client memory or the unpack buffer.
 /// None = an error was raised.
-fn image_source(
+fn image_source<'a>(
     gl: &mut Gl,
     w: u32,
     h: u32,
@@ -504,13 +505,13 @@ fn image_source(
     bpp: usize,
     ty: u32,
     pixels: *const c_void,
-) -> Option<Vec<u8>> {
+) -> Option<Cow<'a, [u8]>> {
     let ps = gl.st.unpack;
     if gl.st.pixel_unpack_buffer != 0 {
         let name = gl.st.pixel_unpack_buffer;
         let (handle, size) = match gl.sh.buffers.get(&name) {
             Some(Some(b)) => (b.handle, b.size),
-            _ => return Some(Vec::new()),
+            _ => return Some(Cow::Owned(Vec::new())),
         };
         let l = super::pixels::client_layout(&ps, w as usize, h as usize, bpp);
         // Checked: hostile unpack state or offsets must not wrap into a
@@ -538,13 +539,16 @@ fn image_source(
             crate::runtime::BlockingCause::UnpackFromBuffer,
         );
         // SAFETY: `bytes` holds exactly the described layout.
-        return Some(unsafe { unpack(&ps, w, h, d, bpp, ty, bytes.as_ptr()) });
+        return Some(Cow::Owned(unsafe {
+            unpack(&ps, w, h, d, bpp, ty, bytes.as_ptr())
+        }));
     }
     if pixels.is_null() || w == 0 || h == 0 {
-        return Some(Vec::new());
+        return Some(Cow::Owned(Vec::new()));
     }
-    // SAFETY: the application promises the described image is readable.
-    Some(unsafe { unpack(&ps, w, h, d, bpp, ty, pixels as *const u8) })
+    // SAFETY: the application promises the described image is readable
+    // for the duration of the GL call, which outlives every use of it.
+    Some(unsafe { unpack_tight(&ps, w, h, d, bpp, ty, pixels as *const u8) })
 }
 
 #[no_mangle]
