@@ -591,6 +591,9 @@ pub struct GlState {
     pub scissor: [i32; 4],
     pub pack: PixelStore,
     pub unpack: PixelStore,
+    /// Gather buffer of strided uploads, reused between them
+    /// (`pixels::unpack_tight`).
+    pub upload_scratch: Vec<u8>,
     pub hints: HashMap<u32, u32>,
     pub current_attrib: [[u32; 4]; MAX_ATTRIBS],
     pub current_attrib_integer: u32,
@@ -729,6 +732,7 @@ impl GlState {
             scissor: [0; 4],
             pack: PixelStore::default(),
             unpack: PixelStore::default(),
+            upload_scratch: Vec::new(),
             hints: HashMap::default(),
             current_attrib,
             current_attrib_integer: 0,

@@ -178,6 +178,10 @@ pub fn client_layout(ps: &PixelStore, width: usize, height: usize, bpp: usize) -
 /// # Safety
 /// `src` must point at the image the application described, readable for
 /// the lifetime `'a` the caller picks (the GL call it serves).
+///
+/// The gathered copy is made in `scratch` (taken; hand it back with
+/// [`reuse_scratch`] after the upload).
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn unpack_tight<'a>(
     ps: &PixelStore,
     width: u32,
@@ -186,6 +190,7 @@ pub unsafe fn unpack_tight<'a>(
     bpp: usize,
     ty: u32,
     src: *const u8,
+    scratch: &mut Vec<u8>,
 ) -> std::borrow::Cow<'a, [u8]> {
     let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
     if !ps.swap_bytes && !src.is_null() {
@@ -202,9 +207,24 @@ pub unsafe fn unpack_tight<'a>(
             });
         }
     }
+    let mut out = std::mem::take(scratch);
     // SAFETY: forwarded.
-    std::borrow::Cow::Owned(unsafe { unpack(ps, width, height, depth, bpp, ty, src) })
+    unsafe { unpack_into(ps, width, height, depth, bpp, ty, src, &mut out) };
+    std::borrow::Cow::Owned(out)
 }
+
+/// Keep an upload's gathered bytes as the next gather's buffer (unless it
+/// grew past `UPLOAD_SCRATCH_MAX`, which is then freed rather than held).
+pub fn reuse_scratch(blob: std::borrow::Cow<'_, [u8]>, scratch: &mut Vec<u8>) {
+    if let std::borrow::Cow::Owned(v) = blob {
+        if v.capacity() <= UPLOAD_SCRATCH_MAX {
+            *scratch = v;
+        }
+    }
+}
+
+/// Largest gather buffer a context keeps between uploads.
+const UPLOAD_SCRATCH_MAX: usize = 1 << 20;
 
 /// Gather a client image into tight rows.
 ///
@@ -219,16 +239,39 @@ pub unsafe fn unpack(
     ty: u32,
     src: *const u8,
 ) -> Vec<u8> {
+    let mut out = Vec::new();
+    // SAFETY: forwarded.
+    unsafe { unpack_into(ps, width, height, depth, bpp, ty, src, &mut out) };
+    out
+}
+
+/// [`unpack`] into `out` (cleared first; its capacity is reused, so a
+/// caller that keeps one buffer gathers without a heap allocation).
+///
+/// # Safety
+/// `src` must point at the image the application described.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn unpack_into(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    ty: u32,
+    src: *const u8,
+    out: &mut Vec<u8>,
+) {
+    out.clear();
     let (w, h, d) = (width as usize, height as usize, depth.max(1) as usize);
     let l = client_layout(ps, w, h, bpp);
     // A layout past the address space cannot be the application's memory.
     let len = h.checked_mul(d).and_then(|n| n.checked_mul(l.row_bytes));
     let (Some(_), Some(len)) = (l.end(h, d), len) else {
-        return Vec::new();
+        return;
     };
-    let mut out = Vec::with_capacity(len);
+    out.reserve(len);
     if src.is_null() {
-        return out;
+        return;
     }
     for z in 0..d {
         for y in 0..h {
@@ -242,9 +285,8 @@ pub unsafe fn unpack(
     if ps.swap_bytes {
         // The unit of `ty` (one component, one packed pixel), as on the
         // pack side.
-        swap_bytes(&mut out, ty);
+        swap_bytes(out, ty);
     }
-    out
 }
 
 /// PACK_SWAP_BYTES on tight rows of type `ty`.
@@ -1197,7 +1239,7 @@ mod tests {
         let p = src.as_ptr();
         let tight = |ps: &PixelStore, w, h, d| {
             // SAFETY: every layout below lies inside `src`.
-            unsafe { unpack_tight(ps, w, h, d, 4, glow::UNSIGNED_BYTE, p) }
+            unsafe { unpack_tight(ps, w, h, d, 4, glow::UNSIGNED_BYTE, p, &mut Vec::new()) }
         };
         let gathered = |ps: &PixelStore, w, h, d| {
             // SAFETY: as above.

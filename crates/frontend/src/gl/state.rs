@@ -5,7 +5,9 @@ use mgpipe::consts::*;
 use mgpipe::Pipe;
 
 use super::{gl_err, log_once, slice};
-use crate::context::{with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, MAX_DRAW_BUFFERS};
+use crate::context::{
+    with_gl, with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, MAX_DRAW_BUFFERS,
+};
 
 fn valid_blend_factor(f: u32) -> bool {
     matches!(
@@ -159,13 +161,11 @@ pub unsafe extern "C" fn glDisable(cap: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabled(cap: u32) -> u8 {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        match get_cap(gl, cap) {
-            Some(v) => v as u8,
-            None => {
-                gl.st.set_error(glow::INVALID_ENUM);
-                0
-            }
+    with_gl(|gl| match get_cap(gl, cap) {
+        Some(v) => v as u8,
+        None => {
+            gl.st.set_error(glow::INVALID_ENUM);
+            0
         }
     })
 }
@@ -206,9 +206,7 @@ pub unsafe extern "C" fn glDisablei(cap: u32, index: u32) {
 }
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        indexed_cap(gl, cap, index, None)
-    })
+    with_gl(|gl| indexed_cap(gl, cap, index, None))
 }
 
 #[no_mangle]
@@ -452,30 +450,22 @@ pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.clear_color = [r, g, b, a]
-    })
+    with_gl(|gl| gl.st.clear_color = [r, g, b, a])
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepth(d: f64) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.clear_depth = d.clamp(0.0, 1.0)
-    })
+    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepthf(d: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.clear_depth = d.clamp(0.0, 1.0) as f64
-    })
+    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0) as f64)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearStencil(s: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.clear_stencil = s
-    })
+    with_gl(|gl| gl.st.clear_stencil = s)
 }
 
 #[no_mangle]
@@ -560,7 +550,7 @@ pub unsafe extern "C" fn glLogicOp(op: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl(|gl| {
         if !matches!(mode, glow::FASTEST | glow::NICEST | glow::DONT_CARE) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -579,7 +569,7 @@ pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPixelStorei(pname: u32, param: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl(|gl| {
         let (store, key) = match pname {
             glow::PACK_ROW_LENGTH
             | glow::PACK_IMAGE_HEIGHT

@@ -7,7 +7,7 @@ use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::Pipe;
 
-use super::pixels::{check_upload_format, unpack, unpack_tight};
+use super::pixels::{check_upload_format, reuse_scratch, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
     target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
@@ -392,25 +392,27 @@ fn tex_image(
     let bands = upload_bands(gl, w, h, d, bpp, &blob);
     if bands.is_empty() {
         gl.conn.pipe.texture_image(&p, &blob);
-        return;
+    } else {
+        // Too large for one record: define the level with undefined
+        // contents (empty blob), then fill it with sub-image bands in
+        // stream order.
+        gl.conn.pipe.texture_image(&p, &[]);
+        let sub = calls::TextureSubimage {
+            res: handle,
+            target,
+            level: level as u32,
+            x: 0,
+            y: 0,
+            z: 0,
+            width: w,
+            height: h,
+            depth: d,
+            format,
+            r#type: ty,
+        };
+        send_bands(gl, &sub, &bands, &blob);
     }
-    // Too large for one record: define the level with undefined contents
-    // (empty blob), then fill it with sub-image bands in stream order.
-    gl.conn.pipe.texture_image(&p, &[]);
-    let sub = calls::TextureSubimage {
-        res: handle,
-        target,
-        level: level as u32,
-        x: 0,
-        y: 0,
-        z: 0,
-        width: w,
-        height: h,
-        depth: d,
-        format,
-        r#type: ty,
-    };
-    send_bands(gl, &sub, &bands, &blob);
+    reuse_scratch(blob, &mut gl.st.upload_scratch);
 }
 
 /// One sub-image record of a split upload: rows `y..y+rows` of slices
@@ -548,7 +550,18 @@ fn image_source<'a>(
     }
     // SAFETY: the application promises the described image is readable
     // for the duration of the GL call, which outlives every use of it.
-    Some(unsafe { unpack_tight(&ps, w, h, d, bpp, ty, pixels as *const u8) })
+    Some(unsafe {
+        unpack_tight(
+            &ps,
+            w,
+            h,
+            d,
+            bpp,
+            ty,
+            pixels as *const u8,
+            &mut gl.st.upload_scratch,
+        )
+    })
 }
 
 #[no_mangle]
@@ -684,6 +697,7 @@ fn tex_subimage(
     } else {
         send_bands(gl, &p, &bands, &blob);
     }
+    reuse_scratch(blob, &mut gl.st.upload_scratch);
 }
 
 #[no_mangle]
