@@ -44,6 +44,10 @@ pub(crate) trait Dispatcher {
     }
 }
 
+/// One record's outcome; the fatal case boxed, so that the per-record
+/// `Ok` stays one register wide.
+type Step = Result<(), Box<FatalInfo>>;
+
 /// A named fatal stop of the loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FatalInfo {
@@ -54,16 +58,20 @@ pub(crate) struct FatalInfo {
 }
 
 impl FatalInfo {
-    fn corruption(c: &ProtocolCorruption) -> FatalInfo {
-        FatalInfo {
+    fn corruption(c: &ProtocolCorruption) -> Box<FatalInfo> {
+        Box::new(FatalInfo {
             reason: FatalReason::ProtocolCorruption,
             opcode: (c.opcode != u16::MAX).then_some(c.opcode),
             offset: c.offset as u64,
             detail: c.to_string(),
-        }
+        })
     }
-    fn backend_panic(opcode: u16, offset: u64, panic: &(dyn std::any::Any + Send)) -> FatalInfo {
-        FatalInfo {
+    fn backend_panic(
+        opcode: u16,
+        offset: u64,
+        panic: &(dyn std::any::Any + Send),
+    ) -> Box<FatalInfo> {
+        Box::new(FatalInfo {
             reason: FatalReason::BackendPanic,
             opcode: Some(opcode),
             offset,
@@ -71,9 +79,9 @@ impl FatalInfo {
                 "backend panicked in opcode {opcode}: {}",
                 crate::panic_text(panic)
             ),
-        }
+        })
     }
-    fn corrupt(opcode: u16, offset: u64, why: &'static str) -> FatalInfo {
+    fn corrupt(opcode: u16, offset: u64, why: &'static str) -> Box<FatalInfo> {
         Self::corruption(&ProtocolCorruption {
             opcode,
             offset: offset as usize,
@@ -286,7 +294,7 @@ impl ServerLink {
                 continue;
             }
             if head < self.tail || head - self.tail > cap {
-                return ServeEnd::Fatal(FatalInfo::corrupt(
+                return ServeEnd::Fatal(*FatalInfo::corrupt(
                     u16::MAX,
                     self.tail,
                     "CMD head outside the ring",
@@ -295,7 +303,7 @@ impl ServerLink {
             let stage_head = word!(cmd, u64, C_STAGE_HEAD).load(SeqCst);
             while self.tail < head {
                 if let Err(f) = self.one(d, head, stage_head) {
-                    return ServeEnd::Fatal(f);
+                    return ServeEnd::Fatal(*f);
                 }
                 if word!(self.seg.cmd, u32, C_SHUTDOWN).load(Relaxed) == SHUTDOWN_NOW {
                     return ServeEnd::ClientGone;
@@ -306,7 +314,7 @@ impl ServerLink {
     }
 
     /// Consume one record (or one wrap marker) at `self.tail`.
-    fn one(&mut self, d: &mut dyn Dispatcher, head: u64, stage_head: u64) -> Result<(), FatalInfo> {
+    fn one(&mut self, d: &mut dyn Dispatcher, head: u64, stage_head: u64) -> Step {
         let cap = self.seg.layout.cmd as u64;
         let at = self.tail;
         let off = at % cap;
@@ -360,9 +368,9 @@ impl ServerLink {
             ));
         }
         let mut rec = std::mem::take(&mut self.rec);
-        rec.clear();
-        rec.resize(len as usize, 0);
-        self.seg.cmd.read(CTRL_SIZE + off as usize, &mut rec);
+        self.seg
+            .cmd
+            .read_to_vec(CTRL_SIZE + off as usize, len as usize, &mut rec);
         let res = self.one_record(d, &rec, at, len, stage_head);
         self.rec = rec;
         res
@@ -375,7 +383,7 @@ impl ServerLink {
         at: u64,
         len: u64,
         stage_head: u64,
-    ) -> Result<(), FatalInfo> {
+    ) -> Step {
         let (h, payload, total) =
             split_record(rec, at as usize).map_err(|c| FatalInfo::corruption(&c))?;
         if total as u64 != len {
@@ -465,7 +473,7 @@ impl ServerLink {
         h: &RecordHeader,
         payload: &[u8],
         at: u64,
-    ) -> Option<Result<(), FatalInfo>> {
+    ) -> Option<Step> {
         let p = bytemuck::try_pod_read_unaligned::<mgpipe::calls::ReadPixels>(payload).ok()?;
         let bpp = mgpipe::pixels::bytes_per_pixel(p.format, p.r#type)?;
         let total = (p.width as usize)

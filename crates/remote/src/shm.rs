@@ -128,6 +128,27 @@ impl Segment {
         true
     }
 
+    /// Replace `out`'s contents with the `len` bytes at `off` (no zero fill
+    /// first: the per-record copy of the server loop). False, `out` empty,
+    /// when out of bounds.
+    pub fn read_to_vec(&self, off: usize, len: usize, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        match off.checked_add(len) {
+            Some(end) if end <= self.len => {}
+            _ => return false,
+        }
+        out.reserve(len);
+        // SAFETY: the source range is inside the mapping (checked above);
+        // `out` has room for `len` bytes (reserved) in process-private
+        // memory, so the ranges cannot overlap; all `len` bytes are written
+        // before the length is set.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), out.as_mut_ptr(), len);
+            out.set_len(len);
+        }
+        true
+    }
+
     /// Copy bytes at `off` out of the segment into `dst`. False when out of
     /// bounds.
     pub fn read(&self, off: usize, dst: &mut [u8]) -> bool {
