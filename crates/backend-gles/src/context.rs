@@ -2463,6 +2463,12 @@ impl Context for GlesBackend {
         self.check("blit");
     }
 
+    /// glReadPixels is synchronous and reads any row range like the whole:
+    /// a ring transport may ask for one band at a time.
+    fn read_pixels_bands(&self) -> bool {
+        true
+    }
+
     fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
         // The direct read only: the client's format/type is the surface's
         // readable pair, single-sampled, the driver's glReadPixels resolved.

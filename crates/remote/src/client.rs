@@ -70,6 +70,18 @@ const SPACE_WAKE_FRACTION: u64 = 8;
 /// than a fast driver applies within the poll window).
 const REPLY_POLL_BACKLOG: u64 = 64 << 10;
 
+/// What `call_with` hands its reader.
+#[derive(Clone, Copy, Debug)]
+enum Delivery {
+    /// While waiting: this many leading bytes of a banded answer are in
+    /// REPLY (the server reads the rest meanwhile).
+    Progress(usize),
+    /// The answer, `len` bytes in REPLY.
+    Reply(usize),
+    /// The answer, `len` bytes written into the memory lent for it.
+    Direct(usize),
+}
+
 pub(crate) struct RingLink {
     kind: TransportKind,
     seg: Segments,
@@ -571,8 +583,9 @@ impl RingLink {
         // `reply` keeps its old bytes until the answer is in: a reused Vec
         // is then overwritten in place instead of zero-filled first.
         let mut filled = false;
-        self.call_with(opcode, payload, blob, |r, len, direct| {
-            if !direct {
+        self.call_with(opcode, payload, blob, |r, delivery| {
+            // Only `call_into` lends memory or copies bands.
+            if let Delivery::Reply(len) = delivery {
                 reply.truncate(len);
                 reply.resize(len, 0);
                 filled = r.read(REPLY_HDR, reply);
@@ -585,11 +598,13 @@ impl RingLink {
 
     /// A synchronous call whose reply is copied straight into `dst` when it
     /// is exactly `dst.len()` bytes (no intermediate Vec). False when it was
-    /// not (lost link, overflow, a shorter answer): `dst` is then untouched.
+    /// not (lost link, overflow, a shorter answer): `dst` may then hold a
+    /// prefix of an answer (bands copied while it was produced).
     ///
     /// `inproc` lends `dst` to the server thread for this reply (see
     /// `direct`): the answer is then written there once, not into REPLY
-    /// and copied again.
+    /// and copied again. Otherwise a banded answer (`R_PROGRESS`) is copied
+    /// out band by band while the server reads the next one.
     pub fn call_into(&mut self, opcode: u16, payload: &[u8], dst: &mut [u8]) -> bool {
         let direct = self.direct.clone();
         if let Some(d) = &direct {
@@ -597,33 +612,47 @@ impl RingLink {
         }
         let want = dst.len();
         let mut filled = false;
-        let mut direct_replies = 0;
-        self.call_with(opcode, payload, &[], |r, len, written| {
-            if written {
+        let mut copied = 0;
+        let mut counts = (0u64, false);
+        self.call_with(opcode, payload, &[], |r, delivery| match delivery {
+            Delivery::Progress(ready) => {
+                // Bytes [copied, ready) are in place: copy them now.
+                if ready > copied
+                    && ready <= want
+                    && r.read(REPLY_HDR + copied, &mut dst[copied..ready])
+                {
+                    copied = ready;
+                    counts.1 = true;
+                }
+            }
+            Delivery::Direct(len) => {
                 filled = direct.is_some() && len == want;
-                direct_replies += u64::from(filled);
-            } else if len == want {
-                filled = r.read(REPLY_HDR, dst);
+                counts.0 += u64::from(filled);
+            }
+            Delivery::Reply(len) => {
+                if len == want {
+                    filled = r.read(REPLY_HDR + copied, &mut dst[copied..]);
+                }
             }
         });
         if let Some(d) = &direct {
             // Before `dst` goes back to the caller: no write after this.
             d.reclaim();
         }
-        self.stats.direct_replies += direct_replies;
+        self.stats.direct_replies += counts.0;
+        self.stats.banded_replies += u64::from(counts.1 && filled);
         filled
     }
 
-    /// Push with a reply slot, publish, wait; `take(REPLY, len, direct)`
-    /// reads an answer that arrived (`direct`: it was written into the
-    /// memory lent for it, REPLY holds nothing). False when none did (lost,
-    /// overflow).
+    /// Push with a reply slot, publish, wait; `take(REPLY, delivery)` is
+    /// told of a banded answer's progress while waiting, then reads the
+    /// answer that arrived. False when none did (lost, overflow).
     fn call_with(
         &mut self,
         opcode: u16,
         payload: &[u8],
         blob: &[u8],
-        take: impl FnOnce(&crate::shm::Segment, usize, bool),
+        mut take: impl FnMut(&crate::shm::Segment, Delivery),
     ) -> bool {
         if self.lost.is_some() {
             return false;
@@ -640,6 +669,7 @@ impl RingLink {
         self.set_wants(u64::MAX, u64::MAX);
         let (seg, flags) = (&self.seg, &*self.peer_flags);
         let seq_w = word!(seg.reply, u32, R_SEQ);
+        let progress_w = word!(seg.reply, u64, R_PROGRESS);
         // With a short backlog ahead of the request, poll (yielding) before
         // sleeping: a reply that lands meanwhile costs the server no
         // wake-up and us no sleep. Behind a long one (a frame's draws on a
@@ -650,7 +680,15 @@ impl RingLink {
         let poll = backlog <= REPLY_POLL_BACKLOG;
         let sleeps =
             futex::wait_until_polling(word!(seg.cmd, u32, C_CLIENT_BELL), None, poll, || {
-                seq_w.load(SeqCst) == seq || Self::peer_gone(seg, flags)
+                if seq_w.load(SeqCst) == seq || Self::peer_gone(seg, flags) {
+                    return true;
+                }
+                // A banded answer: its sequence number and the bytes in place.
+                let pr = progress_w.load(Acquire);
+                if pr >> 32 == u64::from(seq) {
+                    take(&seg.reply, Delivery::Progress((pr & 0xFFFF_FFFF) as usize));
+                }
+                false
             });
         self.stats.client_sleeps += u64::from(sleeps);
         if seq_w.load(SeqCst) == seq {
@@ -660,7 +698,15 @@ impl RingLink {
             let direct = status == REPLY_DIRECT;
             let answered = direct || (status == REPLY_OK && len <= self.seg.layout.reply as u64);
             if answered {
-                take(r, len as usize, direct);
+                let len = len as usize;
+                take(
+                    r,
+                    if direct {
+                        Delivery::Direct(len)
+                    } else {
+                        Delivery::Reply(len)
+                    },
+                );
                 // Everything before the call has been applied: if that
                 // released all of STAGE, the next blob may rewind.
                 self.stage_drained = self.w64(C_STAGE_TAIL).load(Acquire) == self.stage_head;

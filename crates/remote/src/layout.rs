@@ -98,6 +98,11 @@ pub const REPLY_HDR: usize = 64;
 pub const R_SEQ: usize = 0;
 pub const R_STATUS: usize = 4;
 pub const R_LEN: usize = 8;
+/// Server-written while a banded read-back is produced (u64): the reply's
+/// sequence number in the high 32 bits, how many of its leading bytes are
+/// already in the data area in the low 32 (stored after those bytes,
+/// Release). Clients that ignore it just copy the whole answer at the end.
+pub const R_PROGRESS: usize = 16;
 pub const REPLY_OK: u32 = 0;
 /// The reply did not fit the data area; no bytes were written.
 pub const REPLY_OVERFLOW: u32 = 1;

@@ -210,6 +210,10 @@ impl server::Dispatcher for ApplierDispatch<'_> {
     fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {
         self.0.read_pixels_into(p, dst)
     }
+
+    fn read_pixels_bands(&self) -> bool {
+        self.0.read_pixels_bands()
+    }
 }
 
 /// Decode a caps snapshot (exactly `size_of::<Caps>()` bytes).

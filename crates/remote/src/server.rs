@@ -42,6 +42,44 @@ pub(crate) trait Dispatcher {
         let _ = (p, dst);
         false
     }
+
+    /// Whether `read_pixels_into` may be called band by band
+    /// (`mgpipe::gen::Context::read_pixels_bands`).
+    fn read_pixels_bands(&self) -> bool {
+        false
+    }
+}
+
+/// Bytes per band of a banded read-back: the client copies one band out
+/// of REPLY while the backend reads the next (spawn: the copy crosses
+/// processes and cores, and took as long as the read itself).
+const READ_BAND_BYTES: usize = 32 << 10;
+
+/// The bands of a read-back of `total` bytes (tight rows, bottom row
+/// first): each band's request and its byte range in the answer. None
+/// when one band would do, or the answer is too large for `R_PROGRESS`.
+fn read_bands(
+    p: &mgpipe::calls::ReadPixels,
+    total: usize,
+) -> Option<impl Iterator<Item = (mgpipe::calls::ReadPixels, std::ops::Range<usize>)>> {
+    let rows = p.height as usize;
+    if rows < 2 || total <= READ_BAND_BYTES || total > u32::MAX as usize {
+        return None;
+    }
+    let row = total / rows;
+    let band = (READ_BAND_BYTES / row.max(1)).max(1);
+    // The last row's y must fit an i32 (GL coordinates).
+    i32::try_from(i64::from(p.y) + rows as i64).ok()?;
+    let p = *p;
+    Some((0..rows).step_by(band).map(move |r0| {
+        let n = band.min(rows - r0);
+        let bp = mgpipe::calls::ReadPixels {
+            y: p.y + r0 as i32,
+            height: n as u32,
+            ..p
+        };
+        (bp, r0 * row..(r0 + n) * row)
+    }))
 }
 
 /// One record's outcome; the fatal case boxed, so that the per-record
@@ -504,8 +542,31 @@ impl ServerLink {
         }
         // SAFETY: the REPLY area belongs to the server between the client's
         // call and the publish below (the client waits for R_SEQ and reads
-        // only then); nothing else borrows it meanwhile.
+        // only then, or reads bands only below the R_PROGRESS it was
+        // given); nothing else borrows it meanwhile.
         let dst = unsafe { self.seg.reply.slice_mut(REPLY_HDR, total) }?;
+        if let Some(bands) = read_bands(&p, total).filter(|_| d.read_pixels_bands()) {
+            let progress = word!(self.seg.reply, u64, R_PROGRESS);
+            let seq = u64::from(h.reply_slot) << 32;
+            for (bp, range) in bands {
+                let end = range.end;
+                match catch_unwind(AssertUnwindSafe(|| {
+                    d.read_pixels_into(&bp, &mut dst[range])
+                })) {
+                    // The client may copy these bytes now.
+                    Ok(true) => progress.store(seq | end as u64, Release),
+                    // Declined (the applier decides at the first band): the
+                    // generic path, which writes the whole answer.
+                    Ok(false) => return None,
+                    Err(panic) => {
+                        return Some(Err(FatalInfo::backend_panic(h.opcode, at, &*panic)))
+                    }
+                }
+            }
+            self.forward_events(d);
+            self.publish_reply_header(h.reply_slot, REPLY_OK, total);
+            return Some(Ok(()));
+        }
         match catch_unwind(AssertUnwindSafe(|| d.read_pixels_into(&p, dst))) {
             Ok(true) => {
                 self.forward_events(d);
@@ -610,6 +671,137 @@ mod tests {
             let _ = (p.len(), b.first());
             Ok(())
         }
+    }
+
+    /// Reads of a pattern that depends on the absolute row: a banded
+    /// answer must equal the whole read. Records the bands asked for.
+    struct Banded {
+        bands: bool,
+        decline: bool,
+        asked: Vec<(i32, u32)>,
+        dispatched: u32,
+    }
+    fn row_byte(y: i64, i: usize) -> u8 {
+        (y * 7 + i as i64 * 13) as u8
+    }
+    impl Dispatcher for Banded {
+        fn dispatch(
+            &mut self,
+            _: u16,
+            p: &[u8],
+            _: &[u8],
+            r: &mut Vec<u8>,
+            _: usize,
+        ) -> Result<(), ProtocolCorruption> {
+            self.dispatched += 1;
+            let p: mgpipe::calls::ReadPixels = bytemuck::pod_read_unaligned(p);
+            let row = p.width as usize * 4;
+            for y in 0..p.height as i64 {
+                r.extend((0..row).map(|i| row_byte(i64::from(p.y) + y, i)));
+            }
+            Ok(())
+        }
+        fn read_pixels_into(&mut self, p: &mgpipe::calls::ReadPixels, dst: &mut [u8]) -> bool {
+            if self.decline {
+                return false;
+            }
+            self.asked.push((p.y, p.height));
+            let row = p.width as usize * 4;
+            for (y, chunk) in dst.chunks_mut(row).enumerate() {
+                for (i, b) in chunk.iter_mut().enumerate() {
+                    *b = row_byte(i64::from(p.y) + y as i64, i);
+                }
+            }
+            true
+        }
+        fn read_pixels_bands(&self) -> bool {
+            self.bands
+        }
+    }
+
+    /// One ReadPixels record (reply slot 5) of `w`×`h` RGBA8 at y = 3,
+    /// served to the end; the answer bytes, R_PROGRESS, and the dispatcher.
+    fn serve_read(w: u32, h: u32, mut d: Banded) -> (Vec<u8>, u64, Banded) {
+        let layout = Layout {
+            cmd: 4096,
+            stage: 4096,
+            reply: 1 << 20,
+            event: 4096,
+        };
+        let client = Segments::create(layout).unwrap();
+        let p = mgpipe::calls::ReadPixels {
+            x: 1,
+            y: 3,
+            width: w,
+            height: h,
+            format: 0x1908,
+            r#type: 0x1401,
+        };
+        let payload = bytemuck::bytes_of(&p);
+        let len = (RECORD_HEADER_SIZE + payload.len()).next_multiple_of(8);
+        let hdr = RecordHeader {
+            opcode: mgpipe::Opcode::ReadPixels as u16,
+            flags: 0,
+            len: len as u32,
+            payload_len: payload.len() as u32,
+            reply_slot: 5,
+            blob_offset: 0,
+            blob_len: 0,
+        };
+        client.cmd.write(CTRL_SIZE, bytemuck::bytes_of(&hdr));
+        client.cmd.write(CTRL_SIZE + RECORD_HEADER_SIZE, payload);
+        word!(client.cmd, u64, C_CMD_HEAD).store(len as u64, SeqCst);
+        word!(client.cmd, u32, C_SHUTDOWN).store(SHUTDOWN_DRAIN, SeqCst);
+        let mut server = ServerLink::new(client.map_again().unwrap());
+        assert_eq!(server.serve(&mut d), ServeEnd::Shutdown);
+        assert_eq!(word!(client.reply, u32, R_SEQ).load(SeqCst), 5);
+        assert_eq!(word!(client.reply, u32, R_STATUS).load(SeqCst), REPLY_OK);
+        let total = word!(client.reply, u64, R_LEN).load(SeqCst) as usize;
+        let mut got = vec![0; total];
+        assert!(client.reply.read(REPLY_HDR, &mut got));
+        (got, word!(client.reply, u64, R_PROGRESS).load(SeqCst), d)
+    }
+
+    #[test]
+    fn banded_read_backs_answer_the_whole_read_band_by_band() {
+        let fresh = |bands, decline| Banded {
+            bands,
+            decline,
+            asked: Vec::new(),
+            dispatched: 0,
+        };
+        // 100 rows of 400 bytes: 81 rows per 32 KiB band, so two bands.
+        let (w, h) = (100, 100);
+        let mut whole = Vec::new();
+        fresh(false, false)
+            .dispatch(
+                0,
+                bytemuck::bytes_of(&mgpipe::calls::ReadPixels {
+                    x: 1,
+                    y: 3,
+                    width: w,
+                    height: h,
+                    format: 0x1908,
+                    r#type: 0x1401,
+                }),
+                &[],
+                &mut whole,
+                0,
+            )
+            .unwrap();
+        let (got, progress, d) = serve_read(w, h, fresh(true, false));
+        assert_eq!(got, whole);
+        assert_eq!(d.asked, [(3, 81), (84, 19)]);
+        assert_eq!(progress, (5u64 << 32) | (w * h * 4) as u64);
+        // An applier without bands reads once; one that declines answers
+        // through the generic path, whole.
+        let (got, progress, d) = serve_read(w, h, fresh(false, false));
+        assert_eq!((got == whole, progress, d.asked), (true, 0, vec![(3, 100)]));
+        let (got, _, d) = serve_read(w, h, fresh(true, true));
+        assert_eq!((got == whole, d.dispatched), (true, 1));
+        // One band's worth is read at once.
+        let (_, progress, d) = serve_read(8, 8, fresh(true, false));
+        assert_eq!((progress, d.asked), (0, vec![(3, 8)]));
     }
 
     struct Rng(u64);

@@ -164,6 +164,9 @@ pub struct Stats {
     /// Replies the server wrote straight into the caller's memory instead
     /// of REPLY (`inproc` `call_into`, e.g. `glReadPixels`).
     pub direct_replies: u64,
+    /// `call_into` replies copied out band by band while the server read
+    /// the next band (`spawn`, and `inproc` when nothing was lent).
+    pub banded_replies: u64,
 }
 
 /// Why a refused handshake or operation was refused.

@@ -55,6 +55,11 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
             out.line("let _ = (p, dst);");
             out.line("false");
             out.close("}");
+            out.blank();
+            out.doc("Not a catalogue call: whether `read_pixels_into` may be called once per\nhorizontal band of one read (each band a cheap synchronous driver read),\nso that a ring transport lets the client copy one band out while the\nnext is read. False for appliers whose every read is a submission and\na wait. Default: false.");
+            out.open("fn read_pixels_bands(&self) -> bool {");
+            out.line("false");
+            out.close("}");
             if !calls.is_empty() {
                 out.blank();
             }
@@ -98,6 +103,9 @@ fn decl_trait(out: &mut Out, name: &str, doc: &str, calls: &[&Call], defaults: b
                 out.line(format!(
                     "<T as {name}>::read_pixels_into(&mut **self, p, dst)"
                 ));
+                out.close("}");
+                out.open("fn read_pixels_bands(&self) -> bool {");
+                out.line(format!("<T as {name}>::read_pixels_bands(&**self)"));
                 out.close("}");
             }
             for c in calls {
