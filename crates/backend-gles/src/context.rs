@@ -2463,10 +2463,11 @@ impl Context for GlesBackend {
         self.check("blit");
     }
 
-    /// glReadPixels is synchronous and reads any row range like the whole:
-    /// a ring transport may ask for one band at a time.
+    /// On a software rasteriser glReadPixels is a synchronous copy that
+    /// reads any row range like the whole: a ring transport may ask for one
+    /// band at a time (`Features::software`).
     fn read_pixels_bands(&self) -> bool {
-        true
+        self.features.software
     }
 
     fn read_pixels_into(&mut self, p: &calls::ReadPixels, dst: &mut [u8]) -> bool {

@@ -149,6 +149,21 @@ pub(crate) struct Features {
     /// MOBILEGL_GLES_VAO_CACHE=0 (then every VAO switch re-specifies the
     /// context VAO's attributes).
     pub vao_cache: bool,
+    /// The driver rasterises on the CPU (llvmpipe, softpipe, SwiftShader):
+    /// a glReadPixels is a synchronous copy out of host memory, as cheap
+    /// per byte in bands as whole. A GPU driver pays a flush, a transfer
+    /// and a wait per call (NVIDIA: 256 KiB in eight bands took 169 µs
+    /// where one read took 130), so only software drivers read in bands
+    /// (`read_pixels_bands`).
+    pub software: bool,
+}
+
+/// Whether a GL_RENDERER string names a CPU rasteriser.
+pub(crate) fn is_software_renderer(renderer: &str) -> bool {
+    let r = renderer.to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swiftshader"]
+        .iter()
+        .any(|s| r.contains(s))
 }
 
 pub(crate) enum ResKind {
@@ -384,6 +399,7 @@ impl GlesBackend {
                     .get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS)
                     .clamp(1, 32) as usize,
                 vao_cache,
+                software: is_software_renderer(&renderer),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack
@@ -577,5 +593,22 @@ impl Drop for GlesBackend {
         for c in self.ctxs.drain() {
             self.egl.destroy_context(c.egl);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_software_renderer;
+
+    #[test]
+    fn software_renderers_are_recognised_by_name() {
+        assert!(is_software_renderer("llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(is_software_renderer("softpipe"));
+        assert!(is_software_renderer(
+            "Google SwiftShader (ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device)))"
+        ));
+        assert!(!is_software_renderer("NVIDIA H200/PCIe/SSE2"));
+        assert!(!is_software_renderer("Adreno (TM) 740"));
+        assert!(!is_software_renderer("Mali-G715"));
     }
 }
