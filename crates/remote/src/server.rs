@@ -545,7 +545,11 @@ impl ServerLink {
         // only then, or reads bands only below the R_PROGRESS it was
         // given); nothing else borrows it meanwhile.
         let dst = unsafe { self.seg.reply.slice_mut(REPLY_HDR, total) }?;
-        if let Some(bands) = read_bands(&p, total).filter(|_| d.read_pixels_bands()) {
+        // Not with a lent destination (inproc): the direct read above
+        // already declined, and a generic answer written there must not
+        // meet a band the client is still copying.
+        let banded = self.direct.is_none() && d.read_pixels_bands();
+        if let Some(bands) = read_bands(&p, total).filter(|_| banded) {
             let progress = word!(self.seg.reply, u64, R_PROGRESS);
             let seq = u64::from(h.reply_slot) << 32;
             for (bp, range) in bands {
