@@ -375,12 +375,22 @@ impl Cx<'_> {
                 return;
             }
         };
-        if self.read_format().1 > 1 {
-            warn!("read_pixels: depth/stencil of a multisampled surface, zeros returned");
-            return;
-        }
         let pixels = p.width as usize * p.height as usize;
         self.bind_read();
+        // GLES reads no multisampled buffer: a multisampled default
+        // surface's depth/stencil is resolved into a temporary first (a
+        // multisampled framebuffer object is refused by the frontend).
+        let resolved = if self.read_format().1 > 1 {
+            match self.resolve_depth_stencil(p) {
+                Some(r) => Some(r),
+                None => {
+                    warn!("read_pixels: resolving a multisampled depth/stencil failed, zeros returned");
+                    return;
+                }
+            }
+        } else {
+            None
+        };
         self.tight_pack();
         let gl = self.gl;
         let mut read = None;
@@ -417,6 +427,15 @@ impl Cx<'_> {
                 break;
             }
         }
+        if let Some((fb, rb)) = resolved {
+            // SAFETY: the temporary resolve objects made above.
+            unsafe {
+                gl.delete_framebuffer(fb);
+                gl.delete_renderbuffer(rb);
+            }
+            self.ctx.shadow.draw_fb = None;
+            self.ctx.shadow.read_fb = None;
+        }
         let Some((ty, tmp)) = read else {
             warn!(
                 format = p.format,
@@ -433,6 +452,53 @@ impl Cx<'_> {
                 "read_pixels: no conversion of depth/stencil to this type, zeros returned"
             ),
         }
+    }
+
+    /// Resolve the default read surface's depth/stencil buffer for the
+    /// rectangle of `p` (see `resolve_buffers_for_read`); None when there is
+    /// none to resolve or the driver refused.
+    fn resolve_depth_stencil(
+        &mut self,
+        p: &calls::ReadPixels,
+    ) -> Option<(glow::Framebuffer, glow::Renderbuffer)> {
+        if !self.ctx.read_default {
+            return None;
+        }
+        let s = self.scr.surfaces.get(self.ctx.read_surface)?;
+        s.depth_stencil?;
+        let internal = s.ds_internal;
+        let (attachment, mask) = match internal {
+            glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 => (
+                glow::DEPTH_STENCIL_ATTACHMENT,
+                glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT,
+            ),
+            glow::STENCIL_INDEX8 => (glow::STENCIL_ATTACHMENT, glow::STENCIL_BUFFER_BIT),
+            _ => (glow::DEPTH_ATTACHMENT, glow::DEPTH_BUFFER_BIT),
+        };
+        let rect = (p.x, p.y, p.width as i32, p.height as i32);
+        // SAFETY: plain queries: earlier errors drained (bounded: a lost
+        // context may keep reporting), so the one read below is the blit's.
+        unsafe {
+            for _ in 0..8 {
+                if self.gl.get_error() == glow::NO_ERROR {
+                    break;
+                }
+            }
+        }
+        let r = self.resolve_buffers_for_read(internal, attachment, mask, rect)?;
+        // SAFETY: plain query; the blit's error (mismatched formats, a
+        // driver without depth resolves) is ours to see.
+        if unsafe { self.gl.get_error() } != glow::NO_ERROR {
+            // SAFETY: the temporary objects just made.
+            unsafe {
+                self.gl.delete_framebuffer(r.0);
+                self.gl.delete_renderbuffer(r.1);
+            }
+            self.ctx.shadow.draw_fb = None;
+            self.ctx.shadow.read_fb = None;
+            return None;
+        }
+        Some(r)
     }
 
     /// GLES internal format and sample count of the read surface's colour buffer.
@@ -472,6 +538,24 @@ impl Cx<'_> {
         w: i32,
         h: i32,
     ) -> Option<(glow::Framebuffer, glow::Renderbuffer)> {
+        self.resolve_buffers_for_read(
+            internal,
+            glow::COLOR_ATTACHMENT0,
+            glow::COLOR_BUFFER_BIT,
+            (x, y, w, h),
+        )
+    }
+
+    /// `resolve_for_read` of the buffers in `mask` (colour, or depth and/or
+    /// stencil: GLES 3.0 resolves those by a blit between identical formats
+    /// too) into a temporary renderbuffer of `internal` at `attachment`.
+    fn resolve_buffers_for_read(
+        &mut self,
+        internal: u32,
+        attachment: u32,
+        mask: u32,
+        (x, y, w, h): (i32, i32, i32, i32),
+    ) -> Option<(glow::Framebuffer, glow::Renderbuffer)> {
         let gl = self.gl;
         let sh = &mut self.ctx.shadow;
         // SAFETY: temporary objects of the current context; the read
@@ -490,23 +574,12 @@ impl Cx<'_> {
             sh.bind_draw_fb(gl, Some(fb));
             gl.framebuffer_renderbuffer(
                 glow::DRAW_FRAMEBUFFER,
-                glow::COLOR_ATTACHMENT0,
+                attachment,
                 glow::RENDERBUFFER,
                 Some(rb),
             );
             let saved = sh.suspend_blit_ops(gl);
-            gl.blit_framebuffer(
-                x,
-                y,
-                x + w,
-                y + h,
-                x,
-                y,
-                x + w,
-                y + h,
-                glow::COLOR_BUFFER_BIT,
-                glow::NEAREST,
-            );
+            gl.blit_framebuffer(x, y, x + w, y + h, x, y, x + w, y + h, mask, glow::NEAREST);
             sh.resume_blit_ops(gl, saved);
             sh.bind_read_fb(gl, Some(fb));
             Some((fb, rb))

@@ -18,7 +18,7 @@
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
 //! | `glReadPixels` of a multisampled surface/renderbuffer | resolved by a blit into a temporary single-sample FBO first |
-//! | `glReadPixels` of `DEPTH_COMPONENT` / `STENCIL_INDEX` / `DEPTH_STENCIL` | read through `GL_NV_read_depth` / `_stencil` / `_depth_stencil` in the first type the driver accepts, converted (`Cx::read_depth_stencil`); zeros and a warning without the extensions or from a multisampled surface |
+//! | `glReadPixels` of `DEPTH_COMPONENT` / `STENCIL_INDEX` / `DEPTH_STENCIL` | read through `GL_NV_read_depth` / `_stencil` / `_depth_stencil` in the first type the driver accepts, converted (`Cx::read_depth_stencil`); a multisampled default surface's buffer is first resolved by a blit into a temporary (`Cx::resolve_depth_stencil`); zeros and a warning without the extensions |
 //! | the default framebuffer | an FBO per context over the surface's colour + depth/stencil renderbuffers |
 //! | unknown internal format | `RGBA8` fallback, logged |
 //! | `GL_SAMPLES_PASSED` queries | `ANY_SAMPLES_PASSED` (0/1, a lower bound of the count; `queries.rs`) |

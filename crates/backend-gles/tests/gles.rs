@@ -674,6 +674,50 @@ fn multisampled_surface_reads_back_resolved() {
     assert_no_gl_errors(&b);
 }
 
+/// Depth and stencil of a multisampled default surface read back resolved
+/// (GLES reads no multisampled buffer; they used to answer zeros).
+#[test]
+fn multisampled_depth_and_stencil_read_back_resolved() {
+    const GL_DEPTH_COMPONENT: u32 = 0x1902;
+    const GL_STENCIL_INDEX: u32 = 0x1901;
+    let mut b = setup();
+    let ms = Handle::new(2, 1);
+    b.surface_create(&calls::SurfaceCreate {
+        surface: ms,
+        width: W,
+        height: H,
+        color_format: GL_RGBA8,
+        depth_stencil_format: GL_DEPTH24_STENCIL8,
+        samples: 4,
+        ..z()
+    });
+    b.make_current(&calls::MakeCurrent {
+        ctx: CTX,
+        draw: ms,
+        read: ms,
+    });
+    b.clear(&calls::Clear {
+        buffers: CLEAR_DEPTH | CLEAR_STENCIL,
+        depth: 0.75,
+        stencil: 5,
+        ..z()
+    });
+    let depth = read(&mut b, 1, 2, 3, 2, GL_DEPTH_COMPONENT, GL_FLOAT);
+    let depth: &[f32] = bytemuck::cast_slice(&depth);
+    assert_eq!(depth.len(), 6);
+    for d in depth {
+        assert!((d - 0.75).abs() < 1e-4, "depth {d}");
+    }
+    assert_eq!(
+        read(&mut b, 6, 5, 2, 1, GL_STENCIL_INDEX, GL_UNSIGNED_BYTE),
+        [5, 5]
+    );
+    // Colour still reads (the temporary objects are gone, bindings restored).
+    clear_color(&mut b, [0.0, 1.0, 0.0, 1.0]);
+    assert_eq!(pixel(&mut b, 3, 3), [0, 255, 0, 255]);
+    assert_no_gl_errors(&b);
+}
+
 /// Bad handles, short blobs and nonsense enums are logged and skipped.
 #[test]
 fn bad_input_never_panics() {
