@@ -839,7 +839,12 @@ pub const DIRTY_RESOURCES: u32 = 1 << 5;
 /// re-resolves just the program's blocks that read them (the per-draw
 /// `glBindBufferRange` pattern), not the whole resource table.
 pub const DIRTY_UNIFORM_POINTS: u32 = 1 << 6;
-pub const DIRTY_ALL: u32 = (1 << 7) - 1;
+/// Only values of the current program's default uniform block changed
+/// (glUniform* on a non-sampler uniform, the per-draw case): a draw re-sends
+/// the block, not the program's resources (a sampler uniform marks
+/// DIRTY_PROGRAM).
+pub const DIRTY_UNIFORMS: u32 = 1 << 7;
+pub const DIRTY_ALL: u32 = (1 << 8) - 1;
 
 /// `with_gl` for an entry point that changes state in the `dirty` groups.
 pub fn with_gl_dirty<R: Default>(dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {

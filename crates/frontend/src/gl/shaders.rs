@@ -9,7 +9,7 @@ use mgpipe::Pipe;
 use super::{cstr, gl_err, put, slice};
 use crate::context::{
     with_gl_dirty, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation,
-    DIRTY_PROGRAM, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
+    DIRTY_PROGRAM, DIRTY_UNIFORMS, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
 };
 use crate::shader;
 use crate::shader::Stage;
@@ -1141,6 +1141,24 @@ enum Src {
 
 /// Write `count` elements of `comps` words each (or matrices) at `location`
 /// of the current program.
+/// What a uniform setter changed (the caller marks the dirty group).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum UniformWrite {
+    /// Default-block values, or nothing (errors, location -1).
+    #[default]
+    Values,
+    /// A sampler's texture unit.
+    Sampler,
+}
+
+/// A setter's write: DIRTY_UNIFORMS is marked by the entry point, a sampler
+/// unit additionally marks DIRTY_PROGRAM.
+fn set_uniform(gl: &mut Gl, write: impl FnOnce(&mut Gl) -> UniformWrite) {
+    if write(gl) == UniformWrite::Sampler {
+        gl.st.dirty |= DIRTY_PROGRAM;
+    }
+}
+
 fn write_uniform(
     gl: &mut Gl,
     location: i32,
@@ -1149,9 +1167,9 @@ fn write_uniform(
     comps: u32,
     matrix: Option<(u32, u32, bool)>,
     words: &[u32],
-) {
+) -> UniformWrite {
     if location == -1 {
-        return;
+        return UniformWrite::Values;
     }
     if count < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
@@ -1188,18 +1206,20 @@ fn write_uniform(
     let remaining = u.array_size.max(1) - loc.element;
     let n = (count as u32).min(remaining);
     if base == Base::Sampler {
+        let unit = |e: u32| words.get(e as usize).copied().unwrap_or(0);
+        // Checked first: a failing call changes nothing.
+        if (0..n).any(|e| unit(e) as usize >= MAX_TEXTURE_UNITS) {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
         let binding = u.sampler_binding.unwrap_or(0);
         for e in 0..n {
-            let unit = words.get(e as usize).copied().unwrap_or(0);
-            if unit as usize >= MAX_TEXTURE_UNITS {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
             let slot = (binding + loc.element + e) as usize;
             if let Some(s) = l.sampler_units.get_mut(slot) {
-                *s = unit;
+                *s = unit(e);
             }
         }
-        return;
+        // A sampler's unit decides what the program's textures resolve to.
+        return UniformWrite::Sampler;
     }
     let elem_words = cols * rows;
     let (offset, astride, mstride) = (
@@ -1221,7 +1241,7 @@ fn write_uniform(
                 dst.copy_from_slice(src);
                 l.scratch_version += 1;
             }
-            return;
+            return UniformWrite::Values;
         }
     }
     let mut changed = false;
@@ -1254,6 +1274,7 @@ fn write_uniform(
     if changed {
         l.scratch_version += 1;
     }
+    UniformWrite::Values
 }
 
 /// `v` converted to uniform words, on the stack for the usual small counts
@@ -1276,7 +1297,7 @@ macro_rules! uniform_scalars {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, $($arg: $t),+) {
             let words = [$(to_word($arg)),+];
-            with_gl_dirty(DIRTY_PROGRAM, |gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words))
+            with_gl_dirty(DIRTY_UNIFORMS, |gl| set_uniform(gl, |gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words)))
         }
     };
 }
@@ -1291,8 +1312,10 @@ macro_rules! uniform_vectors {
                 v,
                 |x| to_word(x),
                 |words| {
-                    with_gl_dirty(DIRTY_PROGRAM, |gl| {
-                        write_uniform(gl, location, count, $src, $n, None, words)
+                    with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+                        set_uniform(gl, |gl| {
+                            write_uniform(gl, location, count, $src, $n, None, words)
+                        })
                     })
                 },
             )
@@ -1312,16 +1335,18 @@ macro_rules! uniform_matrices {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
             as_words(v, f32::to_bits, |words| {
-                with_gl_dirty(DIRTY_PROGRAM, |gl| {
-                    write_uniform(
-                        gl,
-                        location,
-                        count,
-                        Src::F,
-                        0,
-                        Some(($c, $r, transpose != 0)),
-                        &words,
-                    )
+                with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+                    set_uniform(gl, |gl| {
+                        write_uniform(
+                            gl,
+                            location,
+                            count,
+                            Src::F,
+                            0,
+                            Some(($c, $r, transpose != 0)),
+                            &words,
+                        )
+                    })
                 })
             })
         }

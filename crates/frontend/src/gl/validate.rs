@@ -573,9 +573,9 @@ impl Gl<'_> {
         h
     }
 
-    /// Program, default uniforms, textures and uniform buffers. Err(INVALID_OPERATION)
-    /// when no usable program is bound.
-    pub fn emit_program(&mut self) -> Result<(), u32> {
+    /// The program's shader CSO and its default uniform block, the part a
+    /// uniform change alone (DIRTY_UNIFORMS) needs re-sent.
+    fn emit_program_globals(&mut self) -> Result<(), u32> {
         let pname = self.st.program;
         let Some(crate::context::ShaderOrProgram::Program(prog)) =
             self.sh.shader_objects.get(&pname)
@@ -609,6 +609,23 @@ impl Gl<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Program, default uniforms, textures and uniform buffers. Err(INVALID_OPERATION)
+    /// when no usable program is bound.
+    pub fn emit_program(&mut self) -> Result<(), u32> {
+        self.emit_program_globals()?;
+        let pname = self.st.program;
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get(&pname)
+        else {
+            return Err(glow::INVALID_OPERATION);
+        };
+        let Some(linked) = prog.linked.as_ref() else {
+            return Err(glow::INVALID_OPERATION);
+        };
+        let cso = linked.cso;
         // Textures and uniform buffers are re-resolved only when their
         // objects or bindings changed (DIRTY_RESOURCES) or when the program,
         // its sampler units or its block bindings differ from last time: a
@@ -1176,7 +1193,7 @@ impl Gl<'_> {
     fn emit_draw_state(&mut self) -> Result<(), u32> {
         use crate::context::{
             DIRTY_ALL, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE,
-            DIRTY_RESOURCES, DIRTY_UNIFORM_POINTS, DIRTY_VERTEX,
+            DIRTY_RESOURCES, DIRTY_UNIFORMS, DIRTY_UNIFORM_POINTS, DIRTY_VERTEX,
         };
         let dirty = if self.st.verify_dry {
             DIRTY_ALL
@@ -1194,6 +1211,8 @@ impl Gl<'_> {
         }
         if dirty & (DIRTY_PROGRAM | DIRTY_RESOURCES) != 0 {
             self.emit_program()?;
+        } else if dirty & DIRTY_UNIFORMS != 0 {
+            self.emit_program_globals()?;
         }
         // After emit_program: a full resolution there leaves no points.
         if dirty & DIRTY_UNIFORM_POINTS != 0 {
