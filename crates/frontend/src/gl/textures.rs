@@ -10,8 +10,8 @@ use mgpipe::Pipe;
 use super::pixels::{check_upload_format, reuse_scratch, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
-    target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
-    DIRTY_PROGRAM, MAX_TEXTURE_UNITS,
+    target_index, with_gl, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
+    DIRTY_PROGRAM, DIRTY_RESOURCES, MAX_TEXTURE_UNITS,
 };
 
 /// The unpacked internal format a base format/type implies (GL allows
@@ -225,7 +225,8 @@ pub unsafe extern "C" fn glIsTexture(name: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glActiveTexture(unit: u32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    // The selector only: no draw reads it.
+    with_gl(|gl| {
         let i = unit.wrapping_sub(glow::TEXTURE0);
         if i as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -236,7 +237,10 @@ pub unsafe extern "C" fn glActiveTexture(unit: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    // What samplers read, not the framebuffer: a bind changes no attachment
+    // (an attached texture already exists, and binding creates only
+    // unattached ones).
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
         let Some(ti) = target_index(target) else {
             gl_err!(gl, glow::INVALID_ENUM)
         };
@@ -1387,7 +1391,7 @@ pub unsafe extern "C" fn glIsSampler(name: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
         if unit as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
