@@ -1139,8 +1139,6 @@ enum Src {
     U,
 }
 
-/// Write `count` elements of `comps` words each (or matrices) at `location`
-/// of the current program.
 /// What a uniform setter changed (the caller marks the dirty group).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum UniformWrite {
@@ -1159,6 +1157,8 @@ fn set_uniform(gl: &mut Gl, write: impl FnOnce(&mut Gl) -> UniformWrite) {
     }
 }
 
+/// Write `count` elements of `comps` words each (or matrices) at `location`
+/// of the current program.
 fn write_uniform(
     gl: &mut Gl,
     location: i32,

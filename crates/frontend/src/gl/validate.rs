@@ -576,15 +576,7 @@ impl Gl<'_> {
     /// The program's shader CSO and its default uniform block, the part a
     /// uniform change alone (DIRTY_UNIFORMS) needs re-sent.
     fn emit_program_globals(&mut self) -> Result<(), u32> {
-        let pname = self.st.program;
-        let Some(crate::context::ShaderOrProgram::Program(prog)) =
-            self.sh.shader_objects.get(&pname)
-        else {
-            return Err(glow::INVALID_OPERATION);
-        };
-        let Some(linked) = prog.linked.as_ref() else {
-            return Err(glow::INVALID_OPERATION);
-        };
+        let linked = linked_program(self.sh, self.st.program)?;
         let cso = linked.cso;
         if self.st.sent.shader != cso {
             if self.st.verify_dry {
@@ -617,14 +609,7 @@ impl Gl<'_> {
     pub fn emit_program(&mut self) -> Result<(), u32> {
         self.emit_program_globals()?;
         let pname = self.st.program;
-        let Some(crate::context::ShaderOrProgram::Program(prog)) =
-            self.sh.shader_objects.get(&pname)
-        else {
-            return Err(glow::INVALID_OPERATION);
-        };
-        let Some(linked) = prog.linked.as_ref() else {
-            return Err(glow::INVALID_OPERATION);
-        };
+        let linked = linked_program(self.sh, pname)?;
         let cso = linked.cso;
         // Textures and uniform buffers are re-resolved only when their
         // objects or bindings changed (DIRTY_RESOURCES) or when the program,
@@ -1248,6 +1233,20 @@ impl Gl<'_> {
         self.emit_render_state();
         self.emit_dynamic();
         Ok(())
+    }
+}
+
+/// The linked state of program `pname`: INVALID_OPERATION when it is not
+/// a program or has no linked executable (no usable program is bound).
+fn linked_program(
+    sh: &crate::context::Shared,
+    pname: u32,
+) -> Result<&crate::context::LinkedState, u32> {
+    match sh.shader_objects.get(&pname) {
+        Some(crate::context::ShaderOrProgram::Program(prog)) => {
+            prog.linked.as_ref().ok_or(glow::INVALID_OPERATION)
+        }
+        _ => Err(glow::INVALID_OPERATION),
     }
 }
 
