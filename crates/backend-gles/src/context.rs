@@ -427,14 +427,8 @@ impl Cx<'_> {
                 break;
             }
         }
-        if let Some((fb, rb)) = resolved {
-            // SAFETY: the temporary resolve objects made above.
-            unsafe {
-                gl.delete_framebuffer(fb);
-                gl.delete_renderbuffer(rb);
-            }
-            self.ctx.shadow.draw_fb = None;
-            self.ctx.shadow.read_fb = None;
+        if let Some(r) = resolved {
+            self.drop_resolve(r);
         }
         let Some((ty, tmp)) = read else {
             warn!(
@@ -452,6 +446,19 @@ impl Cx<'_> {
                 "read_pixels: no conversion of depth/stencil to this type, zeros returned"
             ),
         }
+    }
+
+    /// Delete the temporary objects of a resolve; the framebuffer bindings
+    /// they took are re-made by the next user.
+    fn drop_resolve(&mut self, (fb, rb): (glow::Framebuffer, glow::Renderbuffer)) {
+        // SAFETY: temporary objects made by `resolve_buffers_for_read`,
+        // deleted once.
+        unsafe {
+            self.gl.delete_framebuffer(fb);
+            self.gl.delete_renderbuffer(rb);
+        }
+        self.ctx.shadow.draw_fb = None;
+        self.ctx.shadow.read_fb = None;
     }
 
     /// Resolve the default read surface's depth/stencil buffer for the
@@ -489,13 +496,7 @@ impl Cx<'_> {
         // SAFETY: plain query; the blit's error (mismatched formats, a
         // driver without depth resolves) is ours to see.
         if unsafe { self.gl.get_error() } != glow::NO_ERROR {
-            // SAFETY: the temporary objects just made.
-            unsafe {
-                self.gl.delete_framebuffer(r.0);
-                self.gl.delete_renderbuffer(r.1);
-            }
-            self.ctx.shadow.draw_fb = None;
-            self.ctx.shadow.read_fb = None;
+            self.drop_resolve(r);
             return None;
         }
         Some(r)
@@ -2705,14 +2706,8 @@ impl Context for GlesBackend {
                 }
             }
         }
-        if let Some((fb, rb)) = resolved {
-            // SAFETY: the temporary resolve objects made above.
-            unsafe {
-                gl.delete_framebuffer(fb);
-                gl.delete_renderbuffer(rb);
-            }
-            cx.ctx.shadow.draw_fb = None;
-            cx.ctx.shadow.read_fb = None;
+        if let Some(r) = resolved {
+            cx.drop_resolve(r);
         }
         self.check("read_pixels");
     }

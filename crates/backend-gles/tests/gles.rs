@@ -628,9 +628,8 @@ fn fences_finish_and_caps() {
     assert_no_gl_errors(&b);
 }
 
-#[test]
-fn multisampled_surface_reads_back_resolved() {
-    let mut b = setup();
+/// Make the context current on a new 4-sample RGBA8 + D24S8 surface.
+fn current_on_multisampled_surface(b: &mut GlesBackend) {
     let ms = Handle::new(2, 1);
     b.surface_create(&calls::SurfaceCreate {
         surface: ms,
@@ -646,6 +645,12 @@ fn multisampled_surface_reads_back_resolved() {
         draw: ms,
         read: ms,
     });
+}
+
+#[test]
+fn multisampled_surface_reads_back_resolved() {
+    let mut b = setup();
+    current_on_multisampled_surface(&mut b);
     // Scissor on in the bound render state: the internal resolve must not
     // be clipped by it, and the state must survive the read.
     let mut rs: calls::CreateRenderState = z();
@@ -681,21 +686,7 @@ fn multisampled_depth_and_stencil_read_back_resolved() {
     const GL_DEPTH_COMPONENT: u32 = 0x1902;
     const GL_STENCIL_INDEX: u32 = 0x1901;
     let mut b = setup();
-    let ms = Handle::new(2, 1);
-    b.surface_create(&calls::SurfaceCreate {
-        surface: ms,
-        width: W,
-        height: H,
-        color_format: GL_RGBA8,
-        depth_stencil_format: GL_DEPTH24_STENCIL8,
-        samples: 4,
-        ..z()
-    });
-    b.make_current(&calls::MakeCurrent {
-        ctx: CTX,
-        draw: ms,
-        read: ms,
-    });
+    current_on_multisampled_surface(&mut b);
     b.clear(&calls::Clear {
         buffers: CLEAR_DEPTH | CLEAR_STENCIL,
         depth: 0.75,
