@@ -285,6 +285,22 @@ pub struct ShaderObj {
 pub struct UniformLocation {
     pub uniform: usize,
     pub element: u32,
+    /// Set for an element of a float/int/uint scalar or vector uniform
+    /// (not bool, not a matrix, not a sampler): the per-draw
+    /// `glUniform{1,2,3,4}{f,i,ui}[v]` case writes its words here without
+    /// looking the uniform's type up again.
+    pub vector: Option<VectorSlot>,
+}
+
+/// Where one scalar/vector element lives in the default uniform block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorSlot {
+    /// Byte offset in the block.
+    pub at: u32,
+    /// Components (1..=4), one 32-bit word each.
+    pub words: u32,
+    /// The setter family that may write it (`Src` in `gl::shaders`).
+    pub kind: u8,
 }
 
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! child) and [`run_spawned_server`] for `mobilegl-server`.
 //!
 //! The loop reads each record header from shared memory once into private
-//! memory, validates it against the published indices, copies the record,
-//! splits it with [`mgpipe::wire::split_record`] and hands it to the
+//! memory, validates it against the published indices (the same checks as
+//! [`mgpipe::wire::split_record`]), copies the payload and hands it to the
 //! dispatcher. Any malformed record stops the loop with a named `Fatal`
 //! published in the control block; nothing here panics on bad input.
 
@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::Arc;
 
 use mgpipe::event::{Event, LogLevel};
-use mgpipe::wire::{split_record, ProtocolCorruption, RecordHeader, RECORD_HEADER_SIZE};
+use mgpipe::wire::{ProtocolCorruption, RecordHeader, RECORD_HEADER_SIZE};
 
 use crate::direct::DirectReply;
 use crate::futex;
@@ -142,6 +142,9 @@ pub(crate) enum ServeEnd {
 pub(crate) struct ServerLink {
     seg: Segments,
     tail: u64,
+    /// `tail % cmd capacity`, kept alongside `tail` (records never straddle
+    /// the end, so it only ever wraps to 0): no division per record.
+    tail_off: u64,
     stage_released: u64,
     event_head: u64,
     rec: Vec<u8>,
@@ -163,6 +166,7 @@ impl ServerLink {
         ServerLink {
             seg,
             tail: 0,
+            tail_off: 0,
             stage_released: 0,
             event_head: 0,
             rec: Vec::new(),
@@ -355,7 +359,7 @@ impl ServerLink {
     fn one(&mut self, d: &mut dyn Dispatcher, head: u64, stage_head: u64) -> Step {
         let cap = self.seg.layout.cmd as u64;
         let at = self.tail;
-        let off = at % cap;
+        let off = self.tail_off;
         let rem = cap - off;
         if rem < RECORD_HEADER_SIZE as u64 {
             // Implicit wrap: too short for a header.
@@ -405,32 +409,36 @@ impl ServerLink {
                 "record length past end of published bytes",
             ));
         }
-        let mut rec = std::mem::take(&mut self.rec);
-        self.seg
-            .cmd
-            .read_to_vec(CTRL_SIZE + off as usize, len as usize, &mut rec);
-        let res = self.one_record(d, &rec, at, len, stage_head);
-        self.rec = rec;
+        let payload_len = h.payload_len as u64;
+        if payload_len > len - RECORD_HEADER_SIZE as u64 {
+            return Err(FatalInfo::corrupt(
+                h.opcode,
+                at,
+                "payload length past end of record",
+            ));
+        }
+        // The header was read once above; only the payload is copied now
+        // (the header is not read again, so it cannot change under us).
+        let mut payload = std::mem::take(&mut self.rec);
+        self.seg.cmd.read_to_vec(
+            CTRL_SIZE + off as usize + RECORD_HEADER_SIZE,
+            payload_len as usize,
+            &mut payload,
+        );
+        let res = self.one_record(d, &h, &payload, at, len, stage_head);
+        self.rec = payload;
         res
     }
 
     fn one_record(
         &mut self,
         d: &mut dyn Dispatcher,
-        rec: &[u8],
+        h: &RecordHeader,
+        payload: &[u8],
         at: u64,
         len: u64,
         stage_head: u64,
     ) -> Step {
-        let (h, payload, total) =
-            split_record(rec, at as usize).map_err(|c| FatalInfo::corruption(&c))?;
-        if total as u64 != len {
-            return Err(FatalInfo::corrupt(
-                h.opcode,
-                at,
-                "record changed while it was read",
-            ));
-        }
         let scap = self.seg.layout.stage as u64;
         let blob_range = if h.blob_len == 0 {
             None
@@ -461,15 +469,14 @@ impl ServerLink {
             Some((o, l))
         };
         if h.opcode == mgpipe::Opcode::ReadPixels as u16 && h.reply_slot != 0 {
-            if let Some(out) = self.read_pixels_in_place(d, &h, payload, at) {
+            if let Some(out) = self.read_pixels_in_place(d, h, payload, at) {
                 if out.is_ok() {
                     self.advance(at + len, blob_range.map(|(o, l)| o + l));
                 }
                 return out;
             }
         }
-        let mut reply = std::mem::take(&mut self.reply);
-        reply.clear();
+        self.reply.clear();
         let result = {
             let blob: &[u8] = match blob_range {
                 None => &[],
@@ -481,24 +488,25 @@ impl ServerLink {
                     unsafe { self.seg.stage.slice((o % scap) as usize, l as usize) }.unwrap_or(&[])
                 }
             };
+            let reply = &mut self.reply;
             catch_unwind(AssertUnwindSafe(|| {
-                d.dispatch(h.opcode, payload, blob, &mut reply, at as usize)
+                d.dispatch(h.opcode, payload, blob, reply, at as usize)
             }))
         };
-        let out = match result {
+        match result {
             Ok(Ok(())) => {
                 if h.reply_slot != 0 {
                     self.forward_events(d);
+                    let reply = std::mem::take(&mut self.reply);
                     self.publish_reply(h.reply_slot, &reply);
+                    self.reply = reply;
                 }
                 self.advance(at + len, blob_range.map(|(o, l)| o + l));
                 Ok(())
             }
             Ok(Err(c)) => Err(FatalInfo::corruption(&c)),
             Err(panic) => Err(FatalInfo::backend_panic(h.opcode, at, &*panic)),
-        };
-        self.reply = reply;
-        out
+        }
     }
 
     /// A read-back written by the applier directly into the REPLY area (no
@@ -625,6 +633,13 @@ impl ServerLink {
     /// the client stores its wants before SLEEPING, so no wake is lost.
     fn advance(&mut self, tail: u64, stage_end: Option<u64>) {
         let c = &self.seg.cmd;
+        // Every caller advances by one record or wrap gap, which ends at
+        // or before the end of the ring.
+        let cap = self.seg.layout.cmd as u64;
+        self.tail_off += tail - self.tail;
+        if self.tail_off >= cap {
+            self.tail_off -= cap;
+        }
         self.tail = tail;
         word!(c, u64, C_CMD_TAIL).store(tail, SeqCst);
         if let Some(e) = stage_end {

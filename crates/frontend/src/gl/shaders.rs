@@ -9,7 +9,7 @@ use mgpipe::Pipe;
 use super::{cstr, gl_err, put, slice};
 use crate::context::{
     with_gl_dirty, Gl, LinkedState, ProgramObj, ShaderObj, ShaderOrProgram, UniformLocation,
-    DIRTY_PROGRAM, DIRTY_UNIFORMS, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
+    VectorSlot, DIRTY_PROGRAM, DIRTY_UNIFORMS, MAX_TEXTURE_UNITS, MAX_UBO_BINDINGS,
 };
 use crate::shader;
 use crate::shader::Stage;
@@ -531,10 +531,23 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     if u.block_index >= 0 {
                         continue;
                     }
+                    let (base, cols, rows) = type_info(u.gl_type);
+                    let kind = match base {
+                        Base::Float => Some(Src::F),
+                        Base::Int => Some(Src::I),
+                        Base::Uint => Some(Src::U),
+                        _ => None,
+                    };
                     for e in 0..u.array_size.max(1) {
+                        let vector = kind.filter(|_| cols == 1).map(|k| VectorSlot {
+                            at: u.offset + e * u.array_stride,
+                            words: rows,
+                            kind: k as u8,
+                        });
                         locations.push(UniformLocation {
                             uniform: ui,
                             element: e,
+                            vector,
                         });
                     }
                 }
@@ -1139,6 +1152,25 @@ enum Src {
     U,
 }
 
+/// `write_uniform`'s common case: one float/int/uint scalar or vector
+/// element through a setter of its own family and size (checked against
+/// the location's precomputed slot, so no type decoding per call). None:
+/// take the general path, which also raises every error.
+fn write_vector(l: &mut LinkedState, location: i32, src: Src, words: &[u32]) -> Option<()> {
+    let slot = l.locations.get(usize::try_from(location).ok()?)?.vector?;
+    if slot.kind != src as u8 || words.len() != slot.words as usize {
+        return None;
+    }
+    let at = slot.at as usize;
+    let dst = l.scratch.get_mut(at..at + words.len() * 4)?;
+    let src: &[u8] = bytemuck::cast_slice(words);
+    if dst != src {
+        dst.copy_from_slice(src);
+        l.scratch_version += 1;
+    }
+    Some(())
+}
+
 /// What a uniform setter changed (the caller marks the dirty group).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum UniformWrite {
@@ -1175,6 +1207,13 @@ fn write_uniform(
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let program = gl.st.program;
+    if count == 1 && matrix.is_none() {
+        if let Ok(l) = linked(gl, program) {
+            if write_vector(l, location, src, words).is_some() {
+                return UniformWrite::Values;
+            }
+        }
+    }
     let l = match linked(gl, program) {
         Ok(l) => l,
         Err(_) => gl_err!(gl, glow::INVALID_OPERATION),
@@ -1277,19 +1316,11 @@ fn write_uniform(
     UniformWrite::Values
 }
 
-/// `v` converted to uniform words, on the stack for the usual small counts
-/// (a mat4 is 16 words): uniform setters run many times per frame.
-fn as_words<T: Copy, R>(v: &[T], conv: impl Fn(T) -> u32, f: impl FnOnce(&[u32]) -> R) -> R {
-    let mut stack = [0u32; 64];
-    if v.len() <= stack.len() {
-        for (d, x) in stack.iter_mut().zip(v) {
-            *d = conv(*x);
-        }
-        f(&stack[..v.len()])
-    } else {
-        let heap: Vec<u32> = v.iter().map(|x| conv(*x)).collect();
-        f(&heap)
-    }
+/// Uniform values as the 32-bit words the block stores: `f32`, `i32` and
+/// `u32` share their bits with the word, so this borrows, never copies
+/// (uniform setters run many times per frame).
+fn as_words<T: bytemuck::Pod>(v: &[T]) -> &[u32] {
+    bytemuck::try_cast_slice(v).unwrap_or(&[])
 }
 
 macro_rules! uniform_scalars {
@@ -1308,17 +1339,12 @@ macro_rules! uniform_vectors {
         pub unsafe extern "C" fn $name(location: i32, count: i32, value: *const $t) {
             // SAFETY: GL promises `count` elements of `$n` values.
             let v = unsafe { slice(value, count.saturating_mul($n)) };
-            as_words(
-                v,
-                |x| to_word(x),
-                |words| {
-                    with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-                        set_uniform(gl, |gl| {
-                            write_uniform(gl, location, count, $src, $n, None, words)
-                        })
-                    })
-                },
-            )
+            let words = as_words(v);
+            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+                set_uniform(gl, |gl| {
+                    write_uniform(gl, location, count, $src, $n, None, words)
+                })
+            })
         }
     };
 }
@@ -1334,19 +1360,18 @@ macro_rules! uniform_matrices {
         ) {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
-            as_words(v, f32::to_bits, |words| {
-                with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-                    set_uniform(gl, |gl| {
-                        write_uniform(
-                            gl,
-                            location,
-                            count,
-                            Src::F,
-                            0,
-                            Some(($c, $r, transpose != 0)),
-                            &words,
-                        )
-                    })
+            let words = as_words(v);
+            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+                set_uniform(gl, |gl| {
+                    write_uniform(
+                        gl,
+                        location,
+                        count,
+                        Src::F,
+                        0,
+                        Some(($c, $r, transpose != 0)),
+                        words,
+                    )
                 })
             })
         }
