@@ -933,11 +933,16 @@ fn render(
                     .flatten()
                 {
                     let b = x.get("batch").and_then(Value::as_u64).unwrap_or(0);
-                    let batch = if b == u64::MAX {
+                    let mut batch = if b == u64::MAX {
                         "at finish".to_string()
                     } else {
                         format!("every {b}")
                     };
+                    let u = x.get("uniform_bytes").and_then(Value::as_u64).unwrap_or(0);
+                    if u != 0 {
+                        // Figures per (uniform block, draw) pair.
+                        batch += &format!(", each draw after a {u}-byte uniform block (per pair)");
+                    }
                     s.push_str(&format!(
                         "| {} | {batch} | {:.1} | {:.1} | {:.2} |\n",
                         x.get("transport").and_then(Value::as_str).unwrap_or("?"),

@@ -42,6 +42,10 @@ struct RingResult {
     end_to_end_ns_per_record: f64,
     /// Record bytes (header + payload) per second, end to end.
     gb_per_s: f64,
+    /// When not 0, each draw follows a `set_global_constants` record with a
+    /// blob of this many bytes (a per-draw `glUniform*` change); the
+    /// per-record figures are then per such pair.
+    uniform_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -109,19 +113,33 @@ fn draw(i: u64) -> calls::Draw {
     }
 }
 
+/// Bytes of the uniform block in the draw-after-uniform case (a chunk
+/// shader's default block: a few matrices and vectors).
+const UNIFORM_BLOCK: usize = 64;
+
 fn records(
     t: &mut dyn Transport,
     kind: TransportKind,
     n: u64,
     batch: u64,
     repeats: u32,
+    uniform_bytes: usize,
 ) -> Result<RingResult, String> {
     let (mut client, mut e2e, mut gbs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut block: Vec<u8> = (0..uniform_bytes).map(|i| (i * 7) as u8).collect();
+    let shader = calls::SetGlobalConstants {
+        shader: mgpipe::Handle::new(1, 1),
+    };
     for _ in 0..repeats {
         finish(t)?;
         let bytes0 = t.stats().bytes;
         let a = Stamp::now();
         for i in 0..n {
+            if uniform_bytes != 0 {
+                // A new value per draw, as a per-draw glUniform3f sends.
+                block[0] = i as u8;
+                t.set_global_constants(&shader, &block);
+            }
             t.draw(&draw(i), &[]);
             if (i + 1) % batch == 0 {
                 t.flush();
@@ -143,6 +161,7 @@ fn records(
         client_ns_per_record: median(&client),
         end_to_end_ns_per_record: median(&e2e),
         gb_per_s: median(&gbs),
+        uniform_bytes: uniform_bytes as u64,
     })
 }
 
@@ -224,10 +243,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut t = connect(kind)?;
         let t = t.as_mut();
         finish(t)?;
-        rep.records.push(records(t, kind, 200_000 * scale, 1, 5)?);
-        rep.records.push(records(t, kind, 200_000 * scale, 64, 5)?);
         rep.records
-            .push(records(t, kind, 200_000 * scale, u64::MAX, 5)?);
+            .push(records(t, kind, 200_000 * scale, 1, 5, 0)?);
+        rep.records
+            .push(records(t, kind, 200_000 * scale, 64, 5, 0)?);
+        rep.records
+            .push(records(t, kind, 200_000 * scale, u64::MAX, 5, 0)?);
+        rep.records
+            .push(records(t, kind, 200_000 * scale, 64, 5, UNIFORM_BLOCK)?);
         rep.blobs.push(blobs(t, kind, 1000 * scale, 5)?);
         rep.latency.push(latency(t, kind, 5000 * scale)?);
     }
@@ -238,11 +261,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     } else {
         for r in &rep.records {
-            let batch = if r.batch == u64::MAX {
+            let mut batch = if r.batch == u64::MAX {
                 "at finish".to_string()
             } else {
                 format!("every {}", r.batch)
             };
+            if r.uniform_bytes != 0 {
+                batch += &format!(" (+{} B uniforms per draw)", r.uniform_bytes);
+            }
             println!(
                 "{:<7} draw records, publish {batch:<9}: client {:>7.1} ns/record, end to end \
                  {:>7.1} ns/record, {:.2} GB/s",
