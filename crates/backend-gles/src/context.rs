@@ -49,6 +49,7 @@ fn default_render_state() -> calls::CreateRenderState {
 }
 
 impl GlesBackend {
+    #[inline]
     fn cx(&mut self, call: &'static str) -> Option<Cx<'_>> {
         self.prepare();
         let Some(h) = self.current else {
@@ -70,6 +71,7 @@ impl GlesBackend {
     /// The current context's record of state for setters that only store
     /// it for the next draw and make no GL call: no `prepare` (a thread
     /// check per record), since nothing touches the driver.
+    #[inline]
     fn cx_state(&mut self, call: &'static str) -> Option<&mut Ctx> {
         let Some(h) = self.current else {
             warn!(call, "no current context, skipped");
@@ -299,6 +301,7 @@ impl Cx<'_> {
         }
     }
 
+    #[inline]
     fn bind_draw(&mut self) {
         let fb = self.draw_target();
         self.ctx.shadow.bind_draw_fb(self.gl, fb);
@@ -925,10 +928,15 @@ impl Cx<'_> {
 
     /// A stale cache (a buffer or vertex-elements CSO it may name is gone)
     /// is emptied here, where the context is current.
+    #[inline]
     fn collect_vaos(&mut self) {
-        if !self.ctx.vaos.stale {
-            return;
+        if self.ctx.vaos.stale {
+            self.collect_stale_vaos();
         }
+    }
+
+    #[cold]
+    fn collect_stale_vaos(&mut self) {
         self.switch_vao(BoundVao::Context);
         let c = &mut *self.ctx;
         // A saved element binding may name a deleted buffer.
@@ -945,6 +953,7 @@ impl Cx<'_> {
     /// false when this draw must use the context's VAO (piecewise vertex
     /// state, base-instance emulation, unresolved attributes, cache full,
     /// or the cache is off).
+    #[inline]
     fn bind_cached_vertex_input(&mut self, base_instance: u32) -> bool {
         let Some(key) = self.ctx.layout else {
             return false;
@@ -952,10 +961,16 @@ impl Cx<'_> {
         if !self.f.vao_cache || base_instance != 0 {
             return false;
         }
-        let want = BoundVao::Cached(key);
-        if self.ctx.vaos.bound == want && self.ctx.vaos.applied {
+        if self.ctx.vaos.bound == BoundVao::Cached(key) && self.ctx.vaos.applied {
             return true;
         }
+        self.switch_cached_vertex_input(key)
+    }
+
+    /// [`Cx::bind_cached_vertex_input`] when the layout's VAO is not the
+    /// one bound and applied.
+    fn switch_cached_vertex_input(&mut self, key: u64) -> bool {
+        let want = BoundVao::Cached(key);
         let c = &*self.ctx;
         let enabled = match c.vaos.entries.get(&key) {
             Some(e)

@@ -479,11 +479,18 @@ impl GlesBackend {
 
     /// Make sure a native context is current on the calling thread: the
     /// client's current context, else the root.
+    #[inline]
     pub(crate) fn prepare(&self) {
-        let me = current_thread_id();
-        if self.thread.get() == Some(me) {
-            return;
+        if self.thread.get() != Some(current_thread_id()) {
+            self.prepare_new_thread();
         }
+    }
+
+    /// [`GlesBackend::prepare`] on a thread that has not used the backend
+    /// last: make the native context current here.
+    #[cold]
+    fn prepare_new_thread(&self) {
+        let me = current_thread_id();
         let ctx = self
             .current
             .and_then(|h| self.ctxs.get(h))
@@ -524,10 +531,15 @@ impl GlesBackend {
     }
 
     /// glGetError after an applied call (MOBILEGL_GLES_CHECK).
+    #[inline]
     pub(crate) fn check(&self, call: &'static str) {
-        if !self.check_errors {
-            return;
+        if self.check_errors {
+            self.check_now(call);
         }
+    }
+
+    #[cold]
+    fn check_now(&self, call: &'static str) {
         for _ in 0..8 {
             // SAFETY: plain query on the current context.
             let e = unsafe { self.gl.get_error() };
