@@ -435,8 +435,19 @@ fn arm_command(exe: &Path, arm: &Arm, ours: &Path, dist_lib: &Path, o: &Opts) ->
 /// per-round values, the repeat lists concatenated; failed if any round
 /// failed (the first failure is kept).
 fn merge_rounds(mut rounds: Vec<Value>) -> Value {
+    // The best round's wall time too: on the machines measured here a
+    // process lands in one of two speed modes (native as much as ours), and
+    // the median of a few rounds can mix them.
+    let best = rounds
+        .iter()
+        .filter_map(|r| r.get("wall_ns_per_op").and_then(Value::as_f64))
+        .min_by(f64::total_cmp);
     if rounds.len() == 1 {
-        return rounds.remove(0);
+        let mut only = rounds.remove(0);
+        if let Some(b) = best {
+            only["best_wall_ns_per_op"] = serde_json::json!(b);
+        }
+        return only;
     }
     if let Some(bad) = rounds
         .iter()
@@ -474,6 +485,9 @@ fn merge_rounds(mut rounds: Vec<Value>) -> Value {
         .sum();
     out["repeats"] = serde_json::json!(repeats);
     out["rounds"] = serde_json::json!(rounds.len());
+    if let Some(b) = best {
+        out["best_wall_ns_per_op"] = serde_json::json!(b);
+    }
     out
 }
 
@@ -813,6 +827,16 @@ fn render(
     ));
     s.push_str("### Wall time, median ns per operation (ratio to native)\n\n");
     metric_table(o, results, "wall_ns_per_op", true, &mut s);
+    if o.rounds > 1 {
+        s.push_str(&format!(
+            "\n### Wall time, best of the {} rounds, ns per operation (ratio to native's best)\n\n\
+             Each (case, arm) process lands in one of two speed modes about 1.7× apart, \
+             native as often as MobileGL (analysis below); the median of a few rounds can \
+             mix modes, the best round compares like with like.\n\n",
+            o.rounds
+        ));
+        metric_table(o, results, "best_wall_ns_per_op", true, &mut s);
+    }
     s.push_str("\n### Calling-thread CPU (`CLOCK_THREAD_CPUTIME_ID`), median ns per operation (ratio to native)\n\n");
     metric_table(o, results, "thread_cpu_ns_per_op", true, &mut s);
     s.push_str(
