@@ -540,7 +540,7 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     };
                     for e in 0..u.array_size.max(1) {
                         let vector = kind.filter(|_| cols == 1).map(|k| VectorSlot {
-                            at: u.offset + e * u.array_stride,
+                            at: u.offset.saturating_add(e.saturating_mul(u.array_stride)),
                             words: rows,
                             kind: k as u8,
                         });
