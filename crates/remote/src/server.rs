@@ -82,6 +82,18 @@ fn read_bands(
     }))
 }
 
+/// `pos % cap` for a STAGE stream position: a mask when the capacity is a
+/// power of two (the default 64 MiB), so a record with a blob (every
+/// uniform update) pays no division.
+#[inline]
+fn stage_offset(pos: u64, cap: u64) -> u64 {
+    if cap.is_power_of_two() {
+        pos & (cap - 1)
+    } else {
+        pos % cap
+    }
+}
+
 /// One record's outcome; the fatal case boxed, so that the per-record
 /// `Ok` stays one register wide.
 type Step = Result<(), Box<FatalInfo>>;
@@ -445,7 +457,7 @@ impl ServerLink {
         } else {
             let (o, l) = (h.blob_offset, h.blob_len);
             let end = o.saturating_add(l);
-            if l > scap || o % scap + l > scap {
+            if l > scap || stage_offset(o, scap) + l > scap {
                 return Err(FatalInfo::corrupt(
                     h.opcode,
                     at,
@@ -484,9 +496,12 @@ impl ServerLink {
                 // server released it (STAGE tail); this range lies between
                 // the released position and the published head, and it is
                 // released only after the dispatch below returns.
-                Some((o, l)) => {
-                    unsafe { self.seg.stage.slice((o % scap) as usize, l as usize) }.unwrap_or(&[])
+                Some((o, l)) => unsafe {
+                    self.seg
+                        .stage
+                        .slice(stage_offset(o, scap) as usize, l as usize)
                 }
+                .unwrap_or(&[]),
             };
             let reply = &mut self.reply;
             catch_unwind(AssertUnwindSafe(|| {

@@ -130,7 +130,8 @@ fn emit_draw(
             // SAFETY: the application promises `count` indices at `indices`.
             blob = unsafe { slice(indices as *const u8, count.saturating_mul(isize_ as i32)) };
             index_offset = 0;
-        } else if !index_offset.is_multiple_of(isize_ as u64) {
+        } else if index_offset & (u64::from(isize_) - 1) != 0 {
+            // isize_ is 1, 2 or 4: a mask, not a division per draw.
             gl_err!(gl, glow::INVALID_OPERATION);
         }
     }
@@ -189,7 +190,7 @@ fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
         if start < 0 && isize_ == 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        if isize_ != 0 && !(start as u64).is_multiple_of(u64::from(isize_)) {
+        if isize_ != 0 && (start as u64) & (u64::from(isize_) - 1) != 0 {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
         if count > 0 {
