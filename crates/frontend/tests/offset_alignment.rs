@@ -42,6 +42,11 @@ unsafe fn program() -> u32 {
     }
 }
 
+/// A byte offset into the bound element buffer, as GL passes it.
+fn at(offset: usize) -> *const c_void {
+    std::ptr::without_provenance(offset)
+}
+
 unsafe fn buffer(target: u32, bytes: &[u8]) -> u32 {
     // SAFETY (whole body): a context is current; `bytes` covers the upload.
     unsafe {
@@ -101,12 +106,12 @@ fn index_and_uniform_range_offsets_must_be_aligned() {
             (glow::UNSIGNED_SHORT, 2),
             (glow::UNSIGNED_INT, 4),
         ] {
-            draw::glDrawElements(glow::TRIANGLES, 3, ty, size as *const c_void);
+            draw::glDrawElements(glow::TRIANGLES, 3, ty, at(size));
             no_gl_error("aligned index offset");
             if size > 1 {
-                draw::glDrawElements(glow::TRIANGLES, 3, ty, (size + 1) as *const c_void);
+                draw::glDrawElements(glow::TRIANGLES, 3, ty, at(size + 1));
                 expect_error("misaligned index offset", glow::INVALID_OPERATION);
-                draw::glDrawElements(glow::TRIANGLES, 3, ty, 1 as *const c_void);
+                draw::glDrawElements(glow::TRIANGLES, 3, ty, at(1));
                 expect_error("index offset 1", glow::INVALID_OPERATION);
             }
         }
