@@ -83,7 +83,14 @@ impl Cursor {
             return None;
         }
         let base = self.segment as u32 * self.segment_bytes;
-        let mut at = self.next.div_ceil(self.align).saturating_mul(self.align);
+        // Round up to the alignment: a mask for the powers of two drivers
+        // report (this runs for every uniform update, before every draw).
+        let mut at = if self.align.is_power_of_two() {
+            let m = self.align - 1;
+            self.next.checked_add(m).map_or(u32::MAX, |v| v & !m)
+        } else {
+            self.next.div_ceil(self.align).saturating_mul(self.align)
+        };
         let mut crossing = None;
         if at.saturating_add(len) > base + self.segment_bytes {
             let left = self.segment;
@@ -295,6 +302,16 @@ mod tests {
         assert_eq!((a.offset, b.offset, d.offset), (0, 256, 768));
         assert!(xa.is_none() && xb.is_none() && xd.is_none());
         assert!(c.is_current(a) && c.is_current(d));
+    }
+
+    #[test]
+    fn a_non_power_of_two_alignment_rounds_up_too() {
+        let mut c = Cursor::new(1024, 24);
+        let offsets: Vec<u32> = (0..4).map(|_| c.place(10).unwrap().0.offset).collect();
+        assert_eq!(offsets, [0, 24, 48, 72]);
+        let mut p = Cursor::new(1024, 32);
+        let offsets: Vec<u32> = (0..4).map(|_| p.place(33).unwrap().0.offset).collect();
+        assert_eq!(offsets, [0, 64, 128, 192]);
     }
 
     #[test]
