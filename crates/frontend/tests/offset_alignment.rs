@@ -7,10 +7,10 @@
 //!
 //! `cargo nextest run -p frontend --test offset_alignment`
 
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 
 mod common;
-use common::{expect_error, make_context, no_gl_error};
+use common::{expect_error, link_program, make_context, no_gl_error};
 use mobilegl::gl::{buffers, draw, framebuffers, get, shaders, vertex};
 
 const VS: &str = "#version 330 core
@@ -21,26 +21,6 @@ const FS: &str = "#version 330 core
 out vec4 o;
 void main() { o = vec4(1.0); }
 ";
-
-unsafe fn program() -> u32 {
-    // SAFETY (whole body): a context is current; sources outlive the calls.
-    unsafe {
-        let p = shaders::glCreateProgram();
-        for (ty, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
-            let s = shaders::glCreateShader(ty);
-            let c = CString::new(src).unwrap();
-            let ptr = c.as_ptr();
-            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
-            shaders::glCompileShader(s);
-            shaders::glAttachShader(p, s);
-        }
-        shaders::glLinkProgram(p);
-        let mut ok = 0;
-        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
-        assert_eq!(ok, 1, "link failed");
-        p
-    }
-}
 
 /// A byte offset into the bound element buffer, as GL passes it.
 fn at(offset: usize) -> *const c_void {
@@ -82,7 +62,7 @@ fn index_and_uniform_range_offsets_must_be_aligned() {
             glow::RENDERBUFFER,
             rb,
         );
-        let p = program();
+        let p = link_program(VS, FS);
         shaders::glUseProgram(p);
         let mut vao = 0;
         vertex::glGenVertexArrays(1, &mut vao);

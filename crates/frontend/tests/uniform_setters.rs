@@ -11,7 +11,7 @@
 use std::ffi::CString;
 
 mod common;
-use common::{expect_error, make_context, no_gl_error};
+use common::{expect_error, link_program, make_context, no_gl_error};
 use mobilegl::gl::shaders;
 
 const VS: &str = "#version 330 core
@@ -35,22 +35,9 @@ void main() { o = vec4(1.0); }
 
 /// A linked, current program of `VS` and `FS`.
 unsafe fn program() -> u32 {
-    // SAFETY (whole body): a context is current; sources are
-    // NUL-terminated and outlive the calls.
+    // SAFETY: a context is current.
     unsafe {
-        let p = shaders::glCreateProgram();
-        for (ty, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
-            let s = shaders::glCreateShader(ty);
-            let c = CString::new(src).unwrap();
-            let ptr = c.as_ptr();
-            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
-            shaders::glCompileShader(s);
-            shaders::glAttachShader(p, s);
-        }
-        shaders::glLinkProgram(p);
-        let mut ok = 0;
-        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
-        assert_eq!(ok, 1, "link failed");
+        let p = link_program(VS, FS);
         shaders::glUseProgram(p);
         no_gl_error("program");
         p

@@ -2,8 +2,11 @@
 //! includes this module with `mod common;`).
 #![allow(dead_code)]
 
+use std::ffi::CString;
+
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
+use mobilegl::gl::shaders;
 
 /// The next GL error of the current context.
 pub fn gl_error() -> u32 {
@@ -79,5 +82,27 @@ pub unsafe fn make_context() {
             "eglMakeCurrent: {:#x}",
             egl::eglGetError()
         );
+    }
+}
+
+/// A linked program of a vertex and a fragment shader (asserts the link).
+pub unsafe fn link_program(vs: &str, fs: &str) -> u32 {
+    // SAFETY (whole body): a context is current; the sources are
+    // NUL-terminated and outlive the calls.
+    unsafe {
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        shaders::glLinkProgram(p);
+        let mut ok = 0;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        assert_eq!(ok, 1, "link failed");
+        p
     }
 }
