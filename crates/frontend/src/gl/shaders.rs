@@ -1207,17 +1207,13 @@ fn write_uniform(
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let program = gl.st.program;
-    if count == 1 && matrix.is_none() {
-        if let Ok(l) = linked(gl, program) {
-            if write_vector(l, location, src, words).is_some() {
-                return UniformWrite::Values;
-            }
-        }
-    }
     let l = match linked(gl, program) {
         Ok(l) => l,
         Err(_) => gl_err!(gl, glow::INVALID_OPERATION),
     };
+    if count == 1 && matrix.is_none() && write_vector(l, location, src, words).is_some() {
+        return UniformWrite::Values;
+    }
     if location < 0 || location as usize >= l.locations.len() {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
