@@ -2086,22 +2086,32 @@ impl VulkanBackend {
         if !whole || !identity || src.samples != vk::SampleCountFlags::TYPE_1 {
             return Ok(false);
         }
+        let offset = vk::Offset3D {
+            x: p.x,
+            y: p.y,
+            z: src.z,
+        };
+        let extent = vk::Extent3D {
+            width: p.width,
+            height: p.height,
+            depth: 1,
+        };
+        let (image, level, layer) = (src.image, src.level, src.layer);
+        // The device writes `dst` itself where it can (no copy after the wait).
+        if self
+            .read_image_into(image, aspect, texel, level, layer, offset, extent, dst)
+            .map_err(|e| e.to_string())?
+        {
+            return Ok(true);
+        }
         self.read_image_with(
-            src.image,
+            image,
             aspect,
             texel,
-            src.level,
-            src.layer,
-            vk::Offset3D {
-                x: p.x,
-                y: p.y,
-                z: src.z,
-            },
-            vk::Extent3D {
-                width: p.width,
-                height: p.height,
-                depth: 1,
-            },
+            level,
+            layer,
+            offset,
+            extent,
             |bytes| match bytes.get(..dst.len()) {
                 Some(b) => {
                     dst.copy_from_slice(b);

@@ -7,6 +7,7 @@ use ash::vk;
 use tracing::{debug, info, warn};
 
 use crate::host_alloc::CommandAllocator;
+use crate::host_import::HostImport;
 use crate::lvp_quirk::{self, ImageSlots};
 use crate::VkError;
 
@@ -38,6 +39,9 @@ pub(crate) struct Features {
     /// VK_EXT_robustness2's nullDescriptor, enabled only for that quirk
     /// (an empty slot costs llvmpipe less than a real image).
     pub null_descriptor: bool,
+    /// VK_EXT_external_memory_host, for read-backs into the caller's
+    /// memory (`host_import.rs`).
+    pub host_import: bool,
 }
 
 /// The device and what we know about it.
@@ -68,6 +72,8 @@ pub(crate) struct Gpu {
     cmd_alloc: Option<Box<CommandAllocator>>,
     /// The lavapipe image-slot quirk's objects (when it applies).
     pub image_slots: Option<ImageSlots>,
+    /// Host-pointer imports (when `feat.host_import`).
+    pub host_import: Option<HostImport>,
     pub pcache: vk::PipelineCache,
     pub device_name: String,
     pub driver_version: String,
@@ -82,6 +88,8 @@ struct Knobs {
     host_alloc: bool,
     lvp_image_slots: bool,
     force_staging: bool,
+    /// `MOBILEGL_VK_HOST_IMPORT`: None = on CPU devices only.
+    host_import: Option<bool>,
 }
 
 fn call(call: &'static str) -> impl Fn(vk::Result) -> VkError {
@@ -112,6 +120,10 @@ impl Gpu {
             host_alloc: crate::bool_knob("MOBILEGL_VK_HOST_ALLOC", true)?,
             lvp_image_slots: crate::bool_knob("MOBILEGL_VK_LVP_IMAGE_SLOTS", true)?,
             force_staging: crate::bool_knob("MOBILEGL_VK_FORCE_STAGING", false)?,
+            host_import: match std::env::var_os("MOBILEGL_VK_HOST_IMPORT") {
+                None => None,
+                Some(_) => Some(crate::bool_knob("MOBILEGL_VK_HOST_IMPORT", false)?),
+            },
         };
         // SAFETY: loading the system Vulkan loader; ash keeps the library
         // alive inside `Entry`, which we keep for the instance's lifetime.
@@ -168,6 +180,7 @@ impl Gpu {
             host_alloc,
             lvp_image_slots: lvp_slots,
             force_staging,
+            host_import,
         } = knobs;
         // SAFETY: plain instance queries.
         let pdevs = unsafe { instance.enumerate_physical_devices() }
@@ -233,6 +246,7 @@ impl Gpu {
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
+        let has_hi = has_ext(&exts, ash::ext::external_memory_host::NAME);
         let div_name = if has_ext(&exts, ash::khr::vertex_attribute_divisor::NAME) {
             Some(ash::khr::vertex_attribute_divisor::NAME)
         } else if has_ext(&exts, ash::ext::vertex_attribute_divisor::NAME) {
@@ -304,6 +318,8 @@ impl Gpu {
             occlusion_precise: core_f.occlusion_query_precise != 0,
             lvp_image_slots,
             null_descriptor: lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
+            host_import: has_hi
+                && host_import.unwrap_or(props.device_type == vk::PhysicalDeviceType::CPU),
         };
 
         // Enable exactly what we use.
@@ -325,6 +341,10 @@ impl Gpu {
         }
         if feat.null_descriptor {
             dev_exts.push(ash::ext::robustness2::NAME.as_ptr());
+        }
+        if feat.host_import {
+            // Its dependency VK_KHR_external_memory is core in 1.1.
+            dev_exts.push(ash::ext::external_memory_host::NAME.as_ptr());
         }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
@@ -460,11 +480,15 @@ impl Gpu {
             pool,
             cmd_alloc,
             image_slots: None,
+            host_import: None,
             pcache,
             device_name,
             driver_version,
             format_cache: Default::default(),
         };
+        if gpu.feat.host_import {
+            gpu.host_import = HostImport::new(&gpu.instance, gpu.pdev, &gpu.device);
+        }
         if gpu.feat.lvp_image_slots {
             gpu.image_slots = ImageSlots::new(&gpu)
                 .inspect_err(|e| warn!("lavapipe image-slot quirk unavailable: {e}"))

@@ -51,19 +51,22 @@
 //! (`tracing::warn`) and the call skipped: no trait method panics.
 //!
 //! Host memory of the command pool comes from size-class free lists
-//! ([`host_alloc`]); a lavapipe quirk is worked around in [`lvp_quirk`].
+//! ([`host_alloc`]); a lavapipe quirk is worked around in [`lvp_quirk`];
+//! read-backs land in the caller's memory through [`host_import`].
 //!
 //! Knobs (anything else is a startup error): `MOBILEGL_VK_FRAMES_IN_FLIGHT`
 //! (1..=8, default 2); `MOBILEGL_VK_FORCE_STAGING=1|0` (default 0; 1
 //! ignores host-visible device memory, as on a discrete GPU, so the staging
 //! paths run on lavapipe too); `MOBILEGL_VK_HOST_ALLOC=1|0` (default 1);
-//! `MOBILEGL_VK_LVP_IMAGE_SLOTS=1|0` (default 1).
+//! `MOBILEGL_VK_LVP_IMAGE_SLOTS=1|0` (default 1);
+//! `MOBILEGL_VK_HOST_IMPORT=1|0` (default: 1 on CPU devices, else 0).
 
 mod context;
 mod device;
 pub mod emulation;
 mod frame;
 mod host_alloc;
+mod host_import;
 mod lvp_quirk;
 mod pipeline;
 mod queries;
@@ -332,6 +335,9 @@ pub struct VulkanBackend {
     /// Host buffer read-backs copy into (grown on demand; only used by
     /// calls that wait for the copy before returning).
     pub(crate) readback: Option<RawBuffer>,
+    /// Read-backs the device wrote straight into the caller's memory
+    /// (`host_import.rs`).
+    pub(crate) imported_reads: u64,
     /// Bumped by every applied call except `draw` (`touch`): a draw that
     /// sees the epoch of the previous draw follows it with nothing in
     /// between, so it can reuse everything that draw resolved and bound.
@@ -371,6 +377,7 @@ impl VulkanBackend {
             warned: Default::default(),
             frames,
             readback: None,
+            imported_reads: 0,
             epoch: 0,
             last_draw: None,
             light: 0,
@@ -382,6 +389,12 @@ impl VulkanBackend {
     /// The physical device's name (diagnostics).
     pub fn device_name(&self) -> &str {
         &self.gpu.device_name
+    }
+
+    /// How many read-backs the device wrote straight into the caller's
+    /// memory through a host-pointer import (diagnostics and tests).
+    pub fn imported_read_backs(&self) -> u64 {
+        self.imported_reads
     }
 
     /// Note that a call other than `draw` was applied (every `Screen` and

@@ -569,20 +569,8 @@ impl VulkanBackend {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, VkError> {
         let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
+        let region = [image_copy(aspect, level, layer, offset, extent, 0)];
         let copy = |gpu: &Gpu, cmd: vk::CommandBuffer, dst: vk::Buffer| {
-            let region = [vk::BufferImageCopy {
-                buffer_offset: 0,
-                buffer_row_length: 0,
-                buffer_image_height: 0,
-                image_subresource: vk::ImageSubresourceLayers {
-                    aspect_mask: aspect,
-                    mip_level: level,
-                    base_array_layer: layer,
-                    layer_count: 1,
-                },
-                image_offset: offset,
-                image_extent: extent,
-            }];
             // SAFETY: recording outside rendering; region inside the image
             // (clipped by callers); the buffer holds it.
             unsafe {
@@ -596,5 +584,92 @@ impl VulkanBackend {
             };
         };
         self.read_back(size, copy, f)
+    }
+
+    /// `read_image_with` writing the tight bytes straight into `dst`
+    /// through a host-pointer import (`host_import.rs`): Ok(false) when
+    /// that does not apply (no import, `dst` not texel-aligned or of
+    /// another size, the device declined the pointer) and nothing was done.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read_image_into(
+        &mut self,
+        image: vk::Image,
+        aspect: vk::ImageAspectFlags,
+        texel: u32,
+        level: u32,
+        layer: u32,
+        offset: vk::Offset3D,
+        extent: vk::Extent3D,
+        dst: &mut [u8],
+    ) -> Result<bool, VkError> {
+        let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
+        // bufferOffset must be a multiple of the texel size (and of 4).
+        let unit = (texel as usize).max(4);
+        if self.gpu.host_import.is_none()
+            || size != dst.len() as u64
+            || !(dst.as_ptr() as usize).is_multiple_of(unit)
+        {
+            return Ok(false);
+        }
+        // SAFETY: `dst` is borrowed mutably for this whole call and the
+        // buffer is destroyed (or, on failure, retired with nothing left to
+        // write it) before the call returns.
+        let Some(ib) = (unsafe { self.gpu.import_host(dst.as_mut_ptr(), dst.len()) }) else {
+            return Ok(false);
+        };
+        let region = [image_copy(aspect, level, layer, offset, extent, ib.offset)];
+        let res = (|| {
+            let cmd = self.frames.transfer_cmd(&self.gpu)?;
+            // SAFETY: recording outside rendering; region inside the image
+            // (clipped by callers); the imported buffer holds it at `offset`.
+            unsafe {
+                self.gpu.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    image,
+                    vk::ImageLayout::GENERAL,
+                    ib.raw.buffer,
+                    &region,
+                )
+            };
+            frame::barrier(&self.gpu, cmd);
+            self.frames.finish(&self.gpu)
+        })();
+        match res {
+            Ok(()) => {
+                ib.raw.destroy(&self.gpu);
+                self.imported_reads += 1;
+                Ok(true)
+            }
+            Err(e) => {
+                // A failed submission never runs (the command buffer is
+                // not submitted again); destroyed once the queue moved on.
+                self.frames.retire(Garbage::Buffer(ib.raw));
+                Err(e)
+            }
+        }
+    }
+}
+
+/// One image → buffer copy of a single layer, tight rows from `buffer_offset`.
+fn image_copy(
+    aspect: vk::ImageAspectFlags,
+    level: u32,
+    layer: u32,
+    offset: vk::Offset3D,
+    extent: vk::Extent3D,
+    buffer_offset: u64,
+) -> vk::BufferImageCopy {
+    vk::BufferImageCopy {
+        buffer_offset,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: aspect,
+            mip_level: level,
+            base_array_layer: layer,
+            layer_count: 1,
+        },
+        image_offset: offset,
+        image_extent: extent,
     }
 }

@@ -186,6 +186,80 @@ fn clear_and_read_pixels() {
     assert_eq!(f, vec![1.0, 0.0, 0.0]);
 }
 
+/// `read_pixels_into` gives the same bytes as the reply path wherever the
+/// destination sits (texel-aligned: imported and written by the device on
+/// lavapipe; misaligned: copied), and writes not one byte outside it, also
+/// when it straddles a page (imports cover whole pages).
+#[test]
+fn read_pixels_into_writes_exactly_the_destination() {
+    let Some(mut b) = open() else { return };
+    let (w, h) = (40u32, 24u32);
+    setup(&mut b, w, h);
+    clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
+    let rs = CreateRenderState {
+        cso: Handle::new(1, 1),
+        color_write_mask: u32::MAX,
+        scissor_enable: 1,
+        ..Default::default()
+    };
+    b.create_render_state(&rs);
+    b.bind_render_state(&BindRenderState { cso: rs.cso });
+    b.set_scissor(&SetScissor {
+        x: 3,
+        y: 5,
+        width: 7,
+        height: 11,
+    });
+    clear_color(&mut b, [1.0, 0.0, 0.5, 1.0]);
+    b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+    let want = read(&mut b, 0, 0, w, h);
+    let len = want.len();
+    let p = ReadPixels {
+        x: 0,
+        y: 0,
+        width: w,
+        height: h,
+        format: GL_RGBA,
+        r#type: GL_UNSIGNED_BYTE,
+    };
+    const SENTINEL: u8 = 0xA5;
+    // A page-aligned arena three pages long, so offsets are exact.
+    let mut arena = vec![0u64; 3 * 4096 / 8 + 4096 / 8];
+    let base = arena.as_mut_ptr() as usize;
+    let pad = (4096 - base % 4096) % 4096;
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut arena);
+    let page = &mut bytes[pad..pad + 3 * 4096];
+    let before = b.imported_read_backs();
+    let mut aligned_reads = 0;
+    for at in [0usize, 4, 4096 - 64, 4096 + 8, 1, 4096 - 3] {
+        page.fill(SENTINEL);
+        assert!(
+            b.read_pixels_into(&p, &mut page[at..at + len]),
+            "read_pixels_into at offset {at}"
+        );
+        assert!(page[at..at + len] == want[..], "bytes read at offset {at}");
+        assert!(
+            page[..at].iter().all(|&x| x == SENTINEL),
+            "byte before the destination written (offset {at})"
+        );
+        assert!(
+            page[at + len..].iter().all(|&x| x == SENTINEL),
+            "byte after the destination written (offset {at})"
+        );
+        aligned_reads += usize::from(at % 4 == 0);
+    }
+    if b.device_name().contains("llvmpipe") && std::env::var_os("MOBILEGL_VK_HOST_IMPORT").is_none()
+    {
+        // lavapipe has VK_EXT_external_memory_host and is a CPU device:
+        // every texel-aligned destination was imported, no other.
+        assert_eq!(
+            b.imported_read_backs() - before,
+            aligned_reads as u64,
+            "imported read-backs"
+        );
+    }
+}
+
 #[test]
 fn renderbuffer_fbo_clear_and_read() {
     let Some(mut b) = open() else { return };
