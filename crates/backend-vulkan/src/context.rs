@@ -2300,10 +2300,35 @@ impl VulkanBackend {
             {
                 continue;
             }
-            if src.samples == vk::SampleCountFlags::TYPE_1 && src.three_d != dst.three_d {
+            // The scissor test applies to blits (GL 4.6 §18.3.1); Vulkan's
+            // blit and resolve ignore it, so the written rectangle is cut to
+            // the scissor box: `cut` is what may be written when that is
+            // less than the whole rectangle.
+            let written = [
+                dof[0].x.min(dof[1].x),
+                dof[0].y.min(dof[1].y),
+                dof[0].x.max(dof[1].x),
+                dof[0].y.max(dof[1].y),
+            ];
+            let Some(r) = Self::scissor_rect(&c, dst.extent) else {
+                continue;
+            };
+            let kept = [
+                written[0].max(r.offset.x),
+                written[1].max(r.offset.y),
+                written[2].min(r.offset.x + r.extent.width as i32),
+                written[3].min(r.offset.y + r.extent.height as i32),
+            ];
+            if kept[2] <= kept[0] || kept[3] <= kept[1] {
+                continue;
+            }
+            let cut = (kept != written).then_some(kept);
+            let single = src.samples == vk::SampleCountFlags::TYPE_1;
+            if single && (src.three_d != dst.three_d || cut.is_some()) {
                 let filter = self.blit_filter(p.filter, &src, asp);
-                if let Err(e) = self.blit_mixed(&src, &dst, srs, so, drs, dof, filter) {
-                    warn!("blit between a 3D slice and a 2D image: {e}, skipped");
+                let copy = cut.unwrap_or(written);
+                if let Err(e) = self.blit_via_temp(&src, &dst, srs, so, drs, dof, copy, filter) {
+                    warn!("blit through a temporary image: {e}, skipped");
                 }
                 cmd = self
                     .frames
@@ -2323,6 +2348,17 @@ impl VulkanBackend {
                     {
                         warn!("blit: multisample resolve with scaling/flip/format change not supported, skipped");
                         continue;
+                    }
+                    // Unscaled and unflipped: the scissor cut moves both
+                    // rectangles by the same amount.
+                    let (mut so, mut dof) = (so, dof);
+                    if let Some([x0, y0, x1, y1]) = cut {
+                        so[0].x += x0 - dof[0].x;
+                        so[0].y += y0 - dof[0].y;
+                        so[1].x = so[0].x + (x1 - x0);
+                        so[1].y = so[0].y + (y1 - y0);
+                        dof[0].x = x0;
+                        dof[0].y = y0;
                     }
                     self.gpu.device.cmd_resolve_image(
                         cmd,
@@ -2382,17 +2418,20 @@ impl VulkanBackend {
         }
     }
 
-    /// A single-sampled blit between a 3D slice and a non-3D image, in two
-    /// steps: a blit into a temporary 2D image of the destination's format
-    /// and level size, then a copy of the written rectangle into the
-    /// destination. Both steps are plain Vulkan; the detour exists because
-    /// lavapipe's vkCmdBlitImage addresses *both* images the way the
-    /// *source* image type dictates (a 2D source puts the destination
-    /// slice at `baseArrayLayer`, which must be 0 for a 3D image, so a
-    /// direct blit lands in slice 0), while its vkCmdCopyImage treats
-    /// each image by its own type.
+    /// A single-sampled blit in two steps: a blit into a temporary 2D image
+    /// of the destination's format and level size, then a copy of `copy`
+    /// (x0, y0, x1, y1: the written rectangle, or the part of it inside
+    /// the scissor box) into the destination. Both steps are plain Vulkan.
+    /// Used where one blit cannot do it: a scissor box that cuts the
+    /// written rectangle (a cut source rectangle would need fractional
+    /// offsets once scaled), and blits between a 3D slice and a non-3D
+    /// image, because lavapipe's vkCmdBlitImage addresses *both* images
+    /// the way the *source* image type dictates (a 2D source puts the
+    /// destination slice at `baseArrayLayer`, which must be 0 for a 3D
+    /// image, so a direct blit lands in slice 0), while its vkCmdCopyImage
+    /// treats each image by its own type.
     #[allow(clippy::too_many_arguments)]
-    fn blit_mixed(
+    fn blit_via_temp(
         &mut self,
         src: &Src,
         dst: &Attach,
@@ -2400,6 +2439,7 @@ impl VulkanBackend {
         so: [vk::Offset3D; 2],
         drs: vk::ImageSubresourceLayers,
         dof: [vk::Offset3D; 2],
+        copy: [i32; 4],
         filter: vk::Filter,
     ) -> Result<(), String> {
         let tmp = self
@@ -2425,8 +2465,7 @@ impl VulkanBackend {
                 ..drs
             };
             let flat = |o: vk::Offset3D, z: i32| vk::Offset3D { z, ..o };
-            let (x0, x1) = (dof[0].x.min(dof[1].x), dof[0].x.max(dof[1].x));
-            let (y0, y1) = (dof[0].y.min(dof[1].y), dof[0].y.max(dof[1].y));
+            let [x0, y0, x1, y1] = copy;
             // SAFETY: recording outside rendering (transfer_cmd); every
             // image in GENERAL (the temporary's transition was recorded by
             // create_image); the offsets were clamped inside the source and

@@ -301,3 +301,85 @@ fn clear_renders_into_the_attached_3d_slice() {
         .chunks(4)
         .all(|p| p == [0, 255, 0, 255]));
 }
+
+/// The scissor box limits what a blit writes (Vulkan's blit ignores it):
+/// an unscaled blit and a 2x magnifying, flipped one from 2D slice reads
+/// into the surface write only the pixels inside the box, each with the
+/// texel GL's mapping gives it.
+#[test]
+fn blit_writes_only_inside_the_scissor_box() {
+    let Some(mut b) = setup() else { return };
+    const CLEARED: [u8; 4] = [9, 8, 7, 6];
+    let rs = CreateRenderState {
+        cso: Handle::new(1, 1),
+        color_write_mask: u32::MAX,
+        scissor_enable: 1,
+        ..Default::default()
+    };
+    b.create_render_state(&rs);
+    let scissor = SetScissor {
+        x: 1,
+        y: 2,
+        width: 2,
+        height: 1,
+    };
+    let inside = |x: u32, y: u32| (1..3).contains(&x) && y == 2;
+    let slice = slice_texels(0, 2);
+    let texel = |x: u32, y: u32| {
+        let i = ((y * N + x) * 4) as usize;
+        [slice[i], slice[i + 1], slice[i + 2], slice[i + 3]]
+    };
+    // (blit, the source texel that lands on surface pixel (x, y))
+    type Map = fn(u32, u32) -> (u32, u32);
+    let cases: [(Blit, Map); 2] = [
+        (
+            Blit {
+                src: [0, 0, N as i32, N as i32],
+                dst: [0, 0, N as i32, N as i32],
+                mask: GL_COLOR_BUFFER_BIT,
+                filter: GL_NEAREST,
+            },
+            |x, y| (x, y),
+        ),
+        (
+            // Source [0,2)x[0,2) magnified 2x and mirrored in x.
+            Blit {
+                src: [0, 0, 2, 2],
+                dst: [N as i32, 0, 0, N as i32],
+                mask: GL_COLOR_BUFFER_BIT,
+                filter: GL_NEAREST,
+            },
+            |x, y| ((N - 1 - x) / 2, y / 2),
+        ),
+    ];
+    for (i, (blit, map)) in cases.iter().enumerate() {
+        draw_surface(&mut b);
+        b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+        b.clear(&Clear {
+            buffers: CLEAR_COLOR_ALL,
+            color_type: CLEAR_FLOAT,
+            color: CLEARED.map(|c| (c as f32 / 255.0).to_bits()),
+            ..Default::default()
+        });
+        b.bind_render_state(&BindRenderState { cso: rs.cso });
+        b.set_scissor(&scissor);
+        read_slice(&mut b, 0, 2);
+        b.blit(blit);
+        b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+        read_surface(&mut b);
+        let img = pixels(&mut b, N, GL_RGBA);
+        for y in 0..N {
+            for x in 0..N {
+                let j = ((y * N + x) * 4) as usize;
+                let got = [img[j], img[j + 1], img[j + 2], img[j + 3]];
+                let want = if inside(x, y) {
+                    let (sx, sy) = map(x, y);
+                    texel(sx, sy)
+                } else {
+                    CLEARED
+                };
+                assert_eq!(got, want, "blit {i}: pixel ({x},{y})");
+            }
+        }
+    }
+}
