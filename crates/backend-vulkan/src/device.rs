@@ -42,6 +42,10 @@ pub(crate) struct Features {
     /// VK_EXT_external_memory_host, for read-backs into the caller's
     /// memory (`host_import.rs`).
     pub host_import: bool,
+    /// VK_EXT_primitives_generated_query (with rasterizer discard, as GL
+    /// counts then too) for GL_PRIMITIVES_GENERATED; it requires
+    /// VK_EXT_transform_feedback, enabled with it (no feature used).
+    pub prims_generated: bool,
 }
 
 /// The device and what we know about it.
@@ -243,10 +247,13 @@ impl Gpu {
         let mut fu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
         let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
         let mut frb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let mut fpgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default();
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
         let has_hi = has_ext(&exts, ash::ext::external_memory_host::NAME);
+        let has_pgq = has_ext(&exts, ash::ext::primitives_generated_query::NAME)
+            && has_ext(&exts, ash::ext::transform_feedback::NAME);
         let div_name = if has_ext(&exts, ash::khr::vertex_attribute_divisor::NAME) {
             Some(ash::khr::vertex_attribute_divisor::NAME)
         } else if has_ext(&exts, ash::ext::vertex_attribute_divisor::NAME) {
@@ -282,6 +289,9 @@ impl Gpu {
             }
             if has_rb2 {
                 f2 = f2.push_next(&mut frb2);
+            }
+            if has_pgq {
+                f2 = f2.push_next(&mut fpgq);
             }
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
@@ -320,6 +330,9 @@ impl Gpu {
             null_descriptor: lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
             host_import: has_hi
                 && host_import.unwrap_or(props.device_type == vk::PhysicalDeviceType::CPU),
+            prims_generated: has_pgq
+                && fpgq.primitives_generated_query != 0
+                && fpgq.primitives_generated_query_with_rasterizer_discard != 0,
         };
 
         // Enable exactly what we use.
@@ -346,6 +359,10 @@ impl Gpu {
             // Its dependency VK_KHR_external_memory is core in 1.1.
             dev_exts.push(ash::ext::external_memory_host::NAME.as_ptr());
         }
+        if feat.prims_generated {
+            dev_exts.push(ash::ext::transform_feedback::NAME.as_ptr());
+            dev_exts.push(ash::ext::primitives_generated_query::NAME.as_ptr());
+        }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
         }
@@ -366,6 +383,9 @@ impl Gpu {
         let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
         let mut emd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default().null_descriptor(true);
+        let mut epgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
+            .primitives_generated_query(true)
+            .primitives_generated_query_with_rasterizer_discard(true);
         let prio = [1.0f32];
         let qci = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qfam)
@@ -393,6 +413,9 @@ impl Gpu {
         }
         if feat.null_descriptor {
             dci = dci.push_next(&mut erb2);
+        }
+        if feat.prims_generated {
+            dci = dci.push_next(&mut epgq);
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.

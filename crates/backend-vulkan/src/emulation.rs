@@ -46,6 +46,7 @@ pub mod gl {
     pub const ANY_SAMPLES_PASSED_CONSERVATIVE: u32 = 0x8D6A;
     pub const TIME_ELAPSED: u32 = 0x88BF;
     pub const TIMESTAMP: u32 = 0x8E28;
+    pub const PRIMITIVES_GENERATED: u32 = 0x8C87;
     pub const NONE: u32 = 0;
     pub const ZERO: u32 = 0;
     pub const ONE: u32 = 1;

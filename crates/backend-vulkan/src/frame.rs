@@ -202,9 +202,11 @@ pub(crate) struct Frames {
     pending: Vec<(u32, u32, i32)>,
     /// Draws queued into the recording command buffer.
     pub draws_recorded: u32,
-    pub occ_slots: SlotPool,
+    /// Slots of the segmented queries, by `Segmented` index.
+    pub seg_slots: [SlotPool; 2],
     pub ts_slots: SlotPool,
-    pub active_occ: Option<ActiveOcc>,
+    /// The active segmented query of each kind, by `Segmented` index.
+    pub active_seg: [Option<ActiveSegmented>; 2],
 }
 
 /// A command buffer holding this many draws is submitted at the next draw
@@ -311,10 +313,25 @@ impl SlotPool {
     }
 }
 
-/// The occlusion query being counted: a query may not span command
-/// buffers, so each command buffer gets its own slot (a segment) and the
-/// result adds them up.
-pub(crate) struct ActiveOcc {
+/// The queries a GL query object may keep counting across command buffers:
+/// a Vulkan query may not span command buffers, so each command buffer gets
+/// its own slot (a segment) and the result adds them up. One of each kind
+/// may be active at a time (GL allows one per target; the occlusion targets
+/// share one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Segmented {
+    /// SAMPLES_PASSED and the ANY_SAMPLES_PASSED targets.
+    Occlusion = 0,
+    /// PRIMITIVES_GENERATED (VK_EXT_primitives_generated_query).
+    PrimitivesGenerated = 1,
+}
+
+impl Segmented {
+    pub const ALL: [Segmented; 2] = [Segmented::Occlusion, Segmented::PrimitivesGenerated];
+}
+
+/// The segmented query being counted (see `Segmented`).
+pub(crate) struct ActiveSegmented {
     pub query: mgpipe::Handle,
     pub flags: vk::QueryControlFlags,
     pub slots: Vec<u32>,
@@ -436,9 +453,12 @@ impl Frames {
             pending_kind: None,
             pending: Vec::new(),
             draws_recorded: 0,
-            occ_slots: SlotPool::new(vk::QueryType::OCCLUSION),
+            seg_slots: [
+                SlotPool::new(vk::QueryType::OCCLUSION),
+                SlotPool::new(vk::QueryType::PRIMITIVES_GENERATED_EXT),
+            ],
             ts_slots: SlotPool::new(vk::QueryType::TIMESTAMP),
-            active_occ: None,
+            active_seg: [None, None],
         })
     }
 
@@ -503,53 +523,60 @@ impl Frames {
         self.after_upload = false;
         self.written.clear();
         self.draws_recorded = 0;
-        if self.active_occ.is_some() {
-            // The active occlusion query continues in this command buffer.
-            if let Err(e) = self.begin_occ_segment(gpu, cmd) {
-                warn!("occlusion query: new segment failed: {e}");
+        for k in Segmented::ALL {
+            // An active query continues in this command buffer.
+            if let Err(e) = self.begin_segment(gpu, cmd, k) {
+                warn!(kind = ?k, "query: new segment failed: {e}");
             }
         }
         Ok(cmd)
     }
 
-    /// Begin a segment of the active occlusion query in `cmd` (recording,
-    /// outside rendering).
-    pub fn begin_occ_segment(&mut self, gpu: &Gpu, cmd: vk::CommandBuffer) -> Result<(), VkError> {
-        let Some(a) = self.active_occ.as_ref() else {
+    /// Begin a segment of the active query of kind `k` in `cmd`
+    /// (recording, outside rendering); nothing when none is active.
+    pub fn begin_segment(
+        &mut self,
+        gpu: &Gpu,
+        cmd: vk::CommandBuffer,
+        k: Segmented,
+    ) -> Result<(), VkError> {
+        let i = k as usize;
+        let Some(a) = self.active_seg[i].as_ref() else {
             return Ok(());
         };
         if a.open {
             return Ok(());
         }
         let flags = a.flags;
-        let slot = self.occ_slots.alloc(gpu)?;
-        let Some((pool, idx)) = self.occ_slots.at(slot) else {
+        let slot = self.seg_slots[i].alloc(gpu)?;
+        let Some((pool, idx)) = self.seg_slots[i].at(slot) else {
             return Ok(());
         };
         // SAFETY: recording outside rendering; the slot is reset before it
-        // is begun; no other occlusion query is active in `cmd`.
+        // is begun; no other query of this type is active in `cmd`.
         unsafe {
             gpu.device.cmd_reset_query_pool(cmd, pool, idx, 1);
             gpu.device.cmd_begin_query(cmd, pool, idx, flags);
         }
-        if let Some(a) = self.active_occ.as_mut() {
+        if let Some(a) = self.active_seg[i].as_mut() {
             a.slots.push(slot);
             a.open = true;
         }
         Ok(())
     }
 
-    /// End the open segment of the active occlusion query in the recording
-    /// command buffer (outside rendering).
-    pub fn end_occ_segment(&mut self, gpu: &Gpu) {
-        let Some(a) = self.active_occ.as_mut() else {
+    /// End the open segment of the active query of kind `k` in the
+    /// recording command buffer (outside rendering).
+    pub fn end_segment(&mut self, gpu: &Gpu, k: Segmented) {
+        let i = k as usize;
+        let Some(a) = self.active_seg[i].as_mut() else {
             return;
         };
         if !a.open || !self.recording {
             return;
         }
         a.open = false;
-        let Some((pool, idx)) = a.slots.last().and_then(|&s| self.occ_slots.at(s)) else {
+        let Some((pool, idx)) = a.slots.last().and_then(|&s| self.seg_slots[i].at(s)) else {
             return;
         };
         let cmd = self.frames[self.cur].cmd;
@@ -830,7 +857,9 @@ impl Frames {
         if self.rendering.take().is_some() {
             gpu.end_rendering(cmd);
         }
-        self.end_occ_segment(gpu);
+        for k in Segmented::ALL {
+            self.end_segment(gpu, k);
+        }
         self.recording = false;
         let pre = std::mem::take(&mut self.pre_recording);
         let f = &mut self.frames[self.cur];
@@ -989,7 +1018,9 @@ impl Frames {
         }
         self.completed = u64::MAX;
         self.collect(gpu);
-        self.occ_slots.destroy(gpu);
+        for p in &mut self.seg_slots {
+            p.destroy(gpu);
+        }
         self.ts_slots.destroy(gpu);
         for f in &mut self.frames {
             f.arena.destroy(gpu);

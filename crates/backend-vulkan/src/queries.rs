@@ -5,11 +5,13 @@
 //! - `SAMPLES_PASSED` / `ANY_SAMPLES_PASSED(_CONSERVATIVE)`: occlusion
 //!   queries (precise when the device can count exactly). A Vulkan query
 //!   cannot span command buffers, so each command buffer the GL query
-//!   covers gets its own slot (`frame::ActiveOcc`) and the result adds them.
+//!   covers gets its own slot (`frame::ActiveSegmented`) and the result
+//!   adds them.
+//! - `PRIMITIVES_GENERATED`: VK_EXT_primitives_generated_query, counted in
+//!   segments the same way (where the device lacks it: logged, reads 0).
 //! - `TIME_ELAPSED`, `glQueryCounter`, `GL_TIMESTAMP`: device timestamps
 //!   (`vkCmdWriteTimestamp`) scaled by `timestampPeriod` to nanoseconds.
-//! - `PRIMITIVES_GENERATED` / transform feedback counts: not supported
-//!   (logged; the result reads 0).
+//! - Transform feedback counts: not supported (logged; the result reads 0).
 //! - `glGetTexImage`: image -> read-back buffer copies, converted like
 //!   `read_pixels`.
 
@@ -19,15 +21,16 @@ use mgpipe::pixels;
 use tracing::warn;
 
 use crate::emulation::{self, gl};
-use crate::frame::ActiveOcc;
+use crate::frame::{ActiveSegmented, Segmented, SlotPool};
 use crate::{ResKind, VulkanBackend};
 
 /// One query object of the share group.
 #[derive(Default)]
 pub(crate) struct QueryEntry {
     pub target: u32,
-    /// Occlusion slots (one per command buffer the query covered).
-    pub occ: Vec<u32>,
+    /// Segment slots of an occlusion or primitives-generated query (one per
+    /// command buffer the query covered).
+    pub seg: Vec<u32>,
     /// Timestamp slots: [begin, end] for TIME_ELAPSED, [t] for a counter.
     pub ts: Vec<u32>,
     /// Serial of the submission holding its last command.
@@ -43,18 +46,26 @@ fn query_reply(reply: &mut Vec<u8>, available: bool, value: u64) {
     reply.extend_from_slice(&value.to_le_bytes());
 }
 
-fn is_occlusion(target: u32) -> bool {
-    matches!(
-        target,
-        gl::SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED_CONSERVATIVE
-    )
-}
-
 impl VulkanBackend {
+    /// The segmented kind counting `target`, where the device can.
+    fn segmented(&self, target: u32) -> Option<Segmented> {
+        match target {
+            gl::SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED | gl::ANY_SAMPLES_PASSED_CONSERVATIVE => {
+                Some(Segmented::Occlusion)
+            }
+            gl::PRIMITIVES_GENERATED if self.gpu.feat.prims_generated => {
+                Some(Segmented::PrimitivesGenerated)
+            }
+            _ => None,
+        }
+    }
+
     /// Give an entry's slots back.
     fn release_query(&mut self, e: QueryEntry) {
-        for s in e.occ {
-            self.frames.occ_slots.release(s);
+        if let Some(k) = self.segmented(e.target) {
+            for s in e.seg {
+                self.frames.seg_slots[k as usize].release(s);
+            }
         }
         for s in e.ts {
             self.frames.ts_slots.release(s);
@@ -101,13 +112,9 @@ impl VulkanBackend {
         Ok(slot)
     }
 
-    /// Raw 64-bit results of `slots` (their submission completed).
-    fn slot_values(&self, occ: bool, slots: &[u32]) -> Option<Vec<u64>> {
-        let pools = if occ {
-            &self.frames.occ_slots
-        } else {
-            &self.frames.ts_slots
-        };
+    /// Raw 64-bit results of `slots` of `pools` (their submission
+    /// completed).
+    fn slot_values(&self, pools: &SlotPool, slots: &[u32]) -> Option<Vec<u64>> {
         let mut out = Vec::with_capacity(slots.len());
         for &s in slots {
             let (pool, idx) = pools.at(s)?;
@@ -134,9 +141,9 @@ impl VulkanBackend {
     }
 
     pub(crate) fn q_begin(&mut self, p: &calls::QueryBegin) {
-        if is_occlusion(p.target) {
+        if let Some(k) = self.segmented(p.target) {
             // A query already counting (a client error) ends first.
-            self.end_active_occ();
+            self.end_active(k);
             let cmd = match self.frames.transfer_cmd(&self.gpu) {
                 Ok(c) => c,
                 Err(e) => {
@@ -149,13 +156,13 @@ impl VulkanBackend {
             } else {
                 vk::QueryControlFlags::empty()
             };
-            self.frames.active_occ = Some(ActiveOcc {
+            self.frames.active_seg[k as usize] = Some(ActiveSegmented {
                 query: p.query,
                 flags,
                 slots: Vec::new(),
                 open: false,
             });
-            if let Err(e) = self.frames.begin_occ_segment(&self.gpu, cmd) {
+            if let Err(e) = self.frames.begin_segment(&self.gpu, cmd, k) {
                 warn!(query = ?p.query, "query_begin: {e}");
             }
             let e = QueryEntry {
@@ -169,7 +176,7 @@ impl VulkanBackend {
         if p.target != gl::TIME_ELAPSED {
             self.warn_once(
                 "query_target",
-                "query_begin: only occlusion and TIME_ELAPSED queries are supported; others read 0 (named gap)",
+                "query_begin: only occlusion, PRIMITIVES_GENERATED (where the device has VK_EXT_primitives_generated_query) and TIME_ELAPSED queries are supported; others read 0 (named gap)",
             );
             self.put_query(
                 p.query,
@@ -196,9 +203,9 @@ impl VulkanBackend {
         self.put_query(p.query, e);
     }
 
-    /// End the active occlusion query and give its slots to its entry.
-    fn end_active_occ(&mut self) {
-        if self.frames.active_occ.is_none() {
+    /// End the active query of kind `k` and give its slots to its entry.
+    fn end_active(&mut self, k: Segmented) {
+        if self.frames.active_seg[k as usize].is_none() {
             return;
         }
         // Its last segment is in the recording command buffer, or (nothing
@@ -206,35 +213,35 @@ impl VulkanBackend {
         let serial = if self.frames.recording {
             // Outside rendering, after the work it counts.
             self.frames.end_rendering(&self.gpu);
-            self.frames.end_occ_segment(&self.gpu);
+            self.frames.end_segment(&self.gpu, k);
             self.frames.next_serial
         } else {
             self.frames.next_serial - 1
         };
-        let Some(a) = self.frames.active_occ.take() else {
+        let Some(a) = self.frames.active_seg[k as usize].take() else {
             return;
         };
         match self.scr.queries.get_mut(a.query) {
             Some(e) => {
-                e.occ.extend(a.slots);
+                e.seg.extend(a.slots);
                 e.serial = serial;
                 e.active = false;
             }
             None => {
                 for s in a.slots {
-                    self.frames.occ_slots.release(s);
+                    self.frames.seg_slots[k as usize].release(s);
                 }
             }
         }
     }
 
     pub(crate) fn q_end(&mut self, p: &calls::QueryEnd) {
-        if is_occlusion(p.target) {
-            if self.frames.active_occ.as_ref().map(|a| a.query) != Some(p.query) {
-                warn!(query = ?p.query, "query_end: not the active occlusion query, skipped");
+        if let Some(k) = self.segmented(p.target) {
+            if self.frames.active_seg[k as usize].as_ref().map(|a| a.query) != Some(p.query) {
+                warn!(query = ?p.query, target = p.target, "query_end: not the active query of its target, skipped");
                 return;
             }
-            self.end_active_occ();
+            self.end_active(k);
             return;
         }
         let Some(active) = self.scr.queries.get(p.query).map(|e| e.active) else {
@@ -316,16 +323,18 @@ impl VulkanBackend {
             query_reply(reply, true, 0);
             return;
         };
-        let value = if is_occlusion(target) {
-            let v = self.slot_values(true, &e.occ).unwrap_or_default();
+        let value = if let Some(k) = self.segmented(target) {
+            let v = self
+                .slot_values(&self.frames.seg_slots[k as usize], &e.seg)
+                .unwrap_or_default();
             let sum = v.iter().fold(0u64, |a, &b| a.saturating_add(b));
-            if target == gl::SAMPLES_PASSED {
+            if matches!(target, gl::SAMPLES_PASSED | gl::PRIMITIVES_GENERATED) {
                 sum
             } else {
                 (sum != 0) as u64
             }
         } else {
-            match self.slot_values(false, &e.ts).as_deref() {
+            match self.slot_values(&self.frames.ts_slots, &e.ts).as_deref() {
                 Some(&[t0, t1]) => self.ticks_to_ns(t1.saturating_sub(t0)),
                 Some(&[t]) => self.ticks_to_ns(t),
                 _ => 0,
@@ -335,8 +344,10 @@ impl VulkanBackend {
     }
 
     pub(crate) fn q_destroy(&mut self, p: &calls::QueryDestroy) {
-        if self.frames.active_occ.as_ref().map(|a| a.query) == Some(p.query) {
-            self.end_active_occ();
+        for k in Segmented::ALL {
+            if self.frames.active_seg[k as usize].as_ref().map(|a| a.query) == Some(p.query) {
+                self.end_active(k);
+            }
         }
         if let Some(e) = self.scr.queries.remove(p.query) {
             self.release_query(e);
@@ -352,7 +363,7 @@ impl VulkanBackend {
                 .finish(&self.gpu)
                 .map_err(|e| e.to_string())
                 .and_then(|()| {
-                    self.slot_values(false, &[slot])
+                    self.slot_values(&self.frames.ts_slots, &[slot])
                         .ok_or_else(|| "no result".to_string())
                 });
             self.frames.ts_slots.release(slot);

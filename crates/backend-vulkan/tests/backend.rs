@@ -26,6 +26,8 @@ const GL_CLAMP_TO_EDGE: u32 = 0x812F;
 const GL_TRIANGLE_STRIP: u32 = 5;
 const GL_LINE_LOOP: u32 = 2;
 const GL_FLOAT_TYPE: u32 = 0x1406;
+const GL_PRIMITIVES_GENERATED: u32 = 0x8C87;
+const GL_SAMPLES_PASSED: u32 = 0x8914;
 
 fn open() -> Option<VulkanBackend> {
     let _ = tracing_subscriber::fmt()
@@ -649,6 +651,65 @@ fn textured_draw_with_rewritten_spirv() {
         [0, 255, 255, 255],
         "second draw: red tinted out"
     );
+
+    // A PRIMITIVES_GENERATED query and an occlusion query counting at the
+    // same time, across a submission (the read-back in the middle submits,
+    // so each query is counted in two segments).
+    let prims = Handle::new(20, 1);
+    let occ = Handle::new(21, 1);
+    b.query_begin(&QueryBegin {
+        query: prims,
+        target: GL_PRIMITIVES_GENERATED,
+        ..Default::default()
+    });
+    b.query_begin(&QueryBegin {
+        query: occ,
+        target: GL_SAMPLES_PASSED,
+        ..Default::default()
+    });
+    let strip = Draw {
+        mode: GL_TRIANGLE_STRIP,
+        count: 4,
+        instance_count: 1,
+        ..Default::default()
+    };
+    b.draw(&strip, &[]);
+    let _ = read(&mut b, 0, 0, w, h);
+    b.draw(&strip, &[]);
+    b.query_end(&QueryEnd {
+        query: prims,
+        target: GL_PRIMITIVES_GENERATED,
+        ..Default::default()
+    });
+    b.query_end(&QueryEnd {
+        query: occ,
+        target: GL_SAMPLES_PASSED,
+        ..Default::default()
+    });
+    let result = |b: &mut VulkanBackend, query| {
+        let mut reply = Vec::new();
+        b.query_result(
+            &QueryResult {
+                query,
+                wait: 1,
+                ..Default::default()
+            },
+            &mut reply,
+        );
+        assert_eq!(reply.len(), 16);
+        assert_eq!(reply[0], 1, "result available");
+        u64::from_le_bytes(reply[8..16].try_into().unwrap())
+    };
+    // Two strips of two triangles; each covers the top-right quadrant
+    // (4x4 pixels of the 8x8 surface).
+    assert_eq!(result(&mut b, occ), 2 * 16, "samples passed");
+    let generated = result(&mut b, prims);
+    if b.device_name().contains("llvmpipe") {
+        // lavapipe has VK_EXT_primitives_generated_query.
+        assert_eq!(generated, 4, "primitives generated");
+    } else {
+        assert!(generated == 4 || generated == 0, "{generated}");
+    }
 
     // Client indices + line loop + bad mode: no panic.
     b.draw(
