@@ -617,9 +617,20 @@ fn textured_draw_with_rewritten_spirv() {
     let img = read(&mut b, 0, 0, w, h);
     // Bottom-left quadrant (GL rows 0..4) = texel (0,0) = red.
     assert_eq!(px(&img, w, 1, 1), [255, 0, 0, 255]);
-    assert_eq!(px(&img, w, 6, 1), [0, 128, 0, 255]);
+    // Halved channels are 127.5: Vulkan lets the device round either way
+    // (lavapipe gives 128, NVIDIA 127).
+    let near = |got: [u8; 4], want: [u8; 4]| got.iter().zip(want).all(|(&g, w)| g.abs_diff(w) <= 1);
+    assert!(
+        near(px(&img, w, 6, 1), [0, 128, 0, 255]),
+        "{:?}",
+        px(&img, w, 6, 1)
+    );
     assert_eq!(px(&img, w, 1, 6), [0, 0, 255, 255]);
-    assert_eq!(px(&img, w, 6, 6), [255, 128, 255, 255]);
+    assert!(
+        near(px(&img, w, 6, 6), [255, 128, 255, 255]),
+        "{:?}",
+        px(&img, w, 6, 6)
+    );
 
     // Second draw after changing the globals and the tint between draws:
     // each draw keeps its own values.
