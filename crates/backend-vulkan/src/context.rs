@@ -14,7 +14,7 @@ use crate::device::RawBuffer;
 use crate::emulation::{self, gl, FormatClass, StorageFormat};
 use crate::frame::{self, Garbage, RenderTarget};
 use crate::pipeline::{self, PipeDesc, VertexSlot};
-use crate::resource::{self, level_extent};
+use crate::resource::{self, level_extent, ImageRegion};
 use crate::screen::{default_render_state, MAX_BUFFER};
 use crate::spirv::{SamplerBinding, Scalar, SAMPLER_SET, UBO_SET};
 use crate::{
@@ -1993,37 +1993,37 @@ impl VulkanBackend {
             && src.format.ty == p.r#type
             && texel as usize == bpp;
         let (px, py, pw) = (p.x as i64, p.y as i64, p.width as usize);
-        let data = self.read_image_with(
+        let region = ImageRegion {
             image,
             aspect,
             texel,
             level,
             layer,
-            vk::Offset3D {
+            offset: vk::Offset3D {
                 x: x0 as i32,
                 y: y0 as i32,
                 z,
             },
-            vk::Extent3D {
+            extent: vk::Extent3D {
                 width: cw,
                 height: ch,
                 depth: 1,
             },
-            |bytes| {
-                if !identity {
-                    return Some(bytes.to_vec());
-                }
-                if (x0 as i64, y0 as i64, cw, ch) == (px, py, p.width, p.height) {
-                    // The whole rectangle: no zero fill first.
-                    reply.clear();
-                    reply.extend_from_slice(bytes);
-                } else {
-                    reply.resize(total as usize, 0);
-                    scatter_rows(reply, bytes, (x0, y0, cw, ch), (px, py, pw), bpp);
-                }
-                None
-            },
-        );
+        };
+        let data = self.read_image_with(&region, |bytes| {
+            if !identity {
+                return Some(bytes.to_vec());
+            }
+            if (x0 as i64, y0 as i64, cw, ch) == (px, py, p.width, p.height) {
+                // The whole rectangle: no zero fill first.
+                reply.clear();
+                reply.extend_from_slice(bytes);
+            } else {
+                reply.resize(total as usize, 0);
+                scatter_rows(reply, bytes, (x0, y0, cw, ch), (px, py, pw), bpp);
+            }
+            None
+        });
         if let Some(t) = tmp {
             let mut g = Vec::new();
             resource::collect_image(t, &mut g);
@@ -2086,40 +2086,37 @@ impl VulkanBackend {
         if !whole || !identity || src.samples != vk::SampleCountFlags::TYPE_1 {
             return Ok(false);
         }
-        let offset = vk::Offset3D {
-            x: p.x,
-            y: p.y,
-            z: src.z,
+        let region = ImageRegion {
+            image: src.image,
+            aspect,
+            texel,
+            level: src.level,
+            layer: src.layer,
+            offset: vk::Offset3D {
+                x: p.x,
+                y: p.y,
+                z: src.z,
+            },
+            extent: vk::Extent3D {
+                width: p.width,
+                height: p.height,
+                depth: 1,
+            },
         };
-        let extent = vk::Extent3D {
-            width: p.width,
-            height: p.height,
-            depth: 1,
-        };
-        let (image, level, layer) = (src.image, src.level, src.layer);
         // The device writes `dst` itself where it can (no copy after the wait).
         if self
-            .read_image_into(image, aspect, texel, level, layer, offset, extent, dst)
+            .read_image_into(&region, dst)
             .map_err(|e| e.to_string())?
         {
             return Ok(true);
         }
-        self.read_image_with(
-            image,
-            aspect,
-            texel,
-            level,
-            layer,
-            offset,
-            extent,
-            |bytes| match bytes.get(..dst.len()) {
-                Some(b) => {
-                    dst.copy_from_slice(b);
-                    true
-                }
-                None => false,
-            },
-        )
+        self.read_image_with(&region, |bytes| match bytes.get(..dst.len()) {
+            Some(b) => {
+                dst.copy_from_slice(b);
+                true
+            }
+            None => false,
+        })
         .map_err(|e| e.to_string())
     }
 

@@ -22,6 +22,7 @@ use tracing::warn;
 
 use crate::emulation::{self, gl};
 use crate::frame::{ActiveSegmented, Segmented, SlotPool};
+use crate::resource::ImageRegion;
 use crate::{ResKind, VulkanBackend};
 
 /// One query object of the share group.
@@ -458,13 +459,15 @@ impl VulkanBackend {
         for (i, layer) in (base_layer..base_layer + nlayers).enumerate() {
             let data = self
                 .read_image_with(
-                    image,
-                    aspect,
-                    texel,
-                    p.level,
-                    layer,
-                    vk::Offset3D::default(),
-                    ext,
+                    &ImageRegion {
+                        image,
+                        aspect,
+                        texel,
+                        level: p.level,
+                        layer,
+                        offset: vk::Offset3D::default(),
+                        extent: ext,
+                    },
                     |b| b.to_vec(),
                 )
                 .map_err(|e| e.to_string())?;

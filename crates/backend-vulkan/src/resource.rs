@@ -556,20 +556,13 @@ impl VulkanBackend {
 
     /// Copy an image region into the read-back buffer, submit, wait and
     /// hand the tight bytes (one aspect) to `f`.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_image_with<R>(
         &mut self,
-        image: vk::Image,
-        aspect: vk::ImageAspectFlags,
-        texel: u32,
-        level: u32,
-        layer: u32,
-        offset: vk::Offset3D,
-        extent: vk::Extent3D,
+        r: &ImageRegion,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, VkError> {
-        let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
-        let region = [image_copy(aspect, level, layer, offset, extent, 0)];
+        let region = [r.copy(0)];
+        let image = r.image;
         let copy = |gpu: &Gpu, cmd: vk::CommandBuffer, dst: vk::Buffer| {
             // SAFETY: recording outside rendering; region inside the image
             // (clipped by callers); the buffer holds it.
@@ -583,30 +576,22 @@ impl VulkanBackend {
                 )
             };
         };
-        self.read_back(size, copy, f)
+        self.read_back(r.size(), copy, f)
     }
 
     /// `read_image_with` writing the tight bytes straight into `dst`
     /// through a host-pointer import (`host_import.rs`): Ok(false) when
     /// that does not apply (no import, `dst` not texel-aligned or of
     /// another size, the device declined the pointer) and nothing was done.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_image_into(
         &mut self,
-        image: vk::Image,
-        aspect: vk::ImageAspectFlags,
-        texel: u32,
-        level: u32,
-        layer: u32,
-        offset: vk::Offset3D,
-        extent: vk::Extent3D,
+        r: &ImageRegion,
         dst: &mut [u8],
     ) -> Result<bool, VkError> {
-        let size = extent.width as u64 * extent.height as u64 * extent.depth as u64 * texel as u64;
         // bufferOffset must be a multiple of the texel size (and of 4).
-        let unit = (texel as usize).max(4);
+        let unit = (r.texel as usize).max(4);
         if self.gpu.host_import.is_none()
-            || size != dst.len() as u64
+            || r.size() != dst.len() as u64
             || !(dst.as_ptr() as usize).is_multiple_of(unit)
         {
             return Ok(false);
@@ -617,7 +602,7 @@ impl VulkanBackend {
         let Some(ib) = (unsafe { self.gpu.import_host(dst.as_mut_ptr(), dst.len()) }) else {
             return Ok(false);
         };
-        let region = [image_copy(aspect, level, layer, offset, extent, ib.offset)];
+        let region = [r.copy(ib.offset)];
         let res = (|| {
             let cmd = self.frames.transfer_cmd(&self.gpu)?;
             // SAFETY: recording outside rendering; region inside the image
@@ -625,7 +610,7 @@ impl VulkanBackend {
             unsafe {
                 self.gpu.device.cmd_copy_image_to_buffer(
                     cmd,
-                    image,
+                    r.image,
                     vk::ImageLayout::GENERAL,
                     ib.raw.buffer,
                     &region,
@@ -650,26 +635,39 @@ impl VulkanBackend {
     }
 }
 
-/// One image → buffer copy of a single layer, tight rows from `buffer_offset`.
-fn image_copy(
-    aspect: vk::ImageAspectFlags,
-    level: u32,
-    layer: u32,
-    offset: vk::Offset3D,
-    extent: vk::Extent3D,
-    buffer_offset: u64,
-) -> vk::BufferImageCopy {
-    vk::BufferImageCopy {
-        buffer_offset,
-        buffer_row_length: 0,
-        buffer_image_height: 0,
-        image_subresource: vk::ImageSubresourceLayers {
-            aspect_mask: aspect,
-            mip_level: level,
-            base_array_layer: layer,
-            layer_count: 1,
-        },
-        image_offset: offset,
-        image_extent: extent,
+/// One aspect of a box of one layer and level of an image, read back as
+/// tight rows of `texel`-byte texels.
+pub(crate) struct ImageRegion {
+    pub image: vk::Image,
+    pub aspect: vk::ImageAspectFlags,
+    pub texel: u32,
+    pub level: u32,
+    pub layer: u32,
+    pub offset: vk::Offset3D,
+    pub extent: vk::Extent3D,
+}
+
+impl ImageRegion {
+    /// Bytes of the tight rows.
+    fn size(&self) -> u64 {
+        let e = self.extent;
+        e.width as u64 * e.height as u64 * e.depth as u64 * self.texel as u64
+    }
+
+    /// The image → buffer copy, tight rows from `buffer_offset`.
+    fn copy(&self, buffer_offset: u64) -> vk::BufferImageCopy {
+        vk::BufferImageCopy {
+            buffer_offset,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: self.aspect,
+                mip_level: self.level,
+                base_array_layer: self.layer,
+                layer_count: 1,
+            },
+            image_offset: self.offset,
+            image_extent: self.extent,
+        }
     }
 }

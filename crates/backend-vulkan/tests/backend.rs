@@ -88,6 +88,31 @@ fn clear_color(b: &mut VulkanBackend, c: [f32; 4]) {
     });
 }
 
+/// Clear colour `c` inside the GL scissor box `(x, y, w, h)` only (a render
+/// state with the scissor test on, bound for the clear).
+fn scissored_clear(
+    b: &mut VulkanBackend,
+    (x, y, width, height): (i32, i32, i32, i32),
+    c: [f32; 4],
+) {
+    let rs = CreateRenderState {
+        cso: Handle::new(1, 1),
+        color_write_mask: u32::MAX,
+        scissor_enable: 1,
+        ..Default::default()
+    };
+    b.create_render_state(&rs);
+    b.bind_render_state(&BindRenderState { cso: rs.cso });
+    b.set_scissor(&SetScissor {
+        x,
+        y,
+        width,
+        height,
+    });
+    clear_color(b, c);
+    b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+}
+
 fn read(b: &mut VulkanBackend, x: i32, y: i32, w: u32, h: u32) -> Vec<u8> {
     let mut out = Vec::new();
     b.read_pixels(
@@ -136,22 +161,7 @@ fn clear_and_read_pixels() {
     );
 
     // Scissored clear: GL coordinates (bottom-left origin) map 1:1 onto rows.
-    let rs = CreateRenderState {
-        cso: Handle::new(1, 1),
-        color_write_mask: u32::MAX,
-        scissor_enable: 1,
-        ..Default::default()
-    };
-    b.create_render_state(&rs);
-    b.bind_render_state(&BindRenderState { cso: rs.cso });
-    b.set_scissor(&SetScissor {
-        x: 2,
-        y: 1,
-        width: 3,
-        height: 2,
-    });
-    clear_color(&mut b, [1.0, 0.0, 0.0, 1.0]);
-    b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+    scissored_clear(&mut b, (2, 1, 3, 2), [1.0, 0.0, 0.0, 1.0]);
     let img = read(&mut b, 0, 0, 16, 8);
     for y in 0..8 {
         for x in 0..16 {
@@ -198,22 +208,7 @@ fn read_pixels_into_writes_exactly_the_destination() {
     let (w, h) = (40u32, 24u32);
     setup(&mut b, w, h);
     clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
-    let rs = CreateRenderState {
-        cso: Handle::new(1, 1),
-        color_write_mask: u32::MAX,
-        scissor_enable: 1,
-        ..Default::default()
-    };
-    b.create_render_state(&rs);
-    b.bind_render_state(&BindRenderState { cso: rs.cso });
-    b.set_scissor(&SetScissor {
-        x: 3,
-        y: 5,
-        width: 7,
-        height: 11,
-    });
-    clear_color(&mut b, [1.0, 0.0, 0.5, 1.0]);
-    b.bind_render_state(&BindRenderState { cso: Handle::NULL });
+    scissored_clear(&mut b, (3, 5, 7, 11), [1.0, 0.0, 0.5, 1.0]);
     let want = read(&mut b, 0, 0, w, h);
     let len = want.len();
     let p = ReadPixels {
