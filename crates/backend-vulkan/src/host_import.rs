@@ -24,6 +24,9 @@ use ash::vk;
 
 use crate::device::{Gpu, RawBuffer};
 
+/// The smallest page size of the platforms we run on (x86-64, AArch64).
+const MIN_PAGE_SIZE: u64 = 4096;
+
 /// The extension's entry point and the device's import granularity.
 pub(crate) struct HostImport {
     ext: ash::ext::external_memory_host::Device,
@@ -49,7 +52,11 @@ impl HostImport {
         // SAFETY: a well-formed pNext chain of property structs (1.1 core query).
         unsafe { instance.get_physical_device_properties2(pdev, &mut p2) };
         let align = hp.min_imported_host_pointer_alignment;
-        (align.is_power_of_two()).then(|| HostImport {
+        // Rounded out to `align`, an import covers only pages that hold a
+        // byte of the destination (so mapped ones) when `align` is at most
+        // the smallest page size; a coarser granularity could reach
+        // memory the caller does not own: not used then.
+        (align.is_power_of_two() && align <= MIN_PAGE_SIZE).then(|| HostImport {
             ext: ash::ext::external_memory_host::Device::new(instance, device),
             align,
         })
