@@ -314,6 +314,10 @@ pub struct LinkedState {
     pub sampler_units: Vec<u32>,
     /// GL binding point per uniform block
     pub block_bindings: Vec<u32>,
+    /// The geometry shader's input primitive (GL_POINTS, GL_LINES, ...)
+    /// when one is linked without tessellation, which decides the draw
+    /// modes it accepts.
+    pub gs_input: Option<u32>,
 }
 
 #[derive(Debug, Default)]
@@ -577,6 +581,9 @@ pub struct GlState {
     pub polygon_offset_point: bool,
     pub polygon_offset: [f32; 2],
     pub rasterizer_discard: bool,
+    /// The current program's `LinkedState::gs_input`, kept by
+    /// `emit_program` (read by every draw: one test when it is None).
+    pub gs_input: Option<u32>,
     pub sample_alpha_to_coverage: bool,
     pub sample_alpha_to_one: bool,
     pub sample_coverage: bool,
@@ -718,6 +725,7 @@ impl GlState {
             polygon_offset_point: false,
             polygon_offset: [0.0; 2],
             rasterizer_discard: false,
+            gs_input: None,
             sample_alpha_to_coverage: false,
             sample_alpha_to_one: false,
             sample_coverage: false,

@@ -85,7 +85,7 @@ fn draw(
         Ok(s) => s,
         Err(e) => gl_err!(gl, e),
     };
-    if let Err(e) = gl.validate_draw() {
+    if let Err(e) = gl.validate_draw(mode) {
         gl_err!(gl, e);
     }
     emit_draw(
@@ -238,7 +238,7 @@ fn multi_draw(
     if drawcount == 0 {
         return;
     }
-    if let Err(e) = gl.validate_draw() {
+    if let Err(e) = gl.validate_draw(mode) {
         gl_err!(gl, e);
     }
     each(gl, isize_);

@@ -568,7 +568,15 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     .iter()
                     .map(|b| b.explicit_binding.unwrap_or(0))
                     .collect();
+                // With tessellation the draw mode must be GL_PATCHES and
+                // the geometry input is matched against the evaluation
+                // stage's output instead.
+                let gs_input = prog
+                    .geometry_layout()
+                    .filter(|_| prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_none())
+                    .map(|g| g.input);
                 let linked = LinkedState {
+                    gs_input,
                     scratch: vec![0u8; global_size as usize],
                     scratch_version: 1,
                     sampler_units,

@@ -611,6 +611,7 @@ impl Gl<'_> {
         let pname = self.st.program;
         let linked = linked_program(self.sh, pname)?;
         let cso = linked.cso;
+        self.st.gs_input = linked.gs_input;
         // Textures and uniform buffers are re-resolved only when their
         // objects or bindings changed (DIRTY_RESOURCES) or when the program,
         // its sampler units or its block bindings differ from last time: a
@@ -1157,7 +1158,7 @@ impl Gl<'_> {
     }
 
     /// Everything a draw needs.
-    pub fn validate_draw(&mut self) -> Result<(), u32> {
+    pub fn validate_draw(&mut self, mode: u32) -> Result<(), u32> {
         if self.st.program == 0 {
             return Err(glow::INVALID_OPERATION);
         }
@@ -1165,6 +1166,16 @@ impl Gl<'_> {
             return Err(glow::INVALID_OPERATION);
         }
         self.emit_draw_state()?;
+        // GL 4.6 §11.3.1: a geometry shader takes only the draw modes of
+        // its input primitive (checked after the program was resolved,
+        // which keeps `gs_input` current). Nothing reaches the backend
+        // then: a topology the geometry stage does not take is undefined
+        // behaviour in Vulkan.
+        if let Some(input) = self.st.gs_input {
+            if !gs_accepts(input, mode) {
+                return Err(glow::INVALID_OPERATION);
+            }
+        }
         if self.st.verify {
             self.verify_draw_state();
         }
@@ -1317,5 +1328,26 @@ pub fn type_size(ty: u32) -> u32 {
         | glow::UNSIGNED_INT_2_10_10_10_REV
         | glow::UNSIGNED_INT_10F_11F_11F_REV => 1,
         _ => 4,
+    }
+}
+
+/// Whether a geometry shader whose input primitive is `input` takes draw
+/// mode `mode` (GL 4.6 table 11.1).
+pub fn gs_accepts(input: u32, mode: u32) -> bool {
+    match input {
+        glow::POINTS => mode == glow::POINTS,
+        glow::LINES => matches!(mode, glow::LINES | glow::LINE_STRIP | glow::LINE_LOOP),
+        glow::LINES_ADJACENCY => {
+            matches!(mode, glow::LINES_ADJACENCY | glow::LINE_STRIP_ADJACENCY)
+        }
+        glow::TRIANGLES => matches!(
+            mode,
+            glow::TRIANGLES | glow::TRIANGLE_STRIP | glow::TRIANGLE_FAN
+        ),
+        glow::TRIANGLES_ADJACENCY => matches!(
+            mode,
+            glow::TRIANGLES_ADJACENCY | glow::TRIANGLE_STRIP_ADJACENCY
+        ),
+        _ => true,
     }
 }

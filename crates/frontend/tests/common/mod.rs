@@ -87,11 +87,17 @@ pub unsafe fn make_context() {
 
 /// A linked program of a vertex and a fragment shader (asserts the link).
 pub unsafe fn link_program(vs: &str, fs: &str) -> u32 {
+    // SAFETY: as `link_stages`.
+    unsafe { link_stages(&[(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)]) }
+}
+
+/// A linked program of `(shader type, source)` stages (asserts the link).
+pub unsafe fn link_stages(stages: &[(u32, &str)]) -> u32 {
     // SAFETY (whole body): a context is current; the sources are
     // NUL-terminated and outlive the calls.
     unsafe {
         let p = shaders::glCreateProgram();
-        for (ty, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+        for &(ty, src) in stages {
             let s = shaders::glCreateShader(ty);
             let c = CString::new(src).unwrap();
             let ptr = c.as_ptr();
