@@ -868,7 +868,8 @@ impl VulkanBackend {
     /// uniform buffers elsewhere, a dummy where a range is unusable.
     fn resolve_ubos(
         &mut self,
-        c: &Ctx,
+        shader: Handle,
+        cbufs: &calls::SetConstantBuffers,
         ubos: &[(u32, u32)],
         globals: Option<u32>,
         infos: &mut Vec<(u32, u32, vk::DescriptorBufferInfo)>,
@@ -886,16 +887,16 @@ impl VulkanBackend {
                 let slot = b.saturating_add(k);
                 let mut info = None;
                 if globals == Some(slot) {
-                    info = self.globals_range(c.shader);
-                } else if (slot as usize) < (c.cbufs.count as usize).min(16) {
+                    info = self.globals_range(shader);
+                } else if (slot as usize) < (cbufs.count as usize).min(16) {
                     let si = slot as usize;
-                    let h = c.cbufs.buffers[si];
+                    let h = cbufs.buffers[si];
                     if let Some((raw, size)) = self.buffer_use(h) {
-                        let off = c.cbufs.offsets[si];
-                        let len = if c.cbufs.sizes[si] == 0 {
+                        let off = cbufs.offsets[si];
+                        let len = if cbufs.sizes[si] == 0 {
                             size.saturating_sub(off)
                         } else {
-                            c.cbufs.sizes[si]
+                            cbufs.sizes[si]
                         }
                         .min(max_range);
                         if !off.is_multiple_of(ubo_align) {
@@ -944,14 +945,18 @@ impl VulkanBackend {
     /// full (what was bound here stays consistent with `frames`' record of
     /// the bindings, which the full path compares against).
     fn apply_light(&mut self, p: &calls::Draw) -> bool {
-        let Some(c) = self.cur_copy("draw") else {
+        // Only what each branch reads is copied out of the context (the
+        // whole `Ctx` is about 2 KiB: a copy per draw was a tenth of this
+        // path's instructions on the H200).
+        let Some((shader, index_buffer)) = self.cur("draw").map(|c| (c.shader, c.index_buffer))
+        else {
             return false;
         };
         let Some(mut l) = self.last_draw else {
             return false;
         };
         let Some((ubos, layout, set_layout, dynamic, globals)) =
-            self.scr.shaders.get(c.shader).and_then(|sh| {
+            self.scr.shaders.get(shader).and_then(|sh| {
                 let b = sh.built.as_ref()?;
                 Some((
                     b.ubos.clone(),
@@ -974,7 +979,7 @@ impl VulkanBackend {
                 4 => vk::IndexType::UINT32,
                 _ => return false,
             };
-            let Some((raw, size)) = self.buffer_use(c.index_buffer) else {
+            let Some((raw, size)) = self.buffer_use(index_buffer) else {
                 return false;
             };
             let want = (raw.buffer, 0, ty);
@@ -991,15 +996,26 @@ impl VulkanBackend {
             }
             l.index_bytes = size;
         }
-        if self.light & crate::LIGHT_VBUF != 0 && !self.rebind_vertex_buffers(&c, &l, cmd) {
-            return false;
+        if self.light & crate::LIGHT_VBUF != 0 {
+            let Some((ve, vbufs)) = self.cur("draw").map(|c| (c.vertex_elements, c.vbufs)) else {
+                return false;
+            };
+            if !self.rebind_vertex_buffers(ve, &vbufs, &l, cmd) {
+                return false;
+            }
         }
         if self.light & crate::LIGHT_CBUF != 0 && !ubos.is_empty() {
             if !dynamic {
                 return false;
             }
+            let Some(cbufs) = self.cur("draw").map(|c| c.cbufs) else {
+                return false;
+            };
             let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
-            if self.resolve_ubos(&c, &ubos, globals, &mut infos).is_err() {
+            if self
+                .resolve_ubos(shader, &cbufs, &ubos, globals, &mut infos)
+                .is_err()
+            {
                 return false;
             }
             let mut offsets = std::mem::take(&mut self.draw_scratch.ubo_offsets);
@@ -1057,11 +1073,12 @@ impl VulkanBackend {
     /// full path decides again) or a new binding is unusable.
     fn rebind_vertex_buffers(
         &mut self,
-        c: &Ctx,
+        vertex_elements: Handle,
+        vbufs: &calls::SetVertexBuffers,
         l: &crate::LastDraw,
         cmd: vk::CommandBuffer,
     ) -> bool {
-        let Some(ve) = self.scr.vertex_elements.get(c.vertex_elements).copied() else {
+        let Some(ve) = self.scr.vertex_elements.get(vertex_elements).copied() else {
             return false;
         };
         // An enabled location the last draw fed a default (after an error)
@@ -1078,14 +1095,14 @@ impl VulkanBackend {
                 continue;
             }
             let slot = ve.buffer_index[loc] as usize;
-            let buf = (slot < 16 && slot < c.vbufs.count as usize)
-                .then(|| c.vbufs.buffers[slot])
+            let buf = (slot < 16 && slot < vbufs.count as usize)
+                .then(|| vbufs.buffers[slot])
                 .and_then(|h| self.buffer_use(h));
             let Some((raw, size)) = buf else {
                 ok = false;
                 break;
             };
-            let off = c.vbufs.offsets[slot].saturating_add(ve.offset[loc] as u64);
+            let off = vbufs.offsets[slot].saturating_add(ve.offset[loc] as u64);
             if off >= size {
                 ok = false;
                 break;
@@ -1347,7 +1364,7 @@ impl VulkanBackend {
         if !ubos.is_empty() {
             let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
             let globals = has_globals.then_some(global_binding);
-            self.resolve_ubos(&c, &ubos, globals, &mut infos)?;
+            self.resolve_ubos(c.shader, &c.cbufs, &ubos, globals, &mut infos)?;
             if dynamic_ubos {
                 split_dynamic_offsets(&mut infos, &mut ubo_offsets);
             }
