@@ -16,9 +16,9 @@
 //!
 //! Owns: one imported buffer per read, destroyed as soon as the submission
 //! that writes it completed; never outlives the call that handed the
-//! memory in. Must never import memory it does not write in full
-//! bounds (only the caller's range is written; the rest of the first and
-//! last page are imported because imports are page-granular, never touched).
+//! memory in. Must never write outside the caller's range: an import is
+//! rounded out to whole pages, and the bytes around the range on those
+//! pages are never touched.
 
 use ash::vk;
 

@@ -588,12 +588,7 @@ impl VulkanBackend {
         r: &ImageRegion,
         dst: &mut [u8],
     ) -> Result<bool, VkError> {
-        // bufferOffset must be a multiple of the texel size (and of 4).
-        let unit = (r.texel as usize).max(4);
-        if self.gpu.host_import.is_none()
-            || r.size() != dst.len() as u64
-            || !(dst.as_ptr() as usize).is_multiple_of(unit)
-        {
+        if self.gpu.host_import.is_none() || r.size() != dst.len() as u64 {
             return Ok(false);
         }
         // SAFETY: `dst` is borrowed mutably for this whole call and the
@@ -602,6 +597,13 @@ impl VulkanBackend {
         let Some(ib) = (unsafe { self.gpu.import_host(dst.as_mut_ptr(), dst.len()) }) else {
             return Ok(false);
         };
+        // bufferOffset must be a multiple of the texel size (3-byte
+        // formats included) and of 4.
+        let texel = u64::from(r.texel.max(1));
+        if !ib.offset.is_multiple_of(texel) || !ib.offset.is_multiple_of(4) {
+            ib.raw.destroy(&self.gpu);
+            return Ok(false);
+        }
         let region = [r.copy(ib.offset)];
         let res = (|| {
             let cmd = self.frames.transfer_cmd(&self.gpu)?;
