@@ -318,6 +318,9 @@ pub struct LinkedState {
     /// when one is linked without tessellation, which decides the draw
     /// modes it accepts.
     pub gs_input: Option<u32>,
+    /// Default-block byte offsets of `gl_DepthRange.near/far/diff` when
+    /// the program reads `gl_DepthRange` (the client keeps them current).
+    pub depth_range_at: Option<[u32; 3]>,
 }
 
 #[derive(Debug, Default)]

@@ -528,7 +528,10 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                 );
                 let mut locations = Vec::new();
                 for (ui, u) in prog.uniforms.iter().enumerate() {
-                    if u.block_index >= 0 {
+                    // Built-ins the client emulates (`gl_DepthRange`) are
+                    // active but have no location: the application cannot
+                    // write them.
+                    if u.block_index >= 0 || u.name.starts_with("gl_") {
                         continue;
                     }
                     let (base, cols, rows) = type_info(u.gl_type);
@@ -575,8 +578,22 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     .geometry_layout()
                     .filter(|_| prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_none())
                     .map(|g| g.input);
+                // `gl_DepthRange` (emulated by a default-block uniform,
+                // `shader::prepass`): where its three members live.
+                let member = |m: &str| {
+                    let name = format!("gl_DepthRange.{m}");
+                    prog.uniforms
+                        .iter()
+                        .find(|u| u.block_index == -1 && u.name == name)
+                        .map(|u| u.offset)
+                };
+                let depth_range_at = match (member("near"), member("far"), member("diff")) {
+                    (Some(n), Some(f), Some(d)) => Some([n, f, d]),
+                    _ => None,
+                };
                 let linked = LinkedState {
                     gs_input,
+                    depth_range_at,
                     scratch: vec![0u8; global_size as usize],
                     scratch_version: 1,
                     sampler_units,
@@ -809,6 +826,9 @@ pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char)
                 return -1;
             }
         };
+        if n.starts_with("gl_") {
+            return -1;
+        }
         let (base, idx) = split_index(&n);
         for (loc, ul) in l.locations.iter().enumerate() {
             let u = &l.prog.uniforms[ul.uniform];

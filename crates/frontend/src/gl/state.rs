@@ -6,7 +6,7 @@ use mgpipe::Pipe;
 
 use super::{gl_err, log_once, slice};
 use crate::context::{
-    with_gl, with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, MAX_DRAW_BUFFERS,
+    with_gl, with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, DIRTY_UNIFORMS, MAX_DRAW_BUFFERS,
 };
 
 fn valid_blend_factor(f: u32) -> bool {
@@ -323,14 +323,15 @@ pub unsafe extern "C" fn glDepthMask(flag: u8) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRange(n: f64, f: f64) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    // DIRTY_UNIFORMS: a program reading `gl_DepthRange` gets the new range.
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS, |gl| {
         gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32]
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRangef(n: f32, f: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS, |gl| {
         gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)]
     })
 }

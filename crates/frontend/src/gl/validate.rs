@@ -576,7 +576,11 @@ impl Gl<'_> {
     /// The program's shader CSO and its default uniform block, the part a
     /// uniform change alone (DIRTY_UNIFORMS) needs re-sent.
     fn emit_program_globals(&mut self) -> Result<(), u32> {
-        let linked = linked_program(self.sh, self.st.program)?;
+        let mut linked = linked_program(self.sh, self.st.program)?;
+        if linked.depth_range_at.is_some() {
+            self.update_depth_range();
+            linked = linked_program(self.sh, self.st.program)?;
+        }
         let cso = linked.cso;
         if self.st.sent.shader != cso {
             if self.st.verify_dry {
@@ -602,6 +606,36 @@ impl Gl<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A program reading `gl_DepthRange` gets the current depth range in
+    /// its default block (a new scratch version when it changed).
+    fn update_depth_range(&mut self) {
+        let [n, f] = self.st.depth_range;
+        let Some(crate::context::ShaderOrProgram::Program(p)) =
+            self.sh.shader_objects.get_mut(&self.st.program)
+        else {
+            return;
+        };
+        let Some(l) = p.linked.as_mut() else {
+            return;
+        };
+        let Some(at) = l.depth_range_at else {
+            return;
+        };
+        let mut changed = false;
+        for (off, v) in at.into_iter().zip([n, f, f - n]) {
+            let bytes = v.to_le_bytes();
+            if let Some(dst) = l.scratch.get_mut(off as usize..off as usize + 4) {
+                if dst != bytes {
+                    dst.copy_from_slice(&bytes);
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            l.scratch_version += 1;
+        }
     }
 
     /// Program, default uniforms, textures and uniform buffers. Err(INVALID_OPERATION)

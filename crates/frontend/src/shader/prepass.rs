@@ -19,11 +19,19 @@
 //!   index + 1, or 4 when indexed dynamically).
 //! - `layout(packed)` / `layout(shared)` → `std140` (a valid choice for both;
 //!   Vulkan rejects them).
+//! - `gl_DepthRange` (a core built-in uniform that SPIR-V has no place
+//!   for) → `mgl_DepthRange`, a default-block uniform of the same struct
+//!   shape the client fills from `glDepthRange` at each draw and reports
+//!   under the built-in's name.
 //! - compatibility-only built-ins (`gl_ModelViewMatrix`, `gl_Vertex`,
 //!   `gl_TexCoord`, `gl_LightSource`, ...) are reported as errors naming the
 //!   built-in and the line; they are not emulated yet.
 
 use super::Stage;
+
+/// The uniform standing in for `gl_DepthRange` (see the module note); the
+/// client writes its members (`near`, `far`, `diff`) at each draw.
+pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -421,6 +429,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let mut frag_data_dynamic = false;
     let mut layout_depth: Option<u32> = None;
     let mut pending_layout = false;
+    let mut uses_depth_range = false;
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -464,6 +473,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text
                     ));
+                } else if text == "gl_DepthRange" {
+                    uses_depth_range = true;
+                    replacement = Some(DEPTH_RANGE.to_owned());
                 } else if layout_depth.is_some() && (text == "packed" || text == "shared") {
                     replacement = Some("std140".to_owned());
                 } else if stage == Stage::Fragment && text == "gl_FragColor" {
@@ -557,6 +569,15 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     }
     for h in &helpers {
         inject.push_str(h);
+    }
+    if uses_depth_range {
+        inject.push_str(&format!(
+            "struct mgl_DepthRangeParameters {{ {prec}float near; {prec}float far; {prec}float diff; }};\nuniform mgl_DepthRangeParameters {DEPTH_RANGE};\n"
+        ));
+        let r = (DEPTH_RANGE.to_owned(), "gl_DepthRange".to_owned());
+        if !renames.contains(&r) {
+            renames.push(r);
+        }
     }
 
     let version_line = version.tok.map(|i| toks[i].line);
