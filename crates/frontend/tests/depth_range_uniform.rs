@@ -18,6 +18,13 @@ const FS: &str = "#version 330 core
 out vec4 o;
 void main() { o = vec4(gl_DepthRange.near, gl_DepthRange.far, gl_DepthRange.diff, 1.0); }
 ";
+/// The same through the built-in struct type, in a GLSL 1.20 shader.
+const FS_STRUCT: &str = "#version 120
+void main() {
+    gl_DepthRangeParameters r = gl_DepthRange;
+    gl_FragColor = vec4(r.near, r.far, r.diff, 1.0);
+}
+";
 
 /// Draw the full-screen triangle and read pixel (0, 0).
 unsafe fn draw_and_read() -> [u8; 4] {
@@ -85,6 +92,10 @@ fn gl_depth_range_follows_gl_depth_range() {
         state::glDepthRangef(0.5, 1.0);
         let px = draw_and_read();
         assert!(near(px, [128, 255, 128, 255]), "[0.5, 1.0]: {px:?}");
+        // Another program, linked later, sees the current range too.
+        shaders::glUseProgram(link_program(VS, FS_STRUCT));
+        let px = draw_and_read();
+        assert!(near(px, [128, 255, 128, 255]), "struct form: {px:?}");
         no_gl_error("draws");
     }
 }

@@ -473,9 +473,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text
                     ));
-                } else if text == "gl_DepthRange" {
+                } else if text == "gl_DepthRange" || text == "gl_DepthRangeParameters" {
                     uses_depth_range = true;
-                    replacement = Some(DEPTH_RANGE.to_owned());
+                    replacement = Some(format!("m{text}"));
                 } else if layout_depth.is_some() && (text == "packed" || text == "shared") {
                     replacement = Some("std140".to_owned());
                 } else if stage == Stage::Fragment && text == "gl_FragColor" {
