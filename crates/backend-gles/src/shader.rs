@@ -137,6 +137,64 @@ pub fn split_stages(
     Ok(out)
 }
 
+/// Emulation: GLES has no 1D textures, so SPIRV-Cross writes a 1D sampler
+/// as a 2D one and its coordinate as `ivec2(x, 0)`, but leaves the
+/// `texelFetchOffset` offset scalar, which no ESSL overload takes (Mesa:
+/// "no matching function"). Such a call's offset becomes `ivec2(o, 0)`;
+/// only calls that would not compile are touched.
+pub fn widen_1d_texel_fetch_offsets(src: String) -> String {
+    const CALL: &str = "texelFetchOffset(";
+    if !src.contains(CALL) {
+        return src;
+    }
+    let mut out = String::with_capacity(src.len() + 16);
+    let mut rest = src.as_str();
+    while let Some(at) = rest.find(CALL) {
+        let (head, tail) = rest.split_at(at + CALL.len());
+        out.push_str(head);
+        // Top-level arguments up to the matching `)`.
+        let mut depth = 0usize;
+        let mut args: Vec<(usize, usize)> = Vec::new();
+        let mut start = 0usize;
+        let mut end = None;
+        for (i, ch) in tail.char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    args.push((start, i));
+                    end = Some(i);
+                    break;
+                }
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    args.push((start, i));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(tail);
+            return out;
+        };
+        let arg = |k: usize| tail[args[k].0..args[k].1].trim();
+        let widen = args.len() == 4
+            && arg(1).starts_with("ivec2(")
+            && arg(1).ends_with(", 0)")
+            && !arg(3).starts_with("ivec2(");
+        if widen {
+            out.push_str(&tail[..args[3].0]);
+            out.push_str(&format!(" ivec2({}, 0)", arg(3)));
+            out.push_str(&tail[args[3].1..end]);
+        } else {
+            out.push_str(&tail[..end]);
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Translate, compile and link. On failure everything is logged (ESSL and
 /// driver log, naming the shader handle) and None is returned.
 /// The fragment shader added to programs that have none (see build_program).
@@ -153,6 +211,7 @@ pub fn build_program(
         match spirv_to_essl(words) {
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
+                let src = widen_1d_texel_fetch_offsets(src);
                 sources.push((i, enable_geometry_point_size(src, i)));
             }
             Err(e) => {
@@ -265,6 +324,29 @@ mod tests {
         assert_eq!(s[0].as_deref(), Some(&[1u32][..]));
         assert_eq!(s[4].as_deref(), Some(&[2u32, 3][..]));
     }
+    #[test]
+    fn one_d_texel_fetch_offsets_widened_only_where_needed() {
+        let src = "color = texelFetchOffset(tex, ivec2(texcoord.x, 0), texcoord.w, 7);\n\
+                   a = texelFetchOffset(t2, ivec2(p.xy), 0, ivec2(1, 2));\n\
+                   b = texelFetchOffset(t1, ivec2(f(x, y), 0), lod(1), -(k + 1));\n";
+        let out = widen_1d_texel_fetch_offsets(src.to_owned());
+        assert!(
+            out.contains("texelFetchOffset(tex, ivec2(texcoord.x, 0), texcoord.w, ivec2(7, 0));"),
+            "{out}"
+        );
+        assert!(
+            out.contains("texelFetchOffset(t2, ivec2(p.xy), 0, ivec2(1, 2));"),
+            "a 2D call is left alone: {out}"
+        );
+        assert!(
+            out.contains("texelFetchOffset(t1, ivec2(f(x, y), 0), lod(1), ivec2(-(k + 1), 0));"),
+            "{out}"
+        );
+        // Unbalanced text is returned as it came.
+        let broken = "x = texelFetchOffset(a, ivec2(b, 0), 0, 1".to_owned();
+        assert_eq!(widen_1d_texel_fetch_offsets(broken.clone()), broken);
+    }
+
     #[test]
     fn block_array_locations_stripped_for_vs_out_and_fs_in() {
         let src = "#version 320 es\nlayout(location = 0) out A\n{\n    float a;\n} a;\n\nlayout(location = 1) out B\n{\n    float b;\n} b[3];\n";
