@@ -35,6 +35,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_draw_elements_base_vertex",
     c"GL_ARB_explicit_attrib_location",
     c"GL_ARB_texture_swizzle",
+    c"GL_ARB_texture_float",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();

@@ -923,6 +923,18 @@ pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
         let Some(info) = t.level(0, base) else {
             gl_err!(gl, glow::INVALID_OPERATION)
         };
+        // GL 4.6 §8.14.4: the base level must be colour-renderable and
+        // filterable; integer, depth and stencil formats are neither.
+        let fmt = info.internal_format;
+        if crate::gl::validate::has_depth(fmt)
+            || crate::gl::validate::has_stencil(fmt)
+            || matches!(
+                crate::gl::framebuffers::format_component_type(fmt),
+                glow::INT | glow::UNSIGNED_INT
+            )
+        {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
         let faces = if target == glow::TEXTURE_CUBE_MAP {
             6
         } else {
