@@ -7,8 +7,8 @@
 use std::ffi::CString;
 
 mod common;
-use common::{link_program, make_context, no_gl_error};
-use mobilegl::gl::{draw, framebuffers, pixels, shaders, state, vertex};
+use common::{bind_rgba8_framebuffer, link_program, make_context, no_gl_error};
+use mobilegl::gl::{draw, pixels, shaders, state, vertex};
 
 const VS: &str = "#version 330 core
 const vec2 p[3] = vec2[](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
@@ -56,18 +56,7 @@ fn gl_depth_range_follows_gl_depth_range() {
     // pointer covers what the call reads or writes.
     unsafe {
         make_context();
-        let (mut fbo, mut rb) = (0, 0);
-        framebuffers::glGenFramebuffers(1, &mut fbo);
-        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
-        framebuffers::glGenRenderbuffers(1, &mut rb);
-        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
-        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::RGBA8, 4, 4);
-        framebuffers::glFramebufferRenderbuffer(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            rb,
-        );
+        bind_rgba8_framebuffer(4, 4);
         state::glViewport(0, 0, 4, 4);
         let mut vao = 0;
         vertex::glGenVertexArrays(1, &mut vao);

@@ -6,8 +6,10 @@
 //! `cargo nextest run -p frontend --test geometry_draw_modes`
 
 mod common;
-use common::{expect_error, link_program, link_stages, make_context, no_gl_error};
-use mobilegl::gl::{draw, framebuffers, shaders, vertex};
+use common::{
+    bind_rgba8_framebuffer, expect_error, link_program, link_stages, make_context, no_gl_error,
+};
+use mobilegl::gl::{draw, shaders, vertex};
 
 const VS: &str = "#version 330 core
 void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); }
@@ -51,18 +53,7 @@ fn geometry_shader_input_decides_the_draw_modes() {
     // pointer covers what the call reads or writes.
     unsafe {
         make_context();
-        let (mut fbo, mut rb) = (0, 0);
-        framebuffers::glGenFramebuffers(1, &mut fbo);
-        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
-        framebuffers::glGenRenderbuffers(1, &mut rb);
-        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
-        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::RGBA8, 8, 8);
-        framebuffers::glFramebufferRenderbuffer(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            rb,
-        );
+        bind_rgba8_framebuffer(8, 8);
         let mut vao = 0;
         vertex::glGenVertexArrays(1, &mut vao);
         vertex::glBindVertexArray(vao);

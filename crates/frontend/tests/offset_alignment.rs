@@ -10,8 +10,8 @@
 use std::ffi::c_void;
 
 mod common;
-use common::{expect_error, link_program, make_context, no_gl_error};
-use mobilegl::gl::{buffers, draw, framebuffers, get, shaders, vertex};
+use common::{bind_rgba8_framebuffer, expect_error, link_program, make_context, no_gl_error};
+use mobilegl::gl::{buffers, draw, get, shaders, vertex};
 
 const VS: &str = "#version 330 core
 layout(location = 0) in vec2 a;
@@ -49,19 +49,7 @@ fn index_and_uniform_range_offsets_must_be_aligned() {
     // pointer covers what the call reads or writes.
     unsafe {
         make_context();
-        // A complete draw framebuffer (the context has no surface).
-        let (mut fbo, mut rb) = (0, 0);
-        framebuffers::glGenFramebuffers(1, &mut fbo);
-        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
-        framebuffers::glGenRenderbuffers(1, &mut rb);
-        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
-        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::RGBA8, 8, 8);
-        framebuffers::glFramebufferRenderbuffer(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            rb,
-        );
+        bind_rgba8_framebuffer(8, 8);
         let p = link_program(VS, FS);
         shaders::glUseProgram(p);
         let mut vao = 0;

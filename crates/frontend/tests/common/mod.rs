@@ -6,7 +6,7 @@ use std::ffi::CString;
 
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
-use mobilegl::gl::shaders;
+use mobilegl::gl::{framebuffers, shaders};
 
 /// The next GL error of the current context.
 pub fn gl_error() -> u32 {
@@ -110,5 +110,25 @@ pub unsafe fn link_stages(stages: &[(u32, &str)]) -> u32 {
         shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
         assert_eq!(ok, 1, "link failed");
         p
+    }
+}
+
+/// Bind a new framebuffer with a `w`x`h` RGBA8 renderbuffer as colour
+/// attachment 0: a complete draw framebuffer for a surfaceless context.
+pub unsafe fn bind_rgba8_framebuffer(w: i32, h: i32) {
+    // SAFETY (whole body): a context is current; the names are ours.
+    unsafe {
+        let (mut fbo, mut rb) = (0, 0);
+        framebuffers::glGenFramebuffers(1, &mut fbo);
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        framebuffers::glGenRenderbuffers(1, &mut rb);
+        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::RGBA8, w, h);
+        framebuffers::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            rb,
+        );
     }
 }
