@@ -457,7 +457,8 @@ impl ServerLink {
         } else {
             let (o, l) = (h.blob_offset, h.blob_len);
             let end = o.saturating_add(l);
-            if l > scap || stage_offset(o, scap) + l > scap {
+            let ring = stage_offset(o, scap);
+            if l > scap || ring + l > scap {
                 return Err(FatalInfo::corrupt(
                     h.opcode,
                     at,
@@ -478,12 +479,13 @@ impl ServerLink {
                     "blob in released STAGE bytes",
                 ));
             }
-            Some((o, l))
+            // (stream position, length, offset in the ring)
+            Some((o, l, ring))
         };
         if h.opcode == mgpipe::Opcode::ReadPixels as u16 && h.reply_slot != 0 {
             if let Some(out) = self.read_pixels_in_place(d, h, payload, at) {
                 if out.is_ok() {
-                    self.advance(at + len, blob_range.map(|(o, l)| o + l));
+                    self.advance(at + len, blob_range.map(|(o, l, _)| o + l));
                 }
                 return out;
             }
@@ -496,12 +498,9 @@ impl ServerLink {
                 // server released it (STAGE tail); this range lies between
                 // the released position and the published head, and it is
                 // released only after the dispatch below returns.
-                Some((o, l)) => unsafe {
-                    self.seg
-                        .stage
-                        .slice(stage_offset(o, scap) as usize, l as usize)
+                Some((_, l, ring)) => {
+                    unsafe { self.seg.stage.slice(ring as usize, l as usize) }.unwrap_or(&[])
                 }
-                .unwrap_or(&[]),
             };
             let reply = &mut self.reply;
             catch_unwind(AssertUnwindSafe(|| {
@@ -516,7 +515,7 @@ impl ServerLink {
                     self.publish_reply(h.reply_slot, &reply);
                     self.reply = reply;
                 }
-                self.advance(at + len, blob_range.map(|(o, l)| o + l));
+                self.advance(at + len, blob_range.map(|(o, l, _)| o + l));
                 Ok(())
             }
             Ok(Err(c)) => Err(FatalInfo::corruption(&c)),
