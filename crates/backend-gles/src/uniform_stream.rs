@@ -83,14 +83,10 @@ impl Cursor {
             return None;
         }
         let base = self.segment as u32 * self.segment_bytes;
-        // Round up to the alignment: a mask for the powers of two drivers
-        // report (this runs for every uniform update, before every draw).
-        let mut at = if self.align.is_power_of_two() {
-            let m = self.align - 1;
-            self.next.checked_add(m).map_or(u32::MAX, |v| v & !m)
-        } else {
-            self.next.div_ceil(self.align).saturating_mul(self.align)
-        };
+        // Every uniform update, before every draw: no division for the
+        // power-of-two alignments drivers report.
+        let mut at = mgpipe::align::round_up(u64::from(self.next), u64::from(self.align))
+            .min(u64::from(u32::MAX)) as u32;
         let mut crossing = None;
         if at.saturating_add(len) > base + self.segment_bytes {
             let left = self.segment;

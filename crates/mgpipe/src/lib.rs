@@ -7,6 +7,7 @@
 //! handle (rule G). No `unsafe` here.
 #![forbid(unsafe_code)]
 
+pub mod align;
 pub mod caps;
 pub mod consts;
 pub mod event;

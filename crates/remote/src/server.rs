@@ -82,18 +82,6 @@ fn read_bands(
     }))
 }
 
-/// `pos % cap` for a STAGE stream position: a mask when the capacity is a
-/// power of two (the default 64 MiB), so a record with a blob (every
-/// uniform update) pays no division.
-#[inline]
-fn stage_offset(pos: u64, cap: u64) -> u64 {
-    if cap.is_power_of_two() {
-        pos & (cap - 1)
-    } else {
-        pos % cap
-    }
-}
-
 /// One record's outcome; the fatal case boxed, so that the per-record
 /// `Ok` stays one register wide.
 type Step = Result<(), Box<FatalInfo>>;
@@ -457,7 +445,8 @@ impl ServerLink {
         } else {
             let (o, l) = (h.blob_offset, h.blob_len);
             let end = o.saturating_add(l);
-            let ring = stage_offset(o, scap);
+            // A mask for the default 64 MiB: every uniform update has a blob.
+            let ring = mgpipe::align::rem(o, scap);
             if l > scap || ring + l > scap {
                 return Err(FatalInfo::corrupt(
                     h.opcode,

@@ -246,17 +246,6 @@ pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
     })
 }
 
-/// `offset` is a multiple of `align` (0 counts as 1): a mask for the
-/// power-of-two alignments drivers report, not a division per call.
-fn aligned(offset: u64, align: u32) -> bool {
-    let a = u64::from(align.max(1));
-    if a.is_power_of_two() {
-        offset & (a - 1) == 0
-    } else {
-        offset.is_multiple_of(a)
-    }
-}
-
 fn bind_range(
     gl: &mut Gl,
     target: u32,
@@ -284,7 +273,10 @@ fn bind_range(
             gl_err!(gl, glow::INVALID_VALUE);
         }
         if target == glow::UNIFORM_BUFFER
-            && !aligned(offset as u64, gl.conn.caps.uniform_buffer_offset_alignment)
+            && !mgpipe::align::is_multiple(
+                offset as u64,
+                u64::from(gl.conn.caps.uniform_buffer_offset_alignment),
+            )
         {
             gl_err!(gl, glow::INVALID_VALUE);
         }
