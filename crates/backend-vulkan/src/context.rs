@@ -642,6 +642,8 @@ struct Src {
     three_d: bool,
     extent: vk::Extent3D,
     samples: vk::SampleCountFlags,
+    /// Host address of the image's memory (0: unknown).
+    host_addr: usize,
 }
 
 /// Where GL's attachment `layer` of `level` lives for copies: (array
@@ -755,6 +757,7 @@ impl VulkanBackend {
             three_d: img.view_type == vk::ImageViewType::TYPE_3D,
             extent,
             samples: img.samples,
+            host_addr: img.host_addr,
         })
     }
 
@@ -2120,16 +2123,25 @@ impl VulkanBackend {
                 depth: 1,
             },
         };
+        // The host address the driver copies from, where known: the
+        // image's first byte (a read from the origin of level 0, layer 0).
+        let src_addr = (src.host_addr != 0
+            && src.level == 0
+            && src.layer == 0
+            && src.z == 0
+            && p.x == 0
+            && p.y == 0)
+            .then_some(src.host_addr);
         // The device writes `dst` itself where it can (no copy after the wait).
         if self
-            .read_image_into(&region, dst)
+            .read_image_into(&region, src_addr, dst)
             .map_err(|e| e.to_string())?
         {
             return Ok(true);
         }
         self.read_image_with(&region, |bytes| match bytes.get(..dst.len()) {
             Some(b) => {
-                dst.copy_from_slice(b);
+                mgpipe::bytes::copy(dst, b);
                 true
             }
             None => false,
@@ -2217,8 +2229,7 @@ impl VulkanBackend {
             };
         };
         self.read_back(p.size, copy, |bytes| {
-            let n = bytes.len().min(reply.len());
-            reply[..n].copy_from_slice(&bytes[..n]);
+            mgpipe::bytes::copy(reply, bytes);
         })
         .map_err(|e| e.to_string())
     }

@@ -570,17 +570,8 @@ impl Gpu {
         })
     }
 
-    fn allocate(
-        &self,
-        req: vk::MemoryRequirements,
-        host: bool,
-        what: &'static str,
-    ) -> Result<vk::DeviceMemory, VkError> {
-        self.allocate_mappable(req, host, false, what)
-            .map(|(m, _)| m)
-    }
-
-    /// Like `allocate`; with `prefer_mapped` (device memory wanted) a
+    /// Memory for `req` (`host`: host-visible and coherent, else device
+    /// memory); with `prefer_mapped` (device memory wanted) a
     /// device-local, host-visible, coherent type is taken on unified-memory
     /// devices. The flag says whether the memory can be mapped.
     fn allocate_mappable(
@@ -693,16 +684,21 @@ impl Gpu {
         })
     }
 
-    /// An image with its own device memory.
+    /// An image with its own device memory, and that memory's host address
+    /// where host imports are on and it is mappable (else 0).
     pub fn create_image(
         &self,
         ci: &vk::ImageCreateInfo,
-    ) -> Result<(vk::Image, vk::DeviceMemory), VkError> {
+    ) -> Result<(vk::Image, vk::DeviceMemory, usize), VkError> {
         // SAFETY: valid device and create info.
         let image = unsafe { self.device.create_image(ci, None) }.map_err(call("vkCreateImage"))?;
         // SAFETY: `image` is a live image of this device.
         let req = unsafe { self.device.get_image_memory_requirements(image) };
-        let memory = match self.allocate(req, false, "image") {
+        // Where host imports are used (CPU devices), the image's memory is
+        // mapped once so that read-backs know the host address the driver
+        // copies from (`copy_hazard` in resource.rs).
+        let want_addr = self.host_import.is_some();
+        let (memory, mappable) = match self.allocate_mappable(req, false, want_addr, "image") {
             Ok(m) => m,
             Err(e) => {
                 // SAFETY: the image just created, never used.
@@ -722,7 +718,18 @@ impl Gpu {
                 result: e,
             });
         }
-        Ok((image, memory))
+        let addr = if want_addr && mappable {
+            // SAFETY: host-visible memory of this device, not mapped yet;
+            // freeing the memory unmaps it.
+            unsafe {
+                self.device
+                    .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            }
+            .map_or(0, |p| p as usize)
+        } else {
+            0
+        };
+        Ok((image, memory, addr))
     }
 
     /// Properties of `format` (asked once, then cached).
@@ -772,10 +779,11 @@ impl RawBuffer {
             return false;
         }
         // SAFETY: the mapping covers `size` bytes (checked above) and is
-        // host-coherent; nothing else aliases this range on the CPU.
-        unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(offset as usize), data.len())
-        };
+        // host-coherent; nothing else aliases this range on the CPU while
+        // this borrow lives.
+        let dst =
+            unsafe { std::slice::from_raw_parts_mut(self.ptr.add(offset as usize), data.len()) };
+        mgpipe::bytes::copy(dst, data);
         true
     }
 

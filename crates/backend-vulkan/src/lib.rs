@@ -159,6 +159,9 @@ pub(crate) struct ViewKey {
 pub(crate) struct ImageRes {
     pub image: vk::Image,
     pub memory: vk::DeviceMemory,
+    /// Host address of `memory` where it is mapped (CPU devices with host
+    /// imports), else 0.
+    pub host_addr: usize,
     pub format: StorageFormat,
     /// GL internal format it was defined with.
     pub gl_internal: u32,
@@ -338,6 +341,8 @@ pub struct VulkanBackend {
     /// Read-backs the device wrote straight into the caller's memory
     /// (`host_import.rs`).
     pub(crate) imported_reads: u64,
+    /// Host address the last whole read-back was copied from, where known.
+    pub(crate) last_read_src: usize,
     /// Bumped by every applied call except `draw` (`touch`): a draw that
     /// sees the epoch of the previous draw follows it with nothing in
     /// between, so it can reuse everything that draw resolved and bound.
@@ -378,6 +383,7 @@ impl VulkanBackend {
             frames,
             readback: None,
             imported_reads: 0,
+            last_read_src: 0,
             epoch: 0,
             last_draw: None,
             light: 0,
@@ -395,6 +401,14 @@ impl VulkanBackend {
     /// memory through a host-pointer import (diagnostics and tests).
     pub fn imported_read_backs(&self) -> u64 {
         self.imported_reads
+    }
+
+    /// The host address the device copied the last read-back of a whole
+    /// image from, where known (CPU devices with host imports), else 0
+    /// (diagnostics and tests: a destination in `mgpipe::bytes`' slow band
+    /// from it is not imported).
+    pub fn read_source_address(&self) -> usize {
+        self.last_read_src
     }
 
     /// Note that a call other than `draw` was applied (every `Screen` and

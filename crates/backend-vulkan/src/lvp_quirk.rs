@@ -163,7 +163,7 @@ impl ImageSlots {
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(vk::ImageUsageFlags::STORAGE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        (self.image, self.memory) = gpu.create_image(&ci)?;
+        (self.image, self.memory, _) = gpu.create_image(&ci)?;
         let vci = vk::ImageViewCreateInfo::default()
             .image(self.image)
             .view_type(vk::ImageViewType::TYPE_2D)

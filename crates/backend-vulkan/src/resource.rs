@@ -214,10 +214,11 @@ impl VulkanBackend {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        let (image, memory) = self.gpu.create_image(&ci)?;
+        let (image, memory, host_addr) = self.gpu.create_image(&ci)?;
         let img = ImageRes {
             image,
             memory,
+            host_addr,
             format,
             gl_internal,
             view_type,
@@ -582,13 +583,22 @@ impl VulkanBackend {
     /// `read_image_with` writing the tight bytes straight into `dst`
     /// through a host-pointer import (`host_import.rs`): Ok(false) when
     /// that does not apply (no import, `dst` not texel-aligned or of
-    /// another size, the device declined the pointer) and nothing was done.
+    /// another size, the device declined the pointer, or the driver's copy
+    /// from `src_addr`, the host address of the region's first byte where
+    /// known, would be in `mgpipe::bytes`' slow band) and nothing was done.
     pub(crate) fn read_image_into(
         &mut self,
         r: &ImageRegion,
+        src_addr: Option<usize>,
         dst: &mut [u8],
     ) -> Result<bool, VkError> {
+        self.last_read_src = src_addr.unwrap_or(0);
         if self.gpu.host_import.is_none() || r.size() != dst.len() as u64 {
+            return Ok(false);
+        }
+        // A CPU device copies with the host's memcpy: 14x slower in the
+        // band (the read-back buffer, page-aligned like the image, is not).
+        if src_addr.is_some_and(|s| mgpipe::bytes::slow_band(dst.as_ptr() as usize, s)) {
             return Ok(false);
         }
         // SAFETY: `dst` is borrowed mutably for this whole call and the

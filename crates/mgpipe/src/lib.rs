@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod align;
+pub mod bytes;
 pub mod caps;
 pub mod consts;
 pub mod event;

@@ -606,7 +606,7 @@ impl ServerLink {
         } else {
             let lent = self.direct.as_ref().is_some_and(|d| {
                 d.write_with(seq, bytes.len(), |dst| {
-                    dst.copy_from_slice(bytes);
+                    mgpipe::bytes::copy(dst, bytes);
                     true
                 })
             });

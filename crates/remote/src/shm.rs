@@ -122,9 +122,7 @@ impl Segment {
         // SAFETY: the destination range is inside the mapping (checked above)
         // and cannot overlap `src`, which is process-private memory. The ring
         // protocol gives this side exclusive ownership of the range.
-        unsafe {
-            std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr().add(off), src.len())
-        };
+        unsafe { copy_raw(self.ptr.as_ptr().add(off), src.as_ptr(), src.len()) };
         true
     }
 
@@ -143,7 +141,7 @@ impl Segment {
         // memory, so the ranges cannot overlap; all `len` bytes are written
         // before the length is set.
         unsafe {
-            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), out.as_mut_ptr(), len);
+            copy_raw(out.as_mut_ptr(), self.ptr.as_ptr().add(off), len);
             out.set_len(len);
         }
         true
@@ -158,9 +156,7 @@ impl Segment {
         }
         // SAFETY: the source range is inside the mapping (checked above);
         // `dst` is process-private memory, so the ranges cannot overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(off), dst.as_mut_ptr(), dst.len())
-        };
+        unsafe { copy_raw(dst.as_mut_ptr(), self.ptr.as_ptr().add(off), dst.len()) };
         true
     }
 
@@ -198,6 +194,23 @@ impl Segment {
         // SAFETY: in bounds (checked above); exclusive by the caller's
         // ownership of the range.
         Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off), len) })
+    }
+}
+
+/// `copy_nonoverlapping` in the pieces `mgpipe::bytes::piece_len` asks for
+/// (a large copy whose addresses would stall glibc's `rep movsb`).
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping(src, dst, n)`.
+unsafe fn copy_raw(dst: *mut u8, src: *const u8, n: usize) {
+    let piece = mgpipe::bytes::piece_len(dst as usize, src as usize, n).max(1);
+    let mut at = 0;
+    while at < n {
+        let len = piece.min(n - at);
+        // SAFETY: `at + len <= n`; the caller's guarantee for the whole
+        // ranges covers every piece.
+        unsafe { std::ptr::copy_nonoverlapping(src.add(at), dst.add(at), len) };
+        at += len;
     }
 }
 
