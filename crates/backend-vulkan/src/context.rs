@@ -240,11 +240,15 @@ impl VulkanBackend {
     fn begin_rendering(&mut self, fb: &Fb, draw: bool) -> Result<vk::CommandBuffer, VkError> {
         let target = fb.target();
         let keep = self.frames.recording && self.frames.rendering == Some(target);
-        let cmd = if keep && draw {
-            self.frames.cmd_keep(&self.gpu)?
-        } else {
-            self.frames.cmd(&self.gpu)?
-        };
+        // The instance's attachments are listed as what the frame touches
+        // (a draw in it flags every image: `push_draw`).
+        let views = target
+            .color
+            .into_iter()
+            .chain([target.depth, target.stencil]);
+        let cmd = self
+            .frames
+            .cmd_for_rendering(&self.gpu, keep && draw, views)?;
         if keep {
             return Ok(cmd);
         }
@@ -2875,6 +2879,11 @@ impl VulkanBackend {
             return Ok(());
         }
         let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
+        if aspect == vk::ImageAspectFlags::COLOR
+            && self.host_write_image(res, level, off, ext, base_layer, nlayers, &data)
+        {
+            return Ok(());
+        }
         self.upload_image(image, aspect, level, off, ext, base_layer, nlayers, &data)
             .map_err(|e| e.to_string())
     }

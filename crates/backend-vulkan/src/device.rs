@@ -63,6 +63,10 @@ pub(crate) struct Gpu {
     /// host-visible, coherent memory type): client buffers live in mapped
     /// memory and idle ones are written by the host directly.
     pub uma: bool,
+    /// Colour images are LINEAR where the device allows it, in mapped
+    /// memory, and idle ones are written by the host directly (CPU
+    /// devices with unified memory; `MOBILEGL_VK_HOST_IMAGES`).
+    pub host_images: bool,
     dr_khr: Option<ash::khr::dynamic_rendering::Device>,
     /// VK_EXT_multi_draw entry points (when `feat.multi_draw`).
     pub multi_draw: Option<ash::ext::multi_draw::Device>,
@@ -94,6 +98,8 @@ struct Knobs {
     force_staging: bool,
     /// `MOBILEGL_VK_HOST_IMPORT`: None = on CPU devices only.
     host_import: Option<bool>,
+    /// `MOBILEGL_VK_HOST_IMAGES`: None = on CPU devices with unified memory.
+    host_images: Option<bool>,
 }
 
 fn call(call: &'static str) -> impl Fn(vk::Result) -> VkError {
@@ -127,6 +133,10 @@ impl Gpu {
             host_import: match std::env::var_os("MOBILEGL_VK_HOST_IMPORT") {
                 None => None,
                 Some(_) => Some(crate::bool_knob("MOBILEGL_VK_HOST_IMPORT", false)?),
+            },
+            host_images: match std::env::var_os("MOBILEGL_VK_HOST_IMAGES") {
+                None => None,
+                Some(_) => Some(crate::bool_knob("MOBILEGL_VK_HOST_IMAGES", false)?),
             },
         };
         // SAFETY: loading the system Vulkan loader; ash keeps the library
@@ -185,6 +195,7 @@ impl Gpu {
             lvp_image_slots: lvp_slots,
             force_staging,
             host_import,
+            host_images,
         } = knobs;
         // SAFETY: plain instance queries.
         let pdevs = unsafe { instance.enumerate_physical_devices() }
@@ -484,7 +495,9 @@ impl Gpu {
                         | vk::MemoryPropertyFlags::HOST_COHERENT,
                 )
             });
-        info!(device = %device_name, %driver_version, ?feat, uma, "Vulkan backend open");
+        let host_images =
+            uma && host_images.unwrap_or(props.device_type == vk::PhysicalDeviceType::CPU);
+        info!(device = %device_name, %driver_version, ?feat, uma, host_images, "Vulkan backend open");
         debug!(limits = ?props.limits, "device limits");
         let mut gpu = Gpu {
             _entry: entry,
@@ -496,6 +509,7 @@ impl Gpu {
             mem,
             feat,
             uma,
+            host_images,
             dr_khr,
             multi_draw,
             timestamp_period,
@@ -697,7 +711,7 @@ impl Gpu {
         // Where host imports are used (CPU devices), the image's memory is
         // mapped once so that read-backs know the host address the driver
         // copies from (`copy_hazard` in resource.rs).
-        let want_addr = self.host_import.is_some();
+        let want_addr = self.host_images || self.host_import.is_some();
         let (memory, mappable) = match self.allocate_mappable(req, false, want_addr, "image") {
             Ok(m) => m,
             Err(e) => {
@@ -744,6 +758,54 @@ impl Gpu {
         };
         self.format_cache.borrow_mut().insert(format.as_raw(), p);
         p
+    }
+
+    /// Whether an image of `ci` (with OPTIMAL tiling) can be made LINEAR
+    /// instead with the same usage, flags, extent, levels and layers.
+    pub fn linear_allowed(&self, ci: &vk::ImageCreateInfo) -> bool {
+        if ci.samples != vk::SampleCountFlags::TYPE_1 {
+            return false;
+        }
+        // SAFETY: plain physical-device query.
+        let p = unsafe {
+            self.instance.get_physical_device_image_format_properties(
+                self.pdev,
+                ci.format,
+                ci.image_type,
+                vk::ImageTiling::LINEAR,
+                ci.usage,
+                ci.flags,
+            )
+        };
+        p.is_ok_and(|p| {
+            p.max_mip_levels >= ci.mip_levels
+                && p.max_array_layers >= ci.array_layers
+                && p.max_extent.width >= ci.extent.width
+                && p.max_extent.height >= ci.extent.height
+                && p.max_extent.depth >= ci.extent.depth
+        })
+    }
+
+    /// Layout of one subresource of a LINEAR image.
+    pub fn subresource_layout(
+        &self,
+        image: vk::Image,
+        aspect: vk::ImageAspectFlags,
+        level: u32,
+        layer: u32,
+    ) -> vk::SubresourceLayout {
+        // SAFETY: `image` is a live LINEAR image of this device (callers)
+        // and the subresource exists in it.
+        unsafe {
+            self.device.get_image_subresource_layout(
+                image,
+                vk::ImageSubresource {
+                    aspect_mask: aspect,
+                    mip_level: level,
+                    array_layer: layer,
+                },
+            )
+        }
     }
 
     /// Optimal-tiling features of `format`.

@@ -17,7 +17,7 @@
 //! reclaimed with the slot, once its fence signals.
 //! Draws whose bindings are already recorded wait in `pending` and are
 //! recorded as one multi-draw before anything else enters the command
-//! buffer (`cmd`, `end_rendering`, `submit` flush them).
+//! buffer (`transfer_cmd`, `end_rendering`, `submit` flush them).
 
 use ash::vk;
 use tracing::warn;
@@ -138,6 +138,10 @@ pub(crate) struct Frame {
     pub arena: Arena,
     pools: Vec<vk::DescriptorPool>,
     pool_at: usize,
+    /// What the last submission from this slot touched: any image
+    /// (`Frames::images_touched`), or only these attachment views.
+    touched_any: bool,
+    attached: Vec<vk::ImageView>,
 }
 
 /// The attachments of the open rendering instance.
@@ -186,6 +190,15 @@ pub(crate) struct Frames {
         Vec<DescriptorImage>,
         vk::DescriptorSet,
     )>,
+    /// Whether the recording frame may access images other than its
+    /// rendering attachments (`attached`): set by every recording except
+    /// staged buffer uploads and the opening of a rendering instance; an
+    /// image upload recorded in the frame counts too. While it is false an
+    /// idle image that is not an attachment may be written by the host
+    /// (`host_may_write_image`).
+    images_touched: bool,
+    /// Views the recording frame renders to.
+    attached: Vec<vk::ImageView>,
     /// True when everything recorded since the last full barrier is upload
     /// copies (from the arena), whose destinations are `written`.
     after_upload: bool,
@@ -428,6 +441,8 @@ impl Frames {
                 arena: Arena::default(),
                 pools: Vec::new(),
                 pool_at: 0,
+                touched_any: false,
+                attached: Vec::new(),
             });
         }
         Ok(Frames {
@@ -446,6 +461,8 @@ impl Frames {
             bound_index: None,
             last_ubo_set: None,
             last_sampler_set: None,
+            images_touched: false,
+            attached: Vec::new(),
             after_upload: false,
             written: Vec::new(),
             pre_recording: false,
@@ -463,15 +480,67 @@ impl Frames {
     }
 
     /// The command buffer being recorded, opening a frame if needed, with
-    /// pending draws recorded first.
-    pub fn cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
-        self.flush_draws(gpu);
-        self.cmd_keep(gpu)
+    /// pending draws left pending (for host-side work and for draws that
+    /// join them). Flags the frame as touching any image.
+    pub fn cmd_keep(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        let cmd = self.open(gpu)?;
+        self.images_touched = true;
+        Ok(cmd)
     }
 
-    /// `cmd` leaving pending draws pending (for host-side work and for
-    /// draws that join them).
-    pub fn cmd_keep(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+    /// The command buffer a rendering instance on `views` opens in (pending
+    /// draws recorded first unless `keep_pending`): like `cmd_keep`, but
+    /// what the instance itself touches is listed, not flagged.
+    pub fn cmd_for_rendering(
+        &mut self,
+        gpu: &Gpu,
+        keep_pending: bool,
+        views: impl IntoIterator<Item = vk::ImageView>,
+    ) -> Result<vk::CommandBuffer, VkError> {
+        if !keep_pending {
+            self.flush_draws(gpu);
+        }
+        let cmd = self.open(gpu)?;
+        for v in views {
+            if v != vk::ImageView::null() && !self.attached.contains(&v) {
+                self.attached.push(v);
+            }
+        }
+        Ok(cmd)
+    }
+
+    /// Whether the host may write an image whose views are `views` now:
+    /// neither the recording frame nor a submission still in flight may
+    /// touch it (each touched only attachments, none a view of it, or
+    /// completed). A recording frame that does not touch it is submitted
+    /// first, so the device runs it (a clear, say) while the host copies.
+    pub fn host_may_write_image<'a>(
+        &mut self,
+        gpu: &Gpu,
+        views: impl Iterator<Item = &'a vk::ImageView> + Clone,
+    ) -> bool {
+        let touches = |any: bool, attached: &[vk::ImageView]| {
+            any || views.clone().any(|v| attached.contains(v))
+        };
+        if self.recording
+            && (touches(self.images_touched, &self.attached) || self.submit(gpu).is_err())
+        {
+            return false;
+        }
+        for i in 0..self.frames.len() {
+            let f = &self.frames[i];
+            if f.serial > self.completed
+                && touches(f.touched_any, &f.attached)
+                && !self.is_done(gpu, f.serial)
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Begin a frame if none is recording; the recording command buffer.
+    fn open(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
         if self.recording {
             return Ok(self.frames[self.cur].cmd);
         }
@@ -522,6 +591,8 @@ impl Frames {
         self.last_sampler_set = None;
         self.after_upload = false;
         self.written.clear();
+        self.images_touched = false;
+        self.attached.clear();
         self.draws_recorded = 0;
         for k in Segmented::ALL {
             // An active query continues in this command buffer.
@@ -632,10 +703,16 @@ impl Frames {
             self.written.push(w);
             return Ok(self.frames[self.cur].cmd);
         }
-        let cmd = self.transfer_cmd(gpu)?;
+        let cmd = self.transfer_cmd_quiet(gpu)?;
         self.after_upload = true;
         self.written.push(w);
         Ok(cmd)
+    }
+
+    /// Flag the recording frame as touching images beyond its attachments
+    /// (an image upload staged into it).
+    pub fn touch_images(&mut self) {
+        self.images_touched = true;
     }
 
     /// The recording frame's `pre` command buffer, ready for a transfer
@@ -648,7 +725,7 @@ impl Frames {
     /// here never ends the open rendering instance. Back-to-back writes to
     /// disjoint destinations share one barrier.
     pub fn pre_upload_cmd(&mut self, gpu: &Gpu, w: Written) -> Result<vk::CommandBuffer, VkError> {
-        self.cmd_keep(gpu)?;
+        self.open(gpu)?;
         let pre = self.frames[self.cur].pre;
         if !self.pre_recording {
             // SAFETY: `pre` belongs to the current slot, whose previous
@@ -772,6 +849,7 @@ impl Frames {
         self.pending_kind = Some(kind);
         self.pending.push(draw);
         self.draws_recorded += 1;
+        self.images_touched = true;
     }
 
     /// Record the pending draws.
@@ -903,6 +981,9 @@ impl Frames {
         let serial = self.next_serial;
         self.next_serial += 1;
         f.serial = serial;
+        f.touched_any = self.images_touched;
+        std::mem::swap(&mut f.attached, &mut self.attached);
+        self.attached.clear();
         self.cur = (self.cur + 1) % self.frames.len();
         Ok(serial)
     }
@@ -938,7 +1019,7 @@ impl Frames {
 
     /// Allocate upload space in the recording frame.
     pub fn upload(&mut self, gpu: &Gpu, size: u64, align: u64) -> Result<ArenaAlloc, VkError> {
-        self.cmd_keep(gpu)?;
+        self.open(gpu)?;
         self.frames[self.cur].arena.alloc(gpu, size, align)
     }
 
@@ -996,7 +1077,15 @@ impl Frames {
     /// The recording command buffer, outside any rendering instance, after
     /// a full barrier (ready for a transfer).
     pub fn transfer_cmd(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
-        let cmd = self.cmd(gpu)?;
+        let cmd = self.transfer_cmd_quiet(gpu)?;
+        self.images_touched = true;
+        Ok(cmd)
+    }
+
+    /// `transfer_cmd` for staged uploads, which list what they write.
+    fn transfer_cmd_quiet(&mut self, gpu: &Gpu) -> Result<vk::CommandBuffer, VkError> {
+        self.flush_draws(gpu);
+        let cmd = self.open(gpu)?;
         if self.rendering.is_some() {
             self.end_rendering(gpu);
         } else {

@@ -59,7 +59,10 @@
 //! ignores host-visible device memory, as on a discrete GPU, so the staging
 //! paths run on lavapipe too); `MOBILEGL_VK_HOST_ALLOC=1|0` (default 1);
 //! `MOBILEGL_VK_LVP_IMAGE_SLOTS=1|0` (default 1);
-//! `MOBILEGL_VK_HOST_IMPORT=1|0` (default: 1 on CPU devices, else 0).
+//! `MOBILEGL_VK_HOST_IMPORT=1|0` (default: 1 on CPU devices, else 0);
+//! `MOBILEGL_VK_HOST_IMAGES=1|0` (default: 1 on CPU devices with unified
+//! memory; colour images LINEAR where allowed, written by the host when
+//! idle).
 
 mod context;
 mod device;
@@ -162,6 +165,9 @@ pub(crate) struct ImageRes {
     /// Host address of `memory` where it is mapped (CPU devices with host
     /// imports), else 0.
     pub host_addr: usize,
+    /// LINEAR tiling in memory mapped at `host_addr`: the host may write
+    /// texels in place (`upload_image`).
+    pub linear: bool,
     pub format: StorageFormat,
     /// GL internal format it was defined with.
     pub gl_internal: u32,
@@ -343,6 +349,8 @@ pub struct VulkanBackend {
     pub(crate) imported_reads: u64,
     /// Host address the last whole read-back was copied from, where known.
     pub(crate) last_read_src: usize,
+    /// Texture uploads the host wrote in place (`host_write_image`).
+    pub(crate) host_image_writes: u64,
     /// Bumped by every applied call except `draw` (`touch`): a draw that
     /// sees the epoch of the previous draw follows it with nothing in
     /// between, so it can reuse everything that draw resolved and bound.
@@ -384,6 +392,7 @@ impl VulkanBackend {
             readback: None,
             imported_reads: 0,
             last_read_src: 0,
+            host_image_writes: 0,
             epoch: 0,
             last_draw: None,
             light: 0,
@@ -409,6 +418,12 @@ impl VulkanBackend {
     /// from it is not imported).
     pub fn read_source_address(&self) -> usize {
         self.last_read_src
+    }
+
+    /// How many texture uploads the host wrote into a LINEAR image in
+    /// place instead of staging a copy (diagnostics and tests).
+    pub fn host_image_writes(&self) -> u64 {
+        self.host_image_writes
     }
 
     /// Note that a call other than `draw` was applied (every `Screen` and

@@ -214,11 +214,22 @@ impl VulkanBackend {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
+        // On CPU devices colour images are LINEAR where allowed (llvmpipe
+        // stores every image linearly anyway), so the host can write an
+        // idle one in place (`upload_image`).
+        let linear =
+            self.gpu.host_images && format.class.is_color() && self.gpu.linear_allowed(&ci);
+        let ci = if linear {
+            ci.tiling(vk::ImageTiling::LINEAR)
+        } else {
+            ci
+        };
         let (image, memory, host_addr) = self.gpu.create_image(&ci)?;
         let img = ImageRes {
             image,
             memory,
             host_addr,
+            linear: linear && host_addr != 0,
             format,
             gl_internal,
             view_type,
@@ -279,6 +290,9 @@ impl VulkanBackend {
     ) -> Result<(), VkError> {
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
+        // The frame now writes this image: later host writes to images
+        // must not overtake it.
+        self.frames.touch_images();
         let lo = |v: i32| v.max(0) as u64;
         let cmd = self.frames.upload_cmd(
             &self.gpu,
@@ -319,6 +333,83 @@ impl VulkanBackend {
             )
         };
         Ok(())
+    }
+
+    /// Write tight colour texels into a region of texture `res` in place,
+    /// by the host, when its image is LINEAR in mapped memory and nothing
+    /// recorded or in flight uses it (`Frames::host_may_write_image`):
+    /// what llvmpipe does for `glTexSubImage2D` natively, where the staged
+    /// copy would run on lavapipe's queue thread at the next submission.
+    /// False: nothing written (take `upload_image`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn host_write_image(
+        &mut self,
+        res: mgpipe::Handle,
+        level: u32,
+        offset: vk::Offset3D,
+        extent: vk::Extent3D,
+        base_layer: u32,
+        layers: u32,
+        data: &[u8],
+    ) -> bool {
+        let Some(ResKind::Texture { img: Some(img), .. }) =
+            self.scr.resources.get(res).map(|r| &r.kind)
+        else {
+            return false;
+        };
+        if !img.linear
+            || level >= img.levels
+            || offset.x < 0
+            || offset.y < 0
+            || offset.z < 0
+            || !self
+                .frames
+                .host_may_write_image(&self.gpu, img.views.values())
+        {
+            return false;
+        }
+        let aspect = vk::ImageAspectFlags::COLOR;
+        let texel = emulation::copy_texel_size(img.format.vk, aspect) as u64;
+        let row = extent.width as u64 * texel;
+        let (h, d) = (extent.height as u64, extent.depth as u64);
+        if texel == 0 || data.len() as u64 != row * h * d * layers as u64 {
+            return false;
+        }
+        // Every row's place, checked against its subresource before any
+        // byte is written.
+        let (x, y0, z0) = (offset.x as u64, offset.y as u64, offset.z as u64);
+        let mut rows = Vec::with_capacity((h * d * layers as u64) as usize);
+        for l in 0..layers {
+            let lay = self
+                .gpu
+                .subresource_layout(img.image, aspect, level, base_layer + l);
+            for z in 0..d {
+                for y in 0..h {
+                    let at = (z0 + z)
+                        .checked_mul(lay.depth_pitch)
+                        .and_then(|a| a.checked_add((y0 + y).checked_mul(lay.row_pitch)?))
+                        .and_then(|a| a.checked_add(x.checked_mul(texel)?));
+                    match at {
+                        Some(a) if a.checked_add(row).is_some_and(|e| e <= lay.size) => {
+                            rows.push(lay.offset + a)
+                        }
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        for (at, src) in rows.iter().zip(data.chunks_exact(row as usize)) {
+            // SAFETY: `host_addr` maps the image's whole memory (coherent);
+            // the row lies inside its subresource (checked above); nothing
+            // on the device uses the image (host_may_write_image) and no
+            // other host reference to this memory exists.
+            let dst = unsafe {
+                std::slice::from_raw_parts_mut((img.host_addr + *at as usize) as *mut u8, src.len())
+            };
+            mgpipe::bytes::copy(dst, src);
+        }
+        self.host_image_writes += 1;
+        true
     }
 
     /// Write `data` at `offset` of a client buffer in command-stream

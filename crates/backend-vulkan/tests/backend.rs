@@ -457,13 +457,11 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn textured_draw_with_rewritten_spirv() {
-    let Some(mut b) = open() else { return };
-    let (w, h) = (8u32, 8u32);
-    setup(&mut b, w, h);
-    clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
-
+/// A shader sampling a 2x2 RGBA8 texture (GL row 0 red, green; row 1
+/// blue, white) over a unit quad strip, with `u_xform` mapping [0,1]^2 onto
+/// clip space and `u_color` halving green, and a white tint UBO: returns
+/// (shader, texture, tint buffer).
+fn textured_quad(b: &mut VulkanBackend) -> (Handle, Handle, Handle) {
     // Shader: the frontend's blob layout (stages back to back).
     let vs = words(include_bytes!("data/draw.vert.spv"));
     let fs = words(include_bytes!("data/draw.frag.spv"));
@@ -612,6 +610,17 @@ fn textured_draw_with_rewritten_spirv() {
             .copy_from_slice(&[1.0f32, 1.0, 1.0, 1.0].map(f32::to_bits));
     }
     b.set_vertex_attrib_defaults(&defaults);
+    (sh, tex, ubo)
+}
+
+#[test]
+fn textured_draw_with_rewritten_spirv() {
+    let Some(mut b) = open() else { return };
+    let (w, h) = (8u32, 8u32);
+    setup(&mut b, w, h);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
+
+    let (sh, tex, ubo) = textured_quad(&mut b);
 
     b.draw(
         &Draw {
@@ -771,6 +780,101 @@ fn textured_draw_with_rewritten_spirv() {
         },
         &[],
     );
+}
+
+/// Texture uploads the host writes in place (LINEAR images on CPU
+/// devices) must not overtake recorded draws that sample the texture, and
+/// must land where a later draw reads them.
+#[test]
+fn texture_uploads_keep_their_order_with_draws() {
+    let Some(mut b) = open() else { return };
+    let (w, h) = (8u32, 8u32);
+    setup(&mut b, w, h);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
+    let (sh, tex, _ubo) = textured_quad(&mut b);
+    let globals = |b: &mut VulkanBackend, xform: [f32; 4]| {
+        let g: Vec<f32> = [xform, [1.0; 4]].concat();
+        b.set_global_constants(&SetGlobalConstants { shader: sh }, bytemuck::cast_slice(&g));
+    };
+    let fill = |b: &mut VulkanBackend, c: [u8; 4]| {
+        b.texture_subimage(
+            &TextureSubimage {
+                res: tex,
+                target: GL_TEXTURE_2D,
+                width: 2,
+                height: 2,
+                depth: 1,
+                format: GL_RGBA,
+                r#type: GL_UNSIGNED_BYTE,
+                ..Default::default()
+            },
+            &c.repeat(4),
+        );
+    };
+    let quad = Draw {
+        mode: GL_TRIANGLE_STRIP,
+        count: 4,
+        instance_count: 1,
+        ..Default::default()
+    };
+    let all = |img: &[u8], x0: u32, x1: u32, want: [u8; 4]| {
+        for y in 0..h {
+            for x in x0..x1 {
+                assert_eq!(px(img, w, x, y), want, "pixel ({x},{y})");
+            }
+        }
+    };
+    let _ = read(&mut b, 0, 0, w, h);
+    let lavapipe = b.device_name().contains("llvmpipe")
+        && std::env::var_os("MOBILEGL_VK_HOST_IMAGES").is_none();
+    let writes = b.host_image_writes();
+
+    // Idle device, nothing recorded: written in place on lavapipe.
+    const YELLOW: [u8; 4] = [255, 255, 0, 255];
+    const CYAN: [u8; 4] = [0, 255, 255, 255];
+    const MAGENTA: [u8; 4] = [255, 0, 255, 255];
+    fill(&mut b, YELLOW);
+    globals(&mut b, [2.0, 2.0, -1.0, -1.0]);
+    b.draw(&quad, &[]);
+    all(&read(&mut b, 0, 0, w, h), 0, w, YELLOW);
+    if lavapipe {
+        assert_eq!(
+            b.host_image_writes() - writes,
+            1,
+            "idle texture written in place"
+        );
+    }
+
+    // A recorded draw samples the texture: the next upload waits its turn.
+    globals(&mut b, [1.0, 2.0, -1.0, -1.0]);
+    b.draw(&quad, &[]);
+    fill(&mut b, CYAN);
+    globals(&mut b, [1.0, 2.0, 0.0, -1.0]);
+    b.draw(&quad, &[]);
+    let img = read(&mut b, 0, 0, w, h);
+    all(&img, 0, w / 2, YELLOW);
+    all(&img, w / 2, w, CYAN);
+    if lavapipe {
+        assert_eq!(
+            b.host_image_writes() - writes,
+            1,
+            "upload after a draw staged"
+        );
+    }
+
+    // Only a clear recorded: it is submitted and the host writes meanwhile.
+    clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
+    fill(&mut b, MAGENTA);
+    globals(&mut b, [2.0, 2.0, -1.0, -1.0]);
+    b.draw(&quad, &[]);
+    all(&read(&mut b, 0, 0, w, h), 0, w, MAGENTA);
+    if lavapipe {
+        assert_eq!(
+            b.host_image_writes() - writes,
+            2,
+            "upload after a clear in place"
+        );
+    }
 }
 
 #[test]
