@@ -648,6 +648,8 @@ struct Src {
     samples: vk::SampleCountFlags,
     /// Host address of the image's memory (0: unknown).
     host_addr: usize,
+    /// LINEAR in memory mapped at `host_addr` (the host may read it).
+    linear: bool,
 }
 
 /// Where GL's attachment `layer` of `level` lives for copies: (array
@@ -762,6 +764,7 @@ impl VulkanBackend {
             extent,
             samples: img.samples,
             host_addr: img.host_addr,
+            linear: img.linear,
         })
     }
 
@@ -2140,6 +2143,14 @@ impl VulkanBackend {
         if self
             .read_image_into(&region, src_addr, dst)
             .map_err(|e| e.to_string())?
+        {
+            return Ok(true);
+        }
+        // Else the host reads a LINEAR image in place after the wait.
+        if src.linear
+            && self
+                .host_read_image(&region, src.host_addr, dst)
+                .map_err(|e| e.to_string())?
         {
             return Ok(true);
         }

@@ -738,6 +738,65 @@ impl VulkanBackend {
     }
 }
 
+impl VulkanBackend {
+    /// Read the tight texels of `r` (colour, one layer) from a LINEAR image
+    /// mapped at `host_addr`, by the host, once everything recorded so far
+    /// has completed: what llvmpipe does for `glReadPixels` natively, with
+    /// no copy on the device's thread. Ok(false): not applicable, nothing
+    /// done.
+    pub(crate) fn host_read_image(
+        &mut self,
+        r: &ImageRegion,
+        host_addr: usize,
+        dst: &mut [u8],
+    ) -> Result<bool, VkError> {
+        let texel = r.texel as u64;
+        let row = r.extent.width as u64 * texel;
+        if host_addr == 0
+            || r.aspect != vk::ImageAspectFlags::COLOR
+            || r.extent.depth != 1
+            || r.offset.x < 0
+            || r.offset.y < 0
+            || r.offset.z < 0
+            || row == 0
+            || r.size() != dst.len() as u64
+        {
+            return Ok(false);
+        }
+        let lay = self
+            .gpu
+            .subresource_layout(r.image, r.aspect, r.level, r.layer);
+        let at = |y: u64| {
+            (r.offset.z as u64)
+                .checked_mul(lay.depth_pitch)?
+                .checked_add((r.offset.y as u64 + y).checked_mul(lay.row_pitch)?)?
+                .checked_add((r.offset.x as u64).checked_mul(texel)?)
+                .filter(|a| a.checked_add(row).is_some_and(|e| e <= lay.size))
+        };
+        let h = r.extent.height as u64;
+        if at(0).is_none() || at(h - 1).is_none() {
+            return Ok(false);
+        }
+        self.frames.finish(&self.gpu)?;
+        for (y, out) in dst.chunks_exact_mut(row as usize).enumerate() {
+            let Some(a) = at(y as u64) else {
+                return Ok(false);
+            };
+            // SAFETY: `host_addr` maps the image's whole memory (coherent);
+            // the row lies inside the subresource (checked); every
+            // submission completed, so nothing writes the image.
+            let src = unsafe {
+                std::slice::from_raw_parts(
+                    (host_addr + (lay.offset + a) as usize) as *const u8,
+                    row as usize,
+                )
+            };
+            mgpipe::bytes::copy(out, src);
+        }
+        Ok(true)
+    }
+}
+
 /// One aspect of a box of one layer and level of an image, read back as
 /// tight rows of `texel`-byte texels.
 pub(crate) struct ImageRegion {
