@@ -35,7 +35,11 @@ const BLOCK: usize = 64 * 1024;
 const SYSTEM: u64 = 1 << 63;
 
 struct Inner {
-    free: [Vec<*mut u8>; CLASSES.len()],
+    /// Head of each class's free list (null: empty). A free chunk keeps
+    /// its class tag in its first word and the next free chunk in its
+    /// second (both inside the header), so push and pop touch no other
+    /// memory.
+    free: [*mut u8; CLASSES.len()],
     blocks: Vec<*mut u8>,
     /// Unused tail of the newest block.
     cursor: *mut u8,
@@ -64,7 +68,7 @@ impl CommandAllocator {
     pub fn new() -> Box<Self> {
         Box::new(CommandAllocator {
             inner: Mutex::new(Inner {
-                free: Default::default(),
+                free: [std::ptr::null_mut(); CLASSES.len()],
                 blocks: Vec::new(),
                 cursor: std::ptr::null_mut(),
                 left: 0,
@@ -89,10 +93,7 @@ impl CommandAllocator {
             return std::ptr::null_mut();
         }
         if align <= CHUNK_ALIGN {
-            if let Some(class) = CLASSES
-                .iter()
-                .position(|c| size.saturating_add(HEADER) <= *c)
-            {
+            if let Some(class) = class_of(size) {
                 return self.alloc_small(class);
             }
         }
@@ -101,27 +102,30 @@ impl CommandAllocator {
 
     fn alloc_small(&self, class: usize) -> *mut u8 {
         let mut g = self.inner.lock();
-        let chunk = match g.free[class].pop() {
-            Some(p) => p,
-            None => {
-                let want = CLASSES[class];
-                if g.left < want {
-                    // SAFETY: a non-zero layout.
-                    let b = unsafe { std::alloc::alloc(block_layout()) };
-                    if b.is_null() {
-                        return b;
-                    }
-                    g.blocks.push(b);
-                    g.cursor = b;
-                    g.left = BLOCK;
+        let head = g.free[class];
+        let chunk = if !head.is_null() {
+            // SAFETY: a chunk on the free list: its second word holds the
+            // next free chunk of the class (written by `free`).
+            g.free[class] = unsafe { head.add(8).cast::<*mut u8>().read() };
+            head
+        } else {
+            let want = CLASSES[class];
+            if g.left < want {
+                // SAFETY: a non-zero layout.
+                let b = unsafe { std::alloc::alloc(block_layout()) };
+                if b.is_null() {
+                    return b;
                 }
-                let p = g.cursor;
-                // SAFETY: `want <= left`, so the new cursor stays inside (or
-                // one past) the block.
-                g.cursor = unsafe { p.add(want) };
-                g.left -= want;
-                p
+                g.blocks.push(b);
+                g.cursor = b;
+                g.left = BLOCK;
             }
+            let p = g.cursor;
+            // SAFETY: `want <= left`, so the new cursor stays inside (or
+            // one past) the block.
+            g.cursor = unsafe { p.add(want) };
+            g.left -= want;
+            p
         };
         // SAFETY: `chunk` is CHUNK_ALIGN-aligned and at least HEADER + 16
         // bytes long; the tag goes in its first word.
@@ -172,7 +176,13 @@ impl CommandAllocator {
                 )
             };
         } else {
-            self.inner.lock().free[tag as usize].push(p.wrapping_sub(HEADER));
+            let chunk = p.wrapping_sub(HEADER);
+            let mut g = self.inner.lock();
+            let class = (tag as usize).min(CLASSES.len() - 1);
+            // SAFETY: the chunk's header is ours (HEADER bytes before `p`);
+            // its second word holds the list link while the chunk is free.
+            unsafe { chunk.add(8).cast::<*mut u8>().write(g.free[class]) };
+            g.free[class] = chunk;
         }
     }
 
@@ -200,6 +210,21 @@ impl CommandAllocator {
         }
         n
     }
+}
+
+/// The size class of a `size`-byte request (header included), None when
+/// it is larger than the largest class.
+#[inline]
+fn class_of(size: usize) -> Option<usize> {
+    let need = size.checked_add(HEADER)?;
+    // CLASSES are 32 << class: 32 and below is class 0, else the power of
+    // two at or above `need`.
+    let class = if need <= CLASSES[0] {
+        0
+    } else {
+        ((need - 1).ilog2() + 1 - CLASSES[0].trailing_zeros()) as usize
+    };
+    (class < CLASSES.len()).then_some(class)
 }
 
 /// A system allocation with the header in front: `align` (at least HEADER)
@@ -278,6 +303,15 @@ unsafe extern "system" fn vk_free(user: *mut c_void, memory: *mut c_void) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_of_is_the_smallest_class_that_fits() {
+        for size in 0..5000usize {
+            let want = CLASSES.iter().position(|c| size + HEADER <= *c);
+            assert_eq!(class_of(size), want, "size {size}");
+        }
+        assert_eq!(class_of(usize::MAX), None);
+    }
 
     #[test]
     fn small_chunks_are_recycled_by_class() {
