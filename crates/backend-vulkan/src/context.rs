@@ -2556,15 +2556,16 @@ impl VulkanBackend {
         res.map_err(|e| e.to_string())
     }
 
-    /// Client pixels made into the storage's texel bytes.
-    fn texel_data(
+    /// Client pixels made into the storage's texel bytes (borrowed when
+    /// they already are: no copy of an upload in the storage's format).
+    fn texel_data<'b>(
         &self,
         sf: &StorageFormat,
-        blob: &[u8],
+        blob: &'b [u8],
         format: u32,
         ty: u32,
         extent: (u32, u32, u32),
-    ) -> Result<(Vec<u8>, vk::ImageAspectFlags), String> {
+    ) -> Result<(std::borrow::Cow<'b, [u8]>, vk::ImageAspectFlags), String> {
         let size = emulation::image_size(format, ty, extent.0, extent.1, extent.2)
             .ok_or_else(|| format!("unknown client format/type 0x{format:X}/0x{ty:X}"))?;
         if blob.len() < size {
@@ -2573,10 +2574,16 @@ impl VulkanBackend {
         let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
         let blob = &blob[..size];
         if sf.class.is_color() {
+            let same = emulation::bytes_per_pixel(format, ty)
+                .filter(|_| format == sf.format && ty == sf.ty)
+                .and_then(|b| blob.get(..b.checked_mul(pixels)?));
+            if let Some(texels) = same {
+                return Ok((texels.into(), vk::ImageAspectFlags::COLOR));
+            }
             let data = emulation::convert(blob, format, ty, sf.format, sf.ty, pixels).ok_or_else(
                 || format!("no conversion from 0x{format:X}/0x{ty:X} for this texture"),
             )?;
-            return Ok((data, vk::ImageAspectFlags::COLOR));
+            return Ok((data.into(), vk::ImageAspectFlags::COLOR));
         }
         if format == gl::STENCIL_INDEX && sf.class.has_stencil() {
             let data = emulation::convert(
@@ -2588,7 +2595,7 @@ impl VulkanBackend {
                 pixels,
             )
             .ok_or("no stencil conversion")?;
-            return Ok((data, vk::ImageAspectFlags::STENCIL));
+            return Ok((data.into(), vk::ImageAspectFlags::STENCIL));
         }
         if format != gl::DEPTH_COMPONENT || !sf.class.has_depth() {
             return Err("depth/stencil uploads need DEPTH_COMPONENT data (packed DEPTH_STENCIL is a named gap)".into());
@@ -2618,7 +2625,7 @@ impl VulkanBackend {
             _ => emulation::convert(blob, format, ty, gl::DEPTH_COMPONENT, gl::FLOAT, pixels),
         }
         .ok_or("no depth conversion")?;
-        Ok((data, vk::ImageAspectFlags::DEPTH))
+        Ok((data.into(), vk::ImageAspectFlags::DEPTH))
     }
 
     /// Make sure texture `res` has an image able to hold `level` of the
