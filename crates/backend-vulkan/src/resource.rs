@@ -375,38 +375,49 @@ impl VulkanBackend {
         if texel == 0 || data.len() as u64 != row * h * d * layers as u64 {
             return false;
         }
-        // Every row's place, checked against its subresource before any
-        // byte is written.
+        // Rows lie at increasing offsets, so every layer's last row being
+        // inside its subresource bounds them all; checked before any byte
+        // is written.
         let (x, y0, z0) = (offset.x as u64, offset.y as u64, offset.z as u64);
-        let mut rows = Vec::with_capacity((h * d * layers as u64) as usize);
+        let layout = |l: u32| {
+            self.gpu
+                .subresource_layout(img.image, aspect, level, base_layer + l)
+        };
+        if (0..layers).any(|l| {
+            row_at(
+                &layout(l),
+                x * texel,
+                y0 + h.saturating_sub(1),
+                z0 + d.saturating_sub(1),
+                row,
+            )
+            .is_none()
+        }) {
+            return false;
+        }
+        let mut src = data.chunks_exact(row as usize);
         for l in 0..layers {
-            let lay = self
-                .gpu
-                .subresource_layout(img.image, aspect, level, base_layer + l);
-            for z in 0..d {
-                for y in 0..h {
-                    let at = (z0 + z)
-                        .checked_mul(lay.depth_pitch)
-                        .and_then(|a| a.checked_add((y0 + y).checked_mul(lay.row_pitch)?))
-                        .and_then(|a| a.checked_add(x.checked_mul(texel)?));
-                    match at {
-                        Some(a) if a.checked_add(row).is_some_and(|e| e <= lay.size) => {
-                            rows.push(lay.offset + a)
-                        }
-                        _ => return false,
-                    }
+            let lay = layout(l);
+            for z in z0..z0 + d {
+                for y in y0..y0 + h {
+                    let (Some(at), Some(src)) = (row_at(&lay, x * texel, y, z, row), src.next())
+                    else {
+                        return false;
+                    };
+                    // SAFETY: `host_addr` maps the image's whole memory
+                    // (coherent); the row lies inside its subresource
+                    // (row_at); nothing on the device uses the image
+                    // (host_may_write_image) and no other host reference
+                    // to this memory exists.
+                    let dst = unsafe {
+                        std::slice::from_raw_parts_mut(
+                            (img.host_addr + at as usize) as *mut u8,
+                            src.len(),
+                        )
+                    };
+                    mgpipe::bytes::copy(dst, src);
                 }
             }
-        }
-        for (at, src) in rows.iter().zip(data.chunks_exact(row as usize)) {
-            // SAFETY: `host_addr` maps the image's whole memory (coherent);
-            // the row lies inside its subresource (checked above); nothing
-            // on the device uses the image (host_may_write_image) and no
-            // other host reference to this memory exists.
-            let dst = unsafe {
-                std::slice::from_raw_parts_mut((img.host_addr + *at as usize) as *mut u8, src.len())
-            };
-            mgpipe::bytes::copy(dst, src);
         }
         self.host_image_writes += 1;
         true
@@ -766,15 +777,10 @@ impl VulkanBackend {
         let lay = self
             .gpu
             .subresource_layout(r.image, r.aspect, r.level, r.layer);
-        let at = |y: u64| {
-            (r.offset.z as u64)
-                .checked_mul(lay.depth_pitch)?
-                .checked_add((r.offset.y as u64 + y).checked_mul(lay.row_pitch)?)?
-                .checked_add((r.offset.x as u64).checked_mul(texel)?)
-                .filter(|a| a.checked_add(row).is_some_and(|e| e <= lay.size))
-        };
+        let (x, y0, z) = (r.offset.x as u64, r.offset.y as u64, r.offset.z as u64);
+        let at = |y: u64| row_at(&lay, x * texel, y0 + y, z, row);
         let h = r.extent.height as u64;
-        if at(0).is_none() || at(h - 1).is_none() {
+        if at(h.saturating_sub(1)).is_none() {
             return Ok(false);
         }
         self.frames.finish(&self.gpu)?;
@@ -783,18 +789,28 @@ impl VulkanBackend {
                 return Ok(false);
             };
             // SAFETY: `host_addr` maps the image's whole memory (coherent);
-            // the row lies inside the subresource (checked); every
+            // the row lies inside the subresource (row_at); every
             // submission completed, so nothing writes the image.
             let src = unsafe {
-                std::slice::from_raw_parts(
-                    (host_addr + (lay.offset + a) as usize) as *const u8,
-                    row as usize,
-                )
+                std::slice::from_raw_parts((host_addr + a as usize) as *const u8, row as usize)
             };
             mgpipe::bytes::copy(out, src);
         }
         Ok(true)
     }
+}
+
+/// Offset in the image's memory of the `len`-byte row `y` of slice `z`,
+/// starting `x_bytes` into the row, of the LINEAR subresource `lay`; None
+/// when it does not lie inside the subresource.
+fn row_at(lay: &vk::SubresourceLayout, x_bytes: u64, y: u64, z: u64, len: u64) -> Option<u64> {
+    let at = z
+        .checked_mul(lay.depth_pitch)?
+        .checked_add(y.checked_mul(lay.row_pitch)?)?
+        .checked_add(x_bytes)?;
+    at.checked_add(len)
+        .is_some_and(|e| e <= lay.size)
+        .then(|| lay.offset + at)
 }
 
 /// One aspect of a box of one layer and level of an image, read back as
