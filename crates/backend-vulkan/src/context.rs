@@ -648,6 +648,8 @@ struct Src {
     samples: vk::SampleCountFlags,
     /// Host address of the image's memory (0: unknown).
     host_addr: usize,
+    /// Bytes mapped there.
+    host_len: usize,
     /// LINEAR in memory mapped at `host_addr` (the host may read it).
     linear: bool,
 }
@@ -764,6 +766,7 @@ impl VulkanBackend {
             extent,
             samples: img.samples,
             host_addr: img.host_addr,
+            host_len: img.host_len,
             linear: img.linear,
         })
     }
@@ -2149,7 +2152,7 @@ impl VulkanBackend {
         // Else the host reads a LINEAR image in place after the wait.
         if src.linear
             && self
-                .host_read_image(&region, src.host_addr, dst)
+                .host_read_image(&region, (src.host_addr, src.host_len), dst)
                 .map_err(|e| e.to_string())?
         {
             return Ok(true);
@@ -2712,7 +2715,11 @@ impl VulkanBackend {
         let mut new = self
             .create_image(sf, internal, it, vt, base, layers, chain, samples)
             .map_err(|e| e.to_string())?;
-        if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
+        // Fresh storage reads as zeros: a LINEAR image is zeroed by the host
+        // (no device work, and the host may go on writing it this frame),
+        // any other by a clear.
+        if self.host_zero_image(&new) {
+        } else if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
             let range = [resource::full_range(&new)];
             // SAFETY: recording outside rendering; a fresh image in GENERAL.
             unsafe {

@@ -698,12 +698,12 @@ impl Gpu {
         })
     }
 
-    /// An image with its own device memory, and that memory's host address
-    /// where host imports are on and it is mappable (else 0).
+    /// An image with its own device memory, and that memory's host mapping
+    /// where host imports or host images are on and it is mappable.
     pub fn create_image(
         &self,
         ci: &vk::ImageCreateInfo,
-    ) -> Result<(vk::Image, vk::DeviceMemory, usize), VkError> {
+    ) -> Result<(vk::Image, vk::DeviceMemory, HostMapping), VkError> {
         // SAFETY: valid device and create info.
         let image = unsafe { self.device.create_image(ci, None) }.map_err(call("vkCreateImage"))?;
         // SAFETY: `image` is a live image of this device.
@@ -732,7 +732,7 @@ impl Gpu {
                 result: e,
             });
         }
-        let addr = if want_addr && mappable {
+        let ptr = if want_addr && mappable {
             // SAFETY: host-visible memory of this device, not mapped yet;
             // freeing the memory unmaps it.
             unsafe {
@@ -743,7 +743,14 @@ impl Gpu {
         } else {
             0
         };
-        Ok((image, memory, addr))
+        Ok((
+            image,
+            memory,
+            HostMapping {
+                addr: ptr,
+                len: if ptr == 0 { 0 } else { req.size as usize },
+            },
+        ))
     }
 
     /// Properties of `format` (asked once, then cached).
@@ -817,6 +824,14 @@ impl Gpu {
     pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
         self.format_properties(format).buffer_features
     }
+}
+
+/// Where an image's whole memory is mapped on the host (`addr` 0 and
+/// `len` 0: not mapped).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HostMapping {
+    pub addr: usize,
+    pub len: usize,
 }
 
 /// A buffer and its dedicated memory (mapped when host-visible).

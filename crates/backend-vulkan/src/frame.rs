@@ -142,6 +142,8 @@ pub(crate) struct Frame {
     /// (`Frames::images_touched`), or only these attachment views.
     touched_any: bool,
     attached: Vec<vk::ImageView>,
+    /// Images whose creation (layout transition) the submission carries.
+    fresh: Vec<vk::Image>,
 }
 
 /// The attachments of the open rendering instance.
@@ -199,6 +201,10 @@ pub(crate) struct Frames {
     images_touched: bool,
     /// Views the recording frame renders to.
     attached: Vec<vk::ImageView>,
+    /// Images created in the recording frame: their layout transition (from
+    /// PREINITIALIZED, which keeps what the host wrote) is in `pre`, so the
+    /// host may write them until the frame is submitted.
+    fresh: Vec<vk::Image>,
     /// True when everything recorded since the last full barrier is upload
     /// copies (from the arena), whose destinations are `written`.
     after_upload: bool,
@@ -443,6 +449,7 @@ impl Frames {
                 pool_at: 0,
                 touched_any: false,
                 attached: Vec::new(),
+                fresh: Vec::new(),
             });
         }
         Ok(Frames {
@@ -463,6 +470,7 @@ impl Frames {
             last_sampler_set: None,
             images_touched: false,
             attached: Vec::new(),
+            fresh: Vec::new(),
             after_upload: false,
             written: Vec::new(),
             pre_recording: false,
@@ -509,28 +517,41 @@ impl Frames {
         Ok(cmd)
     }
 
-    /// Whether the host may write an image whose views are `views` now:
+    /// Note `image`, created in the recording frame with its transition
+    /// out of PREINITIALIZED recorded in `pre`.
+    pub fn note_fresh(&mut self, image: vk::Image) {
+        self.fresh.push(image);
+    }
+
+    /// Whether the host may write `image` (whose views are `views`) now:
     /// neither the recording frame nor a submission still in flight may
-    /// touch it (each touched only attachments, none a view of it, or
-    /// completed). A recording frame that does not touch it is submitted
-    /// first, so the device runs it (a clear, say) while the host copies.
+    /// touch it (each touched only attachments, none a view of it, and
+    /// did not create it; or completed). An image created in the
+    /// recording frame may be written until the frame is submitted (its
+    /// transition keeps the bytes). Otherwise a recording frame that does
+    /// not touch it is submitted first, so the device runs it (a clear,
+    /// say) while the host copies.
     pub fn host_may_write_image<'a>(
         &mut self,
         gpu: &Gpu,
+        image: vk::Image,
         views: impl Iterator<Item = &'a vk::ImageView> + Clone,
     ) -> bool {
-        let touches = |any: bool, attached: &[vk::ImageView]| {
-            any || views.clone().any(|v| attached.contains(v))
+        let touches = |any: bool, attached: &[vk::ImageView], fresh: &[vk::Image]| {
+            any || fresh.contains(&image) || views.clone().any(|v| attached.contains(v))
         };
-        if self.recording
-            && (touches(self.images_touched, &self.attached) || self.submit(gpu).is_err())
-        {
-            return false;
+        if self.recording {
+            if self.images_touched || views.clone().any(|v| self.attached.contains(v)) {
+                return false;
+            }
+            if !self.fresh.contains(&image) && self.submit(gpu).is_err() {
+                return false;
+            }
         }
         for i in 0..self.frames.len() {
             let f = &self.frames[i];
             if f.serial > self.completed
-                && touches(f.touched_any, &f.attached)
+                && touches(f.touched_any, &f.attached, &f.fresh)
                 && !self.is_done(gpu, f.serial)
             {
                 return false;
@@ -593,6 +614,7 @@ impl Frames {
         self.written.clear();
         self.images_touched = false;
         self.attached.clear();
+        self.fresh.clear();
         self.draws_recorded = 0;
         for k in Segmented::ALL {
             // An active query continues in this command buffer.
@@ -984,6 +1006,8 @@ impl Frames {
         f.touched_any = self.images_touched;
         std::mem::swap(&mut f.attached, &mut self.attached);
         self.attached.clear();
+        std::mem::swap(&mut f.fresh, &mut self.fresh);
+        self.fresh.clear();
         self.cur = (self.cur + 1) % self.frames.len();
         Ok(serial)
     }

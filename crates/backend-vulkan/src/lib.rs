@@ -165,6 +165,9 @@ pub(crate) struct ImageRes {
     /// Host address of `memory` where it is mapped (CPU devices with host
     /// imports), else 0.
     pub host_addr: usize,
+    /// Bytes mapped at `host_addr` (the whole allocation; 0: unmapped):
+    /// every host access stays below it.
+    pub host_len: usize,
     /// LINEAR tiling in memory mapped at `host_addr`: the host may write
     /// texels in place (`upload_image`).
     pub linear: bool,

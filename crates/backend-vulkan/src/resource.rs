@@ -219,17 +219,25 @@ impl VulkanBackend {
         // idle one in place (`upload_image`).
         let linear =
             self.gpu.host_images && format.class.is_color() && self.gpu.linear_allowed(&ci);
+        // A LINEAR image starts PREINITIALIZED: its transition to GENERAL
+        // keeps what the host writes before the frame is submitted.
+        let initial = if linear {
+            vk::ImageLayout::PREINITIALIZED
+        } else {
+            vk::ImageLayout::UNDEFINED
+        };
         let ci = if linear {
-            ci.tiling(vk::ImageTiling::LINEAR)
+            ci.tiling(vk::ImageTiling::LINEAR).initial_layout(initial)
         } else {
             ci
         };
-        let (image, memory, host_addr) = self.gpu.create_image(&ci)?;
+        let (image, memory, mapping) = self.gpu.create_image(&ci)?;
         let img = ImageRes {
             image,
             memory,
-            host_addr,
-            linear: linear && host_addr != 0,
+            host_addr: mapping.addr,
+            host_len: mapping.len,
+            linear: linear && mapping.addr != 0,
             format,
             gl_internal,
             view_type,
@@ -240,7 +248,14 @@ impl VulkanBackend {
             defined: 0,
             views: Default::default(),
         };
-        let cmd = match self.frames.transfer_cmd(&self.gpu) {
+        // The transition goes ahead of the frame (`pre`): nothing recorded
+        // can use a fresh image, and an open rendering instance stays open.
+        let fresh = frame::Written {
+            object: vk::Handle::as_raw(image),
+            level: 0,
+            ranges: [(0, u64::MAX), (0, u64::MAX), (0, u64::MAX), (0, u64::MAX)],
+        };
+        let cmd = match self.frames.pre_upload_cmd(&self.gpu, fresh) {
             Ok(c) => c,
             Err(e) => {
                 let mut g = Vec::new();
@@ -251,20 +266,24 @@ impl VulkanBackend {
                 return Err(e);
             }
         };
+        if linear {
+            self.frames.note_fresh(image);
+        }
         let ib = [vk::ImageMemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::empty())
+            .src_access_mask(vk::AccessFlags::HOST_WRITE)
             .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
-            .old_layout(vk::ImageLayout::UNDEFINED)
+            .old_layout(initial)
             .new_layout(vk::ImageLayout::GENERAL)
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(image)
             .subresource_range(full_range(&img))];
-        // SAFETY: recording, outside rendering; the image is fresh.
+        // SAFETY: `pre` is recording (never inside rendering); the image is
+        // fresh.
         unsafe {
             self.gpu.device.cmd_pipeline_barrier(
                 cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TOP_OF_PIPE,
                 vk::PipelineStageFlags::ALL_COMMANDS,
                 vk::DependencyFlags::empty(),
                 &[],
@@ -364,7 +383,7 @@ impl VulkanBackend {
             || offset.z < 0
             || !self
                 .frames
-                .host_may_write_image(&self.gpu, img.views.values())
+                .host_may_write_image(&self.gpu, img.image, img.views.values())
         {
             return false;
         }
@@ -386,9 +405,9 @@ impl VulkanBackend {
         if (0..layers).any(|l| {
             row_at(
                 &layout(l),
+                img.host_len,
                 x * texel,
-                y0 + h.saturating_sub(1),
-                z0 + d.saturating_sub(1),
+                (y0 + h.saturating_sub(1), z0 + d.saturating_sub(1)),
                 row,
             )
             .is_none()
@@ -400,8 +419,10 @@ impl VulkanBackend {
             let lay = layout(l);
             for z in z0..z0 + d {
                 for y in y0..y0 + h {
-                    let (Some(at), Some(src)) = (row_at(&lay, x * texel, y, z, row), src.next())
-                    else {
+                    let (Some(at), Some(src)) = (
+                        row_at(&lay, img.host_len, x * texel, (y, z), row),
+                        src.next(),
+                    ) else {
                         return false;
                     };
                     // SAFETY: `host_addr` maps the image's whole memory
@@ -420,6 +441,19 @@ impl VulkanBackend {
             }
         }
         self.host_image_writes += 1;
+        true
+    }
+
+    /// Zero every subresource of `img`, a LINEAR image just created (its
+    /// transition out of PREINITIALIZED keeps the bytes), by the host.
+    /// False: not such an image, nothing done.
+    pub(crate) fn host_zero_image(&self, img: &ImageRes) -> bool {
+        if !img.linear || img.host_len == 0 || !img.format.class.is_color() {
+            return false;
+        }
+        // SAFETY: `host_addr` maps the image's whole memory, `host_len`
+        // bytes; the image is fresh, so nothing else reads or writes it.
+        unsafe { std::ptr::write_bytes(img.host_addr as *mut u8, 0, img.host_len) };
         true
     }
 
@@ -758,7 +792,7 @@ impl VulkanBackend {
     pub(crate) fn host_read_image(
         &mut self,
         r: &ImageRegion,
-        host_addr: usize,
+        (host_addr, host_len): (usize, usize),
         dst: &mut [u8],
     ) -> Result<bool, VkError> {
         let texel = r.texel as u64;
@@ -778,7 +812,7 @@ impl VulkanBackend {
             .gpu
             .subresource_layout(r.image, r.aspect, r.level, r.layer);
         let (x, y0, z) = (r.offset.x as u64, r.offset.y as u64, r.offset.z as u64);
-        let at = |y: u64| row_at(&lay, x * texel, y0 + y, z, row);
+        let at = |y: u64| row_at(&lay, host_len, x * texel, (y0 + y, z), row);
         let h = r.extent.height as u64;
         if at(h.saturating_sub(1)).is_none() {
             return Ok(false);
@@ -803,14 +837,22 @@ impl VulkanBackend {
 /// Offset in the image's memory of the `len`-byte row `y` of slice `z`,
 /// starting `x_bytes` into the row, of the LINEAR subresource `lay`; None
 /// when it does not lie inside the subresource.
-fn row_at(lay: &vk::SubresourceLayout, x_bytes: u64, y: u64, z: u64, len: u64) -> Option<u64> {
+///
+/// `mapped` bounds it too (the bytes mapped from the memory's start): a
+/// driver's layout is not trusted to stay inside the allocation.
+fn row_at(
+    lay: &vk::SubresourceLayout,
+    mapped: usize,
+    x_bytes: u64,
+    (y, z): (u64, u64),
+    len: u64,
+) -> Option<u64> {
     let at = z
         .checked_mul(lay.depth_pitch)?
         .checked_add(y.checked_mul(lay.row_pitch)?)?
         .checked_add(x_bytes)?;
-    at.checked_add(len)
-        .is_some_and(|e| e <= lay.size)
-        .then(|| lay.offset + at)
+    let abs = lay.offset.checked_add(at)?;
+    (at.checked_add(len)? <= lay.size && abs.checked_add(len)? <= mapped as u64).then_some(abs)
 }
 
 /// One aspect of a box of one layer and level of an image, read back as
