@@ -2904,12 +2904,17 @@ impl VulkanBackend {
             return Ok(());
         }
         let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
-        if aspect == vk::ImageAspectFlags::COLOR
-            && self.host_write_image(res, level, off, ext, base_layer, nlayers, &data)
-        {
+        let b = resource::TexelBox {
+            level,
+            offset: off,
+            extent: ext,
+            base_layer,
+            layers: nlayers,
+        };
+        if aspect == vk::ImageAspectFlags::COLOR && self.host_write_image(res, b, &data) {
             return Ok(());
         }
-        self.upload_image(image, aspect, level, off, ext, base_layer, nlayers, &data)
+        self.upload_image(image, aspect, b, &data)
             .map_err(|e| e.to_string())
     }
 

@@ -295,18 +295,20 @@ impl VulkanBackend {
     }
 
     /// Copy tight texel bytes into a region of an image (one aspect).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn upload_image(
         &mut self,
         image: vk::Image,
         aspect: vk::ImageAspectFlags,
-        level: u32,
-        offset: vk::Offset3D,
-        extent: vk::Extent3D,
-        base_layer: u32,
-        layers: u32,
+        b: TexelBox,
         data: &[u8],
     ) -> Result<(), VkError> {
+        let TexelBox {
+            level,
+            offset,
+            extent,
+            base_layer,
+            layers,
+        } = b;
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
         // The frame now writes this image: later host writes to images
@@ -360,17 +362,19 @@ impl VulkanBackend {
     /// what llvmpipe does for `glTexSubImage2D` natively, where the staged
     /// copy would run on lavapipe's queue thread at the next submission.
     /// False: nothing written (take `upload_image`).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn host_write_image(
         &mut self,
         res: mgpipe::Handle,
-        level: u32,
-        offset: vk::Offset3D,
-        extent: vk::Extent3D,
-        base_layer: u32,
-        layers: u32,
+        b: TexelBox,
         data: &[u8],
     ) -> bool {
+        let TexelBox {
+            level,
+            offset,
+            extent,
+            base_layer,
+            layers,
+        } = b;
         let Some(ResKind::Texture { img: Some(img), .. }) =
             self.scr.resources.get(res).map(|r| &r.kind)
         else {
@@ -832,6 +836,17 @@ impl VulkanBackend {
         }
         Ok(true)
     }
+}
+
+/// A box of texels in one level of an image: `layers` array layers from
+/// `base_layer` (a 3D image's slices are `offset.z` and `extent.depth`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TexelBox {
+    pub level: u32,
+    pub offset: vk::Offset3D,
+    pub extent: vk::Extent3D,
+    pub base_layer: u32,
+    pub layers: u32,
 }
 
 /// Offset in the image's memory of the `len`-byte row `y` of slice `z`,
