@@ -302,13 +302,7 @@ impl VulkanBackend {
         b: TexelBox,
         data: &[u8],
     ) -> Result<(), VkError> {
-        let TexelBox {
-            level,
-            offset,
-            extent,
-            base_layer,
-            layers,
-        } = b;
+        let (offset, extent, layers) = (b.offset, b.extent, b.layers.max(1));
         let staging = self.frames.upload(&self.gpu, data.len() as u64, 16)?;
         staging.write(0, data);
         // The frame now writes this image: later host writes to images
@@ -319,12 +313,12 @@ impl VulkanBackend {
             &self.gpu,
             frame::Written {
                 object: vk::Handle::as_raw(image),
-                level,
+                level: b.level,
                 ranges: [
                     (lo(offset.x), lo(offset.x) + extent.width as u64),
                     (lo(offset.y), lo(offset.y) + extent.height as u64),
                     (lo(offset.z), lo(offset.z) + extent.depth as u64),
-                    (base_layer as u64, base_layer as u64 + layers.max(1) as u64),
+                    (b.base_layer as u64, b.base_layer as u64 + layers as u64),
                 ],
             },
         )?;
@@ -334,9 +328,9 @@ impl VulkanBackend {
             buffer_image_height: 0,
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: aspect,
-                mip_level: level,
-                base_array_layer: base_layer,
-                layer_count: layers.max(1),
+                mip_level: b.level,
+                base_array_layer: b.base_layer,
+                layer_count: layers,
             },
             image_offset: offset,
             image_extent: extent,
