@@ -646,11 +646,9 @@ struct Src {
     three_d: bool,
     extent: vk::Extent3D,
     samples: vk::SampleCountFlags,
-    /// Host address of the image's memory (0: unknown).
-    host_addr: usize,
-    /// Bytes mapped there.
-    host_len: usize,
-    /// LINEAR in memory mapped at `host_addr` (the host may read it).
+    /// Where the image's memory is mapped on the host (addr 0: unknown).
+    host: crate::device::HostMapping,
+    /// LINEAR in memory mapped at `host` (the host may read it).
     linear: bool,
 }
 
@@ -765,8 +763,7 @@ impl VulkanBackend {
             three_d: img.view_type == vk::ImageViewType::TYPE_3D,
             extent,
             samples: img.samples,
-            host_addr: img.host_addr,
-            host_len: img.host_len,
+            host: img.host,
             linear: img.linear,
         })
     }
@@ -2135,13 +2132,13 @@ impl VulkanBackend {
         };
         // The host address the driver copies from, where known: the
         // image's first byte (a read from the origin of level 0, layer 0).
-        let src_addr = (src.host_addr != 0
+        let src_addr = (src.host.addr != 0
             && src.level == 0
             && src.layer == 0
             && src.z == 0
             && p.x == 0
             && p.y == 0)
-            .then_some(src.host_addr);
+            .then_some(src.host.addr);
         // The device writes `dst` itself where it can (no copy after the wait).
         if self
             .read_image_into(&region, src_addr, dst)
@@ -2152,7 +2149,7 @@ impl VulkanBackend {
         // Else the host reads a LINEAR image in place after the wait.
         if src.linear
             && self
-                .host_read_image(&region, (src.host_addr, src.host_len), dst)
+                .host_read_image(&region, src.host, dst)
                 .map_err(|e| e.to_string())?
         {
             return Ok(true);
@@ -2718,8 +2715,12 @@ impl VulkanBackend {
         // Fresh storage reads as zeros: a LINEAR image is zeroed by the host
         // (no device work, and the host may go on writing it this frame),
         // any other by a clear.
-        if self.host_zero_image(&new) {
-        } else if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
+        let clear_cmd = if self.host_zero_image(&new) {
+            None
+        } else {
+            self.frames.transfer_cmd(&self.gpu).ok()
+        };
+        if let Some(cmd) = clear_cmd {
             let range = [resource::full_range(&new)];
             // SAFETY: recording outside rendering; a fresh image in GENERAL.
             unsafe {

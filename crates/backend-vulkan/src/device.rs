@@ -130,14 +130,8 @@ impl Gpu {
             host_alloc: crate::bool_knob("MOBILEGL_VK_HOST_ALLOC", true)?,
             lvp_image_slots: crate::bool_knob("MOBILEGL_VK_LVP_IMAGE_SLOTS", true)?,
             force_staging: crate::bool_knob("MOBILEGL_VK_FORCE_STAGING", false)?,
-            host_import: match std::env::var_os("MOBILEGL_VK_HOST_IMPORT") {
-                None => None,
-                Some(_) => Some(crate::bool_knob("MOBILEGL_VK_HOST_IMPORT", false)?),
-            },
-            host_images: match std::env::var_os("MOBILEGL_VK_HOST_IMAGES") {
-                None => None,
-                Some(_) => Some(crate::bool_knob("MOBILEGL_VK_HOST_IMAGES", false)?),
-            },
+            host_import: crate::optional_bool_knob("MOBILEGL_VK_HOST_IMPORT")?,
+            host_images: crate::optional_bool_knob("MOBILEGL_VK_HOST_IMAGES")?,
         };
         // SAFETY: loading the system Vulkan loader; ash keeps the library
         // alive inside `Entry`, which we keep for the instance's lifetime.
@@ -708,9 +702,10 @@ impl Gpu {
         let image = unsafe { self.device.create_image(ci, None) }.map_err(call("vkCreateImage"))?;
         // SAFETY: `image` is a live image of this device.
         let req = unsafe { self.device.get_image_memory_requirements(image) };
-        // Where host imports are used (CPU devices), the image's memory is
-        // mapped once so that read-backs know the host address the driver
-        // copies from (`copy_hazard` in resource.rs).
+        // Where host imports or host images are used (CPU devices), the
+        // image's memory is mapped once: host images are written and read
+        // through it, and read-back imports check the address the driver
+        // copies from (`read_image_into`).
         let want_addr = self.host_images || self.host_import.is_some();
         let (memory, mappable) = match self.allocate_mappable(req, false, want_addr, "image") {
             Ok(m) => m,

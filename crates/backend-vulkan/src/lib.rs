@@ -132,6 +132,15 @@ pub(crate) fn bool_knob(knob: &'static str, default: bool) -> Result<bool, VkErr
     }
 }
 
+/// `bool_knob` without a default: None when `knob` is unset (the caller
+/// then decides by device).
+pub(crate) fn optional_bool_knob(knob: &'static str) -> Result<Option<bool>, VkError> {
+    match std::env::var_os(knob) {
+        None => Ok(None),
+        Some(_) => bool_knob(knob, false).map(Some),
+    }
+}
+
 fn frames_in_flight() -> Result<usize, VkError> {
     match std::env::var("MOBILEGL_VK_FRAMES_IN_FLIGHT") {
         Err(_) => Ok(DEFAULT_FRAMES_IN_FLIGHT),
@@ -162,13 +171,10 @@ pub(crate) struct ViewKey {
 pub(crate) struct ImageRes {
     pub image: vk::Image,
     pub memory: vk::DeviceMemory,
-    /// Host address of `memory` where it is mapped (CPU devices with host
-    /// imports), else 0.
-    pub host_addr: usize,
-    /// Bytes mapped at `host_addr` (the whole allocation; 0: unmapped):
-    /// every host access stays below it.
-    pub host_len: usize,
-    /// LINEAR tiling in memory mapped at `host_addr`: the host may write
+    /// Where `memory` is mapped on the host (CPU devices with host imports
+    /// or host images); every host access stays inside it.
+    pub host: crate::device::HostMapping,
+    /// LINEAR tiling in memory mapped at `host`: the host may write
     /// texels in place (`upload_image`).
     pub linear: bool,
     pub format: StorageFormat,

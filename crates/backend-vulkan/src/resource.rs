@@ -235,8 +235,7 @@ impl VulkanBackend {
         let img = ImageRes {
             image,
             memory,
-            host_addr: mapping.addr,
-            host_len: mapping.len,
+            host: mapping,
             linear: linear && mapping.addr != 0,
             format,
             gl_internal,
@@ -403,7 +402,7 @@ impl VulkanBackend {
         if (0..layers).any(|l| {
             row_at(
                 &layout(l),
-                img.host_len,
+                img.host.len,
                 x * texel,
                 (y0 + h.saturating_sub(1), z0 + d.saturating_sub(1)),
                 row,
@@ -418,19 +417,19 @@ impl VulkanBackend {
             for z in z0..z0 + d {
                 for y in y0..y0 + h {
                     let (Some(at), Some(src)) = (
-                        row_at(&lay, img.host_len, x * texel, (y, z), row),
+                        row_at(&lay, img.host.len, x * texel, (y, z), row),
                         src.next(),
                     ) else {
                         return false;
                     };
-                    // SAFETY: `host_addr` maps the image's whole memory
+                    // SAFETY: `host` maps the image's whole memory
                     // (coherent); the row lies inside its subresource
                     // (row_at); nothing on the device uses the image
                     // (host_may_write_image) and no other host reference
                     // to this memory exists.
                     let dst = unsafe {
                         std::slice::from_raw_parts_mut(
-                            (img.host_addr + at as usize) as *mut u8,
+                            (img.host.addr + at as usize) as *mut u8,
                             src.len(),
                         )
                     };
@@ -446,12 +445,12 @@ impl VulkanBackend {
     /// transition out of PREINITIALIZED keeps the bytes), by the host.
     /// False: not such an image, nothing done.
     pub(crate) fn host_zero_image(&self, img: &ImageRes) -> bool {
-        if !img.linear || img.host_len == 0 || !img.format.class.is_color() {
+        if !img.linear || img.host.len == 0 || !img.format.class.is_color() {
             return false;
         }
-        // SAFETY: `host_addr` maps the image's whole memory, `host_len`
-        // bytes; the image is fresh, so nothing else reads or writes it.
-        unsafe { std::ptr::write_bytes(img.host_addr as *mut u8, 0, img.host_len) };
+        // SAFETY: `host` maps the image's whole memory; the image is
+        // fresh, so nothing else reads or writes it.
+        unsafe { std::ptr::write_bytes(img.host.addr as *mut u8, 0, img.host.len) };
         true
     }
 
@@ -783,19 +782,19 @@ impl VulkanBackend {
 
 impl VulkanBackend {
     /// Read the tight texels of `r` (colour, one layer) from a LINEAR image
-    /// mapped at `host_addr`, by the host, once everything recorded so far
+    /// mapped at `host`, by the host, once everything recorded so far
     /// has completed: what llvmpipe does for `glReadPixels` natively, with
     /// no copy on the device's thread. Ok(false): not applicable, nothing
     /// done.
     pub(crate) fn host_read_image(
         &mut self,
         r: &ImageRegion,
-        (host_addr, host_len): (usize, usize),
+        host: crate::device::HostMapping,
         dst: &mut [u8],
     ) -> Result<bool, VkError> {
         let texel = r.texel as u64;
         let row = r.extent.width as u64 * texel;
-        if host_addr == 0
+        if host.addr == 0
             || r.aspect != vk::ImageAspectFlags::COLOR
             || r.extent.depth != 1
             || r.offset.x < 0
@@ -810,7 +809,7 @@ impl VulkanBackend {
             .gpu
             .subresource_layout(r.image, r.aspect, r.level, r.layer);
         let (x, y0, z) = (r.offset.x as u64, r.offset.y as u64, r.offset.z as u64);
-        let at = |y: u64| row_at(&lay, host_len, x * texel, (y0 + y, z), row);
+        let at = |y: u64| row_at(&lay, host.len, x * texel, (y0 + y, z), row);
         let h = r.extent.height as u64;
         if at(h.saturating_sub(1)).is_none() {
             return Ok(false);
@@ -820,11 +819,11 @@ impl VulkanBackend {
             let Some(a) = at(y as u64) else {
                 return Ok(false);
             };
-            // SAFETY: `host_addr` maps the image's whole memory (coherent);
+            // SAFETY: `host` maps the image's whole memory (coherent);
             // the row lies inside the subresource (row_at); every
             // submission completed, so nothing writes the image.
             let src = unsafe {
-                std::slice::from_raw_parts((host_addr + a as usize) as *const u8, row as usize)
+                std::slice::from_raw_parts((host.addr + a as usize) as *const u8, row as usize)
             };
             mgpipe::bytes::copy(out, src);
         }
