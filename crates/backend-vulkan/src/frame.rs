@@ -163,6 +163,8 @@ pub(crate) struct Frames {
     pub next_serial: u64,
     /// Every submission with a serial <= this has completed.
     pub completed: u64,
+    /// How long the next fence wait polls before it blocks.
+    fence_wait: FenceWaitPolicy,
     garbage: Vec<(u64, Garbage)>,
     /// The rendering instance open in the current command buffer.
     pub rendering: Option<RenderTarget>,
@@ -256,6 +258,31 @@ impl Written {
 
 /// How long a fence wait polls before it blocks.
 const FENCE_SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Whether a fence wait polls (yielding) before it blocks: only while the
+/// waits before it were short. Polling saves a sleep and a wake-up when the
+/// fence is about to signal; on a wait for a long submission it only burns
+/// a core that the device's own thread (lavapipe's queue thread) could use.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FenceWaitPolicy {
+    last_wait_long: bool,
+}
+
+impl FenceWaitPolicy {
+    /// How long the next wait may poll, at most `timeout_ns`.
+    pub fn poll_budget(&self, timeout_ns: u64) -> std::time::Duration {
+        if self.last_wait_long {
+            std::time::Duration::ZERO
+        } else {
+            FENCE_SPIN.min(std::time::Duration::from_nanos(timeout_ns))
+        }
+    }
+
+    /// Learn from a finished wait (polled or blocked) how long it took.
+    pub fn learn(&mut self, waited: std::time::Duration) {
+        self.last_wait_long = waited > FENCE_SPIN;
+    }
+}
 
 /// Query slots per VkQueryPool.
 const QUERY_POOL_SLOTS: u32 = 64;
@@ -458,6 +485,7 @@ impl Frames {
             recording: false,
             next_serial: 1,
             completed: 0,
+            fence_wait: FenceWaitPolicy::default(),
             garbage: Vec::new(),
             rendering: None,
             bound_pipeline: vk::Pipeline::null(),
@@ -793,22 +821,20 @@ impl Frames {
         if f.serial == 0 || f.serial <= self.completed {
             return Ok(true);
         }
-        // Short waits are the common case (a read-back or glFinish right
-        // after a small submission): poll first, so neither side pays a
-        // sleep and a wake-up; block only after FENCE_SPIN.
+        // Poll first while waits have been short (a read-back or glFinish
+        // right after a small submission); block at once while they have
+        // been long (a frame slot or a finish behind a long submission).
+        // Every wait, polled or blocked, teaches the policy.
         let start = std::time::Instant::now();
-        let spin = FENCE_SPIN.min(std::time::Duration::from_nanos(timeout));
-        loop {
+        let spin = self.fence_wait.poll_budget(timeout);
+        let fence = f.fence;
+        let serial = f.serial;
+        let done = loop {
             // SAFETY: the fence belongs to a submitted batch of this device.
-            match unsafe { gpu.device.get_fence_status(f.fence) } {
-                Ok(true) => {
-                    self.completed = self.completed.max(f.serial);
-                    return Ok(true);
-                }
-                // Yield rather than spin: the device's own thread (lavapipe)
-                // may need this core.
+            match unsafe { gpu.device.get_fence_status(fence) } {
+                Ok(true) => break true,
                 Ok(false) if start.elapsed() < spin => std::thread::yield_now(),
-                Ok(false) => break,
+                Ok(false) => break false,
                 Err(result) => {
                     return Err(VkError::Call {
                         call: "vkGetFenceStatus",
@@ -816,20 +842,28 @@ impl Frames {
                     })
                 }
             }
-        }
-        let left = timeout.saturating_sub(start.elapsed().as_nanos() as u64);
-        // SAFETY: the fence belongs to a submitted batch of this device.
-        match unsafe { gpu.device.wait_for_fences(&[f.fence], true, left) } {
-            Ok(()) => {
-                self.completed = self.completed.max(f.serial);
-                Ok(true)
+        };
+        let signalled = if done {
+            true
+        } else {
+            let left = timeout.saturating_sub(start.elapsed().as_nanos() as u64);
+            // SAFETY: the fence belongs to a submitted batch of this device.
+            match unsafe { gpu.device.wait_for_fences(&[fence], true, left) } {
+                Ok(()) => true,
+                Err(vk::Result::TIMEOUT) => false,
+                Err(result) => {
+                    return Err(VkError::Call {
+                        call: "vkWaitForFences",
+                        result,
+                    })
+                }
             }
-            Err(vk::Result::TIMEOUT) => Ok(false),
-            Err(result) => Err(VkError::Call {
-                call: "vkWaitForFences",
-                result,
-            }),
+        };
+        self.fence_wait.learn(start.elapsed());
+        if signalled {
+            self.completed = self.completed.max(serial);
         }
+        Ok(signalled)
     }
 
     /// Wait until submission `serial` completed (false: timed out).
@@ -1170,5 +1204,25 @@ pub(crate) fn barrier(gpu: &Gpu, cmd: vk::CommandBuffer) {
             &[],
             &[],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn fence_waits_poll_only_after_short_waits() {
+        let mut p = FenceWaitPolicy::default();
+        // Nothing learned yet: poll, bounded by the caller's timeout.
+        assert_eq!(p.poll_budget(u64::MAX), FENCE_SPIN);
+        assert_eq!(p.poll_budget(1_000), Duration::from_micros(1));
+        // A long wait: the next one blocks at once.
+        p.learn(FENCE_SPIN * 5);
+        assert_eq!(p.poll_budget(u64::MAX), Duration::ZERO);
+        // A short wait (even a blocked one) turns polling back on.
+        p.learn(FENCE_SPIN / 4);
+        assert_eq!(p.poll_budget(u64::MAX), FENCE_SPIN);
     }
 }
