@@ -107,7 +107,7 @@ impl VulkanBackend {
             warn!(call, "no current context, skipped");
             return None;
         };
-        let c = self.ctxs.get_mut(h);
+        let c = self.ctxs.get_mut(h).and_then(|c| c.as_deref_mut());
         if c.is_none() {
             warn!(call, ctx = ?h, "current context is gone, skipped");
         }
@@ -116,6 +116,26 @@ impl VulkanBackend {
 
     fn cur_copy(&mut self, call: &'static str) -> Option<Ctx> {
         self.cur(call).map(|c| *c)
+    }
+
+    /// Take the current context out of its slot (a pointer move, where
+    /// `cur_copy` copies the whole context); `restore_cur` puts it back.
+    /// While it is out, `cur` finds the slot empty and skips.
+    fn lend_cur(&mut self, call: &'static str) -> Option<(Handle, Box<Ctx>)> {
+        let h = self.current?;
+        match self.ctxs.get_mut(h).and_then(Option::take) {
+            Some(c) => Some((h, c)),
+            None => {
+                warn!(call, ctx = ?h, "current context is gone, skipped");
+                None
+            }
+        }
+    }
+
+    fn restore_cur(&mut self, (h, c): (Handle, Box<Ctx>)) {
+        if let Some(slot) = self.ctxs.get_mut(h) {
+            *slot = Some(c);
+        }
     }
 
     fn attach(&mut self, r: ImgRef, kind: u32, level: u32, layer: u32) -> Option<Attach> {
@@ -1147,12 +1167,20 @@ impl VulkanBackend {
         self.last_draw = None;
         // Resolved in full below.
         self.light = 0;
-        let Some(c) = self.cur_copy("draw") else {
-            return Ok(());
-        };
         if p.count == 0 {
             return Ok(());
         }
+        let Some(lent) = self.lend_cur("draw") else {
+            return Ok(());
+        };
+        let r = self.draw_full(&lent.1, p, blob);
+        self.restore_cur(lent);
+        r
+    }
+
+    /// A draw resolved in full against `c`, the current context (lent out
+    /// of its slot: nothing here reads it through `cur`).
+    fn draw_full(&mut self, c: &Ctx, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
         // Open the frame first: the descriptor sets and arena ranges reused
         // below belong to the recording frame (a frame opened later would
         // reset the pools they came from).
@@ -3514,7 +3542,11 @@ impl Context for VulkanBackend {
             warn!(cso = ?p.cso, "bind_vertex_input: unknown vertex input, skipped");
             return;
         };
-        let Some(c) = self.current.and_then(|h| self.ctxs.get_mut(h)) else {
+        let Some(c) = self
+            .current
+            .and_then(|h| self.ctxs.get_mut(h))
+            .and_then(|c| c.as_deref_mut())
+        else {
             warn!("bind_vertex_input: no current context, skipped");
             return;
         };

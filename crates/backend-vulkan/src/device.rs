@@ -87,7 +87,9 @@ pub(crate) struct Gpu {
     pub driver_version: String,
     /// Format properties already asked for (vertex formats are checked at
     /// every draw).
-    format_cache: std::cell::RefCell<std::collections::HashMap<i32, vk::FormatProperties>>,
+    format_cache: std::cell::RefCell<
+        std::collections::HashMap<i32, vk::FormatProperties, crate::table::WordHash>,
+    >,
 }
 
 /// The `MOBILEGL_VK_*` switches read at open (see the crate doc).

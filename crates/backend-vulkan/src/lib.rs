@@ -344,7 +344,10 @@ pub(crate) struct Dummies {
 /// The Vulkan backend: one device, a share group of contexts.
 pub struct VulkanBackend {
     pub(crate) scr: ScreenTables,
-    pub(crate) ctxs: Table<Ctx>,
+    /// Contexts, boxed so that a full draw can take the current one out of
+    /// its slot for the draw's duration (`VulkanBackend::lend_cur`) instead
+    /// of copying it; an empty slot is a context lent out.
+    pub(crate) ctxs: Table<Option<Box<Ctx>>>,
     pub(crate) current: Option<Handle>,
     pub(crate) pipelines: HashMap<Vec<u32>, vk::Pipeline, table::WordHash>,
     pub(crate) dummies: Dummies,

@@ -223,7 +223,7 @@ impl Screen for VulkanBackend {
         if !p.share.is_null() && self.ctxs.get(p.share).is_none() {
             debug!(share = ?p.share, "context_create: unknown share context (one share group anyway)");
         }
-        if let Ok(Some(_)) = self.ctxs.insert(p.ctx, new_ctx()) {
+        if let Ok(Some(_)) = self.ctxs.insert(p.ctx, Some(Box::new(new_ctx()))) {
             warn!(ctx = ?p.ctx, "context_create: slot reused without context_destroy; old context replaced");
         }
     }
@@ -299,7 +299,7 @@ impl Screen for VulkanBackend {
                 warn!(surface = ?s, "make_current: unknown surface");
             }
         }
-        let Some(c) = self.ctxs.get_mut(p.ctx) else {
+        let Some(c) = self.ctxs.get_mut(p.ctx).and_then(|c| c.as_deref_mut()) else {
             warn!(ctx = ?p.ctx, "make_current: unknown context, skipped");
             return;
         };
