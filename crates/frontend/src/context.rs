@@ -500,10 +500,58 @@ pub struct Sent {
     pub constant_buffers: Option<calls::SetConstantBuffers>,
 }
 
+/// The last few payloads a CSO cache answered and their handles, newest
+/// last. State that toggles between a handful of values (blending on and
+/// off around a draw) finds its CSO by comparing bytes instead of hashing
+/// the payload at every change.
+#[derive(Debug)]
+pub struct RecentCsos<T> {
+    entries: Vec<(T, Handle)>,
+}
+
+/// How many payloads a [`RecentCsos`] keeps.
+const RECENT_CSOS: usize = 4;
+
+impl<T> Default for RecentCsos<T> {
+    fn default() -> Self {
+        RecentCsos {
+            entries: Vec::with_capacity(RECENT_CSOS),
+        }
+    }
+}
+
+impl<T: bytemuck::Pod> RecentCsos<T> {
+    /// The handle of a payload byte-equal to `p`, if one is recent.
+    pub fn find(&self, p: &T) -> Option<Handle> {
+        let want = bytemuck::bytes_of(p);
+        self.entries
+            .iter()
+            .rev()
+            .find(|(e, _)| bytemuck::bytes_of(e) == want)
+            .map(|&(_, h)| h)
+    }
+
+    /// Remember `p`'s handle, forgetting the oldest entry past
+    /// `RECENT_CSOS`.
+    pub fn note(&mut self, p: T, h: Handle) {
+        if self.entries.len() == RECENT_CSOS {
+            self.entries.remove(0);
+        }
+        self.entries.push((p, h));
+    }
+
+    /// Forget everything (the cache they came from was flushed).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
 /// Content-addressed CSO caches (xxh3 of the payload with the handle zeroed).
 #[derive(Debug, Default)]
 pub struct CsoCaches {
     pub render_state: HashMap<u64, Handle>,
+    /// Recent `render_state` lookups (payloads with a null handle).
+    pub recent_render_states: RecentCsos<calls::CreateRenderState>,
     pub vertex_elements: HashMap<u64, Handle>,
     /// Vertex-input CSOs (vertex-elements handle namespace).
     pub vertex_input: HashMap<u64, Handle>,
@@ -1102,4 +1150,31 @@ pub fn make_current(
 
 pub fn current_context() -> Option<ContextRef> {
     CURRENT.try_with(|c| c.borrow().clone()).ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_csos_find_by_bytes_and_forget_the_oldest() {
+        let state = |func: u32| calls::CreateRenderState {
+            depth_func: func,
+            ..Default::default()
+        };
+        let mut r = RecentCsos::default();
+        assert_eq!(r.find(&state(1)), None);
+        for i in 1..=RECENT_CSOS as u32 {
+            r.note(state(i), Handle::new(i, 1));
+        }
+        assert_eq!(r.find(&state(2)), Some(Handle::new(2, 1)));
+        assert_eq!(r.find(&state(99)), None);
+        // One more: the oldest (1) goes, the rest stay.
+        r.note(state(99), Handle::new(99, 1));
+        assert_eq!(r.find(&state(1)), None);
+        assert_eq!(r.find(&state(99)), Some(Handle::new(99, 1)));
+        assert_eq!(r.find(&state(2)), Some(Handle::new(2, 1)));
+        r.clear();
+        assert_eq!(r.find(&state(99)), None);
+    }
 }

@@ -413,6 +413,10 @@ impl Gl<'_> {
             primitive_restart_fixed: s.primitive_restart_fixed as u32,
             ..Default::default()
         };
+        if let Some(h) = self.st.cso.recent_render_states.find(&p) {
+            self.bind_render_state(h);
+            return;
+        }
         let key = cso_key(&p);
         let handle = match self.st.cso.render_state.get(&key) {
             Some(h) => *h,
@@ -431,6 +435,7 @@ impl Gl<'_> {
                             .delete_render_state(&calls::DeleteRenderState { cso: h });
                         self.conn.alloc.render_state.free(h);
                     }
+                    self.st.cso.recent_render_states.clear();
                     self.st.sent.render_state = Handle::NULL;
                 }
                 let h = self.conn.alloc.render_state.alloc();
@@ -441,6 +446,12 @@ impl Gl<'_> {
                 h
             }
         };
+        self.st.cso.recent_render_states.note(p, handle);
+        self.bind_render_state(handle);
+    }
+
+    /// Bind render-state CSO `handle` unless it is the one sent.
+    fn bind_render_state(&mut self, handle: Handle) {
         if self.st.sent.render_state != handle {
             if self.st.verify_dry {
                 self.st.diverged("bind_render_state", Some("render_state"));
