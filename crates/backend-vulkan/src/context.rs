@@ -1214,7 +1214,7 @@ impl VulkanBackend {
         let dynamic_ubos = build.dynamic_ubos;
         let global_binding = sh.global_binding;
         let has_globals = sh.global_size > 0;
-        let Some(fb) = self.resolve_fb(&c) else {
+        let Some(fb) = self.resolve_fb(c) else {
             return Ok(());
         };
         let vp = if c.viewport.width == 0.0 && c.viewport.height == 0.0 {
@@ -1239,7 +1239,7 @@ impl VulkanBackend {
             y: vp.y.clamp(bounds[0], bounds[1]),
             ..vp
         };
-        let Some(scissor) = Self::scissor_rect(&c, fb.extent) else {
+        let Some(scissor) = Self::scissor_rect(c, fb.extent) else {
             return Ok(());
         };
 
@@ -1326,7 +1326,7 @@ impl VulkanBackend {
                     Some(g) => g,
                     None => {
                         let (b, o) = self
-                            .attrib_default(&c, l, scalar)
+                            .attrib_default(c, l, scalar)
                             .ok_or("attribute default upload failed")?;
                         let format = match scalar {
                             Scalar::Float => vk::Format::R32G32B32A32_SFLOAT,
@@ -1476,7 +1476,7 @@ impl VulkanBackend {
                             (self.default_sampler(), false)
                         }
                     };
-                    let view = match self.sampled_view(&c, unit, sb, no_mip) {
+                    let view = match self.sampled_view(c, unit, sb, no_mip) {
                         Some(v) => v,
                         None => self.dummy_view(sb).ok_or("no dummy texture")?,
                     };
