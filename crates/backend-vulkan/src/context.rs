@@ -1002,6 +1002,9 @@ impl VulkanBackend {
         let Ok(cmd) = self.frames.cmd_keep(&self.gpu) else {
             return false;
         };
+        if self.light & crate::LIGHT_RS != 0 && !self.rebind_pipeline(shader, &l, cmd) {
+            return false;
+        }
         if self.light & crate::LIGHT_INDEX != 0 && p.index_size != 0 {
             let ty = match p.index_size {
                 1 if self.gpu.feat.index_u8 => vk::IndexType::UINT8_EXT,
@@ -1093,6 +1096,54 @@ impl VulkanBackend {
         }
         self.light = 0;
         self.last_draw = Some(l);
+        true
+    }
+
+    /// For `apply_light`: the render state changed only what the pipeline
+    /// is keyed on. Binds the cached pipeline for the current render state
+    /// with the last full draw's shader, targets and vertex layout (the
+    /// layout is the shader's, so the bound descriptor sets stay valid);
+    /// false when that pipeline was never made (the full path makes it).
+    fn rebind_pipeline(
+        &mut self,
+        shader: Handle,
+        l: &crate::LastDraw,
+        cmd: vk::CommandBuffer,
+    ) -> bool {
+        let Some(rs) = self.cur("draw").map(|c| c.render_state) else {
+            return false;
+        };
+        let Some(build) = self
+            .scr
+            .shaders
+            .get(shader)
+            .and_then(|sh| sh.built.as_ref())
+        else {
+            return false;
+        };
+        // The vertex slots the last full draw keyed its pipeline on.
+        let slots = &self.draw_scratch.slots;
+        let desc = PipeDesc::new(shader, build, &rs, l.index_size, &l.targets, slots);
+        let mut key = std::mem::take(&mut self.draw_scratch.key);
+        desc.key_into(&mut key);
+        let pipe = self.pipelines.get(key.as_slice()).copied();
+        self.draw_scratch.key = key;
+        let Some(pipe) = pipe else {
+            return false;
+        };
+        if self.frames.bound_pipeline != pipe {
+            self.frames.flush_draws(&self.gpu);
+            // SAFETY: recording inside the open rendering instance whose
+            // formats the pipeline was keyed on; a live pipeline of this
+            // device with the bound sets' layout.
+            unsafe {
+                self.gpu
+                    .device
+                    .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipe)
+            };
+            self.frames.bound_pipeline = pipe;
+        }
+        self.light_render_states += 1;
         true
     }
 
@@ -1363,22 +1414,18 @@ impl VulkanBackend {
             }
         }
         let rs = c.render_state;
+        let targets = crate::PipeTargets {
+            topology: topo,
+            colors,
+            color_integer,
+            depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
+            stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
+            samples: fb.samples(),
+        };
         let pipe = {
             let sh = self.scr.shaders.get(c.shader).ok_or("shader vanished")?;
             let build = sh.built.as_ref().ok_or("shader vanished")?;
-            let desc = PipeDesc {
-                shader: c.shader,
-                build,
-                rs: &rs,
-                topology: topo,
-                restart: rs.primitive_restart_fixed != 0 && p.index_size != 0,
-                colors,
-                color_integer,
-                depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
-                stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
-                samples: fb.samples(),
-                vertex: &slots,
-            };
+            let desc = PipeDesc::new(c.shader, build, &rs, p.index_size, &targets, &slots);
             let mut key = std::mem::take(&mut self.draw_scratch.key);
             desc.key_into(&mut key);
             let pipe = match self.pipelines.get(key.as_slice()) {
@@ -1786,6 +1833,7 @@ impl VulkanBackend {
                 index_bytes,
                 vbuf_locs,
                 enabled_defaulted,
+                targets,
             });
         }
         if p.base_instance != 0 {
@@ -3241,17 +3289,28 @@ impl Context for VulkanBackend {
     }
 
     fn bind_render_state(&mut self, p: &calls::BindRenderState) {
-        self.touch();
         let rs = if p.cso.is_null() {
             default_render_state()
         } else if let Some(rs) = self.scr.render_states.get(p.cso) {
             *rs
         } else {
+            self.touch();
             warn!(cso = ?p.cso, "bind_render_state: unknown render state, skipped");
             return;
         };
-        if let Some(c) = self.cur("bind_render_state") {
-            c.render_state = rs;
+        let Some(c) = self.cur("bind_render_state") else {
+            self.touch();
+            return;
+        };
+        // Scissor enable and stencil references feed dynamic state, which
+        // only the full path sets.
+        let pipeline_only = c.render_state.scissor_enable == rs.scissor_enable
+            && c.render_state.stencil_ref == rs.stencil_ref;
+        c.render_state = rs;
+        if pipeline_only {
+            self.light |= crate::LIGHT_RS;
+        } else {
+            self.touch();
         }
     }
 

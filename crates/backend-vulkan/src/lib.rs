@@ -40,7 +40,8 @@
 //! nothing new are merged into one `vkCmdDrawMulti*EXT`, and a draw that
 //! follows another with no call in between skips re-resolving state
 //! (`VulkanBackend::epoch`), as does one after only index-buffer,
-//! uniform-range, default-uniform or same-layout VAO changes (`light`);
+//! uniform-range, default-uniform, same-layout VAO or pipeline-only
+//! render-state changes (`light`);
 //! a command buffer is submitted every
 //! `frame::SUBMIT_EVERY_DRAWS` draws so the device works while the frame
 //! is recorded; read-backs reuse one host buffer. Queries (occlusion,
@@ -297,6 +298,22 @@ pub(crate) const LIGHT_CBUF: u8 = 2;
 /// `bind_vertex_input` / `set_vertex_buffers` moved vertex buffers or
 /// offsets under the same layout (elements, slot count and strides).
 pub(crate) const LIGHT_VBUF: u8 = 4;
+/// `bind_render_state` changed only what the pipeline is keyed on (the
+/// scissor enable and stencil references, which feed dynamic state, are
+/// unchanged): the light path binds the cached pipeline for the new state.
+pub(crate) const LIGHT_RS: u8 = 8;
+
+/// What a draw's pipeline is keyed on besides the shader, the render state
+/// and the vertex layout (the last full draw's, for the light path).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PipeTargets {
+    pub topology: ash::vk::PrimitiveTopology,
+    pub colors: [ash::vk::Format; 8],
+    pub color_integer: u32,
+    pub depth: ash::vk::Format,
+    pub stencil: ash::vk::Format,
+    pub samples: ash::vk::SampleCountFlags,
+}
 
 #[derive(Clone, Copy, Debug)]
 
@@ -316,6 +333,8 @@ pub(crate) struct LastDraw {
     /// An enabled attribute read its default because its buffer or format
     /// was unusable (the light vertex path then defers to the full one).
     pub enabled_defaulted: bool,
+    /// The pipeline's framebuffer formats and topology (`LIGHT_RS`).
+    pub targets: PipeTargets,
 }
 
 /// See [`VulkanBackend::draw_scratch`]. A draw takes a buffer out, clears
@@ -363,6 +382,8 @@ pub struct VulkanBackend {
     pub(crate) last_read_src: usize,
     /// Texture uploads the host wrote in place (`host_write_image`).
     pub(crate) host_image_writes: u64,
+    /// Draws whose render-state change the light path applied.
+    pub(crate) light_render_states: u64,
     /// Bumped by every applied call except `draw` (`touch`): a draw that
     /// sees the epoch of the previous draw follows it with nothing in
     /// between, so it can reuse everything that draw resolved and bound.
@@ -372,7 +393,8 @@ pub struct VulkanBackend {
     /// Changes since the last draw that do not bump `epoch` because a
     /// following draw can apply them itself without resolving everything
     /// again ([`LIGHT_INDEX`]: `set_index_buffer`, [`LIGHT_CBUF`]:
-    /// `set_constant_buffer`).
+    /// `set_constant_buffer`, [`LIGHT_VBUF`]: `bind_vertex_input`,
+    /// [`LIGHT_RS`]: `bind_render_state`).
     pub(crate) light: u8,
     /// Buffers a fully resolved draw fills and drops, kept between draws
     /// so that it allocates nothing in the common case.
@@ -405,6 +427,7 @@ impl VulkanBackend {
             imported_reads: 0,
             last_read_src: 0,
             host_image_writes: 0,
+            light_render_states: 0,
             epoch: 0,
             last_draw: None,
             light: 0,
@@ -436,6 +459,13 @@ impl VulkanBackend {
     /// place instead of staging a copy (diagnostics and tests).
     pub fn host_image_writes(&self) -> u64 {
         self.host_image_writes
+    }
+
+    /// How many draws applied a render-state change on the light path
+    /// (`LIGHT_RS`: a cached pipeline bound, nothing else resolved again;
+    /// diagnostics and tests).
+    pub fn light_render_states(&self) -> u64 {
+        self.light_render_states
     }
 
     /// Note that a call other than `draw` was applied (every `Screen` and

@@ -260,7 +260,32 @@ pub(crate) struct PipeDesc<'a> {
     pub vertex: &'a [VertexSlot],
 }
 
-impl PipeDesc<'_> {
+impl<'a> PipeDesc<'a> {
+    /// The description of a draw's pipeline; primitive restart applies to
+    /// indexed draws (`index_size` != 0) only.
+    pub fn new(
+        shader: mgpipe::Handle,
+        build: &'a ShaderBuild,
+        rs: &'a calls::CreateRenderState,
+        index_size: u32,
+        t: &crate::PipeTargets,
+        vertex: &'a [VertexSlot],
+    ) -> Self {
+        PipeDesc {
+            shader,
+            build,
+            rs,
+            topology: t.topology,
+            restart: rs.primitive_restart_fixed != 0 && index_size != 0,
+            colors: t.colors,
+            color_integer: t.color_integer,
+            depth: t.depth,
+            stencil: t.stencil,
+            samples: t.samples,
+            vertex,
+        }
+    }
+
     /// The pipeline-cache key, written into `k` (cleared first): a draw
     /// reuses one buffer instead of allocating a key per draw.
     pub fn key_into(&self, k: &mut Vec<u32>) {

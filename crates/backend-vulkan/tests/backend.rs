@@ -1211,3 +1211,57 @@ fn colour_masked_clear_keeps_masked_channels() {
     assert_eq!(px(&img, 8, 1, 1), [255, 102, 153, 255]);
     assert_eq!(px(&img, 8, 6, 6), [51, 102, 153, 204]);
 }
+
+#[test]
+fn render_state_toggles_between_draws_bind_their_pipelines() {
+    let Some(mut b) = open() else { return };
+    let (w, h) = (8u32, 8u32);
+    setup(&mut b, w, h);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
+    let rig = DepthRig::new(&mut b);
+    // Two states that differ only in what the pipeline is keyed on: every
+    // channel written, or none.
+    let state = |slot: u32, mask: u32| CreateRenderState {
+        cso: Handle::new(20 + slot, 1),
+        blend_src_rgb: 1,
+        blend_src_alpha: 1,
+        color_write_mask: mask,
+        ..Default::default()
+    };
+    let (write, keep) = (state(0, u32::MAX), state(1, 0));
+    b.create_render_state(&write);
+    b.create_render_state(&keep);
+    let bind = |b: &mut VulkanBackend, rs: &CreateRenderState| {
+        b.bind_render_state(&BindRenderState { cso: rs.cso })
+    };
+    // Columns 0-1, 2-3, 4-5, 6-7 of the 8-pixel-wide target.
+    let col = |i: usize| (-1.0 + 0.5 * i as f32, -0.5 + 0.5 * i as f32);
+    let colors = [
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+    ];
+    // Twice in one frame: the first round makes both pipelines (full
+    // path), the second switches between them on the light path.
+    for round in 0..2 {
+        for (i, c) in colors.iter().enumerate() {
+            bind(&mut b, if i % 2 == 0 { &write } else { &keep });
+            let (x0, x1) = col(i);
+            let c = if round == 0 { [0.5, 0.5, 0.5, 1.0] } else { *c };
+            rig.quad(&mut b, x0, x1, 0.0, c);
+        }
+    }
+    assert!(
+        b.light_render_states() >= 3,
+        "the light path took {} render-state changes",
+        b.light_render_states()
+    );
+    let img = read(&mut b, 0, 0, w, h);
+    // Written columns hold the second round's colour; masked ones stay
+    // black (a stale pipeline would have written grey or the colour).
+    assert_eq!(px(&img, w, 1, 4), [255, 0, 0, 255], "column 0");
+    assert_eq!(px(&img, w, 3, 4), [0, 0, 0, 255], "column 1 (masked)");
+    assert_eq!(px(&img, w, 5, 4), [0, 0, 255, 255], "column 2");
+    assert_eq!(px(&img, w, 7, 4), [0, 0, 0, 255], "column 3 (masked)");
+}
