@@ -265,16 +265,61 @@ const FENCE_SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 /// a core that the device's own thread (lavapipe's queue thread) could use.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FenceWaitPolicy {
+    mode: FencePoll,
     last_wait_long: bool,
 }
 
+/// `MOBILEGL_VK_FENCE_POLL`: when a fence wait polls before it blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum FencePoll {
+    /// While the waits before it were short (the default).
+    #[default]
+    Adaptive,
+    /// Always, up to `FENCE_SPIN`.
+    Always,
+    /// Never: every wait blocks at once.
+    Never,
+}
+
+impl FencePoll {
+    /// The knob's value (unset: `Adaptive`).
+    pub fn from_env() -> Result<FencePoll, VkError> {
+        const KNOB: &str = "MOBILEGL_VK_FENCE_POLL";
+        match std::env::var(KNOB) {
+            Err(_) => Ok(FencePoll::Adaptive),
+            Ok(v) => match v.as_str() {
+                "adaptive" => Ok(FencePoll::Adaptive),
+                "always" => Ok(FencePoll::Always),
+                "never" => Ok(FencePoll::Never),
+                _ => Err(VkError::BadKnob {
+                    knob: KNOB,
+                    value: v,
+                    why: "expected adaptive, always or never",
+                }),
+            },
+        }
+    }
+}
+
 impl FenceWaitPolicy {
+    pub fn new(mode: FencePoll) -> Self {
+        FenceWaitPolicy {
+            mode,
+            last_wait_long: false,
+        }
+    }
+
     /// How long the next wait may poll, at most `timeout_ns`.
     pub fn poll_budget(&self, timeout_ns: u64) -> std::time::Duration {
-        if self.last_wait_long {
-            std::time::Duration::ZERO
-        } else {
+        let poll = match self.mode {
+            FencePoll::Adaptive => !self.last_wait_long,
+            FencePoll::Always => true,
+            FencePoll::Never => false,
+        };
+        if poll {
             FENCE_SPIN.min(std::time::Duration::from_nanos(timeout_ns))
+        } else {
+            std::time::Duration::ZERO
         }
     }
 
@@ -442,7 +487,7 @@ fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
 }
 
 impl Frames {
-    pub fn new(gpu: &Gpu, n: usize) -> Result<Frames, VkError> {
+    pub fn new(gpu: &Gpu, n: usize, fence_poll: FencePoll) -> Result<Frames, VkError> {
         let ai = vk::CommandBufferAllocateInfo::default()
             .command_pool(gpu.pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -485,7 +530,7 @@ impl Frames {
             recording: false,
             next_serial: 1,
             completed: 0,
-            fence_wait: FenceWaitPolicy::default(),
+            fence_wait: FenceWaitPolicy::new(fence_poll),
             garbage: Vec::new(),
             rendering: None,
             bound_pipeline: vk::Pipeline::null(),
@@ -1224,5 +1269,11 @@ mod tests {
         // A short wait (even a blocked one) turns polling back on.
         p.learn(FENCE_SPIN / 4);
         assert_eq!(p.poll_budget(u64::MAX), FENCE_SPIN);
+        // The knob's fixed modes ignore what waits took.
+        let mut always = FenceWaitPolicy::new(FencePoll::Always);
+        always.learn(FENCE_SPIN * 5);
+        assert_eq!(always.poll_budget(u64::MAX), FENCE_SPIN);
+        let never = FenceWaitPolicy::new(FencePoll::Never);
+        assert_eq!(never.poll_budget(u64::MAX), Duration::ZERO);
     }
 }

@@ -63,7 +63,8 @@
 //! `MOBILEGL_VK_HOST_IMPORT=1|0` (default: 1 on CPU devices, else 0);
 //! `MOBILEGL_VK_HOST_IMAGES=1|0` (default: 1 on CPU devices with unified
 //! memory; colour images LINEAR where allowed, written by the host when
-//! idle).
+//! idle); `MOBILEGL_VK_FENCE_POLL=adaptive|always|never` (default
+//! adaptive: a fence wait polls up to 200 µs only while waits were short).
 
 mod context;
 mod device;
@@ -407,8 +408,9 @@ impl VulkanBackend {
     /// Open the first usable Vulkan device (see the crate doc).
     pub fn open_default() -> Result<VulkanBackend, VkError> {
         let n = frames_in_flight()?;
+        let poll = frame::FencePoll::from_env()?;
         let gpu = Gpu::open()?;
-        let frames = match Frames::new(&gpu, n) {
+        let frames = match Frames::new(&gpu, n, poll) {
             Ok(f) => f,
             Err(e) => {
                 gpu.destroy();
