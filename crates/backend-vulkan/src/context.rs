@@ -975,13 +975,21 @@ impl VulkanBackend {
     /// full (what was bound here stays consistent with `frames`' record of
     /// the bindings, which the full path compares against).
     fn apply_light(&mut self, p: &calls::Draw) -> bool {
-        // Only what each branch reads is copied out of the context (the
-        // whole `Ctx` is about 2 KiB: a copy per draw was a tenth of this
-        // path's instructions on the H200).
-        let Some((shader, index_buffer)) = self.cur("draw").map(|c| (c.shader, c.index_buffer))
-        else {
+        // The context is lent out of its slot, not copied (it is about
+        // 2 KiB: a copy per draw was a tenth of this path's instructions on
+        // the H200, and copying only the vertex and uniform bindings still
+        // cost two 300-600 byte copies per draw).
+        let Some(lent) = self.lend_cur("draw") else {
             return false;
         };
+        let ok = self.apply_light_to(&lent.1, p);
+        self.restore_cur(lent);
+        ok
+    }
+
+    /// `apply_light` against `c`, the current context (lent out).
+    fn apply_light_to(&mut self, c: &Ctx, p: &calls::Draw) -> bool {
+        let (shader, index_buffer) = (c.shader, c.index_buffer);
         let Some(mut l) = self.last_draw else {
             return false;
         };
@@ -1002,7 +1010,9 @@ impl VulkanBackend {
         let Ok(cmd) = self.frames.cmd_keep(&self.gpu) else {
             return false;
         };
-        if self.light & crate::LIGHT_RS != 0 && !self.rebind_pipeline(shader, &l, cmd) {
+        if self.light & crate::LIGHT_RS != 0
+            && !self.rebind_pipeline(shader, &c.render_state, &l, cmd)
+        {
             return false;
         }
         if self.light & crate::LIGHT_INDEX != 0 && p.index_size != 0 {
@@ -1029,24 +1039,18 @@ impl VulkanBackend {
             }
             l.index_bytes = size;
         }
-        if self.light & crate::LIGHT_VBUF != 0 {
-            let Some((ve, vbufs)) = self.cur("draw").map(|c| (c.vertex_elements, c.vbufs)) else {
-                return false;
-            };
-            if !self.rebind_vertex_buffers(ve, &vbufs, &l, cmd) {
-                return false;
-            }
+        if self.light & crate::LIGHT_VBUF != 0
+            && !self.rebind_vertex_buffers(c.vertex_elements, &c.vbufs, &l, cmd)
+        {
+            return false;
         }
         if self.light & crate::LIGHT_CBUF != 0 && !ubos.is_empty() {
             if !dynamic {
                 return false;
             }
-            let Some(cbufs) = self.cur("draw").map(|c| c.cbufs) else {
-                return false;
-            };
             let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
             if self
-                .resolve_ubos(shader, &cbufs, &ubos, globals, &mut infos)
+                .resolve_ubos(shader, &c.cbufs, &ubos, globals, &mut infos)
                 .is_err()
             {
                 return false;
@@ -1107,12 +1111,10 @@ impl VulkanBackend {
     fn rebind_pipeline(
         &mut self,
         shader: Handle,
+        rs: &calls::CreateRenderState,
         l: &crate::LastDraw,
         cmd: vk::CommandBuffer,
     ) -> bool {
-        let Some(rs) = self.cur("draw").map(|c| c.render_state) else {
-            return false;
-        };
         let Some(build) = self
             .scr
             .shaders
@@ -1123,7 +1125,7 @@ impl VulkanBackend {
         };
         // The vertex slots the last full draw keyed its pipeline on.
         let slots = &self.draw_scratch.slots;
-        let desc = PipeDesc::new(shader, build, &rs, l.index_size, &l.targets, slots);
+        let desc = PipeDesc::new(shader, build, rs, l.index_size, &l.targets, slots);
         let mut key = std::mem::take(&mut self.draw_scratch.key);
         desc.key_into(&mut key);
         let pipe = self.pipelines.get(key.as_slice()).copied();
