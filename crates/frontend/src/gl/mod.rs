@@ -11,6 +11,7 @@ use parking_lot::Mutex;
 
 use crate::context::with_gl;
 
+pub mod attrib_values;
 pub mod buffers;
 pub mod draw;
 pub mod framebuffers;
@@ -25,6 +26,7 @@ pub mod textures;
 pub mod validate;
 pub mod vertex;
 
+pub use attrib_values::*;
 pub use buffers::*;
 pub use draw::*;
 pub use framebuffers::*;

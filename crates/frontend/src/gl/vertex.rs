@@ -288,6 +288,24 @@ fn f4(x: f32, y: f32, z: f32, w: f32) -> [u32; 4] {
     [x.to_bits(), y.to_bits(), z.to_bits(), w.to_bits()]
 }
 
+/// Attribute `index`'s current value from four floats (`attrib_values`).
+pub(super) fn set_current_float(gl: &mut Gl, index: u32, v: [f32; 4]) {
+    set_current(gl, index, f4(v[0], v[1], v[2], v[3]), false)
+}
+
+/// Attribute `index`'s current value from four integers (`attrib_values`).
+pub(super) fn set_current_integer(gl: &mut Gl, index: u32, v: [u32; 4]) {
+    set_current(gl, index, v, true)
+}
+
+/// `pname` of attribute `index` (its current value: four words, integer or
+/// float bits) and whether the current value is an integer one; None after
+/// setting the GL error.
+pub(super) fn current_attrib(gl: &mut Gl, index: u32, pname: u32) -> Option<([u32; 4], bool)> {
+    let integer = gl.st.current_attrib_integer & (1 << index.min(31)) != 0;
+    vertex_attrib_param(gl, index, pname).map(|v| (v, integer))
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttrib1f(i: u32, x: f32) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
@@ -367,10 +385,7 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i32) {
-    let r = with_gl_dirty(DIRTY_VERTEX, |gl| {
-        let is_int = gl.st.current_attrib_integer & (1 << index.min(31)) != 0;
-        vertex_attrib_param(gl, index, pname).map(|v| (v, is_int))
-    });
+    let r = with_gl_dirty(DIRTY_VERTEX, |gl| current_attrib(gl, index, pname));
     if let Some((v, is_int)) = r {
         let n = if pname == glow::CURRENT_VERTEX_ATTRIB {
             4
