@@ -471,7 +471,8 @@ impl VulkanBackend {
     }
 
     /// Note that a call other than `draw` was applied (every `Screen` and
-    /// `Context` method except `draw` calls this first).
+    /// `Context` method except `draw` calls this, but for the changes a
+    /// following draw applies itself: those set a `LIGHT_*` bit instead).
     pub(crate) fn touch(&mut self) {
         self.epoch = self.epoch.wrapping_add(1);
     }
