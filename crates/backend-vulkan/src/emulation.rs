@@ -31,7 +31,11 @@
 //! separate depth and stencil images in one framebuffer (stencil dropped),
 //! redefining a texture's level 0 with another size/format discards its
 //! other levels, transform feedback / queries / compute dispatch (no calls
-//! in the catalogue yet).
+//! in the catalogue yet), and `gl_PointCoord`'s t runs bottom-up (GL row
+//! order makes Vulkan's upper-left point origin GL's lower-left; GL's
+//! default is upper-left: a PointCoord flip in the SPIR-V rewrite is still
+//! to do, `frontend/tests/point_coord.rs` shows it with
+//! `MOBILEGL_BACKEND=vulkan`).
 
 use ash::vk;
 
