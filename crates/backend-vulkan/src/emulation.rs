@@ -4,6 +4,7 @@
 //! | emulation | what the backend does |
 //! |---|---|
 //! | GL's bottom-left origin | images keep GL row order (memory row 0 = GL row 0 = the bottom row / first uploaded row); the viewport keeps a positive height, so NDC y = -1 lands on row 0, `gl_FragCoord` equals GL window coordinates and `read_pixels` copies rows as stored. The winding flips under this mapping, so GL `CCW` is Vulkan `CLOCKWISE` |
+//! | `gl_PointCoord` origin | GL row order makes Vulkan's upper-left point origin GL's lower-left: a fragment stage reading `PointCoord` reads (s, 1 − t) instead (`spirv::flip_point_coord`), GL's default upper-left origin |
 //! | GL clip-space depth [-1, 1] | `VK_EXT_depth_clip_control` (`negativeOneToOne`); without it depth is a named gap |
 //! | separate texture-unit / UBO binding namespaces | SPIR-V rewrite (`spirv.rs`): sampled images move to descriptor set 1, UBOs stay in set 0 |
 //! | 3-component formats (`RGB8`, `RGB16F`, `RGB32F`, `RGB565`, ...) | stored as the 4-component format, alpha written 1 on upload, view swizzle A = ONE |
@@ -31,11 +32,7 @@
 //! separate depth and stencil images in one framebuffer (stencil dropped),
 //! redefining a texture's level 0 with another size/format discards its
 //! other levels, transform feedback / queries / compute dispatch (no calls
-//! in the catalogue yet), and `gl_PointCoord`'s t runs bottom-up (GL row
-//! order makes Vulkan's upper-left point origin GL's lower-left; GL's
-//! default is upper-left: a PointCoord flip in the SPIR-V rewrite is still
-//! to do, `frontend/tests/point_coord.rs` shows it with
-//! `MOBILEGL_BACKEND=vulkan`).
+//! in the catalogue yet).
 
 use ash::vk;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ash::vk;
 use mgpipe::calls;
-use mgpipe::consts::STAGE_COMPUTE;
+use mgpipe::consts::{STAGE_COMPUTE, STAGE_FRAGMENT};
 
 use crate::device::Gpu;
 use crate::emulation::{self, gl};
@@ -82,6 +82,13 @@ pub(crate) fn build_shader(
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         let r = spirv::rewrite(&mut w).map_err(|e| format!("stage {i}: {e}"))?;
+        if i == STAGE_FRAGMENT {
+            if let Some(flipped) =
+                spirv::flip_point_coord(&w).map_err(|e| format!("stage {i}: {e}"))?
+            {
+                w = flipped;
+            }
+        }
         stages.push((i, w, r));
     }
     if stages.is_empty() {

@@ -6,7 +6,9 @@
 //! units vs UBO binding points). Bindings of one Vulkan set share a
 //! namespace, so [`rewrite`] moves every sampled image / sampler variable to
 //! [`SAMPLER_SET`] (binding = its texture-unit slot) and leaves uniform
-//! blocks in [`UBO_SET`].
+//! blocks in [`UBO_SET`]. [`flip_point_coord`] makes a fragment stage read
+//! `gl_PointCoord` with GL's upper-left origin (the backend keeps GL row
+//! order, so Vulkan's own point origin is GL's lower-left).
 
 /// Descriptor set of uniform blocks (user blocks and the default block).
 pub const UBO_SET: u32 = 0;
@@ -30,6 +32,21 @@ const OP_TYPE_POINTER: u16 = 32;
 const OP_CONSTANT: u16 = 43;
 const OP_VARIABLE: u16 = 59;
 const OP_DECORATE: u16 = 71;
+
+const OP_LINE: u16 = 8;
+const OP_FUNCTION: u16 = 54;
+const OP_LOAD: u16 = 61;
+const OP_ACCESS_CHAIN: u16 = 65;
+const OP_IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+const OP_STORE: u16 = 62;
+const OP_COMPOSITE_CONSTRUCT: u16 = 80;
+const OP_COMPOSITE_EXTRACT: u16 = 81;
+const OP_FSUB: u16 = 131;
+const OP_LABEL: u16 = 248;
+const OP_NO_LINE: u16 = 317;
+
+const BUILTIN_POINT_COORD: u32 = 16;
+const SC_PRIVATE: u32 = 6;
 
 const DEC_BLOCK: u32 = 2;
 const DEC_BUFFER_BLOCK: u32 = 3;
@@ -83,6 +100,8 @@ pub enum SpirvError {
     Header,
     #[error("truncated instruction at word {0}")]
     Truncated(usize),
+    #[error("{0}")]
+    Unsupported(&'static str),
 }
 
 fn instructions(words: &[u32]) -> Result<Instructions, SpirvError> {
@@ -338,6 +357,137 @@ pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
         }
     }
     Ok(r)
+}
+
+/// One instruction's words.
+fn inst(op: u16, operands: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    std::iter::once(((operands.len() as u32 + 1) << 16) | op as u32).chain(operands.iter().copied())
+}
+
+/// A fragment stage that reads the `PointCoord` built-in gets it with t
+/// flipped: the entry point copies (s, 1 − t) into a private variable
+/// first, and every load or access chain of the input reads that instead.
+/// None: the module reads no `PointCoord` (nothing to do).
+pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
+    let (m, ins) = parse(words)?;
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    let Some(pc) = ins.iter().find_map(|&(i, op, n)| {
+        (op == OP_DECORATE
+            && n >= 4
+            && operand(i, 2) == DEC_BUILTIN
+            && operand(i, 3) == BUILTIN_POINT_COORD)
+            .then(|| operand(i, 1))
+    }) else {
+        return Ok(None);
+    };
+    let unsupported = SpirvError::Unsupported;
+    let var = ins
+        .iter()
+        .find(|&&(i, op, n)| op == OP_VARIABLE && n >= 4 && operand(i, 2) == pc)
+        .ok_or(unsupported("PointCoord is not a variable"))?;
+    let Some(Ty::Pointer(vec2)) = m.types.get(&operand(var.0, 1)).copied() else {
+        return Err(unsupported("PointCoord is not a pointer"));
+    };
+    let Some(Ty::Vector(float)) = m.types.get(&vec2).copied() else {
+        return Err(unsupported("PointCoord is not a vector"));
+    };
+    let entry = ins
+        .iter()
+        .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
+        .map(|x| operand(x.0, 2))
+        .ok_or(unsupported("no entry point"))?;
+    let first_fn = ins
+        .iter()
+        .find(|x| x.1 == OP_FUNCTION)
+        .map(|x| x.0)
+        .ok_or(unsupported("no function"))?;
+    // Private pointer types are reused when the module has them (a second
+    // declaration of the same type is invalid).
+    let existing = |pointee: u32| {
+        ins.iter().find_map(|&(i, op, n)| {
+            (op == OP_TYPE_POINTER
+                && n >= 4
+                && operand(i, 2) == SC_PRIVATE
+                && operand(i, 3) == pointee)
+                .then(|| operand(i, 1))
+        })
+    };
+    let mut bound = words[3];
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    let mut globals: Vec<u32> = Vec::new();
+    let ptr_vec2 = existing(vec2).unwrap_or_else(|| {
+        let id = fresh();
+        globals.extend(inst(OP_TYPE_POINTER, &[id, SC_PRIVATE, vec2]));
+        id
+    });
+    let ptr_float = existing(float).unwrap_or_else(|| {
+        let id = fresh();
+        globals.extend(inst(OP_TYPE_POINTER, &[id, SC_PRIVATE, float]));
+        id
+    });
+    let (one, shadow) = (fresh(), fresh());
+    globals.extend(inst(OP_CONSTANT, &[float, one, 1.0f32.to_bits()]));
+    globals.extend(inst(OP_VARIABLE, &[ptr_vec2, shadow, SC_PRIVATE]));
+    let (st, s, t, flipped, fixed) = (fresh(), fresh(), fresh(), fresh(), fresh());
+    let mut prologue: Vec<u32> = Vec::new();
+    prologue.extend(inst(OP_LOAD, &[vec2, st, pc]));
+    prologue.extend(inst(OP_COMPOSITE_EXTRACT, &[float, s, st, 0]));
+    prologue.extend(inst(OP_COMPOSITE_EXTRACT, &[float, t, st, 1]));
+    prologue.extend(inst(OP_FSUB, &[float, flipped, one, t]));
+    prologue.extend(inst(OP_COMPOSITE_CONSTRUCT, &[vec2, fixed, s, flipped]));
+    prologue.extend(inst(OP_STORE, &[shadow, fixed]));
+    // SPIR-V 1.4 and later list every global an entry point uses.
+    let list_private = words[1] >= 0x0001_0400;
+
+    let mut out = Vec::with_capacity(words.len() + globals.len() + prologue.len() + 1);
+    out.extend_from_slice(&words[..5]);
+    out[3] = bound;
+    let (mut in_entry, mut pending, mut done) = (false, false, false);
+    for &(i, op, n) in &ins {
+        let w = &words[i..i + n];
+        if i == first_fn {
+            out.extend_from_slice(&globals);
+        }
+        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
+            out.extend_from_slice(&prologue);
+            (pending, done) = (false, true);
+        }
+        match op {
+            OP_ENTRY_POINT if list_private && w.get(2) == Some(&entry) => {
+                out.push((((n + 1) as u32) << 16) | op as u32);
+                out.extend_from_slice(&w[1..]);
+                out.push(shadow);
+            }
+            OP_FUNCTION => {
+                in_entry = w.get(2) == Some(&entry);
+                out.extend_from_slice(w);
+            }
+            OP_LABEL => {
+                pending = in_entry && !done;
+                out.extend_from_slice(w);
+            }
+            OP_LOAD if n >= 4 && w[3] == pc => {
+                out.extend_from_slice(w);
+                let at = out.len() - n + 3;
+                out[at] = shadow;
+            }
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if n >= 4 && w[3] == pc => {
+                // One index picks a component: a pointer to a float.
+                if n != 5 {
+                    return Err(unsupported("PointCoord access chain of another depth"));
+                }
+                out.extend_from_slice(&[w[0], ptr_float, w[2], shadow, w[4]]);
+            }
+            _ => out.extend_from_slice(w),
+        }
+    }
+    if !done {
+        return Err(unsupported("entry point function not found"));
+    }
+    Ok(Some(out))
 }
 
 #[cfg(test)]

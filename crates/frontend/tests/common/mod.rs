@@ -6,7 +6,7 @@ use std::ffi::CString;
 
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
-use mobilegl::gl::{framebuffers, shaders};
+use mobilegl::gl::{draw, framebuffers, pixels, shaders, state, vertex};
 
 /// The next GL error of the current context.
 pub fn gl_error() -> u32 {
@@ -131,4 +131,59 @@ pub unsafe fn bind_rgba8_framebuffer(w: i32, h: i32) {
             rb,
         );
     }
+}
+
+const POINT_VS: &str = "#version 330 core
+void main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); gl_PointSize = 8.0; }
+";
+const POINT_FS: &str = "#version 330 core
+out vec4 o;
+// Components one at a time (access chains into the built-in) and the whole
+// vector (a load) in one shader.
+void main() { o = vec4(gl_PointCoord.x, gl_PointCoord.y, 0.0, 1.0) * 0.5 + vec4(gl_PointCoord, 0.0, 1.0) * 0.5; }
+";
+
+/// Draw an 8x8 point with `gl_PointCoord` as its colour and check the
+/// origin is GL's default, upper-left (`point_coord*.rs`).
+pub unsafe fn check_point_coord_origin() {
+    const SIZE: i32 = 16;
+    let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+    // SAFETY: GL calls on this thread with a current context; `px` holds
+    // the whole RGBA8 target.
+    unsafe {
+        make_context();
+        bind_rgba8_framebuffer(SIZE, SIZE);
+        state::glViewport(0, 0, SIZE, SIZE);
+        state::glEnable(glow::PROGRAM_POINT_SIZE);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        shaders::glUseProgram(link_program(POINT_VS, POINT_FS));
+        draw::glDrawArrays(glow::POINTS, 0, 1);
+        pixels::glReadPixels(
+            0,
+            0,
+            SIZE,
+            SIZE,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        );
+        no_gl_error("draw and read");
+    }
+    // The 8x8 point covers window pixels 4..12 in x and y (GL window
+    // coordinates: row 0 is the bottom).
+    let at = |x: i32, y: i32| {
+        let i = ((y * SIZE + x) * 4) as usize;
+        [i32::from(px[i]), i32::from(px[i + 1])]
+    };
+    let (bottom_left, top_left, bottom_right) = (at(4, 4), at(4, 11), at(11, 4));
+    assert!(
+        bottom_right[0] > bottom_left[0] + 128,
+        "s grows to the right: {bottom_left:?} -> {bottom_right:?}"
+    );
+    assert!(
+        bottom_left[1] > top_left[1] + 128,
+        "t grows from the top down (upper-left origin): top {top_left:?}, bottom {bottom_left:?}"
+    );
 }
