@@ -674,6 +674,9 @@ pub struct GlState {
 
     // emission
     pub sent: Sent,
+    /// The framebuffer handle `glCopyTexSubImage*` draws into (a texture
+    /// level as its only attachment), made on first use.
+    pub copy_fbo: Option<Handle>,
     /// MOBILEGL_PIPE_VERIFY=1: check emitted state against the tracker at draws.
     pub verify: bool,
     /// True during the verifier's dry pass: compare, never emit.
@@ -812,6 +815,7 @@ impl GlState {
             current_attrib,
             current_attrib_integer: 0,
             sent: Sent::default(),
+            copy_fbo: None,
             verify: std::env::var("MOBILEGL_PIPE_VERIFY").as_deref() == Ok("1"),
             verify_dry: false,
             verify_divergences: Vec::new(),

@@ -608,7 +608,7 @@ type ReadResult = Option<ClientPack>;
 
 /// The read framebuffer as glReadPixels' errors and clipping see it.
 #[derive(Debug, Clone, Copy)]
-struct ReadFramebuffer {
+pub(super) struct ReadFramebuffer {
     /// Its size: pixels outside [0, width) x [0, height) are not read. For
     /// a framebuffer object, the smallest attachment's size (the size the
     /// frontend gives its draws; Mesa clips reads to the same).
@@ -630,7 +630,7 @@ struct ReadFramebuffer {
 /// `Gl::emit_read_surface` applies; checked here first so that the error
 /// order stays INVALID_ENUM, then INVALID_FRAMEBUFFER_OPERATION, then
 /// INVALID_OPERATION, and nothing is emitted for a failing call).
-fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
+pub(super) fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
     let name = gl.st.read_fbo;
     if name == 0 {
         // The default framebuffer: formats from the EGL config behind the
@@ -696,7 +696,7 @@ fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
 ///   integer, or a non-integer format from an integer one. Desktop GL has
 ///   no signed/unsigned rule (an INT buffer may be read as UNSIGNED_INT and
 ///   the reverse, with clamping); that restriction is OpenGL ES 3.0's.
-fn source_error(fb: &ReadFramebuffer, format: u32) -> Option<u32> {
+pub(super) fn source_error(fb: &ReadFramebuffer, format: u32) -> Option<u32> {
     if fb.multisampled {
         return Some(glow::INVALID_OPERATION);
     }

@@ -138,7 +138,7 @@ pub fn valid_internal_format(f: u32) -> bool {
     )
 }
 
-fn face_index(target: u32) -> usize {
+pub(super) fn face_index(target: u32) -> usize {
     if (glow::TEXTURE_CUBE_MAP_POSITIVE_X..=glow::TEXTURE_CUBE_MAP_NEGATIVE_Z).contains(&target) {
         (target - glow::TEXTURE_CUBE_MAP_POSITIVE_X) as usize
     } else {
@@ -156,7 +156,7 @@ fn object_target(target: u32) -> u32 {
 }
 
 /// The texture bound to `target` on the active unit (creating nothing).
-fn bound_texture_name(gl: &Gl, target: u32) -> u32 {
+pub(super) fn bound_texture_name(gl: &Gl, target: u32) -> u32 {
     gl.st
         .bound_texture(gl.st.active_texture as usize, object_target(target))
 }
@@ -296,7 +296,7 @@ fn ensure_created(gl: &mut Gl, name: u32) -> Option<mgpipe::Handle> {
     Some(t.handle)
 }
 
-fn valid_image_target(target: u32, dims: u32) -> bool {
+pub(super) fn valid_image_target(target: u32, dims: u32) -> bool {
     match dims {
         1 => target == glow::TEXTURE_1D,
         2 => {

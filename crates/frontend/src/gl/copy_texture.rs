@@ -1,0 +1,218 @@
+//! `glCopyTexSubImage2D` / `glCopyTexSubImage3D` (GL 4.6 §8.6): a
+//! rectangle of the read framebuffer copied into a defined texture level.
+//!
+//! The copy is a `blit` record from the read surface into a framebuffer of
+//! this context's own (`GlState::copy_fbo`) whose only attachment is the
+//! texture level (or one layer, face or 3D slice of it), with the scissor
+//! test off for the blit (copies ignore it); the application's framebuffer
+//! and render state are sent again at the next call that uses them.
+//! `TEXTURE_1D_ARRAY` copies one source row into each destination layer.
+//! 1D textures are not implemented (`glCopyTexSubImage1D` stays a stub).
+
+use mgpipe::calls;
+use mgpipe::consts::*;
+use mgpipe::Pipe;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::framebuffers::format_component_type;
+use super::gl_err;
+use super::pixels::{read_framebuffer, source_error};
+use super::textures::{bound_texture_name, face_index, valid_image_target};
+use super::validate::{has_depth, has_stencil};
+use crate::context::{
+    with_gl_dirty, Gl, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE, DIRTY_RESOURCES,
+};
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glCopyTexSubImage2D(
+    target: u32,
+    level: i32,
+    xoffset: i32,
+    yoffset: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_sub_image(
+            gl,
+            2,
+            target,
+            level,
+            [xoffset, yoffset, 0],
+            [x, y],
+            width,
+            height,
+        )
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glCopyTexSubImage3D(
+    target: u32,
+    level: i32,
+    xoffset: i32,
+    yoffset: i32,
+    zoffset: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_sub_image(
+            gl,
+            3,
+            target,
+            level,
+            [xoffset, yoffset, zoffset],
+            [x, y],
+            width,
+            height,
+        )
+    })
+}
+
+/// What a texture level's format reads from: the read format whose source
+/// rules (`pixels::source_error`) apply, and the blit mask.
+fn source_of(internal: u32) -> (u32, u32) {
+    match (has_depth(internal), has_stencil(internal)) {
+        (true, true) => (
+            glow::DEPTH_STENCIL,
+            glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT,
+        ),
+        (true, false) => (glow::DEPTH_COMPONENT, glow::DEPTH_BUFFER_BIT),
+        (false, true) => (glow::STENCIL_INDEX, glow::STENCIL_BUFFER_BIT),
+        _ => match format_component_type(internal) {
+            glow::INT | glow::UNSIGNED_INT => (glow::RGBA_INTEGER, glow::COLOR_BUFFER_BIT),
+            _ => (glow::RGBA, glow::COLOR_BUFFER_BIT),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn copy_tex_sub_image(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    level: i32,
+    offset: [i32; 3],
+    src: [i32; 2],
+    width: i32,
+    height: i32,
+) {
+    if !valid_image_target(target, dims) || target == glow::TEXTURE_RECTANGLE {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let [xoff, yoff, zoff] = offset;
+    if level < 0 || width < 0 || height < 0 || xoff < 0 || yoff < 0 || zoff < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let fb = match read_framebuffer(gl) {
+        Ok(fb) => fb,
+        Err(e) => gl_err!(gl, e),
+    };
+    let name = bound_texture_name(gl, target);
+    let Some(Some(t)) = gl.sh.textures.get(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    let Some(info) = t.level(face_index(target), level as usize) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    let array_1d = target == glow::TEXTURE_1D_ARRAY;
+    let face = face_index(target) as u32;
+    // A 1D array's y is its layer; a 2D level has one layer; a 3D level or
+    // an array of 2D layers is addressed by z.
+    let layers = if dims == 3 { info.depth } else { 1 };
+    if xoff as i64 + width as i64 > info.width as i64
+        || yoff as i64 + height as i64 > info.height as i64
+        || zoff as i64 >= layers.max(1) as i64
+    {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let (format, mask) = source_of(info.internal_format);
+    if let Some(e) = source_error(&fb, format) {
+        gl_err!(gl, e);
+    }
+    let handle = t.handle;
+    // Depth and stencil attachments name no layer in a framebuffer state.
+    let layered = array_1d || dims == 3 || face != 0;
+    if mask != glow::COLOR_BUFFER_BIT && layered {
+        super::log_once("copy_tex_depth_layer", || {
+            "glCopyTexSubImage* into a layer of a depth/stencil texture is not implemented: GL_INVALID_OPERATION".into()
+        });
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    if width == 0 || height == 0 {
+        return;
+    }
+    if let Err(e) = gl.emit_read_surface() {
+        gl_err!(gl, e);
+    }
+    let fbo = *gl
+        .st
+        .copy_fbo
+        .get_or_insert_with(|| gl.conn.alloc.framebuffer.alloc());
+    // Copies ignore the scissor test; blits honour it.
+    let scissor = std::mem::replace(&mut gl.st.scissor_test, false);
+    gl.emit_render_state();
+    gl.st.scissor_test = scissor;
+    let [x, y] = src;
+    // One blit per destination layer: a 1D array takes one source row into
+    // each layer, anything else one rectangle into one layer.
+    let rows: Vec<(u32, [i32; 4], [i32; 4])> = if array_1d {
+        (0..height)
+            .map(|r| {
+                (
+                    (yoff + r) as u32,
+                    [x, y + r, x + width, y + r + 1],
+                    [xoff, 0, xoff + width, 1],
+                )
+            })
+            .collect()
+    } else {
+        let layer = if dims == 3 { zoff as u32 } else { face };
+        vec![(
+            layer,
+            [x, y, x + width, y + height],
+            [xoff, yoff, xoff + width, yoff + height],
+        )]
+    };
+    for (layer, s, d) in rows {
+        let mut p = calls::SetFramebufferState {
+            fbo,
+            draw_buffers: [NO_ATTACHMENT; 8],
+            width: info.width,
+            height: if array_1d { 1 } else { info.height },
+            ..Default::default()
+        };
+        if mask & glow::COLOR_BUFFER_BIT != 0 {
+            p.color[0] = handle;
+            p.color_kind[0] = SURFACE_TEXTURE;
+            p.color_level[0] = level as u32;
+            p.color_layer[0] = layer;
+            p.draw_buffers[0] = 0;
+        }
+        if mask & glow::DEPTH_BUFFER_BIT != 0 {
+            (p.depth, p.depth_kind, p.depth_level) = (handle, SURFACE_TEXTURE, level as u32);
+        }
+        if mask & glow::STENCIL_BUFFER_BIT != 0 {
+            (p.stencil, p.stencil_kind, p.stencil_level) = (handle, SURFACE_TEXTURE, level as u32);
+        }
+        p.content_hash = xxh3_64(bytemuck::bytes_of(&p));
+        gl.conn.pipe.set_framebuffer_state(&p);
+        gl.st.sent.framebuffer = Some(p);
+        gl.conn.pipe.blit(&calls::Blit {
+            src: s,
+            dst: d,
+            mask,
+            filter: glow::NEAREST,
+        });
+    }
+    // The next draw, clear or blit sends the application's own framebuffer
+    // and render state again (their `sent` copies differ now).
+    gl.st.dirty |= DIRTY_FRAMEBUFFER | DIRTY_RENDER_STATE | DIRTY_RESOURCES;
+}

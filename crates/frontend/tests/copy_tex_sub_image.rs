@@ -1,0 +1,136 @@
+//! `glCopyTexSubImage2D`/`3D` (GL 4.6 §8.6): the read framebuffer's
+//! rectangle lands in the texture level at the offset, the scissor test
+//! does not apply, the application's framebuffer is drawn to again
+//! afterwards, and the errors are the spec's.
+//!
+//! `cargo nextest run -p frontend --test copy_tex_sub_image`
+
+mod common;
+use common::{bind_rgba8_framebuffer, expect_error, make_context, no_gl_error};
+use mobilegl::gl::{copy_texture as ct, pixels, queries, state, textures};
+
+const RED: [u8; 4] = [255, 0, 0, 255];
+const GREEN: [u8; 4] = [0, 255, 0, 255];
+const BLUE: [u8; 4] = [0, 0, 255, 255];
+
+/// Level 0 of the texture bound to `target`, `n` RGBA8 texels.
+unsafe fn texels(target: u32, n: usize) -> Vec<[u8; 4]> {
+    let mut out = vec![0u8; n * 4];
+    // SAFETY: room for the whole level; a context is current.
+    unsafe {
+        queries::glGetTexImage(
+            target,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            out.as_mut_ptr().cast(),
+        )
+    };
+    no_gl_error("glGetTexImage");
+    out.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect()
+}
+
+#[test]
+fn copies_the_read_rectangle_into_the_level() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context();
+        // Source: 8x8, red, with pixel (0, 0) green.
+        bind_rgba8_framebuffer(8, 8);
+        state::glClearColor(1.0, 0.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glEnable(glow::SCISSOR_TEST);
+        state::glScissor(0, 0, 1, 1);
+        state::glClearColor(0.0, 1.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        // The scissor box stays enabled and small: copies ignore it.
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D, tex);
+        let blue: Vec<u8> = BLUE.repeat(64);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            8,
+            8,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            blue.as_ptr().cast(),
+        );
+        ct::glCopyTexSubImage2D(glow::TEXTURE_2D, 0, 2, 3, 0, 0, 4, 4);
+        no_gl_error("glCopyTexSubImage2D");
+        let t = texels(glow::TEXTURE_2D, 64);
+        let at = |x: usize, y: usize| t[y * 8 + x];
+        assert_eq!(at(2, 3), GREEN, "source (0, 0) at offset (2, 3)");
+        assert_eq!(at(5, 6), RED, "source (3, 3)");
+        assert_eq!(at(3, 3), RED, "source (1, 0), outside the scissor box");
+        assert_eq!(at(1, 3), BLUE, "left of the rectangle");
+        assert_eq!(at(6, 6), BLUE, "right of the rectangle");
+        assert_eq!(at(2, 7), BLUE, "above the rectangle");
+
+        // The application's framebuffer is the draw target again.
+        state::glDisable(glow::SCISSOR_TEST);
+        state::glClearColor(0.0, 0.0, 1.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        let mut px = [0u8; 4];
+        pixels::glReadPixels(
+            5,
+            5,
+            1,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        );
+        assert_eq!(px, BLUE, "a clear after the copy reaches the framebuffer");
+        assert_eq!(
+            texels(glow::TEXTURE_2D, 64)[3 * 8 + 2],
+            GREEN,
+            "not the texture"
+        );
+
+        // Errors.
+        ct::glCopyTexSubImage2D(glow::TEXTURE_3D, 0, 0, 0, 0, 0, 1, 1);
+        expect_error("a 3D target in the 2D call", glow::INVALID_ENUM);
+        ct::glCopyTexSubImage2D(glow::TEXTURE_2D, 0, 6, 0, 0, 0, 4, 1);
+        expect_error("past the level's width", glow::INVALID_VALUE);
+        ct::glCopyTexSubImage2D(glow::TEXTURE_2D, 0, 0, 0, 0, 0, -1, 1);
+        expect_error("negative width", glow::INVALID_VALUE);
+        ct::glCopyTexSubImage2D(glow::TEXTURE_2D, 1, 0, 0, 0, 0, 1, 1);
+        expect_error("an undefined level", glow::INVALID_OPERATION);
+
+        // 3D call: layer 1 of a 2D array.
+        let mut arr = 0;
+        textures::glGenTextures(1, &mut arr);
+        textures::glBindTexture(glow::TEXTURE_2D_ARRAY, arr);
+        let blue3: Vec<u8> = BLUE.repeat(4 * 4 * 3);
+        textures::glTexImage3D(
+            glow::TEXTURE_2D_ARRAY,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            4,
+            3,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            blue3.as_ptr().cast(),
+        );
+        state::glClearColor(1.0, 0.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        ct::glCopyTexSubImage3D(glow::TEXTURE_2D_ARRAY, 0, 0, 0, 1, 0, 0, 2, 2);
+        no_gl_error("glCopyTexSubImage3D");
+        let t = texels(glow::TEXTURE_2D_ARRAY, 48);
+        assert_eq!(t[16], RED, "layer 1, texel (0, 0)");
+        assert_eq!(t[16 + 5], RED, "layer 1, texel (1, 1)");
+        assert_eq!(t[16 + 2], BLUE, "layer 1, texel (2, 0)");
+        assert_eq!(t[0], BLUE, "layer 0 untouched");
+        assert_eq!(t[32], BLUE, "layer 2 untouched");
+        ct::glCopyTexSubImage3D(glow::TEXTURE_2D_ARRAY, 0, 0, 0, 3, 0, 0, 1, 1);
+        expect_error("a layer past the array", glow::INVALID_VALUE);
+    }
+}
