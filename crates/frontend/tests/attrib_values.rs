@@ -8,7 +8,6 @@
 mod common;
 use common::{expect_error, make_context, no_gl_error};
 use mobilegl::gl::attrib_values as av;
-use mobilegl::gl::vertex;
 
 const ATTR: u32 = 3;
 
@@ -16,7 +15,7 @@ const ATTR: u32 = 3;
 unsafe fn floats() -> [f32; 4] {
     let mut v = [f32::NAN; 4];
     // SAFETY: room for four values; a context is current.
-    unsafe { vertex::glGetVertexAttribfv(ATTR, glow::CURRENT_VERTEX_ATTRIB, v.as_mut_ptr()) };
+    unsafe { av::glGetVertexAttribfv(ATTR, glow::CURRENT_VERTEX_ATTRIB, v.as_mut_ptr()) };
     no_gl_error("glGetVertexAttribfv");
     v
 }

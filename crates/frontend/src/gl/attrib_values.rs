@@ -1,7 +1,7 @@
 //! The generic vertex attributes' current values (GL 4.6 §10.2): every
 //! `glVertexAttrib*`, `glVertexAttribI*` and `glVertexAttribP*` form of
-//! GL 3.3 core beyond the few in `vertex.rs`, and the integer and double
-//! getters. Each form converts its components to the four-component value
+//! GL 3.3 core, and the `glGetVertexAttrib{iv,fv,Iiv,Iuiv,dv}` getters.
+//! Each form converts its components to the four-component value
 //! `vertex.rs` stores (missing components are 0, 0, 1); no record is
 //! emitted here (draws send the values they read).
 //!
@@ -55,6 +55,10 @@ macro_rules! float_args {
     )*};
 }
 float_args! {
+    glVertexAttrib1f(x): f32;
+    glVertexAttrib2f(x, y): f32;
+    glVertexAttrib3f(x, y, z): f32;
+    glVertexAttrib4f(x, y, z, w): f32;
     glVertexAttrib1s(x): i16;
     glVertexAttrib2s(x, y): i16;
     glVertexAttrib3s(x, y, z): i16;
@@ -83,9 +87,11 @@ integer_args! {
     glVertexAttribI1i(x): i32;
     glVertexAttribI2i(x, y): i32;
     glVertexAttribI3i(x, y, z): i32;
+    glVertexAttribI4i(x, y, z, w): i32;
     glVertexAttribI1ui(x): u32;
     glVertexAttribI2ui(x, y): u32;
     glVertexAttribI3ui(x, y, z): u32;
+    glVertexAttribI4ui(x, y, z, w): u32;
 }
 
 // Pointer forms: `n` components at `v` (a null pointer is ignored).
@@ -97,8 +103,11 @@ macro_rules! float_vectors {
             let v = unsafe { slice(v, $n) };
             if v.len() == $n {
                 let conv: fn($t) -> f32 = $conv;
-                let f: Vec<f32> = v.iter().map(|&c| conv(c)).collect();
-                float_value(index, &f)
+                let mut f = [0.0f32; 4];
+                for (o, &c) in f.iter_mut().zip(v) {
+                    *o = conv(c);
+                }
+                float_value(index, &f[..$n])
             }
         }
     )*};
@@ -107,6 +116,7 @@ float_vectors! {
     glVertexAttrib1fv: f32, 1, |c| c;
     glVertexAttrib2fv: f32, 2, |c| c;
     glVertexAttrib3fv: f32, 3, |c| c;
+    glVertexAttrib4fv: f32, 4, |c| c;
     glVertexAttrib1sv: i16, 1, |c| c.into();
     glVertexAttrib2sv: i16, 2, |c| c.into();
     glVertexAttrib3sv: i16, 3, |c| c.into();
@@ -136,8 +146,11 @@ macro_rules! integer_vectors {
             let v = unsafe { slice(v, $n) };
             if v.len() == $n {
                 // Signed components are sign-extended to 32 bits first.
-                let u: Vec<u32> = v.iter().map(|&c| i64::from(c) as u32).collect();
-                integer_value(index, &u)
+                let mut u = [0u32; 4];
+                for (o, &c) in u.iter_mut().zip(v) {
+                    *o = i64::from(c) as u32;
+                }
+                integer_value(index, &u[..$n])
             }
         }
     )*};
@@ -157,13 +170,14 @@ integer_vectors! {
     glVertexAttribI4usv: u16, 4;
 }
 
-/// The first `n` components of a packed 10/10/10/2 value as floats, or the
-/// GL error for `ty`.
-fn unpack_2_10_10_10(ty: u32, normalized: bool, packed: u32, n: usize) -> Result<Vec<f32>, u32> {
-    let field = |shift: u32, bits: u32| (packed >> shift) & ((1 << bits) - 1);
-    let fields = [(0, 10), (10, 10), (20, 10), (30, 2)];
-    let conv = |&(shift, bits): &(u32, u32)| -> f32 {
-        let raw = field(shift, bits);
+/// A packed 10/10/10/2 value's four components as floats, or the GL error
+/// for `ty`.
+fn unpack_2_10_10_10(ty: u32, normalized: bool, packed: u32) -> Result<[f32; 4], u32> {
+    if ty != glow::INT_2_10_10_10_REV && ty != glow::UNSIGNED_INT_2_10_10_10_REV {
+        return Err(glow::INVALID_ENUM);
+    }
+    let conv = |(shift, bits): (u32, u32)| -> f32 {
+        let raw = (packed >> shift) & ((1 << bits) - 1);
         match (ty, normalized) {
             (glow::UNSIGNED_INT_2_10_10_10_REV, false) => raw as f32,
             (glow::UNSIGNED_INT_2_10_10_10_REV, true) => unorm(raw.into(), bits),
@@ -178,18 +192,13 @@ fn unpack_2_10_10_10(ty: u32, normalized: bool, packed: u32, n: usize) -> Result
             }
         }
     };
-    match ty {
-        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV => {
-            Ok(fields[..n].iter().map(conv).collect())
-        }
-        _ => Err(glow::INVALID_ENUM),
-    }
+    Ok([(0, 10), (10, 10), (20, 10), (30, 2)].map(conv))
 }
 
 fn packed_value(index: u32, ty: u32, normalized: u8, packed: u32, n: usize) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
-        match unpack_2_10_10_10(ty, normalized != 0, packed, n) {
-            Ok(v) => set_current_float(gl, index, pad(&v, 0.0, 1.0)),
+        match unpack_2_10_10_10(ty, normalized != 0, packed) {
+            Ok(v) => set_current_float(gl, index, pad(&v[..n], 0.0, 1.0)),
             Err(e) => gl_err!(gl, e),
         }
     })
@@ -217,9 +226,9 @@ packed_forms! {
     glVertexAttribP4ui, glVertexAttribP4uiv: 4;
 }
 
-/// `glGetVertexAttrib{Iiv,Iuiv,dv}`: the current value's four components
-/// as stored (raw integer bits; doubles from the stored floats, or from the
-/// integers for an integer value), other parameters as one value.
+/// `glGetVertexAttrib*`: the current value's four components through
+/// `conv(word, current, integer)` (the word is float or integer bits, as
+/// stored), other parameters as one value.
 fn get_attrib<T>(index: u32, pname: u32, out: *mut T, conv: impl Fn(u32, bool, bool) -> T) {
     let r = with_gl_dirty(DIRTY_VERTEX, |gl| current_attrib(gl, index, pname));
     if let Some((v, integer)) = r {
@@ -230,6 +239,28 @@ fn get_attrib<T>(index: u32, pname: u32, out: *mut T, conv: impl Fn(u32, bool, b
             unsafe { put(out.add(i), conv(*w, current, integer)) };
         }
     }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i32) {
+    get_attrib(index, pname, out, |w, current, integer| {
+        if current && !integer {
+            f32::from_bits(w) as i32
+        } else {
+            w as i32
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetVertexAttribfv(index: u32, pname: u32, out: *mut f32) {
+    get_attrib(index, pname, out, |w, current, _| {
+        if current {
+            f32::from_bits(w)
+        } else {
+            w as f32
+        }
+    })
 }
 
 #[no_mangle]
@@ -272,16 +303,16 @@ mod tests {
     fn packed_fields_unpack_signed_and_unsigned() {
         // x = 511, y = -512 (0x200), z = 1, w = -1 (0b11).
         let packed = 511 | (0x200 << 10) | (1 << 20) | (0b11 << 30);
-        let s = unpack_2_10_10_10(glow::INT_2_10_10_10_REV, false, packed, 4).unwrap();
-        assert_eq!(s, vec![511.0, -512.0, 1.0, -1.0]);
-        let sn = unpack_2_10_10_10(glow::INT_2_10_10_10_REV, true, packed, 4).unwrap();
-        assert_eq!(sn, vec![1.0, -1.0, 1.0 / 511.0, -1.0]);
-        let u = unpack_2_10_10_10(glow::UNSIGNED_INT_2_10_10_10_REV, false, packed, 4).unwrap();
-        assert_eq!(u, vec![511.0, 512.0, 1.0, 3.0]);
-        let un = unpack_2_10_10_10(glow::UNSIGNED_INT_2_10_10_10_REV, true, packed, 2).unwrap();
-        assert_eq!(un, vec![511.0 / 1023.0, 512.0 / 1023.0]);
+        let s = unpack_2_10_10_10(glow::INT_2_10_10_10_REV, false, packed).unwrap();
+        assert_eq!(s, [511.0, -512.0, 1.0, -1.0]);
+        let sn = unpack_2_10_10_10(glow::INT_2_10_10_10_REV, true, packed).unwrap();
+        assert_eq!(sn, [1.0, -1.0, 1.0 / 511.0, -1.0]);
+        let u = unpack_2_10_10_10(glow::UNSIGNED_INT_2_10_10_10_REV, false, packed).unwrap();
+        assert_eq!(u, [511.0, 512.0, 1.0, 3.0]);
+        let un = unpack_2_10_10_10(glow::UNSIGNED_INT_2_10_10_10_REV, true, packed).unwrap();
+        assert_eq!(un[..2], [511.0 / 1023.0, 512.0 / 1023.0]);
         assert_eq!(
-            unpack_2_10_10_10(glow::FLOAT, false, packed, 4),
+            unpack_2_10_10_10(glow::FLOAT, false, packed),
             Err(glow::INVALID_ENUM)
         );
     }

@@ -284,13 +284,9 @@ fn set_current(gl: &mut Gl, index: u32, v: [u32; 4], integer: bool) {
     }
 }
 
-fn f4(x: f32, y: f32, z: f32, w: f32) -> [u32; 4] {
-    [x.to_bits(), y.to_bits(), z.to_bits(), w.to_bits()]
-}
-
 /// Attribute `index`'s current value from four floats (`attrib_values`).
 pub(super) fn set_current_float(gl: &mut Gl, index: u32, v: [f32; 4]) {
-    set_current(gl, index, f4(v[0], v[1], v[2], v[3]), false)
+    set_current(gl, index, v.map(f32::to_bits), false)
 }
 
 /// Attribute `index`'s current value from four integers (`attrib_values`).
@@ -304,49 +300,6 @@ pub(super) fn set_current_integer(gl: &mut Gl, index: u32, v: [u32; 4]) {
 pub(super) fn current_attrib(gl: &mut Gl, index: u32, pname: u32) -> Option<([u32; 4], bool)> {
     let integer = gl.st.current_attrib_integer & (1 << index.min(31)) != 0;
     vertex_attrib_param(gl, index, pname).map(|v| (v, integer))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttrib1f(i: u32, x: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        set_current(gl, i, f4(x, 0.0, 0.0, 1.0), false)
-    })
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttrib2f(i: u32, x: f32, y: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        set_current(gl, i, f4(x, y, 0.0, 1.0), false)
-    })
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttrib3f(i: u32, x: f32, y: f32, z: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        set_current(gl, i, f4(x, y, z, 1.0), false)
-    })
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttrib4f(i: u32, x: f32, y: f32, z: f32, w: f32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, f4(x, y, z, w), false))
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttrib4fv(i: u32, v: *const f32) {
-    // SAFETY: GL promises 4 values.
-    let v = unsafe { slice(v, 4) };
-    if v.len() == 4 {
-        with_gl_dirty(DIRTY_VERTEX, |gl| {
-            set_current(gl, i, f4(v[0], v[1], v[2], v[3]), false)
-        })
-    }
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttribI4i(i: u32, x: i32, y: i32, z: i32, w: i32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        set_current(gl, i, [x as u32, y as u32, z as u32, w as u32], true)
-    })
-}
-#[no_mangle]
-pub unsafe extern "C" fn glVertexAttribI4ui(i: u32, x: u32, y: u32, z: u32, w: u32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current(gl, i, [x, y, z, w], true))
 }
 
 fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> {
@@ -381,48 +334,6 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
         }
     };
     Some([v, 0, 0, 0])
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn glGetVertexAttribiv(index: u32, pname: u32, out: *mut i32) {
-    let r = with_gl_dirty(DIRTY_VERTEX, |gl| current_attrib(gl, index, pname));
-    if let Some((v, is_int)) = r {
-        let n = if pname == glow::CURRENT_VERTEX_ATTRIB {
-            4
-        } else {
-            1
-        };
-        for (i, w) in v.iter().enumerate().take(n) {
-            let val = if pname == glow::CURRENT_VERTEX_ATTRIB && !is_int {
-                f32::from_bits(*w) as i32
-            } else {
-                *w as i32
-            };
-            // SAFETY: GL promises room for the values of `pname`.
-            unsafe { put(out.add(i), val) };
-        }
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn glGetVertexAttribfv(index: u32, pname: u32, out: *mut f32) {
-    let r = with_gl_dirty(DIRTY_VERTEX, |gl| vertex_attrib_param(gl, index, pname));
-    if let Some(v) = r {
-        let n = if pname == glow::CURRENT_VERTEX_ATTRIB {
-            4
-        } else {
-            1
-        };
-        for (i, w) in v.iter().enumerate().take(n) {
-            let val = if pname == glow::CURRENT_VERTEX_ATTRIB {
-                f32::from_bits(*w)
-            } else {
-                *w as f32
-            };
-            // SAFETY: GL promises room for the values of `pname`.
-            unsafe { put(out.add(i), val) };
-        }
-    }
 }
 
 #[no_mangle]
