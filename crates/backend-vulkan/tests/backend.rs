@@ -7,6 +7,9 @@
 //! frontend's conventions (everything in set 0, sampler slot 0 colliding
 //! with uniform block binding 0), so the backend's set rewrite is exercised.
 
+mod common;
+use common::{current_surface, open, CTX};
+
 use backend_vulkan::VulkanBackend;
 use mgpipe::calls::*;
 use mgpipe::consts::*;
@@ -19,7 +22,6 @@ const GL_UNSIGNED_BYTE: u32 = 0x1401;
 const GL_FLOAT: u32 = 0x1406;
 const GL_RGBA8: u32 = 0x8058;
 const GL_RGB8: u32 = 0x8051;
-const GL_DEPTH24_STENCIL8: u32 = 0x88F0;
 const GL_TEXTURE_2D: u32 = 0x0DE1;
 const GL_NEAREST: u32 = 0x2600;
 const GL_CLAMP_TO_EDGE: u32 = 0x812F;
@@ -28,55 +30,6 @@ const GL_LINE_LOOP: u32 = 2;
 const GL_FLOAT_TYPE: u32 = 0x1406;
 const GL_PRIMITIVES_GENERATED: u32 = 0x8C87;
 const GL_SAMPLES_PASSED: u32 = 0x8914;
-
-fn open() -> Option<VulkanBackend> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
-        .with_test_writer()
-        .try_init();
-    match VulkanBackend::open_default() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
-}
-
-const CTX: Handle = Handle::new(1, 1);
-const SURF: Handle = Handle::new(1, 1);
-
-/// A context current on a `w`x`h` RGBA8 + D24S8 surface.
-fn setup(b: &mut VulkanBackend, w: u32, h: u32) {
-    b.context_create(&ContextCreate {
-        ctx: CTX,
-        ..Default::default()
-    });
-    b.surface_create(&SurfaceCreate {
-        surface: SURF,
-        width: w,
-        height: h,
-        color_format: GL_RGBA8,
-        depth_stencil_format: GL_DEPTH24_STENCIL8,
-        samples: 0,
-        ..Default::default()
-    });
-    b.make_current(&MakeCurrent {
-        ctx: CTX,
-        draw: SURF,
-        read: SURF,
-    });
-    b.set_viewport(&SetViewport {
-        x: 0.0,
-        y: 0.0,
-        width: w as f32,
-        height: h as f32,
-        near: 0.0,
-        far: 1.0,
-    });
-}
 
 fn clear_color(b: &mut VulkanBackend, c: [f32; 4]) {
     b.clear(&Clear {
@@ -151,7 +104,7 @@ fn caps_describe_a_vulkan_backend() {
 #[test]
 fn clear_and_read_pixels() {
     let Some(mut b) = open() else { return };
-    setup(&mut b, 16, 8);
+    current_surface(&mut b, 16, 8);
     clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
     let img = read(&mut b, 0, 0, 16, 8);
     assert!(
@@ -206,7 +159,7 @@ fn clear_and_read_pixels() {
 fn read_pixels_into_writes_exactly_the_destination() {
     let Some(mut b) = open() else { return };
     let (w, h) = (40u32, 24u32);
-    setup(&mut b, w, h);
+    current_surface(&mut b, w, h);
     clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
     scissored_clear(&mut b, (3, 5, 7, 11), [1.0, 0.0, 0.5, 1.0]);
     let want = read(&mut b, 0, 0, w, h);
@@ -273,7 +226,7 @@ fn read_pixels_into_writes_exactly_the_destination() {
 #[test]
 fn renderbuffer_fbo_clear_and_read() {
     let Some(mut b) = open() else { return };
-    setup(&mut b, 4, 4);
+    current_surface(&mut b, 4, 4);
     let rb = Handle::new(7, 1);
     b.resource_create(
         &ResourceCreate {
@@ -329,7 +282,7 @@ fn renderbuffer_fbo_clear_and_read() {
 #[test]
 fn buffer_upload_subdata_copy_readback() {
     let Some(mut b) = open() else { return };
-    setup(&mut b, 4, 4);
+    current_surface(&mut b, 4, 4);
     let init: Vec<u8> = (0..=255).collect();
     let a = Handle::new(1, 1);
     let c = Handle::new(2, 1);
@@ -617,7 +570,7 @@ fn textured_quad(b: &mut VulkanBackend) -> (Handle, Handle, Handle) {
 fn textured_draw_with_rewritten_spirv() {
     let Some(mut b) = open() else { return };
     let (w, h) = (8u32, 8u32);
-    setup(&mut b, w, h);
+    current_surface(&mut b, w, h);
     clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
 
     let (sh, tex, ubo) = textured_quad(&mut b);
@@ -789,7 +742,7 @@ fn textured_draw_with_rewritten_spirv() {
 fn texture_uploads_keep_their_order_with_draws() {
     let Some(mut b) = open() else { return };
     let (w, h) = (8u32, 8u32);
-    setup(&mut b, w, h);
+    current_surface(&mut b, w, h);
     clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
     let (sh, tex, _ubo) = textured_quad(&mut b);
     let globals = |b: &mut VulkanBackend, xform: [f32; 4]| {
@@ -901,7 +854,7 @@ fn garbage_payloads_never_panic() {
         },
         &mut out,
     );
-    setup(&mut b, 4, 4);
+    current_surface(&mut b, 4, 4);
     b.create_shader(
         &CreateShader {
             cso: Handle::new(2, 1),
@@ -1110,7 +1063,7 @@ const GL_CW: u32 = 0x0900;
 fn depth_uses_gl_clip_space_and_winding() {
     let Some(mut b) = open() else { return };
     let (w, h) = (8u32, 8u32);
-    setup(&mut b, w, h);
+    current_surface(&mut b, w, h);
     clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
     let rig = DepthRig::new(&mut b);
     let rs = CreateRenderState {
@@ -1185,7 +1138,7 @@ fn depth_uses_gl_clip_space_and_winding() {
 #[test]
 fn colour_masked_clear_keeps_masked_channels() {
     let Some(mut b) = open() else { return };
-    setup(&mut b, 8, 8);
+    current_surface(&mut b, 8, 8);
     clear_color(&mut b, [0.2, 0.4, 0.6, 0.8]);
     let rs = CreateRenderState {
         cso: Handle::new(4, 1),
@@ -1216,7 +1169,7 @@ fn colour_masked_clear_keeps_masked_channels() {
 fn render_state_toggles_between_draws_bind_their_pipelines() {
     let Some(mut b) = open() else { return };
     let (w, h) = (8u32, 8u32);
-    setup(&mut b, w, h);
+    current_surface(&mut b, w, h);
     clear_color(&mut b, [0.0, 0.0, 0.0, 1.0]);
     let rig = DepthRig::new(&mut b);
     // Two states that differ only in what the pipeline is keyed on: every

@@ -5,6 +5,9 @@
 //! `VulkanBackend` through the MGPipe trait methods on whatever Vulkan
 //! device the loader finds (lavapipe on CI); skips without one.
 
+mod common;
+use common::{current_surface, open};
+
 use backend_vulkan::VulkanBackend;
 use mgpipe::calls::*;
 use mgpipe::consts::*;
@@ -14,34 +17,15 @@ const GL_RGBA: u32 = 0x1908;
 const GL_RGB: u32 = 0x1907;
 const GL_UNSIGNED_BYTE: u32 = 0x1401;
 const GL_RGBA8: u32 = 0x8058;
-const GL_DEPTH24_STENCIL8: u32 = 0x88F0;
 const GL_TEXTURE_3D: u32 = 0x806F;
 const GL_COLOR_BUFFER_BIT: u32 = 0x4000;
 const GL_NEAREST: u32 = 0x2600;
 
-const CTX: Handle = Handle::new(1, 1);
-const SURF: Handle = Handle::new(1, 1);
 const TEX: Handle = Handle::new(5, 1);
 const FBO: Handle = Handle::new(3, 1);
 
 /// Edge of level 0 (a cube of `N`^3 texels, 2 levels).
 const N: u32 = 4;
-
-fn open() -> Option<VulkanBackend> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
-        .with_test_writer()
-        .try_init();
-    match VulkanBackend::open_default() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
-}
 
 /// Texel bytes of slice `z` of `level`: every texel distinct and tagged
 /// with its level and slice.
@@ -65,31 +49,7 @@ fn slice_texels(level: u32, z: u32) -> Vec<u8> {
 /// texture of 2 levels whose slices hold `slice_texels`.
 fn setup() -> Option<VulkanBackend> {
     let mut b = open()?;
-    b.context_create(&ContextCreate {
-        ctx: CTX,
-        ..Default::default()
-    });
-    b.surface_create(&SurfaceCreate {
-        surface: SURF,
-        width: N,
-        height: N,
-        color_format: GL_RGBA8,
-        depth_stencil_format: GL_DEPTH24_STENCIL8,
-        ..Default::default()
-    });
-    b.make_current(&MakeCurrent {
-        ctx: CTX,
-        draw: SURF,
-        read: SURF,
-    });
-    b.set_viewport(&SetViewport {
-        x: 0.0,
-        y: 0.0,
-        width: N as f32,
-        height: N as f32,
-        near: 0.0,
-        far: 1.0,
-    });
+    current_surface(&mut b, N, N);
     b.resource_create(
         &ResourceCreate {
             res: TEX,

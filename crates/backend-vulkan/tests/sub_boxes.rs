@@ -6,6 +6,9 @@
 //! `VulkanBackend` through the MGPipe trait methods on whatever Vulkan
 //! device the loader finds (lavapipe on CI); skips without one.
 
+mod common;
+use common::{current_surface, open};
+
 use backend_vulkan::VulkanBackend;
 use mgpipe::calls::*;
 use mgpipe::consts::*;
@@ -17,37 +20,6 @@ const GL_RGBA8: u32 = 0x8058;
 const GL_TEXTURE_2D: u32 = 0x0DE1;
 const GL_TEXTURE_2D_ARRAY: u32 = 0x8C1A;
 const GL_TEXTURE_3D: u32 = 0x806F;
-
-const CTX: Handle = Handle::new(1, 1);
-const SURF: Handle = Handle::new(1, 1);
-
-fn open() -> Option<VulkanBackend> {
-    match VulkanBackend::open_default() {
-        Ok(mut b) => {
-            b.context_create(&ContextCreate {
-                ctx: CTX,
-                ..Default::default()
-            });
-            b.surface_create(&SurfaceCreate {
-                surface: SURF,
-                width: 4,
-                height: 4,
-                color_format: GL_RGBA8,
-                ..Default::default()
-            });
-            b.make_current(&MakeCurrent {
-                ctx: CTX,
-                draw: SURF,
-                read: SURF,
-            });
-            Some(b)
-        }
-        Err(e) => {
-            eprintln!("SKIP: no Vulkan device: {e}");
-            None
-        }
-    }
-}
 
 /// A texture of `w`x`h` and `d` layers (or slices) with 2 levels, on the
 /// CPU side: `texels[level]` is that level's RGBA8 bytes, layers in order.
@@ -91,6 +63,7 @@ impl Model {
 
 fn check(target: u32, size: [u32; 3]) {
     let Some(mut b) = open() else { return };
+    current_surface(&mut b, 4, 4);
     // Settle the surface's creation so the uploads below meet an idle device.
     let mut out = Vec::new();
     b.finish(&Finish::default(), &mut out);
