@@ -36,6 +36,8 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_explicit_attrib_location",
     c"GL_ARB_texture_swizzle",
     c"GL_ARB_texture_float",
+    c"GL_ARB_gpu_shader5",
+    c"GL_ARB_texture_gather",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
@@ -195,6 +197,14 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_GEOMETRY_INPUT_COMPONENTS => i(64),
         glow::MAX_GEOMETRY_OUTPUT_COMPONENTS => i(128),
         glow::MAX_GEOMETRY_OUTPUT_VERTICES => i(256),
+        // ARB_gpu_shader5 (its minimums, which GLES 3.2 and Vulkan meet).
+        glow::MAX_GEOMETRY_SHADER_INVOCATIONS => {
+            i(i64::from(crate::shader::MAX_GEOMETRY_SHADER_INVOCATIONS))
+        }
+        glow::MAX_VERTEX_STREAMS => i(i64::from(crate::shader::MAX_VERTEX_STREAMS)),
+        glow::MIN_FRAGMENT_INTERPOLATION_OFFSET => f(-0.5),
+        glow::MAX_FRAGMENT_INTERPOLATION_OFFSET => f(0.5),
+        glow::FRAGMENT_INTERPOLATION_OFFSET_BITS => i(4),
         glow::MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS => i(1024),
         glow::MAX_TEXTURE_BUFFER_SIZE => i(65536),
         glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),
@@ -212,6 +222,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_SERVER_WAIT_TIMEOUT => i(i32::MAX as i64),
         glow::MAX_PROGRAM_TEXEL_OFFSET => i(7),
         glow::MIN_PROGRAM_TEXEL_OFFSET => i(-8),
+        // ARB_texture_gather / GLES 3.1 minimums.
+        glow::MIN_PROGRAM_TEXTURE_GATHER_OFFSET => i(-8),
+        glow::MAX_PROGRAM_TEXTURE_GATHER_OFFSET => i(7),
+        // GL_MAX_PROGRAM_TEXTURE_GATHER_COMPONENTS_ARB
+        0x8F9F => i(4),
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS => i(4),
         glow::MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS => i(64),
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS => i(4),

@@ -707,7 +707,8 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             glow::PROGRAM_BINARY_RETRIEVABLE_HINT => 0,
             glow::GEOMETRY_VERTICES_OUT
             | glow::GEOMETRY_INPUT_TYPE
-            | glow::GEOMETRY_OUTPUT_TYPE => {
+            | glow::GEOMETRY_OUTPUT_TYPE
+            | glow::GEOMETRY_SHADER_INVOCATIONS => {
                 // GL 3.3 core §6.1.12: INVALID_OPERATION unless the
                 // program linked with a geometry shader.
                 let Some(g) = l
@@ -720,6 +721,7 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
                 match pname {
                     glow::GEOMETRY_VERTICES_OUT => g.max_vertices as i32,
                     glow::GEOMETRY_INPUT_TYPE => g.input as i32,
+                    glow::GEOMETRY_SHADER_INVOCATIONS => g.invocations as i32,
                     _ => g.output as i32,
                 }
             }

@@ -210,6 +210,8 @@ pub struct GeometryLayout {
     /// GL_POINTS, GL_LINE_STRIP or GL_TRIANGLE_STRIP.
     pub output: u32,
     pub max_vertices: u32,
+    /// `layout(invocations = N) in` (ARB_gpu_shader5); 1 when absent.
+    pub invocations: u32,
 }
 
 impl LinkedProgram {
@@ -221,6 +223,7 @@ impl LinkedProgram {
             input: glow::TRIANGLES,
             output: glow::TRIANGLE_STRIP,
             max_vertices: 0,
+            invocations: 1,
         };
         let mut i = 5usize;
         while let Some(&head) = words.get(i) {
@@ -236,6 +239,7 @@ impl LinkedProgram {
                     Some(21) => layout.input = glow::LINES_ADJACENCY,
                     Some(22) => layout.input = glow::TRIANGLES,
                     Some(23) => layout.input = glow::TRIANGLES_ADJACENCY,
+                    Some(0) => layout.invocations = words.get(i + 3).copied().unwrap_or(1),
                     Some(26) => layout.max_vertices = words.get(i + 3).copied().unwrap_or(0),
                     Some(27) => layout.output = glow::POINTS,
                     Some(28) => layout.output = glow::LINE_STRIP,
@@ -318,14 +322,46 @@ fn catch<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Stri
     }
 }
 
+/// Vertex streams a geometry shader may emit to (`GL_MAX_VERTEX_STREAMS`,
+/// ARB_gpu_shader5's minimum; see `spirv::lower_vertex_streams`).
+pub const MAX_VERTEX_STREAMS: u32 = 4;
+/// `GL_MAX_GEOMETRY_SHADER_INVOCATIONS`: ARB_gpu_shader5's minimum, which
+/// GLES 3.2 and Vulkan (`maxGeometryShaderInvocations`) also guarantee.
+pub const MAX_GEOMETRY_SHADER_INVOCATIONS: u32 = 32;
+
 /// `glCompileShader`: pre-pass, preprocess and parse one shader.
 /// `Ok(info_log)` (possibly with warnings) or `Err(info_log)`.
 pub fn compile(stage: Stage, source: &str) -> Result<String, String> {
     catch("shader compilation", || {
         let pre = prepass::prepass(stage, source)?;
-        let (_shader, log) = glsl::parse(stage, &pre.source)?;
+        let (shader, log) = glsl::parse(stage, &pre.source)?;
+        check_layout_limits(&shader)?;
         Ok(log)
     })
+}
+
+/// Layout values glslang accepts but our limits do not: a geometry
+/// shader's `invocations` above `GL_MAX_GEOMETRY_SHADER_INVOCATIONS` and a
+/// `stream` outside 0..`GL_MAX_VERTEX_STREAMS` (ARB_gpu_shader5: both are
+/// compile errors).
+fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
+    for (key, v) in prepass::layout_values(&shader.preprocessed) {
+        match key.as_str() {
+            "invocations" if v > i64::from(MAX_GEOMETRY_SHADER_INVOCATIONS) => {
+                return Err(format!(
+                    "ERROR: 0:0: 'invocations' : {v} is above GL_MAX_GEOMETRY_SHADER_INVOCATIONS ({MAX_GEOMETRY_SHADER_INVOCATIONS})\n"
+                ))
+            }
+            "stream" if !(0..i64::from(MAX_VERTEX_STREAMS)).contains(&v) => {
+                return Err(format!(
+                    "ERROR: 0:0: 'stream' : {v} is outside 0..{} (GL_MAX_VERTEX_STREAMS is {MAX_VERTEX_STREAMS})\n",
+                    MAX_VERTEX_STREAMS - 1
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// GLSL 1.30–4.10: a varying must be `invariant` in both the stage that
@@ -414,6 +450,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         }
         let (shader, _) = glsl::parse(*stage, &pre.source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        check_layout_limits(&shader)
+            .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         bool_names.extend(prepass::bool_declarations(&shader.preprocessed));
         for d in prepass::layout_declarations(&shader.preprocessed) {
             let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else {
@@ -443,7 +481,10 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             continue;
         }
         let words = program.spirv(stage)?;
-        let module = spirv::Module::parse(words)?;
+        let mut module = spirv::Module::parse(words)?;
+        if stage == Stage::Geometry {
+            module = spirv::lower_vertex_streams(module)?;
+        }
         let storage = match stage {
             Stage::Vertex => Some("in"),
             Stage::Fragment => Some("out"),

@@ -856,3 +856,49 @@ pub(crate) fn varying_invariance(preprocessed: &str) -> Vec<(String, String, boo
     }
     vars
 }
+
+/// Every `key = value` inside a `layout(...)` group of preprocessed GLSL,
+/// with a leading minus sign honoured (`stream = -1`). Values that are not
+/// integer literals are left out.
+pub(crate) fn layout_values(preprocessed: &str) -> Vec<(String, i64)> {
+    let toks: Vec<Tok> = lex(preprocessed)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |i: usize| {
+        toks.get(i)
+            .map(|t| &preprocessed[t.start..t.end])
+            .unwrap_or("")
+    };
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    while i < toks.len() {
+        if text(i) != "layout" || text(i + 1) != "(" {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        let mut depth = 1u32;
+        while j < toks.len() && depth > 0 {
+            match text(j) {
+                "(" => depth += 1,
+                ")" => depth -= 1,
+                key if toks[j].kind == Kind::Ident && text(j + 1) == "=" && depth == 1 => {
+                    let (neg, at) = if text(j + 2) == "-" {
+                        (true, j + 3)
+                    } else {
+                        (false, j + 2)
+                    };
+                    if let Some(v) = parse_int(text(at)) {
+                        let v = i64::from(v);
+                        out.push((key.to_owned(), if neg { -v } else { v }));
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        i = j;
+    }
+    out
+}

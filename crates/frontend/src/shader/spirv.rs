@@ -360,3 +360,71 @@ impl Module {
         }
     }
 }
+
+/// ARB_gpu_shader5 vertex streams, lowered to the single stream GLES and
+/// core Vulkan rasterize: `EmitStreamVertex(0)`/`EndStreamPrimitive(0)`
+/// become `EmitVertex`/`EndPrimitive`; emits to streams 1..3 are dropped
+/// (only stream 0 is rasterized, and capturing other streams needs
+/// ARB_transform_feedback3, which is not advertised); `Stream` decorations
+/// and the `GeometryStreams` capability go. A stream outside
+/// 0..MAX_VERTEX_STREAMS is a link error (ARB_gpu_shader5: "the individual
+/// streams are numbered 0 through <N>-1").
+pub(crate) fn lower_vertex_streams(m: Module) -> Result<Module, String> {
+    use super::MAX_VERTEX_STREAMS;
+    const CAPABILITY: u16 = 17;
+    const EMIT_VERTEX: u32 = 218;
+    const END_PRIMITIVE: u32 = 219;
+    const EMIT_STREAM_VERTEX: u16 = 220;
+    const END_STREAM_PRIMITIVE: u16 = 221;
+    const CAP_GEOMETRY_STREAMS: u32 = 54;
+    const DEC_STREAM: u32 = 29;
+    let mut out = Vec::with_capacity(m.words.len());
+    out.extend_from_slice(m.words.get(..5).unwrap_or(&[]));
+    let mut changed = false;
+    let mut i = 5usize;
+    while i < m.words.len() {
+        let w0 = m.words[i];
+        let count = ((w0 >> 16) as usize).max(1);
+        let inst = m.words.get(i..i + count).unwrap_or(&[]);
+        let opcode = (w0 & 0xffff) as u16;
+        let arg = |k: usize| inst.get(k).copied().unwrap_or(0);
+        let keep = match opcode {
+            CAPABILITY => arg(1) != CAP_GEOMETRY_STREAMS,
+            op::DECORATE => arg(2) != DEC_STREAM,
+            op::MEMBER_DECORATE => arg(3) != DEC_STREAM,
+            EMIT_STREAM_VERTEX | END_STREAM_PRIMITIVE => {
+                let stream = m.constants.get(&arg(1)).copied().ok_or_else(|| {
+                    "ERROR: Linking: the stream of EmitStreamVertex/EndStreamPrimitive must be a constant expression\n"
+                        .to_owned()
+                })? as i32;
+                if !(0..MAX_VERTEX_STREAMS as i32).contains(&stream) {
+                    return Err(format!(
+                        "ERROR: Linking: vertex stream {stream} is outside 0..{} (GL_MAX_VERTEX_STREAMS is {MAX_VERTEX_STREAMS})\n",
+                        MAX_VERTEX_STREAMS - 1
+                    ));
+                }
+                if stream == 0 {
+                    let plain = if opcode == EMIT_STREAM_VERTEX {
+                        EMIT_VERTEX
+                    } else {
+                        END_PRIMITIVE
+                    };
+                    out.push((1 << 16) | plain);
+                }
+                false
+            }
+            _ => true,
+        };
+        if keep {
+            out.extend_from_slice(inst);
+        } else {
+            changed = true;
+        }
+        i += count;
+    }
+    if changed {
+        Module::parse(out)
+    } else {
+        Ok(m)
+    }
+}

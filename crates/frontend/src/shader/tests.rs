@@ -642,3 +642,77 @@ fn geometry_layout_and_block_references() {
     assert!(p.block_referenced(a, Stage::Vertex) && !p.block_referenced(a, Stage::Fragment));
     assert!(p.block_referenced(b, Stage::Fragment) && !p.block_referenced(b, Stage::Geometry));
 }
+
+const STREAM_VS: &str = "#version 150\nvoid main() { gl_Position = vec4(0.0); }\n";
+const STREAM_FS: &str =
+    "#version 150\nout vec4 color;\nvoid main() { color = vec4(0.0, 1.0, 0.0, 1.0); }\n";
+
+fn stream_gs(out_stream: &str, emits: &str) -> String {
+    format!(
+        "#version 150\n#extension GL_ARB_gpu_shader5 : enable\n\
+         layout(points, invocations = 2) in;\n\
+         layout(points, max_vertices = 4) out;\n\
+         layout(stream = {out_stream}) out vec4 side;\n\
+         void main() {{\n  gl_Position = vec4(1.0);\n  side = vec4(2.0);\n{emits}}}\n"
+    )
+}
+
+fn link_with_gs(gs: &str) -> Result<LinkedProgram, String> {
+    let shaders = [
+        (Stage::Vertex, STREAM_VS),
+        (Stage::Geometry, gs),
+        (Stage::Fragment, STREAM_FS),
+    ];
+    link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+    })
+}
+
+#[test]
+fn vertex_streams_lower_to_stream_zero() {
+    let gs = stream_gs(
+        "1",
+        "  EmitStreamVertex(0);\n  EndStreamPrimitive(0);\n  EmitStreamVertex(1);\n  EndStreamPrimitive(1);\n",
+    );
+    compile(Stage::Geometry, &gs).expect("streams 0 and 1 compile");
+    let p = link_with_gs(&gs).expect("streams 0 and 1 link");
+    validate_all(&p);
+    let words = p.stage_spirv[Stage::Geometry.index()].as_ref().unwrap();
+    let ops: Vec<u32> = {
+        let mut v = Vec::new();
+        let mut i = 5;
+        while i < words.len() {
+            v.push(words[i] & 0xffff);
+            i += ((words[i] >> 16) as usize).max(1);
+        }
+        v
+    };
+    // Stream 0 became EmitVertex/EndPrimitive, stream 1 was dropped.
+    assert_eq!(ops.iter().filter(|&&o| o == 218).count(), 1);
+    assert_eq!(ops.iter().filter(|&&o| o == 219).count(), 1);
+    assert!(!ops.contains(&220) && !ops.contains(&221));
+    let essl = to_essl(words);
+    assert!(essl.contains("EmitVertex()"), "{essl}");
+    assert!(!essl.contains("stream"), "{essl}");
+    assert_eq!(p.geometry_layout().map(|g| g.invocations), Some(2));
+}
+
+#[test]
+fn vertex_stream_limits_are_errors() {
+    // A stream qualifier past GL_MAX_VERTEX_STREAMS: compile error.
+    let too_large = stream_gs("4", "  EmitStreamVertex(0);\n");
+    assert!(compile(Stage::Geometry, &too_large).is_err());
+    assert!(link_with_gs(&too_large).is_err());
+    // EmitStreamVertex(-1) compiles but does not link.
+    let negative = stream_gs("0", "  EmitStreamVertex(-1);\n  EndStreamPrimitive(-1);\n");
+    let log = link_with_gs(&negative).expect_err("negative stream links");
+    assert!(log.contains("vertex stream -1"), "{log}");
+    // More invocations than GL_MAX_GEOMETRY_SHADER_INVOCATIONS.
+    let many = stream_gs("0", "  EmitStreamVertex(0);\n").replace(
+        "invocations = 2",
+        &format!("invocations = {}", MAX_GEOMETRY_SHADER_INVOCATIONS + 1),
+    );
+    assert!(compile(Stage::Geometry, &many).is_err());
+}
