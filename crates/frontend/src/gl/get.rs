@@ -38,6 +38,8 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_float",
     c"GL_ARB_gpu_shader5",
     c"GL_ARB_texture_gather",
+    c"GL_ARB_texture_rg",
+    c"GL_EXT_texture_array",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
