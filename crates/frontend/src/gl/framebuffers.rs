@@ -676,7 +676,11 @@ pub(crate) fn layer_status(gl: &Gl, name: u32) -> Option<u32> {
                     };
                     if let Some(info) = t.level(face, a.level as usize) {
                         let layers = match t.target {
-                            glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY => Some(info.depth),
+                            // A cube map array's depth counts layer-faces,
+                            // as its attachment layer does.
+                            glow::TEXTURE_3D
+                            | glow::TEXTURE_2D_ARRAY
+                            | glow::TEXTURE_CUBE_MAP_ARRAY => Some(info.depth),
                             glow::TEXTURE_1D_ARRAY => Some(info.height),
                             _ => None,
                         };
