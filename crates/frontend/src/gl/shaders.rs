@@ -771,6 +771,9 @@ pub unsafe extern "C" fn glGetAttribLocation(program: u32, name: *const c_char) 
     // SAFETY: NUL-terminated per GL.
     let n = unsafe { cstr(name) };
     with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // Names with the reserved prefix (an emulated `gl_Vertex`) have
+        // no location to report (GL 4.6 §11.1.1).
+        Ok(_) if n.starts_with("gl_") => -1,
         Ok(l) => l
             .prog
             .attributes

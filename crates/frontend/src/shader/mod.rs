@@ -419,6 +419,50 @@ fn check_invariance(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
     Ok(())
 }
 
+/// GLSL 1.30 (§4.3.7 as Mesa applies it): when the fragment shader reads
+/// `gl_Color` (`gl_SecondaryColor`), each of `gl_FrontColor` and
+/// `gl_BackColor` (their secondary twins) the vertex shader writes must
+/// carry the same interpolation qualifier, "none" being distinct from an
+/// explicit `smooth`. Checked for vertex → fragment programs.
+fn check_compat_color_interpolation(
+    varyings: &[(Stage, prepass::CompatVarying)],
+) -> Result<(), String> {
+    if varyings.iter().any(|(s, _)| *s == Stage::Geometry) {
+        return Ok(());
+    }
+    let pairs = [
+        ("gl_Color", ["gl_FrontColor", "gl_BackColor"]),
+        (
+            "gl_SecondaryColor",
+            ["gl_FrontSecondaryColor", "gl_BackSecondaryColor"],
+        ),
+    ];
+    for (input, outputs) in pairs {
+        let Some((_, fs)) = varyings
+            .iter()
+            .find(|(s, v)| *s == Stage::Fragment && v.name == input && v.used)
+        else {
+            continue;
+        };
+        for output in outputs {
+            let written = varyings
+                .iter()
+                .find(|(s, v)| *s == Stage::Vertex && v.name == output && v.used);
+            if let Some((_, vs)) = written {
+                if vs.interpolation != fs.interpolation {
+                    let q = |i: &Option<String>| i.clone().unwrap_or_else(|| "no".to_owned());
+                    return Err(format!(
+                        "ERROR: Linking: {output} ({} interpolation qualifier) and {input} ({} interpolation qualifier) differ\n",
+                        q(&vs.interpolation),
+                        q(&fs.interpolation)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `glLinkProgram`: compiles and links the attached shaders, assigns
 /// locations/bindings per the module conventions and reflects the result.
 pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
@@ -440,9 +484,18 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut bool_names: HashSet<String> = HashSet::new();
     let mut bindings = reflect::ExplicitBindings::default();
+    let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     for (stage, source) in input.shaders {
         let pre = prepass::prepass(*stage, source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
+        if pre.clip_vertex_and_distance {
+            // GLSL 1.30 §7.1: a program may use gl_ClipVertex or
+            // gl_ClipDistance, not both.
+            return Err(format!(
+                "ERROR: Linking: the {stage:?} shader uses both gl_ClipVertex and gl_ClipDistance\n"
+            ));
+        }
         for r in pre.renames {
             if !renames.contains(&r) {
                 renames.push(r);
@@ -471,6 +524,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     }
 
     check_invariance(&parsed)?;
+    check_compat_color_interpolation(&compat_varyings)?;
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();
@@ -519,9 +573,13 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         bool_names: &bool_names,
         bindings: &bindings,
     };
+    // `gl_Vertex` (emulated in legacy vertex shaders) is generic attribute
+    // 0; a binding the application makes for it is refused at the API.
+    let mut attrib_bindings = vec![("gl_Vertex".to_owned(), 0u32)];
+    attrib_bindings.extend_from_slice(input.attrib_bindings);
     let r = reflect::reflect(
         &mut stages,
-        input.attrib_bindings,
+        &attrib_bindings,
         input.frag_data_bindings,
         &names,
     )?;

@@ -23,9 +23,17 @@
 //!   for) → `mgl_DepthRange`, a default-block uniform of the same struct
 //!   shape the client fills from `glDepthRange` at each draw and reports
 //!   under the built-in's name.
-//! - compatibility-only built-ins (`gl_ModelViewMatrix`, `gl_Vertex`,
-//!   `gl_TexCoord`, `gl_LightSource`, ...) are reported as errors naming the
-//!   built-in and the line; they are not emulated yet.
+//! - legacy sources: the compatibility built-ins whose fixed-function state
+//!   a core context cannot set are emulated as Mesa's core contexts behave
+//!   (`compat_emulation`): `gl_Vertex` is the input at location 0 (reported
+//!   as `gl_Vertex`), the matrices are identity constants, the other
+//!   fixed-function inputs hold their initial current values, colour /
+//!   texture-coordinate / fog varyings are plain varyings (`gl_Color` in a
+//!   fragment shader reads `gl_FrontColor`), `ftransform()` is `gl_Vertex`,
+//!   `gl_ClipVertex` is a private variable; the link checks GLSL 1.30's
+//!   colour interpolation rule and refuses `gl_ClipVertex` with
+//!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
+//!   texgen state ...) are reported as errors naming the built-in and line.
 
 use super::Stage;
 
@@ -39,6 +47,11 @@ pub(crate) struct Prepassed {
     pub source: String,
     /// (new identifier, original identifier) for renamed user identifiers.
     pub renames: Vec<(String, String)>,
+    /// Colour varyings of a legacy shader, for the link-time
+    /// interpolation check (`check_compat_color_interpolation`).
+    pub compat_varyings: Vec<CompatVarying>,
+    /// Uses both `gl_ClipVertex` and `gl_ClipDistance` (a link error).
+    pub clip_vertex_and_distance: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +173,8 @@ fn lex(src: &str) -> Vec<Tok> {
     toks
 }
 
-/// Compatibility-profile built-ins we do not emulate yet.
+/// Compatibility-profile built-ins (those `compat_emulation` covers are
+/// handled before this is asked).
 fn is_compat_builtin(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "gl_Vertex",
@@ -211,6 +225,113 @@ fn compat_constant(name: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// A compatibility built-in a legacy source (GLSL < 1.40 or a
+/// compatibility profile) may use in our core context, emulated the way
+/// Mesa's core contexts behave: the fixed-function state behind it cannot
+/// be set in core, so matrices are identity and the fixed-function vertex
+/// inputs other than `gl_Vertex` hold their initial current values;
+/// `gl_Vertex` is the input at location 0 (generic attribute 0 aliases it);
+/// the colour, texture-coordinate and fog varyings are plain varyings (a
+/// fragment shader's `gl_Color` reads `gl_FrontColor`: two-sided colour
+/// selection is compatibility-only); `gl_ClipVertex` is a private variable
+/// (user clip planes are compatibility-only).
+struct CompatEmulation {
+    replacement: String,
+    /// Global declaration injected after `#version` unless the source
+    /// redeclares the built-in (`flat out vec4 gl_FrontColor;`).
+    declaration: String,
+}
+
+fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
+    let decl = |replacement: &str, declaration: String| {
+        Some(CompatEmulation {
+            replacement: replacement.to_owned(),
+            declaration,
+        })
+    };
+    let rep = format!("m{name}");
+    const IDENTITY4: &str = "mat4(1.0)";
+    let matrix = |base: &str| {
+        ["", "Inverse", "Transpose", "InverseTranspose"]
+            .iter()
+            .any(|suffix| name.strip_prefix(base) == Some(suffix))
+    };
+    if matrix("gl_ModelViewMatrix")
+        || matrix("gl_ProjectionMatrix")
+        || matrix("gl_ModelViewProjectionMatrix")
+    {
+        return decl(&rep, format!("const mat4 {rep} = {IDENTITY4};\n"));
+    }
+    if matrix("gl_TextureMatrix") {
+        let ids = [IDENTITY4; 8].join(", ");
+        return decl(&rep, format!("const mat4 {rep}[8] = mat4[8]({ids});\n"));
+    }
+    match (stage, name) {
+        (_, "gl_NormalMatrix") => decl(&rep, format!("const mat3 {rep} = mat3(1.0);\n")),
+        (_, "gl_NormalScale") => decl(&rep, format!("const float {rep} = 1.0;\n")),
+        (Stage::Vertex, "gl_Vertex") => decl(&rep, format!("in vec4 {rep};\n")),
+        (Stage::Vertex, "gl_Color") => decl(&rep, format!("const vec4 {rep} = vec4(1.0);\n")),
+        (Stage::Vertex, "gl_SecondaryColor") => decl(
+            &rep,
+            format!("const vec4 {rep} = vec4(0.0, 0.0, 0.0, 1.0);\n"),
+        ),
+        (Stage::Vertex, "gl_Normal") => {
+            decl(&rep, format!("const vec3 {rep} = vec3(0.0, 0.0, 1.0);\n"))
+        }
+        (Stage::Vertex, "gl_FogCoord") => decl(&rep, format!("const float {rep} = 0.0;\n")),
+        (Stage::Vertex, n)
+            if n.strip_prefix("gl_MultiTexCoord")
+                .is_some_and(|k| k.len() == 1 && (b'0'..=b'7').contains(&k.as_bytes()[0])) =>
+        {
+            decl(
+                &rep,
+                format!("const vec4 {rep} = vec4(0.0, 0.0, 0.0, 1.0);\n"),
+            )
+        }
+        (Stage::Vertex, "gl_ClipVertex") => decl(&rep, format!("vec4 {rep};\n")),
+        (
+            Stage::Vertex,
+            "gl_FrontColor" | "gl_BackColor" | "gl_FrontSecondaryColor" | "gl_BackSecondaryColor",
+        ) => decl(&rep, format!("out vec4 {rep};\n")),
+        (Stage::Vertex, "gl_TexCoord") => decl(&rep, format!("out vec4 {rep}[8];\n")),
+        (Stage::Vertex, "gl_FogFragCoord") => decl(&rep, format!("out float {rep};\n")),
+        (Stage::Fragment, "gl_Color") => {
+            decl("mgl_FrontColor", "in vec4 mgl_FrontColor;\n".to_owned())
+        }
+        (Stage::Fragment, "gl_SecondaryColor") => decl(
+            "mgl_FrontSecondaryColor",
+            "in vec4 mgl_FrontSecondaryColor;\n".to_owned(),
+        ),
+        (Stage::Fragment, "gl_TexCoord") => decl(&rep, format!("in vec4 {rep}[8];\n")),
+        (Stage::Fragment, "gl_FogFragCoord") => decl(&rep, format!("in float {rep};\n")),
+        _ => None,
+    }
+}
+
+/// How a legacy shader uses one of the colour varyings whose interpolation
+/// qualifiers GLSL 1.30 makes the linker compare (`gl_FrontColor`,
+/// `gl_BackColor`, their secondary twins in the vertex stage, `gl_Color`
+/// and `gl_SecondaryColor` in the fragment stage).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CompatVarying {
+    pub name: String,
+    /// `flat`, `smooth` or `noperspective` from a redeclaration; `None`
+    /// when not redeclared or redeclared without one (Mesa tells that
+    /// "default" apart from an explicit `smooth`).
+    pub interpolation: Option<String>,
+    /// Referenced outside its redeclaration.
+    pub used: bool,
+}
+
+const COMPAT_COLOR_VARYINGS: &[&str] = &[
+    "gl_FrontColor",
+    "gl_BackColor",
+    "gl_FrontSecondaryColor",
+    "gl_BackSecondaryColor",
+    "gl_Color",
+    "gl_SecondaryColor",
+];
 
 /// `inverse()` is a GLSL 1.40 built-in that glslang only declares from
 /// 1.50; 1.40 sources get these helpers instead.
@@ -381,6 +502,33 @@ fn parse_version(src: &str, toks: &[Tok]) -> Result<Version, String> {
     })
 }
 
+fn prev_significant(toks: &[Tok], i: usize) -> Option<usize> {
+    (0..i)
+        .rev()
+        .find(|&j| !matches!(toks[j].kind, Kind::Space | Kind::Comment))
+}
+
+/// The interpolation qualifier among the qualifiers before the type of the
+/// declaration whose name is token `name_at` (`flat out vec4 gl_FrontColor`).
+fn declaration_interpolation(src: &str, toks: &[Tok], name_at: usize) -> Option<String> {
+    let mut j = prev_significant(toks, name_at)?; // the type
+    while let Some(k) = prev_significant(toks, j) {
+        let t = &src[toks[k].start..toks[k].end];
+        match t {
+            "flat" | "smooth" | "noperspective" => return Some(t.to_owned()),
+            "in" | "out" | "varying" | "centroid" | "invariant" | "highp" | "mediump" | "lowp" => {
+                j = k
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `ftransform()` with the identity modelview-projection matrix of a core
+/// context (see `compat_emulation`).
+const FTRANSFORM_HELPER: &str = "vec4 mgl_ftransform() { return mgl_Vertex; }\n";
+
 fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
     while i < toks.len() {
         if !matches!(toks[i].kind, Kind::Space | Kind::Comment) {
@@ -430,6 +578,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let mut layout_depth: Option<u32> = None;
     let mut pending_layout = false;
     let mut uses_depth_range = false;
+    let mut uses_clip_vertex = false;
+    let mut uses_clip_distance = false;
+    let mut compat_decls: Vec<(String, String)> = Vec::new();
+    let mut redeclared_compat: Vec<String> = Vec::new();
+    let mut compat_varyings: Vec<CompatVarying> = Vec::new();
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -460,6 +613,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             }
             Kind::Ident => {
                 pending_layout = text == "layout";
+                uses_clip_distance |= text == "gl_ClipDistance";
                 let mut replacement: Option<String> = None;
                 if let Some(value) = compat_constant(text).filter(|_| legacy) {
                     replacement = Some(value.to_owned());
@@ -468,6 +622,56 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         helpers.push(INVERSE_HELPERS);
                     }
                     replacement = Some("mgl_inverse".to_owned());
+                } else if let Some(emu) = compat_emulation(stage, text).filter(|_| legacy) {
+                    // A redeclaration (`flat out vec4 gl_FrontColor;`)
+                    // keeps its qualifiers under the new name and replaces
+                    // the injected declaration.
+                    let prev = prev_significant(&toks, i).map(|j| &src[toks[j].start..toks[j].end]);
+                    let redeclared = prev.is_some_and(|p| matches!(p, "vec4" | "float"));
+                    let front_back = text.starts_with("gl_Front") || text.starts_with("gl_Back");
+                    if COMPAT_COLOR_VARYINGS.contains(&text)
+                        && (stage == Stage::Vertex) == front_back
+                    {
+                        let interpolation = if redeclared {
+                            declaration_interpolation(src, &toks, i)
+                        } else {
+                            None
+                        };
+                        match compat_varyings
+                            .iter_mut()
+                            .find(|v: &&mut CompatVarying| v.name == text)
+                        {
+                            Some(v) => {
+                                v.used |= !redeclared;
+                                if redeclared {
+                                    v.interpolation = interpolation;
+                                }
+                            }
+                            None => compat_varyings.push(CompatVarying {
+                                name: text.to_owned(),
+                                interpolation,
+                                used: !redeclared,
+                            }),
+                        }
+                    }
+                    if text == "gl_ClipVertex" {
+                        uses_clip_vertex = true;
+                    }
+                    if redeclared {
+                        redeclared_compat.push(emu.replacement.clone());
+                    } else if !compat_decls.iter().any(|(r, _)| *r == emu.replacement) {
+                        compat_decls.push((emu.replacement.clone(), emu.declaration));
+                    }
+                    replacement = Some(emu.replacement);
+                } else if legacy && stage == Stage::Vertex && text == "ftransform" {
+                    if !compat_decls.iter().any(|(r, _)| r == "mgl_Vertex") {
+                        compat_decls
+                            .push(("mgl_Vertex".to_owned(), "in vec4 mgl_Vertex;\n".to_owned()));
+                    }
+                    if !helpers.contains(&FTRANSFORM_HELPER) {
+                        helpers.push(FTRANSFORM_HELPER);
+                    }
+                    replacement = Some("mgl_ftransform".to_owned());
                 } else if is_compat_builtin(text) {
                     errors.push_str(&format!(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
@@ -556,6 +760,18 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     // Declarations injected right after the #version line.
     let mut inject = String::new();
     let prec = if es { "highp " } else { "" };
+    for (rep, d) in &compat_decls {
+        if !redeclared_compat.contains(rep) {
+            inject.push_str(d);
+        }
+    }
+    if compat_decls.iter().any(|(r, _)| r == "mgl_Vertex") {
+        // Reported (glGetActiveAttrib) under the built-in's name.
+        let r = ("mgl_Vertex".to_owned(), "gl_Vertex".to_owned());
+        if !renames.contains(&r) {
+            renames.push(r);
+        }
+    }
     if uses_frag_color {
         inject.push_str(&format!("out {prec}vec4 mgl_FragColor;\n"));
     }
@@ -586,6 +802,8 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         return Ok(Prepassed {
             source: out,
             renames,
+            compat_varyings,
+            clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -619,7 +837,12 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             format!("{head}{nl}{inject}#line {n}\n{rest}")
         }
     };
-    Ok(Prepassed { source, renames })
+    Ok(Prepassed {
+        source,
+        renames,
+        compat_varyings,
+        clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
+    })
 }
 
 /// A global declaration carrying a `layout(...)` qualifier, as found in

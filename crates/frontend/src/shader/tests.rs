@@ -341,13 +341,15 @@ fn legacy_errors_keep_line_numbers() {
     )
     .unwrap_err();
     assert!(log.contains("0:4:"), "{log}");
-    // Compatibility built-ins are reported by name.
-    let log = compile(Stage::Vertex, "#version 120\nvoid main() {\n  gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n")
-        .unwrap_err();
+    // Compatibility built-ins without a core emulation are reported by
+    // name (the matrices and gl_Vertex are emulated).
+    let log = compile(
+        Stage::Vertex,
+        "#version 120\nvoid main() {\n  gl_Position = gl_LightSource[0].position * gl_Fog.density;\n}\n",
+    )
+    .unwrap_err();
     assert!(
-        log.contains("gl_ModelViewProjectionMatrix")
-            && log.contains("gl_Vertex")
-            && log.contains("0:3:"),
+        log.contains("gl_LightSource") && log.contains("gl_Fog") && log.contains("0:3:"),
         "{log}"
     );
 }
@@ -715,4 +717,65 @@ fn vertex_stream_limits_are_errors() {
         &format!("invocations = {}", MAX_GEOMETRY_SHADER_INVOCATIONS + 1),
     );
     assert!(compile(Stage::Geometry, &many).is_err());
+}
+
+#[test]
+fn legacy_compat_builtins_are_emulated() {
+    let vs = "#version 120\n\
+        void main() {\n\
+          gl_FrontColor = gl_Color;\n\
+          gl_TexCoord[0] = gl_MultiTexCoord0;\n\
+          gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex + ftransform() * 0.0;\n\
+        }\n";
+    let fs = "#version 120\n\
+        void main() { gl_FragColor = gl_Color + gl_TexCoord[0]; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // gl_Vertex is generic attribute 0, reported under its own name.
+    let v = p.attributes.iter().find(|a| a.name == "gl_Vertex").unwrap();
+    assert_eq!(v.location, 0);
+    let vs_words = p.stage_spirv[0].as_ref().unwrap();
+    let fs_words = p.stage_spirv[4].as_ref().unwrap();
+    // The fragment shader's gl_Color is the vertex shader's gl_FrontColor.
+    assert_eq!(
+        location_of(vs_words, "mgl_FrontColor", 3),
+        location_of(fs_words, "mgl_FrontColor", 1)
+    );
+    assert!(location_of(vs_words, "mgl_FrontColor", 3).is_some());
+    to_essl(vs_words);
+    to_essl(fs_words);
+    // Built-ins with no core emulation stay compile errors.
+    let lit = "#version 120\nvoid main() { gl_Position = gl_LightSource[0].position; }\n";
+    assert!(compile(Stage::Vertex, lit).is_err());
+}
+
+#[test]
+fn legacy_color_interpolation_must_match() {
+    let fs_reads = "#version 130\nout vec4 c;\nvoid main() { c = gl_Color; }\n";
+    let fs_flat =
+        "#version 130\nflat in vec4 gl_Color;\nout vec4 c;\nvoid main() { c = gl_Color; }\n";
+    let vs_flat_written = "#version 130\nflat out vec4 gl_FrontColor;\n\
+        void main() { gl_Position = vec4(0); gl_FrontColor = vec4(0); }\n";
+    let vs_flat_unused =
+        "#version 130\nflat out vec4 gl_FrontColor;\nvoid main() { gl_Position = vec4(0); }\n";
+    let vs_smooth_written = "#version 130\nsmooth out vec4 gl_FrontColor;\n\
+        void main() { gl_Position = vec4(0); gl_FrontColor = vec4(0); }\n";
+    // Written flat, read without a qualifier: mismatch.
+    assert!(link_vs_fs(vs_flat_written, fs_reads, &[]).is_err());
+    // An explicit smooth is not "no qualifier" either.
+    assert!(link_vs_fs(vs_smooth_written, fs_reads, &[]).is_err());
+    // Matching qualifiers, or an output that is never written: links.
+    link_vs_fs(vs_flat_written, fs_flat, &[]).expect("flat/flat links");
+    link_vs_fs(vs_flat_unused, fs_reads, &[]).expect("unwritten output links");
+}
+
+#[test]
+fn clip_vertex_with_clip_distance_fails_to_link() {
+    let vs = "#version 130\nuniform bool d;\nvoid main() {\n\
+        gl_Position = vec4(0.0);\n\
+        if (d) { gl_ClipDistance[0] = 1.0; } else { gl_ClipVertex = vec4(0.0); }\n}\n";
+    let fs = "#version 130\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    compile(Stage::Vertex, vs).expect("compiles");
+    let log = link_vs_fs(vs, fs, &[]).expect_err("links");
+    assert!(log.contains("gl_ClipVertex and gl_ClipDistance"), "{log}");
 }
