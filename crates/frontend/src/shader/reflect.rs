@@ -728,6 +728,7 @@ pub(crate) fn reflect(
             continue;
         }
         let mut produced: HashMap<String, u32> = HashMap::new();
+        let mut declared: HashSet<String> = HashSet::new();
         {
             let m = &stages[i - 1].module;
             for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
@@ -735,11 +736,18 @@ pub(crate) fn reflect(
                 if is_builtin(m, v.id, p) {
                     continue;
                 }
+                declared.insert(io_key(m, v.id, p));
                 if let Some(loc) = m.decoration(v.id, dec::LOCATION) {
                     produced.insert(io_key(m, v.id, p), loc);
                 }
             }
         }
+        // Interfaces match by name here (no separable programs): a
+        // fragment input the shader reads must be an output of the stage
+        // before it (GLSL 1.10 §7.6 / 4.60 §4.3.4). The pre-pass's own
+        // stand-ins (`mgl_FrontColor` for `gl_Color` ...) are exempt, as
+        // the built-ins they stand for are.
+        let check_inputs = stages[i].stage == Stage::Fragment;
         let vars = stages[i].module.variables.clone();
         for v in vars.iter().filter(|v| v.storage == storage::INPUT) {
             let m = &stages[i].module;
@@ -748,6 +756,17 @@ pub(crate) fn reflect(
                 continue;
             }
             let key = io_key(m, v.id, p);
+            if check_inputs
+                && m.used.contains(&v.id)
+                && !key.starts_with("mgl_")
+                && !declared.contains(&key)
+            {
+                return Err(format!(
+                    "ERROR: Linking: fragment shader input `{}` is not written by the {:?} shader\n",
+                    names.user(key.strip_prefix("block:").unwrap_or(&key)),
+                    stages[i - 1].stage
+                ));
+            }
             if let (Some(&want), Some(have)) =
                 (produced.get(&key), m.decoration(v.id, dec::LOCATION))
             {

@@ -779,3 +779,17 @@ fn clip_vertex_with_clip_distance_fails_to_link() {
     let log = link_vs_fs(vs, fs, &[]).expect_err("links");
     assert!(log.contains("gl_ClipVertex and gl_ClipDistance"), "{log}");
 }
+
+#[test]
+fn fragment_input_without_producer_fails_to_link() {
+    let vs = "#version 110\nvarying vec4 foo;\nvoid main() { foo = vec4(1.0); gl_Position = vec4(0.0); }\n";
+    let fs_bar = "#version 110\nvarying vec4 bar;\nvoid main() { gl_FragColor = bar; }\n";
+    let fs_foo = "#version 110\nvarying vec4 foo;\nvoid main() { gl_FragColor = foo; }\n";
+    let fs_unread = "#version 110\nvarying vec4 bar;\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let log = link_vs_fs(vs, fs_bar, &[]).expect_err("`bar` has no producer");
+    assert!(log.contains("`bar`"), "{log}");
+    link_vs_fs(vs, fs_foo, &[]).expect("matching varying links");
+    // Declared but never read: no error (GLSL only requires the inputs a
+    // shader uses to be written).
+    link_vs_fs(vs, fs_unread, &[]).expect("unread input links");
+}
