@@ -414,6 +414,99 @@ fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
     })
 }
 
+/// GLSL 1.10/1.20 built-in functions a shader may redefine (1.30 made
+/// that an error). The texture lookups are left out: the pre-pass lowers
+/// them before glslang sees them.
+fn is_redefinable_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "radians"
+            | "degrees"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "asin"
+            | "acos"
+            | "atan"
+            | "pow"
+            | "exp"
+            | "log"
+            | "exp2"
+            | "log2"
+            | "sqrt"
+            | "inversesqrt"
+            | "abs"
+            | "sign"
+            | "floor"
+            | "ceil"
+            | "fract"
+            | "mod"
+            | "min"
+            | "max"
+            | "clamp"
+            | "mix"
+            | "step"
+            | "smoothstep"
+            | "length"
+            | "distance"
+            | "dot"
+            | "cross"
+            | "normalize"
+            | "faceforward"
+            | "reflect"
+            | "refract"
+            | "matrixCompMult"
+            | "outerProduct"
+            | "transpose"
+            | "lessThan"
+            | "lessThanEqual"
+            | "greaterThan"
+            | "greaterThanEqual"
+            | "equal"
+            | "notEqual"
+            | "any"
+            | "all"
+            | "not"
+            | "dFdx"
+            | "dFdy"
+            | "fwidth"
+            | "noise1"
+            | "noise2"
+            | "noise3"
+            | "noise4"
+    )
+}
+
+/// For GLSL < 1.30: where each redefined built-in function is first
+/// declared at global scope (`vec4 abs(vec4 v)`). GLSL 1.10 §6.1: a call
+/// that sees the user's prototype resolves among the user's functions, an
+/// earlier call still reaches the built-in; from that token on the name
+/// is renamed (in every shader of the stage that declares it, so a
+/// prototype in one and the body in another still meet).
+fn redefined_builtins(src: &str, toks: &[Tok]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0i32;
+    for (i, t) in toks.iter().enumerate() {
+        let text = &src[t.start..t.end];
+        match (t.kind, text) {
+            (Kind::Punct, "{") => depth += 1,
+            (Kind::Punct, "}") => depth -= 1,
+            (Kind::Ident, name) if depth == 0 && is_redefinable_builtin(name) => {
+                let next = next_significant(toks, i + 1).map(|j| &src[toks[j].start..toks[j].end]);
+                let prev = prev_significant(toks, i).map(|j| toks[j].kind);
+                if next == Some("(")
+                    && prev == Some(Kind::Ident)
+                    && !out.iter().any(|(n, _)| n == name)
+                {
+                    out.push((name.to_owned(), i));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Identifiers free in GLSL 1.10/1.20 that are built-ins/keywords in 1.40.
 fn is_reserved_in_140(name: &str) -> bool {
     matches!(
@@ -554,6 +647,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         version.number < 140 || compat
     };
     let rename_reserved = !es && version.number < 130;
+    let redefined = if rename_reserved {
+        redefined_builtins(src, &toks)
+    } else {
+        Vec::new()
+    };
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
@@ -720,6 +818,12 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                             helpers.push(helper);
                         }
                         replacement = Some(format!("mgl_{text}"));
+                    } else if redefined.iter().any(|(n, at)| n == text && i >= *at) {
+                        let new = format!("mgl_u_{text}");
+                        if !renames.iter().any(|(n, _)| *n == new) {
+                            renames.push((new.clone(), text.to_owned()));
+                        }
+                        replacement = Some(new);
                     } else if rename_reserved && is_reserved_in_140(text) {
                         let new = format!("mgl_r_{text}");
                         if !renames.iter().any(|(n, _)| *n == new) {

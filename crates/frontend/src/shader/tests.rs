@@ -793,3 +793,25 @@ fn fragment_input_without_producer_fails_to_link() {
     // shader uses to be written).
     link_vs_fs(vs, fs_unread, &[]).expect("unread input links");
 }
+
+#[test]
+fn legacy_shader_may_redefine_builtins() {
+    // GLSL 1.10 §6.1: a call before the user's declaration reaches the
+    // built-in, a call after it the user's function.
+    let fs = "#version 110\n\
+        vec4 early() { return abs(vec4(-1.0)); }\n\
+        vec4 abs(vec4 unused) { return vec4(0.5); }\n\
+        void main() { gl_FragColor = early() + abs(vec4(-2.0)); }\n";
+    compile(Stage::Fragment, fs).expect("a 1.10 shader may redefine abs");
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    let uses: Vec<&str> = pre.source.lines().filter(|l| l.contains("abs(")).collect();
+    assert!(uses[0].contains(" abs(vec4(-1.0))"), "{uses:?}");
+    assert!(uses[1].contains("vec4 mgl_u_abs(vec4 unused)"), "{uses:?}");
+    assert!(uses[2].contains("mgl_u_abs(vec4(-2.0))"), "{uses:?}");
+    // GLSL 1.30 forbids it, and nothing is renamed there.
+    let fs130 = fs.replace("#version 110", "#version 130");
+    assert!(!prepass::prepass(Stage::Fragment, &fs130)
+        .unwrap()
+        .source
+        .contains("mgl_u_abs"));
+}
