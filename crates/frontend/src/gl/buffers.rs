@@ -335,7 +335,7 @@ fn valid_usage(u: u32) -> bool {
 }
 
 /// The buffer bound to `target`, checked: Err = the GL error to raise.
-fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
+pub(super) fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
     if !is_buffer_target(target) {
         return Err(glow::INVALID_ENUM);
     }

@@ -41,6 +41,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_rg",
     c"GL_EXT_texture_array",
     c"GL_ARB_texture_cube_map_array",
+    c"GL_ARB_clear_buffer_object",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();

@@ -13,6 +13,7 @@ use crate::context::with_gl;
 
 pub mod attrib_values;
 pub mod buffers;
+pub mod clear_buffer;
 pub mod copy_texture;
 pub mod draw;
 pub mod framebuffers;
@@ -29,6 +30,7 @@ pub mod vertex;
 
 pub use attrib_values::*;
 pub use buffers::*;
+pub use clear_buffer::*;
 pub use copy_texture::*;
 pub use draw::*;
 pub use framebuffers::*;
