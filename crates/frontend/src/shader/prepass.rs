@@ -973,18 +973,25 @@ fn parse_int(n: &str) -> Option<u32> {
     }
 }
 
+/// The tokens of preprocessed GLSL that carry code (no spaces, comments
+/// or directives).
+fn code_tokens(preprocessed: &str) -> Vec<Tok> {
+    lex(preprocessed)
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect()
+}
+
+/// Text of token `i`, or "" past the end.
+fn tok_text<'a>(src: &'a str, toks: &[Tok], i: usize) -> &'a str {
+    toks.get(i).map(|t| &src[t.start..t.end]).unwrap_or("")
+}
+
 /// Declarations with `layout(...)` qualifiers in preprocessed GLSL. Used to
 /// tell explicit locations/bindings from glslang's auto-mapped ones.
 pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
-    let toks: Vec<Tok> = lex(preprocessed)
-        .into_iter()
-        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
-        .collect();
-    let text = |i: usize| {
-        toks.get(i)
-            .map(|t| &preprocessed[t.start..t.end])
-            .unwrap_or("")
-    };
+    let toks = code_tokens(preprocessed);
+    let text = |i: usize| tok_text(preprocessed, &toks, i);
     let mut result = Vec::new();
     let mut i = 0usize;
     while i < toks.len() {
@@ -1064,10 +1071,7 @@ pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(Stri
 
 /// Identifiers declared with a `bool`/`bvecN` type in preprocessed GLSL.
 pub(crate) fn bool_declarations(preprocessed: &str) -> Vec<String> {
-    let toks: Vec<Tok> = lex(preprocessed)
-        .into_iter()
-        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
-        .collect();
+    let toks = code_tokens(preprocessed);
     let mut names = Vec::new();
     for w in toks.windows(2) {
         let ty = &preprocessed[w[0].start..w[0].end];
@@ -1097,10 +1101,7 @@ pub(crate) fn identifier_order(
 /// `invariant` (by qualifier or by a later `invariant name;`), as
 /// (storage, name, invariant). Interface blocks are not listed.
 pub(crate) fn varying_invariance(preprocessed: &str) -> Vec<(String, String, bool)> {
-    let toks: Vec<Tok> = lex(preprocessed)
-        .into_iter()
-        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
-        .collect();
+    let toks = code_tokens(preprocessed);
     let text = |t: &Tok| &preprocessed[t.start..t.end];
     let mut vars: Vec<(String, String, bool)> = Vec::new();
     let mut redeclared: Vec<String> = Vec::new();
@@ -1188,15 +1189,8 @@ pub(crate) fn varying_invariance(preprocessed: &str) -> Vec<(String, String, boo
 /// with a leading minus sign honoured (`stream = -1`). Values that are not
 /// integer literals are left out.
 pub(crate) fn layout_values(preprocessed: &str) -> Vec<(String, i64)> {
-    let toks: Vec<Tok> = lex(preprocessed)
-        .into_iter()
-        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
-        .collect();
-    let text = |i: usize| {
-        toks.get(i)
-            .map(|t| &preprocessed[t.start..t.end])
-            .unwrap_or("")
-    };
+    let toks = code_tokens(preprocessed);
+    let text = |i: usize| tok_text(preprocessed, &toks, i);
     let mut out = Vec::new();
     let mut i = 0usize;
     while i < toks.len() {
