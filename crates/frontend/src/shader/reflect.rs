@@ -728,7 +728,8 @@ pub(crate) fn reflect(
             continue;
         }
         let mut produced: HashMap<String, u32> = HashMap::new();
-        let mut declared: HashSet<String> = HashSet::new();
+        // Output key → whether it carries the `sample` qualifier.
+        let mut declared: HashMap<String, bool> = HashMap::new();
         {
             let m = &stages[i - 1].module;
             for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
@@ -736,7 +737,7 @@ pub(crate) fn reflect(
                 if is_builtin(m, v.id, p) {
                     continue;
                 }
-                declared.insert(io_key(m, v.id, p));
+                declared.insert(io_key(m, v.id, p), m.has_decoration(v.id, dec::SAMPLE));
                 if let Some(loc) = m.decoration(v.id, dec::LOCATION) {
                     produced.insert(io_key(m, v.id, p), loc);
                 }
@@ -759,13 +760,24 @@ pub(crate) fn reflect(
             if check_inputs
                 && m.used.contains(&v.id)
                 && !key.starts_with("mgl_")
-                && !declared.contains(&key)
+                && !declared.contains_key(&key)
             {
                 return Err(format!(
                     "ERROR: Linking: fragment shader input `{}` is not written by the {:?} shader\n",
                     names.user(key.strip_prefix("block:").unwrap_or(&key)),
                     stages[i - 1].stage
                 ));
+            }
+            // ARB_gpu_shader5: `sample` must qualify both ends or neither.
+            if check_inputs {
+                if let Some(&out_sample) = declared.get(&key) {
+                    if out_sample != m.has_decoration(v.id, dec::SAMPLE) {
+                        return Err(format!(
+                            "ERROR: Linking: `{}` is `sample`-qualified in one stage only\n",
+                            names.user(key.strip_prefix("block:").unwrap_or(&key))
+                        ));
+                    }
+                }
             }
             if let (Some(&want), Some(have)) =
                 (produced.get(&key), m.decoration(v.id, dec::LOCATION))

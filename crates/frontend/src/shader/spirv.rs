@@ -40,6 +40,7 @@ pub(crate) mod dec {
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
     pub const OFFSET: u32 = 35;
+    pub const SAMPLE: u32 = 17;
 }
 
 pub(crate) mod storage {

@@ -815,3 +815,23 @@ fn legacy_shader_may_redefine_builtins() {
         .source
         .contains("mgl_u_abs"));
 }
+
+#[test]
+fn sample_qualifier_must_match_across_stages() {
+    let vs = |q: &str| {
+        format!(
+            "#version 150\n#extension GL_ARB_gpu_shader5 : require\n{q} out vec4 c;\n\
+             void main() {{ c = vec4(1.0); gl_Position = vec4(0.0); }}\n"
+        )
+    };
+    let fs = |q: &str| {
+        format!(
+            "#version 150\n#extension GL_ARB_gpu_shader5 : require\n{q} in vec4 c;\nout vec4 o;\n\
+             void main() {{ o = c; }}\n"
+        )
+    };
+    let log = link_vs_fs(&vs(""), &fs("sample"), &[]).expect_err("fs-only sample links");
+    assert!(log.contains("`c`"), "{log}");
+    link_vs_fs(&vs("sample"), &fs("sample"), &[]).expect("sample on both ends links");
+    link_vs_fs(&vs(""), &fs(""), &[]).expect("neither links");
+}
