@@ -1092,6 +1092,11 @@ pub fn destroy_context(ctx: &ContextRef) {
             conn.last_emitter = None;
         }
         conn.alloc.context.free(st.handle);
+        // The framebuffer name glCopyTexSubImage* made for this context
+        // (a handle like an application framebuffer's: freed the same way).
+        if let Some(fbo) = st.copy_fbo {
+            conn.alloc.framebuffer.free(fbo);
+        }
     }
 }
 
