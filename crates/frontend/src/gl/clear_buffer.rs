@@ -152,14 +152,24 @@ unsafe fn clear(
         if size == 0 {
             return;
         }
-        let Ok(len) = usize::try_from(size) else {
-            gl_err!(gl, glow::OUT_OF_MEMORY)
-        };
-        let bytes = element.repeat(len / element.len().max(1));
-        send_subdata(gl, handle, offset, &bytes);
-        if matches!(map, Some((_, _, true))) {
-            // A persistent map shows the new contents too.
-            crate::gl::persistent::write_back(gl, handle, offset, &bytes);
+        // One pattern of whole elements, at most one record's blob long,
+        // sent as often as the range needs (not the whole range at once:
+        // a large clear must not allocate the buffer's size here).
+        let elem_len = element.len().max(1) as u64;
+        let chunk = (gl.conn.max_blob as u64 / elem_len).max(1) * elem_len;
+        let pattern = element.repeat((chunk.min(size) / elem_len) as usize);
+        let mut done = 0u64;
+        while done < size {
+            let n = (size - done).min(pattern.len() as u64) as usize;
+            let Some(bytes) = pattern.get(..n) else {
+                return;
+            };
+            send_subdata(gl, handle, offset + done, bytes);
+            if matches!(map, Some((_, _, true))) {
+                // A persistent map shows the new contents too.
+                crate::gl::persistent::write_back(gl, handle, offset + done, bytes);
+            }
+            done += n as u64;
         }
     })
 }

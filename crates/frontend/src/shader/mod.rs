@@ -225,29 +225,25 @@ impl LinkedProgram {
             max_vertices: 0,
             invocations: 1,
         };
-        let mut i = 5usize;
-        while let Some(&head) = words.get(i) {
-            let count = (head >> 16) as usize;
-            if count == 0 {
-                break;
-            }
+        for (opcode, inst) in spirv::instructions(words) {
             // OpExecutionMode: entry point, mode, literals.
-            if head & 0xFFFF == 16 {
-                match words.get(i + 2).copied() {
-                    Some(19) => layout.input = glow::POINTS,
-                    Some(20) => layout.input = glow::LINES,
-                    Some(21) => layout.input = glow::LINES_ADJACENCY,
-                    Some(22) => layout.input = glow::TRIANGLES,
-                    Some(23) => layout.input = glow::TRIANGLES_ADJACENCY,
-                    Some(0) => layout.invocations = words.get(i + 3).copied().unwrap_or(1),
-                    Some(26) => layout.max_vertices = words.get(i + 3).copied().unwrap_or(0),
-                    Some(27) => layout.output = glow::POINTS,
-                    Some(28) => layout.output = glow::LINE_STRIP,
-                    Some(29) => layout.output = glow::TRIANGLE_STRIP,
-                    _ => {}
-                }
+            if opcode != 16 {
+                continue;
             }
-            i += count;
+            let literal = inst.get(3).copied();
+            match inst.get(2).copied() {
+                Some(19) => layout.input = glow::POINTS,
+                Some(20) => layout.input = glow::LINES,
+                Some(21) => layout.input = glow::LINES_ADJACENCY,
+                Some(22) => layout.input = glow::TRIANGLES,
+                Some(23) => layout.input = glow::TRIANGLES_ADJACENCY,
+                Some(0) => layout.invocations = literal.unwrap_or(1),
+                Some(26) => layout.max_vertices = literal.unwrap_or(0),
+                Some(27) => layout.output = glow::POINTS,
+                Some(28) => layout.output = glow::LINE_STRIP,
+                Some(29) => layout.output = glow::TRIANGLE_STRIP,
+                _ => {}
+            }
         }
         Some(layout)
     }

@@ -244,6 +244,10 @@ struct CompatEmulation {
 }
 
 fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
+    // Asked for every identifier of a legacy shader: leave early.
+    if !name.starts_with("gl_") {
+        return None;
+    }
     let decl = |replacement: &str, declaration: String| {
         Some(CompatEmulation {
             replacement: replacement.to_owned(),
@@ -720,7 +724,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         helpers.push(INVERSE_HELPERS);
                     }
                     replacement = Some("mgl_inverse".to_owned());
-                } else if let Some(emu) = compat_emulation(stage, text).filter(|_| legacy) {
+                } else if let Some(emu) = legacy.then(|| compat_emulation(stage, text)).flatten() {
                     // A redeclaration (`flat out vec4 gl_FrontColor;`)
                     // keeps its qualifiers under the new name and replaces
                     // the injected declaration.
@@ -762,9 +766,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     }
                     replacement = Some(emu.replacement);
                 } else if legacy && stage == Stage::Vertex && text == "ftransform" {
-                    if !compat_decls.iter().any(|(r, _)| r == "mgl_Vertex") {
-                        compat_decls
-                            .push(("mgl_Vertex".to_owned(), "in vec4 mgl_Vertex;\n".to_owned()));
+                    // The helper reads gl_Vertex's stand-in: declare it.
+                    if let Some(v) = compat_emulation(stage, "gl_Vertex") {
+                        if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
+                            compat_decls.push((v.replacement, v.declaration));
+                        }
                     }
                     if !helpers.contains(&FTRANSFORM_HELPER) {
                         helpers.push(FTRANSFORM_HELPER);

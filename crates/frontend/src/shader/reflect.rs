@@ -727,9 +727,8 @@ pub(crate) fn reflect(
         if stages[i].stage == Stage::Compute {
             continue;
         }
-        let mut produced: HashMap<String, u32> = HashMap::new();
-        // Output key → whether it carries the `sample` qualifier.
-        let mut declared: HashMap<String, bool> = HashMap::new();
+        // Producer output key → (its location, whether it is `sample`).
+        let mut produced: HashMap<String, (Option<u32>, bool)> = HashMap::new();
         {
             let m = &stages[i - 1].module;
             for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
@@ -737,10 +736,13 @@ pub(crate) fn reflect(
                 if is_builtin(m, v.id, p) {
                     continue;
                 }
-                declared.insert(io_key(m, v.id, p), m.has_decoration(v.id, dec::SAMPLE));
-                if let Some(loc) = m.decoration(v.id, dec::LOCATION) {
-                    produced.insert(io_key(m, v.id, p), loc);
-                }
+                produced.insert(
+                    io_key(m, v.id, p),
+                    (
+                        m.decoration(v.id, dec::LOCATION),
+                        m.has_decoration(v.id, dec::SAMPLE),
+                    ),
+                );
             }
         }
         // Interfaces match by name here (no separable programs): a
@@ -757,31 +759,28 @@ pub(crate) fn reflect(
                 continue;
             }
             let key = io_key(m, v.id, p);
-            if check_inputs
-                && m.used.contains(&v.id)
-                && !key.starts_with("mgl_")
-                && !declared.contains_key(&key)
-            {
-                return Err(format!(
-                    "ERROR: Linking: fragment shader input `{}` is not written by the {:?} shader\n",
-                    names.user(key.strip_prefix("block:").unwrap_or(&key)),
-                    stages[i - 1].stage
-                ));
-            }
-            // ARB_gpu_shader5: `sample` must qualify both ends or neither.
+            let out = produced.get(&key).copied();
             if check_inputs {
-                if let Some(&out_sample) = declared.get(&key) {
-                    if out_sample != m.has_decoration(v.id, dec::SAMPLE) {
+                let shown = || names.user(key.strip_prefix("block:").unwrap_or(&key));
+                match out {
+                    None if m.used.contains(&v.id) && !key.starts_with("mgl_") => {
                         return Err(format!(
-                            "ERROR: Linking: `{}` is `sample`-qualified in one stage only\n",
-                            names.user(key.strip_prefix("block:").unwrap_or(&key))
+                            "ERROR: Linking: fragment shader input `{}` is not written by the {:?} shader\n",
+                            shown(),
+                            stages[i - 1].stage
                         ));
                     }
+                    // ARB_gpu_shader5: `sample` qualifies both ends or neither.
+                    Some((_, sample)) if sample != m.has_decoration(v.id, dec::SAMPLE) => {
+                        return Err(format!(
+                            "ERROR: Linking: `{}` is `sample`-qualified in one stage only\n",
+                            shown()
+                        ));
+                    }
+                    _ => {}
                 }
             }
-            if let (Some(&want), Some(have)) =
-                (produced.get(&key), m.decoration(v.id, dec::LOCATION))
-            {
+            if let (Some((Some(want), _)), Some(have)) = (out, m.decoration(v.id, dec::LOCATION)) {
                 if want != have {
                     tracing::debug!(target: "mobilegl::shader", %key, want, have, "re-matching varying location");
                     stages[i].module.set_decoration(v.id, dec::LOCATION, want);

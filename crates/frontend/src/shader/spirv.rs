@@ -125,6 +125,19 @@ pub(crate) struct Module {
     annotation_end: usize,
 }
 
+/// The instructions after the module header, each as (opcode, its words
+/// including the first); ends early at a zero or overlong word count.
+pub(crate) fn instructions(words: &[u32]) -> impl Iterator<Item = (u16, &[u32])> {
+    let mut i = 5usize;
+    std::iter::from_fn(move || {
+        let w0 = *words.get(i)?;
+        let count = (w0 >> 16) as usize;
+        let inst = words.get(i..i + count).filter(|_| count > 0)?;
+        i += count;
+        Some(((w0 & 0xffff) as u16, inst))
+    })
+}
+
 fn decode_string(words: &[u32]) -> String {
     let mut bytes = Vec::with_capacity(words.len() * 4);
     'outer: for w in words {
@@ -382,12 +395,7 @@ pub(crate) fn lower_vertex_streams(m: Module) -> Result<Module, String> {
     let mut out = Vec::with_capacity(m.words.len());
     out.extend_from_slice(m.words.get(..5).unwrap_or(&[]));
     let mut changed = false;
-    let mut i = 5usize;
-    while i < m.words.len() {
-        let w0 = m.words[i];
-        let count = ((w0 >> 16) as usize).max(1);
-        let inst = m.words.get(i..i + count).unwrap_or(&[]);
-        let opcode = (w0 & 0xffff) as u16;
+    for (opcode, inst) in instructions(&m.words) {
         let arg = |k: usize| inst.get(k).copied().unwrap_or(0);
         let keep = match opcode {
             CAPABILITY => arg(1) != CAP_GEOMETRY_STREAMS,
@@ -421,7 +429,6 @@ pub(crate) fn lower_vertex_streams(m: Module) -> Result<Module, String> {
         } else {
             changed = true;
         }
-        i += count;
     }
     if changed {
         Module::parse(out)

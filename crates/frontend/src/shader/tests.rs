@@ -682,15 +682,7 @@ fn vertex_streams_lower_to_stream_zero() {
     let p = link_with_gs(&gs).expect("streams 0 and 1 link");
     validate_all(&p);
     let words = p.stage_spirv[Stage::Geometry.index()].as_ref().unwrap();
-    let ops: Vec<u32> = {
-        let mut v = Vec::new();
-        let mut i = 5;
-        while i < words.len() {
-            v.push(words[i] & 0xffff);
-            i += ((words[i] >> 16) as usize).max(1);
-        }
-        v
-    };
+    let ops: Vec<u16> = super::spirv::instructions(words).map(|(o, _)| o).collect();
     // Stream 0 became EmitVertex/EndPrimitive, stream 1 was dropped.
     assert_eq!(ops.iter().filter(|&&o| o == 218).count(), 1);
     assert_eq!(ops.iter().filter(|&&o| o == 219).count(), 1);
