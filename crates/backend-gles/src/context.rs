@@ -1654,6 +1654,21 @@ impl Context for GlesBackend {
                     h as i32,
                     true,
                 ),
+                glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+                    if o.f.fns.tex_storage_3d_multisample.is_some() =>
+                {
+                    if let Some(f) = o.f.fns.tex_storage_3d_multisample {
+                        f(
+                            bind,
+                            samples as i32,
+                            sf.internal,
+                            w as i32,
+                            h as i32,
+                            d as i32,
+                            1,
+                        )
+                    }
+                }
                 glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => {
                     warn!(res = ?p.res, "texture_storage: multisample texture target not supported here, skipped");
                     return;
@@ -1708,9 +1723,13 @@ impl Context for GlesBackend {
         let Some(cx) = self.cx("bind_render_state") else {
             return;
         };
-        cx.ctx
-            .shadow
-            .apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers);
+        cx.ctx.shadow.apply_render_state(
+            cx.gl,
+            &rs,
+            cx.f.gles32,
+            cx.f.max_draw_buffers,
+            cx.f.fns.sample_mask_i,
+        );
         cx.ctx.render_state = p.cso;
         self.check("bind_render_state");
     }

@@ -128,6 +128,46 @@ impl MultiDrawFns {
     }
 }
 
+/// `glTexStorage3DMultisample` (GLES 3.2 core).
+pub(crate) type TexStorage3DMultisampleFn =
+    unsafe extern "system" fn(u32, i32, u32, i32, i32, i32, u8);
+/// `glSampleMaski` (GLES 3.1 core).
+pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
+
+/// GLES 3.1/3.2 entry points glow does not wrap, loaded where the
+/// version has them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ExtraFns {
+    pub tex_storage_3d_multisample: Option<TexStorage3DMultisampleFn>,
+    pub sample_mask_i: Option<SampleMaskiFn>,
+}
+
+impl ExtraFns {
+    fn load(egl: &egl::Egl, minor: u32) -> ExtraFns {
+        let get = |name: &str| {
+            let f = egl.proc_address(name);
+            (!f.is_null()).then_some(f)
+        };
+        // SAFETY: each pointer is the driver's core entry point of that
+        // name (present from the GLES minor version checked), whose C
+        // signature the type spells out; checked not null.
+        unsafe {
+            ExtraFns {
+                tex_storage_3d_multisample: (minor >= 2)
+                    .then(|| get("glTexStorage3DMultisample"))
+                    .flatten()
+                    .map(|f| {
+                        std::mem::transmute::<*const std::ffi::c_void, TexStorage3DMultisampleFn>(f)
+                    }),
+                sample_mask_i: (minor >= 1)
+                    .then(|| get("glSampleMaski"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, SampleMaskiFn>(f)),
+            }
+        }
+    }
+}
+
 /// Driver features looked up once.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Features {
@@ -156,6 +196,7 @@ pub(crate) struct Features {
     /// where one read took 130), so only software drivers read in bands
     /// (`read_pixels_bands`).
     pub software: bool,
+    pub fns: ExtraFns,
 }
 
 /// Whether a GL_RENDERER string names a CPU rasteriser.
@@ -400,6 +441,7 @@ impl GlesBackend {
                     .clamp(1, 32) as usize,
                 vao_cache,
                 software: is_software_renderer(&renderer),
+                fns: ExtraFns::load(&egl, minor),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack

@@ -6,7 +6,7 @@ use glow::HasContext;
 use crate::pipe::calls;
 
 /// Capabilities toggled with glEnable/glDisable (blend is per draw buffer).
-const CAPS: [u32; 9] = [
+const CAPS: [u32; 10] = [
     glow::DEPTH_TEST,
     glow::STENCIL_TEST,
     glow::CULL_FACE,
@@ -16,6 +16,7 @@ const CAPS: [u32; 9] = [
     glow::SAMPLE_ALPHA_TO_COVERAGE,
     glow::DITHER,
     glow::PRIMITIVE_RESTART_FIXED_INDEX,
+    glow::SAMPLE_MASK,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +45,7 @@ pub struct Shadow {
     stencil_op: [Option<[u32; 3]>; 2],
     cull_face: Option<u32>,
     front_face: Option<u32>,
+    sample_mask: Option<u32>,
     pub viewport: Option<[i32; 4]>,
     pub depth_range: Option<[f32; 2]>,
     pub scissor: Option<[i32; 4]>,
@@ -107,13 +109,16 @@ impl Shadow {
         }
     }
 
-    /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls.
+    /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls;
+    /// `sample_mask_i`: the driver's glSampleMaski (GLES 3.1), without which
+    /// the sample mask stays off.
     pub fn apply_render_state(
         &mut self,
         gl: &glow::Context,
         rs: &calls::CreateRenderState,
         indexed: bool,
         max_draw_buffers: usize,
+        sample_mask_i: Option<crate::SampleMaskiFn>,
     ) {
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let n = if indexed {
@@ -229,6 +234,14 @@ impl Shadow {
         self.enable(gl, 6, rs.sample_alpha_to_coverage != 0);
         self.enable(gl, 7, rs.dither != 0);
         self.enable(gl, 8, rs.primitive_restart_fixed != 0);
+        if let Some(mask_i) = sample_mask_i {
+            self.enable(gl, 9, rs.sample_mask_enable != 0);
+            if rs.sample_mask_enable != 0 && self.sample_mask != Some(rs.sample_mask) {
+                // SAFETY: the driver's glSampleMaski; word 0 always exists.
+                unsafe { mask_i(0, rs.sample_mask) };
+                self.sample_mask = Some(rs.sample_mask);
+            }
+        }
     }
 
     /// Disable scissor and rasterizer discard for an internal blit; returns

@@ -409,9 +409,16 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         .front_face(front)
         .depth_bias_enable(rs.polygon_offset_fill != 0)
         .line_width(1.0);
+    // GL_SAMPLE_MASK: word 0 covers every count up to 32 samples.
+    let sample_mask = [rs.sample_mask];
     let ms = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(d.samples)
         .alpha_to_coverage_enable(rs.sample_alpha_to_coverage != 0);
+    let ms = if rs.sample_mask_enable != 0 {
+        ms.sample_mask(&sample_mask)
+    } else {
+        ms
+    };
     let has_depth = d.depth != vk::Format::UNDEFINED;
     let has_stencil = d.stencil != vk::Format::UNDEFINED;
     let face = |f: usize| vk::StencilOpState {

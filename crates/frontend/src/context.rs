@@ -136,6 +136,10 @@ pub struct Texture {
     pub depth_stencil_mode: u32,
     pub immutable_levels: u32,
     pub created: bool,
+    /// Multisample textures: the sample count asked for (0 otherwise) and
+    /// GL_TEXTURE_FIXED_SAMPLE_LOCATIONS.
+    pub samples: u32,
+    pub fixed_sample_locations: bool,
 }
 
 impl Texture {
@@ -151,6 +155,8 @@ impl Texture {
             depth_stencil_mode: glow::DEPTH_COMPONENT,
             immutable_levels: 0,
             created: false,
+            samples: 0,
+            fixed_sample_locations: true,
         }
     }
     pub fn level(&self, face: usize, level: usize) -> Option<LevelInfo> {
@@ -640,6 +646,10 @@ pub struct GlState {
     pub sample_coverage: bool,
     pub sample_coverage_value: f32,
     pub sample_coverage_invert: bool,
+    /// GL_SAMPLE_MASK and word 0 of GL_SAMPLE_MASK_VALUE (the one word
+    /// GL_MAX_SAMPLE_MASK_WORDS allows).
+    pub sample_mask: bool,
+    pub sample_mask_value: u32,
     pub dither: bool,
     pub multisample: bool,
     pub primitive_restart: bool,
@@ -785,6 +795,8 @@ impl GlState {
             sample_coverage: false,
             sample_coverage_value: 1.0,
             sample_coverage_invert: false,
+            sample_mask: false,
+            sample_mask_value: u32::MAX,
             dither: true,
             multisample: true,
             primitive_restart: false,

@@ -60,10 +60,11 @@ pub enum BlockingCause {
     Finish,
     QueryResult,
     MapPersistent,
+    IndirectDraw,
 }
 
 impl BlockingCause {
-    pub const ALL: [BlockingCause; 7] = [
+    pub const ALL: [BlockingCause; 8] = [
         Self::ReadPixels,
         Self::BufferRead,
         Self::UnpackFromBuffer,
@@ -71,6 +72,7 @@ impl BlockingCause {
         Self::Finish,
         Self::QueryResult,
         Self::MapPersistent,
+        Self::IndirectDraw,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -81,6 +83,7 @@ impl BlockingCause {
             Self::Finish => "finish",
             Self::QueryResult => "query_result",
             Self::MapPersistent => "map_persistent",
+            Self::IndirectDraw => "indirect_draw",
         }
     }
 }
@@ -89,7 +92,7 @@ impl BlockingCause {
 #[derive(Debug, Default, Clone)]
 pub struct FrameStats {
     pub frame: u64,
-    pub blocking: [u64; 7],
+    pub blocking: [u64; 8],
     pub at_frame_start: remote::Stats,
 }
 
@@ -183,7 +186,7 @@ impl Conn {
             );
         }
         self.frame_stats.frame += 1;
-        self.frame_stats.blocking = [0; 7];
+        self.frame_stats.blocking = [0; 8];
         self.frame_stats.at_frame_start = now;
     }
 }

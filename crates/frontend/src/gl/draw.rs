@@ -42,7 +42,7 @@ const PUBLISH_EVERY_DRAWS: u32 = 64;
 
 /// Argument checks of one draw (before any state validation, so argument
 /// errors win): the index size (0 = arrays) or the GL error.
-fn check_args(
+pub(super) fn check_args(
     mode: u32,
     first: i32,
     count: i32,
@@ -104,7 +104,7 @@ fn draw(
 /// Emit one draw record; arguments are checked and state is validated
 /// (multi-draws validate once for all their sub-draws).
 #[allow(clippy::too_many_arguments)]
-fn emit_draw(
+pub(super) fn emit_draw(
     gl: &mut Gl,
     mode: u32,
     first: i32,

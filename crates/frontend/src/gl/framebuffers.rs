@@ -179,7 +179,7 @@ pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
 /// The sized format an unsized renderbuffer format allocates (GL 3.3 core
 /// §4.4.4: the base formats RED, RG, RGB, RGBA, DEPTH_COMPONENT,
 /// DEPTH_STENCIL and STENCIL_INDEX are renderable too).
-fn sized_renderbuffer_format(internal: u32) -> u32 {
+pub(crate) fn sized_renderbuffer_format(internal: u32) -> u32 {
     match internal {
         glow::RED => glow::R8,
         glow::RG => glow::RG8,
@@ -526,6 +526,10 @@ fn texture_attachment(
         if t.target != expected {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
+        // A multisample image has level 0 only (GL 4.6 §9.2.8).
+        if tt == glow::TEXTURE_2D_MULTISAMPLE && level != 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
         if is_face {
             cube_face = tt - glow::TEXTURE_CUBE_MAP_POSITIVE_X;
         }
@@ -538,6 +542,7 @@ fn texture_attachment(
                 | glow::TEXTURE_2D_ARRAY
                 | glow::TEXTURE_1D_ARRAY
                 | glow::TEXTURE_CUBE_MAP
+                | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
         );
     attach(
         gl,
@@ -680,7 +685,8 @@ pub(crate) fn layer_status(gl: &Gl, name: u32) -> Option<u32> {
                             // as its attachment layer does.
                             glow::TEXTURE_3D
                             | glow::TEXTURE_2D_ARRAY
-                            | glow::TEXTURE_CUBE_MAP_ARRAY => Some(info.depth),
+                            | glow::TEXTURE_CUBE_MAP_ARRAY
+                            | glow::TEXTURE_2D_MULTISAMPLE_ARRAY => Some(info.depth),
                             glow::TEXTURE_1D_ARRAY => Some(info.height),
                             _ => None,
                         };

@@ -42,6 +42,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_EXT_texture_array",
     c"GL_ARB_texture_cube_map_array",
     c"GL_ARB_clear_buffer_object",
+    c"GL_ARB_texture_multisample",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
@@ -248,8 +249,10 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::NUM_COMPRESSED_TEXTURE_FORMATS => i(0),
         glow::COMPRESSED_TEXTURE_FORMATS => Some(Vals::I(vec![])),
         glow::NUM_PROGRAM_BINARY_FORMATS | glow::NUM_SHADER_BINARY_FORMATS => i(0),
-        glow::SAMPLE_BUFFERS => i(0),
-        glow::SAMPLES => i(0),
+        // The draw framebuffer's: a user framebuffer's attachments agree
+        // on it when complete; our window surfaces are single-sampled.
+        glow::SAMPLE_BUFFERS => i((gl.framebuffer_samples(s.draw_fbo) > 0) as i64),
+        glow::SAMPLES => i(gl.framebuffer_samples(s.draw_fbo)),
         glow::DOUBLEBUFFER | glow::STEREO => b(false),
         glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => {
             i(if s.draw_fbo == 0 {
@@ -575,7 +578,14 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
                 };
                 Vals::B((0..4).map(|k| m & (1 << k) != 0).collect())
             }
-            glow::SAMPLE_MASK_VALUE => Vals::I(vec![-1]),
+            glow::SAMPLE_MASK_VALUE => {
+                if index != 0 {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                }
+                // A bit mask: returned with its bits as they are.
+                Vals::I(vec![s.sample_mask_value as i32 as i64])
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;

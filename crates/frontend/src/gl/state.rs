@@ -82,6 +82,7 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
         glow::SAMPLE_ALPHA_TO_COVERAGE => s.sample_alpha_to_coverage = on,
         glow::SAMPLE_ALPHA_TO_ONE => s.sample_alpha_to_one = on,
         glow::SAMPLE_COVERAGE => s.sample_coverage = on,
+        glow::SAMPLE_MASK => s.sample_mask = on,
         glow::DITHER => s.dither = on,
         glow::MULTISAMPLE => s.multisample = on,
         glow::PRIMITIVE_RESTART => s.primitive_restart = on,
@@ -122,6 +123,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         glow::SAMPLE_ALPHA_TO_COVERAGE => s.sample_alpha_to_coverage,
         glow::SAMPLE_ALPHA_TO_ONE => s.sample_alpha_to_one,
         glow::SAMPLE_COVERAGE => s.sample_coverage,
+        glow::SAMPLE_MASK => s.sample_mask,
         glow::DITHER => s.dither,
         glow::MULTISAMPLE => s.multisample,
         glow::PRIMITIVE_RESTART => s.primitive_restart,
@@ -536,6 +538,17 @@ pub unsafe extern "C" fn glSampleCoverage(value: f32, invert: u8) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
         gl.st.sample_coverage_value = value.clamp(0.0, 1.0);
         gl.st.sample_coverage_invert = invert != 0;
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glSampleMaski(index: u32, mask: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE, |gl| {
+        // GL_MAX_SAMPLE_MASK_WORDS is 1.
+        if index != 0 {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        gl.st.sample_mask_value = mask;
     })
 }
 

@@ -1079,7 +1079,15 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
         .first()
         .copied()
         .unwrap_or(v.first().copied().unwrap_or(0.0) as i32);
+    let multisample = matches!(
+        t.target,
+        glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+    );
     let r = match pname {
+        // GL 4.6 §8.10: a multisample texture has no sampler state, and
+        // level 0 only.
+        glow::TEXTURE_BASE_LEVEL if multisample && e != 0 => Err(glow::INVALID_OPERATION),
+        _ if multisample && is_sampler_state(pname) => Err(glow::INVALID_ENUM),
         glow::TEXTURE_BASE_LEVEL => {
             if e < 0 {
                 Err(glow::INVALID_VALUE)
@@ -1133,6 +1141,26 @@ fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
     if let Err(e) = r {
         gl.st.set_error(e);
     }
+}
+
+/// The sampler-state parameters (GL 4.6 table 23.18), which multisample
+/// textures do not take.
+fn is_sampler_state(pname: u32) -> bool {
+    matches!(
+        pname,
+        glow::TEXTURE_MIN_FILTER
+            | glow::TEXTURE_MAG_FILTER
+            | glow::TEXTURE_WRAP_S
+            | glow::TEXTURE_WRAP_T
+            | glow::TEXTURE_WRAP_R
+            | glow::TEXTURE_MIN_LOD
+            | glow::TEXTURE_MAX_LOD
+            | glow::TEXTURE_LOD_BIAS
+            | glow::TEXTURE_COMPARE_MODE
+            | glow::TEXTURE_COMPARE_FUNC
+            | glow::TEXTURE_BORDER_COLOR
+            | glow::TEXTURE_MAX_ANISOTROPY_EXT
+    )
 }
 
 /// Sampler-state parameters whose natural type is float (the `f` entry
@@ -1291,9 +1319,13 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(
             return None;
         }
         let name = bound_texture_name(gl, target);
-        let info = match gl.sh.textures.get(&name) {
-            Some(Some(t)) => t.level(face_index(target), level as usize),
-            _ => None,
+        let (info, samples, fixed) = match gl.sh.textures.get(&name) {
+            Some(Some(t)) => (
+                t.level(face_index(target), level as usize),
+                t.samples,
+                t.fixed_sample_locations,
+            ),
+            _ => (None, 0, true),
         };
         let i = info.unwrap_or(LevelInfo {
             width: 0,
@@ -1306,8 +1338,8 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(
             glow::TEXTURE_HEIGHT => i.height as i32,
             glow::TEXTURE_DEPTH => i.depth as i32,
             glow::TEXTURE_INTERNAL_FORMAT => i.internal_format as i32,
-            glow::TEXTURE_SAMPLES => 0,
-            glow::TEXTURE_FIXED_SAMPLE_LOCATIONS => 1,
+            glow::TEXTURE_SAMPLES => samples as i32,
+            glow::TEXTURE_FIXED_SAMPLE_LOCATIONS => fixed as i32,
             glow::TEXTURE_COMPRESSED => 0,
             glow::TEXTURE_RED_SIZE
             | glow::TEXTURE_GREEN_SIZE

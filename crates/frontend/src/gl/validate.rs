@@ -99,6 +99,9 @@ pub struct Resolved {
     pub width: u32,
     pub height: u32,
     pub samples: u32,
+    /// GL_TEXTURE_FIXED_SAMPLE_LOCATIONS of a texture; renderbuffers
+    /// always have fixed locations.
+    pub fixed_sample_locations: bool,
 }
 
 impl Gl<'_> {
@@ -126,7 +129,8 @@ impl Gl<'_> {
                     format: info.internal_format,
                     width: info.width,
                     height: info.height,
-                    samples: 0,
+                    samples: t.samples,
+                    fixed_sample_locations: t.fixed_sample_locations,
                 })
             }
             SURFACE_RENDERBUFFER => {
@@ -143,6 +147,7 @@ impl Gl<'_> {
                     width: r.width,
                     height: r.height,
                     samples: r.samples,
+                    fixed_sample_locations: true,
                 })
             }
             _ => None,
@@ -163,6 +168,7 @@ impl Gl<'_> {
         };
         let mut any = false;
         let mut samples: Option<u32> = None;
+        let mut fixed: Option<bool> = None;
         let attachments = fb
             .color
             .iter()
@@ -192,6 +198,12 @@ impl Gl<'_> {
                 }
             }
             samples = Some(r.samples);
+            // GL 4.6 §9.4.2: fixed sample locations agree across the
+            // attachments (a renderbuffer counts as fixed).
+            if fixed.is_some_and(|f| f != r.fixed_sample_locations) {
+                return glow::FRAMEBUFFER_INCOMPLETE_MULTISAMPLE;
+            }
+            fixed = Some(r.fixed_sample_locations);
             any = true;
         }
         if !any {
@@ -213,6 +225,19 @@ impl Gl<'_> {
             }
         }
         glow::FRAMEBUFFER_COMPLETE
+    }
+
+    /// GL_SAMPLES of framebuffer `name`: the first attachment's sample
+    /// count (0 for the default framebuffer, which is single-sampled).
+    pub fn framebuffer_samples(&self, name: u32) -> u32 {
+        let Some(Some(fb)) = self.st.fbos.get(&name) else {
+            return 0;
+        };
+        fb.color
+            .iter()
+            .chain([&fb.depth, &fb.stencil])
+            .find_map(|a| self.resolve_attachment(a))
+            .map_or(0, |r| r.samples)
     }
 
     /// Size of the draw framebuffer (for clamping and reporting).
@@ -411,6 +436,8 @@ impl Gl<'_> {
             sample_alpha_to_coverage: s.sample_alpha_to_coverage as u32,
             dither: s.dither as u32,
             primitive_restart_fixed: s.primitive_restart_fixed as u32,
+            sample_mask_enable: s.sample_mask as u32,
+            sample_mask: s.sample_mask_value,
             ..Default::default()
         };
         if let Some(h) = self.st.cso.recent_render_states.find(&p) {

@@ -6,7 +6,9 @@ use std::ffi::CString;
 
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
-use mobilegl::gl::{draw, framebuffers, pixels, shaders, state, vertex};
+use mobilegl::gl::{
+    draw, framebuffers, get, multisample, pixels, shaders, state, textures, vertex,
+};
 
 /// The next GL error of the current context.
 pub fn gl_error() -> u32 {
@@ -186,4 +188,237 @@ pub unsafe fn check_point_coord_origin() {
         bottom_left[1] > top_left[1] + 128,
         "t grows from the top down (upper-left origin): top {top_left:?}, bottom {bottom_left:?}"
     );
+}
+
+const FULL_VS: &str = "#version 330 core
+void main() {
+    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID >> 1) * 4 - 1));
+    gl_Position = vec4(p, 0.0, 1.0);
+}
+";
+const COLOR_FS: &str = "#version 330 core
+uniform vec4 u_color;
+out vec4 o;
+void main() { o = u_color; }
+";
+const FETCH_FS: &str = "#version 330 core
+uniform sampler2DMS u_tex;
+uniform int u_sample;
+out vec4 o;
+void main() { o = texelFetch(u_tex, ivec2(gl_FragCoord.xy), u_sample); }
+";
+
+/// Every sample of a multisample texture, read one at a time with
+/// `texelFetch` into a single-sampled `size`² target: the RGBA8 pixel at
+/// (1, 1) per sample.
+unsafe fn fetch_samples(tex: u32, size: i32, samples: i32) -> Vec<[u8; 4]> {
+    // SAFETY (whole body): a context is current; names are ours; `px`
+    // holds one RGBA8 pixel.
+    unsafe {
+        let prog = link_program(FULL_VS, FETCH_FS);
+        shaders::glUseProgram(prog);
+        let name = CString::new("u_tex").unwrap();
+        shaders::glUniform1i(shaders::glGetUniformLocation(prog, name.as_ptr()), 0);
+        let name = CString::new("u_sample").unwrap();
+        let sample_loc = shaders::glGetUniformLocation(prog, name.as_ptr());
+        bind_rgba8_framebuffer(size, size);
+        textures::glActiveTexture(glow::TEXTURE0);
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, tex);
+        (0..samples)
+            .map(|s| {
+                shaders::glUniform1i(sample_loc, s);
+                draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+                let mut px = [0u8; 4];
+                pixels::glReadPixels(
+                    1,
+                    1,
+                    1,
+                    1,
+                    glow::RGBA,
+                    glow::UNSIGNED_BYTE,
+                    px.as_mut_ptr().cast(),
+                );
+                no_gl_error("fetch a sample");
+                px
+            })
+            .collect()
+    }
+}
+
+/// Multisample textures end to end (`multisample*.rs`): the errors and
+/// queries of GL 4.6 §8.8, framebuffer completeness, rendering into one
+/// under GL_SAMPLE_MASK and reading every sample back with `texelFetch`,
+/// and re-specifying it while attached.
+pub unsafe fn check_multisample_textures() {
+    const SIZE: i32 = 8;
+    const RED: [u8; 4] = [255, 0, 0, 255];
+    const GREEN: [u8; 4] = [0, 255, 0, 255];
+    // SAFETY (whole body): GL calls on this thread with a current context
+    // and out pointers to locals.
+    unsafe {
+        make_context();
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        let mut max = 0;
+        get::glGetIntegerv(glow::MAX_COLOR_TEXTURE_SAMPLES, &mut max);
+        assert!(max >= 4, "GL_MAX_COLOR_TEXTURE_SAMPLES {max}");
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, tex);
+        multisample::glTexImage2DMultisample(glow::TEXTURE_2D_MULTISAMPLE, 0, glow::RGBA8, 4, 4, 1);
+        expect_error("zero samples", glow::INVALID_VALUE);
+        multisample::glTexImage2DMultisample(glow::TEXTURE_2D, 4, glow::RGBA8, 4, 4, 1);
+        expect_error("not a multisample target", glow::INVALID_ENUM);
+        multisample::glTexImage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            max + 1,
+            glow::RGBA8,
+            4,
+            4,
+            1,
+        );
+        expect_error("too many samples", glow::INVALID_OPERATION);
+        multisample::glTexImage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            4,
+            glow::RGBA8,
+            SIZE,
+            SIZE,
+            1,
+        );
+        no_gl_error("glTexImage2DMultisample");
+        let mut v = 0;
+        textures::glGetTexLevelParameteriv(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            0,
+            glow::TEXTURE_SAMPLES,
+            &mut v,
+        );
+        assert_eq!(v, 4, "GL_TEXTURE_SAMPLES");
+        textures::glTexParameteri(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        expect_error("sampler state of a multisample texture", glow::INVALID_ENUM);
+
+        let mut fbo = 0;
+        framebuffers::glGenFramebuffers(1, &mut fbo);
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        framebuffers::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D_MULTISAMPLE,
+            tex,
+            1,
+        );
+        expect_error("level 1 of a multisample texture", glow::INVALID_VALUE);
+        framebuffers::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D_MULTISAMPLE,
+            tex,
+            0,
+        );
+        assert_eq!(
+            framebuffers::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
+        get::glGetIntegerv(glow::SAMPLES, &mut v);
+        assert_eq!(v, 4, "GL_SAMPLES of the multisample framebuffer");
+        // A single-sampled depth buffer beside it: sample counts differ.
+        let mut rb = 0;
+        framebuffers::glGenRenderbuffers(1, &mut rb);
+        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        framebuffers::glRenderbufferStorage(
+            glow::RENDERBUFFER,
+            glow::DEPTH_COMPONENT24,
+            SIZE,
+            SIZE,
+        );
+        framebuffers::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rb,
+        );
+        assert_eq!(
+            framebuffers::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+            glow::FRAMEBUFFER_INCOMPLETE_MULTISAMPLE
+        );
+        framebuffers::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            0,
+        );
+        no_gl_error("framebuffer set-up");
+
+        // Samples 0 and 1 red, 2 and 3 green, under the sample mask.
+        let prog = link_program(FULL_VS, COLOR_FS);
+        shaders::glUseProgram(prog);
+        let name = CString::new("u_color").unwrap();
+        let color = shaders::glGetUniformLocation(prog, name.as_ptr());
+        let paint = |fbo: u32| {
+            framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+            state::glViewport(0, 0, SIZE, SIZE);
+            shaders::glUseProgram(prog);
+            state::glEnable(glow::SAMPLE_MASK);
+            state::glSampleMaski(0, 0x3);
+            shaders::glUniform4f(color, 1.0, 0.0, 0.0, 1.0);
+            draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+            state::glSampleMaski(0, 0xC);
+            shaders::glUniform4f(color, 0.0, 1.0, 0.0, 1.0);
+            draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+            state::glDisable(glow::SAMPLE_MASK);
+            no_gl_error("draw under the sample mask");
+        };
+        paint(fbo);
+        let mut m = 0;
+        get::glGetIntegeri_v(glow::SAMPLE_MASK_VALUE, 0, &mut m);
+        assert_eq!(m, 0xC, "GL_SAMPLE_MASK_VALUE");
+        get::glGetIntegeri_v(glow::SAMPLE_MASK_VALUE, 1, &mut m);
+        expect_error("sample mask word 1", glow::INVALID_VALUE);
+        assert_eq!(fetch_samples(tex, SIZE, 4), [RED, RED, GREEN, GREEN]);
+
+        // Re-specified while attached (a new identity on the server): the
+        // framebuffer renders into the new storage.
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, tex);
+        multisample::glTexImage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            4,
+            glow::RGBA8,
+            SIZE,
+            SIZE,
+            1,
+        );
+        no_gl_error("re-specify");
+        paint(fbo);
+        assert_eq!(fetch_samples(tex, SIZE, 4), [RED, RED, GREEN, GREEN]);
+
+        // Immutable storage refuses re-specification.
+        let mut imm = 0;
+        textures::glGenTextures(1, &mut imm);
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, imm);
+        multisample::glTexStorage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            4,
+            glow::RGBA8,
+            SIZE,
+            SIZE,
+            1,
+        );
+        no_gl_error("glTexStorage2DMultisample");
+        multisample::glTexImage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            4,
+            glow::RGBA8,
+            SIZE,
+            SIZE,
+            1,
+        );
+        expect_error("re-specify immutable storage", glow::INVALID_OPERATION);
+    }
 }

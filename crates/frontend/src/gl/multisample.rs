@@ -1,0 +1,292 @@
+//! Multisample textures (GL 3.2 core, ARB_texture_multisample; the
+//! storage forms GL 4.3, ARB_texture_storage_multisample):
+//! `glTex{Image,Storage}{2D,3D}Multisample`.
+//!
+//! A multisample texture's storage is one level whose sample count the
+//! backend allocates, so its server resource is created with the count
+//! (`resource_create.samples`) and then given storage (`texture_storage`,
+//! one level). Re-specifying a mutable one (`glTexImage*Multisample` again)
+//! gives the texture a fresh resource: backends keep multisample storage
+//! immutable (GLES has only `glTexStorage*Multisample`), and the new handle
+//! makes every framebuffer and sampler view that names the texture
+//! re-resolve. No catalogue call of its own.
+//!
+//! Owns the validation and the texture-object bookkeeping only; sampling
+//! and attachment go through `textures`, `framebuffers` and `validate`.
+
+use mgpipe::calls;
+use mgpipe::consts::RESOURCE_TEXTURE;
+use mgpipe::Pipe;
+
+use super::gl_err;
+use super::textures::{bound_texture_name, valid_internal_format};
+use super::validate::{has_depth, has_stencil, is_color_renderable};
+use crate::context::{with_gl_dirty, Gl, LevelInfo, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM};
+
+/// The sized format a multisample image of `internal` gets: the unsized
+/// renderable base formats name their 8-bit (or 24-bit depth) sizes, as
+/// renderbuffers do.
+fn sized(internal: u32) -> u32 {
+    super::framebuffers::sized_renderbuffer_format(internal)
+}
+
+/// Whether `f` (sized) is colour-, depth- or stencil-renderable, which a
+/// multisample image must be (GL 4.6 §8.8: INVALID_ENUM otherwise).
+fn renderable(f: u32) -> bool {
+    if !valid_internal_format(f) {
+        return false;
+    }
+    if has_depth(f) || has_stencil(f) {
+        return true;
+    }
+    // Shared-exponent and the compressed formats are texture-only.
+    is_color_renderable(f) && f != glow::RGB9_E5 && !is_compressed(f)
+}
+
+fn is_compressed(f: u32) -> bool {
+    matches!(
+        f,
+        glow::COMPRESSED_RED
+            | glow::COMPRESSED_RG
+            | glow::COMPRESSED_RGB
+            | glow::COMPRESSED_RGBA
+            | glow::COMPRESSED_SRGB
+            | glow::COMPRESSED_SRGB_ALPHA
+            | glow::COMPRESSED_RED_RGTC1
+            | glow::COMPRESSED_SIGNED_RED_RGTC1
+            | glow::COMPRESSED_RG_RGTC2
+            | glow::COMPRESSED_SIGNED_RG_RGTC2
+    ) || (0x8C4C..=0x8C4F).contains(&f) // S3TC sRGB
+        || (0x83F0..=0x83F3).contains(&f) // S3TC
+        || (0x8E8C..=0x8E8F).contains(&f) // BPTC
+        || (0x9270..=0x9279).contains(&f) // ETC2 / EAC
+        || (0x93B0..=0x93DD).contains(&f) // ASTC
+}
+
+/// The most samples a multisample image of `f` may have: integer formats
+/// are bounded by GL_MAX_INTEGER_SAMPLES, depth/stencil by
+/// GL_MAX_DEPTH_TEXTURE_SAMPLES, colour by GL_MAX_COLOR_TEXTURE_SAMPLES
+/// (all answered from the backend's sample limit).
+fn max_samples_for(gl: &Gl, _f: u32) -> u32 {
+    gl.conn.caps.max_samples
+}
+
+/// The common body of the four entry points. `dims` is 2 or 3; `storage`
+/// makes the texture immutable (glTexStorage*Multisample).
+#[allow(clippy::too_many_arguments)]
+fn tex_multisample(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    fixed_locations: bool,
+    storage: bool,
+) {
+    let want = if dims == 2 {
+        glow::TEXTURE_2D_MULTISAMPLE
+    } else {
+        glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+    };
+    if target != want {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let f = sized(internal);
+    if !renderable(f) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let caps = &gl.conn.caps;
+    let max = caps.max_texture_size as i32;
+    let max_layers = caps.max_array_texture_layers.max(1) as i32;
+    if samples < 1 || width < 0 || height < 0 || depth < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if storage && (width == 0 || height == 0 || depth == 0) {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if width > max || height > max || depth > max_layers {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if samples as u32 > max_samples_for(gl, f) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let name = bound_texture_name(gl, target);
+    let Some(Some(tex)) = gl.sh.textures.get(&name) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    if name == 0 || tex.immutable_levels > 0 {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let (created, old) = (tex.created, tex.handle);
+    // A fresh identity for new storage (allocated before the old one is
+    // freed, so it differs from it): what named the old storage
+    // re-resolves.
+    let handle = if created {
+        let h = gl.conn.alloc.resource.alloc();
+        gl.conn
+            .pipe
+            .resource_destroy(&calls::ResourceDestroy { res: old });
+        gl.conn.alloc.resource.free(old);
+        h
+    } else {
+        old
+    };
+    let (w, h, d) = (width as u32, height as u32, depth.max(1) as u32);
+    let Some(Some(t)) = gl.sh.textures.get_mut(&name) else {
+        return;
+    };
+    t.handle = handle;
+    t.created = true;
+    t.samples = samples as u32;
+    t.fixed_sample_locations = fixed_locations;
+    for face in t.levels.iter_mut() {
+        face.clear();
+    }
+    t.set_level(
+        0,
+        0,
+        LevelInfo {
+            width: w,
+            height: h,
+            depth: d,
+            internal_format: f,
+        },
+    );
+    if storage {
+        t.immutable_levels = 1;
+    }
+    gl.conn.pipe.resource_create(
+        &calls::ResourceCreate {
+            res: handle,
+            kind: RESOURCE_TEXTURE,
+            target,
+            internal_format: f,
+            width: w,
+            height: h,
+            depth: d,
+            levels: 1,
+            samples: samples as u32,
+            gl_name: name,
+            ..Default::default()
+        },
+        &[],
+    );
+    // A zero-sized image has no storage (GL allows it, then the texture is
+    // incomplete and unattachable).
+    if w > 0 && h > 0 {
+        gl.conn.pipe.texture_storage(&calls::TextureStorage {
+            res: handle,
+            target,
+            levels: 1,
+            internal_format: f,
+            width: w,
+            height: h,
+            depth: d,
+        });
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexImage2DMultisample(
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    fixed: u8,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_multisample(
+            gl,
+            2,
+            target,
+            samples,
+            internal,
+            width,
+            height,
+            1,
+            fixed != 0,
+            false,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexImage3DMultisample(
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    fixed: u8,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_multisample(
+            gl,
+            3,
+            target,
+            samples,
+            internal,
+            width,
+            height,
+            depth,
+            fixed != 0,
+            false,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexStorage2DMultisample(
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    fixed: u8,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_multisample(
+            gl,
+            2,
+            target,
+            samples,
+            internal,
+            width,
+            height,
+            1,
+            fixed != 0,
+            true,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexStorage3DMultisample(
+    target: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+    depth: i32,
+    fixed: u8,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_multisample(
+            gl,
+            3,
+            target,
+            samples,
+            internal,
+            width,
+            height,
+            depth,
+            fixed != 0,
+            true,
+        )
+    })
+}
