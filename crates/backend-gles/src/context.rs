@@ -780,9 +780,11 @@ impl Cx<'_> {
                 let mut offset = vb.offsets[slot].saturating_add(ve.offset[i] as u64);
                 let divisor = ve.divisor[i];
                 if divisor > 0 && base_instance > 0 {
-                    // emulation: base instance (see emulation.rs)
+                    // emulation: base instance (see emulation.rs). GL 4.6
+                    // §10.5 fetches element floor(instance / divisor) +
+                    // baseinstance: the base is not divided.
                     let eff = if stride == 0 { emulation::vertex_element_size(size as u32, ty) } else { stride };
-                    offset = offset.saturating_add((base_instance / divisor) as u64 * eff as u64);
+                    offset = offset.saturating_add(u64::from(base_instance) * eff as u64);
                 }
                 if offset > i32::MAX as u64 || stride > i32::MAX as u32 {
                     warn!(attrib = i, offset, "draw: vertex offset beyond GLES limits, attribute disabled");

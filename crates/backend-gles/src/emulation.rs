@@ -14,7 +14,7 @@
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
 //! | wrap `CLAMP` / `MIRROR_CLAMP_TO_EDGE` | `CLAMP_TO_EDGE` |
 //! | sampler LOD bias | not in GLES: ignored, warned once |
-//! | base instance | instanced attributes' offsets advanced by `base_instance / divisor` strides (`gl_InstanceID` does not include it) |
+//! | base instance | instanced attributes' offsets advanced by `base_instance` strides (GL fetches element ⌊instance / divisor⌋ + baseinstance; `gl_InstanceID` does not include it) |
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
 //! | `glReadPixels` of a multisampled surface/renderbuffer | resolved by a blit into a temporary single-sample FBO first |

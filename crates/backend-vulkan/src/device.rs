@@ -46,6 +46,10 @@ pub(crate) struct Features {
     /// counts then too) for GL_PRIMITIVES_GENERATED; it requires
     /// VK_EXT_transform_feedback, enabled with it (no feature used).
     pub prims_generated: bool,
+    /// VK_EXT_primitive_topology_list_restart: GL restarts list
+    /// primitives too (points, lines, triangles and their adjacency
+    /// forms), which core Vulkan allows for strips and fans only.
+    pub list_restart: bool,
 }
 
 /// The device and what we know about it.
@@ -255,6 +259,8 @@ impl Gpu {
         let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
         let mut frb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut fpgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default();
+        let mut flr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
+        let has_lr = has_ext(&exts, ash::ext::primitive_topology_list_restart::NAME);
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
@@ -300,6 +306,9 @@ impl Gpu {
             if has_pgq {
                 f2 = f2.push_next(&mut fpgq);
             }
+            if has_lr {
+                f2 = f2.push_next(&mut flr);
+            }
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
             f2.features
@@ -340,6 +349,7 @@ impl Gpu {
             prims_generated: has_pgq
                 && fpgq.primitives_generated_query != 0
                 && fpgq.primitives_generated_query_with_rasterizer_discard != 0,
+            list_restart: has_lr && flr.primitive_topology_list_restart != 0,
         };
 
         // Enable exactly what we use.
@@ -370,6 +380,9 @@ impl Gpu {
             dev_exts.push(ash::ext::transform_feedback::NAME.as_ptr());
             dev_exts.push(ash::ext::primitives_generated_query::NAME.as_ptr());
         }
+        if feat.list_restart {
+            dev_exts.push(ash::ext::primitive_topology_list_restart::NAME.as_ptr());
+        }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
         }
@@ -393,6 +406,8 @@ impl Gpu {
         let mut epgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
             .primitives_generated_query(true)
             .primitives_generated_query_with_rasterizer_discard(true);
+        let mut elr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
+            .primitive_topology_list_restart(true);
         let prio = [1.0f32];
         let qci = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qfam)
@@ -423,6 +438,9 @@ impl Gpu {
         }
         if feat.prims_generated {
             dci = dci.push_next(&mut epgq);
+        }
+        if feat.list_restart {
+            dci = dci.push_next(&mut elr);
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.

@@ -378,7 +378,11 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
     }
     let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
         .topology(d.topology)
-        .primitive_restart_enable(d.restart && emulation::is_strip_topology(d.topology));
+        .primitive_restart_enable(
+            d.restart
+                && (emulation::is_strip_topology(d.topology)
+                    || (gpu.feat.list_restart && d.topology != vk::PrimitiveTopology::PATCH_LIST)),
+        );
     let mut dcc =
         vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
     let mut vp = vk::PipelineViewportStateCreateInfo::default()

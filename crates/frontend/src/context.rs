@@ -225,6 +225,9 @@ impl Framebuffer {
     }
 }
 
+/// One generic attribute's format and the binding point it reads
+/// (GL 4.3 vertex attribute binding; `glVertexAttribPointer` sets both and
+/// binding point `index` at once).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VertexAttrib {
     pub enabled: bool,
@@ -232,9 +235,20 @@ pub struct VertexAttrib {
     pub ty: u32,
     pub normalized: bool,
     pub integer: bool,
+    /// The stride `glVertexAttribPointer` was given (GL_VERTEX_ATTRIB_ARRAY_STRIDE;
+    /// 0 = tightly packed): the binding holds the effective one.
     pub stride: u32,
-    pub offset: u64,
+    pub relative_offset: u32,
+    pub binding: u32,
+}
+
+/// A vertex buffer binding point: buffer, offset, effective stride and
+/// instance divisor.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct VertexBinding {
     pub buffer: u32,
+    pub offset: u64,
+    pub stride: u32,
     pub divisor: u32,
 }
 
@@ -247,20 +261,46 @@ impl Default for VertexAttrib {
             normalized: false,
             integer: false,
             stride: 0,
-            offset: 0,
-            buffer: 0,
-            divisor: 0,
+            relative_offset: 0,
+            binding: 0,
         }
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct VertexArray {
     pub attribs: [VertexAttrib; MAX_ATTRIBS],
+    pub bindings: [VertexBinding; MAX_ATTRIBS],
     pub element_buffer: u32,
     pub created: bool,
     /// Bumped on every change (vertex.rs, buffers.rs): keys the emission cache.
     pub rev: u64,
+}
+
+impl Default for VertexArray {
+    fn default() -> Self {
+        VertexArray {
+            // Attribute i reads binding point i until told otherwise.
+            attribs: std::array::from_fn(|i| VertexAttrib {
+                binding: i as u32,
+                ..Default::default()
+            }),
+            bindings: [VertexBinding::default(); MAX_ATTRIBS],
+            element_buffer: 0,
+            created: false,
+            rev: 0,
+        }
+    }
+}
+
+impl VertexArray {
+    /// The binding point attribute `a` reads.
+    pub fn binding_of(&self, a: &VertexAttrib) -> VertexBinding {
+        self.bindings
+            .get(a.binding as usize)
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 /// What `emit_vertex_input` derived from one VAO revision.
@@ -655,6 +695,14 @@ pub struct GlState {
     pub primitive_restart: bool,
     pub primitive_restart_fixed: bool,
     pub primitive_restart_index: u32,
+    /// GL_PRIMITIVE_RESTART applies as fixed-index restart (its index is
+    /// the largest value of the last indexed draw's index type), which is
+    /// how backends restart (GLES and Vulkan know no other index).
+    pub restart_as_fixed: bool,
+    /// The restart index is below the largest value of the current indexed
+    /// draw's type: its indices are read back and rewritten
+    /// (`draw::emit_restart_rewritten`).
+    pub restart_rewrite: bool,
     pub program_point_size: bool,
     pub depth_clamp: bool,
     pub framebuffer_srgb: bool,
@@ -669,6 +717,10 @@ pub struct GlState {
     pub polygon_mode: u32,
     pub provoking_vertex: u32,
     pub clear_color: [f32; 4],
+    /// The clear colour set by glClearColorIiEXT / glClearColorIuiEXT
+    /// (EXT_texture_integer): CLEAR_INT or CLEAR_UINT and the four words;
+    /// None after glClearColor.
+    pub clear_color_integer: Option<(u32, [u32; 4])>,
     pub clear_depth: f64,
     pub clear_stencil: i32,
     pub viewport: [i32; 4],
@@ -802,6 +854,8 @@ impl GlState {
             primitive_restart: false,
             primitive_restart_fixed: false,
             primitive_restart_index: 0,
+            restart_as_fixed: false,
+            restart_rewrite: false,
             program_point_size: false,
             depth_clamp: false,
             framebuffer_srgb: false,
@@ -816,6 +870,7 @@ impl GlState {
             polygon_mode: glow::FILL,
             provoking_vertex: glow::LAST_VERTEX_CONVENTION,
             clear_color: [0.0; 4],
+            clear_color_integer: None,
             clear_depth: 1.0,
             clear_stencil: 0,
             viewport: [0; 4],

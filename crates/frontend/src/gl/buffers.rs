@@ -193,9 +193,9 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                 if vao.element_buffer == name {
                     vao.element_buffer = 0;
                 }
-                for a in vao.attribs.iter_mut() {
-                    if a.buffer == name {
-                        a.buffer = 0;
+                for b in vao.bindings.iter_mut() {
+                    if b.buffer == name {
+                        b.buffer = 0;
                     }
                 }
             }

@@ -68,6 +68,107 @@ pub(super) fn check_args(
     Ok(isize_)
 }
 
+/// GL_PRIMITIVE_RESTART for an indexed draw of `isize_`-byte indices.
+/// Backends restart at the largest index value only (fixed-index restart,
+/// GLES 3.0 and Vulkan), so the render state says fixed-index restart when
+/// the restart index is that value; a smaller restart index makes the draw
+/// rewrite its indices (`emit_restart_rewritten`); a larger one never
+/// matches an index, so no restart is right. GL_PRIMITIVE_RESTART_FIXED_INDEX
+/// wins over both (GL 4.6 §10.3.6).
+pub(super) fn prepare_restart(gl: &mut Gl, isize_: u32) {
+    if isize_ == 0 {
+        return;
+    }
+    let custom = gl.st.primitive_restart && !gl.st.primitive_restart_fixed;
+    let max = match isize_ {
+        1 => 0xFF,
+        2 => 0xFFFF,
+        _ => u32::MAX,
+    };
+    let idx = gl.st.primitive_restart_index;
+    gl.st.restart_rewrite = custom && idx < max;
+    let as_fixed = custom && idx <= max;
+    if gl.st.restart_as_fixed != as_fixed {
+        gl.st.restart_as_fixed = as_fixed;
+        gl.st.dirty |= crate::context::DIRTY_RENDER_STATE;
+    }
+}
+
+/// An indexed draw whose restart index is not its type's largest value:
+/// the `count` indices at byte `offset` of the bound index buffer (or of
+/// client memory, compatibility contexts) are read back, widened to 32
+/// bits with the restart index made `u32::MAX` (which fixed-index restart
+/// honours), and sent with the draw. A blocking read per draw: this is
+/// GL_PRIMITIVE_RESTART with an unusual index, which backends have no
+/// state for.
+#[allow(clippy::too_many_arguments)]
+fn emit_restart_rewritten(
+    gl: &mut Gl,
+    mode: u32,
+    count: i32,
+    isize_: u32,
+    offset: usize,
+    instances: i32,
+    base_vertex: i32,
+    base_instance: u32,
+) {
+    let bytes = (count as usize).saturating_mul(isize_ as usize);
+    let vao = gl.st.vao;
+    let ib = match gl.st.vaos.get(&vao) {
+        Some(Some(v)) if v.element_buffer != 0 => gl.sh.buffers.get(&v.element_buffer),
+        _ => None,
+    };
+    let raw = match ib {
+        Some(Some(b)) => {
+            if offset as u64 & (u64::from(isize_) - 1) != 0 {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            let h = b.handle;
+            super::buffers::read_buffer(
+                gl,
+                h,
+                offset as u64,
+                bytes as u64,
+                crate::runtime::BlockingCause::BufferRead,
+            )
+        }
+        _ if gl.st.is_core() || offset == 0 => gl_err!(gl, glow::INVALID_OPERATION),
+        // SAFETY: the application promises `count` indices at `offset`
+        // (a client pointer in a compatibility context).
+        _ => unsafe { slice(offset as *const u8, bytes as i32) }.to_vec(),
+    };
+    let idx = gl.st.primitive_restart_index;
+    let widened: Vec<u32> = raw
+        .chunks_exact(isize_ as usize)
+        .map(|c| {
+            let v = match *c {
+                [a] => u32::from(a),
+                [a, b] => u32::from(u16::from_le_bytes([a, b])),
+                [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+                _ => 0,
+            };
+            if v == idx {
+                u32::MAX
+            } else {
+                v
+            }
+        })
+        .collect();
+    gl.conn.pipe.draw(
+        &calls::Draw {
+            mode,
+            index_size: 4,
+            count: widened.len() as u32,
+            instance_count: instances as u32,
+            base_instance,
+            base_vertex,
+            ..Default::default()
+        },
+        bytemuck::cast_slice(&widened),
+    );
+    count_draws(gl, 1);
+}
+
 /// One draw: check arguments, validate state, then emit.
 #[allow(clippy::too_many_arguments)]
 fn draw(
@@ -85,6 +186,7 @@ fn draw(
         Ok(s) => s,
         Err(e) => gl_err!(gl, e),
     };
+    prepare_restart(gl, isize_);
     if let Err(e) = gl.validate_draw(mode) {
         gl_err!(gl, e);
     }
@@ -117,6 +219,18 @@ pub(super) fn emit_draw(
 ) {
     if count == 0 || instances == 0 || gl.st.rasterizer_discard {
         return;
+    }
+    if isize_ != 0 && gl.st.restart_rewrite {
+        return emit_restart_rewritten(
+            gl,
+            mode,
+            count,
+            isize_,
+            indices,
+            instances,
+            base_vertex,
+            base_instance,
+        );
     }
     let mut blob: &[u8] = &[];
     let mut index_offset = indices as u64;
@@ -169,7 +283,7 @@ fn count_draws(gl: &mut Gl, n: u32) {
 fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
     let has_ib = matches!(gl.st.sent.index_buffer, Some(h) if !h.is_null());
     let one_record = gl.conn.caps.implements(mgpipe::Opcode::MultiDraw as u16)
-        && (isize_ == 0 || has_ib)
+        && (isize_ == 0 || (has_ib && !gl.st.restart_rewrite))
         && !gl.st.rasterizer_discard;
     if !one_record {
         for &(start, count, base) in ranges {
@@ -238,6 +352,7 @@ fn multi_draw(
     if drawcount == 0 {
         return;
     }
+    prepare_restart(gl, isize_);
     if let Err(e) = gl.validate_draw(mode) {
         gl_err!(gl, e);
     }

@@ -43,6 +43,12 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_cube_map_array",
     c"GL_ARB_clear_buffer_object",
     c"GL_ARB_texture_multisample",
+    c"GL_ARB_texture_storage_multisample",
+    c"GL_ARB_draw_indirect",
+    c"GL_ARB_multi_draw_indirect",
+    c"GL_ARB_vertex_attrib_binding",
+    c"GL_ARB_texture_rectangle",
+    c"GL_EXT_texture_integer",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
@@ -165,6 +171,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         | glow::MAX_DEPTH_TEXTURE_SAMPLES
         | glow::MAX_INTEGER_SAMPLES => i(c.max_samples),
         glow::MAX_VERTEX_ATTRIBS => i(c.max_vertex_attribs.min(16)),
+        glow::MAX_VERTEX_ATTRIB_BINDINGS => {
+            i(c.max_vertex_attribs.min(super::vertex::MAX_BINDINGS))
+        }
+        glow::MAX_VERTEX_ATTRIB_RELATIVE_OFFSET => i(super::vertex::MAX_RELATIVE_OFFSET),
+        glow::MAX_VERTEX_ATTRIB_STRIDE => i(super::vertex::MAX_STRIDE as u32),
         glow::MAX_TEXTURE_IMAGE_UNITS => i(c.max_texture_image_units.min(16)),
         glow::MAX_VERTEX_TEXTURE_IMAGE_UNITS => i(c.max_vertex_texture_image_units.min(16)),
         glow::MAX_GEOMETRY_TEXTURE_IMAGE_UNITS => i(16),
@@ -540,6 +551,20 @@ pub unsafe extern "C" fn glGetBooleanv(pname: u32, out: *mut u8) {
 
 fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
     with_gl(|gl| {
+        if matches!(
+            pname,
+            glow::VERTEX_BINDING_BUFFER
+                | glow::VERTEX_BINDING_OFFSET
+                | glow::VERTEX_BINDING_STRIDE
+                | glow::VERTEX_BINDING_DIVISOR
+        ) {
+            let v = super::vertex::binding_param(gl, pname, index)?;
+            return Some(if pname == glow::VERTEX_BINDING_BUFFER {
+                Vals::E(vec![v])
+            } else {
+                Vals::I(vec![v])
+            });
+        }
         let s = &*gl.st;
         let r = match pname {
             glow::UNIFORM_BUFFER_BINDING

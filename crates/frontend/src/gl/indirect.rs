@@ -45,7 +45,7 @@ fn command_source(
     stride: usize,
     words: usize,
 ) -> Result<(Source, usize), u32> {
-    if indirect % 4 != 0 {
+    if !indirect.is_multiple_of(4) {
         return Err(glow::INVALID_VALUE);
     }
     let span = match drawcount {
@@ -94,13 +94,9 @@ fn read_commands(
         // SAFETY: in a compatibility context the application promises the
         // commands at this address of its own memory.
         Source::Client(at) => unsafe { std::slice::from_raw_parts(at as *const u8, span) }.to_vec(),
-        Source::Buffer(h, offset) => super::buffers::read_buffer(
-            gl,
-            h,
-            offset,
-            span as u64,
-            BlockingCause::IndirectDraw,
-        ),
+        Source::Buffer(h, offset) => {
+            super::buffers::read_buffer(gl, h, offset, span as u64, BlockingCause::IndirectDraw)
+        }
     };
     let mut out = Vec::with_capacity(drawcount * words);
     for i in 0..drawcount {
@@ -151,6 +147,7 @@ fn draw_indirect(
             gl_err!(gl, glow::INVALID_OPERATION);
         }
     }
+    super::draw::prepare_restart(gl, isize_);
     if let Err(e) = gl.validate_draw(mode) {
         gl_err!(gl, e);
     }

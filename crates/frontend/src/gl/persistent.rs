@@ -154,7 +154,10 @@ pub fn push_reachable(gl: &mut Gl) {
             .get(&st.vao)
             .and_then(|v| v.as_ref())
             .is_some_and(|v| {
-                v.element_buffer == name || v.attribs.iter().any(|a| a.enabled && a.buffer == name)
+                v.element_buffer == name
+                    || v.attribs
+                        .iter()
+                        .any(|a| a.enabled && v.binding_of(a).buffer == name)
             });
         let in_ubo = st.uniform_bindings.iter().any(|b| b.buffer == name);
         if in_vao || in_ubo {

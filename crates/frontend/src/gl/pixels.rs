@@ -91,7 +91,43 @@ pub fn pixel_pair(format: u32, ty: u32) -> Result<usize, u32> {
             return Err(glow::INVALID_OPERATION);
         }
     }
+    // Integer formats take no float types (Mesa answers INVALID_ENUM, as
+    // EXT_texture_integer specifies; the packed float types were refused
+    // above as packed types).
+    if is_integer_format(format) && matches!(ty, glow::FLOAT | glow::HALF_FLOAT) {
+        return Err(glow::INVALID_ENUM);
+    }
     mp::bytes_per_pixel(format, ty).ok_or(glow::INVALID_ENUM)
+}
+
+/// Whether a client pixel format is one of the `*_INTEGER` ones.
+pub fn is_integer_format(format: u32) -> bool {
+    matches!(
+        format,
+        glow::RED_INTEGER
+            | glow::GREEN_INTEGER
+            | glow::BLUE_INTEGER
+            | glow::RG_INTEGER
+            | glow::RGB_INTEGER
+            | glow::BGR_INTEGER
+            | glow::RGBA_INTEGER
+            | glow::BGRA_INTEGER
+    )
+}
+
+/// GL 4.6 §8.6: integer pixels go to integer internal formats only, and
+/// the other way round (INVALID_OPERATION).
+pub fn integer_mismatch(internal: u32, format: u32) -> bool {
+    let internal_integer = matches!(
+        super::framebuffers::format_component_type(internal),
+        glow::INT | glow::UNSIGNED_INT
+    );
+    // Depth and stencil pixels are neither.
+    let colour = !matches!(
+        format,
+        glow::DEPTH_COMPONENT | glow::STENCIL_INDEX | glow::DEPTH_STENCIL
+    );
+    colour && internal_integer != is_integer_format(format)
 }
 
 /// Bytes of the datum `ty` stores (one component, or one whole packed

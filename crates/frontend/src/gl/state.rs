@@ -453,7 +453,34 @@ pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl(|gl| gl.st.clear_color = [r, g, b, a])
+    with_gl(|gl| {
+        gl.st.clear_color = [r, g, b, a];
+        gl.st.clear_color_integer = None;
+    })
+}
+
+/// EXT_texture_integer: the clear colour for integer colour buffers, which
+/// glClear then clears with these words (a float clear colour leaves them
+/// undefined). GL_COLOR_CLEAR_VALUE reads the values as floats.
+fn clear_color_integer(ty: u32, words: [u32; 4]) {
+    with_gl(|gl| {
+        gl.st.clear_color = if ty == CLEAR_INT {
+            words.map(|w| w as i32 as f32)
+        } else {
+            words.map(|w| w as f32)
+        };
+        gl.st.clear_color_integer = Some((ty, words));
+    })
+}
+
+// Extension-only commands: not exported (the exported gl* names are the
+// core ones), reached through GetProcAddress's table.
+pub unsafe extern "C" fn glClearColorIiEXT(r: i32, g: i32, b: i32, a: i32) {
+    clear_color_integer(CLEAR_INT, [r as u32, g as u32, b as u32, a as u32])
+}
+
+pub unsafe extern "C" fn glClearColorIuiEXT(r: u32, g: u32, b: u32, a: u32) {
+    clear_color_integer(CLEAR_UINT, [r, g, b, a])
 }
 
 #[no_mangle]
@@ -681,16 +708,15 @@ pub unsafe extern "C" fn glClear(mask: u32) {
             return;
         }
         let c = gl.st.clear_color;
+        let (color_type, color) = gl
+            .st
+            .clear_color_integer
+            .unwrap_or((CLEAR_FLOAT, c.map(f32::to_bits)));
         gl.conn.pipe.clear(&calls::Clear {
             buffers,
             draw_buffer: 0,
-            color_type: CLEAR_FLOAT,
-            color: [
-                c[0].to_bits(),
-                c[1].to_bits(),
-                c[2].to_bits(),
-                c[3].to_bits(),
-            ],
+            color_type,
+            color,
             depth: gl.st.clear_depth as f32,
             stencil: gl.st.clear_stencil,
             ..Default::default()

@@ -338,6 +338,9 @@ fn tex_image(
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
+    if super::pixels::integer_mismatch(ifmt, format) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     let max = gl.conn.caps.max_texture_size as i32;
     if level < 0
         || width < 0
@@ -657,6 +660,9 @@ fn tex_subimage(
     let Some(info) = t.level(face_index(target), level as usize) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
+    if super::pixels::integer_mismatch(info.internal_format, format) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     // In i64: an application's x + width may not fit an i32.
     if x as i64 + width as i64 > info.width as i64
         || y as i64 + height as i64 > info.height as i64

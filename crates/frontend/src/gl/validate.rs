@@ -435,7 +435,9 @@ impl Gl<'_> {
             rasterizer_discard: s.rasterizer_discard as u32,
             sample_alpha_to_coverage: s.sample_alpha_to_coverage as u32,
             dither: s.dither as u32,
-            primitive_restart_fixed: s.primitive_restart_fixed as u32,
+            primitive_restart_fixed: (s.primitive_restart_fixed
+                || (s.primitive_restart && s.restart_as_fixed))
+                as u32,
             sample_mask_enable: s.sample_mask as u32,
             sample_mask: s.sample_mask_value,
             ..Default::default()
@@ -1183,16 +1185,17 @@ impl Gl<'_> {
                 | if a.normalized { VE_NORMALIZED } else { 0 }
                 | if a.integer { VE_INTEGER } else { 0 };
             ve.offset[i] = 0;
-            ve.divisor[i] = a.divisor;
-            if let Some(Some(buf)) = self.sh.buffers.get(&a.buffer) {
+            // Attribute i gets slot i whatever binding point it reads: the
+            // binding's buffer, its offset plus the attribute's relative
+            // offset, its stride and divisor (attributes sharing a binding
+            // become slots with equal buffers).
+            let b = vao.binding_of(a);
+            ve.divisor[i] = b.divisor;
+            if let Some(Some(buf)) = self.sh.buffers.get(&b.buffer) {
                 vb.buffers[i] = buf.handle;
             }
-            vb.offsets[i] = a.offset;
-            vb.strides[i] = if a.stride == 0 {
-                a.size * type_size(a.ty)
-            } else {
-                a.stride
-            };
+            vb.offsets[i] = b.offset.saturating_add(u64::from(a.relative_offset));
+            vb.strides[i] = b.stride;
         }
         // Slots up to the highest enabled attribute: backends bind and
         // compare only these.

@@ -3,7 +3,16 @@
 use std::ffi::c_void;
 
 use super::{gl_err, put, slice};
-use crate::context::{with_gl_dirty, Gl, VertexArray, VertexAttrib, DIRTY_VERTEX, MAX_ATTRIBS};
+use crate::context::{
+    with_gl_dirty, Gl, VertexArray, VertexAttrib, VertexBinding, DIRTY_VERTEX, MAX_ATTRIBS,
+};
+
+/// GL_MAX_VERTEX_ATTRIB_BINDINGS: one binding point per attribute.
+pub const MAX_BINDINGS: u32 = MAX_ATTRIBS as u32;
+/// GL_MAX_VERTEX_ATTRIB_RELATIVE_OFFSET (GL 4.6's minimum).
+pub const MAX_RELATIVE_OFFSET: u32 = 2047;
+/// GL_MAX_VERTEX_ATTRIB_STRIDE (GL 4.6's minimum).
+pub const MAX_STRIDE: i32 = 2048;
 
 #[no_mangle]
 pub unsafe extern "C" fn glGenVertexArrays(n: i32, out: *mut u32) {
@@ -94,11 +103,9 @@ pub unsafe extern "C" fn glBindVertexArray(name: u32) {
     })
 }
 
-/// The bound VAO's attribute `index`, or the GL error.
-fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u32> {
-    if index as usize >= MAX_ATTRIBS {
-        return Err(glow::INVALID_VALUE);
-    }
+/// The bound VAO, its revision bumped (it is about to change), or the GL
+/// error (none bound in a core context).
+fn vao_mut<'a>(gl: &'a mut Gl) -> Result<&'a mut VertexArray, u32> {
     let vao = gl.st.vao;
     if vao == 0 && gl.st.is_core() {
         return Err(glow::INVALID_OPERATION);
@@ -106,9 +113,28 @@ fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u3
     match gl.st.vaos.get_mut(&vao) {
         Some(Some(v)) => {
             v.rev += 1;
-            Ok(&mut v.attribs[index as usize])
+            Ok(v)
         }
         _ => Err(glow::INVALID_OPERATION),
+    }
+}
+
+/// The bound VAO's attribute `index`, or the GL error.
+fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u32> {
+    if index as usize >= MAX_ATTRIBS {
+        return Err(glow::INVALID_VALUE);
+    }
+    vao_mut(gl).map(|v| &mut v.attribs[index as usize])
+}
+
+/// Bytes of one element of `size` components of `ty` (the stride a
+/// tightly packed array has).
+fn element_bytes(size: u32, ty: u32) -> u32 {
+    match ty {
+        glow::INT_2_10_10_10_REV
+        | glow::UNSIGNED_INT_2_10_10_10_REV
+        | glow::UNSIGNED_INT_10F_11F_11F_REV => 4,
+        _ => size * super::validate::type_size(ty),
     }
 }
 
@@ -159,6 +185,38 @@ fn valid_int_type(ty: u32) -> bool {
     )
 }
 
+/// The format checks shared by `glVertexAttrib*Pointer` and
+/// `glVertexAttrib*Format` (GL 4.6 §10.3.1): the component count to store
+/// (BGRA is 4), or the GL error.
+fn check_format(size: i32, ty: u32, normalized: bool, integer: bool) -> Result<u32, u32> {
+    let size_ok = (1..=4).contains(&size) || (size == glow::BGRA as i32 && !integer);
+    if !size_ok {
+        return Err(glow::INVALID_VALUE);
+    }
+    if !(if integer {
+        valid_int_type(ty)
+    } else {
+        valid_float_type(ty)
+    }) {
+        return Err(glow::INVALID_ENUM);
+    }
+    let packed = matches!(
+        ty,
+        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV
+    );
+    if packed && size != 4 && size != glow::BGRA as i32 {
+        return Err(glow::INVALID_OPERATION);
+    }
+    if size == glow::BGRA as i32 && (ty != glow::UNSIGNED_BYTE || !normalized) && !packed {
+        return Err(glow::INVALID_OPERATION);
+    }
+    Ok(if size == glow::BGRA as i32 {
+        4
+    } else {
+        size as u32
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn attrib_pointer(
     gl: &mut Gl,
@@ -170,34 +228,13 @@ fn attrib_pointer(
     stride: i32,
     offset: usize,
 ) {
-    let size_ok = (1..=4).contains(&size) || (size == glow::BGRA as i32 && !integer);
-    if !size_ok || stride < 0 || index as usize >= MAX_ATTRIBS {
+    if !(0..=MAX_STRIDE).contains(&stride) || index as usize >= MAX_ATTRIBS {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    if !(if integer {
-        valid_int_type(ty)
-    } else {
-        valid_float_type(ty)
-    }) {
-        gl_err!(gl, glow::INVALID_ENUM);
-    }
-    if matches!(
-        ty,
-        glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV
-    ) && size != 4
-        && size != glow::BGRA as i32
-    {
-        gl_err!(gl, glow::INVALID_OPERATION);
-    }
-    if size == glow::BGRA as i32
-        && (ty != glow::UNSIGNED_BYTE || !normalized)
-        && !matches!(
-            ty,
-            glow::INT_2_10_10_10_REV | glow::UNSIGNED_INT_2_10_10_10_REV
-        )
-    {
-        gl_err!(gl, glow::INVALID_OPERATION);
-    }
+    let size = match check_format(size, ty, normalized, integer) {
+        Ok(s) => s,
+        Err(e) => gl_err!(gl, e),
+    };
     let buffer = gl.st.array_buffer;
     // Core profile: client-memory arrays are not allowed.
     if buffer == 0 && offset != 0 && gl.st.is_core() {
@@ -208,20 +245,27 @@ fn attrib_pointer(
             "client-memory vertex arrays are not staged yet".into()
         });
     }
-    let size = if size == glow::BGRA as i32 {
-        4
+    // GL 4.6 §10.3.2: the format, binding point `index` for the
+    // attribute, and that binding's buffer, offset and effective stride.
+    let effective = if stride == 0 {
+        element_bytes(size, ty)
     } else {
-        size as u32
+        stride as u32
     };
-    match attrib_mut(gl, index) {
-        Ok(a) => {
+    match vao_mut(gl) {
+        Ok(v) => {
+            let a = &mut v.attribs[index as usize];
             a.size = size;
             a.ty = ty;
             a.normalized = normalized;
             a.integer = integer;
             a.stride = stride as u32;
-            a.offset = offset as u64;
-            a.buffer = buffer;
+            a.relative_offset = 0;
+            a.binding = index;
+            let b = &mut v.bindings[index as usize];
+            b.buffer = buffer;
+            b.offset = offset as u64;
+            b.stride = effective;
         }
         Err(e) => gl.st.set_error(e),
     }
@@ -265,9 +309,140 @@ pub unsafe extern "C" fn glVertexAttribIPointer(
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribDivisor(index: u32, divisor: u32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
-        Ok(a) => a.divisor = divisor,
-        Err(e) => gl.st.set_error(e),
+    // GL 4.6 §10.3.2: binding point `index` for the attribute, and that
+    // binding's divisor.
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if index as usize >= MAX_ATTRIBS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        match vao_mut(gl) {
+            Ok(v) => {
+                v.attribs[index as usize].binding = index;
+                v.bindings[index as usize].divisor = divisor;
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+// ------------------------------------------- vertex attribute binding (GL 4.3)
+
+#[no_mangle]
+pub unsafe extern "C" fn glBindVertexBuffer(binding: u32, buffer: u32, offset: isize, stride: i32) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if binding >= MAX_BINDINGS || offset < 0 || !(0..=MAX_STRIDE).contains(&stride) {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        // A name never generated (or deleted) is not a buffer to bind.
+        if buffer != 0 && !gl.sh.buffers.contains_key(&buffer) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        match vao_mut(gl) {
+            Ok(v) => {
+                v.bindings[binding as usize] = VertexBinding {
+                    buffer,
+                    offset: offset as u64,
+                    stride: stride as u32,
+                    divisor: v.bindings[binding as usize].divisor,
+                }
+            }
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+fn attrib_format(
+    gl: &mut Gl,
+    index: u32,
+    size: i32,
+    ty: u32,
+    normalized: bool,
+    integer: bool,
+    relative: u32,
+) {
+    if index as usize >= MAX_ATTRIBS || relative > MAX_RELATIVE_OFFSET {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    // No VAO (core) is the first error GL 4.6 §10.3.1 lists.
+    if let Err(e) = vao_mut(gl) {
+        gl_err!(gl, e);
+    }
+    let size = match check_format(size, ty, normalized, integer) {
+        Ok(s) => s,
+        Err(e) => gl_err!(gl, e),
+    };
+    if let Ok(a) = attrib_mut(gl, index) {
+        a.size = size;
+        a.ty = ty;
+        a.normalized = normalized;
+        a.integer = integer;
+        a.relative_offset = relative;
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glVertexAttribFormat(
+    index: u32,
+    size: i32,
+    ty: u32,
+    normalized: u8,
+    relative: u32,
+) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        attrib_format(gl, index, size, ty, normalized != 0, false, relative)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glVertexAttribIFormat(index: u32, size: i32, ty: u32, relative: u32) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        attrib_format(gl, index, size, ty, false, true, relative)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glVertexAttribBinding(index: u32, binding: u32) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if index as usize >= MAX_ATTRIBS || binding >= MAX_BINDINGS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        match attrib_mut(gl, index) {
+            Ok(a) => a.binding = binding,
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glVertexBindingDivisor(binding: u32, divisor: u32) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if binding >= MAX_BINDINGS {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        match vao_mut(gl) {
+            Ok(v) => v.bindings[binding as usize].divisor = divisor,
+            Err(e) => gl.st.set_error(e),
+        }
+    })
+}
+
+/// `glGetIntegeri_v` of a binding point's state (GL_VERTEX_BINDING_*) on
+/// the bound VAO; None after setting the GL error.
+pub(super) fn binding_param(gl: &mut Gl, pname: u32, index: u32) -> Option<i64> {
+    if index >= MAX_BINDINGS {
+        gl.st.set_error(glow::INVALID_VALUE);
+        return None;
+    }
+    let vao = gl.st.vao;
+    let b = match gl.st.vaos.get(&vao) {
+        Some(Some(v)) => v.bindings[index as usize],
+        _ => VertexBinding::default(),
+    };
+    Some(match pname {
+        glow::VERTEX_BINDING_BUFFER => i64::from(b.buffer),
+        glow::VERTEX_BINDING_OFFSET => b.offset as i64,
+        glow::VERTEX_BINDING_STRIDE => i64::from(b.stride),
+        _ => i64::from(b.divisor),
     })
 }
 
@@ -311,8 +486,11 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
         return Some(gl.st.current_attrib[index as usize]);
     }
     let vao = gl.st.vao;
-    let a = match gl.st.vaos.get(&vao) {
-        Some(Some(v)) => v.attribs[index as usize],
+    let (a, b) = match gl.st.vaos.get(&vao) {
+        Some(Some(v)) => (
+            v.attribs[index as usize],
+            v.binding_of(&v.attribs[index as usize]),
+        ),
         _ => {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;
@@ -325,8 +503,10 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
         glow::VERTEX_ATTRIB_ARRAY_TYPE => a.ty,
         glow::VERTEX_ATTRIB_ARRAY_NORMALIZED => a.normalized as u32,
         glow::VERTEX_ATTRIB_ARRAY_INTEGER => a.integer as u32,
-        glow::VERTEX_ATTRIB_ARRAY_DIVISOR => a.divisor,
-        glow::VERTEX_ATTRIB_ARRAY_BUFFER_BINDING => a.buffer,
+        glow::VERTEX_ATTRIB_ARRAY_DIVISOR => b.divisor,
+        glow::VERTEX_ATTRIB_ARRAY_BUFFER_BINDING => b.buffer,
+        glow::VERTEX_ATTRIB_BINDING => a.binding,
+        glow::VERTEX_ATTRIB_RELATIVE_OFFSET => a.relative_offset,
         glow::VERTEX_ATTRIB_ARRAY_LONG => 0,
         _ => {
             gl.st.set_error(glow::INVALID_ENUM);
@@ -349,7 +529,14 @@ pub unsafe extern "C" fn glGetVertexAttribPointerv(index: u32, pname: u32, out: 
         }
         let vao = gl.st.vao;
         match gl.st.vaos.get(&vao) {
-            Some(Some(v)) => Some(v.attribs[index as usize].offset as usize),
+            Some(Some(v)) => {
+                let a = &v.attribs[index as usize];
+                Some(
+                    v.binding_of(a)
+                        .offset
+                        .saturating_add(u64::from(a.relative_offset)) as usize,
+                )
+            }
             _ => None,
         }
     });

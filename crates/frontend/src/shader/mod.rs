@@ -591,7 +591,9 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         ..Default::default()
     };
     for sm in stages {
-        out.stage_spirv[sm.stage.index()] = Some(sm.module.words);
+        // After reflection, which reports rectangle samplers as such.
+        let module = spirv::lower_rect_images(sm.module)?;
+        out.stage_spirv[sm.stage.index()] = Some(module.words);
     }
     tracing::debug!(
         target: "mobilegl::shader",

@@ -436,3 +436,233 @@ pub(crate) fn lower_vertex_streams(m: Module) -> Result<Module, String> {
         Ok(m)
     }
 }
+
+/// Rectangle textures as 2D ones (GL 3.1 core `sampler2DRect`): GLES has no
+/// rectangle samplers (SPIRV-Cross cannot write them for ESSL) and Vulkan
+/// has no `Rect` images, while the texture itself is an ordinary
+/// one-level 2D texture on every backend. Rectangle image types become 2D;
+/// sampling and gathering divide the coordinate's x and y by the level-0
+/// size (rectangle coordinates are in texels; projective forms divide
+/// before the projection, which commutes), and explicit gradients by the
+/// same size; `OpImageQuerySize` becomes
+/// `OpImageQuerySizeLod` of level 0 and `OpImageFetch` fetches level 0.
+/// The `SampledRect`/`ImageRect` capabilities go, `ImageQuery` comes.
+pub(crate) fn lower_rect_images(m: Module) -> Result<Module, String> {
+    const CAPABILITY: u16 = 17;
+    const CAP_IMAGE_RECT: u32 = 36;
+    const CAP_SAMPLED_RECT: u32 = 37;
+    const CAP_IMAGE_QUERY: u32 = 50;
+    const DIM_2D: u32 = 1;
+    const DIM_RECT: u32 = 4;
+    const OP_TYPE_IMAGE: u16 = 25;
+    const OP_CONSTANT: u16 = 43;
+    const OP_FUNCTION: u16 = 54;
+    const OP_IMAGE: u32 = 100;
+    const OP_IMAGE_FETCH: u16 = 95;
+    const OP_QUERY_SIZE_LOD: u32 = 103;
+    const OP_QUERY_SIZE: u16 = 104;
+    const OP_CONVERT_S_TO_F: u32 = 111;
+    const OP_COMPOSITE_EXTRACT: u32 = 81;
+    const OP_COMPOSITE_CONSTRUCT: u32 = 80;
+    const OP_FDIV: u32 = 136;
+    const LOD: u32 = 0x2;
+    const GRAD: u32 = 0x4;
+    // Sample, sample-projective and gather forms: coordinate at word 4.
+    const SCALED: std::ops::RangeInclusive<u16> = 87..=97;
+
+    let rect: HashSet<u32> = m
+        .types
+        .iter()
+        .filter(|(_, t)| matches!(t, Type::Image { dim, .. } if *dim == DIM_RECT))
+        .map(|(id, _)| *id)
+        .collect();
+    if rect.is_empty() {
+        return Ok(m);
+    }
+    let sampled_rect: HashSet<u32> = m
+        .types
+        .iter()
+        .filter(|(_, t)| matches!(t, Type::SampledImage { image } if rect.contains(image)))
+        .map(|(id, _)| *id)
+        .collect();
+    // The type of every value a typed instruction makes (types are ids of
+    // their own, so a first operand naming a type is a result type).
+    let mut value_type: HashMap<u32, u32> = HashMap::new();
+    for (opcode, inst) in instructions(&m.words) {
+        if !(19..=39).contains(&opcode) && inst.len() >= 3 && m.types.contains_key(&inst[1]) {
+            value_type.insert(inst[2], inst[1]);
+        }
+    }
+    let find = |want: &Type| {
+        m.types
+            .iter()
+            .filter(|(_, t)| *t == want)
+            .map(|(id, _)| *id)
+            .min()
+    };
+    let mut bound = m.words.get(3).copied().unwrap_or(0);
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    // Helper types (made when the module lacks them) and constants.
+    let mut decls: Vec<u32> = Vec::new();
+    let float = match find(&Type::Float { width: 32 }) {
+        Some(id) => id,
+        None => {
+            let id = fresh();
+            decls.extend_from_slice(&[(3 << 16) | u32::from(op::TYPE_FLOAT), id, 32]);
+            id
+        }
+    };
+    let int = match find(&Type::Int {
+        width: 32,
+        signed: true,
+    }) {
+        Some(id) => id,
+        None => {
+            let id = fresh();
+            decls.extend_from_slice(&[(4 << 16) | u32::from(op::TYPE_INT), id, 32, 1]);
+            id
+        }
+    };
+    let mut vec2 = |component: u32, decls: &mut Vec<u32>| match find(&Type::Vector {
+        component,
+        count: 2,
+    }) {
+        Some(id) => id,
+        None => {
+            let id = fresh();
+            decls.extend_from_slice(&[(4 << 16) | u32::from(op::TYPE_VECTOR), id, component, 2]);
+            id
+        }
+    };
+    let vec2f = vec2(float, &mut decls);
+    let ivec2 = vec2(int, &mut decls);
+    let zero = fresh();
+    decls.extend_from_slice(&[(4 << 16) | u32::from(OP_CONSTANT), int, zero, 0]);
+    let one = fresh();
+    decls.extend_from_slice(&[
+        (4 << 16) | u32::from(OP_CONSTANT),
+        float,
+        one,
+        1.0f32.to_bits(),
+    ]);
+
+    let mut out = Vec::with_capacity(m.words.len() + 64);
+    out.extend_from_slice(m.words.get(..5).unwrap_or(&[]));
+    let mut has_query = false;
+    let mut caps_done = false;
+    let mut decls_done = false;
+    for (opcode, inst) in instructions(&m.words) {
+        let arg = |k: usize| inst.get(k).copied().unwrap_or(0);
+        if opcode == CAPABILITY {
+            has_query |= arg(1) == CAP_IMAGE_QUERY;
+            if arg(1) != CAP_IMAGE_RECT && arg(1) != CAP_SAMPLED_RECT {
+                out.extend_from_slice(inst);
+            }
+            continue;
+        }
+        if !caps_done {
+            caps_done = true;
+            if !has_query {
+                out.extend_from_slice(&[(2 << 16) | u32::from(CAPABILITY), CAP_IMAGE_QUERY]);
+            }
+        }
+        if opcode == OP_FUNCTION && !decls_done {
+            decls_done = true;
+            out.extend_from_slice(&decls);
+        }
+        match opcode {
+            OP_TYPE_IMAGE if rect.contains(&arg(1)) => {
+                let mut t = inst.to_vec();
+                t[3] = DIM_2D;
+                out.extend_from_slice(&t);
+            }
+            o if SCALED.contains(&o)
+                && inst.len() >= 5
+                && value_type
+                    .get(&arg(3))
+                    .is_some_and(|t| sampled_rect.contains(t)) =>
+            {
+                let coord_type = value_type.get(&arg(4)).copied().unwrap_or(vec2f);
+                let n = match m.types.get(&coord_type) {
+                    Some(Type::Vector { count, .. }) => *count,
+                    _ => 2,
+                };
+                let image_type = match value_type.get(&arg(3)).and_then(|t| m.types.get(t)) {
+                    Some(Type::SampledImage { image }) => *image,
+                    _ => {
+                        return Err("internal error: rectangle sampler without an image type".into())
+                    }
+                };
+                let (img, isz, fsz, sx, sy, scale, coord) = (
+                    fresh(),
+                    fresh(),
+                    fresh(),
+                    fresh(),
+                    fresh(),
+                    fresh(),
+                    fresh(),
+                );
+                out.extend_from_slice(&[(4 << 16) | OP_IMAGE, image_type, img, arg(3)]);
+                out.extend_from_slice(&[(5 << 16) | OP_QUERY_SIZE_LOD, ivec2, isz, img, zero]);
+                out.extend_from_slice(&[(4 << 16) | OP_CONVERT_S_TO_F, vec2f, fsz, isz]);
+                out.extend_from_slice(&[(5 << 16) | OP_COMPOSITE_EXTRACT, float, sx, fsz, 0]);
+                out.extend_from_slice(&[(5 << 16) | OP_COMPOSITE_EXTRACT, float, sy, fsz, 1]);
+                let mut construct = vec![0, coord_type, scale, sx, sy];
+                construct.extend(std::iter::repeat_n(one, n.saturating_sub(2) as usize));
+                construct[0] = ((construct.len() as u32) << 16) | OP_COMPOSITE_CONSTRUCT;
+                out.extend_from_slice(&construct);
+                out.extend_from_slice(&[(5 << 16) | OP_FDIV, coord_type, coord, arg(4), scale]);
+                let mut s = inst.to_vec();
+                s[4] = coord;
+                // Explicit gradients are in texels too: the Grad operands
+                // (after the mask, and after Bias and Lod when present).
+                let mask_at = if matches!(o, 87 | 88 | 91 | 92) { 5 } else { 6 };
+                if let Some(&mask) = s.get(mask_at) {
+                    if mask & GRAD != 0 {
+                        let at = mask_at + 1 + (mask & 1) as usize + ((mask >> 1) & 1) as usize;
+                        for k in at..(at + 2).min(s.len()) {
+                            let g = fresh();
+                            out.extend_from_slice(&[(5 << 16) | OP_FDIV, vec2f, g, s[k], fsz]);
+                            s[k] = g;
+                        }
+                    }
+                }
+                out.extend_from_slice(&s);
+            }
+            OP_QUERY_SIZE
+                if inst.len() == 4 && value_type.get(&arg(3)).is_some_and(|t| rect.contains(t)) =>
+            {
+                out.extend_from_slice(&[
+                    (5 << 16) | OP_QUERY_SIZE_LOD,
+                    arg(1),
+                    arg(2),
+                    arg(3),
+                    zero,
+                ]);
+            }
+            OP_IMAGE_FETCH
+                if inst.len() >= 5 && value_type.get(&arg(3)).is_some_and(|t| rect.contains(t)) =>
+            {
+                let mut f = inst.to_vec();
+                if f.len() == 5 {
+                    f.extend_from_slice(&[LOD, zero]);
+                } else if f[5] & LOD == 0 {
+                    // Lod is the first operand after the mask (Bias, the
+                    // only one before it, is not a fetch operand).
+                    f[5] |= LOD;
+                    f.insert(6, zero);
+                }
+                f[0] = ((f.len() as u32) << 16) | u32::from(OP_IMAGE_FETCH);
+                out.extend_from_slice(&f);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
+    if let Some(b) = out.get_mut(3) {
+        *b = bound;
+    }
+    Module::parse(out)
+}

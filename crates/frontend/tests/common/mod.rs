@@ -422,3 +422,93 @@ pub unsafe fn check_multisample_textures() {
         expect_error("re-specify immutable storage", glow::INVALID_OPERATION);
     }
 }
+
+const RECT_FS: &str = "#version 140
+uniform sampler2DRect u_rect;
+out vec4 o;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    ivec2 size = textureSize(u_rect);
+    // Pixel x < 2: sampled at texel centres; x == 2: fetched; x == 3: the
+    // size, then a projective sample of texel (0, 1).
+    if (p.x < 2) {
+        o = texture(u_rect, gl_FragCoord.xy);
+    } else if (p.x == 2) {
+        o = texelFetch(u_rect, p);
+    } else if (p.y == 0) {
+        o = vec4(float(size.x) / 255.0, float(size.y) / 255.0, 0.0, 1.0);
+    } else {
+        o = textureProj(u_rect, vec3(1.0, 3.0, 2.0));
+    }
+}
+";
+
+/// Rectangle textures (`rect*.rs`): `texture`, `texelFetch`, `textureSize`
+/// and `textureProj` on a `sampler2DRect` read texel coordinates.
+pub unsafe fn check_rect_textures() {
+    const SIZE: i32 = 4;
+    // Texel (x, y) = (40x, 40y + 1, 200, 255).
+    let texels: Vec<u8> = (0..SIZE * SIZE)
+        .flat_map(|i| [(i % SIZE * 40) as u8, (i / SIZE * 40 + 1) as u8, 200, 255])
+        .collect();
+    let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+    // SAFETY: GL calls on this thread with a current context; `texels`
+    // and `px` outlive the calls.
+    unsafe {
+        make_context();
+        bind_rgba8_framebuffer(SIZE, SIZE);
+        state::glViewport(0, 0, SIZE, SIZE);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_RECTANGLE, tex);
+        textures::glTexImage2D(
+            glow::TEXTURE_RECTANGLE,
+            0,
+            glow::RGBA8 as i32,
+            SIZE,
+            SIZE,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            texels.as_ptr().cast(),
+        );
+        textures::glTexParameteri(
+            glow::TEXTURE_RECTANGLE,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        textures::glTexParameteri(
+            glow::TEXTURE_RECTANGLE,
+            glow::TEXTURE_MAG_FILTER,
+            glow::NEAREST as i32,
+        );
+        shaders::glUseProgram(link_program(FULL_VS, RECT_FS));
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        pixels::glReadPixels(
+            0,
+            0,
+            SIZE,
+            SIZE,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        );
+        no_gl_error("rectangle texture draw");
+    }
+    let at = |x: i32, y: i32| {
+        let i = ((y * SIZE + x) * 4) as usize;
+        [px[i], px[i + 1], px[i + 2], px[i + 3]]
+    };
+    let texel = |x: i32, y: i32| [(x * 40) as u8, (y * 40 + 1) as u8, 200, 255];
+    for y in 0..SIZE {
+        for x in 0..3 {
+            assert_eq!(at(x, y), texel(x, y), "pixel ({x}, {y})");
+        }
+    }
+    assert_eq!(at(3, 0), [4, 4, 0, 255], "textureSize");
+    // textureProj(vec3(1, 3, 2)) samples texel coordinate (0.5, 1.5).
+    assert_eq!(at(3, 1), texel(0, 1), "textureProj");
+}
