@@ -93,6 +93,14 @@ typedef struct __GLsync *GLsync;
 #define GL_COPY_READ_BUFFER 0x8F36
 #define GL_STATIC_DRAW 0x88E4
 #define GL_DYNAMIC_DRAW 0x88E8
+#define GL_TEXTURE_2D_MULTISAMPLE 0x9100
+#define GL_TEXTURE_SAMPLES 0x9106
+#define GL_SAMPLE_MASK 0x8E51
+#define GL_MAX_COLOR_TEXTURE_SAMPLES 0x910E
+#define GL_TEXTURE_RECTANGLE 0x84F5
+#define GL_DRAW_INDIRECT_BUFFER 0x8F3F
+#define GL_UNSIGNED_INT 0x1405
+#define GL_PRIMITIVE_RESTART 0x8F9D
 #define GL_MAP_READ_BIT 0x0001
 #define GL_MAP_WRITE_BIT 0x0002
 #define GL_MAP_PERSISTENT_BIT 0x0040
@@ -227,7 +235,14 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(GLenum, glClientWaitSync, (GLsync, GLbitfield, GLuint64))                         \
     X(void, glGetSynciv, (GLsync, GLenum, GLsizei, GLsizei *, GLint *))                 \
     X(GLboolean, glIsSync, (GLsync))                                                    \
-    X(void, glDeleteSync, (GLsync))
+    X(void, glDeleteSync, (GLsync))                                                     \
+    X(void, glTexImage2DMultisample, (GLenum, GLsizei, GLenum, GLsizei, GLsizei, GLboolean)) \
+    X(void, glFramebufferTexture2D, (GLenum, GLenum, GLenum, GLuint, GLint))            \
+    X(void, glSampleMaski, (GLuint, GLbitfield))                                        \
+    X(void, glGetTexLevelParameteriv, (GLenum, GLint, GLenum, GLint *))                 \
+    X(void, glDrawArraysIndirect, (GLenum, const void *))                               \
+    X(void, glDrawElementsIndirect, (GLenum, GLenum, const void *))                     \
+    X(void, glPrimitiveRestartIndex, (GLuint))
 
 #define DECLARE_FN(ret, name, args) static ret(*name) args;
 GL_FUNCS(DECLARE_FN)
@@ -1530,12 +1545,183 @@ static int sc_get_tex_image(void) {
     return 1;
 }
 
+/* ---- scenarios of GL 3.1/3.2/4.x features, run when named -------------- */
+
+static const char *FULL_VS =
+    "#version 330 core\n"
+    "void main() {\n"
+    "  vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID >> 1) * 4 - 1));\n"
+    "  gl_Position = vec4(p, 0.0, 1.0);\n"
+    "}\n";
+
+/* A 4-sample texture rendered under GL_SAMPLE_MASK (samples 0-1 red, 2-3
+ * green), each sample read back with texelFetch(sampler2DMS). */
+static int sc_multisample_mask(void) {
+    GLint max = 0;
+    glGetIntegerv(GL_MAX_COLOR_TEXTURE_SAMPLES, &max);
+    CHECK(max >= 4, "GL_MAX_COLOR_TEXTURE_SAMPLES %d", max);
+    GLuint tex, fbo;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, tex);
+    glTexImage2DMultisample(GL_TEXTURE_2D_MULTISAMPLE, 4, GL_RGBA8, 8, 8, GL_TRUE);
+    GLint samples = 0;
+    glGetTexLevelParameteriv(GL_TEXTURE_2D_MULTISAMPLE, 0, GL_TEXTURE_SAMPLES, &samples);
+    CHECK(samples == 4, "GL_TEXTURE_SAMPLES %d", samples);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D_MULTISAMPLE, tex, 0);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    CHECK(st == GL_FRAMEBUFFER_COMPLETE, "multisample FBO status 0x%04x", st);
+    static const char *color_fs =
+        "#version 330 core\nuniform vec4 u_color;\nout vec4 o;\nvoid main() { o = u_color; }\n";
+    static const char *fetch_fs =
+        "#version 330 core\nuniform sampler2DMS u_tex;\nuniform int u_sample;\nout vec4 o;\n"
+        "void main() { o = texelFetch(u_tex, ivec2(gl_FragCoord.xy), u_sample); }\n";
+    static const char *const none[] = {NULL};
+    GLuint paint = program(FULL_VS, color_fs, none), fetch = program(FULL_VS, fetch_fs, none);
+    if (!paint || !fetch) return 0;
+    GLuint vao;
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glViewport(0, 0, 8, 8);
+    glUseProgram(paint);
+    GLint color = glGetUniformLocation(paint, "u_color");
+    glEnable(GL_SAMPLE_MASK);
+    glSampleMaski(0, 0x3);
+    glUniform4f(color, 1, 0, 0, 1);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glSampleMaski(0, 0xC);
+    glUniform4f(color, 0, 1, 0, 1);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDisable(GL_SAMPLE_MASK);
+    EXPECT_NO_ERROR("drawing under the sample mask");
+    Target t;
+    if (!target_create(&t, 8, 8)) return 0;
+    glUseProgram(fetch);
+    glUniform1i(glGetUniformLocation(fetch, "u_tex"), 0);
+    GLint which = glGetUniformLocation(fetch, "u_sample");
+    static const uint8_t red[4] = {255, 0, 0, 255}, green[4] = {0, 255, 0, 255};
+    int ok = 1;
+    for (int s = 0; s < 4 && ok; s++) {
+        glUniform1i(which, s);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        uint8_t *px = read_target(&t);
+        ok = check_rect(px, 8, 0, 0, 8, 8, s < 2 ? red : green, 0, s < 2 ? "samples 0-1" : "samples 2-3");
+        free(px);
+    }
+    EXPECT_NO_ERROR("reading the samples");
+    target_destroy(&t);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteProgram(paint);
+    glDeleteProgram(fetch);
+    return ok;
+}
+
+/* A rectangle texture sampled with texel coordinates (texture), fetched
+ * (texelFetch) and sized (textureSize). */
+static int sc_rect_texture(void) {
+    uint8_t texels[4 * 4 * 4];
+    for (int i = 0; i < 16; i++) {
+        texels[i * 4 + 0] = (uint8_t)(i % 4 * 40);
+        texels[i * 4 + 1] = (uint8_t)(i / 4 * 40 + 1);
+        texels[i * 4 + 2] = 200;
+        texels[i * 4 + 3] = 255;
+    }
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_RECTANGLE, tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_RECTANGLE, 0, GL_RGBA8, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_RECTANGLE, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    static const char *fs =
+        "#version 330 core\nuniform sampler2DRect u_rect;\nout vec4 o;\n"
+        "void main() {\n"
+        "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+        "  if (textureSize(u_rect) != ivec2(4, 4)) { o = vec4(1.0, 0.0, 1.0, 1.0); return; }\n"
+        "  o = p.x < 2 ? texture(u_rect, gl_FragCoord.xy) : texelFetch(u_rect, p);\n"
+        "}\n";
+    static const char *const none[] = {NULL};
+    GLuint prog = program(FULL_VS, fs, none);
+    if (!prog) return 0;
+    Target t;
+    if (!target_create(&t, 4, 4)) return 0;
+    GLuint vao;
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glUseProgram(prog);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    EXPECT_NO_ERROR("rectangle texture draw");
+    uint8_t *px = read_target(&t);
+    int ok = memcmp(px, texels, sizeof texels) == 0;
+    if (!ok) fail("pixel (0,0) = %u %u %u %u, want the texel", px[0], px[1], px[2], px[3]);
+    free(px);
+    target_destroy(&t);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteTextures(1, &tex);
+    glDeleteProgram(prog);
+    return ok;
+}
+
+/* glDrawElementsIndirect with a restart index (42) in a triangle list:
+ * the commands come from a buffer, the cut triangle is dropped. */
+static int sc_draw_indirect_restart(void) {
+    static const char *vs =
+        "#version 330 core\nlayout(location = 0) in vec2 a_pos;\n"
+        "void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }\n";
+    static const char *fs =
+        "#version 330 core\nout vec4 o;\nvoid main() { o = vec4(1.0, 0.0, 0.0, 1.0); }\n";
+    static const char *const none[] = {NULL};
+    GLuint prog = program(vs, fs, none);
+    if (!prog) return 0;
+    Target t;
+    if (!target_create(&t, W, H)) return 0;
+    /* Corners 0..3; vertex 4 at the centre (what index 42 would be without
+     * restart: vertex 42 does not exist, so restart must cut it). */
+    static const float pos[10] = {-1, -1, 1, -1, -1, 1, 1, 1, 0, 0};
+    static const GLuint idx[7] = {0, 1, 2, 42, 1, 3, 2};
+    static const GLuint cmd[5] = {7, 1, 0, 0, 0};
+    GLuint vao, buf[3];
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(3, buf);
+    glBindBuffer(GL_ARRAY_BUFFER, buf[0]);
+    glBufferData(GL_ARRAY_BUFFER, sizeof pos, pos, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glEnableVertexAttribArray(0);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, buf[1]);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof idx, idx, GL_STATIC_DRAW);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, buf[2]);
+    glBufferData(GL_DRAW_INDIRECT_BUFFER, sizeof cmd, cmd, GL_STATIC_DRAW);
+    glUseProgram(prog);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glEnable(GL_PRIMITIVE_RESTART);
+    glPrimitiveRestartIndex(42);
+    glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)0);
+    glDisable(GL_PRIMITIVE_RESTART);
+    EXPECT_NO_ERROR("indirect draw with restart");
+    uint8_t *px = read_target(&t);
+    static const uint8_t red[4] = {255, 0, 0, 255};
+    /* Both triangles of the quad: every pixel red. */
+    int ok = check_rect(px, W, 0, 0, W, H, red, 0, "the quad (two triangles around the cut)");
+    free(px);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    target_destroy(&t);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(3, buf);
+    glDeleteProgram(prog);
+    return ok;
+}
+
 typedef struct {
     const char *name;
     int (*fn)(void);
 } Scenario;
 
-/* Run only when named (they need the spawn transport). */
+/* Run only when named (the spawn transport, reply calls, GL 3.1+ features). */
 static const Scenario SPAWN_ONLY[] = {
     {"server_killed", sc_server_killed},
     {"server_stopped", sc_server_stopped},
@@ -1543,6 +1729,9 @@ static const Scenario SPAWN_ONLY[] = {
     {"occlusion_query", sc_occlusion_query},
     {"get_tex_image", sc_get_tex_image},
     {"timer_query", sc_timer_query},
+    {"multisample_mask", sc_multisample_mask},
+    {"rect_texture", sc_rect_texture},
+    {"draw_indirect_restart", sc_draw_indirect_restart},
 };
 
 static const Scenario SCENARIOS[] = {
