@@ -9,8 +9,8 @@ mod common;
 
 use std::ffi::{c_void, CString};
 
-use common::{expect_error, link_program, no_gl_error};
-use mobilegl::gl::{buffers, indirect, pixels, shaders, state, vertex};
+use common::{expect_error, link_program};
+use mobilegl::gl::{indirect, shaders, state, vertex};
 
 const VS: &str = "#version 330 core
 layout(location = 0) in vec2 a_pos;
@@ -35,35 +35,13 @@ unsafe fn red_after(f: impl FnOnce()) -> u8 {
         state::glClearColor(0.0, 0.0, 0.0, 0.0);
         state::glClear(glow::COLOR_BUFFER_BIT);
         f();
-        let mut px = [0u8; 4];
-        pixels::glReadPixels(
-            1,
-            1,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            px.as_mut_ptr().cast(),
-        );
-        no_gl_error("draw and read");
-        px[0]
+        common::pixel(1, 1)[0]
     }
 }
 
 unsafe fn buffer(target: u32, words: &[u32]) -> u32 {
-    // SAFETY: a context is current; `words` outlives the call.
-    unsafe {
-        let mut b = 0;
-        buffers::glGenBuffers(1, &mut b);
-        buffers::glBindBuffer(target, b);
-        buffers::glBufferData(
-            target,
-            (words.len() * 4) as isize,
-            words.as_ptr().cast(),
-            glow::STATIC_DRAW,
-        );
-        b
-    }
+    // SAFETY: a context is current.
+    unsafe { common::buffer_with(target, bytemuck::cast_slice(words)) }
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use std::ffi::c_void;
 
 use common::{link_program, no_gl_error};
-use mobilegl::gl::{buffers, draw, pixels, shaders, state, vertex};
+use mobilegl::gl::{draw, shaders, state, vertex};
 
 const VS: &str = "#version 330 core
 layout(location = 0) in vec2 a_pos;
@@ -28,15 +28,7 @@ unsafe fn upper_right_drawn(r: u16) -> bool {
     // SAFETY: a context is current; the locals outlive every call.
     unsafe {
         let idx: [u16; 7] = [0, 1, 2, r, 1, 3, 2];
-        let mut ib = 0;
-        buffers::glGenBuffers(1, &mut ib);
-        buffers::glBindBuffer(glow::ELEMENT_ARRAY_BUFFER, ib);
-        buffers::glBufferData(
-            glow::ELEMENT_ARRAY_BUFFER,
-            14,
-            idx.as_ptr().cast(),
-            glow::STATIC_DRAW,
-        );
+        common::buffer_with(glow::ELEMENT_ARRAY_BUFFER, bytemuck::cast_slice(&idx));
         state::glPrimitiveRestartIndex(u32::from(r));
         state::glClearColor(0.0, 0.0, 0.0, 0.0);
         state::glClear(glow::COLOR_BUFFER_BIT);
@@ -46,18 +38,8 @@ unsafe fn upper_right_drawn(r: u16) -> bool {
             glow::UNSIGNED_SHORT,
             std::ptr::null::<c_void>(),
         );
-        let mut px = [0u8; 4];
-        pixels::glReadPixels(
-            1,
-            3,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            px.as_mut_ptr().cast(),
-        );
         no_gl_error("restart draw");
-        px[0] == 255
+        common::pixel(1, 3)[0] == 255
     }
 }
 
@@ -77,15 +59,7 @@ fn restart_index_cuts_lists_whatever_its_value() {
         // right-hand wedge (0,0)-(1,-1)-(1,1) and not pixel (1, 3).
         let mut pos = vec![0.0f32; 2 * 0x10000];
         pos[..8].copy_from_slice(&[-1.0, -1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 1.0]);
-        let mut vb = 0;
-        buffers::glGenBuffers(1, &mut vb);
-        buffers::glBindBuffer(glow::ARRAY_BUFFER, vb);
-        buffers::glBufferData(
-            glow::ARRAY_BUFFER,
-            (pos.len() * 4) as isize,
-            pos.as_ptr().cast(),
-            glow::STATIC_DRAW,
-        );
+        common::buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&pos));
         vertex::glVertexAttribPointer(0, 2, glow::FLOAT, 0, 8, std::ptr::null());
         vertex::glEnableVertexAttribArray(0);
 

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{expect_error, link_program, no_gl_error};
-use mobilegl::gl::{attrib_values, buffers, draw, get, pixels, shaders, state, vertex};
+use mobilegl::gl::{attrib_values, buffers, draw, get, shaders, state, vertex};
 
 const VS: &str = "#version 330 core
 layout(location = 0) in vec2 a_pos;
@@ -65,15 +65,7 @@ fn attributes_read_shared_binding_points() {
         for v in [[-1.0f32, -1.0], [3.0, -1.0], [-1.0, 3.0]] {
             data.extend_from_slice(&[v[0], v[1], 0.0, 1.0, 0.0, 1.0]);
         }
-        let mut vb = 0;
-        buffers::glGenBuffers(1, &mut vb);
-        buffers::glBindBuffer(glow::ARRAY_BUFFER, vb);
-        buffers::glBufferData(
-            glow::ARRAY_BUFFER,
-            (data.len() * 4) as isize,
-            data.as_ptr().cast(),
-            glow::STATIC_DRAW,
-        );
+        let vb = common::buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&data));
         buffers::glBindBuffer(glow::ARRAY_BUFFER, 0);
         vertex::glBindVertexBuffer(3, vb, 48, 24);
         vertex::glVertexAttribFormat(0, 2, glow::FLOAT, 0, 0);
@@ -97,18 +89,9 @@ fn attributes_read_shared_binding_points() {
             "the binding's buffer, seen from the attribute"
         );
 
-        let mut px = [0u8; 4];
         draw::glDrawArrays(glow::TRIANGLES, 0, 3);
-        pixels::glReadPixels(
-            1,
-            1,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            px.as_mut_ptr().cast(),
-        );
         no_gl_error("draw");
+        let px = common::pixel(1, 1);
         assert_eq!(px, [0, 255, 0, 255], "colour through the shared binding");
 
         // glVertexAttribPointer re-points attribute 0 at binding 0.
@@ -123,16 +106,8 @@ fn attributes_read_shared_binding_points() {
         assert_eq!(binding_state(glow::VERTEX_BINDING_DIVISOR, 3), 1);
         vertex::glBindVertexBuffer(3, vb, 0, 24);
         draw::glDrawArrays(glow::TRIANGLES, 0, 3);
-        pixels::glReadPixels(
-            1,
-            1,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            px.as_mut_ptr().cast(),
-        );
         no_gl_error("instanced binding");
+        let px = common::pixel(1, 1);
         assert_eq!(px, [0, 0, 0, 0], "per-instance colour from the lead-in");
     }
 }
@@ -157,32 +132,15 @@ fn base_instance_is_added_after_the_divisor() {
             1.0, 0.0, 0.0, 1.0, //
             0.0, 1.0, 0.0, 1.0,
         ];
-        let mut vb = 0;
-        buffers::glGenBuffers(1, &mut vb);
-        buffers::glBindBuffer(glow::ARRAY_BUFFER, vb);
-        buffers::glBufferData(
-            glow::ARRAY_BUFFER,
-            56,
-            data.as_ptr().cast(),
-            glow::STATIC_DRAW,
-        );
+        common::buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&data));
         vertex::glVertexAttribPointer(0, 2, glow::FLOAT, 0, 0, std::ptr::null());
         vertex::glVertexAttribPointer(1, 4, glow::FLOAT, 0, 0, 24 as *const _);
         vertex::glVertexAttribDivisor(1, 2);
         vertex::glEnableVertexAttribArray(0);
         vertex::glEnableVertexAttribArray(1);
         draw::glDrawArraysInstancedBaseInstance(glow::TRIANGLES, 0, 3, 1, 1);
-        let mut px = [0u8; 4];
-        pixels::glReadPixels(
-            1,
-            1,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            px.as_mut_ptr().cast(),
-        );
         no_gl_error("base-instance draw");
+        let px = common::pixel(1, 1);
         assert_eq!(
             px,
             [0, 255, 0, 255],

@@ -100,7 +100,8 @@ pub fn pixel_pair(format: u32, ty: u32) -> Result<usize, u32> {
     mp::bytes_per_pixel(format, ty).ok_or(glow::INVALID_ENUM)
 }
 
-/// Whether a client pixel format is one of the `*_INTEGER` ones.
+/// Whether a client pixel format is one of the `*_INTEGER` ones (GL 4.6
+/// Table 8.3): their data is never normalised.
 pub fn is_integer_format(format: u32) -> bool {
     matches!(
         format,

@@ -302,21 +302,6 @@ pub fn timestamp(gl: &mut Gl) -> i64 {
     i64::from_le_bytes(v)
 }
 
-/// Integer pixel formats (Table 8.3): their data is never normalised.
-fn integer_format(format: u32) -> bool {
-    matches!(
-        format,
-        glow::RED_INTEGER
-            | glow::GREEN_INTEGER
-            | glow::BLUE_INTEGER
-            | glow::RG_INTEGER
-            | glow::RGB_INTEGER
-            | glow::BGR_INTEGER
-            | glow::RGBA_INTEGER
-            | glow::BGRA_INTEGER
-    )
-}
-
 /// GL 4.6 core §8.11.4: glGetTexImage raises INVALID_OPERATION unless
 /// `format` names components the image has: DEPTH_COMPONENT a depth (or
 /// depth/stencil) image, STENCIL_INDEX a stencil (or depth/stencil) one,
@@ -333,7 +318,7 @@ fn format_fits_image(format: u32, internal: u32) -> bool {
                 format_component_type(internal),
                 glow::INT | glow::UNSIGNED_INT
             );
-            !depth && !stencil && integer_format(format) == int_image
+            !depth && !stencil && super::pixels::is_integer_format(format) == int_image
         }
     }
 }

@@ -7,7 +7,7 @@ use std::ffi::CString;
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::{
-    draw, framebuffers, get, multisample, pixels, shaders, state, textures, vertex,
+    buffers, draw, framebuffers, get, multisample, pixels, shaders, state, textures, vertex,
 };
 
 /// The next GL error of the current context.
@@ -85,6 +85,42 @@ pub unsafe fn make_context() {
             egl::eglGetError()
         );
     }
+}
+
+/// The RGBA8 pixel at (x, y) of the read framebuffer (asserts no GL error).
+pub unsafe fn pixel(x: i32, y: i32) -> [u8; 4] {
+    let mut px = [0u8; 4];
+    // SAFETY: a context is current; `px` holds one RGBA8 pixel.
+    unsafe {
+        pixels::glReadPixels(
+            x,
+            y,
+            1,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        )
+    };
+    no_gl_error("reading a pixel");
+    px
+}
+
+/// A new buffer bound to `target`, filled with `bytes`.
+pub unsafe fn buffer_with(target: u32, bytes: &[u8]) -> u32 {
+    let mut b = 0;
+    // SAFETY: a context is current; `bytes` outlives the call.
+    unsafe {
+        buffers::glGenBuffers(1, &mut b);
+        buffers::glBindBuffer(target, b);
+        buffers::glBufferData(
+            target,
+            bytes.len() as isize,
+            bytes.as_ptr().cast(),
+            glow::STATIC_DRAW,
+        );
+    }
+    b
 }
 
 /// A linked program of a vertex and a fragment shader (asserts the link).
@@ -228,18 +264,7 @@ unsafe fn fetch_samples(tex: u32, size: i32, samples: i32) -> Vec<[u8; 4]> {
             .map(|s| {
                 shaders::glUniform1i(sample_loc, s);
                 draw::glDrawArrays(glow::TRIANGLES, 0, 3);
-                let mut px = [0u8; 4];
-                pixels::glReadPixels(
-                    1,
-                    1,
-                    1,
-                    1,
-                    glow::RGBA,
-                    glow::UNSIGNED_BYTE,
-                    px.as_mut_ptr().cast(),
-                );
-                no_gl_error("fetch a sample");
-                px
+                pixel(1, 1)
             })
             .collect()
     }
