@@ -363,6 +363,60 @@ fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
 /// GLSL 1.30–4.10: a varying must be `invariant` in both the stage that
 /// writes it and the one that reads it, or in neither (4.20 drops the rule
 /// for inputs, so it is checked only when every stage is older).
+/// GLSL 1.20 §4.3: a global that several shaders of one stage initialize
+/// must have the same initializer in each (a link error otherwise; glslang
+/// keeps the first).
+fn check_global_initializers(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    for stage in Stage::ALL {
+        // name -> (initializer, index of the shader that has it)
+        let mut seen: std::collections::HashMap<String, (String, usize)> = Default::default();
+        for (k, p) in parsed.iter().enumerate().filter(|(_, p)| p.stage == stage) {
+            for (name, init) in prepass::global_initializers(&p.preprocessed) {
+                match seen.get(&name) {
+                    Some((other, at)) if *at != k && *other != init => {
+                        return Err(format!(
+                            "ERROR: Linking {:?} stage: global variable \"{name}\" has different initializers in two shaders (`{other}` and `{init}`)\n",
+                            stage
+                        ));
+                    }
+                    _ => {
+                        seen.insert(name, (init, k));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// GLSL 1.50 §4.3.8.1: when one fragment shader of a program redeclares
+/// `gl_FragCoord`, every fragment shader that uses it must redeclare it,
+/// all with the same qualifiers.
+fn check_frag_coord_redeclarations(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    let decls: Vec<(Option<String>, bool)> = parsed
+        .iter()
+        .filter(|p| p.stage == Stage::Fragment)
+        .map(|p| prepass::frag_coord_declaration(&p.preprocessed))
+        .collect();
+    let Some(first) = decls.iter().find_map(|(d, _)| d.clone()) else {
+        return Ok(());
+    };
+    for (decl, used) in &decls {
+        match decl {
+            Some(d) if *d != first => {
+                return Err(format!(
+                    "ERROR: Linking fragment stage: gl_FragCoord is redeclared with different qualifiers (`{first}` and `{d}`)\n"
+                ));
+            }
+            None if *used => {
+                return Err("ERROR: Linking fragment stage: gl_FragCoord is redeclared in one fragment shader and used without the redeclaration in another\n".to_owned());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn check_invariance(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
     let version = |p: &glsl::ParsedShader| {
         p.preprocessed
@@ -521,6 +575,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
 
     check_invariance(&parsed)?;
     check_compat_color_interpolation(&compat_varyings)?;
+    check_global_initializers(&parsed)?;
+    check_frag_coord_redeclarations(&parsed)?;
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();

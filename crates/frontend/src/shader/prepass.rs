@@ -1229,3 +1229,116 @@ pub(crate) fn layout_values(preprocessed: &str) -> Vec<(String, i64)> {
     }
     out
 }
+
+/// The top-level statements of preprocessed GLSL (declarations ended by
+/// `;` outside any braces) as their code words; function definitions and
+/// statements holding a block (`struct`, interface blocks) are left out.
+fn top_level_statements(preprocessed: &str) -> Vec<Vec<&str>> {
+    let toks = code_tokens(preprocessed);
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut stmt: Vec<&str> = Vec::new();
+    let mut has_block = false;
+    for t in &toks {
+        let w = &preprocessed[t.start..t.end];
+        match w {
+            "{" => {
+                depth += 1;
+                has_block = true;
+                continue;
+            }
+            "}" => {
+                depth -= 1;
+                // A function body ends its definition (no `;` follows).
+                if depth == 0 && stmt.contains(&"(") {
+                    stmt.clear();
+                    has_block = false;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if depth != 0 {
+            continue;
+        }
+        if w != ";" {
+            stmt.push(w);
+            continue;
+        }
+        if !has_block && !stmt.is_empty() {
+            out.push(std::mem::take(&mut stmt));
+        }
+        stmt.clear();
+        has_block = false;
+    }
+    out
+}
+
+/// The global variables a shader initializes, `(name, initializer)` with
+/// the initializer's words joined by single spaces (GLSL 1.20 §4.3: every
+/// shader of a stage that initializes a global must use the same
+/// initializer; the link compares these).
+pub(crate) fn global_initializers(preprocessed: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for stmt in top_level_statements(preprocessed) {
+        // Declarators after the type, split at commas outside parentheses:
+        // `float a = f(1.0, 2.0), b = 3.0;`.
+        let Some(first_eq) = stmt.iter().position(|w| *w == "=") else {
+            continue;
+        };
+        if stmt[..first_eq].contains(&"(") {
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut declarator: Vec<&str> = Vec::new();
+        let mut flush = |d: &mut Vec<&str>| {
+            if let Some(eq) = d.iter().position(|w| *w == "=") {
+                // The name is the identifier before '=', or before the
+                // array suffix that follows it (`a[2] = ...`, `a[] = ...`).
+                let mut k = eq;
+                if k > 0 && d[k - 1] == "]" {
+                    while k > 0 && d[k - 1] != "[" {
+                        k -= 1;
+                    }
+                    k = k.saturating_sub(1);
+                }
+                if let Some(name) = k.checked_sub(1).map(|i| d[i]) {
+                    out.push((name.to_owned(), d[eq + 1..].join(" ")));
+                }
+            }
+            d.clear();
+        };
+        for w in &stmt {
+            match *w {
+                "(" | "[" => depth += 1,
+                ")" | "]" => depth -= 1,
+                "," if depth == 0 => {
+                    flush(&mut declarator);
+                    continue;
+                }
+                _ => {}
+            }
+            declarator.push(w);
+        }
+        flush(&mut declarator);
+    }
+    out
+}
+
+/// How a fragment shader declares `gl_FragCoord`: `None` when it does not
+/// redeclare it, else the qualifiers of its redeclaration (the words before
+/// the type, joined by spaces: `layout ( origin_upper_left ) in`); and
+/// whether it uses `gl_FragCoord` at all.
+pub(crate) fn frag_coord_declaration(preprocessed: &str) -> (Option<String>, bool) {
+    let used = code_tokens(preprocessed)
+        .iter()
+        .any(|t| &preprocessed[t.start..t.end] == "gl_FragCoord");
+    let redeclared = top_level_statements(preprocessed)
+        .into_iter()
+        .find(|s| s.last() == Some(&"gl_FragCoord") && s.contains(&"vec4"))
+        .map(|s| {
+            let ty = s.iter().position(|w| *w == "vec4").unwrap_or(0);
+            s[..ty].join(" ")
+        });
+    (redeclared, used)
+}

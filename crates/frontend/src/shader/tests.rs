@@ -827,3 +827,90 @@ fn sample_qualifier_must_match_across_stages() {
     link_vs_fs(&vs("sample"), &fs("sample"), &[]).expect("sample on both ends links");
     link_vs_fs(&vs(""), &fs(""), &[]).expect("neither links");
 }
+
+#[test]
+fn rectangle_samplers_become_2d_with_scaled_coordinates() {
+    let fs = "#version 140\nuniform sampler2DRect r;\nout vec4 o;\n\
+              void main() { o = texture(r, gl_FragCoord.xy) + texelFetch(r, ivec2(0)) \
+              + vec4(textureSize(r), 0.0, 0.0); }\n";
+    let vs = "#version 140\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    validate_all(&p);
+    let words = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+    let m = Module::parse(words.clone()).unwrap();
+    assert!(
+        !m.types
+            .values()
+            .any(|t| matches!(t, spirv::Type::Image { dim: 4, .. })),
+        "no Rect image type is left"
+    );
+    // Reflection still reports the rectangle sampler type.
+    assert!(p
+        .uniforms
+        .iter()
+        .any(|u| u.name == "r" && u.gl_type == glow::SAMPLER_2D_RECT));
+    let essl = to_essl(words);
+    assert!(essl.contains("sampler2D"), "{essl}");
+    assert!(
+        essl.contains("textureSize"),
+        "coordinates scaled by the size: {essl}"
+    );
+}
+
+#[test]
+fn global_initializers_must_agree_across_shaders_of_a_stage() {
+    let link3 = |a: &str, b: &str| {
+        let vs1 = format!("#version 120\nfloat g{a};\nvoid main() {{ gl_Position = vec4(g); }}\n");
+        let vs2 = format!("#version 120\nfloat g{b};\nvoid f() {{}}\n");
+        let fs = "#version 120\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+        let shaders = [
+            (Stage::Vertex, vs1.as_str()),
+            (Stage::Vertex, vs2.as_str()),
+            (Stage::Fragment, fs),
+        ];
+        link(&LinkInput {
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+        })
+    };
+    let log = link3(" = 1.0", " = 2.0").expect_err("different initializers");
+    assert!(log.contains("\"g\""), "{log}");
+    link3(" = 1.0", " = 1.0").expect("equal initializers link");
+    link3("", " = 2.0").expect("one initializer links");
+}
+
+#[test]
+fn frag_coord_redeclarations_must_agree() {
+    let link_fs = |a: &str, b: &str| {
+        let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+        let fs1 = format!(
+            "#version 150\n{a}\nout vec4 o;\nvoid f();\nvoid main() {{ o = gl_FragCoord; f(); }}\n"
+        );
+        let fs2 = format!("#version 150\n{b}\nvoid f() {{ float z = gl_FragCoord.z; }}\n");
+        let shaders = [
+            (Stage::Vertex, vs),
+            (Stage::Fragment, fs1.as_str()),
+            (Stage::Fragment, fs2.as_str()),
+        ];
+        link(&LinkInput {
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+        })
+    };
+    let redecl = "layout(origin_upper_left) in vec4 gl_FragCoord;";
+    link_fs(redecl, "").expect_err("used without the redeclaration");
+    link_fs(redecl, "in vec4 gl_FragCoord;").expect_err("different qualifiers");
+    link_fs(redecl, redecl).expect("equal redeclarations link");
+    link_fs("", "").expect("no redeclaration links");
+}
+
+#[test]
+fn global_initializer_names_skip_array_suffixes() {
+    let g = prepass::global_initializers(
+        "const float a[] = float[](0.0);\nconst int b[2] = int[](0, 1), c = 3;\nvoid main() { float d = 1.0; }\n",
+    );
+    let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c"], "{g:?}");
+}
