@@ -535,10 +535,16 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut bool_names: HashSet<String> = HashSet::new();
     let mut bindings = reflect::ExplicitBindings::default();
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
+    let mut compat_inputs: Vec<String> = Vec::new();
     for (stage, source) in input.shaders {
         let pre = prepass::prepass(*stage, source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
+        for n in &pre.compat_inputs {
+            if !compat_inputs.contains(n) {
+                compat_inputs.push(n.clone());
+            }
+        }
         if pre.clip_vertex_and_distance {
             // GLSL 1.30 §7.1: a program may use gl_ClipVertex or
             // gl_ClipDistance, not both.
@@ -646,6 +652,18 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         info_log: log,
         ..Default::default()
     };
+    // Emulated fixed-function inputs are active attributes without a
+    // location (glGetAttribLocation answers -1 for every gl_ name).
+    for n in compat_inputs {
+        if let Some(gl_type) = prepass::compat_input_type(&n) {
+            out.attributes.push(Variable {
+                name: n,
+                gl_type,
+                array_size: 1,
+                location: u32::MAX,
+            });
+        }
+    }
     for sm in stages {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(sm.module)?;

@@ -52,6 +52,10 @@ pub(crate) struct Prepassed {
     pub compat_varyings: Vec<CompatVarying>,
     /// Uses both `gl_ClipVertex` and `gl_ClipDistance` (a link error).
     pub clip_vertex_and_distance: bool,
+    /// Fixed-function vertex inputs a legacy vertex shader reads (`gl_Color`,
+    /// `gl_Normal` ...), emulated by constants: still active attributes for
+    /// glGetActiveAttrib, as in any GL (their location is -1).
+    pub compat_inputs: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -685,6 +689,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let mut compat_decls: Vec<(String, String)> = Vec::new();
     let mut redeclared_compat: Vec<String> = Vec::new();
     let mut compat_varyings: Vec<CompatVarying> = Vec::new();
+    let mut compat_inputs: Vec<String> = Vec::new();
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -758,6 +763,12 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     }
                     if text == "gl_ClipVertex" {
                         uses_clip_vertex = true;
+                    }
+                    if stage == Stage::Vertex
+                        && compat_input_type(text).is_some()
+                        && !compat_inputs.iter().any(|n| n == text)
+                    {
+                        compat_inputs.push(text.to_owned());
                     }
                     if redeclared {
                         redeclared_compat.push(emu.replacement.clone());
@@ -914,6 +925,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             renames,
             compat_varyings,
             clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
+            compat_inputs,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -952,7 +964,25 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         renames,
         compat_varyings,
         clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
+        compat_inputs,
     })
+}
+
+/// The GL type of a fixed-function vertex input other than `gl_Vertex`
+/// (which is a real attribute here), or None for any other name.
+pub(crate) fn compat_input_type(name: &str) -> Option<u32> {
+    match name {
+        "gl_Color" | "gl_SecondaryColor" => Some(glow::FLOAT_VEC4),
+        "gl_Normal" => Some(glow::FLOAT_VEC3),
+        "gl_FogCoord" => Some(glow::FLOAT),
+        n if n
+            .strip_prefix("gl_MultiTexCoord")
+            .is_some_and(|k| k.len() == 1 && (b'0'..=b'7').contains(&k.as_bytes()[0])) =>
+        {
+            Some(glow::FLOAT_VEC4)
+        }
+        _ => None,
+    }
 }
 
 /// A global declaration carrying a `layout(...)` qualifier, as found in

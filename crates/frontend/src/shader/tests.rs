@@ -914,3 +914,24 @@ fn global_initializer_names_skip_array_suffixes() {
     let names: Vec<&str> = g.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["a", "b", "c"], "{g:?}");
 }
+
+#[test]
+fn emulated_fixed_function_inputs_are_active_attributes() {
+    let vs = "#version 110\nvoid main() { gl_Position = gl_Vertex + gl_Color + vec4(gl_Normal, gl_FogCoord); }\n";
+    let fs = "#version 110\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    let find = |n: &str| p.attributes.iter().find(|a| a.name == n);
+    assert_eq!(find("gl_Vertex").map(|a| a.location), Some(0));
+    for (name, ty) in [
+        ("gl_Color", glow::FLOAT_VEC4),
+        ("gl_Normal", glow::FLOAT_VEC3),
+        ("gl_FogCoord", glow::FLOAT),
+    ] {
+        let a = find(name).unwrap_or_else(|| panic!("{name} listed: {:?}", p.attributes));
+        assert_eq!((a.gl_type, a.location), (ty, u32::MAX), "{name}");
+    }
+    assert!(
+        find("gl_SecondaryColor").is_none(),
+        "unused inputs are not listed"
+    );
+}
