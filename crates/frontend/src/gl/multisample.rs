@@ -39,36 +39,9 @@ fn renderable(f: u32) -> bool {
     if has_depth(f) || has_stencil(f) {
         return true;
     }
-    // Shared-exponent and the compressed formats are texture-only.
-    is_color_renderable(f) && f != glow::RGB9_E5 && !is_compressed(f)
-}
-
-fn is_compressed(f: u32) -> bool {
-    matches!(
-        f,
-        glow::COMPRESSED_RED
-            | glow::COMPRESSED_RG
-            | glow::COMPRESSED_RGB
-            | glow::COMPRESSED_RGBA
-            | glow::COMPRESSED_SRGB
-            | glow::COMPRESSED_SRGB_ALPHA
-            | glow::COMPRESSED_RED_RGTC1
-            | glow::COMPRESSED_SIGNED_RED_RGTC1
-            | glow::COMPRESSED_RG_RGTC2
-            | glow::COMPRESSED_SIGNED_RG_RGTC2
-    ) || (0x8C4C..=0x8C4F).contains(&f) // S3TC sRGB
-        || (0x83F0..=0x83F3).contains(&f) // S3TC
-        || (0x8E8C..=0x8E8F).contains(&f) // BPTC
-        || (0x9270..=0x9279).contains(&f) // ETC2 / EAC
-        || (0x93B0..=0x93DD).contains(&f) // ASTC
-}
-
-/// The most samples a multisample image of `f` may have: integer formats
-/// are bounded by GL_MAX_INTEGER_SAMPLES, depth/stencil by
-/// GL_MAX_DEPTH_TEXTURE_SAMPLES, colour by GL_MAX_COLOR_TEXTURE_SAMPLES
-/// (all answered from the backend's sample limit).
-fn max_samples_for(gl: &Gl, _f: u32) -> u32 {
-    gl.conn.caps.max_samples
+    // Shared-exponent is texture-only (compressed formats are not valid
+    // internal formats here at all).
+    is_color_renderable(f) && f != glow::RGB9_E5
 }
 
 /// The common body of the four entry points. `dims` is 2 or 3; `storage`
@@ -110,7 +83,9 @@ fn tex_multisample(
     if width > max || height > max || depth > max_layers {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    if samples as u32 > max_samples_for(gl, f) {
+    // GL_MAX_{COLOR,DEPTH}_TEXTURE_SAMPLES and GL_MAX_INTEGER_SAMPLES are
+    // all answered from the backend's one sample limit.
+    if samples as u32 > gl.conn.caps.max_samples {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     let name = bound_texture_name(gl, target);

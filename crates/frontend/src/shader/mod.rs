@@ -368,6 +368,10 @@ fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
 /// keeps the first).
 fn check_global_initializers(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
     for stage in Stage::ALL {
+        // One shader of a stage has nothing to agree with.
+        if parsed.iter().filter(|p| p.stage == stage).count() < 2 {
+            continue;
+        }
         // name -> (initializer, index of the shader that has it)
         let mut seen: std::collections::HashMap<String, (String, usize)> = Default::default();
         for (k, p) in parsed.iter().enumerate().filter(|(_, p)| p.stage == stage) {
@@ -393,6 +397,10 @@ fn check_global_initializers(parsed: &[glsl::ParsedShader]) -> Result<(), String
 /// `gl_FragCoord`, every fragment shader that uses it must redeclare it,
 /// all with the same qualifiers.
 fn check_frag_coord_redeclarations(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    // A single fragment shader has nothing to agree with.
+    if parsed.iter().filter(|p| p.stage == Stage::Fragment).count() < 2 {
+        return Ok(());
+    }
     let decls: Vec<(Option<String>, bool)> = parsed
         .iter()
         .filter(|p| p.stage == Stage::Fragment)
