@@ -3659,6 +3659,22 @@ impl Context for VulkanBackend {
         }
     }
 
+    fn set_shader_buffers(&mut self, _p: &calls::SetShaderBuffers) {
+        warn!("set_shader_buffers: not implemented by this backend yet");
+    }
+
+    fn set_shader_images(&mut self, _p: &calls::SetShaderImages) {
+        warn!("set_shader_images: not implemented by this backend yet");
+    }
+
+    fn dispatch_compute(&mut self, _p: &calls::DispatchCompute) {
+        warn!("dispatch_compute: not implemented by this backend yet");
+    }
+
+    fn memory_barrier(&mut self, _p: &calls::MemoryBarrier) {
+        warn!("memory_barrier: not implemented by this backend yet");
+    }
+
     fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
         self.touch();
         if let Some(c) = self.cur("set_constant_buffers") {

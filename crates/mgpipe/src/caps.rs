@@ -34,6 +34,18 @@ pub struct Caps {
     pub point_size_range: [f32; 2],
     pub max_elements_vertices: u32,
     pub max_elements_indices: u32,
+    /// Compute (GL 4.3 §19): 0 everywhere when the driver has no compute.
+    pub max_compute_work_group_count: [u32; 3],
+    pub max_compute_work_group_size: [u32; 3],
+    pub max_compute_work_group_invocations: u32,
+    pub max_compute_shared_memory_size: u32,
+    /// Image units a program can use (GL_MAX_IMAGE_UNITS, at most 8 slots
+    /// in `set_shader_images`).
+    pub max_image_units: u32,
+    /// Storage-buffer bindings (at most 16 slots in `set_shader_buffers`).
+    pub max_shader_storage_buffer_bindings: u32,
+    pub max_shader_storage_block_size: u32,
+    pub shader_storage_buffer_offset_alignment: u32,
     pub _pad0: u32,
     /// Bit i set: the backend implements call opcode i.
     pub call_mask: [u64; 2],
@@ -75,6 +87,14 @@ impl Caps {
         c.point_size_range = [1.0, 1.0];
         c.max_elements_vertices = 1 << 20;
         c.max_elements_indices = 1 << 20;
+        c.max_compute_work_group_count = [65535; 3];
+        c.max_compute_work_group_size = [1024, 1024, 64];
+        c.max_compute_work_group_invocations = 1024;
+        c.max_compute_shared_memory_size = 32768;
+        c.max_image_units = 8;
+        c.max_shader_storage_buffer_bindings = 8;
+        c.max_shader_storage_block_size = 1 << 27;
+        c.shader_storage_buffer_offset_alignment = 256;
         c.call_mask = [u64::MAX, u64::MAX];
         c
     }

@@ -48,3 +48,6 @@ pub const CONTEXT_FLAG_ROBUST: u32 = 2;
 pub const ADOPT_TIER_CLIENT_PUSH: u32 = 2;
 /// The backend reports GPU writes into the mapped range as events.
 pub const MAP_PERSISTENT_REPORTS_GPU_WRITES: u32 = 1;
+
+/// `set_shader_images` layer: every layer of the level is bound.
+pub const IMAGE_LAYERED: u32 = u32::MAX;
