@@ -360,6 +360,10 @@ pub struct LinkedState {
     pub sampler_units: Vec<u32>,
     /// GL binding point per uniform block
     pub block_bindings: Vec<u32>,
+    /// GL binding point per storage block (`glShaderStorageBlockBinding`)
+    pub storage_bindings: Vec<u32>,
+    /// Image unit per image slot (the image uniforms' values)
+    pub image_units: Vec<u32>,
     /// The geometry shader's input primitive (GL_POINTS, GL_LINES, ...)
     /// when one is linked without tessellation, which decides the draw
     /// modes it accepts.
@@ -633,6 +637,8 @@ pub struct GlState {
     pub transform_feedback_buffer: u32,
     pub draw_indirect_buffer: u32,
     pub uniform_bindings: [IndexedBuffer; MAX_UBO_BINDINGS],
+    /// Storage buffers, image units, dispatch-indirect binding.
+    pub compute: crate::gl::compute::ComputeState,
     pub active_texture: u32,
     pub texture_units: Vec<[u32; TEXTURE_TARGETS.len()]>,
     pub sampler_units: Vec<u32>,
@@ -802,6 +808,7 @@ impl GlState {
             transform_feedback_buffer: 0,
             draw_indirect_buffer: 0,
             uniform_bindings: [IndexedBuffer::default(); MAX_UBO_BINDINGS],
+            compute: Default::default(),
             active_texture: 0,
             texture_units: vec![[0; TEXTURE_TARGETS.len()]; MAX_TEXTURE_UNITS],
             sampler_units: vec![0; MAX_TEXTURE_UNITS],
@@ -1075,21 +1082,33 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
     }
 }
 
-/// Create a context. We provide GL 3.3 core whatever was asked, as long as
-/// the request is not above 3.3: legacy/compatibility requests get our core
-/// context (GL_CONTEXT_PROFILE_MASK says so), newer versions are refused.
+/// Create a context. Requests up to 3.3 get GL 3.3 core; requests for 4.0
+/// to 4.3 get a "4.3" core context when the backend runs compute shaders
+/// (what a 4.3 application reaches for first), which is partial: no fp64,
+/// tessellation, transform feedback or atomic counters yet
+/// (`docs/CONFORMANCE.md`). Legacy/compatibility requests get our core
+/// context (GL_CONTEXT_PROFILE_MASK says so); newer versions are refused.
 pub fn create_context(
     attribs: &ContextAttribs,
     share: Option<&ContextRef>,
 ) -> Result<ContextRef, PlatformError> {
-    if (attribs.major, attribs.minor) > (3, 3) {
-        return Err(PlatformError::BadVersion {
-            major: attribs.major,
-            minor: attribs.minor,
-        });
+    let requested = (attribs.major, attribs.minor);
+    let bad_version = PlatformError::BadVersion {
+        major: attribs.major,
+        minor: attribs.minor,
+    };
+    if requested > (4, 3) {
+        return Err(bad_version);
     }
     let mut w = world();
     let conn = ensure_conn(&mut w)?;
+    let version = if requested <= (3, 3) {
+        (3, 3)
+    } else if crate::gl::compute::has_compute(&conn.caps) {
+        (4, 3)
+    } else {
+        return Err(bad_version);
+    };
     let handle = conn.alloc.context.alloc();
     let share_handle = share.map(|c| c.handle).unwrap_or(Handle::NULL);
     let flags = (if attribs.debug { CONTEXT_FLAG_DEBUG } else { 0 })
@@ -1125,7 +1144,7 @@ pub fn create_context(
         id,
         attribs: *attribs,
         handle,
-        version: (3, 3),
+        version,
         profile: Profile::Core,
     });
     let st = GlState::new(id, share_idx, handle, &ctx);

@@ -34,6 +34,8 @@ fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
         glow::TEXTURE_BUFFER => &mut s.texture_buffer,
         glow::TRANSFORM_FEEDBACK_BUFFER => &mut s.transform_feedback_buffer,
         glow::DRAW_INDIRECT_BUFFER => &mut s.draw_indirect_buffer,
+        glow::SHADER_STORAGE_BUFFER => &mut s.compute.shader_storage_buffer,
+        glow::DISPATCH_INDIRECT_BUFFER => &mut s.compute.dispatch_indirect_buffer,
         _ => return None,
     })
 }
@@ -51,6 +53,8 @@ pub fn is_buffer_target(t: u32) -> bool {
             | glow::TEXTURE_BUFFER
             | glow::TRANSFORM_FEEDBACK_BUFFER
             | glow::DRAW_INDIRECT_BUFFER
+            | glow::SHADER_STORAGE_BUFFER
+            | glow::DISPATCH_INDIRECT_BUFFER
     )
 }
 
@@ -188,6 +192,7 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                     *ib = Default::default();
                 }
             }
+            s.compute.unbind_buffer(name);
             if let Some(Some(vao)) = s.vaos.get_mut(&s.vao) {
                 vao.rev += 1;
                 if vao.element_buffer == name {
@@ -266,6 +271,7 @@ fn bind_range(
                 gl_err!(gl, glow::INVALID_VALUE);
             }
         }
+        glow::SHADER_STORAGE_BUFFER => {}
         _ => gl_err!(gl, glow::INVALID_ENUM),
     }
     if ranged && name != 0 {
@@ -283,6 +289,12 @@ fn bind_range(
     }
     if let Err(e) = ensure_buffer(gl, name) {
         gl_err!(gl, e);
+    }
+    if target == glow::SHADER_STORAGE_BUFFER {
+        if let Err(e) = super::compute::bind_storage_range(gl, index, name, offset, size, ranged) {
+            gl.st.set_error(e);
+        }
+        return;
     }
     if target == glow::UNIFORM_BUFFER {
         gl.st.uniform_buffer = name;

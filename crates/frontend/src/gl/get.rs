@@ -19,6 +19,29 @@ enum Vals {
 const VENDOR: &CStr = c"MobileGL";
 const VERSION: &CStr = c"3.3 (Core Profile) MobileGL 0.1.0";
 const GLSL_VERSION: &CStr = c"3.30";
+/// A context created for a 4.x request (`context::create_context`).
+const VERSION_43: &CStr = c"4.3 (Core Profile) MobileGL 0.1.0";
+const GLSL_VERSION_43: &CStr = c"4.30";
+/// Advertised after [`EXTENSIONS`] when the backend runs compute shaders.
+const COMPUTE_EXTENSIONS: &[&CStr] = &[
+    c"GL_ARB_compute_shader",
+    c"GL_ARB_shader_storage_buffer_object",
+    c"GL_ARB_shader_image_load_store",
+];
+
+/// The extension list of this context's backend.
+fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
+    let compute = if super::compute::has_compute(&gl.conn.caps) {
+        COMPUTE_EXTENSIONS
+    } else {
+        &[]
+    };
+    EXTENSIONS.iter().chain(compute).nth(index).copied()
+}
+
+fn extension_count(gl: &Gl) -> usize {
+    (0..).take_while(|&i| extension(gl, i).is_some()).count()
+}
 /// Extensions we advertise: only what works end to end today.
 const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_vertex_array_object",
@@ -76,7 +99,9 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
         StrPtr(match name {
             glow::VENDOR => VENDOR.as_ptr(),
             glow::RENDERER => renderer(gl),
+            glow::VERSION if gl.st.version >= (4, 0) => VERSION_43.as_ptr(),
             glow::VERSION => VERSION.as_ptr(),
+            glow::SHADING_LANGUAGE_VERSION if gl.st.version >= (4, 0) => GLSL_VERSION_43.as_ptr(),
             glow::SHADING_LANGUAGE_VERSION => GLSL_VERSION.as_ptr(),
             glow::EXTENSIONS => {
                 // Core profile: GL_EXTENSIONS is not a valid glGetString name.
@@ -96,7 +121,7 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
 pub unsafe extern "C" fn glGetStringi(name: u32, index: u32) -> *const u8 {
     with_gl(|gl| {
         StrPtr(match name {
-            glow::EXTENSIONS => match EXTENSIONS.get(index as usize) {
+            glow::EXTENSIONS => match extension(gl, index as usize) {
                 Some(s) => s.as_ptr(),
                 None => {
                     gl.st.set_error(glow::INVALID_VALUE);
@@ -107,6 +132,10 @@ pub unsafe extern "C" fn glGetStringi(name: u32, index: u32) -> *const u8 {
                 0 => c"330 core".as_ptr(),
                 1 => c"140".as_ptr(),
                 2 => c"150 core".as_ptr(),
+                3 if gl.st.version >= (4, 0) => c"400 core".as_ptr(),
+                4 if gl.st.version >= (4, 0) => c"410 core".as_ptr(),
+                5 if gl.st.version >= (4, 0) => c"420 core".as_ptr(),
+                6 if gl.st.version >= (4, 0) => c"430 core".as_ptr(),
                 _ => {
                     gl.st.set_error(glow::INVALID_VALUE);
                     std::ptr::null()
@@ -155,8 +184,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         } else {
             0
         }),
-        glow::NUM_EXTENSIONS => i(EXTENSIONS.len() as i64),
-        glow::NUM_SHADING_LANGUAGE_VERSIONS => i(3),
+        glow::NUM_EXTENSIONS => i(extension_count(gl) as i64),
+        glow::NUM_SHADING_LANGUAGE_VERSIONS => i(if s.version >= (4, 0) { 7 } else { 3 }),
         glow::MAX_TEXTURE_SIZE => i(c.max_texture_size),
         glow::MAX_3D_TEXTURE_SIZE => i(c.max_3d_texture_size),
         glow::MAX_ARRAY_TEXTURE_LAYERS => i(c.max_array_texture_layers),
@@ -233,6 +262,60 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
         glow::MAX_CLIP_DISTANCES => i(8),
         glow::MAX_SAMPLE_MASK_WORDS => i(1),
+        // Compute, storage buffers and images (GL 4.3 table 23.63 ff.).
+        glow::MAX_COMPUTE_WORK_GROUP_INVOCATIONS => i(c
+            .max_compute_work_group_invocations
+            .min(crate::shader::MAX_COMPUTE_WORK_GROUP_INVOCATIONS)),
+        glow::MAX_COMPUTE_SHARED_MEMORY_SIZE => i(c.max_compute_shared_memory_size),
+        glow::MAX_COMPUTE_UNIFORM_BLOCKS => i(12),
+        glow::MAX_COMPUTE_TEXTURE_IMAGE_UNITS => i(c.max_texture_image_units.min(16)),
+        glow::MAX_COMPUTE_UNIFORM_COMPONENTS => i(1024),
+        glow::MAX_COMBINED_COMPUTE_UNIFORM_COMPONENTS => {
+            i(1024 + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
+        glow::MAX_COMPUTE_ATOMIC_COUNTERS
+        | glow::MAX_COMPUTE_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_VERTEX_ATOMIC_COUNTERS
+        | glow::MAX_FRAGMENT_ATOMIC_COUNTERS
+        | glow::MAX_COMBINED_ATOMIC_COUNTERS
+        | glow::MAX_ATOMIC_COUNTER_BUFFER_BINDINGS => i(0),
+        glow::MAX_IMAGE_UNITS | glow::MAX_COMBINED_IMAGE_UNITS_AND_FRAGMENT_OUTPUTS => {
+            i(super::compute::image_unit_limit(gl) as i64)
+        }
+        glow::MAX_COMPUTE_IMAGE_UNIFORMS
+        | glow::MAX_FRAGMENT_IMAGE_UNIFORMS
+        | glow::MAX_COMBINED_IMAGE_UNIFORMS => i(super::compute::image_unit_limit(gl) as i64),
+        glow::MAX_VERTEX_IMAGE_UNIFORMS | glow::MAX_GEOMETRY_IMAGE_UNIFORMS => i(0),
+        glow::MAX_IMAGE_SAMPLES => i(0),
+        glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS
+        | glow::MAX_COMPUTE_SHADER_STORAGE_BLOCKS
+        | glow::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS
+        | glow::MAX_COMBINED_SHADER_STORAGE_BLOCKS => {
+            i(super::compute::storage_binding_limit(gl) as i64)
+        }
+        // Storage blocks and images only in fragment and compute shaders
+        // (GLES 3.1 guarantees no more).
+        glow::MAX_VERTEX_SHADER_STORAGE_BLOCKS
+        | glow::MAX_GEOMETRY_SHADER_STORAGE_BLOCKS
+        | glow::MAX_TESS_CONTROL_SHADER_STORAGE_BLOCKS
+        | glow::MAX_TESS_EVALUATION_SHADER_STORAGE_BLOCKS
+        | glow::MAX_TESS_CONTROL_IMAGE_UNIFORMS
+        | glow::MAX_TESS_EVALUATION_IMAGE_UNIFORMS
+        | glow::MAX_TESS_CONTROL_ATOMIC_COUNTERS
+        | glow::MAX_TESS_EVALUATION_ATOMIC_COUNTERS
+        | glow::MAX_GEOMETRY_ATOMIC_COUNTERS
+        | glow::MAX_VERTEX_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_FRAGMENT_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_GEOMETRY_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_TESS_CONTROL_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_TESS_EVALUATION_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_COMBINED_ATOMIC_COUNTER_BUFFERS => i(0),
+        glow::MAX_SHADER_STORAGE_BLOCK_SIZE => i(c.max_shader_storage_block_size),
+        glow::SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT => {
+            i(c.shader_storage_buffer_offset_alignment.max(1))
+        }
+        glow::SHADER_STORAGE_BUFFER_BINDING => e(s.compute.shader_storage_buffer),
+        glow::DISPATCH_INDIRECT_BUFFER_BINDING => e(s.compute.dispatch_indirect_buffer),
         // glWaitSync takes only TIMEOUT_IGNORED; the server wait itself is
         // unbounded, so report the largest value every getter can hold.
         glow::MAX_SERVER_WAIT_TIMEOUT => i(i32::MAX as i64),
@@ -564,6 +647,16 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
             } else {
                 Vals::I(vec![v])
             });
+        }
+        if let Some(r) = super::compute::indexed_param(gl, pname, index) {
+            return match r {
+                Ok(v) if pname == glow::IMAGE_BINDING_LAYERED => Some(Vals::B(vec![v != 0])),
+                Ok(v) => Some(Vals::I(vec![v])),
+                Err(e) => {
+                    gl.st.set_error(e);
+                    None
+                }
+            };
         }
         let s = &*gl.st;
         let r = match pname {

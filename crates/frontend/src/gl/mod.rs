@@ -14,6 +14,7 @@ use crate::context::with_gl;
 pub mod attrib_values;
 pub mod buffers;
 pub mod clear_buffer;
+pub mod compute;
 pub mod copy_texture;
 pub mod draw;
 pub mod framebuffers;
@@ -33,6 +34,10 @@ pub mod vertex;
 pub use attrib_values::*;
 pub use buffers::*;
 pub use clear_buffer::*;
+pub use compute::{
+    glBindImageTexture, glDispatchCompute, glDispatchComputeIndirect, glMemoryBarrierByRegion,
+    glShaderStorageBlockBinding,
+};
 pub use copy_texture::*;
 pub use draw::*;
 pub use framebuffers::*;

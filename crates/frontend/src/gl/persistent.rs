@@ -298,8 +298,9 @@ fn refresh_caps(gl: &mut Gl) {
     }
 }
 
-/// glMemoryBarrier: commands apply in order on our side, so only
-/// `CLIENT_MAPPED_BUFFER_BARRIER_BIT` has work to do (push client writes).
+/// glMemoryBarrier: records apply in order on our side, so here only
+/// `CLIENT_MAPPED_BUFFER_BARRIER_BIT` has work to do (push client writes);
+/// the backend orders shader writes before the uses the bits name.
 #[no_mangle]
 pub unsafe extern "C" fn glMemoryBarrier(barriers: u32) {
     crate::context::with_gl(|gl| {
@@ -312,5 +313,6 @@ pub unsafe extern "C" fn glMemoryBarrier(barriers: u32) {
         if barriers & glow::CLIENT_MAPPED_BUFFER_BARRIER_BIT != 0 {
             push_all(gl);
         }
+        crate::gl::compute::memory_barrier(gl, barriers, false);
     })
 }

@@ -571,6 +571,21 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     .iter()
                     .map(|b| b.explicit_binding.unwrap_or(0))
                     .collect();
+                let storage_bindings: Vec<u32> = prog
+                    .storage_blocks
+                    .iter()
+                    .map(|b| b.explicit_binding.unwrap_or(0))
+                    .collect();
+                let mut image_units = vec![0u32; prog.image_slots as usize];
+                for u in &prog.uniforms {
+                    if let (Some(slot), Some(unit)) = (u.image_binding, u.explicit_binding) {
+                        for e in 0..u.array_size.max(1) {
+                            if let Some(s) = image_units.get_mut((slot + e) as usize) {
+                                *s = unit + e;
+                            }
+                        }
+                    }
+                }
                 // With tessellation the draw mode must be GL_PATCHES and
                 // the geometry input is matched against the evaluation
                 // stage's output instead.
@@ -598,6 +613,8 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     scratch_version: 1,
                     sampler_units,
                     block_bindings,
+                    storage_bindings,
+                    image_units,
                     locations,
                     cso,
                     prog,
@@ -678,7 +695,22 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
         let l = p.linked.as_ref();
         let max_name =
             |names: &mut dyn Iterator<Item = usize>| names.max().map(|n| n as i32 + 1).unwrap_or(0);
-        Some(match pname {
+        if pname == glow::COMPUTE_WORK_GROUP_SIZE {
+            // GL 4.6 §7.13: INVALID_OPERATION unless linked with a
+            // compute shader.
+            let size = l
+                .filter(|_| p.link_status)
+                .ok_or(glow::INVALID_OPERATION)
+                .and_then(|l| super::compute::work_group_size(&l.prog));
+            return match size {
+                Ok(s) => Some(s.map(|v| v as i32).to_vec()),
+                Err(e) => {
+                    gl.st.set_error(e);
+                    None
+                }
+            };
+        }
+        Some(vec![match pname {
             glow::DELETE_STATUS => p.delete_pending as i32,
             glow::LINK_STATUS => p.link_status as i32,
             glow::VALIDATE_STATUS => p.validate_status as i32,
@@ -725,15 +757,17 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
                     _ => g.output as i32,
                 }
             }
+            glow::ACTIVE_ATOMIC_COUNTER_BUFFERS => 0,
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;
             }
-        })
+        }])
     });
-    if let Some(v) = v {
-        // SAFETY: GL promises one writable value.
-        unsafe { put(out, v) };
+    for (k, v) in v.unwrap_or_default().into_iter().enumerate() {
+        // SAFETY: GL promises room for the values of `pname` (three for
+        // GL_COMPUTE_WORK_GROUP_SIZE, one otherwise).
+        unsafe { put(out.add(k), v) };
     }
 }
 
@@ -758,7 +792,7 @@ pub unsafe extern "C" fn glGetProgramInfoLog(
 }
 
 /// The linked state of `program`, or the GL error for "not linked".
-fn linked<'a>(gl: &'a mut Gl, program: u32) -> Result<&'a mut LinkedState, u32> {
+pub(crate) fn linked<'a>(gl: &'a mut Gl, program: u32) -> Result<&'a mut LinkedState, u32> {
     let p = program_mut(gl, program)?;
     if !p.link_status {
         return Err(glow::INVALID_OPERATION);
@@ -1273,6 +1307,21 @@ fn write_uniform(
     }
     let remaining = u.array_size.max(1) - loc.element;
     let n = (count as u32).min(remaining);
+    if let (Base::Sampler, Some(binding)) = (base, u.image_binding) {
+        let unit = |e: u32| words.get(e as usize).copied().unwrap_or(0);
+        if (0..n).any(|e| unit(e) as usize >= crate::gl::compute::MAX_IMAGE_UNITS) {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        for e in 0..n {
+            let slot = (binding + loc.element + e) as usize;
+            if let Some(s) = l.image_units.get_mut(slot) {
+                *s = unit(e);
+            }
+        }
+        // Image units are not part of the program's resource key.
+        gl.st.dirty |= crate::context::DIRTY_RESOURCES;
+        return UniformWrite::Sampler;
+    }
     if base == Base::Sampler {
         let unit = |e: u32| words.get(e as usize).copied().unwrap_or(0);
         // Checked first: a failing call changes nothing.
@@ -1483,11 +1532,12 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
     let u = &l.prog.uniforms[loc.uniform];
     let (base, cols, rows) = type_info(u.gl_type);
     if base == Base::Sampler {
-        let slot = (u.sampler_binding.unwrap_or(0) + loc.element) as usize;
-        return Some((
-            Base::Int,
-            vec![l.sampler_units.get(slot).copied().unwrap_or(0)],
-        ));
+        let (units, binding) = match u.image_binding {
+            Some(b) => (&l.image_units, b),
+            None => (&l.sampler_units, u.sampler_binding.unwrap_or(0)),
+        };
+        let slot = (binding + loc.element) as usize;
+        return Some((Base::Int, vec![units.get(slot).copied().unwrap_or(0)]));
     }
     let mut out = Vec::new();
     let off = u.offset as usize + loc.element as usize * u.array_stride as usize;

@@ -1275,6 +1275,10 @@ fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
         glow::DEPTH_STENCIL_TEXTURE_MODE => vec![t.depth_stencil_mode as f32],
         glow::TEXTURE_IMMUTABLE_FORMAT => vec![(t.immutable_levels > 0) as u32 as f32],
         glow::TEXTURE_IMMUTABLE_LEVELS => vec![t.immutable_levels as f32],
+        // Image units match formats by texel size (GL 4.6 §8.26).
+        glow::IMAGE_FORMAT_COMPATIBILITY_TYPE => {
+            vec![glow::IMAGE_FORMAT_COMPATIBILITY_BY_SIZE as f32]
+        }
         glow::TEXTURE_TARGET => vec![t.target as f32],
         _ => {
             gl.st.set_error(glow::INVALID_ENUM);

@@ -615,7 +615,7 @@ impl Gl<'_> {
 
     /// The program's shader CSO and its default uniform block, the part a
     /// uniform change alone (DIRTY_UNIFORMS) needs re-sent.
-    fn emit_program_globals(&mut self) -> Result<(), u32> {
+    pub(crate) fn emit_program_globals(&mut self) -> Result<(), u32> {
         let mut linked = linked_program(self.sh, self.st.program)?;
         if linked.depth_range_at.is_some() {
             self.update_depth_range();
@@ -724,6 +724,7 @@ impl Gl<'_> {
             self.emit_textures(pname);
         }
         self.emit_uniform_buffers(pname);
+        self.emit_storage(pname);
         Ok(())
     }
 
@@ -916,7 +917,7 @@ impl Gl<'_> {
     /// DIRTY_UNIFORM_POINTS alone: the program and every other resource are
     /// as last emitted, so only the blocks reading a re-bound point are
     /// re-resolved, each change sent as a `set_constant_buffer` delta.
-    fn emit_uniform_points(&mut self) {
+    pub(crate) fn emit_uniform_points(&mut self) {
         if self.st.verify_dry || self.st.uniform_points_dirty == 0 {
             return;
         }

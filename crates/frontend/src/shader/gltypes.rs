@@ -241,3 +241,49 @@ fn sampler_type(m: &Module, image: u32) -> Option<u32> {
     };
     Some(t[kind])
 }
+
+/// `GL_IMAGE_1D`: the float image types follow in the order 1D, 2D, 3D,
+/// 2D_RECT, CUBE, BUFFER, 1D_ARRAY, 2D_ARRAY, CUBE_MAP_ARRAY,
+/// 2D_MULTISAMPLE, 2D_MULTISAMPLE_ARRAY; the `INT_` types start 11 later,
+/// the `UNSIGNED_INT_` ones 22 later.
+pub const GL_IMAGE_1D: u32 = 0x904C;
+
+/// The GL type enum of an image uniform (`OpTypeImage` with Sampled = 2).
+pub(crate) fn image_type(m: &Module, image: u32) -> Option<u32> {
+    let Type::Image {
+        sampled_type,
+        dim,
+        arrayed,
+        ms,
+        ..
+    } = m.types.get(&image)?
+    else {
+        return None;
+    };
+    let kind = match scalar(m, *sampled_type)? {
+        Scalar::Int => 1,
+        Scalar::Uint => 2,
+        _ => 0,
+    };
+    // Dim: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect, 5 Buffer.
+    let index = match (dim, arrayed, ms) {
+        (0, false, _) => 0,
+        (1, false, false) => 1,
+        (2, _, _) => 2,
+        (4, _, _) => 3,
+        (3, false, _) => 4,
+        (5, _, _) => 5,
+        (0, true, _) => 6,
+        (1, true, false) => 7,
+        (3, true, _) => 8,
+        (1, false, true) => 9,
+        (1, true, true) => 10,
+        _ => return None,
+    };
+    Some(GL_IMAGE_1D + kind * 11 + index)
+}
+
+/// Whether `ty` is one of the image uniform types.
+pub fn is_image_type(ty: u32) -> bool {
+    (GL_IMAGE_1D..GL_IMAGE_1D + 33).contains(&ty)
+}

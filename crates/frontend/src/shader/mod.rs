@@ -27,8 +27,10 @@
 //!   from uniform buffers, like GLES texture units vs UBO bindings), in
 //!   first-declaration order across stages (vertex first); an array of `n`
 //!   samplers takes `n` consecutive slots starting at `sampler_binding`.
-//! - Storage blocks and images (not reflected yet) get bindings `0..` in
-//!   their own namespaces in first-seen order.
+//! - Storage blocks (`LinkedProgram::storage_blocks`, block index = SPIR-V
+//!   binding) and image uniforms (`image_binding`, `0..image_slots`) get
+//!   bindings `0..` in namespaces of their own, in first-declaration order;
+//!   arrays take consecutive bindings, as samplers do.
 //! - Vertex inputs: explicit `layout(location)` wins, then
 //!   `glBindAttribLocation` (`attrib_bindings`), then the lowest free
 //!   locations (active attributes first). Fragment outputs: likewise with
@@ -154,6 +156,9 @@ pub struct Uniform {
     /// First texture slot (SPIR-V binding) of a sampler uniform; arrays take
     /// consecutive slots.
     pub sampler_binding: Option<u32>,
+    /// First image slot (SPIR-V binding) of an image uniform; arrays take
+    /// consecutive slots. Its value is an image unit.
+    pub image_binding: Option<u32>,
     /// `layout(binding = N)` on a sampler in the source: the initial value
     /// of the uniform (texture unit N; element i of an array gets N + i).
     /// `None`: initial value 0.
@@ -177,6 +182,18 @@ pub struct UniformBlock {
     pub explicit_binding: Option<u32>,
 }
 
+/// An active shader storage block (`buffer` block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorageBlock {
+    /// Block name (`"B[1]"` for an element of a block array).
+    pub name: String,
+    /// SPIR-V binding (= block index in `GL_SHADER_STORAGE_BLOCK`).
+    pub binding: u32,
+    /// `layout(binding = N)` in the source: the initial
+    /// `glShaderStorageBlockBinding` value; `None`: 0.
+    pub explicit_binding: Option<u32>,
+}
+
 /// The default uniform block (`DefaultUniforms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GlobalBlock {
@@ -197,6 +214,9 @@ pub struct LinkedProgram {
     pub blocks: Vec<UniformBlock>,
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
+    pub storage_blocks: Vec<StorageBlock>,
+    /// Image uniforms have bindings `0..image_slots`.
+    pub image_slots: u32,
     /// Link info log (warnings); empty when there is nothing to say.
     pub info_log: String,
 }
@@ -250,6 +270,22 @@ impl LinkedProgram {
 }
 
 impl LinkedProgram {
+    /// The compute stage's `layout(local_size_x/y/z)`, from its SPIR-V
+    /// (`OpExecutionMode LocalSize`); `None` without a compute stage.
+    pub fn local_size(&self) -> Option<[u32; 3]> {
+        let words = self.stage_spirv[Stage::Compute.index()].as_ref()?;
+        let mut size = [1u32; 3];
+        for (opcode, inst) in spirv::instructions(words) {
+            // OpExecutionMode entry LocalSize(17) x y z
+            if opcode == 16 && inst.get(2) == Some(&17) {
+                for (k, v) in size.iter_mut().enumerate() {
+                    *v = inst.get(3 + k).copied().unwrap_or(1);
+                }
+            }
+        }
+        Some(size)
+    }
+
     /// Whether `stage` declares the uniform block `block` (an index into
     /// `blocks`): a `Uniform` variable carrying the block's binding (the
     /// first element's binding for an element of a block array).
@@ -324,6 +360,11 @@ pub const MAX_VERTEX_STREAMS: u32 = 4;
 /// `GL_MAX_GEOMETRY_SHADER_INVOCATIONS`: ARB_gpu_shader5's minimum, which
 /// GLES 3.2 and Vulkan (`maxGeometryShaderInvocations`) also guarantee.
 pub const MAX_GEOMETRY_SHADER_INVOCATIONS: u32 = 32;
+/// GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS and _SIZE as reported (GL 4.3's
+/// minimums, which GLES 3.1 drivers and Vulkan devices meet or exceed):
+/// checked here at compile time, so the driver's own values cannot be.
+pub const MAX_COMPUTE_WORK_GROUP_INVOCATIONS: u32 = 1024;
+pub const MAX_COMPUTE_WORK_GROUP_SIZE: [u32; 3] = [1024, 1024, 64];
 
 /// `glCompileShader`: pre-pass, preprocess and parse one shader.
 /// `Ok(info_log)` (possibly with warnings) or `Err(info_log)`.
@@ -341,8 +382,12 @@ pub fn compile(stage: Stage, source: &str) -> Result<String, String> {
 /// `stream` outside 0..`GL_MAX_VERTEX_STREAMS` (ARB_gpu_shader5: both are
 /// compile errors).
 fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
+    let mut local_size = [1i64; 3];
     for (key, v) in prepass::layout_values(&shader.preprocessed) {
         match key.as_str() {
+            "local_size_x" => local_size[0] = v,
+            "local_size_y" => local_size[1] = v,
+            "local_size_z" => local_size[2] = v,
             "invocations" if v > i64::from(MAX_GEOMETRY_SHADER_INVOCATIONS) => {
                 return Err(format!(
                     "ERROR: 0:0: 'invocations' : {v} is above GL_MAX_GEOMETRY_SHADER_INVOCATIONS ({MAX_GEOMETRY_SHADER_INVOCATIONS})\n"
@@ -357,7 +402,33 @@ fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
             _ => {}
         }
     }
+    let invocations = local_size.iter().fold(1i64, |a, &d| a.saturating_mul(d));
+    if shader.stage == Stage::Compute && invocations > i64::from(MAX_COMPUTE_WORK_GROUP_INVOCATIONS)
+    {
+        return Err(format!(
+            "ERROR: 0:0: 'local_size' : {invocations} invocations per work group is above GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS ({MAX_COMPUTE_WORK_GROUP_INVOCATIONS})\n"
+        ));
+    }
     Ok(())
+}
+
+/// GL 4.6 §19: a compute program needs a local size from at least one of
+/// its shaders (glslang defaults it to 1 × 1 × 1 instead).
+fn check_local_size_declared(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    let compute: Vec<&glsl::ParsedShader> = parsed
+        .iter()
+        .filter(|p| p.stage == Stage::Compute)
+        .collect();
+    if compute.is_empty()
+        || compute.iter().any(|p| {
+            prepass::layout_values(&p.preprocessed)
+                .iter()
+                .any(|(k, _)| k.starts_with("local_size_"))
+        })
+    {
+        return Ok(());
+    }
+    Err("ERROR: Linking compute stage: no shader declares a local work-group size (layout(local_size_x = ...) in)\n".to_owned())
 }
 
 /// GLSL 1.30–4.10: a varying must be `invariant` in both the stage that
@@ -574,13 +645,11 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else {
                 continue;
             };
-            if d.storage != "uniform" {
-                continue;
-            }
-            let map = if d.is_block {
-                &mut bindings.blocks
-            } else {
-                &mut bindings.variables
+            let map = match (d.storage.as_str(), d.is_block) {
+                ("uniform", true) => &mut bindings.blocks,
+                ("uniform", false) => &mut bindings.variables,
+                ("buffer", true) => &mut bindings.storage_blocks,
+                _ => continue,
             };
             map.entry(d.name).or_insert(b);
         }
@@ -591,6 +660,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     check_compat_color_interpolation(&compat_varyings)?;
     check_global_initializers(&parsed)?;
     check_frag_coord_redeclarations(&parsed)?;
+    check_local_size_declared(&parsed)?;
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();
@@ -657,6 +727,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         blocks: r.blocks,
         global_block: r.global_block,
         sampler_slots: r.sampler_slots,
+        storage_blocks: r.storage_blocks,
+        image_slots: r.image_slots,
         info_log: log,
         ..Default::default()
     };

@@ -666,6 +666,10 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         } else {
             format!("{} es", version.number)
         }
+    } else if stage == Stage::Compute && version.number < 430 {
+        // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
+        // is core in 4.30); 3.30 + the extension compiles as 4.30.
+        "430".to_owned()
     } else if version.number < 140 {
         "140".to_owned()
     } else if version.number == 140 || compat || version.profile.is_empty() {
@@ -881,6 +885,12 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     // Declarations injected right after the #version line.
     let mut inject = String::new();
     let prec = if es { "highp " } else { "" };
+    if !es && version.number < 430 && declares_buffer_block(src) {
+        // Mesa takes `buffer` blocks (with `layout(binding)`) wherever it
+        // exposes GL_ARB_shader_storage_buffer_object, enabled or not;
+        // glslang needs the extensions named.
+        inject.push_str("#extension GL_ARB_shader_storage_buffer_object : enable\n#extension GL_ARB_shading_language_420pack : enable\n");
+    }
     for (rep, d) in &compat_decls {
         if !redeclared_compat.contains(rep) {
             inject.push_str(d);
@@ -1021,6 +1031,16 @@ fn code_tokens(preprocessed: &str) -> Vec<Tok> {
 /// Text of token `i`, or "" past the end.
 fn tok_text<'a>(src: &'a str, toks: &[Tok], i: usize) -> &'a str {
     toks.get(i).map(|t| &src[t.start..t.end]).unwrap_or("")
+}
+
+/// Whether `src` declares a shader storage block (`buffer Name {`).
+fn declares_buffer_block(src: &str) -> bool {
+    let toks = code_tokens(src);
+    (0..toks.len()).any(|i| {
+        tok_text(src, &toks, i) == "buffer"
+            && toks.get(i + 1).is_some_and(|t| t.kind == Kind::Ident)
+            && tok_text(src, &toks, i + 2) == "{"
+    })
 }
 
 /// Declarations with `layout(...)` qualifiers in preprocessed GLSL. Used to

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::glsl::DEFAULT_BLOCK_NAME;
 use super::gltypes;
 use super::spirv::{dec, storage, Module, Type};
-use super::{GlobalBlock, Stage, Uniform, UniformBlock, Variable};
+use super::{GlobalBlock, Stage, StorageBlock, Uniform, UniformBlock, Variable};
 
 /// Upper bound on reflected uniforms (arrays of structs expand per element).
 const MAX_UNIFORMS: usize = 1 << 16;
@@ -30,6 +30,8 @@ pub(crate) struct Reflection {
     pub blocks: Vec<UniformBlock>,
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
+    pub storage_blocks: Vec<StorageBlock>,
+    pub image_slots: u32,
 }
 
 /// `layout(binding = N)` found in the sources (SPIR-V names).
@@ -39,6 +41,8 @@ pub(crate) struct ExplicitBindings {
     pub variables: HashMap<String, u32>,
     /// Uniform blocks by block name.
     pub blocks: HashMap<String, u32>,
+    /// Shader storage blocks by block name.
+    pub storage_blocks: HashMap<String, u32>,
 }
 
 pub(crate) struct Names<'a> {
@@ -59,6 +63,25 @@ impl Names<'_> {
             }
         }
         s
+    }
+}
+
+/// Storage blocks and images are offered to fragment and compute shaders
+/// only (`GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS` & co. are 0): GLES 3.1
+/// guarantees no more, and many mobile drivers have none before the
+/// fragment stage.
+fn stores_allowed(stage: Stage) -> bool {
+    matches!(stage, Stage::Fragment | Stage::Compute)
+}
+
+fn stage_limit_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Vertex => "VERTEX",
+        Stage::TessControl => "TESS_CONTROL",
+        Stage::TessEval => "TESS_EVALUATION",
+        Stage::Geometry => "GEOMETRY",
+        Stage::Fragment => "FRAGMENT",
+        Stage::Compute => "COMPUTE",
     }
 }
 
@@ -287,6 +310,7 @@ impl Walk<'_, '_> {
             matrix_stride: if is_matrix { mstride.unwrap_or(0) } else { 0 },
             is_row_major: is_matrix && row_major,
             sampler_binding: None,
+            image_binding: None,
             explicit_binding: None,
         });
     }
@@ -452,17 +476,21 @@ pub(crate) fn reflect(
         instance: bool,
     }
     let mut block_infos: Vec<BlockInfo> = Vec::new();
-    let mut ssbo_names: Vec<String> = Vec::new();
-    let mut image_names: Vec<String> = Vec::new();
     struct SamplerInfo {
         name: String,
         first: u32,
         count: u32,
         gl_type: u32,
     }
+    // Storage blocks (name, first binding, elements) and images take
+    // bindings of their own, counted like uniform blocks and samplers.
+    let mut ssbos: Vec<(String, u32, u32)> = Vec::new();
+    let mut images: Vec<SamplerInfo> = Vec::new();
     let mut samplers: Vec<SamplerInfo> = Vec::new();
     let mut next_block_binding = 0u32;
     let mut next_sampler = 0u32;
+    let mut next_ssbo = 0u32;
+    let mut next_image = 0u32;
 
     for (si, sm) in stages.iter().enumerate() {
         let m = &sm.module;
@@ -503,10 +531,19 @@ pub(crate) fn reflect(
                     });
                     next_block_binding = next_block_binding.saturating_add(count);
                 }
+                BufferKind::Ssbo if !stores_allowed(sm.stage) => {
+                    return Err(format!(
+                        "ERROR: Linking {:?} stage: shader storage blocks are only available to fragment and compute shaders here (GL_MAX_{}_SHADER_STORAGE_BLOCKS is 0)\n",
+                        sm.stage,
+                        stage_limit_name(sm.stage)
+                    ));
+                }
                 BufferKind::Ssbo => {
                     let name = m.name(base).to_owned();
-                    if !ssbo_names.contains(&name) {
-                        ssbo_names.push(name);
+                    if !ssbos.iter().any(|b| b.0 == name) {
+                        let count = total_elements(&dims);
+                        ssbos.push((name, next_ssbo, count));
+                        next_ssbo = next_ssbo.saturating_add(count);
                     }
                 }
                 BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
@@ -525,11 +562,26 @@ pub(crate) fn reflect(
                             });
                             next_sampler = next_sampler.saturating_add(count);
                         }
-                        Some(Type::Image { .. }) | Some(Type::Sampler) => {
+                        Some(Type::Image { .. }) if !stores_allowed(sm.stage) => {
+                            return Err(format!(
+                                "ERROR: Linking {:?} stage: image uniforms are only available to fragment and compute shaders here (GL_MAX_{}_IMAGE_UNIFORMS is 0)\n",
+                                sm.stage,
+                                stage_limit_name(sm.stage)
+                            ));
+                        }
+                        Some(Type::Image { .. }) => {
                             let name = m.name(v.id).to_owned();
-                            if !image_names.contains(&name) {
-                                image_names.push(name);
+                            if images.iter().any(|s| s.name == name) {
+                                continue;
                             }
+                            let count = total_elements(&dims);
+                            images.push(SamplerInfo {
+                                name,
+                                first: next_image,
+                                count,
+                                gl_type: gltypes::image_type(m, base).unwrap_or(0),
+                            });
+                            next_image = next_image.saturating_add(count);
                         }
                         _ => {}
                     }
@@ -561,15 +613,15 @@ pub(crate) fn reflect(
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base);
-                    ssbo_names.iter().position(|n| n == name).map(|p| p as u32)
+                    ssbos.iter().find(|b| b.0 == name).map(|b| b.1)
                 }
                 BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
                     let name = m.name(v.id);
-                    if let Some(s) = samplers.iter().find(|s| s.name == name) {
-                        Some(s.first)
-                    } else {
-                        image_names.iter().position(|n| n == name).map(|p| p as u32)
-                    }
+                    samplers
+                        .iter()
+                        .chain(images.iter())
+                        .find(|s| s.name == name)
+                        .map(|s| s.first)
                 }
                 BufferKind::None => None,
             };
@@ -635,8 +687,47 @@ pub(crate) fn reflect(
             matrix_stride: 0,
             is_row_major: false,
             sampler_binding: Some(s.first),
+            image_binding: None,
             explicit_binding: names.bindings.variables.get(&s.name).copied(),
         });
+    }
+    for s in &images {
+        uniforms.push(Uniform {
+            name: names.user(&if s.count > 1 {
+                format!("{}[0]", s.name)
+            } else {
+                s.name.clone()
+            }),
+            gl_type: s.gl_type,
+            array_size: s.count,
+            block_index: -1,
+            offset: u32::MAX,
+            array_stride: 0,
+            matrix_stride: 0,
+            is_row_major: false,
+            sampler_binding: None,
+            image_binding: Some(s.first),
+            explicit_binding: names.bindings.variables.get(&s.name).copied(),
+        });
+    }
+    let mut storage_blocks = Vec::new();
+    for (name, first, count) in &ssbos {
+        let user_name = names.user(name);
+        for i in 0..*count {
+            storage_blocks.push(StorageBlock {
+                name: if *count > 1 {
+                    format!("{user_name}[{i}]")
+                } else {
+                    user_name.clone()
+                },
+                binding: first + i,
+                explicit_binding: names
+                    .bindings
+                    .storage_blocks
+                    .get(name)
+                    .map(|n| n.saturating_add(i)),
+            });
+        }
     }
     // User blocks (block index = binding).
     let mut blocks: Vec<UniformBlock> = Vec::new();
@@ -796,5 +887,7 @@ pub(crate) fn reflect(
         blocks,
         global_block,
         sampler_slots: next_sampler,
+        storage_blocks,
+        image_slots: next_image,
     })
 }

@@ -559,6 +559,40 @@ fn compute_program() {
     let eb: Vec<Option<u32>> = p.blocks.iter().map(|b| b.explicit_binding).collect();
     assert_eq!(eb, [Some(2), Some(3)]);
     assert!(to_essl(p.stage_spirv[5].as_ref().unwrap()).contains("#version 320 es"));
+    assert_eq!(p.local_size(), Some([8, 1, 1]));
+    let sb: Vec<(&str, u32, Option<u32>)> = p
+        .storage_blocks
+        .iter()
+        .map(|b| (b.name.as_str(), b.binding, b.explicit_binding))
+        .collect();
+    assert_eq!(sb, [("Data", 0, Some(3))]);
+}
+
+#[test]
+fn compute_images_storage_and_counters() {
+    // A 3.30 compute shader (GL_ARB_compute_shader) compiles as 4.30;
+    // images take slots of their own, arrays consecutive ones.
+    let cs = "#version 330\n#extension GL_ARB_compute_shader: require\n#extension GL_ARB_shader_image_load_store: require\nlayout(local_size_x = 2, local_size_y = 3) in;\nlayout(rgba8) writeonly uniform image2D a;\nlayout(r32ui, binding = 4) uniform uimage2D b[2];\nvoid main() { imageStore(a, ivec2(0), vec4(1.0)); imageStore(b[1], ivec2(0), uvec4(imageLoad(b[0], ivec2(1)).x)); }\n";
+    let shaders = [(Stage::Compute, cs)];
+    let p = link(&LinkInput {
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    assert_eq!(p.local_size(), Some([2, 3, 1]));
+    assert_eq!(p.image_slots, 3);
+    let a = uniform(&p, "a");
+    assert_eq!(
+        (a.gl_type, a.image_binding, a.explicit_binding),
+        (0x904D, Some(0), None)
+    );
+    let b = uniform(&p, "b[0]");
+    assert_eq!(
+        (b.gl_type, b.image_binding, b.array_size, b.explicit_binding),
+        (0x9063, Some(1), 2, Some(4))
+    );
 }
 
 #[test]

@@ -7,7 +7,8 @@ use std::ffi::CString;
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::{
-    buffers, draw, framebuffers, get, multisample, pixels, shaders, state, textures, vertex,
+    buffers, compute, draw, framebuffers, get, multisample, pixels, shaders, state, textures,
+    vertex,
 };
 
 /// The next GL error of the current context.
@@ -37,6 +38,12 @@ pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
 
 /// A current surfaceless GL 3.3 core context.
 pub unsafe fn make_context() {
+    // SAFETY: as `make_context_version`.
+    unsafe { make_context_version(3, 3) }
+}
+
+/// A current surfaceless core context of (at least) `major.minor`.
+pub unsafe fn make_context_version(major: i32, minor: i32) {
     // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
     // terminated attribute lists.
     unsafe {
@@ -65,9 +72,9 @@ pub unsafe fn make_context() {
         assert_eq!(n, 1);
         let ctx_attribs = [
             EGL_CONTEXT_MAJOR_VERSION,
-            3,
+            major,
             EGL_CONTEXT_MINOR_VERSION,
-            3,
+            minor,
             EGL_CONTEXT_OPENGL_PROFILE_MASK,
             EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
             EGL_NONE,
@@ -536,4 +543,163 @@ pub unsafe fn check_rect_textures() {
     assert_eq!(at(3, 0), [4, 4, 0, 255], "textureSize");
     // textureProj(vec3(1, 3, 2)) samples texel coordinate (0.5, 1.5).
     assert_eq!(at(3, 1), texel(0, 1), "textureProj");
+}
+
+const COMPUTE_CS: &str = "#version 430 core
+layout(local_size_x = 4, local_size_y = 2) in;
+layout(rgba8, binding = 0) writeonly uniform image2D img;
+layout(std430, binding = 1) buffer Out { uint vals[]; };
+uniform uint base;
+void main() {
+    uvec2 g = gl_GlobalInvocationID.xy;
+    imageStore(img, ivec2(g), vec4(float(g.x) / 8.0, float(g.y) / 4.0, 0.5, 1.0));
+    vals[g.y * 8u + g.x] = base + g.x * 10u + g.y;
+}
+";
+
+/// A 4.3 context, a compute shader writing an image (a mutable RGBA8
+/// texture) and a storage buffer (its block re-bound with
+/// glShaderStorageBlockBinding), read back through a framebuffer and
+/// glGetBufferSubData; an indirect dispatch; the API errors of the new
+/// entry points (`compute*.rs`).
+pub unsafe fn check_compute() {
+    const W: i32 = 8;
+    const H: i32 = 4;
+    let mut px = vec![0u8; (W * H * 4) as usize];
+    let mut vals = vec![0u32; (W * H) as usize];
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer passed outlives its call.
+    unsafe {
+        make_context_version(4, 3);
+        let version = std::ffi::CStr::from_ptr(get::glGetString(glow::VERSION).cast());
+        assert!(version.to_bytes().starts_with(b"4.3"), "{version:?}");
+        let mut count = [0i32; 3];
+        for (i, c) in count.iter_mut().enumerate() {
+            get::glGetIntegeri_v(glow::MAX_COMPUTE_WORK_GROUP_COUNT, i as u32, c);
+        }
+        assert!(count.iter().all(|&c| c >= 65535), "{count:?}");
+        no_gl_error("limits");
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D, tex);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            W,
+            H,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        compute::glBindImageTexture(0, tex, 0, 0, 0, glow::WRITE_ONLY, glow::RGBA8);
+        no_gl_error("glBindImageTexture");
+        let ssbo = buffer_with(glow::SHADER_STORAGE_BUFFER, &[0u8; (W * H * 4) as usize]);
+        buffers::glBindBufferBase(glow::SHADER_STORAGE_BUFFER, 2, ssbo);
+
+        let prog = link_stages(&[(glow::COMPUTE_SHADER, COMPUTE_CS)]);
+        let mut size = [0i32; 3];
+        shaders::glGetProgramiv(prog, glow::COMPUTE_WORK_GROUP_SIZE, size.as_mut_ptr());
+        assert_eq!(size, [4, 2, 1]);
+        // The block says binding 1; the program moves it to point 2.
+        compute::glShaderStorageBlockBinding(prog, 0, 2);
+        shaders::glUseProgram(prog);
+        let base = shaders::glGetUniformLocation(prog, c"base".as_ptr());
+        shaders::glUniform1ui(base, 7);
+        compute::glDispatchCompute(2, 2, 1);
+        mobilegl::gl::glMemoryBarrier(glow::ALL_BARRIER_BITS);
+        no_gl_error("dispatch");
+
+        let mut fbo = 0;
+        framebuffers::glGenFramebuffers(1, &mut fbo);
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        framebuffers::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            tex,
+            0,
+        );
+        pixels::glReadPixels(
+            0,
+            0,
+            W,
+            H,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        );
+        buffers::glGetBufferSubData(
+            glow::SHADER_STORAGE_BUFFER,
+            0,
+            (W * H * 4) as isize,
+            vals.as_mut_ptr().cast(),
+        );
+        no_gl_error("read back");
+        for y in 0..H {
+            for x in 0..W {
+                let i = ((y * W + x) * 4) as usize;
+                let want = [(x * 255 / 8) as u8, (y * 255 / 4) as u8, 128, 255];
+                let got = &px[i..i + 4];
+                for c in 0..4 {
+                    assert!(
+                        (i32::from(got[c]) - i32::from(want[c])).abs() <= 1,
+                        "pixel ({x}, {y}): {got:?}, want {want:?}"
+                    );
+                }
+                assert_eq!(vals[(y * W + x) as usize], 7 + x as u32 * 10 + y as u32);
+            }
+        }
+
+        // Indirect: one group, (0, 0), with a new base.
+        let cmd: Vec<u8> = [0u32, 1, 1, 1]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        buffer_with(glow::DISPATCH_INDIRECT_BUFFER, &cmd);
+        shaders::glUniform1ui(base, 1000);
+        compute::glDispatchComputeIndirect(4);
+        mobilegl::gl::glMemoryBarrier(glow::BUFFER_UPDATE_BARRIER_BIT);
+        buffers::glGetBufferSubData(
+            glow::SHADER_STORAGE_BUFFER,
+            0,
+            (W * H * 4) as isize,
+            vals.as_mut_ptr().cast(),
+        );
+        no_gl_error("indirect dispatch");
+        assert_eq!(vals[0], 1000);
+        assert_eq!(vals[8 + 3], 1000 + 31);
+        assert_eq!(vals[4], 7 + 40, "group (1, 0) was not dispatched");
+
+        // Errors (GL 4.6 §19, §8.26).
+        compute::glDispatchComputeIndirect(2);
+        expect_error("unaligned indirect offset", glow::INVALID_VALUE);
+        compute::glDispatchComputeIndirect(8);
+        expect_error("indirect command past the buffer", glow::INVALID_OPERATION);
+        compute::glDispatchCompute(count[0] as u32 + 1, 1, 1);
+        expect_error("too many groups", glow::INVALID_VALUE);
+        compute::glBindImageTexture(0, tex, 0, 0, 0, glow::RGBA, glow::RGBA8);
+        expect_error("bad access", glow::INVALID_ENUM);
+        compute::glBindImageTexture(64, tex, 0, 0, 0, glow::READ_ONLY, glow::RGBA8);
+        expect_error("bad unit", glow::INVALID_VALUE);
+        compute::glBindImageTexture(0, tex, 0, 0, 0, glow::READ_ONLY, glow::RGB8);
+        expect_error("bad format", glow::INVALID_VALUE);
+        let graphics = link_program(
+            FULL_VS,
+            "#version 330 core\nout vec4 o;\nvoid main() { o = vec4(1.0); }\n",
+        );
+        shaders::glUseProgram(graphics);
+        compute::glDispatchCompute(1, 1, 1);
+        expect_error(
+            "dispatch without a compute program",
+            glow::INVALID_OPERATION,
+        );
+        shaders::glGetProgramiv(graphics, glow::COMPUTE_WORK_GROUP_SIZE, size.as_mut_ptr());
+        expect_error(
+            "work group size of a graphics program",
+            glow::INVALID_OPERATION,
+        );
+    }
 }
