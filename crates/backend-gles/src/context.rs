@@ -16,7 +16,30 @@ use crate::screen::MAX_BUFFER;
 use crate::shader;
 use crate::state::{AttribState, Shadow};
 use crate::vao_cache::{same_vertex_buffers, BoundVao, VaoEntry, MAX_CACHED_VAOS};
-use crate::{Ctx, FboEntry, Features, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams};
+use crate::{
+    Ctx, FboEntry, Features, GlesBackend, ResKind, ScreenTables, ShaderEntry, TexParams, TexStorage,
+};
+
+/// Barrier bits GLES 3.1 defines for glMemoryBarrier (desktop GL adds
+/// CLIENT_MAPPED_BUFFER 0x4000 and QUERY_BUFFER 0x8000).
+const GLES_BARRIER_BITS: u32 = 0x3FEF;
+/// The subset glMemoryBarrierByRegion takes (ATOMIC_COUNTER, FRAMEBUFFER,
+/// SHADER_IMAGE_ACCESS, SHADER_STORAGE, TEXTURE_FETCH, UNIFORM).
+const GLES_BY_REGION_BITS: u32 = 0x342C;
+
+/// The desktop barrier bits `barriers` as GLES takes them: bits it does not
+/// define masked off; GL_ALL_BARRIER_BITS passed as is.
+pub(crate) fn gles_barrier_bits(barriers: u32, by_region: bool) -> u32 {
+    if barriers == u32::MAX {
+        return barriers;
+    }
+    barriers
+        & if by_region {
+            GLES_BY_REGION_BITS
+        } else {
+            GLES_BARRIER_BITS
+        }
+}
 
 /// Replies larger than this are refused (a corrupt read_pixels must not
 /// allocate without bound).
@@ -288,6 +311,168 @@ impl Cx<'_> {
         Some(fb)
     }
 
+    /// Attach the framebuffer description `p` to this context's FBO `fbo`
+    /// (bound for drawing here).
+    fn attach_draw_desc(&mut self, fbo: glow::Framebuffer, p: &calls::SetFramebufferState) {
+        let gl = self.gl;
+        self.ctx.shadow.bind_draw_fb(gl, Some(fbo));
+        let fbt = glow::DRAW_FRAMEBUFFER;
+        let mut active = [false; 8];
+        let mut bufs = [glow::NONE; 8];
+        // Emulation: GLES wants draw buffer i -> COLOR_ATTACHMENTi, so
+        // attachment i is the client's attachment draw_buffers[i].
+        for i in 0..8 {
+            let src = p.draw_buffers[i];
+            let att = glow::COLOR_ATTACHMENT0 + i as u32;
+            if src != NO_ATTACHMENT && (src as usize) < 8 && i < self.f.max_draw_buffers {
+                let s = src as usize;
+                attach(
+                    gl,
+                    self.scr,
+                    &self.f,
+                    fbt,
+                    att,
+                    Att {
+                        res: p.color[s],
+                        kind: p.color_kind[s],
+                        level: p.color_level[s],
+                        layer: p.color_layer[s],
+                    },
+                );
+                active[i] = p.color_kind[s] != SURFACE_NONE;
+                if active[i] {
+                    bufs[i] = att;
+                }
+            } else if i < self.f.max_draw_buffers {
+                attach(gl, self.scr, &self.f, fbt, att, NO_ATT);
+            }
+        }
+        let same = p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null();
+        if same {
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::DEPTH_STENCIL_ATTACHMENT,
+                Att {
+                    res: p.depth,
+                    kind: p.depth_kind,
+                    level: p.depth_level,
+                    layer: 0,
+                },
+            );
+        } else {
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::DEPTH_ATTACHMENT,
+                Att {
+                    res: p.depth,
+                    kind: p.depth_kind,
+                    level: p.depth_level,
+                    layer: 0,
+                },
+            );
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::STENCIL_ATTACHMENT,
+                Att {
+                    res: p.stencil,
+                    kind: p.stencil_kind,
+                    level: p.stencil_level,
+                    layer: 0,
+                },
+            );
+        }
+        let n = bufs
+            .iter()
+            .rposition(|&b| b != glow::NONE)
+            .map(|i| i + 1)
+            .unwrap_or(1)
+            .min(self.f.max_draw_buffers);
+        // SAFETY: draw buffers of the bound FBO, n <= MAX_DRAW_BUFFERS.
+        unsafe { gl.draw_buffers(&bufs[..n]) };
+        if let Some(e) = self.ctx.fbos.get_mut(p.fbo) {
+            e.active = active;
+        }
+        check_fb(gl, fbt, "set_framebuffer_state");
+    }
+
+    /// Attach the read-surface description `p` to this context's read FBO
+    /// (bound for reading).
+    fn attach_read_desc(&mut self, p: &calls::SetReadSurface) {
+        let gl = self.gl;
+        let fbt = glow::READ_FRAMEBUFFER;
+        attach(
+            gl,
+            self.scr,
+            &self.f,
+            fbt,
+            glow::COLOR_ATTACHMENT0,
+            Att {
+                res: p.color,
+                kind: p.color_kind,
+                level: p.color_level,
+                layer: p.color_layer,
+            },
+        );
+        if p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null() {
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::DEPTH_STENCIL_ATTACHMENT,
+                Att {
+                    res: p.depth,
+                    kind: p.depth_kind,
+                    level: 0,
+                    layer: 0,
+                },
+            );
+        } else {
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::DEPTH_ATTACHMENT,
+                Att {
+                    res: p.depth,
+                    kind: p.depth_kind,
+                    level: 0,
+                    layer: 0,
+                },
+            );
+            attach(
+                gl,
+                self.scr,
+                &self.f,
+                fbt,
+                glow::STENCIL_ATTACHMENT,
+                Att {
+                    res: p.stencil,
+                    kind: p.stencil_kind,
+                    level: 0,
+                    layer: 0,
+                },
+            );
+        }
+        let rb = if p.color_kind != SURFACE_NONE && !p.color.is_null() {
+            glow::COLOR_ATTACHMENT0
+        } else {
+            glow::NONE
+        };
+        // SAFETY: read buffer of the bound read FBO.
+        unsafe { gl.read_buffer(rb) };
+    }
+
     fn draw_target(&mut self) -> Option<glow::Framebuffer> {
         if self.ctx.draw_default {
             let s = self.ctx.draw_surface;
@@ -303,8 +488,27 @@ impl Cx<'_> {
 
     #[inline]
     fn bind_draw(&mut self) {
+        if !self.ctx.draw_default {
+            self.refresh_draw_fbo();
+        }
         let fb = self.draw_target();
         self.ctx.shadow.bind_draw_fb(self.gl, fb);
+    }
+
+    /// The bound framebuffer's attachments again when a texture in them got
+    /// a new GL name (images.rs).
+    fn refresh_draw_fbo(&mut self) {
+        let Some(e) = self.ctx.fbos.get_mut(self.ctx.draw_fbo) else {
+            return;
+        };
+        if !e.stale {
+            return;
+        }
+        e.stale = false;
+        if let Some(desc) = e.desc {
+            let fbo = e.fbo;
+            self.attach_draw_desc(fbo, &desc);
+        }
     }
 
     /// Pack state for tight rows (alignment 1, no row length or skips), set
@@ -330,6 +534,13 @@ impl Cx<'_> {
             self.ctx.read_fbo
         };
         self.ctx.shadow.bind_read_fb(self.gl, fb);
+        // Attached again when a texture in it got a new GL name (images.rs).
+        if !self.ctx.read_default && self.ctx.read_stale {
+            self.ctx.read_stale = false;
+            if let Some(desc) = self.ctx.read_desc {
+                self.attach_read_desc(&desc);
+            }
+        }
     }
 
     fn active_draw_buffers(&self) -> [bool; 8] {
@@ -724,6 +935,88 @@ impl Cx<'_> {
             self.ctx
                 .shadow
                 .bind_ubo(gl, sh_binding, Some(ubo), offset as i32, sh_size as i32);
+        }
+    }
+
+    /// Storage-buffer bindings (`set_shader_buffers`): slot i is
+    /// SHADER_STORAGE_BUFFER binding i; sizes resolved like uniform buffers
+    /// (0: to the end of the buffer).
+    fn apply_storage_buffers(&mut self) {
+        let gl = self.gl;
+        let n = (self.ctx.sbufs.count as usize)
+            .min(self.ctx.sbufs.buffers.len())
+            .min(self.f.max_ssbo_bindings);
+        for i in 0..n {
+            let sb = &self.ctx.sbufs;
+            let (h, off, want_len) = (sb.buffers[i], sb.offsets[i], sb.sizes[i]);
+            if h.is_null() {
+                self.ctx.shadow.bind_ssbo(gl, i as u32, None, 0, 0);
+                continue;
+            }
+            let Some((buf, size)) = buffer_of(self.scr, h) else {
+                warn!(buffer = ?h, binding = i, "unknown storage buffer, binding left unbound");
+                self.ctx.shadow.bind_ssbo(gl, i as u32, None, 0, 0);
+                continue;
+            };
+            let len = if want_len == 0 {
+                size.saturating_sub(off)
+            } else {
+                want_len
+            };
+            let fits = off.checked_add(len).is_some_and(|end| end <= size);
+            let aligned = off % u64::from(self.f.ssbo_align.max(1)) == 0;
+            if !fits || len == 0 || off > i32::MAX as u64 || len > i32::MAX as u64 || !aligned {
+                warn!(buffer = ?h, binding = i, off, len, size, "storage buffer range empty, past the end or misaligned: binding left unbound");
+                self.ctx.shadow.bind_ssbo(gl, i as u32, None, 0, 0);
+                continue;
+            }
+            self.ctx
+                .shadow
+                .bind_ssbo(gl, i as u32, Some(buf), off as i32, len as i32);
+        }
+    }
+
+    /// Image units (`set_shader_images`): slot k is image unit k. Textures
+    /// are immutable by now (`prepare_images`); anything that cannot be
+    /// bound leaves its unit unbound.
+    fn apply_images(&mut self) {
+        let gl = self.gl;
+        let n = (self.ctx.images.count as usize).min(self.f.max_image_units);
+        for k in 0..n {
+            let h = self.ctx.images.resources[k];
+            let tex = match self.scr.resources.get(h).map(|r| &r.kind) {
+                _ if h.is_null() => None,
+                Some(ResKind::Texture {
+                    tex,
+                    storage: TexStorage::Immutable | TexStorage::Promoted(_),
+                    ..
+                }) => Some(*tex),
+                Some(_) => {
+                    warn!(resource = ?h, unit = k, "image unit names no (immutable) texture, left unbound");
+                    None
+                }
+                None => {
+                    warn!(resource = ?h, unit = k, "image unit names an unknown resource, left unbound");
+                    None
+                }
+            };
+            let unit = match crate::images::image_unit(&self.ctx.images, k, tex) {
+                Some(u) => u,
+                None => {
+                    let im = &self.ctx.images;
+                    if tex.is_some() && crate::images::image_format_supported(im.formats[k]) {
+                        warn!(
+                            unit = k,
+                            access = im.access[k],
+                            level = im.levels[k],
+                            layer = im.layers[k],
+                            "image unit: bad access, level or layer, left unbound"
+                        );
+                    }
+                    crate::images::UNBOUND_IMAGE
+                }
+            };
+            self.ctx.shadow.bind_image(gl, k as u32, unit);
         }
     }
 
@@ -1250,6 +1543,35 @@ impl GlesBackend {
             );
             return None;
         }
+        let mut cx = self.program_setup(call, false)?;
+        cx.collect_vaos();
+        if !cx.bind_cached_vertex_input(base_instance) {
+            cx.switch_vao(BoundVao::Context);
+            if cx.ctx.shadow.vertex_applied != Some(base_instance)
+                && cx.apply_vertex_state(base_instance)
+            {
+                cx.ctx.shadow.vertex_applied = Some(base_instance);
+            }
+        }
+        cx.bind_draw();
+        Some(cx)
+    }
+
+    /// The bound program and every binding it reads, for a draw
+    /// (`compute` false: a compute program is refused) or a dispatch (true:
+    /// only a compute program): uniform buffers, the default uniform block,
+    /// textures and samplers, storage buffers and images (textures promoted
+    /// for image units first, images.rs). None (logged) when it cannot run.
+    fn program_setup(&mut self, call: &'static str, compute: bool) -> Option<Cx<'_>> {
+        // Textures are promoted only for a program that will run.
+        let runs = self
+            .current
+            .and_then(|h| self.ctxs.get(h))
+            .and_then(|c| self.scr.shaders.get(c.shader))
+            .is_some_and(|sh| sh.program.is_some() && sh.is_compute == compute);
+        if runs {
+            self.prepare_images(call);
+        }
         let mut cx = self.cx(call)?;
         let gl = cx.gl;
         let ScreenTables {
@@ -1265,8 +1587,12 @@ impl GlesBackend {
             debug!(shader = ?cx.ctx.shader, call, "shader failed to build, skipped");
             return None;
         };
-        if sh.is_compute {
-            warn!(shader = ?cx.ctx.shader, call, "compute shader bound, skipped");
+        if sh.is_compute != compute {
+            if compute {
+                warn!(shader = ?cx.ctx.shader, call, "bound shader is not a compute shader, skipped");
+            } else {
+                warn!(shader = ?cx.ctx.shader, call, "compute shader bound, skipped");
+            }
             return None;
         }
         let global = match (uniform_stream.as_mut(), sh.global_data.is_empty()) {
@@ -1283,17 +1609,38 @@ impl GlesBackend {
         cx.ctx.shadow.use_program(gl, Some(program));
         cx.apply_uniform_buffers(gb, gs, global);
         cx.apply_textures();
-        cx.collect_vaos();
-        if !cx.bind_cached_vertex_input(base_instance) {
-            cx.switch_vao(BoundVao::Context);
-            if cx.ctx.shadow.vertex_applied != Some(base_instance)
-                && cx.apply_vertex_state(base_instance)
-            {
-                cx.ctx.shadow.vertex_applied = Some(base_instance);
-            }
-        }
-        cx.bind_draw();
+        cx.apply_storage_buffers();
+        cx.apply_images();
         Some(cx)
+    }
+
+    /// After a draw or dispatch that may have written storage buffers: the
+    /// client learns of writes into persistently mapped ranges, as after
+    /// `buffer_copy`.
+    fn report_storage_writes(&mut self) {
+        if self.persistent.is_empty() {
+            return;
+        }
+        let Some(ctx) = self.current.and_then(|h| self.ctxs.get(h)) else {
+            return;
+        };
+        let sb = ctx.sbufs;
+        let n = (sb.count as usize)
+            .min(sb.buffers.len())
+            .min(self.features.max_ssbo_bindings);
+        for i in 0..n {
+            let h = sb.buffers[i];
+            let Some((_, size)) = buffer_of(&self.scr, h) else {
+                continue;
+            };
+            let off = sb.offsets[i];
+            let len = if sb.sizes[i] == 0 {
+                size.saturating_sub(off)
+            } else {
+                sb.sizes[i]
+            };
+            self.report_gpu_write(h, off, len);
+        }
     }
 
     /// `multi_draw`: one driver multi-draw where GLES has one
@@ -1402,6 +1749,7 @@ impl GlesBackend {
             }
         }
         self.check("multi_draw");
+        self.report_storage_writes();
     }
 }
 
@@ -1498,6 +1846,14 @@ impl Context for GlesBackend {
     }
 
     fn texture_image(&mut self, p: &calls::TextureImage, blob: &[u8]) {
+        // A texture the backend made immutable for an image unit: glTexSubImage
+        // where the image fits its storage, else mutable again (images.rs).
+        if let Some(pr) = self.promoted(p.res) {
+            self.prepare();
+            if self.texture_image_on_promoted(p, blob, pr) {
+                return;
+            }
+        }
         let mut o = self.ox();
         let Some((img_target, [w, h, d])) =
             emulation::image_target_and_extent(p.target, p.width, p.height, p.depth)
@@ -1629,6 +1985,7 @@ impl Context for GlesBackend {
     }
 
     fn texture_storage(&mut self, p: &calls::TextureStorage) {
+        self.before_texture_storage(p.res);
         let mut o = self.ox();
         let Some((img_target, [w, h, d])) =
             emulation::image_target_and_extent(p.target, p.width, p.height, p.depth)
@@ -1684,10 +2041,16 @@ impl Context for GlesBackend {
             }
         }
         o.set_internal(p.res, sf.internal);
+        if let Some(ResKind::Texture { storage, .. }) =
+            o.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
+        {
+            *storage = TexStorage::Immutable;
+        }
         self.check_alloc(mgpipe::Opcode::TextureStorage);
     }
 
     fn generate_mipmap(&mut self, p: &calls::GenerateMipmap) {
+        self.before_generate_mipmap(p.res);
         let mut o = self.ox();
         let Some((_, bind, _)) = o.edit_texture(
             p.res,
@@ -2014,6 +2377,7 @@ impl Context for GlesBackend {
                     fbo,
                     desc: None,
                     active: [false; 8],
+                    stale: false,
                 },
             ) {
                 Ok(Some(old)) => {
@@ -2036,95 +2400,10 @@ impl Context for GlesBackend {
             return;
         };
         let fbo = entry.fbo;
-        if entry.desc.as_ref() != Some(p) {
+        if entry.desc.as_ref() != Some(p) || entry.stale {
             entry.desc = Some(*p);
-            cx.ctx.shadow.bind_draw_fb(gl, Some(fbo));
-            let fbt = glow::DRAW_FRAMEBUFFER;
-            let mut active = [false; 8];
-            let mut bufs = [glow::NONE; 8];
-            // Emulation: GLES wants draw buffer i -> COLOR_ATTACHMENTi, so
-            // attachment i is the client's attachment draw_buffers[i].
-            for i in 0..8 {
-                let src = p.draw_buffers[i];
-                let att = glow::COLOR_ATTACHMENT0 + i as u32;
-                if src != NO_ATTACHMENT && (src as usize) < 8 && i < cx.f.max_draw_buffers {
-                    let s = src as usize;
-                    attach(
-                        gl,
-                        cx.scr,
-                        &cx.f,
-                        fbt,
-                        att,
-                        Att {
-                            res: p.color[s],
-                            kind: p.color_kind[s],
-                            level: p.color_level[s],
-                            layer: p.color_layer[s],
-                        },
-                    );
-                    active[i] = p.color_kind[s] != SURFACE_NONE;
-                    if active[i] {
-                        bufs[i] = att;
-                    }
-                } else if i < cx.f.max_draw_buffers {
-                    attach(gl, cx.scr, &cx.f, fbt, att, NO_ATT);
-                }
-            }
-            let same = p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null();
-            if same {
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::DEPTH_STENCIL_ATTACHMENT,
-                    Att {
-                        res: p.depth,
-                        kind: p.depth_kind,
-                        level: p.depth_level,
-                        layer: 0,
-                    },
-                );
-            } else {
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::DEPTH_ATTACHMENT,
-                    Att {
-                        res: p.depth,
-                        kind: p.depth_kind,
-                        level: p.depth_level,
-                        layer: 0,
-                    },
-                );
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::STENCIL_ATTACHMENT,
-                    Att {
-                        res: p.stencil,
-                        kind: p.stencil_kind,
-                        level: p.stencil_level,
-                        layer: 0,
-                    },
-                );
-            }
-            let n = bufs
-                .iter()
-                .rposition(|&b| b != glow::NONE)
-                .map(|i| i + 1)
-                .unwrap_or(1)
-                .min(cx.f.max_draw_buffers);
-            // SAFETY: draw buffers of the bound FBO, n <= MAX_DRAW_BUFFERS.
-            unsafe { gl.draw_buffers(&bufs[..n]) };
-            if let Some(e) = cx.ctx.fbos.get_mut(p.fbo) {
-                e.active = active;
-            }
-            check_fb(gl, fbt, "set_framebuffer_state");
+            entry.stale = false;
+            cx.attach_draw_desc(fbo, p);
         }
         cx.ctx.shadow.bind_draw_fb(gl, Some(fbo));
         self.check("set_framebuffer_state");
@@ -2154,71 +2433,10 @@ impl Context for GlesBackend {
             }
         };
         cx.ctx.shadow.bind_read_fb(gl, Some(fbo));
-        if cx.ctx.read_desc.as_ref() != Some(p) {
+        if cx.ctx.read_desc.as_ref() != Some(p) || cx.ctx.read_stale {
             cx.ctx.read_desc = Some(*p);
-            let fbt = glow::READ_FRAMEBUFFER;
-            attach(
-                gl,
-                cx.scr,
-                &cx.f,
-                fbt,
-                glow::COLOR_ATTACHMENT0,
-                Att {
-                    res: p.color,
-                    kind: p.color_kind,
-                    level: p.color_level,
-                    layer: p.color_layer,
-                },
-            );
-            if p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null() {
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::DEPTH_STENCIL_ATTACHMENT,
-                    Att {
-                        res: p.depth,
-                        kind: p.depth_kind,
-                        level: 0,
-                        layer: 0,
-                    },
-                );
-            } else {
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::DEPTH_ATTACHMENT,
-                    Att {
-                        res: p.depth,
-                        kind: p.depth_kind,
-                        level: 0,
-                        layer: 0,
-                    },
-                );
-                attach(
-                    gl,
-                    cx.scr,
-                    &cx.f,
-                    fbt,
-                    glow::STENCIL_ATTACHMENT,
-                    Att {
-                        res: p.stencil,
-                        kind: p.stencil_kind,
-                        level: 0,
-                        layer: 0,
-                    },
-                );
-            }
-            let rb = if p.color_kind != SURFACE_NONE && !p.color.is_null() {
-                glow::COLOR_ATTACHMENT0
-            } else {
-                glow::NONE
-            };
-            // SAFETY: read buffer of the bound read FBO.
-            unsafe { gl.read_buffer(rb) };
+            cx.ctx.read_stale = false;
+            cx.attach_read_desc(p);
         }
         self.check("set_read_surface");
     }
@@ -2334,20 +2552,16 @@ impl Context for GlesBackend {
         }
     }
 
-    fn set_shader_buffers(&mut self, _p: &calls::SetShaderBuffers) {
-        warn!("set_shader_buffers: not implemented by this backend yet");
+    fn set_shader_buffers(&mut self, p: &calls::SetShaderBuffers) {
+        if let Some(ctx) = self.cx_state("set_shader_buffers") {
+            ctx.sbufs = *p;
+        }
     }
 
-    fn set_shader_images(&mut self, _p: &calls::SetShaderImages) {
-        warn!("set_shader_images: not implemented by this backend yet");
-    }
-
-    fn dispatch_compute(&mut self, _p: &calls::DispatchCompute) {
-        warn!("dispatch_compute: not implemented by this backend yet");
-    }
-
-    fn memory_barrier(&mut self, _p: &calls::MemoryBarrier) {
-        warn!("memory_barrier: not implemented by this backend yet");
+    fn set_shader_images(&mut self, p: &calls::SetShaderImages) {
+        if let Some(ctx) = self.cx_state("set_shader_images") {
+            ctx.images = *p;
+        }
     }
 
     fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
@@ -2562,10 +2776,56 @@ impl Context for GlesBackend {
             }
         }
         self.check("draw");
+        self.report_storage_writes();
     }
 
     fn multi_draw(&mut self, p: &calls::MultiDraw, blob: &[u8]) {
         self.multi_draw_ranges(p, blob);
+    }
+
+    fn dispatch_compute(&mut self, p: &calls::DispatchCompute) {
+        if !self.features.gles31 {
+            warn!("dispatch_compute: the driver has no compute (GLES 3.1), skipped");
+            return;
+        }
+        let [x, y, z] = p.groups;
+        if x == 0 || y == 0 || z == 0 {
+            return;
+        }
+        let max = self.features.max_compute_groups;
+        if x > max[0] || y > max[1] || z > max[2] {
+            warn!(groups = ?p.groups, ?max, "dispatch_compute: more work groups than the driver takes, skipped");
+            return;
+        }
+        let Some(cx) = self.program_setup("dispatch_compute", true) else {
+            return;
+        };
+        // SAFETY: a dispatch of the bound compute program, counts checked
+        // against the driver's limits.
+        unsafe { cx.gl.dispatch_compute(x, y, z) };
+        self.check("dispatch_compute");
+        self.report_storage_writes();
+    }
+
+    fn memory_barrier(&mut self, p: &calls::MemoryBarrier) {
+        if !self.features.gles31 {
+            warn!("memory_barrier: the driver has no GLES 3.1 barriers, skipped");
+            return;
+        }
+        let bits = gles_barrier_bits(p.barriers, p.by_region != 0);
+        if bits == 0 {
+            return;
+        }
+        self.prepare();
+        // SAFETY: plain call with bits GLES defines.
+        unsafe {
+            if p.by_region != 0 {
+                self.gl.memory_barrier_by_region(bits);
+            } else {
+                self.gl.memory_barrier(bits);
+            }
+        }
+        self.check("memory_barrier");
     }
 
     fn blit(&mut self, p: &calls::Blit) {

@@ -27,6 +27,10 @@
 //! | `layout(location)` on an arrayed vertex-output / fragment-input block (Mesa's ESSL refuses it) | the location is dropped; the block matches by name (`shader::strip_block_array_locations`) |
 //! | `gl_PointSize` in a geometry shader | `#extension GL_EXT_geometry_point_size : enable` added (`shader::enable_geometry_point_size`) |
 //! | a program without a fragment shader | an empty ESSL fragment shader is linked in (`shader::build_program`) |
+//! | an image unit naming a mutable (`texture_image`) texture (GLES binds only immutable ones) | the texture is promoted to immutable storage, every defined level copied, its caches invalidated; a later `texture_image` that does not fit the storage makes it mutable again (`images.rs`) |
+//! | image formats GLES lacks (`RGBA16`, `RG32F`, ...) in an image unit | the unit is left unbound, warned once per format (`images.rs`) |
+//! | a storage image without a format qualifier (`writeonly`) | `rgba8` (float) / `rgba32i` / `rgba32ui` assumed, warned (`shader::fill_unknown_image_formats`) |
+//! | `glMemoryBarrier` bits GLES lacks (`CLIENT_MAPPED_BUFFER`, `QUERY_BUFFER`) | masked off (`GL_ALL_BARRIER_BITS` passes as is) |
 //!
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without

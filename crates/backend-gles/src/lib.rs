@@ -28,6 +28,7 @@
 mod context;
 mod egl;
 pub mod emulation;
+mod images;
 mod pipe;
 mod queries;
 mod screen;
@@ -133,6 +134,8 @@ pub(crate) type TexStorage3DMultisampleFn =
     unsafe extern "system" fn(u32, i32, u32, i32, i32, i32, u8);
 /// `glSampleMaski` (GLES 3.1 core).
 pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
+/// `glGetTexLevelParameteriv` (GLES 3.1 core).
+pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
 /// GLES 3.1/3.2 entry points glow does not wrap, loaded where the
 /// version has them.
@@ -140,6 +143,7 @@ pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
 pub(crate) struct ExtraFns {
     pub tex_storage_3d_multisample: Option<TexStorage3DMultisampleFn>,
     pub sample_mask_i: Option<SampleMaskiFn>,
+    pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
 }
 
 impl ExtraFns {
@@ -163,6 +167,12 @@ impl ExtraFns {
                     .then(|| get("glSampleMaski"))
                     .flatten()
                     .map(|f| std::mem::transmute::<*const std::ffi::c_void, SampleMaskiFn>(f)),
+                get_tex_level_parameter_iv: (minor >= 1)
+                    .then(|| get("glGetTexLevelParameteriv"))
+                    .flatten()
+                    .map(|f| {
+                        std::mem::transmute::<*const std::ffi::c_void, GetTexLevelParameterivFn>(f)
+                    }),
             }
         }
     }
@@ -179,6 +189,14 @@ pub(crate) struct Features {
     pub max_draw_buffers: usize,
     pub max_attribs: usize,
     pub max_units: usize,
+    /// Image units and storage-buffer bindings the driver has, clamped to
+    /// the `set_shader_images` / `set_shader_buffers` slots (0 on GLES 3.0).
+    pub max_image_units: usize,
+    pub max_ssbo_bindings: usize,
+    /// SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT (1 on GLES 3.0).
+    pub ssbo_align: u32,
+    /// MAX_COMPUTE_WORK_GROUP_COUNT per axis (0 on GLES 3.0).
+    pub max_compute_groups: [u32; 3],
     /// glReadPixels of DEPTH_COMPONENT / STENCIL_INDEX / DEPTH_STENCIL
     /// (GL_NV_read_depth, GL_NV_read_stencil, GL_NV_read_depth_stencil):
     /// without them GLES reads colour only.
@@ -221,6 +239,9 @@ pub(crate) enum ResKind {
         samples: u32,
         /// View parameters last set on the texture object.
         params: TexParams,
+        /// Mutable, the client's immutable storage, or promoted for an
+        /// image unit (images.rs).
+        storage: TexStorage,
     },
     Renderbuffer {
         rb: glow::Renderbuffer,
@@ -246,6 +267,19 @@ impl Default for TexParams {
             depth_stencil_mode: glow::DEPTH_COMPONENT,
         }
     }
+}
+
+/// How a texture's GLES storage was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) enum TexStorage {
+    /// glTexImage* levels (or none yet).
+    #[default]
+    Mutable,
+    /// The client's `texture_storage` (glTexStorage*).
+    Immutable,
+    /// Made immutable by the backend so an image unit can take it
+    /// (images.rs); the client still sees a mutable texture.
+    Promoted(images::Promoted),
 }
 
 pub(crate) struct Resource {
@@ -303,6 +337,9 @@ pub(crate) struct FboEntry {
     pub desc: Option<calls::SetFramebufferState>,
     /// GLES draw buffer i is active.
     pub active: [bool; 8],
+    /// A texture in `desc` got a new GL name (images.rs): attach `desc`
+    /// again before the FBO is next bound.
+    pub stale: bool,
 }
 
 /// The client-index streaming buffer of one context.
@@ -329,6 +366,9 @@ pub(crate) struct Ctx {
     pub read_default: bool,
     pub read_fbo: Option<glow::Framebuffer>,
     pub read_desc: Option<calls::SetReadSurface>,
+    /// A texture in `read_desc` got a new GL name (images.rs): attach it
+    /// again before the read FBO is next bound.
+    pub read_stale: bool,
     pub render_state: Handle,
     pub vertex_elements: Handle,
     pub shader: Handle,
@@ -344,6 +384,9 @@ pub(crate) struct Ctx {
     pub views: calls::SetSamplerViews,
     pub samplers: calls::BindSamplers,
     pub cbufs: calls::SetConstantBuffers,
+    /// Storage-buffer and image bindings (applied at draw/dispatch time).
+    pub sbufs: calls::SetShaderBuffers,
+    pub images: calls::SetShaderImages,
     pub viewport: calls::SetViewport,
     pub stream: StreamBuf,
 }
@@ -365,6 +408,8 @@ pub struct GlesBackend {
     /// GL errors seen by `check` (MOBILEGL_GLES_CHECK).
     pub(crate) gl_errors: Cell<u64>,
     pub(crate) warned_lod_bias: bool,
+    /// Image formats GLES refuses, each warned about once (images.rs).
+    pub(crate) warned_image_formats: Vec<u32>,
     /// Origin of CPU-clock timestamps (see queries.rs).
     pub(crate) epoch: std::time::Instant,
     /// Reverse-channel outbox (`Screen::drain_events`).
@@ -439,6 +484,31 @@ impl GlesBackend {
                 max_units: gl
                     .get_parameter_i32(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS)
                     .clamp(1, 32) as usize,
+                max_image_units: if minor >= 1 {
+                    gl.get_parameter_i32(glow::MAX_IMAGE_UNITS).clamp(0, 8) as usize
+                } else {
+                    0
+                },
+                max_ssbo_bindings: if minor >= 1 {
+                    gl.get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
+                        .clamp(0, 16) as usize
+                } else {
+                    0
+                },
+                ssbo_align: if minor >= 1 {
+                    gl.get_parameter_i32(glow::SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT)
+                        .max(1) as u32
+                } else {
+                    1
+                },
+                max_compute_groups: if minor >= 1 {
+                    [0, 1, 2].map(|i| {
+                        gl.get_parameter_indexed_i32(glow::MAX_COMPUTE_WORK_GROUP_COUNT, i)
+                            .max(0) as u32
+                    })
+                } else {
+                    [0; 3]
+                },
                 vao_cache,
                 software: is_software_renderer(&renderer),
                 fns: ExtraFns::load(&egl, minor),
@@ -472,6 +542,7 @@ impl GlesBackend {
             warned_present: false,
             gl_errors: Cell::new(0),
             warned_lod_bias: false,
+            warned_image_formats: Vec::new(),
             epoch: std::time::Instant::now(),
             events: Default::default(),
             persistent: Default::default(),

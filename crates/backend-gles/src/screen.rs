@@ -11,7 +11,7 @@ use tracing::{debug, warn};
 
 use crate::emulation;
 use crate::pipe::{calls, Screen};
-use crate::{Ctx, GlesBackend, ResKind, Resource, StreamBuf, SurfaceEntry, TexParams};
+use crate::{Ctx, GlesBackend, ResKind, Resource, StreamBuf, SurfaceEntry, TexParams, TexStorage};
 
 /// Number of calls this backend implements (all of the catalogue).
 pub(crate) const IMPLEMENTED_CALLS: usize = mgpipe::CALL_COUNT;
@@ -89,6 +89,31 @@ impl GlesBackend {
             c.point_size_range = r;
             c.max_elements_vertices = u(glow::MAX_ELEMENTS_VERTICES);
             c.max_elements_indices = u(glow::MAX_ELEMENTS_INDICES);
+            // Compute, images and storage buffers are GLES 3.1 (0 before).
+            if self.features.gles31 {
+                for i in 0..3 {
+                    let at = |e: u32| gl.get_parameter_indexed_i32(e, i as u32).max(0) as u32;
+                    c.max_compute_work_group_count[i] = at(glow::MAX_COMPUTE_WORK_GROUP_COUNT);
+                    c.max_compute_work_group_size[i] = at(glow::MAX_COMPUTE_WORK_GROUP_SIZE);
+                }
+                c.max_compute_work_group_invocations = u(glow::MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
+                c.max_compute_shared_memory_size = u(glow::MAX_COMPUTE_SHARED_MEMORY_SIZE);
+                c.max_image_units = u(glow::MAX_IMAGE_UNITS).min(8);
+                c.max_shader_storage_buffer_bindings =
+                    u(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS).min(16);
+                c.max_shader_storage_block_size = u(glow::MAX_SHADER_STORAGE_BLOCK_SIZE);
+                c.shader_storage_buffer_offset_alignment =
+                    u(glow::SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT).max(1);
+            } else {
+                c.max_compute_work_group_count = [0; 3];
+                c.max_compute_work_group_size = [0; 3];
+                c.max_compute_work_group_invocations = 0;
+                c.max_compute_shared_memory_size = 0;
+                c.max_image_units = 0;
+                c.max_shader_storage_buffer_bindings = 0;
+                c.max_shader_storage_block_size = 0;
+                c.shader_storage_buffer_offset_alignment = 1;
+            }
             Caps::put_str(
                 &mut c.driver_renderer,
                 &gl.get_parameter_string(glow::RENDERER),
@@ -338,6 +363,7 @@ impl Screen for GlesBackend {
             read_default: true,
             read_fbo: None,
             read_desc: None,
+            read_stale: false,
             render_state: Handle::NULL,
             vertex_elements: Handle::NULL,
             shader: Handle::NULL,
@@ -350,6 +376,8 @@ impl Screen for GlesBackend {
             views: Default::default(),
             samplers: Default::default(),
             cbufs: Default::default(),
+            sbufs: Default::default(),
+            images: Default::default(),
             viewport: Default::default(),
             stream: StreamBuf::default(),
         };
@@ -519,6 +547,7 @@ impl Screen for GlesBackend {
                     internal: 0,
                     samples: p.samples,
                     params: TexParams::default(),
+                    storage: TexStorage::Mutable,
                 }
             }
             RESOURCE_RENDERBUFFER => {

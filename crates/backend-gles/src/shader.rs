@@ -6,7 +6,7 @@ use spirv_cross2::compile::glsl::GlslVersion;
 use spirv_cross2::compile::CompilableTarget;
 use spirv_cross2::targets::Glsl;
 use spirv_cross2::{Compiler, Module};
-use tracing::error;
+use tracing::{error, warn};
 
 /// GL shader type per `create_shader` stage index (vs, tcs, tes, gs, fs, cs).
 pub const STAGE_GL: [u32; 6] = [
@@ -33,7 +33,8 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     if words.first() != Some(&0x0723_0203) {
         return Err("not a SPIR-V module (bad magic)".into());
     }
-    let module = Module::from_words(words);
+    let words = fill_unknown_image_formats(words);
+    let module = Module::from_words(&words);
     let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
     let mut opts = Glsl::options();
     opts.version = GlslVersion::Glsl320Es;
@@ -46,6 +47,79 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
         .compile(&opts)
         .map_err(|e| format!("spirv-cross compile: {e}"))?;
     Ok(out.to_string())
+}
+
+/// SPIR-V `ImageFormat` values used by [`fill_unknown_image_formats`].
+const IMAGE_FORMAT_UNKNOWN: u32 = 0;
+const IMAGE_FORMAT_RGBA8: u32 = 4;
+const IMAGE_FORMAT_RGBA32I: u32 = 21;
+const IMAGE_FORMAT_RGBA32UI: u32 = 30;
+
+/// Emulation: ESSL wants a format qualifier on every storage image, where
+/// desktop GLSL (and so the SPIR-V) may leave a `writeonly` image without
+/// one (`Unknown` format). Such an image type gets a format: `rgba8` for
+/// float images, `rgba32i` / `rgba32ui` for integer ones (warned: stores
+/// through a unit of another format are then converted as that format).
+/// Anything that does not parse as SPIR-V is returned as it came (the
+/// translator reports it).
+pub fn fill_unknown_image_formats(words: &[u32]) -> std::borrow::Cow<'_, [u32]> {
+    const OP_TYPE_INT: u32 = 21;
+    const OP_TYPE_FLOAT: u32 = 22;
+    const OP_TYPE_IMAGE: u32 = 25;
+    const DIM_SUBPASS_DATA: u32 = 6;
+    // id -> Some(signed) for integer types, None for floats.
+    let mut scalar: rustc_hash::FxHashMap<u32, Option<bool>> = Default::default();
+    let mut patches: Vec<(usize, u32)> = Vec::new();
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        let Some(ins) = words.get(at..at.saturating_add(len)).filter(|_| len > 0) else {
+            break;
+        };
+        match op {
+            OP_TYPE_INT if len >= 4 => {
+                scalar.insert(ins[1], Some(ins[3] != 0));
+            }
+            OP_TYPE_FLOAT if len >= 3 => {
+                scalar.insert(ins[1], None);
+            }
+            // OpTypeImage result, sampled type, dim, depth, arrayed, ms,
+            // sampled (2: storage image), format.
+            OP_TYPE_IMAGE
+                if len >= 9
+                    && ins[7] == 2
+                    && ins[3] != DIM_SUBPASS_DATA
+                    && ins[8] == IMAGE_FORMAT_UNKNOWN =>
+            {
+                let format = match scalar.get(&ins[2]) {
+                    Some(Some(true)) => IMAGE_FORMAT_RGBA32I,
+                    Some(Some(false)) => IMAGE_FORMAT_RGBA32UI,
+                    _ => IMAGE_FORMAT_RGBA8,
+                };
+                patches.push((at + 8, format));
+            }
+            _ => {}
+        }
+        at += len;
+    }
+    if patches.is_empty() {
+        return std::borrow::Cow::Borrowed(words);
+    }
+    let mut out = words.to_vec();
+    for (i, format) in patches {
+        let name = match format {
+            IMAGE_FORMAT_RGBA32I => "rgba32i",
+            IMAGE_FORMAT_RGBA32UI => "rgba32ui",
+            _ => "rgba8",
+        };
+        warn!(
+            format = name,
+            "storage image declared without a format (ESSL needs one): {name} assumed; \
+             stores through a unit of another format are converted as {name}"
+        );
+        out[i] = format;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Emulation: Mesa's ESSL compiler refuses `layout(location = N)` on an
@@ -307,6 +381,57 @@ mod tests {
         assert!(fs.contains("binding = 0"), "{fs}");
         let ts = spirv_to_essl(fixtures::TEX_FRAG).expect("texture fragment translation");
         assert!(ts.contains("sampler2D"), "{ts}");
+    }
+
+    #[test]
+    fn compute_storage_blocks_and_images_keep_their_bindings() {
+        let cs = spirv_to_essl(fixtures::SSBO_COMP).expect("compute translation");
+        assert!(cs.contains("local_size_x = 8"), "{cs}");
+        assert!(
+            cs.contains("layout(binding = 1, std430) buffer Out"),
+            "{cs}"
+        );
+        assert!(
+            cs.contains("layout(binding = 0, std140) uniform Params"),
+            "{cs}"
+        );
+        let img = spirv_to_essl(fixtures::IMG_LOAD_COMP).expect("image translation");
+        assert!(
+            img.contains("layout(binding = 2, rgba8) uniform readonly highp image2D src"),
+            "{img}"
+        );
+        assert!(
+            img.contains("layout(binding = 0, std430) buffer Out"),
+            "{img}"
+        );
+    }
+
+    #[test]
+    fn storage_images_without_a_format_get_one() {
+        // The fixture's image type has the Unknown format (glslang, a
+        // writeonly image2D without a format qualifier).
+        assert!(matches!(
+            fill_unknown_image_formats(fixtures::IMG_STORE_COMP),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let patched = fill_unknown_image_formats(fixtures::IMG_NOFORMAT_COMP);
+        assert!(matches!(patched, std::borrow::Cow::Owned(_)));
+        assert_ne!(&*patched, fixtures::IMG_NOFORMAT_COMP);
+        let cs = spirv_to_essl(fixtures::IMG_NOFORMAT_COMP).expect("translation");
+        assert!(
+            cs.contains("layout(binding = 1, rgba8) uniform writeonly highp image2D img"),
+            "{cs}"
+        );
+        // Truncated or garbage words: no panic, the words come back.
+        let cut = &fixtures::IMG_NOFORMAT_COMP[..40];
+        assert_eq!(fill_unknown_image_formats(cut).len(), cut.len());
+        for garbage in [
+            &[0x0723_0203, 0xffff_ffff][..],
+            &[0x0723_0203, 0, 0, 0, 0, 0, 0x0009_0019][..],
+            &[0x0723_0203, 0, 0, 0, 0, 0xffff_0019, 1][..],
+        ] {
+            assert_eq!(&*fill_unknown_image_formats(garbage), garbage);
+        }
     }
 
     #[test]

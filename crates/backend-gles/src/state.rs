@@ -62,6 +62,9 @@ pub struct Shadow {
     pub textures: Vec<((u32, u32), Option<glow::Texture>)>,
     pub samplers: [Option<Option<glow::Sampler>>; 32],
     pub ubos: Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
+    pub ssbos: Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
+    /// Image unit -> what glBindImageTexture last got (None: unknown).
+    pub images: [Option<ImageUnit>; 8],
     /// None: unknown; Some(None): array disabled.
     pub attribs: [Option<Option<AttribState>>; 16],
     pub attrib_values: [Option<([u32; 4], bool)>; 16],
@@ -73,6 +76,17 @@ pub struct Shadow {
     /// The driver's glReadPixels, called directly so that a read-back can
     /// land in a reply's spare capacity (glow only takes initialised slices).
     pub read_pixels_fn: Option<ReadPixelsFn>,
+}
+
+/// One image unit's binding (glBindImageTexture arguments).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImageUnit {
+    pub texture: Option<glow::Texture>,
+    pub level: i32,
+    pub layered: bool,
+    pub layer: i32,
+    pub access: u32,
+    pub format: u32,
 }
 
 /// `glReadPixels`.
@@ -91,6 +105,8 @@ impl Shadow {
         self.textures.clear();
         self.samplers = [None; 32];
         self.ubos.clear();
+        self.ssbos.clear();
+        self.images = [None; 8];
         self.attribs = [None; 16];
         self.vertex_applied = None;
     }
@@ -374,6 +390,62 @@ impl Shadow {
                 }
             }
             self.ubos[i] = Some(want);
+        }
+    }
+
+    /// glBindBufferRange / glBindBufferBase of SHADER_STORAGE_BUFFER
+    /// binding `index`, shadowed like `bind_ubo`.
+    pub fn bind_ssbo(
+        &mut self,
+        gl: &glow::Context,
+        index: u32,
+        b: Option<glow::Buffer>,
+        offset: i32,
+        size: i32,
+    ) {
+        let i = index as usize;
+        if i >= 16 {
+            return;
+        }
+        if self.ssbos.len() <= i {
+            self.ssbos.resize(i + 1, None);
+        }
+        let want = (b, offset, size);
+        if self.ssbos[i] != Some(want) {
+            // SAFETY: index < 16, clamped to MAX_SHADER_STORAGE_BUFFER_BINDINGS
+            // by the caller; a bad range only raises a GL error.
+            unsafe {
+                match b {
+                    Some(_) if size > 0 => {
+                        gl.bind_buffer_range(glow::SHADER_STORAGE_BUFFER, index, b, offset, size)
+                    }
+                    _ => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, index, b),
+                }
+            }
+            self.ssbos[i] = Some(want);
+        }
+    }
+
+    /// glBindImageTexture of image unit `unit` (< 8), shadowed.
+    pub fn bind_image(&mut self, gl: &glow::Context, unit: u32, want: ImageUnit) {
+        let Some(slot) = self.images.get_mut(unit as usize) else {
+            return;
+        };
+        if *slot != Some(want) {
+            // SAFETY: unit < 8, clamped to MAX_IMAGE_UNITS by the caller; the
+            // texture is a live immutable texture (images.rs) or None.
+            unsafe {
+                gl.bind_image_texture(
+                    unit,
+                    want.texture,
+                    want.level,
+                    want.layered,
+                    want.layer,
+                    want.access,
+                    want.format,
+                )
+            };
+            *slot = Some(want);
         }
     }
 

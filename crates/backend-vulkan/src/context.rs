@@ -5,7 +5,7 @@ use ash::vk;
 use mgpipe::calls;
 use mgpipe::consts::{
     CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT, CLEAR_STENCIL,
-    CLEAR_UINT, NO_ATTACHMENT, SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE,
+    CLEAR_UINT, IMAGE_LAYERED, NO_ATTACHMENT, SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE,
 };
 use mgpipe::{Context, Handle};
 use tracing::{debug, warn};
@@ -16,7 +16,9 @@ use crate::frame::{self, Garbage, RenderTarget};
 use crate::pipeline::{self, PipeDesc, VertexSlot};
 use crate::resource::{self, level_extent, ImageRegion};
 use crate::screen::{default_render_state, MAX_BUFFER};
-use crate::spirv::{SamplerBinding, Scalar, SAMPLER_SET, UBO_SET};
+use crate::spirv::{
+    ImageBinding, SamplerBinding, Scalar, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
+};
 use crate::{
     Ctx, ImageRes, ResKind, SamplerEntry, ShaderEntry, SurfaceEntry, ViewKey, VkError,
     VulkanBackend,
@@ -1231,6 +1233,157 @@ impl VulkanBackend {
         r
     }
 
+    /// Write (or reuse) the descriptor sets of program `shader` (`plan`)
+    /// for context `c`'s bindings into `sets` (null where the program
+    /// declares nothing of a set's kind), and set 0's dynamic offsets into
+    /// `ubo_offsets` (cleared by the caller). Used by draws and dispatches
+    /// alike: a set is bound at either bind point.
+    fn write_sets(
+        &mut self,
+        c: &Ctx,
+        shader: Handle,
+        plan: &SetPlan,
+        sets: &mut [vk::DescriptorSet; SETS],
+        ubo_offsets: &mut Vec<u32>,
+    ) -> Result<(), String> {
+        let (ubos, samplers) = (&plan.ubos, &plan.samplers);
+        let (set_layouts, dynamic_ubos, globals) =
+            (plan.set_layouts, plan.dynamic_ubos, plan.globals);
+        if !ubos.is_empty() {
+            let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
+            self.resolve_ubos(shader, &c.cbufs, ubos, globals, &mut infos)?;
+            if dynamic_ubos {
+                split_dynamic_offsets(&mut infos, ubo_offsets);
+            }
+            let ubo_type = if dynamic_ubos {
+                vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
+            } else {
+                vk::DescriptorType::UNIFORM_BUFFER
+            };
+            let sl = set_layouts[UBO_SET as usize];
+            let mut what = std::mem::take(&mut self.draw_scratch.ubo_what);
+            what.clear();
+            what.extend(
+                infos
+                    .iter()
+                    .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range)),
+            );
+            // An unchanged set (same layout, same descriptors) is reused:
+            // rebinding an identical set still costs the driver a state
+            // change per draw.
+            let reuse = match &self.frames.last_ubo_set {
+                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
+                _ => None,
+            };
+            let set = match reuse {
+                Some(set) => {
+                    self.draw_scratch.ubo_what = what;
+                    set
+                }
+                None => {
+                    let set = self
+                        .frames
+                        .descriptor_set(&self.gpu, sl)
+                        .map_err(|e| e.to_string())?;
+                    let writes: Vec<vk::WriteDescriptorSet> = infos
+                        .iter()
+                        .map(|(b, k, i)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(*b)
+                                .dst_array_element(*k)
+                                .descriptor_type(ubo_type)
+                                .buffer_info(std::slice::from_ref(i))
+                        })
+                        .collect();
+                    // SAFETY: a fresh set of this layout; every info names a live buffer.
+                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+                    // The replaced description's buffer becomes the scratch.
+                    if let Some((_, old, _)) = self.frames.last_ubo_set.replace((sl, what, set)) {
+                        self.draw_scratch.ubo_what = old;
+                    }
+                    set
+                }
+            };
+            self.draw_scratch.ubo_infos = infos;
+            sets[0] = set;
+        }
+        if !samplers.is_empty() {
+            let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
+            for sb in samplers.iter() {
+                for k in 0..sb.count.max(1) {
+                    let unit = sb.binding.saturating_add(k) as usize;
+                    let sh = (unit < (c.samplers.count as usize).min(32))
+                        .then(|| c.samplers.samplers[unit])
+                        .filter(|h| !h.is_null());
+                    let (sampler, no_mip) = match sh.and_then(|h| self.scr.samplers.get(h)) {
+                        Some(SamplerEntry { sampler, no_mip }) => (*sampler, *no_mip),
+                        None => {
+                            if let Some(h) = sh {
+                                warn!(sampler = ?h, unit, "draw: unknown sampler, default used");
+                            }
+                            (self.default_sampler(), false)
+                        }
+                    };
+                    let view = match self.sampled_view(c, unit, sb, no_mip) {
+                        Some(v) => v,
+                        None => self.dummy_view(sb).ok_or("no dummy texture")?,
+                    };
+                    infos.push((
+                        sb.binding,
+                        k,
+                        vk::DescriptorImageInfo {
+                            sampler,
+                            image_view: view,
+                            image_layout: vk::ImageLayout::GENERAL,
+                        },
+                    ));
+                }
+            }
+            let sl = set_layouts[SAMPLER_SET as usize];
+            let what: Vec<frame::DescriptorImage> = infos
+                .iter()
+                .map(|(b, k, i)| (*b, *k, i.sampler, i.image_view))
+                .collect();
+            let reuse = match &self.frames.last_sampler_set {
+                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
+                _ => None,
+            };
+            let set = match reuse {
+                Some(set) => set,
+                None => {
+                    let set = self
+                        .frames
+                        .descriptor_set(&self.gpu, sl)
+                        .map_err(|e| e.to_string())?;
+                    let writes: Vec<vk::WriteDescriptorSet> = infos
+                        .iter()
+                        .map(|(b, k, i)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(*b)
+                                .dst_array_element(*k)
+                                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                                .image_info(std::slice::from_ref(i))
+                        })
+                        .collect();
+                    // SAFETY: a fresh set of this layout; live views and samplers.
+                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+                    self.frames.last_sampler_set = Some((sl, what, set));
+                    set
+                }
+            };
+            sets[1] = set;
+        }
+        if !plan.ssbos.is_empty() {
+            sets[STORAGE_SET as usize] = self.storage_buffer_set(c, plan)?;
+        }
+        if !plan.images.is_empty() {
+            sets[IMAGE_SET as usize] = self.storage_image_set(c, plan)?;
+        }
+        Ok(())
+    }
+
     /// A draw resolved in full against `c`, the current context (lent out
     /// of its slot: nothing here reads it through `cur`).
     fn draw_full(&mut self, c: &Ctx, p: &calls::Draw, blob: &[u8]) -> Result<(), String> {
@@ -1256,17 +1409,14 @@ impl VulkanBackend {
         if build.is_compute {
             return Err("compute shader bound".into());
         }
-        if build.storage {
-            return Err("shader uses storage blocks/images (not supported)".into());
+        if build.unsupported {
+            return Err(
+                "shader uses separate images/samplers or image buffers (not supported)".into(),
+            );
         }
         let inputs = build.inputs.clone();
-        let ubos = build.ubos.clone();
-        let samplers = build.samplers.clone();
-        let layout = build.layout;
-        let set_layouts = build.set_layouts;
-        let dynamic_ubos = build.dynamic_ubos;
-        let global_binding = sh.global_binding;
-        let has_globals = sh.global_size > 0;
+        let plan = SetPlan::of(sh, build);
+        let layout = plan.layout;
         let Some(fb) = self.resolve_fb(c) else {
             return Ok(());
         };
@@ -1445,136 +1595,10 @@ impl VulkanBackend {
         self.draw_scratch.slots = slots;
 
         // Descriptor sets.
-        let mut sets = [vk::DescriptorSet::null(); 2];
+        let mut sets = [vk::DescriptorSet::null(); SETS];
         let mut ubo_offsets = std::mem::take(&mut self.draw_scratch.ubo_offsets);
         ubo_offsets.clear();
-        if !ubos.is_empty() {
-            let mut infos = std::mem::take(&mut self.draw_scratch.ubo_infos);
-            let globals = has_globals.then_some(global_binding);
-            self.resolve_ubos(c.shader, &c.cbufs, &ubos, globals, &mut infos)?;
-            if dynamic_ubos {
-                split_dynamic_offsets(&mut infos, &mut ubo_offsets);
-            }
-            let ubo_type = if dynamic_ubos {
-                vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
-            } else {
-                vk::DescriptorType::UNIFORM_BUFFER
-            };
-            let sl = set_layouts[UBO_SET as usize];
-            let mut what = std::mem::take(&mut self.draw_scratch.ubo_what);
-            what.clear();
-            what.extend(
-                infos
-                    .iter()
-                    .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range)),
-            );
-            // An unchanged set (same layout, same descriptors) is reused:
-            // rebinding an identical set still costs the driver a state
-            // change per draw.
-            let reuse = match &self.frames.last_ubo_set {
-                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
-                _ => None,
-            };
-            let set = match reuse {
-                Some(set) => {
-                    self.draw_scratch.ubo_what = what;
-                    set
-                }
-                None => {
-                    let set = self
-                        .frames
-                        .descriptor_set(&self.gpu, sl)
-                        .map_err(|e| e.to_string())?;
-                    let writes: Vec<vk::WriteDescriptorSet> = infos
-                        .iter()
-                        .map(|(b, k, i)| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_set(set)
-                                .dst_binding(*b)
-                                .dst_array_element(*k)
-                                .descriptor_type(ubo_type)
-                                .buffer_info(std::slice::from_ref(i))
-                        })
-                        .collect();
-                    // SAFETY: a fresh set of this layout; every info names a live buffer.
-                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
-                    // The replaced description's buffer becomes the scratch.
-                    if let Some((_, old, _)) = self.frames.last_ubo_set.replace((sl, what, set)) {
-                        self.draw_scratch.ubo_what = old;
-                    }
-                    set
-                }
-            };
-            self.draw_scratch.ubo_infos = infos;
-            sets[0] = set;
-        }
-        if !samplers.is_empty() {
-            let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
-            for sb in samplers.iter() {
-                for k in 0..sb.count.max(1) {
-                    let unit = sb.binding.saturating_add(k) as usize;
-                    let sh = (unit < (c.samplers.count as usize).min(32))
-                        .then(|| c.samplers.samplers[unit])
-                        .filter(|h| !h.is_null());
-                    let (sampler, no_mip) = match sh.and_then(|h| self.scr.samplers.get(h)) {
-                        Some(SamplerEntry { sampler, no_mip }) => (*sampler, *no_mip),
-                        None => {
-                            if let Some(h) = sh {
-                                warn!(sampler = ?h, unit, "draw: unknown sampler, default used");
-                            }
-                            (self.default_sampler(), false)
-                        }
-                    };
-                    let view = match self.sampled_view(c, unit, sb, no_mip) {
-                        Some(v) => v,
-                        None => self.dummy_view(sb).ok_or("no dummy texture")?,
-                    };
-                    infos.push((
-                        sb.binding,
-                        k,
-                        vk::DescriptorImageInfo {
-                            sampler,
-                            image_view: view,
-                            image_layout: vk::ImageLayout::GENERAL,
-                        },
-                    ));
-                }
-            }
-            let sl = set_layouts[SAMPLER_SET as usize];
-            let what: Vec<frame::DescriptorImage> = infos
-                .iter()
-                .map(|(b, k, i)| (*b, *k, i.sampler, i.image_view))
-                .collect();
-            let reuse = match &self.frames.last_sampler_set {
-                Some((l, w, set)) if *l == sl && *w == what => Some(*set),
-                _ => None,
-            };
-            let set = match reuse {
-                Some(set) => set,
-                None => {
-                    let set = self
-                        .frames
-                        .descriptor_set(&self.gpu, sl)
-                        .map_err(|e| e.to_string())?;
-                    let writes: Vec<vk::WriteDescriptorSet> = infos
-                        .iter()
-                        .map(|(b, k, i)| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_set(set)
-                                .dst_binding(*b)
-                                .dst_array_element(*k)
-                                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                                .image_info(std::slice::from_ref(i))
-                        })
-                        .collect();
-                    // SAFETY: a fresh set of this layout; live views and samplers.
-                    unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
-                    self.frames.last_sampler_set = Some((sl, what, set));
-                    set
-                }
-            };
-            sets[1] = set;
-        }
+        self.write_sets(c, c.shader, &plan, &mut sets, &mut ubo_offsets)?;
 
         // Indices (uploaded before the rendering instance opens).
         let inst = p.instance_count.max(1);
@@ -3017,6 +3041,498 @@ impl VulkanBackend {
     }
 }
 
+/// What a program's descriptor sets are made from (cloned out of its
+/// build: a draw or dispatch then borrows the backend freely).
+struct SetPlan {
+    ubos: std::sync::Arc<[(u32, u32)]>,
+    samplers: std::sync::Arc<[SamplerBinding]>,
+    ssbos: std::sync::Arc<[(u32, u32)]>,
+    images: std::sync::Arc<[ImageBinding]>,
+    set_layouts: [vk::DescriptorSetLayout; SETS],
+    layout: vk::PipelineLayout,
+    dynamic_ubos: bool,
+    /// Binding of the default uniform block (None: the program has none).
+    globals: Option<u32>,
+}
+
+impl SetPlan {
+    fn of(sh: &ShaderEntry, b: &pipeline::ShaderBuild) -> SetPlan {
+        SetPlan {
+            ubos: b.ubos.clone(),
+            samplers: b.samplers.clone(),
+            ssbos: b.ssbos.clone(),
+            images: b.images.clone(),
+            set_layouts: b.set_layouts,
+            layout: b.layout,
+            dynamic_ubos: b.dynamic_ubos,
+            globals: (sh.global_size > 0).then_some(sh.global_binding),
+        }
+    }
+}
+
+/// Bytes of the storage buffer bound where the client left a slot empty.
+const DUMMY_SSBO_SIZE: u64 = 65536;
+
+/// View type + a GL target for a shader storage image.
+fn image_view_type(ib: &ImageBinding) -> (vk::ImageViewType, u32) {
+    sampler_view_type(&SamplerBinding {
+        binding: ib.binding,
+        count: ib.count,
+        dim: ib.dim,
+        arrayed: ib.arrayed,
+        ms: ib.ms,
+        scalar: ib.scalar,
+    })
+}
+
+/// The layers of `img` a storage-image view of type `want` covers for a GL
+/// image-unit binding of `layer` (`IMAGE_LAYERED`: every layer): (base
+/// layer, layer count), or why the binding cannot be one.
+fn storage_layers(
+    img: &ImageRes,
+    want: vk::ImageViewType,
+    layer: u32,
+) -> Result<(u32, u32), &'static str> {
+    use vk::ImageViewType as T;
+    let vt = img.view_type;
+    let layered = layer == IMAGE_LAYERED;
+    // A non-layered binding of an array, cube or 3D level is one layer of it.
+    let one = |layers: u32| {
+        if layered || layers == 1 {
+            Ok((0, 1))
+        } else if layer < layers {
+            Ok((layer, 1))
+        } else {
+            Err("layer beyond the texture's layers")
+        }
+    };
+    let two_d = [T::TYPE_2D, T::TYPE_2D_ARRAY, T::CUBE, T::CUBE_ARRAY].contains(&vt);
+    let one_d = [T::TYPE_1D, T::TYPE_1D_ARRAY].contains(&vt);
+    match want {
+        T::TYPE_3D if vt == T::TYPE_3D => Ok((0, 1)),
+        T::CUBE if vt == T::CUBE && img.layers >= 6 && layered => Ok((0, 6)),
+        T::CUBE_ARRAY if vt == T::CUBE_ARRAY && layered => Ok((0, img.layers)),
+        T::TYPE_2D | T::TYPE_1D if vt == T::TYPE_3D => {
+            Err("a single slice of a 3D texture (needs VK_EXT_image_2d_view_of_3d; named gap)")
+        }
+        T::TYPE_2D if two_d => one(img.layers),
+        T::TYPE_1D if one_d => one(img.layers),
+        T::TYPE_2D_ARRAY if two_d && layered => Ok((0, img.layers)),
+        T::TYPE_1D_ARRAY if one_d && layered => Ok((0, img.layers)),
+        T::TYPE_2D_ARRAY if two_d => one(img.layers),
+        T::TYPE_1D_ARRAY if one_d => one(img.layers),
+        _ => Err("texture shape does not match the shader's image type"),
+    }
+}
+
+impl VulkanBackend {
+    fn dummy_ssbo(&mut self) -> Option<vk::Buffer> {
+        if let Some(b) = self.dummies.ssbo {
+            return Some(b.buffer);
+        }
+        match self.new_buffer(DUMMY_SSBO_SIZE) {
+            Ok(b) => {
+                self.dummies.ssbo = Some(b);
+                Some(b.buffer)
+            }
+            Err(e) => {
+                warn!("dummy storage buffer: {e}");
+                None
+            }
+        }
+    }
+
+    /// Write (or reuse) the storage-buffer set of `plan` for `c`'s
+    /// `set_shader_buffers` bindings (a dummy where a slot is empty or its
+    /// range unusable).
+    fn storage_buffer_set(&mut self, c: &Ctx, plan: &SetPlan) -> Result<vk::DescriptorSet, String> {
+        let lim = self.gpu.props.limits;
+        let max_range = lim.max_storage_buffer_range as u64;
+        let align = lim.min_storage_buffer_offset_alignment.max(1);
+        let sb = &c.sbufs;
+        let mut infos: Vec<(u32, u32, vk::DescriptorBufferInfo)> = Vec::new();
+        for &(b, n) in plan.ssbos.iter() {
+            for k in 0..n.max(1) {
+                let slot = b.saturating_add(k);
+                let mut info = None;
+                if (slot as usize) < (sb.count as usize).min(sb.buffers.len()) {
+                    let si = slot as usize;
+                    let h = sb.buffers[si];
+                    if let Some((raw, size)) = self.buffer_use(h) {
+                        let off = sb.offsets[si];
+                        let len = if sb.sizes[si] == 0 {
+                            size.saturating_sub(off)
+                        } else {
+                            sb.sizes[si]
+                        };
+                        if !off.is_multiple_of(align) {
+                            warn!(
+                                binding = slot,
+                                off, "storage buffer offset not aligned, dummy bound"
+                            );
+                        } else if len == 0 || off.saturating_add(len) > size {
+                            warn!(
+                                binding = slot,
+                                off, len, size, "storage buffer range past the buffer, dummy bound"
+                            );
+                        } else {
+                            if len > max_range {
+                                self.warn_once(
+                                    "ssborange",
+                                    "storage buffer range beyond maxStorageBufferRange: clamped",
+                                );
+                            }
+                            info = Some((raw.buffer, off, len.min(max_range)));
+                        }
+                    } else if !h.is_null() {
+                        warn!(binding = slot, buffer = ?h, "unknown storage buffer, dummy bound");
+                    }
+                }
+                let (buffer, offset, range) = match info {
+                    Some(i) => i,
+                    None => (
+                        self.dummy_ssbo().ok_or("no dummy storage buffer")?,
+                        0,
+                        DUMMY_SSBO_SIZE.min(max_range),
+                    ),
+                };
+                infos.push((
+                    b,
+                    k,
+                    vk::DescriptorBufferInfo {
+                        buffer,
+                        offset,
+                        range,
+                    },
+                ));
+            }
+        }
+        let sl = plan.set_layouts[STORAGE_SET as usize];
+        let what: Vec<frame::DescriptorBuffer> = infos
+            .iter()
+            .map(|(b, k, i)| (*b, *k, i.buffer, i.offset, i.range))
+            .collect();
+        if let Some((l, w, set)) = &self.frames.last_ssbo_set {
+            if *l == sl && *w == what {
+                return Ok(*set);
+            }
+        }
+        let set = self
+            .frames
+            .descriptor_set(&self.gpu, sl)
+            .map_err(|e| e.to_string())?;
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .map(|(b, k, i)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(*b)
+                    .dst_array_element(*k)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(std::slice::from_ref(i))
+            })
+            .collect();
+        // SAFETY: a fresh set of this layout; every info names a live buffer
+        // with a range inside it.
+        unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+        self.frames.last_ssbo_set = Some((sl, what, set));
+        Ok(set)
+    }
+
+    /// Write (or reuse) the storage-image set of `plan` for `c`'s
+    /// `set_shader_images` bindings (a dummy where a unit is empty or its
+    /// binding unusable).
+    fn storage_image_set(&mut self, c: &Ctx, plan: &SetPlan) -> Result<vk::DescriptorSet, String> {
+        let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
+        for ib in plan.images.iter() {
+            for k in 0..ib.count.max(1) {
+                let unit = ib.binding.saturating_add(k) as usize;
+                let view = match self.storage_view(c, unit, ib) {
+                    Some(v) => v,
+                    None => self
+                        .dummy_storage_view(ib)
+                        .ok_or("no dummy storage image for the shader's image type")?,
+                };
+                infos.push((
+                    ib.binding,
+                    k,
+                    vk::DescriptorImageInfo {
+                        sampler: vk::Sampler::null(),
+                        image_view: view,
+                        image_layout: vk::ImageLayout::GENERAL,
+                    },
+                ));
+            }
+        }
+        let sl = plan.set_layouts[IMAGE_SET as usize];
+        let what: Vec<frame::DescriptorImage> = infos
+            .iter()
+            .map(|(b, k, i)| (*b, *k, i.sampler, i.image_view))
+            .collect();
+        if let Some((l, w, set)) = &self.frames.last_image_set {
+            if *l == sl && *w == what {
+                return Ok(*set);
+            }
+        }
+        let set = self
+            .frames
+            .descriptor_set(&self.gpu, sl)
+            .map_err(|e| e.to_string())?;
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .map(|(b, k, i)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(*b)
+                    .dst_array_element(*k)
+                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                    .image_info(std::slice::from_ref(i))
+            })
+            .collect();
+        // SAFETY: a fresh set of this layout; live views of images made with
+        // STORAGE usage, in GENERAL.
+        unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+        self.frames.last_image_set = Some((sl, what, set));
+        Ok(set)
+    }
+
+    /// The view a draw or dispatch binds for image unit `unit` (None: use
+    /// a dummy; why is logged).
+    fn storage_view(&mut self, c: &Ctx, unit: usize, ib: &ImageBinding) -> Option<vk::ImageView> {
+        let p = &c.images;
+        if unit >= (p.count as usize).min(p.resources.len()) {
+            return None;
+        }
+        let h = p.resources[unit];
+        if h.is_null() {
+            return None;
+        }
+        let (level, layer, access) = (p.levels[unit], p.layers[unit], p.access[unit]);
+        let unit_vk = self.storage_format(p.formats[unit]).vk;
+        let shader_vk = emulation::spirv_image_format(ib.format).map(|f| self.storage_format(f).vk);
+        let (want_vt, _) = image_view_type(ib);
+        let gpu = &self.gpu;
+        let Some(ResKind::Texture { img: Some(img), .. }) =
+            self.scr.resources.get_mut(h).map(|r| &mut r.kind)
+        else {
+            warn!(res = ?h, unit, "image unit: unknown texture or texture without storage, dummy bound");
+            return None;
+        };
+        let why = if !emulation::is_image_unit_format(p.formats[unit]) {
+            Some("not an image-unit format")
+        } else if !img.storage {
+            Some("the texture's format cannot be a storage image on this device")
+        } else if level >= img.levels {
+            Some("level beyond the texture's levels")
+        } else if unit_vk != img.format.vk {
+            Some("image-unit format differs from the texture's storage (reinterpretation is a named gap)")
+        } else if shader_vk.is_some_and(|f| f != img.format.vk) {
+            Some("the shader's image format differs from the texture's storage")
+        } else if ib.ms {
+            Some("multisampled storage images are a named gap")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            warn!(res = ?h, unit, format = p.formats[unit], "image unit: {why}, dummy bound");
+            return None;
+        }
+        let (base_layer, layers) = match storage_layers(img, want_vt, layer) {
+            Ok(l) => l,
+            Err(why) => {
+                warn!(res = ?h, unit, layer, "image unit: {why}, dummy bound");
+                return None;
+            }
+        };
+        let key = ViewKey {
+            ty: want_vt.as_raw(),
+            aspect: vk::ImageAspectFlags::COLOR.as_raw(),
+            base_level: level,
+            levels: 1,
+            base_layer,
+            layers,
+            // Identity: storage-image views may not swizzle.
+            swizzle: [0; 4],
+        };
+        let v = resource::view(gpu, img, key);
+        if v.is_some() && access != gl::READ_ONLY {
+            // Stores define the level's contents.
+            img.defined |= 1u64 << level.min(63);
+        }
+        v
+    }
+
+    /// A 1x1 storage image matching a shader image's type and format.
+    fn dummy_storage_view(&mut self, ib: &ImageBinding) -> Option<vk::ImageView> {
+        let (vt, target) = image_view_type(ib);
+        let internal = emulation::spirv_image_format(ib.format).unwrap_or(match ib.scalar {
+            Scalar::Float => gl::RGBA32F,
+            Scalar::Int => gl::RGBA32I,
+            Scalar::Uint => gl::RGBA32UI,
+        });
+        let sf = self.storage_format(internal);
+        let key = (vt.as_raw(), sf.vk.as_raw());
+        if !self.dummies.storage_images.contains_key(&key) {
+            let (it, _) = emulation::texture_shape(target)?;
+            let (ext, layers) = emulation::extent_and_layers(target, 1, 1, 1);
+            let img = self
+                .create_image(sf, internal, it, vt, ext, layers, 1, 1)
+                .ok()?;
+            if !img.storage {
+                warn!(format = ?sf.vk, "no storage-image support for a dummy image of this format");
+                let mut g = Vec::new();
+                resource::collect_image(img, &mut g);
+                self.retire(g);
+                return None;
+            }
+            if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
+                // SAFETY: recording outside rendering; fresh image in GENERAL.
+                unsafe {
+                    self.gpu.device.cmd_clear_color_image(
+                        cmd,
+                        img.image,
+                        vk::ImageLayout::GENERAL,
+                        &vk::ClearColorValue::default(),
+                        &[resource::full_range(&img)],
+                    )
+                };
+                frame::barrier(&self.gpu, cmd);
+            }
+            self.dummies.storage_images.insert(key, img);
+        }
+        let gpu = &self.gpu;
+        let img = self.dummies.storage_images.get_mut(&key)?;
+        let k = ViewKey {
+            ty: vt.as_raw(),
+            aspect: vk::ImageAspectFlags::COLOR.as_raw(),
+            base_level: 0,
+            levels: 1,
+            base_layer: 0,
+            layers: img.layers,
+            swizzle: [0; 4],
+        };
+        resource::view(gpu, img, k)
+    }
+
+    /// `dispatch_compute`: the bound compute program over the current
+    /// bindings, outside any rendering instance, followed by a full
+    /// barrier (its writes are visible to everything recorded after it).
+    fn do_dispatch(&mut self, p: &calls::DispatchCompute) -> Result<(), String> {
+        let Some(c) = self.cur_copy("dispatch_compute") else {
+            return Ok(());
+        };
+        if !self.gpu.feat.compute {
+            return Err("the device's queue runs no compute work".into());
+        }
+        if p.groups.contains(&0) {
+            return Ok(());
+        }
+        let lim = self.gpu.props.limits.max_compute_work_group_count;
+        if p.groups.iter().zip(lim).any(|(&g, l)| g > l) {
+            return Err(format!(
+                "work group counts {:?} beyond the device's {lim:?}",
+                p.groups
+            ));
+        }
+        // Open the frame first: descriptor sets and arena ranges belong to
+        // the recording frame.
+        self.frames.cmd_keep(&self.gpu).map_err(|e| e.to_string())?;
+        let sh = self
+            .scr
+            .shaders
+            .get(c.shader)
+            .ok_or_else(|| format!("no valid shader bound ({:?})", c.shader))?;
+        let build = sh
+            .built
+            .as_ref()
+            .ok_or("the bound shader failed to build")?;
+        if !build.is_compute {
+            return Err("the bound shader is not a compute program".into());
+        }
+        if build.unsupported {
+            return Err(
+                "shader uses separate images/samplers or image buffers (not supported)".into(),
+            );
+        }
+        let plan = SetPlan::of(sh, build);
+        // Compute pipelines are cached under the program's handle alone
+        // (graphics keys are longer; `release_shader` drops both).
+        let key = vec![c.shader.slot, c.shader.gen];
+        let pipe = match self.pipelines.get(&key) {
+            Some(&p) => p,
+            None => {
+                let np = pipeline::create_compute_pipeline(&self.gpu, build)
+                    .map_err(|e| format!("compute pipeline creation failed: {e}"))?;
+                self.pipelines.insert(key, np);
+                np
+            }
+        };
+        let mut sets = [vk::DescriptorSet::null(); SETS];
+        let mut ubo_offsets = Vec::new();
+        self.write_sets(&c, c.shader, &plan, &mut sets, &mut ubo_offsets)?;
+        // Ends any rendering instance (the next draw begins one again) and
+        // barriers after everything recorded before.
+        let cmd = self
+            .frames
+            .transfer_cmd(&self.gpu)
+            .map_err(|e| e.to_string())?;
+        let d = &self.gpu.device;
+        // SAFETY: recording outside rendering; the pipeline and every set
+        // were made for `plan.layout` (sets in this frame, naming live
+        // objects); one dynamic offset per dynamic descriptor of set 0;
+        // group counts checked against the device's limits. Binding at the
+        // compute bind point leaves the graphics bindings `frames` tracks
+        // untouched.
+        unsafe {
+            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipe);
+            for (i, set) in sets.iter().enumerate() {
+                if *set == vk::DescriptorSet::null() {
+                    continue;
+                }
+                let offsets: &[u32] = if i == UBO_SET as usize {
+                    &ubo_offsets
+                } else {
+                    &[]
+                };
+                d.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    plan.layout,
+                    i as u32,
+                    std::slice::from_ref(set),
+                    offsets,
+                );
+            }
+            d.cmd_dispatch(cmd, p.groups[0], p.groups[1], p.groups[2]);
+        }
+        // Conservative (GL asks for glMemoryBarrier first): later draws,
+        // transfers, read-backs and dispatches see the writes.
+        frame::barrier(&self.gpu, cmd);
+        Ok(())
+    }
+
+    /// `memory_barrier`: shader writes made so far become visible to
+    /// everything after. Draws inside the open rendering instance are not
+    /// separated from each other by a barrier, so the instance ends (the
+    /// next draw begins another, after a full barrier); outside one a full
+    /// barrier is recorded (every transfer, dispatch and rendering instance
+    /// also begins with one).
+    fn do_memory_barrier(&mut self) {
+        if !self.frames.recording {
+            // Everything is submitted: the next command buffer begins its
+            // work after a full barrier, which covers earlier submissions.
+            return;
+        }
+        if self.frames.rendering.is_some() {
+            self.frames.end_rendering(&self.gpu);
+        } else {
+            self.frames.flush_draws(&self.gpu);
+            let cmd = self.frames.frames[self.frames.cur].cmd;
+            self.frames.full_barrier(&self.gpu, cmd);
+        }
+    }
+}
+
 impl Context for VulkanBackend {
     // ------------------------------------------------------------ objects
 
@@ -3659,20 +4175,42 @@ impl Context for VulkanBackend {
         }
     }
 
-    fn set_shader_buffers(&mut self, _p: &calls::SetShaderBuffers) {
-        warn!("set_shader_buffers: not implemented by this backend yet");
+    fn set_shader_buffers(&mut self, p: &calls::SetShaderBuffers) {
+        self.touch();
+        if p.count as usize > p.buffers.len() {
+            warn!(
+                count = p.count,
+                "set_shader_buffers: count beyond 16, the rest ignored"
+            );
+        }
+        if let Some(c) = self.cur("set_shader_buffers") {
+            c.sbufs = *p;
+        }
     }
 
-    fn set_shader_images(&mut self, _p: &calls::SetShaderImages) {
-        warn!("set_shader_images: not implemented by this backend yet");
+    fn set_shader_images(&mut self, p: &calls::SetShaderImages) {
+        self.touch();
+        if p.count as usize > p.resources.len() {
+            warn!(
+                count = p.count,
+                "set_shader_images: count beyond 8, the rest ignored"
+            );
+        }
+        if let Some(c) = self.cur("set_shader_images") {
+            c.images = *p;
+        }
     }
 
-    fn dispatch_compute(&mut self, _p: &calls::DispatchCompute) {
-        warn!("dispatch_compute: not implemented by this backend yet");
+    fn dispatch_compute(&mut self, p: &calls::DispatchCompute) {
+        self.touch();
+        if let Err(e) = self.do_dispatch(p) {
+            warn!(groups = ?p.groups, "dispatch_compute: {e}, skipped");
+        }
     }
 
     fn memory_barrier(&mut self, _p: &calls::MemoryBarrier) {
-        warn!("memory_barrier: not implemented by this backend yet");
+        self.touch();
+        self.do_memory_barrier();
     }
 
     fn set_constant_buffers(&mut self, p: &calls::SetConstantBuffers) {
@@ -3884,4 +4422,64 @@ fn light_vertex_change(c: &Ctx, elements: Handle, vb: &calls::SetVertexBuffers) 
     }
     let moved = c.vbufs.buffers[..n] != vb.buffers[..n] || c.vbufs.offsets[..n] != vb.offsets[..n];
     Some(if moved { crate::LIGHT_VBUF } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk::ImageViewType as T;
+
+    fn img(view_type: vk::ImageViewType, layers: u32) -> ImageRes {
+        ImageRes {
+            image: vk::Image::null(),
+            memory: vk::DeviceMemory::null(),
+            host: Default::default(),
+            linear: false,
+            format: emulation::storage_format(gl::RGBA8, &|_, _| true),
+            gl_internal: gl::RGBA8,
+            view_type,
+            extent: vk::Extent3D {
+                width: 4,
+                height: 4,
+                depth: if view_type == T::TYPE_3D { 4 } else { 1 },
+            },
+            layers,
+            levels: 1,
+            samples: vk::SampleCountFlags::TYPE_1,
+            storage: true,
+            defined: 1,
+            views: Default::default(),
+        }
+    }
+
+    #[test]
+    fn image_unit_layers_follow_gl_layered_bindings() {
+        const L: u32 = IMAGE_LAYERED;
+        let array = img(T::TYPE_2D_ARRAY, 4);
+        // Non-layered: one layer, seen as 2D (or a 1-layer array).
+        assert_eq!(storage_layers(&array, T::TYPE_2D, 2), Ok((2, 1)));
+        assert_eq!(storage_layers(&array, T::TYPE_2D_ARRAY, 3), Ok((3, 1)));
+        assert!(storage_layers(&array, T::TYPE_2D, 4).is_err());
+        // Layered: every layer.
+        assert_eq!(storage_layers(&array, T::TYPE_2D_ARRAY, L), Ok((0, 4)));
+        // A non-array texture ignores the layer.
+        let flat = img(T::TYPE_2D, 1);
+        assert_eq!(storage_layers(&flat, T::TYPE_2D, 7), Ok((0, 1)));
+        assert_eq!(storage_layers(&flat, T::TYPE_2D, L), Ok((0, 1)));
+        // Cube maps: layered as a cube, a face as 2D.
+        let cube = img(T::CUBE, 6);
+        assert_eq!(storage_layers(&cube, T::CUBE, L), Ok((0, 6)));
+        assert!(storage_layers(&cube, T::CUBE, 1).is_err());
+        assert_eq!(storage_layers(&cube, T::TYPE_2D, 5), Ok((5, 1)));
+        let cubes = img(T::CUBE_ARRAY, 12);
+        assert_eq!(storage_layers(&cubes, T::CUBE_ARRAY, L), Ok((0, 12)));
+        // 3D: the whole level; a single slice is a named gap.
+        let vol = img(T::TYPE_3D, 1);
+        assert_eq!(storage_layers(&vol, T::TYPE_3D, L), Ok((0, 1)));
+        assert!(storage_layers(&vol, T::TYPE_2D, 2).is_err());
+        // Shapes that do not match.
+        assert!(storage_layers(&flat, T::TYPE_3D, L).is_err());
+        assert!(storage_layers(&img(T::TYPE_1D, 1), T::TYPE_2D, L).is_err());
+        assert!(storage_layers(&flat, T::CUBE, L).is_err());
+    }
 }

@@ -50,6 +50,21 @@ pub(crate) struct Features {
     /// primitives too (points, lines, triangles and their adjacency
     /// forms), which core Vulkan allows for strips and fans only.
     pub list_restart: bool,
+    /// The queue runs compute dispatches (`dispatch_compute`).
+    pub compute: bool,
+    /// fragmentStoresAndAtomics: fragment shaders write storage buffers
+    /// and images.
+    pub fragment_stores: bool,
+    /// vertexPipelineStoresAndAtomics: vertex, tessellation and geometry
+    /// shaders write storage buffers and images.
+    pub vertex_stores: bool,
+    /// shaderStorageImage{Read,Write}WithoutFormat: storage images
+    /// declared without a format.
+    pub image_read_without_format: bool,
+    pub image_write_without_format: bool,
+    /// shaderStorageImageExtendedFormats: the GL image formats beyond the
+    /// Vulkan base set (rg32f, r16f, r8, ...).
+    pub image_extended_formats: bool,
 }
 
 /// The device and what we know about it.
@@ -215,9 +230,17 @@ impl Gpu {
             }
             // SAFETY: as above.
             let qf = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+            // A family that computes too is preferred (`dispatch_compute`).
             let Some(qfam) = qf
                 .iter()
-                .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+                .position(|q| {
+                    q.queue_flags
+                        .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+                })
+                .or_else(|| {
+                    qf.iter()
+                        .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+                })
             else {
                 why.push(format!("{name}: no graphics queue"));
                 continue;
@@ -238,10 +261,12 @@ impl Gpu {
                 exts,
                 core13,
                 qf[qfam].timestamp_valid_bits,
+                qf[qfam].queue_flags.contains(vk::QueueFlags::COMPUTE),
             ));
         }
         candidates.sort_by_key(|c| c.0);
-        let Some((_, pdev, qfam, props, exts, core13, ts_bits)) = candidates.into_iter().next()
+        let Some((_, pdev, qfam, props, exts, core13, ts_bits, q_compute)) =
+            candidates.into_iter().next()
         else {
             return Err(VkError::NoDevice(if why.is_empty() {
                 "no physical devices".into()
@@ -325,7 +350,9 @@ impl Gpu {
             .device_name_as_c_str()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // The quirk's set goes above every program set.
         let lvp_image_slots = lvp_slots
+            && props.limits.max_bound_descriptor_sets > crate::spirv::SETS as u32
             && lvp_quirk::wanted(
                 &device_name,
                 core_f.geometry_shader != 0,
@@ -350,6 +377,12 @@ impl Gpu {
                 && fpgq.primitives_generated_query != 0
                 && fpgq.primitives_generated_query_with_rasterizer_discard != 0,
             list_restart: has_lr && flr.primitive_topology_list_restart != 0,
+            compute: q_compute,
+            fragment_stores: core_f.fragment_stores_and_atomics != 0,
+            vertex_stores: core_f.vertex_pipeline_stores_and_atomics != 0,
+            image_read_without_format: core_f.shader_storage_image_read_without_format != 0,
+            image_write_without_format: core_f.shader_storage_image_write_without_format != 0,
+            image_extended_formats: core_f.shader_storage_image_extended_formats != 0,
         };
 
         // Enable exactly what we use.
@@ -393,7 +426,12 @@ impl Gpu {
             .large_points(feat.large_points)
             .occlusion_query_precise(feat.occlusion_precise)
             .geometry_shader(feat.lvp_image_slots)
-            .tessellation_shader(feat.lvp_image_slots);
+            .tessellation_shader(feat.lvp_image_slots)
+            .fragment_stores_and_atomics(feat.fragment_stores)
+            .vertex_pipeline_stores_and_atomics(feat.vertex_stores)
+            .shader_storage_image_read_without_format(feat.image_read_without_format)
+            .shader_storage_image_write_without_format(feat.image_write_without_format)
+            .shader_storage_image_extended_formats(feat.image_extended_formats);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
         let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut edcc =

@@ -6,7 +6,11 @@
 //! | GL's bottom-left origin | images keep GL row order (memory row 0 = GL row 0 = the bottom row / first uploaded row); the viewport keeps a positive height, so NDC y = -1 lands on row 0, `gl_FragCoord` equals GL window coordinates and `read_pixels` copies rows as stored. The winding flips under this mapping, so GL `CCW` is Vulkan `CLOCKWISE` |
 //! | `gl_PointCoord` origin | GL row order makes Vulkan's upper-left point origin GL's lower-left: a fragment stage reading `PointCoord` reads (s, 1 − t) instead (`spirv::flip_point_coord`), GL's default upper-left origin |
 //! | GL clip-space depth [-1, 1] | `VK_EXT_depth_clip_control` (`negativeOneToOne`); without it depth is a named gap |
-//! | separate texture-unit / UBO binding namespaces | SPIR-V rewrite (`spirv.rs`): sampled images move to descriptor set 1, UBOs stay in set 0 |
+//! | separate texture-unit / UBO / storage-block / image-unit binding namespaces | SPIR-V rewrite (`spirv.rs`): sampled images move to descriptor set 1, storage blocks to set 2, storage images to set 3, UBOs stay in set 0 |
+//! | `glDispatchCompute` | `vkCmdDispatch` outside any rendering instance (an open one ends; the next draw begins another), with one compute pipeline per program; a full barrier follows every dispatch, so its writes are visible to later draws, transfers, read-backs and dispatches even without `glMemoryBarrier` |
+//! | `glMemoryBarrier` (any bits, by region or not) | ends the open rendering instance (draws inside one are not separated by barriers, so fragment-shader stores of earlier draws become visible to later ones), else a full barrier |
+//! | image units | a view of one level (one layer, or every layer when layered) in the unit's format, which must be the texture's storage format; textures whose storage format supports `STORAGE_IMAGE` are made with STORAGE usage; images stay in `GENERAL` |
+//! | empty storage-block / image-unit slots the program declares | a zeroed 64 KiB storage buffer / a 1x1 image of the declared type and format (stores land there; loads see zeros until a store) |
 //! | 3-component formats (`RGB8`, `RGB16F`, `RGB32F`, `RGB565`, ...) | stored as the 4-component format, alpha written 1 on upload, view swizzle A = ONE |
 //! | `RGBA4`, `RGB5_A1`, `R11F_G11F_B10F`, `RGB9_E5`, `RGB10`, small desktop formats | `RGBA8` / `RGBA16F` / `RGB10_A2` storage |
 //! | 24-bit depth | `D32_SFLOAT` (or `D32_SFLOAT_S8_UINT`) when the device lacks the 24-bit format |
@@ -25,14 +29,36 @@
 //! unmasked, warned), `GL_QUADS`/`GL_POLYGON`, double/fixed/32-bit
 //! normalised vertex formats, line loops from buffer-resident indices (drawn
 //! as strips), `gl_InstanceID` with a base instance (Vulkan's
-//! InstanceIndex includes it), storage buffers/images, depth-stencil
+//! InstanceIndex includes it), depth-stencil
 //! uploads of packed `DEPTH_STENCIL` data, multisampled `read_pixels`
 //! resolves only the colour aspect, custom sampler border colours (only
 //! transparent black / opaque black / opaque white), rectangle samplers,
 //! separate depth and stencil images in one framebuffer (stencil dropped),
 //! redefining a texture's level 0 with another size/format discards its
-//! other levels, transform feedback / queries / compute dispatch (no calls
-//! in the catalogue yet).
+//! other levels, transform feedback (no calls in the catalogue yet).
+//! Storage buffers/images: an image unit whose format differs from the
+//! texture's storage format (GL's reinterpretation by size class would need
+//! MUTABLE_FORMAT images), whose texture format cannot be a storage image
+//! on the device, or whose storage is emulated in another format than the
+//! shader declares (`R11F_G11F_B10F` stored as `RGBA16F`) binds a dummy
+//! (warned); so do a single slice of a 3D texture (needs
+//! `VK_EXT_image_2d_view_of_3d`) and multisampled images; image buffers
+//! (`imageBuffer`) and separate images/samplers are refused at
+//! draw/dispatch, and atomic counters are not Vulkan SPIR-V (the frontend
+//! must lower them to storage blocks); stores from the
+//! vertex, tessellation and geometry stages need
+//! `vertexPipelineStoresAndAtomics`, fragment ones `fragmentStoresAndAtomics`,
+//! images without a declared format `shaderStorageImage{Read,Write}WithoutFormat`
+//! (each enabled when the device has it; otherwise pipeline creation fails
+//! and the draw or dispatch is skipped, logged).
+//!
+//! Limits (caps): compute work-group counts/sizes/invocations and shared
+//! memory are the device's (0 when the queue cannot compute); image units =
+//! `maxPerStageDescriptorStorageImages` clamped to 8, storage-buffer
+//! bindings = `maxPerStageDescriptorStorageBuffers` clamped to 16, storage
+//! block size = `maxStorageBufferRange`, storage offset alignment =
+//! `minStorageBufferOffsetAlignment`; a storage range beyond
+//! `maxStorageBufferRange` is clamped to it (warned once).
 
 use ash::vk;
 
@@ -49,6 +75,8 @@ pub mod gl {
     pub const TIMESTAMP: u32 = 0x8E28;
     pub const PRIMITIVES_GENERATED: u32 = 0x8C87;
     pub const NONE: u32 = 0;
+    /// Image-unit access (`set_shader_images`).
+    pub const READ_ONLY: u32 = 0x88B8;
     pub const ZERO: u32 = 0;
     pub const ONE: u32 = 1;
     pub const DOUBLE: u32 = 0x140A;
@@ -590,6 +618,59 @@ pub fn storage_format(
         }
     }
     sf
+}
+
+/// Whether `internal` is a format GL accepts for an image unit
+/// (`glBindImageTexture`: the formats of GL 4.6 table 8.26).
+pub fn is_image_unit_format(internal: u32) -> bool {
+    (1..=39).any(|f| spirv_image_format(f) == Some(internal))
+}
+
+/// The GL sized internal format of a SPIR-V storage-image format (the
+/// `Image Format` operand of `OpTypeImage`; 0, Unknown, gives None).
+pub fn spirv_image_format(f: u32) -> Option<u32> {
+    Some(match f {
+        1 => g::RGBA32F,
+        2 => g::RGBA16F,
+        3 => g::R32F,
+        4 => g::RGBA8,
+        5 => g::RGBA8_SNORM,
+        6 => g::RG32F,
+        7 => g::RG16F,
+        8 => g::R11F_G11F_B10F,
+        9 => g::R16F,
+        10 => g::RGBA16,
+        11 => g::RGB10_A2,
+        12 => g::RG16,
+        13 => g::RG8,
+        14 => g::R16,
+        15 => g::R8,
+        16 => g::RGBA16_SNORM,
+        17 => g::RG16_SNORM,
+        18 => g::RG8_SNORM,
+        19 => g::R16_SNORM,
+        20 => g::R8_SNORM,
+        21 => g::RGBA32I,
+        22 => g::RGBA16I,
+        23 => g::RGBA8I,
+        24 => g::R32I,
+        25 => g::RG32I,
+        26 => g::RG16I,
+        27 => g::RG8I,
+        28 => g::R16I,
+        29 => g::R8I,
+        30 => g::RGBA32UI,
+        31 => g::RGBA16UI,
+        32 => g::RGBA8UI,
+        33 => g::R32UI,
+        34 => g::RGB10_A2UI,
+        35 => g::RG32UI,
+        36 => g::RG16UI,
+        37 => g::RG8UI,
+        38 => g::R16UI,
+        39 => g::R8UI,
+        _ => return None,
+    })
 }
 
 /// Image aspect of a storage class.

@@ -172,9 +172,9 @@ pub(crate) struct Frames {
     pub bound_pipeline: vk::Pipeline,
     /// Draw dynamic state last set in the current command buffer.
     pub dyn_state: Option<DynState>,
-    /// (pipeline layout, set) bound at sets 0 and 1 in the current
-    /// command buffer.
-    pub bound_sets: [(vk::PipelineLayout, vk::DescriptorSet); 2],
+    /// (pipeline layout, set) bound at sets 0..4 (`spirv::SETS`) at the
+    /// graphics bind point in the current command buffer.
+    pub bound_sets: [(vk::PipelineLayout, vk::DescriptorSet); crate::spirv::SETS],
     /// Dynamic offsets set 0 was bound with.
     pub bound_ubo_offsets: Vec<u32>,
     /// (buffer, offset) bound at vertex bindings 0..16 in the current
@@ -190,6 +190,16 @@ pub(crate) struct Frames {
         vk::DescriptorSet,
     )>,
     pub last_sampler_set: Option<(
+        vk::DescriptorSetLayout,
+        Vec<DescriptorImage>,
+        vk::DescriptorSet,
+    )>,
+    pub last_ssbo_set: Option<(
+        vk::DescriptorSetLayout,
+        Vec<DescriptorBuffer>,
+        vk::DescriptorSet,
+    )>,
+    pub last_image_set: Option<(
         vk::DescriptorSetLayout,
         Vec<DescriptorImage>,
         vk::DescriptorSet,
@@ -435,7 +445,8 @@ const MAX_UNBARRIERED_UPLOADS: usize = 256;
 
 /// (binding, array element, buffer, offset, range) of one uniform descriptor.
 pub(crate) type DescriptorBuffer = (u32, u32, vk::Buffer, u64, u64);
-/// (binding, array element, sampler, view) of one combined image sampler.
+/// (binding, array element, sampler, view) of one combined image sampler
+/// (or, with a null sampler, of one storage image).
 pub(crate) type DescriptorImage = (u32, u32, vk::Sampler, vk::ImageView);
 
 /// The dynamic state a draw sets (compared bit for bit, floats included).
@@ -455,7 +466,8 @@ impl Frames {
     pub fn forget_bindings(&mut self) {
         self.bound_pipeline = vk::Pipeline::null();
         self.dyn_state = None;
-        self.bound_sets = [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2];
+        self.bound_sets =
+            [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); crate::spirv::SETS];
         self.bound_vertex = [(vk::Buffer::null(), 0); 16];
         self.bound_index = None;
     }
@@ -474,6 +486,14 @@ fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             descriptor_count: 8192,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::STORAGE_BUFFER,
+            descriptor_count: 2048,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::STORAGE_IMAGE,
+            descriptor_count: 1024,
         },
     ];
     let ci = vk::DescriptorPoolCreateInfo::default()
@@ -535,12 +555,15 @@ impl Frames {
             rendering: None,
             bound_pipeline: vk::Pipeline::null(),
             dyn_state: None,
-            bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null()); 2],
+            bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null());
+                crate::spirv::SETS],
             bound_ubo_offsets: Vec::new(),
             bound_vertex: [(vk::Buffer::null(), 0); 16],
             bound_index: None,
             last_ubo_set: None,
             last_sampler_set: None,
+            last_ssbo_set: None,
+            last_image_set: None,
             images_touched: false,
             attached: Vec::new(),
             fresh: Vec::new(),
@@ -683,6 +706,8 @@ impl Frames {
         // The frame's descriptor pools were reset with it.
         self.last_ubo_set = None;
         self.last_sampler_set = None;
+        self.last_ssbo_set = None;
+        self.last_image_set = None;
         self.after_upload = false;
         self.written.clear();
         self.images_touched = false;

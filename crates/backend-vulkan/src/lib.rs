@@ -46,6 +46,10 @@
 //! `frame::SUBMIT_EVERY_DRAWS` draws so the device works while the frame
 //! is recorded; read-backs reuse one host buffer. Queries (occlusion,
 //! timers), timestamps and `glGetTexImage` are answered in `queries.rs`.
+//! Compute dispatches run outside rendering instances (one ends for
+//! them) with a full barrier after each; storage buffers and images are
+//! bound like uniform buffers and samplers, in descriptor sets 2 and 3 of
+//! every pipeline layout, at the graphics or the compute bind point.
 //! The client's SPIR-V is consumed directly after one rewrite
 //! ([`spirv`]); desktop-GL semantics Vulkan lacks are named in
 //! [`emulation`]. Bad handles and malformed payloads are logged
@@ -187,6 +191,8 @@ pub(crate) struct ImageRes {
     pub layers: u32,
     pub levels: u32,
     pub samples: vk::SampleCountFlags,
+    /// Made with STORAGE usage (its format can be a storage image here).
+    pub storage: bool,
     /// Bit i: level i has been defined (uploaded, rendered or allocated by storage).
     pub defined: u64,
     pub views: HashMap<ViewKey, vk::ImageView, table::WordHash>,
@@ -283,6 +289,10 @@ pub(crate) struct Ctx {
     pub views: calls::SetSamplerViews,
     pub samplers: calls::BindSamplers,
     pub cbufs: calls::SetConstantBuffers,
+    /// Storage-buffer bindings (`set_shader_buffers`).
+    pub sbufs: calls::SetShaderBuffers,
+    /// Image-unit bindings (`set_shader_images`).
+    pub images: calls::SetShaderImages,
     pub viewport: calls::SetViewport,
     pub scissor: calls::SetScissor,
     pub blend_color: [f32; 4],
@@ -354,6 +364,11 @@ pub(crate) struct DrawScratch {
 #[derive(Default)]
 pub(crate) struct Dummies {
     pub ubo: Option<RawBuffer>,
+    /// Bound at storage-block slots the client left empty.
+    pub ssbo: Option<RawBuffer>,
+    /// (view type, Vulkan format) -> 1x1 storage image, bound at image
+    /// slots the client left empty (or bound unusably).
+    pub storage_images: HashMap<(i32, i32), ImageRes>,
     /// (view type, scalar class) -> 1x1 image.
     pub images: HashMap<(i32, spirv::Scalar, bool), ImageRes>,
     pub sampler: Option<vk::Sampler>,
@@ -513,7 +528,13 @@ impl Drop for VulkanBackend {
         if let Some(b) = self.dummies.ubo.take() {
             all.push(frame::Garbage::Buffer(b));
         }
+        if let Some(b) = self.dummies.ssbo.take() {
+            all.push(frame::Garbage::Buffer(b));
+        }
         for (_, img) in self.dummies.images.drain() {
+            resource::collect_image(img, &mut all);
+        }
+        for (_, img) in self.dummies.storage_images.drain() {
             resource::collect_image(img, &mut all);
         }
         if let Some(s) = self.dummies.sampler.take() {

@@ -13,9 +13,11 @@
 //! of every command buffer: the walk covers one slot instead of 64.
 //!
 //! Owns: the image, its memory and view, a set layout, a pool with the one
-//! set, and a pipeline layout `[empty, empty, image]` used only to bind it
-//! (set index 2, above the UBO and sampler sets, which every frame re-binds
-//! after it). Applied only on llvmpipe devices; `MOBILEGL_VK_LVP_IMAGE_SLOTS=0`
+//! set, and a pipeline layout `[empty, empty, empty, empty, image]` used
+//! only to bind it (set index 4, above the UBO, sampler, storage-buffer and
+//! storage-image sets of every program, which every frame binds after it
+//! and which therefore never replace it). Applied only on llvmpipe devices
+//! (with more than 4 descriptor sets); `MOBILEGL_VK_LVP_IMAGE_SLOTS=0`
 //! turns it off.
 
 use ash::vk;
@@ -24,8 +26,9 @@ use tracing::debug;
 use crate::device::Gpu;
 use crate::VkError;
 
-/// Set index the image set is bound at (after UBO_SET and SAMPLER_SET).
-const IMAGE_SLOT_SET: u32 = 2;
+/// Set index the image set is bound at (after the `spirv::SETS` sets of
+/// program layouts).
+const IMAGE_SLOT_SET: u32 = crate::spirv::SETS as u32;
 
 pub(crate) struct ImageSlots {
     image: vk::Image,
@@ -133,7 +136,8 @@ impl ImageSlots {
         // SAFETY: the set is live and unused; the view is live or null
         // (nullDescriptor enabled).
         unsafe { d.update_descriptor_sets(&[write], &[]) };
-        let set_layouts = [self.empty, self.empty, self.set_layout];
+        let mut set_layouts = [self.empty; IMAGE_SLOT_SET as usize + 1];
+        set_layouts[IMAGE_SLOT_SET as usize] = self.set_layout;
         // SAFETY: valid device; the set layouts made above.
         self.layout = unsafe {
             d.create_pipeline_layout(
@@ -185,7 +189,7 @@ impl ImageSlots {
         Ok(())
     }
 
-    /// Bind the image set into `cmd` (recording; sets 0 and 1 are bound
+    /// Bind the image set into `cmd` (recording; program sets are bound
     /// after this, as every command buffer starts with no sets bound).
     pub fn bind(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
         // SAFETY: `cmd` is recording; the set and layout are live and

@@ -11,23 +11,33 @@ use mgpipe::consts::{STAGE_COMPUTE, STAGE_FRAGMENT};
 use crate::device::Gpu;
 use crate::emulation::{self, gl};
 use crate::frame::Garbage;
-use crate::spirv::{self, SamplerBinding, Scalar, SAMPLER_SET, UBO_SET};
+use crate::spirv::{
+    self, ImageBinding, SamplerBinding, Scalar, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
+};
 use crate::VkError;
 
 /// A linked program made ready for pipelines.
 pub(crate) struct ShaderBuild {
     pub modules: Vec<(vk::ShaderStageFlags, vk::ShaderModule, CString)>,
-    pub set_layouts: [vk::DescriptorSetLayout; 2],
+    /// One layout per set: [`UBO_SET`], [`SAMPLER_SET`], [`STORAGE_SET`],
+    /// [`IMAGE_SET`] (empty where the program declares nothing of a kind).
+    pub set_layouts: [vk::DescriptorSetLayout; SETS],
     pub layout: vk::PipelineLayout,
     /// (binding, count) of set 0, merged over stages (shared: each draw
     /// takes a handle).
     pub ubos: Arc<[(u32, u32)]>,
     /// Set 1, merged over stages.
     pub samplers: Arc<[SamplerBinding]>,
+    /// Set 2 (storage blocks: binding, count), merged over stages.
+    pub ssbos: Arc<[(u32, u32)]>,
+    /// Set 3 (storage images), merged over stages.
+    pub images: Arc<[ImageBinding]>,
     /// Vertex inputs (location, locations, scalar class).
     pub inputs: Arc<[(u32, u32, Scalar)]>,
+    /// A compute program (its one stage is the compute stage).
     pub is_compute: bool,
-    pub storage: bool,
+    /// Declares resources this backend cannot bind (`Reflection::unsupported`).
+    pub unsupported: bool,
     /// Set 0 holds UNIFORM_BUFFER_DYNAMIC descriptors: a draw that only
     /// moves uniform ranges within the same buffers rebinds the set with
     /// new dynamic offsets instead of writing a new one.
@@ -96,16 +106,23 @@ pub(crate) fn build_shader(
     }
     for (_, _, r) in &stages {
         let too_big = r.ubos.iter().any(|u| u.1 > 64 || u.0 > 1024)
-            || r.samplers.iter().any(|s| s.count > 64 || s.binding > 1024);
+            || r.samplers.iter().any(|s| s.count > 64 || s.binding > 1024)
+            || r.ssbos.iter().any(|u| u.1 > 64 || u.0 > 1024)
+            || r.images.iter().any(|s| s.count > 64 || s.binding > 1024);
         if too_big {
             return Err("descriptor binding or array size beyond this backend's limits".into());
         }
     }
     let is_compute = p.stage_mask == 1 << STAGE_COMPUTE;
+    if !is_compute && p.stage_mask & (1 << STAGE_COMPUTE) != 0 {
+        return Err("a compute stage linked with graphics stages".into());
+    }
     let mut ubos: Vec<(u32, u32)> = Vec::new();
     let mut samplers: Vec<SamplerBinding> = Vec::new();
+    let mut ssbos: Vec<(u32, u32)> = Vec::new();
+    let mut images: Vec<ImageBinding> = Vec::new();
     let mut inputs = Vec::new();
-    let mut storage = false;
+    let mut unsupported = false;
     for (i, _, r) in &stages {
         for &u in &r.ubos {
             match ubos.iter_mut().find(|x| x.0 == u.0) {
@@ -119,10 +136,22 @@ pub(crate) fn build_shader(
                 None => samplers.push(*s),
             }
         }
+        for &u in &r.ssbos {
+            match ssbos.iter_mut().find(|x| x.0 == u.0) {
+                Some(x) => x.1 = x.1.max(u.1),
+                None => ssbos.push(u),
+            }
+        }
+        for s in &r.images {
+            match images.iter_mut().find(|x| x.binding == s.binding) {
+                Some(x) => x.count = x.count.max(s.count),
+                None => images.push(*s),
+            }
+        }
         if *i == 0 {
             inputs = r.inputs.clone();
         }
-        storage |= r.storage;
+        unsupported |= r.unsupported;
     }
     let all = if is_compute {
         vk::ShaderStageFlags::COMPUTE
@@ -206,8 +235,30 @@ pub(crate) fn build_shader(
                 }))
         })
         .collect();
+    let ssbo_b: Vec<vk::DescriptorSetLayoutBinding> = ssbos
+        .iter()
+        .map(|&(b, n)| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(b)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(n.max(1))
+                .stage_flags(stages_of(&|r| r.ssbos.iter().any(|u| u.0 == b)))
+        })
+        .collect();
+    let img_b: Vec<vk::DescriptorSetLayoutBinding> = images
+        .iter()
+        .map(|s| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(s.binding)
+                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                .descriptor_count(s.count.max(1))
+                .stage_flags(stages_of(&|r| {
+                    r.images.iter().any(|x| x.binding == s.binding)
+                }))
+        })
+        .collect();
     let mut set_layouts = Vec::new();
-    for b in [&ubo_b, &smp_b] {
+    for b in [&ubo_b, &smp_b, &ssbo_b, &img_b] {
         let ci = vk::DescriptorSetLayoutCreateInfo::default().bindings(b);
         // SAFETY: valid device; bindings are unique per set (merged above).
         match unsafe { d.create_descriptor_set_layout(&ci, None) } {
@@ -229,15 +280,24 @@ pub(crate) fn build_shader(
     };
     debug_assert_eq!(UBO_SET, 0);
     debug_assert_eq!(SAMPLER_SET, 1);
+    debug_assert_eq!(STORAGE_SET, 2);
+    debug_assert_eq!(IMAGE_SET, 3);
     Ok(ShaderBuild {
         modules,
-        set_layouts: [set_layouts[0], set_layouts[1]],
+        set_layouts: [
+            set_layouts[0],
+            set_layouts[1],
+            set_layouts[2],
+            set_layouts[3],
+        ],
         layout,
         ubos: ubos.into(),
         samplers: samplers.into(),
+        ssbos: ssbos.into(),
+        images: images.into(),
         inputs: inputs.into(),
         is_compute,
-        storage,
+        unsupported,
         dynamic_ubos,
     })
 }
@@ -518,6 +578,51 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
             }
             Err(VkError::Call {
                 call: "vkCreateGraphicsPipelines",
+                result,
+            })
+        }
+    }
+}
+
+/// The compute pipeline of a compute program (`build.is_compute`).
+pub(crate) fn create_compute_pipeline(
+    gpu: &Gpu,
+    build: &ShaderBuild,
+) -> Result<vk::Pipeline, VkError> {
+    let Some((_, module, name)) = build
+        .modules
+        .iter()
+        .find(|(st, _, _)| *st == vk::ShaderStageFlags::COMPUTE)
+    else {
+        return Err(VkError::Call {
+            call: "vkCreateComputePipelines (no compute stage)",
+            result: vk::Result::ERROR_INITIALIZATION_FAILED,
+        });
+    };
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(*module)
+        .name(name.as_c_str());
+    let ci = vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(build.layout);
+    // SAFETY: every pointer in the create info outlives the call; the
+    // module and layout are live objects of this device.
+    match unsafe { gpu.device.create_compute_pipelines(gpu.pcache, &[ci], None) } {
+        Ok(v) if !v.is_empty() => Ok(v[0]),
+        Ok(_) => Err(VkError::Call {
+            call: "vkCreateComputePipelines",
+            result: vk::Result::ERROR_UNKNOWN,
+        }),
+        Err((v, result)) => {
+            for p in v {
+                if p != vk::Pipeline::null() {
+                    // SAFETY: a pipeline just created, unused.
+                    unsafe { gpu.device.destroy_pipeline(p, None) };
+                }
+            }
+            Err(VkError::Call {
+                call: "vkCreateComputePipelines",
                 result,
             })
         }

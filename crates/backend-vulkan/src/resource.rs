@@ -186,6 +186,15 @@ impl VulkanBackend {
         } else if feats.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) {
             usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
         }
+        // Colour images whose format can be a storage image are made able
+        // to be one (`set_shader_images`); multisampled storage images are
+        // a named gap (shaderStorageImageMultisample is not used).
+        let storage = format.class.is_color()
+            && samples <= 1
+            && feats.contains(vk::FormatFeatureFlags::STORAGE_IMAGE);
+        if storage {
+            usage |= vk::ImageUsageFlags::STORAGE;
+        }
         let mut flags = vk::ImageCreateFlags::empty();
         if (view_type == vk::ImageViewType::CUBE || view_type == vk::ImageViewType::CUBE_ARRAY)
             && extent.width == extent.height
@@ -244,6 +253,7 @@ impl VulkanBackend {
             layers: layers.max(1),
             levels,
             samples: samples_f,
+            storage,
             defined: 0,
             views: Default::default(),
         };

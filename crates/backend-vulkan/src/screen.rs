@@ -58,6 +58,8 @@ fn new_ctx() -> Ctx {
         views: Default::default(),
         samplers: Default::default(),
         cbufs: Default::default(),
+        sbufs: Default::default(),
+        images: Default::default(),
         viewport: Default::default(),
         scissor: Default::default(),
         blend_color: [0.0; 4],
@@ -120,6 +122,19 @@ impl VulkanBackend {
         };
         c.max_elements_vertices = 1 << 20;
         c.max_elements_indices = 1 << 20;
+        // Compute, storage buffers and images (`dispatch_compute`,
+        // `set_shader_buffers`, `set_shader_images`); 0 without compute.
+        let compute = self.gpu.feat.compute;
+        let or0 = |v: u32| if compute { v } else { 0 };
+        c.max_compute_work_group_count = l.max_compute_work_group_count.map(or0);
+        c.max_compute_work_group_size = l.max_compute_work_group_size.map(or0);
+        c.max_compute_work_group_invocations = or0(l.max_compute_work_group_invocations);
+        c.max_compute_shared_memory_size = or0(l.max_compute_shared_memory_size);
+        c.max_image_units = l.max_per_stage_descriptor_storage_images.min(8);
+        c.max_shader_storage_buffer_bindings = l.max_per_stage_descriptor_storage_buffers.min(16);
+        c.max_shader_storage_block_size = l.max_storage_buffer_range;
+        c.shader_storage_buffer_offset_alignment =
+            u32::try_from(l.min_storage_buffer_offset_alignment.max(1)).unwrap_or(u32::MAX);
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);
         // Every call up to `present` (the catalogue's required set when
@@ -147,8 +162,15 @@ impl VulkanBackend {
             O::CreateVertexInput,
             O::BindVertexInput,
             O::DeleteVertexInput,
+            // Storage buffers and images, in draws and dispatches.
+            O::SetShaderBuffers,
+            O::SetShaderImages,
+            O::MemoryBarrier,
         ] {
             set(o as usize);
+        }
+        if self.gpu.feat.compute {
+            set(O::DispatchCompute as usize);
         }
         if self.gpu.timestamp_period.is_some() {
             set(O::QueryCounter as usize);

@@ -1,11 +1,14 @@
 //! A small SPIR-V word walker: reflection of what a stage binds/consumes
 //! and the one rewrite Vulkan needs.
 //!
-//! The frontend emits every resource in descriptor set 0 with sampler
-//! bindings in a namespace separate from uniform blocks (GLES style: texture
+//! The frontend emits every resource in descriptor set 0 with sampler,
+//! storage-block and image bindings in namespaces separate from uniform
+//! blocks (GLES style: texture units, storage binding points and image
 //! units vs UBO binding points). Bindings of one Vulkan set share a
 //! namespace, so [`rewrite`] moves every sampled image / sampler variable to
-//! [`SAMPLER_SET`] (binding = its texture-unit slot) and leaves uniform
+//! [`SAMPLER_SET`] (binding = its texture-unit slot), every storage block to
+//! [`STORAGE_SET`] (binding = its storage binding point), every storage
+//! image to [`IMAGE_SET`] (binding = its image unit) and leaves uniform
 //! blocks in [`UBO_SET`]. [`flip_point_coord`] makes a fragment stage read
 //! `gl_PointCoord` with GL's upper-left origin (the backend keeps GL row
 //! order, so Vulkan's own point origin is GL's lower-left).
@@ -14,6 +17,12 @@
 pub const UBO_SET: u32 = 0;
 /// Descriptor set of combined image samplers.
 pub const SAMPLER_SET: u32 = 1;
+/// Descriptor set of storage blocks (SSBOs).
+pub const STORAGE_SET: u32 = 2;
+/// Descriptor set of storage images.
+pub const IMAGE_SET: u32 = 3;
+/// Descriptor sets of a pipeline layout.
+pub const SETS: usize = 4;
 
 const MAGIC: u32 = 0x0723_0203;
 
@@ -60,6 +69,10 @@ const SC_INPUT: u32 = 1;
 const SC_UNIFORM: u32 = 2;
 const SC_STORAGE_BUFFER: u32 = 12;
 
+/// SPIR-V Dim Rect (the last image dimensionality bound as a storage
+/// image; Buffer and SubpassData are not).
+const DIM_RECT: u32 = 4;
+
 /// Scalar class of a vertex input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
@@ -80,6 +93,20 @@ pub struct SamplerBinding {
     pub scalar: Scalar,
 }
 
+/// A storage image the stage uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageBinding {
+    pub binding: u32,
+    pub count: u32,
+    /// SPIR-V Dim: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect.
+    pub dim: u32,
+    pub arrayed: bool,
+    pub ms: bool,
+    pub scalar: Scalar,
+    /// SPIR-V Image Format (0: Unknown, declared without a format).
+    pub format: u32,
+}
+
 /// What one stage binds and consumes.
 #[derive(Clone, Debug, Default)]
 pub struct Reflection {
@@ -87,8 +114,12 @@ pub struct Reflection {
     /// (binding, array count) of uniform blocks in set 0.
     pub ubos: Vec<(u32, u32)>,
     pub samplers: Vec<SamplerBinding>,
-    /// Storage blocks or storage images (not supported by this backend).
-    pub storage: bool,
+    /// (binding, array count) of storage blocks.
+    pub ssbos: Vec<(u32, u32)>,
+    pub images: Vec<ImageBinding>,
+    /// Resources this backend cannot bind: separate images or samplers,
+    /// storage texel buffers (`imageBuffer`).
+    pub unsupported: bool,
     /// Vertex inputs: (location, locations taken, scalar class).
     pub inputs: Vec<(u32, u32, Scalar)>,
 }
@@ -134,6 +165,7 @@ enum Ty {
         arrayed: bool,
         ms: bool,
         storage: bool,
+        format: u32,
     },
     Sampler,
     SampledImage(u32),
@@ -232,6 +264,7 @@ fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
                         arrayed: a(5) != 0,
                         ms: a(6) != 0,
                         storage: a(7) == 2,
+                        format: a(8),
                     },
                 );
             }
@@ -265,14 +298,24 @@ fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
     Ok((m, ins))
 }
 
-/// Reflect one stage and move its sampled images to [`SAMPLER_SET`].
+/// Reflect one stage and move its sampled images to [`SAMPLER_SET`], its
+/// storage blocks to [`STORAGE_SET`] and its storage images to
+/// [`IMAGE_SET`].
 pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
     let (m, ins) = parse(words)?;
     let mut r = Reflection {
         entry: "main".into(),
         ..Default::default()
     };
+    // (word index of a DescriptorSet literal, the set it moves to).
     let mut set_patches = Vec::new();
+    let set_of = |id: u32, to: u32, patches: &mut Vec<(usize, u32)>| {
+        if let Some(d) = m.decos.get(&id) {
+            if let Some(x) = d.iter().find(|x| x.0 == DEC_SET) {
+                patches.push((x.2, to));
+            }
+        }
+    };
     for &(i, op, n) in &ins {
         let w = &words[i..i + n];
         match op {
@@ -295,47 +338,63 @@ pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
                     continue;
                 };
                 let (elem, count) = m.unarray(pointee);
+                let binding = m.deco(id, DEC_BINDING).unwrap_or(0);
                 match sc {
-                    SC_UNIFORM_CONSTANT => {
-                        let binding = m.deco(id, DEC_BINDING).unwrap_or(0);
-                        match m.types.get(&elem).copied() {
-                            Some(Ty::SampledImage(img)) => {
-                                if let Some(Ty::Image {
-                                    sampled,
+                    SC_UNIFORM_CONSTANT => match m.types.get(&elem).copied() {
+                        Some(Ty::SampledImage(img)) => {
+                            if let Some(Ty::Image {
+                                sampled,
+                                dim,
+                                arrayed,
+                                ms,
+                                ..
+                            }) = m.types.get(&img).copied()
+                            {
+                                r.samplers.push(SamplerBinding {
+                                    binding,
+                                    count,
                                     dim,
                                     arrayed,
                                     ms,
-                                    ..
-                                }) = m.types.get(&img).copied()
-                                {
-                                    r.samplers.push(SamplerBinding {
-                                        binding,
-                                        count,
-                                        dim,
-                                        arrayed,
-                                        ms,
-                                        scalar: m.scalar_of(sampled),
-                                    });
-                                }
-                                if let Some(d) = m.decos.get(&id) {
-                                    if let Some(x) = d.iter().find(|x| x.0 == DEC_SET) {
-                                        set_patches.push(x.2);
-                                    }
-                                }
+                                    scalar: m.scalar_of(sampled),
+                                });
                             }
-                            Some(Ty::Image { storage: true, .. }) => r.storage = true,
-                            Some(Ty::Image { .. }) | Some(Ty::Sampler) => r.storage = true,
-                            _ => {}
+                            set_of(id, SAMPLER_SET, &mut set_patches);
                         }
-                    }
+                        Some(Ty::Image {
+                            storage: true,
+                            sampled,
+                            dim,
+                            arrayed,
+                            ms,
+                            format,
+                        }) if dim <= DIM_RECT => {
+                            r.images.push(ImageBinding {
+                                binding,
+                                count,
+                                dim,
+                                arrayed,
+                                ms,
+                                scalar: m.scalar_of(sampled),
+                                format,
+                            });
+                            set_of(id, IMAGE_SET, &mut set_patches);
+                        }
+                        Some(Ty::Image { .. }) | Some(Ty::Sampler) => r.unsupported = true,
+                        _ => {}
+                    },
                     SC_UNIFORM => {
                         if m.has_deco(elem, DEC_BUFFER_BLOCK) {
-                            r.storage = true;
+                            r.ssbos.push((binding, count));
+                            set_of(id, STORAGE_SET, &mut set_patches);
                         } else if m.has_deco(elem, DEC_BLOCK) {
-                            r.ubos.push((m.deco(id, DEC_BINDING).unwrap_or(0), count));
+                            r.ubos.push((binding, count));
                         }
                     }
-                    SC_STORAGE_BUFFER => r.storage = true,
+                    SC_STORAGE_BUFFER => {
+                        r.ssbos.push((binding, count));
+                        set_of(id, STORAGE_SET, &mut set_patches);
+                    }
                     SC_INPUT => {
                         if m.has_deco(id, DEC_BUILTIN) || m.has_deco(elem, DEC_BLOCK) {
                             continue;
@@ -351,9 +410,9 @@ pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
             _ => {}
         }
     }
-    for at in set_patches {
+    for (at, set) in set_patches {
         if let Some(w) = words.get_mut(at) {
-            *w = SAMPLER_SET;
+            *w = set;
         }
     }
     Ok(r)
@@ -493,6 +552,61 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(bytes: &[u8]) -> Vec<u32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    /// Every DescriptorSet decoration's set, sorted.
+    fn sets(w: &[u32]) -> Vec<u32> {
+        let (m, _) = parse(w).unwrap();
+        let mut v: Vec<u32> = m
+            .decos
+            .values()
+            .flatten()
+            .filter(|d| d.0 == DEC_SET)
+            .map(|d| d.1)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn storage_blocks_and_images_move_to_their_sets() {
+        // Uniform block 0 and storage blocks 0 and 1, all in set 0 as the
+        // frontend sends them (SPIR-V 1.0: Uniform + BufferBlock).
+        let mut w = words(include_bytes!("../tests/data/ssbo_write.comp.spv"));
+        assert_eq!(sets(&w), vec![0, 0, 0]);
+        let r = rewrite(&mut w).unwrap();
+        assert_eq!(r.ubos, vec![(0, 1)]);
+        let mut ssbos = r.ssbos.clone();
+        ssbos.sort_unstable();
+        assert_eq!(ssbos, vec![(0, 1), (1, 1)]);
+        assert!(r.images.is_empty() && r.samplers.is_empty() && !r.unsupported);
+        assert_eq!(sets(&w), vec![UBO_SET, STORAGE_SET, STORAGE_SET]);
+
+        // The default block and image unit 0, both at binding 0.
+        let mut w = words(include_bytes!("../tests/data/image_store.comp.spv"));
+        let r = rewrite(&mut w).unwrap();
+        assert_eq!(r.ubos, vec![(0, 1)]);
+        assert_eq!(
+            r.images,
+            vec![ImageBinding {
+                binding: 0,
+                count: 1,
+                dim: 1,
+                arrayed: false,
+                ms: false,
+                scalar: Scalar::Float,
+                format: 4, // Rgba8
+            }]
+        );
+        assert!(!r.unsupported);
+        assert_eq!(sets(&w), vec![UBO_SET, IMAGE_SET]);
+    }
 
     #[test]
     fn refuses_garbage() {

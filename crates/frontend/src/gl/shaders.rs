@@ -58,6 +58,15 @@ pub fn type_info(ty: u32) -> (Base, u32, u32) {
         glow::FLOAT_MAT3x4 => (Float, 3, 4),
         glow::FLOAT_MAT4x2 => (Float, 4, 2),
         glow::FLOAT_MAT4x3 => (Float, 4, 3),
+        glow::DOUBLE_MAT2 => (Double, 2, 2),
+        glow::DOUBLE_MAT3 => (Double, 3, 3),
+        glow::DOUBLE_MAT4 => (Double, 4, 4),
+        glow::DOUBLE_MAT2x3 => (Double, 2, 3),
+        glow::DOUBLE_MAT2x4 => (Double, 2, 4),
+        glow::DOUBLE_MAT3x2 => (Double, 3, 2),
+        glow::DOUBLE_MAT3x4 => (Double, 3, 4),
+        glow::DOUBLE_MAT4x2 => (Double, 4, 2),
+        glow::DOUBLE_MAT4x3 => (Double, 4, 3),
         _ => (Sampler, 1, 1),
     }
 }
@@ -1217,6 +1226,8 @@ enum Src {
     F,
     I,
     U,
+    /// `double`: two words per component (low word first).
+    D,
 }
 
 /// `write_uniform`'s common case: one float/int/uint scalar or vector
@@ -1288,7 +1299,8 @@ fn write_uniform(
     let u = &l.prog.uniforms[loc.uniform];
     let (base, cols, rows) = type_info(u.gl_type);
     let ok = match (matrix, base) {
-        (Some((c, r, _)), Base::Float) => c == cols && r == rows,
+        (Some((c, r, _)), Base::Float) => src == Src::F && c == cols && r == rows,
+        (Some((c, r, _)), Base::Double) => src == Src::D && c == cols && r == rows,
         (Some(_), _) => false,
         (None, _) if cols > 1 => false,
         (None, Base::Float) => src == Src::F && comps == rows,
@@ -1296,7 +1308,7 @@ fn write_uniform(
         (None, Base::Uint) => src == Src::U && comps == rows,
         (None, Base::Bool) => comps == rows,
         (None, Base::Sampler) => src == Src::I && comps == 1,
-        (None, Base::Double) => false,
+        (None, Base::Double) => src == Src::D && comps == rows,
     };
     if !ok {
         gl_err!(gl, glow::INVALID_OPERATION);
@@ -1347,7 +1359,7 @@ fn write_uniform(
     // Fast path, the common per-draw case (one float/int/uint scalar or
     // vector): its words are contiguous in the block. Unchanged bytes keep
     // the block's version, so re-setting a value sends nothing.
-    if matrix.is_none() && cols == 1 && n == 1 && base != Base::Bool {
+    if matrix.is_none() && cols == 1 && n == 1 && base != Base::Bool && src != Src::D {
         let at = offset + loc.element as usize * astride;
         let len = rows as usize * 4;
         if let (Some(dst), Some(src)) =
@@ -1361,29 +1373,38 @@ fn write_uniform(
             return UniformWrite::Values;
         }
     }
+    // Words per component: doubles take two.
+    let cw = if src == Src::D { 2usize } else { 1 };
+    let elem_words = elem_words as usize * cw;
+    if words.len() < n as usize * elem_words {
+        return UniformWrite::Values;
+    }
     let mut changed = false;
-    for e in 0..n {
-        let elem = (loc.element + e) as usize;
+    for e in 0..n as usize {
+        let elem = loc.element as usize + e;
         let base_off = offset + elem * astride;
-        let src_elem = &words[(e * elem_words) as usize..((e + 1) * elem_words) as usize];
+        let src_elem = &words[e * elem_words..(e + 1) * elem_words];
         for c in 0..cols as usize {
             for r in 0..rows as usize {
                 let transpose = matrix.map(|m| m.2).unwrap_or(false);
-                let w = if transpose {
-                    src_elem[r * cols as usize + c]
+                let at_src = if transpose {
+                    r * cols as usize + c
                 } else {
-                    src_elem[c * rows as usize + r]
-                };
-                let w = match (base, src) {
-                    (Base::Bool, Src::F) => (f32::from_bits(w) != 0.0) as u32,
-                    (Base::Bool, _) => (w != 0) as u32,
-                    _ => w,
-                };
-                let at = base_off + c * mstride + r * 4;
-                if let Some(dst) = l.scratch.get_mut(at..at + 4) {
-                    let w = w.to_le_bytes();
-                    changed |= *dst != w;
-                    dst.copy_from_slice(&w);
+                    c * rows as usize + r
+                } * cw;
+                for k in 0..cw {
+                    let w = src_elem[at_src + k];
+                    let w = match (base, src) {
+                        (Base::Bool, Src::F) => (f32::from_bits(w) != 0.0) as u32,
+                        (Base::Bool, _) => (w != 0) as u32,
+                        _ => w,
+                    };
+                    let at = base_off + c * mstride + (r * cw + k) * 4;
+                    if let Some(dst) = l.scratch.get_mut(at..at + 4) {
+                        let w = w.to_le_bytes();
+                        changed |= *dst != w;
+                        dst.copy_from_slice(&w);
+                    }
                 }
             }
         }
@@ -1429,13 +1450,11 @@ macro_rules! uniform_vectors {
 
 macro_rules! uniform_matrices {
     ($name:ident, $c:expr, $r:expr) => {
+        uniform_matrices!($name, $c, $r, f32, Src::F);
+    };
+    ($name:ident, $c:expr, $r:expr, $t:ty, $src:expr) => {
         #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            location: i32,
-            count: i32,
-            transpose: u8,
-            value: *const f32,
-        ) {
+        pub unsafe extern "C" fn $name(location: i32, count: i32, transpose: u8, value: *const $t) {
             // SAFETY: GL promises `count` matrices.
             let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
             let words = as_words(v);
@@ -1445,7 +1464,7 @@ macro_rules! uniform_matrices {
                         gl,
                         location,
                         count,
-                        Src::F,
+                        $src,
                         0,
                         Some(($c, $r, transpose != 0)),
                         words,
@@ -1511,6 +1530,36 @@ uniform_matrices!(glUniformMatrix2x4fv, 2, 4);
 uniform_matrices!(glUniformMatrix4x2fv, 4, 2);
 uniform_matrices!(glUniformMatrix3x4fv, 3, 4);
 uniform_matrices!(glUniformMatrix4x3fv, 4, 3);
+uniform_vectors!(glUniform1dv, f64, Src::D, 1);
+uniform_vectors!(glUniform2dv, f64, Src::D, 2);
+uniform_vectors!(glUniform3dv, f64, Src::D, 3);
+uniform_vectors!(glUniform4dv, f64, Src::D, 4);
+uniform_matrices!(glUniformMatrix2dv, 2, 2, f64, Src::D);
+uniform_matrices!(glUniformMatrix3dv, 3, 3, f64, Src::D);
+uniform_matrices!(glUniformMatrix4dv, 4, 4, f64, Src::D);
+uniform_matrices!(glUniformMatrix2x3dv, 2, 3, f64, Src::D);
+uniform_matrices!(glUniformMatrix3x2dv, 3, 2, f64, Src::D);
+uniform_matrices!(glUniformMatrix2x4dv, 2, 4, f64, Src::D);
+uniform_matrices!(glUniformMatrix4x2dv, 4, 2, f64, Src::D);
+uniform_matrices!(glUniformMatrix3x4dv, 3, 4, f64, Src::D);
+uniform_matrices!(glUniformMatrix4x3dv, 4, 3, f64, Src::D);
+
+macro_rules! uniform_doubles {
+    ($name:ident, $($arg:ident),+) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(location: i32, $($arg: f64),+) {
+            let v = [$($arg),+];
+            let words = as_words(&v);
+            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+                set_uniform(gl, |gl| write_uniform(gl, location, 1, Src::D, v.len() as u32, None, words))
+            })
+        }
+    };
+}
+uniform_doubles!(glUniform1d, x);
+uniform_doubles!(glUniform2d, x, y);
+uniform_doubles!(glUniform3d, x, y, z);
+uniform_doubles!(glUniform4d, x, y, z, w);
 
 /// Read a uniform's current words (glGetUniform*).
 fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u32>)> {
@@ -1541,8 +1590,9 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
     }
     let mut out = Vec::new();
     let off = u.offset as usize + loc.element as usize * u.array_stride as usize;
+    let cw = if base == Base::Double { 2 } else { 1 };
     for c in 0..cols as usize {
-        for r in 0..rows as usize {
+        for r in 0..rows as usize * cw {
             let at = off + c * u.matrix_stride as usize + r * 4;
             let w = l
                 .scratch
@@ -1555,11 +1605,46 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
     Some((base, out))
 }
 
+/// A uniform's values as doubles (`glGetUniform*v` of any type).
+fn values_as_f64(base: Base, words: &[u32]) -> Vec<f64> {
+    match base {
+        Base::Double => words
+            .chunks_exact(2)
+            .map(|p| f64::from_bits(u64::from(p[0]) | (u64::from(p[1]) << 32)))
+            .collect(),
+        Base::Float => words
+            .iter()
+            .map(|w| f64::from(f32::from_bits(*w)))
+            .collect(),
+        Base::Int => words.iter().map(|w| f64::from(*w as i32)).collect(),
+        _ => words.iter().map(|w| f64::from(*w)).collect(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetUniformdv(program: u32, location: i32, out: *mut f64) {
+    if let Some((base, words)) =
+        with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location))
+    {
+        for (i, v) in values_as_f64(base, &words).into_iter().enumerate() {
+            // SAFETY: GL promises room for the uniform's values.
+            unsafe { put(out.add(i), v) };
+        }
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glGetUniformfv(program: u32, location: i32, out: *mut f32) {
     if let Some((base, words)) =
         with_gl_dirty(DIRTY_PROGRAM, |gl| read_uniform(gl, program, location))
     {
+        if base == Base::Double {
+            for (i, v) in values_as_f64(base, &words).into_iter().enumerate() {
+                // SAFETY: GL promises room for the uniform's values.
+                unsafe { put(out.add(i), v as f32) };
+            }
+            return;
+        }
         for (i, w) in words.iter().enumerate() {
             let v = match base {
                 Base::Float => f32::from_bits(*w),
