@@ -58,6 +58,8 @@ pub(crate) struct Features {
     /// vertexPipelineStoresAndAtomics: vertex, tessellation and geometry
     /// shaders write storage buffers and images.
     pub vertex_stores: bool,
+    /// `shaderFloat64`: double-precision shaders and 64-bit vertex inputs.
+    pub float64: bool,
     /// shaderStorageImage{Read,Write}WithoutFormat: storage images
     /// declared without a format.
     pub image_read_without_format: bool,
@@ -380,6 +382,7 @@ impl Gpu {
             compute: q_compute,
             fragment_stores: core_f.fragment_stores_and_atomics != 0,
             vertex_stores: core_f.vertex_pipeline_stores_and_atomics != 0,
+            float64: core_f.shader_float64 != 0,
             image_read_without_format: core_f.shader_storage_image_read_without_format != 0,
             image_write_without_format: core_f.shader_storage_image_write_without_format != 0,
             image_extended_formats: core_f.shader_storage_image_extended_formats != 0,
@@ -429,6 +432,7 @@ impl Gpu {
             .tessellation_shader(feat.lvp_image_slots)
             .fragment_stores_and_atomics(feat.fragment_stores)
             .vertex_pipeline_stores_and_atomics(feat.vertex_stores)
+            .shader_float64(feat.float64)
             .shader_storage_image_read_without_format(feat.image_read_without_format)
             .shader_storage_image_write_without_format(feat.image_write_without_format)
             .shader_storage_image_extended_formats(feat.image_extended_formats);

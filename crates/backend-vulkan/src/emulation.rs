@@ -972,6 +972,13 @@ pub fn vertex_format(fmt: u32) -> Option<vk::Format> {
             F::R32G32B32_SINT,
             F::R32G32B32A32_SINT,
         ]),
+        // glVertexAttribLPointer: 64-bit inputs, no conversion.
+        (g::DOUBLE, true, _) => pick([
+            F::R64_SFLOAT,
+            F::R64G64_SFLOAT,
+            F::R64G64B64_SFLOAT,
+            F::R64G64B64A64_SFLOAT,
+        ]),
         (g::UNSIGNED_INT_2_10_10_10_REV, false, true) => Some(F::A2B10G10R10_UNORM_PACK32),
         (g::UNSIGNED_INT_2_10_10_10_REV, false, false) => Some(F::A2B10G10R10_USCALED_PACK32),
         (g::INT_2_10_10_10_REV, false, true) => Some(F::A2B10G10R10_SNORM_PACK32),

@@ -46,7 +46,8 @@ pub struct Caps {
     pub max_shader_storage_buffer_bindings: u32,
     pub max_shader_storage_block_size: u32,
     pub shader_storage_buffer_offset_alignment: u32,
-    pub _pad0: u32,
+    /// `CAPS_FEATURE_*` bits.
+    pub features: u32,
     /// Bit i set: the backend implements call opcode i.
     pub call_mask: [u64; 2],
     /// The backend driver's own renderer string (diagnostics; our
@@ -54,6 +55,12 @@ pub struct Caps {
     pub driver_renderer: [u8; 128],
     pub driver_version: [u8; 128],
 }
+
+/// `Caps::features`: 64-bit floats in shaders (GL_ARB_gpu_shader_fp64).
+pub const CAPS_FEATURE_FLOAT64: u32 = 1;
+/// `Caps::features`: 64-bit vertex inputs fetched unconverted
+/// (GL_ARB_vertex_attrib_64bit, `glVertexAttribLPointer`).
+pub const CAPS_FEATURE_VERTEX_64: u32 = 2;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

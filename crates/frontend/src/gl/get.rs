@@ -29,14 +29,30 @@ const COMPUTE_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_shader_image_load_store",
 ];
 
+/// Advertised when the backend has 64-bit floats (`CAPS_FEATURE_FLOAT64`),
+/// and 64-bit vertex inputs (`CAPS_FEATURE_VERTEX_64`).
+const FLOAT64_EXTENSIONS: &[&CStr] = &[c"GL_ARB_gpu_shader_fp64", c"GL_ARB_vertex_attrib_64bit"];
+
 /// The extension list of this context's backend.
 fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
-    let compute = if super::compute::has_compute(&gl.conn.caps) {
+    let caps = &gl.conn.caps;
+    let compute = if super::compute::has_compute(caps) {
         COMPUTE_EXTENSIONS
     } else {
         &[]
     };
-    EXTENSIONS.iter().chain(compute).nth(index).copied()
+    use mgpipe::caps::{CAPS_FEATURE_FLOAT64, CAPS_FEATURE_VERTEX_64};
+    let float64 = match caps.features & (CAPS_FEATURE_FLOAT64 | CAPS_FEATURE_VERTEX_64) {
+        f if f == CAPS_FEATURE_FLOAT64 | CAPS_FEATURE_VERTEX_64 => FLOAT64_EXTENSIONS,
+        CAPS_FEATURE_FLOAT64 => &FLOAT64_EXTENSIONS[..1],
+        _ => &[],
+    };
+    EXTENSIONS
+        .iter()
+        .chain(compute)
+        .chain(float64)
+        .nth(index)
+        .copied()
 }
 
 fn extension_count(gl: &Gl) -> usize {
@@ -72,6 +88,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_vertex_attrib_binding",
     c"GL_ARB_texture_rectangle",
     c"GL_EXT_texture_integer",
+    c"GL_ARB_program_interface_query",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();

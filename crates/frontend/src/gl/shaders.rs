@@ -202,7 +202,7 @@ pub unsafe extern "C" fn glCompileShader(name: u32) {
 }
 
 /// Copy a string into a GL (bufSize, length, buf) triple.
-unsafe fn write_log(text: &str, buf_size: i32, length: *mut i32, buf: *mut c_char) {
+pub(crate) unsafe fn write_log(text: &str, buf_size: i32, length: *mut i32, buf: *mut c_char) {
     if buf_size <= 0 || buf.is_null() {
         // SAFETY: optional out pointer.
         unsafe { put(length, 0) };
@@ -500,6 +500,17 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                 shaders: &refs,
                 attrib_bindings: &attribs,
                 frag_data_bindings: &frags,
+            })
+            .and_then(|prog| {
+                // Doubles reach only a backend that has them (GLES has no
+                // 64-bit floats): a link error instead of a program whose
+                // draws the backend would drop.
+                let float64 = gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_FLOAT64 != 0;
+                if !float64 && prog.uses_float64() {
+                    Err("ERROR: Linking: double-precision types are not supported by this backend (no 64-bit floats in the driver)\n".to_owned())
+                } else {
+                    Ok(prog)
+                }
             })
         };
         let old_cso = match program_mut(gl, program) {
@@ -851,7 +862,7 @@ pub unsafe extern "C" fn glGetFragDataLocation(program: u32, name: *const c_char
 }
 
 /// Split "name[3]" into ("name", Some(3)).
-fn split_index(n: &str) -> (&str, Option<u32>) {
+pub(crate) fn split_index(n: &str) -> (&str, Option<u32>) {
     if let Some(open) = n.rfind('[') {
         if n.ends_with(']') {
             if let Ok(i) = n[open + 1..n.len() - 1].parse::<u32>() {
@@ -874,25 +885,30 @@ pub unsafe extern "C" fn glGetUniformLocation(program: u32, name: *const c_char)
                 return -1;
             }
         };
-        if n.starts_with("gl_") {
-            return -1;
-        }
-        let (base, idx) = split_index(&n);
-        for (loc, ul) in l.locations.iter().enumerate() {
-            let u = &l.prog.uniforms[ul.uniform];
-            let (ubase, _) = split_index(&u.name);
-            let is_array = u.array_size > 1 || u.name.ends_with("[0]");
-            let matches = if is_array {
-                ubase == base && idx.unwrap_or(0) == ul.element
-            } else {
-                u.name == n
-            };
-            if matches {
-                return loc as i32;
-            }
-        }
-        -1
+        uniform_location(l, &n)
     })
+}
+
+/// The location of uniform `n` (`"a"`, `"a[2]"`, `"s.m"`), or -1.
+pub(crate) fn uniform_location(l: &LinkedState, n: &str) -> i32 {
+    if n.starts_with("gl_") {
+        return -1;
+    }
+    let (base, idx) = split_index(n);
+    for (loc, ul) in l.locations.iter().enumerate() {
+        let u = &l.prog.uniforms[ul.uniform];
+        let (ubase, _) = split_index(&u.name);
+        let is_array = u.array_size > 1 || u.name.ends_with("[0]");
+        let matches = if is_array {
+            ubase == base && idx.unwrap_or(0) == ul.element
+        } else {
+            u.name == n
+        };
+        if matches {
+            return loc as i32;
+        }
+    }
+    -1
 }
 
 #[no_mangle]

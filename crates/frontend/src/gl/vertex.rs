@@ -193,8 +193,10 @@ fn check_format(size: i32, ty: u32, normalized: bool, integer: bool) -> Result<u
     if !size_ok {
         return Err(glow::INVALID_VALUE);
     }
+    // `integer` with GL_DOUBLE is the L family (64-bit inputs, no
+    // conversion); the I entry points refuse GL_DOUBLE before this.
     if !(if integer {
-        valid_int_type(ty)
+        valid_int_type(ty) || ty == glow::DOUBLE
     } else {
         valid_float_type(ty)
     }) {
@@ -303,6 +305,9 @@ pub unsafe extern "C" fn glVertexAttribIPointer(
     pointer: *const c_void,
 ) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if ty == glow::DOUBLE {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
         attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize)
     })
 }
@@ -396,7 +401,38 @@ pub unsafe extern "C" fn glVertexAttribFormat(
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribIFormat(index: u32, size: i32, ty: u32, relative: u32) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if ty == glow::DOUBLE {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
         attrib_format(gl, index, size, ty, false, true, relative)
+    })
+}
+
+/// GL 4.6 §10.3.1: 64-bit attributes read as `double`/`dvecN` without
+/// conversion (the backend's 64-bit vertex formats; GLES has none).
+#[no_mangle]
+pub unsafe extern "C" fn glVertexAttribLFormat(index: u32, size: i32, ty: u32, relative: u32) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if ty != glow::DOUBLE {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        attrib_format(gl, index, size, ty, false, true, relative)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glVertexAttribLPointer(
+    index: u32,
+    size: i32,
+    ty: u32,
+    stride: i32,
+    pointer: *const c_void,
+) {
+    with_gl_dirty(DIRTY_VERTEX, |gl| {
+        if ty != glow::DOUBLE {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        attrib_pointer(gl, index, size, ty, false, true, stride, pointer as usize)
     })
 }
 

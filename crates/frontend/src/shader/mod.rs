@@ -189,6 +189,9 @@ pub struct StorageBlock {
     pub name: String,
     /// SPIR-V binding (= block index in `GL_SHADER_STORAGE_BLOCK`).
     pub binding: u32,
+    /// `GL_BUFFER_DATA_SIZE`: the fixed part (an unsized last array
+    /// counts as empty).
+    pub data_size: u32,
     /// `layout(binding = N)` in the source: the initial
     /// `glShaderStorageBlockBinding` value; `None`: 0.
     pub explicit_binding: Option<u32>,
@@ -270,6 +273,14 @@ impl LinkedProgram {
 }
 
 impl LinkedProgram {
+    /// Whether any stage declares `OpCapability Float64` (doubles).
+    pub fn uses_float64(&self) -> bool {
+        self.stage_spirv.iter().flatten().any(|words| {
+            spirv::instructions(words)
+                .any(|(opcode, inst)| opcode == 17 && inst.get(1) == Some(&10))
+        })
+    }
+
     /// The compute stage's `layout(local_size_x/y/z)`, from its SPIR-V
     /// (`OpExecutionMode LocalSize`); `None` without a compute stage.
     pub fn local_size(&self) -> Option<[u32; 3]> {

@@ -484,7 +484,7 @@ pub(crate) fn reflect(
     }
     // Storage blocks (name, first binding, elements) and images take
     // bindings of their own, counted like uniform blocks and samplers.
-    let mut ssbos: Vec<(String, u32, u32)> = Vec::new();
+    let mut ssbos: Vec<(String, u32, u32, u32)> = Vec::new();
     let mut images: Vec<SamplerInfo> = Vec::new();
     let mut samplers: Vec<SamplerInfo> = Vec::new();
     let mut next_block_binding = 0u32;
@@ -542,7 +542,7 @@ pub(crate) fn reflect(
                     let name = m.name(base).to_owned();
                     if !ssbos.iter().any(|b| b.0 == name) {
                         let count = total_elements(&dims);
-                        ssbos.push((name, next_ssbo, count));
+                        ssbos.push((name, next_ssbo, count, block_size(m, base)));
                         next_ssbo = next_ssbo.saturating_add(count);
                     }
                 }
@@ -711,7 +711,7 @@ pub(crate) fn reflect(
         });
     }
     let mut storage_blocks = Vec::new();
-    for (name, first, count) in &ssbos {
+    for (name, first, count, data_size) in &ssbos {
         let user_name = names.user(name);
         for i in 0..*count {
             storage_blocks.push(StorageBlock {
@@ -721,6 +721,7 @@ pub(crate) fn reflect(
                     user_name.clone()
                 },
                 binding: first + i,
+                data_size: *data_size,
                 explicit_binding: names
                     .bindings
                     .storage_blocks

@@ -7,8 +7,8 @@ use std::ffi::CString;
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::{
-    buffers, compute, draw, framebuffers, get, multisample, pixels, shaders, state, textures,
-    vertex,
+    buffers, compute, draw, framebuffers, get, multisample, pixels, program_interface, shaders,
+    state, textures, vertex,
 };
 
 /// The next GL error of the current context.
@@ -701,5 +701,217 @@ pub unsafe fn check_compute() {
             "work group size of a graphics program",
             glow::INVALID_OPERATION,
         );
+    }
+}
+
+const DOUBLE_FS: &str = "#version 400 core
+uniform double d;
+uniform dvec2 v[2];
+uniform dmat2 m;
+out vec4 o;
+void main() {
+    bool ok = d == 0.1 && v[1] == dvec2(1.0e-20, -3.0) && m[1][0] == 2.5;
+    o = ok ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+}
+";
+
+/// Double-precision uniforms (GL 4.0 / ARB_gpu_shader_fp64): on a backend
+/// with 64-bit floats the values reach the shader bit-exact and read back
+/// with glGetUniformdv; without, the program fails to link with a log
+/// (`double_uniforms*.rs`).
+pub unsafe fn check_double_uniforms() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer passed outlives its call.
+    unsafe {
+        make_context_version(4, 3);
+        let float64 = (0..)
+            .map_while(|i| {
+                let p = get::glGetStringi(glow::EXTENSIONS, i);
+                (!p.is_null()).then(|| std::ffi::CStr::from_ptr(p.cast()).to_owned())
+            })
+            .any(|e| e.to_bytes() == b"GL_ARB_gpu_shader_fp64");
+        let _ = gl_error();
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [
+            (glow::VERTEX_SHADER, FULL_VS),
+            (glow::FRAGMENT_SHADER, DOUBLE_FS),
+        ] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        shaders::glLinkProgram(p);
+        let mut ok = 0;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        if !float64 {
+            assert_eq!(ok, 0, "doubles linked on a backend without 64-bit floats");
+            let mut len = 0;
+            shaders::glGetProgramiv(p, glow::INFO_LOG_LENGTH, &mut len);
+            assert!(len > 1, "no link log");
+            return;
+        }
+        assert_eq!(ok, 1, "link failed");
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        shaders::glUseProgram(p);
+        let loc = |n: &std::ffi::CStr| shaders::glGetUniformLocation(p, n.as_ptr());
+        shaders::glUniform1d(loc(c"d"), 0.1);
+        shaders::glUniform2dv(loc(c"v"), 2, [7.0, 8.0, 1.0e-20, -3.0].as_ptr());
+        shaders::glUniformMatrix2dv(loc(c"m"), 1, 0, [1.0, 2.0, 2.5, 4.0].as_ptr());
+        shaders::glUniform1f(loc(c"d"), 0.1);
+        expect_error("glUniform1f on a double", glow::INVALID_OPERATION);
+        let mut back = [0.0f64; 4];
+        shaders::glGetUniformdv(p, loc(c"m"), back.as_mut_ptr());
+        assert_eq!(back, [1.0, 2.0, 2.5, 4.0]);
+        shaders::glGetUniformdv(p, loc(c"v[1]"), back.as_mut_ptr());
+        assert_eq!(&back[..2], &[1.0e-20, -3.0]);
+        let mut f = [0.0f32; 1];
+        shaders::glGetUniformfv(p, loc(c"d"), f.as_mut_ptr());
+        assert_eq!(f[0], 0.1f32);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        assert_eq!(pixel(1, 1), [0, 255, 0, 255], "the doubles the shader saw");
+    }
+}
+
+const INTERFACE_FS: &str = "#version 330 core
+#extension GL_ARB_shader_storage_buffer_object : require
+uniform vec4 tint;
+uniform float scales[3];
+layout(std140) uniform Light { vec4 color; mat4 m; } light;
+layout(std430, binding = 2) buffer Counts { uint n; uint values[]; };
+layout(location = 0) out vec4 o;
+void main() {
+    values[0] = n;
+    o = tint * scales[2] + light.color;
+}
+";
+
+/// Program interface queries (GL 4.3 §7.3.1) over uniforms, uniform
+/// blocks, storage blocks, inputs and outputs (`program_interface.rs`).
+pub unsafe fn check_program_interface() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer passed outlives its call.
+    unsafe {
+        make_context();
+        let p = link_program(FULL_VS, INTERFACE_FS);
+        let count = |iface: u32, pname: u32| {
+            let mut v = -1;
+            program_interface::glGetProgramInterfaceiv(p, iface, pname, &mut v);
+            v
+        };
+        assert_eq!(count(glow::SHADER_STORAGE_BLOCK, glow::ACTIVE_RESOURCES), 1);
+        assert_eq!(count(glow::UNIFORM_BLOCK, glow::ACTIVE_RESOURCES), 1);
+        assert_eq!(count(glow::PROGRAM_OUTPUT, glow::ACTIVE_RESOURCES), 1);
+        assert_eq!(
+            count(glow::UNIFORM_BLOCK, glow::MAX_NUM_ACTIVE_VARIABLES),
+            2
+        );
+        assert_eq!(count(glow::SHADER_STORAGE_BLOCK, glow::MAX_NAME_LENGTH), 7);
+        no_gl_error("interface counts");
+        count(glow::UNIFORM, glow::MAX_NUM_ACTIVE_VARIABLES);
+        expect_error(
+            "MAX_NUM_ACTIVE_VARIABLES of UNIFORM",
+            glow::INVALID_OPERATION,
+        );
+        count(glow::TEXTURE_2D, glow::ACTIVE_RESOURCES);
+        expect_error("bad interface", glow::INVALID_ENUM);
+
+        let index = |iface: u32, n: &std::ffi::CStr| {
+            program_interface::glGetProgramResourceIndex(p, iface, n.as_ptr())
+        };
+        let ssbo = index(glow::SHADER_STORAGE_BLOCK, c"Counts");
+        assert_ne!(ssbo, glow::INVALID_INDEX);
+        assert_eq!(
+            index(glow::SHADER_STORAGE_BLOCK, c"Nope"),
+            glow::INVALID_INDEX
+        );
+        let props = [glow::BUFFER_BINDING, glow::NAME_LENGTH];
+        let mut vals = [0i32; 2];
+        let mut len = 0;
+        program_interface::glGetProgramResourceiv(
+            p,
+            glow::SHADER_STORAGE_BLOCK,
+            ssbo,
+            2,
+            props.as_ptr(),
+            2,
+            &mut len,
+            vals.as_mut_ptr(),
+        );
+        assert_eq!((len, vals), (2, [2, 7]));
+        compute::glShaderStorageBlockBinding(p, ssbo, 5);
+        program_interface::glGetProgramResourceiv(
+            p,
+            glow::SHADER_STORAGE_BLOCK,
+            ssbo,
+            1,
+            props.as_ptr(),
+            1,
+            std::ptr::null_mut(),
+            vals.as_mut_ptr(),
+        );
+        assert_eq!(vals[0], 5, "glShaderStorageBlockBinding");
+
+        let scales = index(glow::UNIFORM, c"scales[2]");
+        assert_eq!(scales, index(glow::UNIFORM, c"scales"));
+        let uprops = [
+            glow::TYPE,
+            glow::ARRAY_SIZE,
+            glow::BLOCK_INDEX,
+            glow::LOCATION,
+        ];
+        let mut u = [0i32; 4];
+        program_interface::glGetProgramResourceiv(
+            p,
+            glow::UNIFORM,
+            scales,
+            4,
+            uprops.as_ptr(),
+            4,
+            std::ptr::null_mut(),
+            u.as_mut_ptr(),
+        );
+        let loc = shaders::glGetUniformLocation(p, c"scales".as_ptr());
+        assert_eq!(u, [glow::FLOAT as i32, 3, -1, loc]);
+        assert_eq!(
+            program_interface::glGetProgramResourceLocation(
+                p,
+                glow::UNIFORM,
+                c"scales[1]".as_ptr()
+            ),
+            shaders::glGetUniformLocation(p, c"scales[1]".as_ptr())
+        );
+        assert_eq!(
+            program_interface::glGetProgramResourceLocation(p, glow::PROGRAM_OUTPUT, c"o".as_ptr()),
+            0
+        );
+        let mut name = [0u8; 16];
+        let mut n = 0;
+        let out = index(glow::PROGRAM_OUTPUT, c"o");
+        program_interface::glGetProgramResourceName(
+            p,
+            glow::PROGRAM_OUTPUT,
+            out,
+            16,
+            &mut n,
+            name.as_mut_ptr().cast(),
+        );
+        assert_eq!(&name[..n as usize], b"o");
+        program_interface::glGetProgramResourceName(
+            p,
+            glow::PROGRAM_OUTPUT,
+            7,
+            16,
+            &mut n,
+            name.as_mut_ptr().cast(),
+        );
+        expect_error("resource index out of range", glow::INVALID_VALUE);
+        no_gl_error("program interface queries");
     }
 }
