@@ -22,7 +22,7 @@ sys_egl=$(ldconfig -p | awk '/libEGL.so.1 /{print $NF; exit}')
 export MOBILEGL_NATIVE_EGL=$sys_egl
 
 # The default list, then the reply-call scenarios that run only by name.
-named="occlusion_query get_tex_image timer_query multisample_mask rect_texture draw_indirect_restart"
+named="occlusion_query get_tex_image timer_query multisample_mask rect_texture draw_indirect_restart compute_image_ssbo"
 echo "== scenarios" | tee "$out/scenarios.txt"
 timeout 120 "$dist/bin/scenarios" >"$out/scenarios-native.txt" 2>&1
 timeout 120 "$dist/bin/scenarios" $named >>"$out/scenarios-native.txt" 2>&1

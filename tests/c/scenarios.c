@@ -101,6 +101,11 @@ typedef struct __GLsync *GLsync;
 #define GL_DRAW_INDIRECT_BUFFER 0x8F3F
 #define GL_UNSIGNED_INT 0x1405
 #define GL_PRIMITIVE_RESTART 0x8F9D
+#define GL_COMPUTE_SHADER 0x91B9
+#define GL_SHADER_STORAGE_BUFFER 0x90D2
+#define GL_WRITE_ONLY 0x88B9
+#define GL_ALL_BARRIER_BITS 0xFFFFFFFFu
+#define GL_READ_ONLY 0x88B8
 #define GL_MAP_READ_BIT 0x0001
 #define GL_MAP_WRITE_BIT 0x0002
 #define GL_MAP_PERSISTENT_BIT 0x0040
@@ -242,6 +247,9 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glGetTexLevelParameteriv, (GLenum, GLint, GLenum, GLint *))                 \
     X(void, glDrawArraysIndirect, (GLenum, const void *))                               \
     X(void, glDrawElementsIndirect, (GLenum, GLenum, const void *))                     \
+    X(void, glDispatchCompute, (GLuint, GLuint, GLuint))                                \
+    X(void, glBindImageTexture, (GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum)) \
+    X(void, glMemoryBarrier, (GLbitfield))                                              \
     X(void, glPrimitiveRestartIndex, (GLuint))
 
 #define DECLARE_FN(ret, name, args) static ret(*name) args;
@@ -1716,6 +1724,83 @@ static int sc_draw_indirect_restart(void) {
     return ok;
 }
 
+/* A compute shader (GL_ARB_compute_shader in the 3.3 context) writes an
+ * image (a texture made with glTexImage2D) and a storage buffer; both
+ * read back after glMemoryBarrier. */
+static int sc_compute_image_ssbo(void) {
+    static const char *cs =
+        "#version 330\n#extension GL_ARB_compute_shader : require\n"
+        "#extension GL_ARB_shader_image_load_store : require\n"
+        "#extension GL_ARB_shader_storage_buffer_object : require\n"
+        "layout(local_size_x = 4, local_size_y = 4) in;\n"
+        "layout(rgba8) writeonly uniform image2D u_img;\n"
+        "layout(std430) buffer Out { uint v[]; };\n"
+        "void main() {\n"
+        "  uvec2 g = gl_GlobalInvocationID.xy;\n"
+        "  imageStore(u_img, ivec2(g), vec4(float(g.x) / 8.0, float(g.y) / 8.0, 1.0, 1.0));\n"
+        "  v[g.y * 8u + g.x] = g.x * 100u + g.y;\n"
+        "}\n";
+    GLuint s = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderSource(s, 1, &cs, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[512] = {0};
+        glGetShaderInfoLog(s, sizeof log - 1, NULL, log);
+        return fail("compute shader did not compile: %s", log);
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, s);
+    glLinkProgram(prog);
+    glDeleteShader(s);
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) return fail("compute program did not link");
+    GLuint tex, buf, fbo;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    /* Complete without mipmaps: an image unit ignores stores to an
+     * incomplete texture (GL 4.6 8.26; NVIDIA's driver does). */
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glBindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    glGenBuffers(1, &buf);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 64 * 4, NULL, GL_DYNAMIC_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
+    glUseProgram(prog);
+    glUniform1i(glGetUniformLocation(prog, "u_img"), 0);
+    glDispatchCompute(2, 2, 1);
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    EXPECT_NO_ERROR("dispatch");
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    uint8_t px[8 * 8 * 4];
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, 8, 8, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    const GLuint *v = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 64 * 4, GL_MAP_READ_BIT);
+    int good = v != NULL;
+    for (int y = 0; y < 8 && good; y++)
+        for (int x = 0; x < 8 && good; x++) {
+            const uint8_t *p = px + (y * 8 + x) * 4;
+            int want_r = x * 255 / 8, want_g = y * 255 / 8;
+            if (abs(p[0] - want_r) > 1 || abs(p[1] - want_g) > 1 || p[2] != 255 || p[3] != 255)
+                good = fail("image texel (%d,%d) = %u %u %u %u", x, y, p[0], p[1], p[2], p[3]);
+            else if (v[y * 8 + x] != (GLuint)(x * 100 + y))
+                good = fail("storage value %d = %u, want %d", y * 8 + x, v[y * 8 + x], x * 100 + y);
+        }
+    if (v) glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+    else fail("glMapBufferRange of the storage buffer failed");
+    EXPECT_NO_ERROR("reading back");
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteBuffers(1, &buf);
+    glDeleteTextures(1, &tex);
+    glDeleteProgram(prog);
+    return good;
+}
+
 typedef struct {
     const char *name;
     int (*fn)(void);
@@ -1732,6 +1817,7 @@ static const Scenario SPAWN_ONLY[] = {
     {"multisample_mask", sc_multisample_mask},
     {"rect_texture", sc_rect_texture},
     {"draw_indirect_restart", sc_draw_indirect_restart},
+    {"compute_image_ssbo", sc_compute_image_ssbo},
 };
 
 static const Scenario SCENARIOS[] = {

@@ -323,5 +323,13 @@ mod reply_calls {
         };
     }
 
-    lanes!(occlusion_query, get_tex_image, timer_query);
+    lanes!(
+        occlusion_query,
+        get_tex_image,
+        timer_query,
+        multisample_mask,
+        rect_texture,
+        draw_indirect_restart,
+        compute_image_ssbo
+    );
 }

@@ -594,6 +594,12 @@ pub unsafe fn check_compute() {
             glow::UNSIGNED_BYTE,
             std::ptr::null(),
         );
+        // Complete without mipmaps (GL 4.6 §8.26 wants a complete texture).
+        textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
         compute::glBindImageTexture(0, tex, 0, 0, 0, glow::WRITE_ONLY, glow::RGBA8);
         no_gl_error("glBindImageTexture");
         let ssbo = buffer_with(glow::SHADER_STORAGE_BUFFER, &[0u8; (W * H * 4) as usize]);
