@@ -36,6 +36,7 @@ fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
         glow::DRAW_INDIRECT_BUFFER => &mut s.draw_indirect_buffer,
         glow::SHADER_STORAGE_BUFFER => &mut s.compute.shader_storage_buffer,
         glow::DISPATCH_INDIRECT_BUFFER => &mut s.compute.dispatch_indirect_buffer,
+        glow::ATOMIC_COUNTER_BUFFER => &mut s.compute.atomic_counter_buffer,
         _ => return None,
     })
 }
@@ -55,6 +56,7 @@ pub fn is_buffer_target(t: u32) -> bool {
             | glow::DRAW_INDIRECT_BUFFER
             | glow::SHADER_STORAGE_BUFFER
             | glow::DISPATCH_INDIRECT_BUFFER
+            | glow::ATOMIC_COUNTER_BUFFER
     )
 }
 
@@ -271,7 +273,7 @@ fn bind_range(
                 gl_err!(gl, glow::INVALID_VALUE);
             }
         }
-        glow::SHADER_STORAGE_BUFFER => {}
+        glow::SHADER_STORAGE_BUFFER | glow::ATOMIC_COUNTER_BUFFER => {}
         _ => gl_err!(gl, glow::INVALID_ENUM),
     }
     if ranged && name != 0 {
@@ -292,6 +294,12 @@ fn bind_range(
     }
     if target == glow::SHADER_STORAGE_BUFFER {
         if let Err(e) = super::compute::bind_storage_range(gl, index, name, offset, size, ranged) {
+            gl.st.set_error(e);
+        }
+        return;
+    }
+    if target == glow::ATOMIC_COUNTER_BUFFER {
+        if let Err(e) = super::compute::bind_atomic_range(gl, index, name, offset, size, ranged) {
             gl.st.set_error(e);
         }
         return;

@@ -23,6 +23,12 @@ use crate::runtime::BlockingCause;
 pub const MAX_STORAGE_BINDINGS: usize = 16;
 /// Image units tracked (the catalogue's slot count).
 pub const MAX_IMAGE_UNITS: usize = 8;
+/// `GL_ATOMIC_COUNTER_BUFFER` binding points (GL 4.3's minimum for
+/// compute shaders). Atomic counter buffers reach the backend as storage
+/// buffers (`shader::AtomicBuffer`).
+pub const MAX_ATOMIC_BINDINGS: usize = 8;
+/// Counters per stage and in all (GL 4.3's minimums).
+pub const MAX_ATOMIC_COUNTERS: u32 = 8;
 
 /// One image unit (`glBindImageTexture`), GL 4.6 table 23.45.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +60,8 @@ pub struct ComputeState {
     pub shader_storage_buffer: u32,
     pub dispatch_indirect_buffer: u32,
     pub storage_bindings: [IndexedBuffer; MAX_STORAGE_BINDINGS],
+    pub atomic_counter_buffer: u32,
+    pub atomic_bindings: [IndexedBuffer; MAX_ATOMIC_BINDINGS],
     pub image_units: [ImageUnit; MAX_IMAGE_UNITS],
     /// What the records last described (compare-based dirty tracking).
     pub sent_buffers: Option<calls::SetShaderBuffers>,
@@ -66,12 +74,17 @@ impl ComputeState {
         for b in [
             &mut self.shader_storage_buffer,
             &mut self.dispatch_indirect_buffer,
+            &mut self.atomic_counter_buffer,
         ] {
             if *b == name {
                 *b = 0;
             }
         }
-        for ib in self.storage_bindings.iter_mut() {
+        for ib in self
+            .storage_bindings
+            .iter_mut()
+            .chain(self.atomic_bindings.iter_mut())
+        {
             if ib.buffer == name {
                 *ib = IndexedBuffer::default();
             }
@@ -129,6 +142,35 @@ pub fn bind_storage_range(
     let c = &mut gl.st.compute;
     c.shader_storage_buffer = name;
     c.storage_bindings[index as usize] = IndexedBuffer {
+        buffer: name,
+        offset: if ranged { offset as u64 } else { 0 },
+        size: if ranged { size as u64 } else { 0 },
+    };
+    gl.st.dirty |= crate::context::DIRTY_RESOURCES;
+    Ok(())
+}
+
+/// `glBindBufferBase/Range(GL_ATOMIC_COUNTER_BUFFER, ...)` after the common
+/// checks (GL 4.6 §6.1.1: offsets are multiples of 4). The range reaches
+/// the backend as a storage buffer, so its offset must also suit the
+/// driver's storage alignment (checked where it is emitted; logged).
+pub fn bind_atomic_range(
+    gl: &mut Gl,
+    index: u32,
+    name: u32,
+    offset: i64,
+    size: i64,
+    ranged: bool,
+) -> Result<(), u32> {
+    if index as usize >= MAX_ATOMIC_BINDINGS {
+        return Err(glow::INVALID_VALUE);
+    }
+    if ranged && name != 0 && offset % 4 != 0 {
+        return Err(glow::INVALID_VALUE);
+    }
+    let c = &mut gl.st.compute;
+    c.atomic_counter_buffer = name;
+    c.atomic_bindings[index as usize] = IndexedBuffer {
         buffer: name,
         offset: if ranged { offset as u64 } else { 0 },
         size: if ranged { size as u64 } else { 0 },
@@ -257,6 +299,18 @@ pub fn indexed_param(gl: &mut Gl, pname: u32, index: u32) -> Option<Result<i64, 
         glow::SHADER_STORAGE_BUFFER_BINDING => storage(gl).map(|b| i64::from(b.buffer)),
         glow::SHADER_STORAGE_BUFFER_START => storage(gl).map(|b| b.offset as i64),
         glow::SHADER_STORAGE_BUFFER_SIZE => storage(gl).map(|b| b.size as i64),
+        glow::ATOMIC_COUNTER_BUFFER_BINDING
+        | glow::ATOMIC_COUNTER_BUFFER_START
+        | glow::ATOMIC_COUNTER_BUFFER_SIZE => {
+            match gl.st.compute.atomic_bindings.get(index as usize) {
+                None => Err(glow::INVALID_VALUE),
+                Some(b) => Ok(match pname {
+                    glow::ATOMIC_COUNTER_BUFFER_BINDING => i64::from(b.buffer),
+                    glow::ATOMIC_COUNTER_BUFFER_START => b.offset as i64,
+                    _ => b.size as i64,
+                }),
+            }
+        }
         glow::MAX_COMPUTE_WORK_GROUP_COUNT => workgroup(caps.max_compute_work_group_count),
         glow::MAX_COMPUTE_WORK_GROUP_SIZE => {
             let mut v = caps.max_compute_work_group_size;
@@ -436,17 +490,26 @@ impl Gl<'_> {
         let Some(linked) = prog.linked.as_ref() else {
             return;
         };
-        let mut buffers = calls::SetShaderBuffers {
-            count: linked.storage_bindings.len().min(MAX_STORAGE_BINDINGS) as u32,
-            ..Default::default()
-        };
-        for (i, &bp) in linked
+        // Storage blocks (slot = block index), then atomic counter buffers
+        // (their own slots, bound through GL_ATOMIC_COUNTER_BUFFER).
+        let slots = linked
             .storage_bindings
             .iter()
             .enumerate()
-            .take(MAX_STORAGE_BINDINGS)
-        {
-            let Some(b) = self.st.compute.storage_bindings.get(bp as usize) else {
+            .map(|(i, &bp)| (i, self.st.compute.storage_bindings.get(bp as usize)))
+            .chain(linked.prog.atomic_buffers.iter().map(|a| {
+                (
+                    a.slot as usize,
+                    self.st.compute.atomic_bindings.get(a.binding as usize),
+                )
+            }));
+        let count = linked.storage_bindings.len() + linked.prog.atomic_buffers.len();
+        let mut buffers = calls::SetShaderBuffers {
+            count: count.min(MAX_STORAGE_BINDINGS) as u32,
+            ..Default::default()
+        };
+        for (i, b) in slots {
+            let Some(b) = b.filter(|_| i < MAX_STORAGE_BINDINGS) else {
                 continue;
             };
             if let Some(Some(buf)) = self.sh.buffers.get(&b.buffer) {

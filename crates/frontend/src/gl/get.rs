@@ -27,6 +27,7 @@ const COMPUTE_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_compute_shader",
     c"GL_ARB_shader_storage_buffer_object",
     c"GL_ARB_shader_image_load_store",
+    c"GL_ARB_shader_atomic_counters",
 ];
 
 /// Advertised when the backend has 64-bit floats (`CAPS_FEATURE_FLOAT64`),
@@ -290,12 +291,19 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_COMBINED_COMPUTE_UNIFORM_COMPONENTS => {
             i(1024 + 12 * (c.max_uniform_block_size as i64 / 4))
         }
+        // Atomic counters (fragment and compute stages, GL 4.3's minimums).
         glow::MAX_COMPUTE_ATOMIC_COUNTERS
-        | glow::MAX_COMPUTE_ATOMIC_COUNTER_BUFFERS
-        | glow::MAX_VERTEX_ATOMIC_COUNTERS
         | glow::MAX_FRAGMENT_ATOMIC_COUNTERS
-        | glow::MAX_COMBINED_ATOMIC_COUNTERS
-        | glow::MAX_ATOMIC_COUNTER_BUFFER_BINDINGS => i(0),
+        | glow::MAX_COMBINED_ATOMIC_COUNTERS => i(super::compute::MAX_ATOMIC_COUNTERS),
+        glow::MAX_COMPUTE_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_FRAGMENT_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_COMBINED_ATOMIC_COUNTER_BUFFERS
+        | glow::MAX_ATOMIC_COUNTER_BUFFER_BINDINGS => i(super::compute::MAX_ATOMIC_BINDINGS as i64),
+        glow::MAX_ATOMIC_COUNTER_BUFFER_SIZE => {
+            i(i64::from(super::compute::MAX_ATOMIC_COUNTERS) * 4)
+        }
+        glow::MAX_VERTEX_ATOMIC_COUNTERS => i(0),
+        glow::ATOMIC_COUNTER_BUFFER_BINDING => e(s.compute.atomic_counter_buffer),
         glow::MAX_IMAGE_UNITS | glow::MAX_COMBINED_IMAGE_UNITS_AND_FRAGMENT_OUTPUTS => {
             i(super::compute::image_unit_limit(gl) as i64)
         }
@@ -322,11 +330,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         | glow::MAX_TESS_EVALUATION_ATOMIC_COUNTERS
         | glow::MAX_GEOMETRY_ATOMIC_COUNTERS
         | glow::MAX_VERTEX_ATOMIC_COUNTER_BUFFERS
-        | glow::MAX_FRAGMENT_ATOMIC_COUNTER_BUFFERS
         | glow::MAX_GEOMETRY_ATOMIC_COUNTER_BUFFERS
         | glow::MAX_TESS_CONTROL_ATOMIC_COUNTER_BUFFERS
-        | glow::MAX_TESS_EVALUATION_ATOMIC_COUNTER_BUFFERS
-        | glow::MAX_COMBINED_ATOMIC_COUNTER_BUFFERS => i(0),
+        | glow::MAX_TESS_EVALUATION_ATOMIC_COUNTER_BUFFERS => i(0),
         glow::MAX_SHADER_STORAGE_BLOCK_SIZE => i(c.max_shader_storage_block_size),
         glow::SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT => {
             i(c.shader_storage_buffer_offset_alignment.max(1))

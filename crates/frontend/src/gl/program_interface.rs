@@ -299,7 +299,7 @@ fn property(l: &LinkedState, iface: Interface, i: usize, prop: u32) -> Result<Ve
                 glow::TYPE => u.gl_type as i32,
                 glow::ARRAY_SIZE => u.array_size.max(1) as i32,
                 glow::OFFSET => {
-                    if in_block {
+                    if in_block || u.gl_type == glow::UNSIGNED_INT_ATOMIC_COUNTER {
                         u.offset as i32
                     } else {
                         -1
@@ -317,7 +317,9 @@ fn property(l: &LinkedState, iface: Interface, i: usize, prop: u32) -> Result<Ve
                     _ => -1,
                 },
                 glow::IS_ROW_MAJOR => u.is_row_major as i32,
-                glow::ATOMIC_COUNTER_BUFFER_INDEX => -1,
+                glow::ATOMIC_COUNTER_BUFFER_INDEX => {
+                    super::shaders::atomic_buffer_index(&l.prog, u)
+                }
                 glow::LOCATION => {
                     if in_block {
                         -1

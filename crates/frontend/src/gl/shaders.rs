@@ -551,7 +551,12 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     // Built-ins the client emulates (`gl_DepthRange`) are
                     // active but have no location: the application cannot
                     // write them.
-                    if u.block_index >= 0 || u.name.starts_with("gl_") {
+                    // Atomic counters have no location either (GL 4.6
+                    // §7.6.2.2: glUniform* cannot write them).
+                    if u.block_index >= 0
+                        || u.name.starts_with("gl_")
+                        || u.gl_type == glow::UNSIGNED_INT_ATOMIC_COUNTER
+                    {
                         continue;
                     }
                     let (base, cols, rows) = type_info(u.gl_type);
@@ -777,7 +782,9 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
                     _ => g.output as i32,
                 }
             }
-            glow::ACTIVE_ATOMIC_COUNTER_BUFFERS => 0,
+            glow::ACTIVE_ATOMIC_COUNTER_BUFFERS => {
+                l.map(|l| l.prog.atomic_buffers.len() as i32).unwrap_or(0)
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;
@@ -1166,7 +1173,7 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(
                 glow::UNIFORM_NAME_LENGTH => u.name.len() as i32 + 1,
                 glow::UNIFORM_BLOCK_INDEX => u.block_index,
                 glow::UNIFORM_OFFSET => {
-                    if u.block_index >= 0 {
+                    if u.block_index >= 0 || u.gl_type == glow::UNSIGNED_INT_ATOMIC_COUNTER {
                         u.offset as i32
                     } else {
                         -1
@@ -1191,6 +1198,7 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(
                     }
                 }
                 glow::UNIFORM_IS_ROW_MAJOR => u.is_row_major as i32,
+                glow::UNIFORM_ATOMIC_COUNTER_BUFFER_INDEX => atomic_buffer_index(&l.prog, u),
                 _ => {
                     gl.st.set_error(glow::INVALID_ENUM);
                     return None;
@@ -1429,6 +1437,18 @@ fn write_uniform(
         l.scratch_version += 1;
     }
     UniformWrite::Values
+}
+
+/// The index of the atomic counter buffer a counter uniform lives in; -1
+/// for every other uniform.
+pub(crate) fn atomic_buffer_index(prog: &shader::LinkedProgram, u: &shader::Uniform) -> i32 {
+    if u.gl_type != glow::UNSIGNED_INT_ATOMIC_COUNTER {
+        return -1;
+    }
+    prog.atomic_buffers
+        .iter()
+        .position(|a| Some(a.binding) == u.explicit_binding)
+        .map_or(-1, |i| i as i32)
 }
 
 /// Uniform values as the 32-bit words the block stores: `f32`, `i32` and

@@ -197,6 +197,20 @@ pub struct StorageBlock {
     pub explicit_binding: Option<u32>,
 }
 
+/// An atomic counter buffer a program uses: glslang (relaxed Vulkan
+/// rules) turns the `atomic_uint`s of `layout(binding = N)` into one
+/// storage block, `gl_AtomicCounterBlock_N`, which takes a storage slot
+/// after the program's own storage blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtomicBuffer {
+    /// The GL binding point (`layout(binding = N)`; fixed at link).
+    pub binding: u32,
+    /// SPIR-V binding (storage-block namespace).
+    pub slot: u32,
+    /// `GL_ATOMIC_COUNTER_BUFFER_DATA_SIZE`: bytes up to the last counter.
+    pub data_size: u32,
+}
+
 /// The default uniform block (`DefaultUniforms`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GlobalBlock {
@@ -218,6 +232,10 @@ pub struct LinkedProgram {
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
     pub storage_blocks: Vec<StorageBlock>,
+    /// Atomic counter buffers; their counters are uniforms of type
+    /// `GL_UNSIGNED_INT_ATOMIC_COUNTER` whose `explicit_binding` is the
+    /// buffer's binding point and `offset` the counter's.
+    pub atomic_buffers: Vec<AtomicBuffer>,
     /// Image uniforms have bindings `0..image_slots`.
     pub image_slots: u32,
     /// Link info log (warnings); empty when there is nothing to say.
@@ -739,6 +757,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         global_block: r.global_block,
         sampler_slots: r.sampler_slots,
         storage_blocks: r.storage_blocks,
+        atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
         info_log: log,
         ..Default::default()

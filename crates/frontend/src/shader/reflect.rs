@@ -7,7 +7,19 @@ use std::collections::{HashMap, HashSet};
 use super::glsl::DEFAULT_BLOCK_NAME;
 use super::gltypes;
 use super::spirv::{dec, storage, Module, Type};
-use super::{GlobalBlock, Stage, StorageBlock, Uniform, UniformBlock, Variable};
+use super::{AtomicBuffer, GlobalBlock, Stage, StorageBlock, Uniform, UniformBlock, Variable};
+
+/// `GL_UNSIGNED_INT_ATOMIC_COUNTER`.
+pub(crate) const GL_UNSIGNED_INT_ATOMIC_COUNTER: u32 = 0x92DB;
+
+/// The GL binding point of glslang's block for the `atomic_uint`s of
+/// `layout(binding = N)` (`gl_AtomicCounterBlock_N`).
+fn atomic_binding(block_name: &str) -> Option<u32> {
+    block_name
+        .strip_prefix("gl_AtomicCounterBlock_")?
+        .parse()
+        .ok()
+}
 
 /// Upper bound on reflected uniforms (arrays of structs expand per element).
 const MAX_UNIFORMS: usize = 1 << 16;
@@ -31,6 +43,7 @@ pub(crate) struct Reflection {
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
     pub storage_blocks: Vec<StorageBlock>,
+    pub atomic_buffers: Vec<AtomicBuffer>,
     pub image_slots: u32,
 }
 
@@ -485,6 +498,9 @@ pub(crate) fn reflect(
     // Storage blocks (name, first binding, elements) and images take
     // bindings of their own, counted like uniform blocks and samplers.
     let mut ssbos: Vec<(String, u32, u32, u32)> = Vec::new();
+    // Atomic counter blocks (name, stage, struct type): slots after the
+    // storage blocks, so the application's block indices stay dense.
+    let mut atomics: Vec<(String, usize, u32)> = Vec::new();
     let mut images: Vec<SamplerInfo> = Vec::new();
     let mut samplers: Vec<SamplerInfo> = Vec::new();
     let mut next_block_binding = 0u32;
@@ -537,6 +553,12 @@ pub(crate) fn reflect(
                         sm.stage,
                         stage_limit_name(sm.stage)
                     ));
+                }
+                BufferKind::Ssbo if atomic_binding(m.name(base)).is_some() => {
+                    let name = m.name(base).to_owned();
+                    if !atomics.iter().any(|a| a.0 == name) {
+                        atomics.push((name, si, base));
+                    }
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base).to_owned();
@@ -613,7 +635,12 @@ pub(crate) fn reflect(
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base);
-                    ssbos.iter().find(|b| b.0 == name).map(|b| b.1)
+                    ssbos.iter().find(|b| b.0 == name).map(|b| b.1).or_else(|| {
+                        atomics
+                            .iter()
+                            .position(|a| a.0 == name)
+                            .map(|i| next_ssbo + i as u32)
+                    })
                 }
                 BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
                     let name = m.name(v.id);
@@ -772,6 +799,48 @@ pub(crate) fn reflect(
             });
         }
     }
+    // Atomic counters: one uniform per `atomic_uint` (arrays as `c[0]`).
+    let mut atomic_buffers = Vec::new();
+    for (ai, (name, si, ty)) in atomics.iter().enumerate() {
+        let Some(binding) = atomic_binding(name) else {
+            continue;
+        };
+        let m = &stages[*si].module;
+        let members = match m.types.get(ty) {
+            Some(Type::Struct { members }) => members.clone(),
+            _ => Vec::new(),
+        };
+        let mut end = 0u32;
+        for (k, mt) in members.iter().enumerate() {
+            let (_, dims) = strip_arrays(m, *mt);
+            let count = total_elements(&dims);
+            let offset = m.member_decoration(*ty, k as u32, dec::OFFSET).unwrap_or(0);
+            end = end.max(offset.saturating_add(count.saturating_mul(4)));
+            let member = names.user(m.member_name(*ty, k as u32));
+            uniforms.push(Uniform {
+                name: if dims.is_empty() {
+                    member
+                } else {
+                    format!("{member}[0]")
+                },
+                gl_type: GL_UNSIGNED_INT_ATOMIC_COUNTER,
+                array_size: count,
+                block_index: -1,
+                offset,
+                array_stride: if dims.is_empty() { 0 } else { 4 },
+                matrix_stride: 0,
+                is_row_major: false,
+                sampler_binding: None,
+                image_binding: None,
+                explicit_binding: Some(binding),
+            });
+        }
+        atomic_buffers.push(AtomicBuffer {
+            binding,
+            slot: next_ssbo + ai as u32,
+            data_size: end,
+        });
+    }
     if overflow {
         return Err("ERROR: Linking: too many active uniforms\n".to_owned());
     }
@@ -889,6 +958,7 @@ pub(crate) fn reflect(
         global_block,
         sampler_slots: next_sampler,
         storage_blocks,
+        atomic_buffers,
         image_slots: next_image,
     })
 }

@@ -707,8 +707,46 @@ pub unsafe fn check_compute() {
             "work group size of a graphics program",
             glow::INVALID_OPERATION,
         );
+
+        // Atomic counters: two buffers, two counters in one of them.
+        let counters =
+            |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let a = buffer_with(glow::ATOMIC_COUNTER_BUFFER, &counters(&[10, 100]));
+        let b = buffer_with(glow::ATOMIC_COUNTER_BUFFER, &counters(&[5]));
+        buffers::glBindBufferBase(glow::ATOMIC_COUNTER_BUFFER, 1, a);
+        buffers::glBindBufferBase(glow::ATOMIC_COUNTER_BUFFER, 0, b);
+        let prog = link_stages(&[(glow::COMPUTE_SHADER, ATOMIC_CS)]);
+        let mut n = 0;
+        shaders::glGetProgramiv(prog, glow::ACTIVE_ATOMIC_COUNTER_BUFFERS, &mut n);
+        assert_eq!(n, 2);
+        assert_eq!(shaders::glGetUniformLocation(prog, c"misses".as_ptr()), -1);
+        shaders::glUseProgram(prog);
+        compute::glDispatchCompute(4, 1, 1);
+        mobilegl::gl::glMemoryBarrier(glow::ATOMIC_COUNTER_BARRIER_BIT);
+        let mut got = [0u32; 2];
+        buffers::glBindBuffer(glow::ATOMIC_COUNTER_BUFFER, a);
+        buffers::glGetBufferSubData(glow::ATOMIC_COUNTER_BUFFER, 0, 8, got.as_mut_ptr().cast());
+        assert_eq!(got, [10 + 32, 100 - 4], "counters of binding 1");
+        buffers::glBindBuffer(glow::ATOMIC_COUNTER_BUFFER, b);
+        buffers::glGetBufferSubData(glow::ATOMIC_COUNTER_BUFFER, 0, 4, got.as_mut_ptr().cast());
+        assert_eq!(got[0], 5 + 32, "counter of binding 0");
+        no_gl_error("atomic counters");
     }
 }
+
+const ATOMIC_CS: &str = "#version 430 core
+layout(local_size_x = 8) in;
+layout(binding = 1, offset = 0) uniform atomic_uint hits;
+layout(binding = 1) uniform atomic_uint misses;
+layout(binding = 0) uniform atomic_uint other;
+void main() {
+    atomicCounterIncrement(hits);
+    if (gl_LocalInvocationID.x == 0u) {
+        atomicCounterDecrement(misses);
+    }
+    atomicCounterIncrement(other);
+}
+";
 
 const DOUBLE_FS: &str = "#version 400 core
 uniform double d;
