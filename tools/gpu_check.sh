@@ -52,7 +52,7 @@ for backend in gles vulkan; do
         [ "$backend" = vulkan ] && arm=$t+vulkan
         MOBILEGL_BACKEND=$backend MOBILEGL_TRANSPORT=$t timeout 300 "$bench" \
             --egl "$dist/lib/libEGL.so.1" --arm "$arm" --case all --repeats 3 --json \
-            >"$out/bench-$arm.json" 2>"$out/bench-$arm.err"
+            >"$out/bench-${arm/+/_}.json" 2>"$out/bench-${arm/+/_}.err"
         echo "$arm: exit $?" | tee -a "$out/bench.txt"
     done
 done

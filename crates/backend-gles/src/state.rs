@@ -370,27 +370,14 @@ impl Shadow {
         offset: i32,
         size: i32,
     ) {
-        let i = index as usize;
-        if i >= 128 {
-            return;
-        }
-        if self.ubos.len() <= i {
-            self.ubos.resize(i + 1, None);
-        }
-        let want = (b, offset, size);
-        if self.ubos[i] != Some(want) {
-            // SAFETY: index < MAX_UNIFORM_BUFFER_BINDINGS is the client's
-            // contract (caps); a bad one only raises a GL error.
-            unsafe {
-                match b {
-                    Some(_) if size > 0 => {
-                        gl.bind_buffer_range(glow::UNIFORM_BUFFER, index, b, offset, size)
-                    }
-                    _ => gl.bind_buffer_base(glow::UNIFORM_BUFFER, index, b),
-                }
-            }
-            self.ubos[i] = Some(want);
-        }
+        bind_indexed(
+            gl,
+            glow::UNIFORM_BUFFER,
+            &mut self.ubos,
+            128,
+            index,
+            (b, offset, size),
+        );
     }
 
     /// glBindBufferRange / glBindBufferBase of SHADER_STORAGE_BUFFER
@@ -403,27 +390,14 @@ impl Shadow {
         offset: i32,
         size: i32,
     ) {
-        let i = index as usize;
-        if i >= 16 {
-            return;
-        }
-        if self.ssbos.len() <= i {
-            self.ssbos.resize(i + 1, None);
-        }
-        let want = (b, offset, size);
-        if self.ssbos[i] != Some(want) {
-            // SAFETY: index < 16, clamped to MAX_SHADER_STORAGE_BUFFER_BINDINGS
-            // by the caller; a bad range only raises a GL error.
-            unsafe {
-                match b {
-                    Some(_) if size > 0 => {
-                        gl.bind_buffer_range(glow::SHADER_STORAGE_BUFFER, index, b, offset, size)
-                    }
-                    _ => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, index, b),
-                }
-            }
-            self.ssbos[i] = Some(want);
-        }
+        bind_indexed(
+            gl,
+            glow::SHADER_STORAGE_BUFFER,
+            &mut self.ssbos,
+            16,
+            index,
+            (b, offset, size),
+        );
     }
 
     /// glBindImageTexture of image unit `unit` (< 8), shadowed.
@@ -460,5 +434,36 @@ impl Shadow {
             unsafe { gl.depth_range_f32(range[0], range[1]) };
             self.depth_range = Some(range);
         }
+    }
+}
+
+/// An indexed buffer binding (`target` point `index` < `limit`): the
+/// driver is called only when the shadow `slots` differs.
+fn bind_indexed(
+    gl: &glow::Context,
+    target: u32,
+    slots: &mut Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
+    limit: usize,
+    index: u32,
+    want: (Option<glow::Buffer>, i32, i32),
+) {
+    let i = index as usize;
+    if i >= limit {
+        return;
+    }
+    if slots.len() <= i {
+        slots.resize(i + 1, None);
+    }
+    if slots[i] != Some(want) {
+        let (b, offset, size) = want;
+        // SAFETY: `index` is below the binding count the caps report (the
+        // client's contract); a bad index or range only raises a GL error.
+        unsafe {
+            match b {
+                Some(_) if size > 0 => gl.bind_buffer_range(target, index, b, offset, size),
+                _ => gl.bind_buffer_base(target, index, b),
+            }
+        }
+        slots[i] = Some(want);
     }
 }

@@ -426,33 +426,28 @@ impl VulkanBackend {
                     if sb.ms { 2 } else { 1 },
                 )
                 .ok()?;
-            if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
-                // SAFETY: recording outside rendering; fresh image in GENERAL.
-                unsafe {
-                    self.gpu.device.cmd_clear_color_image(
-                        cmd,
-                        img.image,
-                        vk::ImageLayout::GENERAL,
-                        &vk::ClearColorValue::default(),
-                        &[resource::full_range(&img)],
-                    )
-                };
-                frame::barrier(&self.gpu, cmd);
-            }
+            self.clear_fresh_image(&img);
             self.dummies.images.insert(key, img);
         }
-        let gpu = &self.gpu;
         let img = self.dummies.images.get_mut(&key)?;
-        let k = ViewKey {
-            ty: vt.as_raw(),
-            aspect: vk::ImageAspectFlags::COLOR.as_raw(),
-            base_level: 0,
-            levels: 1,
-            base_layer: 0,
-            layers: img.layers,
-            swizzle: [0; 4],
-        };
-        resource::view(gpu, img, k)
+        whole_image_view(&self.gpu, img, vt)
+    }
+
+    /// Zero a just-created image (layout GENERAL) before its first use.
+    fn clear_fresh_image(&mut self, img: &ImageRes) {
+        if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
+            // SAFETY: recording outside rendering; fresh image in GENERAL.
+            unsafe {
+                self.gpu.device.cmd_clear_color_image(
+                    cmd,
+                    img.image,
+                    vk::ImageLayout::GENERAL,
+                    &vk::ClearColorValue::default(),
+                    &[resource::full_range(img)],
+                )
+            };
+            frame::barrier(&self.gpu, cmd);
+        }
     }
 
     /// The view a draw samples for texture unit `unit` (None: use a dummy).
@@ -3385,33 +3380,11 @@ impl VulkanBackend {
                 self.retire(g);
                 return None;
             }
-            if let Ok(cmd) = self.frames.transfer_cmd(&self.gpu) {
-                // SAFETY: recording outside rendering; fresh image in GENERAL.
-                unsafe {
-                    self.gpu.device.cmd_clear_color_image(
-                        cmd,
-                        img.image,
-                        vk::ImageLayout::GENERAL,
-                        &vk::ClearColorValue::default(),
-                        &[resource::full_range(&img)],
-                    )
-                };
-                frame::barrier(&self.gpu, cmd);
-            }
+            self.clear_fresh_image(&img);
             self.dummies.storage_images.insert(key, img);
         }
-        let gpu = &self.gpu;
         let img = self.dummies.storage_images.get_mut(&key)?;
-        let k = ViewKey {
-            ty: vt.as_raw(),
-            aspect: vk::ImageAspectFlags::COLOR.as_raw(),
-            base_level: 0,
-            levels: 1,
-            base_layer: 0,
-            layers: img.layers,
-            swizzle: [0; 4],
-        };
-        resource::view(gpu, img, k)
+        whole_image_view(&self.gpu, img, vt)
     }
 
     /// `dispatch_compute`: the bound compute program over the current
@@ -4422,6 +4395,24 @@ fn light_vertex_change(c: &Ctx, elements: Handle, vb: &calls::SetVertexBuffers) 
     }
     let moved = c.vbufs.buffers[..n] != vb.buffers[..n] || c.vbufs.offsets[..n] != vb.offsets[..n];
     Some(if moved { crate::LIGHT_VBUF } else { 0 })
+}
+
+/// A colour view of level 0 and every layer of `img` (the dummies').
+fn whole_image_view(
+    gpu: &crate::device::Gpu,
+    img: &mut ImageRes,
+    vt: vk::ImageViewType,
+) -> Option<vk::ImageView> {
+    let k = ViewKey {
+        ty: vt.as_raw(),
+        aspect: vk::ImageAspectFlags::COLOR.as_raw(),
+        base_level: 0,
+        levels: 1,
+        base_layer: 0,
+        layers: img.layers,
+        swizzle: [0; 4],
+    };
+    resource::view(gpu, img, k)
 }
 
 #[cfg(test)]

@@ -292,14 +292,11 @@ fn bind_range(
     if let Err(e) = ensure_buffer(gl, name) {
         gl_err!(gl, e);
     }
-    if target == glow::SHADER_STORAGE_BUFFER {
-        if let Err(e) = super::compute::bind_storage_range(gl, index, name, offset, size, ranged) {
-            gl.st.set_error(e);
-        }
-        return;
-    }
-    if target == glow::ATOMIC_COUNTER_BUFFER {
-        if let Err(e) = super::compute::bind_atomic_range(gl, index, name, offset, size, ranged) {
+    if matches!(
+        target,
+        glow::SHADER_STORAGE_BUFFER | glow::ATOMIC_COUNTER_BUFFER
+    ) {
+        if let Err(e) = super::compute::bind_point(gl, target, index, name, offset, size, ranged) {
             gl.st.set_error(e);
         }
         return;

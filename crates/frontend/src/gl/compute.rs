@@ -117,60 +117,44 @@ pub fn has_compute(caps: &mgpipe::Caps) -> bool {
     caps.max_compute_work_group_invocations > 0
 }
 
-/// `glBindBufferBase/Range(GL_SHADER_STORAGE_BUFFER, ...)` after the
-/// common checks: GL 4.6 §6.1.1's index and alignment errors.
-pub fn bind_storage_range(
+/// `glBindBufferBase/Range` of `GL_SHADER_STORAGE_BUFFER` or
+/// `GL_ATOMIC_COUNTER_BUFFER` after the common checks: GL 4.6 §6.1.1's
+/// index and alignment errors (storage offsets: the driver's alignment;
+/// atomic counter offsets: multiples of 4. Atomic counter buffers reach the
+/// backend as storage buffers, so a driver with a coarser storage alignment
+/// than 4 drops a misaligned one, logged there).
+pub fn bind_point(
     gl: &mut Gl,
+    target: u32,
     index: u32,
     name: u32,
     offset: i64,
     size: i64,
     ranged: bool,
 ) -> Result<(), u32> {
-    if index as usize >= storage_binding_limit(gl) {
-        return Err(glow::INVALID_VALUE);
-    }
-    if ranged
-        && name != 0
-        && !mgpipe::align::is_multiple(
-            offset as u64,
+    let atomic = target == glow::ATOMIC_COUNTER_BUFFER;
+    let (limit, align) = if atomic {
+        (MAX_ATOMIC_BINDINGS, 4)
+    } else {
+        (
+            storage_binding_limit(gl),
             u64::from(gl.conn.caps.shader_storage_buffer_offset_alignment.max(1)),
         )
-    {
-        return Err(glow::INVALID_VALUE);
-    }
-    let c = &mut gl.st.compute;
-    c.shader_storage_buffer = name;
-    c.storage_bindings[index as usize] = IndexedBuffer {
-        buffer: name,
-        offset: if ranged { offset as u64 } else { 0 },
-        size: if ranged { size as u64 } else { 0 },
     };
-    gl.st.dirty |= crate::context::DIRTY_RESOURCES;
-    Ok(())
-}
-
-/// `glBindBufferBase/Range(GL_ATOMIC_COUNTER_BUFFER, ...)` after the common
-/// checks (GL 4.6 §6.1.1: offsets are multiples of 4). The range reaches
-/// the backend as a storage buffer, so its offset must also suit the
-/// driver's storage alignment (checked where it is emitted; logged).
-pub fn bind_atomic_range(
-    gl: &mut Gl,
-    index: u32,
-    name: u32,
-    offset: i64,
-    size: i64,
-    ranged: bool,
-) -> Result<(), u32> {
-    if index as usize >= MAX_ATOMIC_BINDINGS {
+    if index as usize >= limit {
         return Err(glow::INVALID_VALUE);
     }
-    if ranged && name != 0 && offset % 4 != 0 {
+    if ranged && name != 0 && !mgpipe::align::is_multiple(offset as u64, align) {
         return Err(glow::INVALID_VALUE);
     }
     let c = &mut gl.st.compute;
-    c.atomic_counter_buffer = name;
-    c.atomic_bindings[index as usize] = IndexedBuffer {
+    let (generic, points) = if atomic {
+        (&mut c.atomic_counter_buffer, &mut c.atomic_bindings[..])
+    } else {
+        (&mut c.shader_storage_buffer, &mut c.storage_bindings[..])
+    };
+    *generic = name;
+    points[index as usize] = IndexedBuffer {
         buffer: name,
         offset: if ranged { offset as u64 } else { 0 },
         size: if ranged { size as u64 } else { 0 },
