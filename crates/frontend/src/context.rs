@@ -639,6 +639,8 @@ pub struct GlState {
     pub uniform_bindings: [IndexedBuffer; MAX_UBO_BINDINGS],
     /// Storage buffers, image units, dispatch-indirect binding.
     pub compute: crate::gl::compute::ComputeState,
+    /// Debug output (KHR_debug): callback, log, groups, labels.
+    pub debug_out: crate::gl::debug::DebugState,
     pub active_texture: u32,
     pub texture_units: Vec<[u32; TEXTURE_TARGETS.len()]>,
     pub sampler_units: Vec<u32>,
@@ -809,6 +811,7 @@ impl GlState {
             draw_indirect_buffer: 0,
             uniform_bindings: [IndexedBuffer::default(); MAX_UBO_BINDINGS],
             compute: Default::default(),
+            debug_out: crate::gl::debug::DebugState::new(ctx.attribs.debug),
             active_texture: 0,
             texture_units: vec![[0; TEXTURE_TARGETS.len()]; MAX_TEXTURE_UNITS],
             sampler_units: vec![0; MAX_TEXTURE_UNITS],
@@ -915,6 +918,7 @@ impl GlState {
         if self.error == glow::NO_ERROR {
             self.error = e;
         }
+        self.debug_out.error(e);
         if self.debug {
             tracing::debug!("GL error 0x{e:04X}");
         }
@@ -1066,7 +1070,7 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
     };
     st.dirty |= dirty;
     let mut gl = Gl { st, sh, conn };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let r = f(&mut gl);
         // After a blocking round trip: apply what the backend reported.
         if gl.conn.events_due {
@@ -1079,14 +1083,27 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
             tracing::error!("internal error in a GL call (caught); the call was dropped");
             R::default()
         }
+    };
+    // Debug messages go to the application's callback once the world lock
+    // is released (a callback may call GL).
+    if gl.st.debug_out.pending.is_empty() {
+        return r;
     }
+    let pending = std::mem::take(&mut gl.st.debug_out.pending);
+    let callback = gl.st.debug_out.callback;
+    let user = gl.st.debug_out.user;
+    drop(w);
+    if let Some(cb) = callback {
+        crate::gl::debug::deliver(cb, user, pending);
+    }
+    r
 }
 
 /// Create a context. Requests up to 3.3 get GL 3.3 core; requests for 4.0
 /// to 4.3 get a "4.3" core context when the backend runs compute shaders
-/// (what a 4.3 application reaches for first), which is partial: no fp64,
-/// tessellation, transform feedback or atomic counters yet
-/// (`docs/CONFORMANCE.md`). Legacy/compatibility requests get our core
+/// (what a 4.3 application reaches for first), which is partial: no
+/// tessellation or transform feedback, doubles only where the backend has
+/// them (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get our core
 /// context (GL_CONTEXT_PROFILE_MASK says so); newer versions are refused.
 pub fn create_context(
     attribs: &ContextAttribs,

@@ -90,6 +90,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_rectangle",
     c"GL_EXT_texture_integer",
     c"GL_ARB_program_interface_query",
+    c"GL_KHR_debug",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
@@ -280,6 +281,18 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
         glow::MAX_CLIP_DISTANCES => i(8),
         glow::MAX_SAMPLE_MASK_WORDS => i(1),
+        // Debug output (KHR_debug).
+        glow::MAX_DEBUG_MESSAGE_LENGTH => i(super::debug::MAX_DEBUG_MESSAGE_LENGTH as i64),
+        glow::MAX_DEBUG_LOGGED_MESSAGES => i(super::debug::MAX_DEBUG_LOGGED_MESSAGES as i64),
+        glow::MAX_DEBUG_GROUP_STACK_DEPTH => i(super::debug::MAX_DEBUG_GROUP_STACK_DEPTH as i64),
+        glow::MAX_LABEL_LENGTH => i(super::debug::MAX_LABEL_LENGTH as i64),
+        glow::DEBUG_LOGGED_MESSAGES => i(s.debug_out.log.len() as i64),
+        glow::DEBUG_NEXT_LOGGED_MESSAGE_LENGTH => i(s
+            .debug_out
+            .log
+            .first()
+            .map_or(0, |m| m.text.len() as i64 + 1)),
+        glow::DEBUG_GROUP_STACK_DEPTH => i(s.debug_out.group_depth() as i64),
         // Compute, storage buffers and images (GL 4.3 table 23.63 ff.).
         glow::MAX_COMPUTE_WORK_GROUP_INVOCATIONS => i(c
             .max_compute_work_group_invocations

@@ -16,6 +16,7 @@ pub mod buffers;
 pub mod clear_buffer;
 pub mod compute;
 pub mod copy_texture;
+pub mod debug;
 pub mod draw;
 pub mod framebuffers;
 pub mod get;
@@ -40,6 +41,7 @@ pub use compute::{
     glShaderStorageBlockBinding,
 };
 pub use copy_texture::*;
+pub use debug::*;
 pub use draw::*;
 pub use framebuffers::*;
 pub use get::*;
@@ -111,6 +113,24 @@ pub(crate) unsafe fn put<T>(ptr: *mut T, v: T) {
 ///
 /// # Safety
 /// `p` must be null or a NUL-terminated string.
+/// A (`length`, `p`) string argument: NUL-terminated when `length` is
+/// negative, else `length` bytes (lossy UTF-8).
+///
+/// # Safety
+/// `p` is NULL, or NUL-terminated, or points at `length` readable bytes.
+pub(crate) unsafe fn cstr_len(p: *const std::ffi::c_char, length: i32) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    if length < 0 {
+        // SAFETY: NUL-terminated per the caller.
+        return unsafe { cstr(p) };
+    }
+    // SAFETY: `length` readable bytes per the caller.
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), length as usize) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 pub(crate) unsafe fn cstr(p: *const std::ffi::c_char) -> String {
     if p.is_null() {
         return String::new();

@@ -94,7 +94,8 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
         glow::POLYGON_SMOOTH => s.polygon_smooth = on,
         glow::TEXTURE_CUBE_MAP_SEAMLESS => s.texture_cube_map_seamless = on,
         glow::COLOR_LOGIC_OP => s.color_logic_op = on,
-        glow::DEBUG_OUTPUT | glow::DEBUG_OUTPUT_SYNCHRONOUS => {}
+        glow::DEBUG_OUTPUT => s.debug_out.output = on,
+        glow::DEBUG_OUTPUT_SYNCHRONOUS => s.debug_out.synchronous = on,
         c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
             let bit = 1 << (c - glow::CLIP_DISTANCE0);
             if on {
@@ -135,7 +136,8 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         glow::POLYGON_SMOOTH => s.polygon_smooth,
         glow::TEXTURE_CUBE_MAP_SEAMLESS => s.texture_cube_map_seamless,
         glow::COLOR_LOGIC_OP => s.color_logic_op,
-        glow::DEBUG_OUTPUT | glow::DEBUG_OUTPUT_SYNCHRONOUS => false,
+        glow::DEBUG_OUTPUT => s.debug_out.output,
+        glow::DEBUG_OUTPUT_SYNCHRONOUS => s.debug_out.synchronous,
         c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
             s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0
         }
