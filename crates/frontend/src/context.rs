@@ -385,6 +385,11 @@ pub struct ProgramObj {
     pub delete_pending: bool,
     /// Number of contexts using it as current program.
     pub in_use: u32,
+    /// `glProgramParameteri` state (GL 4.6 §7.3, §7.5): stored and
+    /// reported; no binaries are offered and separable programs are linked
+    /// as any other.
+    pub binary_retrievable_hint: bool,
+    pub separable: bool,
 }
 
 /// Shaders and programs share one GL name space. Programs are few and long

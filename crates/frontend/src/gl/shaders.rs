@@ -470,6 +470,26 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn glProgramParameteri(program: u32, pname: u32, value: i32) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        let p = match program_mut(gl, program) {
+            Ok(p) => p,
+            Err(e) => gl_err!(gl, e),
+        };
+        let slot = match pname {
+            glow::PROGRAM_BINARY_RETRIEVABLE_HINT => &mut p.binary_retrievable_hint,
+            glow::PROGRAM_SEPARABLE => &mut p.separable,
+            _ => gl_err!(gl, glow::INVALID_ENUM),
+        };
+        match value {
+            0 => *slot = false,
+            1 => *slot = true,
+            _ => gl.st.set_error(glow::INVALID_VALUE),
+        }
+    })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn glLinkProgram(program: u32) {
     with_gl_dirty(DIRTY_PROGRAM, |gl| {
         let p = match program_mut(gl, program) {
@@ -761,7 +781,9 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
                 .unwrap_or(0),
             glow::TRANSFORM_FEEDBACK_BUFFER_MODE => glow::INTERLEAVED_ATTRIBS as i32,
             glow::TRANSFORM_FEEDBACK_VARYINGS | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => 0,
-            glow::PROGRAM_BINARY_RETRIEVABLE_HINT => 0,
+            glow::PROGRAM_BINARY_RETRIEVABLE_HINT => p.binary_retrievable_hint as i32,
+            glow::PROGRAM_SEPARABLE => p.separable as i32,
+            glow::PROGRAM_BINARY_LENGTH => 0,
             glow::GEOMETRY_VERTICES_OUT
             | glow::GEOMETRY_INPUT_TYPE
             | glow::GEOMETRY_OUTPUT_TYPE

@@ -957,5 +957,15 @@ pub unsafe fn check_program_interface() {
         );
         expect_error("resource index out of range", glow::INVALID_VALUE);
         no_gl_error("program interface queries");
+
+        // glProgramParameteri state (no binaries are offered).
+        shaders::glProgramParameteri(p, glow::PROGRAM_SEPARABLE, 1);
+        let mut v = 0;
+        shaders::glGetProgramiv(p, glow::PROGRAM_SEPARABLE, &mut v);
+        assert_eq!(v, 1);
+        shaders::glProgramParameteri(p, glow::PROGRAM_BINARY_RETRIEVABLE_HINT, 2);
+        expect_error("hint value 2", glow::INVALID_VALUE);
+        shaders::glProgramParameteri(p, glow::LINK_STATUS, 1);
+        expect_error("bad pname", glow::INVALID_ENUM);
     }
 }
