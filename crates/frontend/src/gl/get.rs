@@ -91,6 +91,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_EXT_texture_integer",
     c"GL_ARB_program_interface_query",
     c"GL_KHR_debug",
+    c"GL_ARB_explicit_uniform_location",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
@@ -281,6 +282,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_ELEMENTS_INDICES => i(c.max_elements_indices),
         glow::MAX_CLIP_DISTANCES => i(8),
         glow::MAX_SAMPLE_MASK_WORDS => i(1),
+        glow::MAX_UNIFORM_LOCATIONS => i(super::shaders::MAX_UNIFORM_LOCATIONS as i64),
         // Debug output (KHR_debug).
         glow::MAX_DEBUG_MESSAGE_LENGTH => i(super::debug::MAX_DEBUG_MESSAGE_LENGTH as i64),
         glow::MAX_DEBUG_LOGGED_MESSAGES => i(super::debug::MAX_DEBUG_LOGGED_MESSAGES as i64),

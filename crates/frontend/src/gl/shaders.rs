@@ -469,6 +469,91 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
     })
 }
 
+/// GL_MAX_UNIFORM_LOCATIONS (GL 4.3's minimum).
+pub const MAX_UNIFORM_LOCATIONS: usize = 1024;
+
+/// Uniform locations of a linked program: explicit `layout(location = N)`
+/// ones first (an array's elements at N, N + 1, ...; GL 4.6 §7.6.1,
+/// ARB_explicit_uniform_location), then the others in the lowest free
+/// slots. Holes between explicit locations name no uniform. Overlaps and
+/// locations past GL_MAX_UNIFORM_LOCATIONS are link errors.
+fn uniform_locations(prog: &shader::LinkedProgram) -> Result<Vec<UniformLocation>, String> {
+    let hole = UniformLocation {
+        uniform: usize::MAX,
+        element: 0,
+        vector: None,
+    };
+    let mut slots: Vec<UniformLocation> = Vec::new();
+    let mut free: Vec<(usize, u32, Option<VectorSlot>)> = Vec::new();
+    for (ui, u) in prog.uniforms.iter().enumerate() {
+        // Built-ins the client emulates (`gl_DepthRange`) are active but
+        // have no location: the application cannot write them. Atomic
+        // counters have none either (GL 4.6 §7.6.2.2).
+        if u.block_index >= 0
+            || u.name.starts_with("gl_")
+            || u.gl_type == glow::UNSIGNED_INT_ATOMIC_COUNTER
+        {
+            continue;
+        }
+        let (base, cols, rows) = type_info(u.gl_type);
+        let kind = match base {
+            Base::Float => Some(Src::F),
+            Base::Int => Some(Src::I),
+            Base::Uint => Some(Src::U),
+            _ => None,
+        };
+        let explicit = prog
+            .uniform_locations
+            .iter()
+            .find(|(n, _)| *n == split_index(&u.name).0)
+            .map(|&(_, l)| l);
+        for e in 0..u.array_size.max(1) {
+            let vector = kind.filter(|_| cols == 1).map(|k| VectorSlot {
+                at: u.offset.saturating_add(e.saturating_mul(u.array_stride)),
+                words: rows,
+                kind: k as u8,
+            });
+            match explicit {
+                Some(l) => {
+                    let at = (l as usize).saturating_add(e as usize);
+                    if at >= MAX_UNIFORM_LOCATIONS {
+                        return Err(format!("ERROR: Linking: uniform \"{}\" has location {at}, above GL_MAX_UNIFORM_LOCATIONS\n", u.name));
+                    }
+                    if slots.len() <= at {
+                        slots.resize(at + 1, hole);
+                    }
+                    if slots[at].uniform != usize::MAX {
+                        return Err(format!(
+                            "ERROR: Linking: uniform location {at} is given to two uniforms\n"
+                        ));
+                    }
+                    slots[at] = UniformLocation {
+                        uniform: ui,
+                        element: e,
+                        vector,
+                    };
+                }
+                None => free.push((ui, e, vector)),
+            }
+        }
+    }
+    let mut next = 0usize;
+    for (uniform, element, vector) in free {
+        while slots.get(next).is_some_and(|s| s.uniform != usize::MAX) {
+            next += 1;
+        }
+        if slots.len() <= next {
+            slots.resize(next + 1, hole);
+        }
+        slots[next] = UniformLocation {
+            uniform,
+            element,
+            vector,
+        };
+    }
+    Ok(slots)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glProgramParameteri(program: u32, pname: u32, value: i32) {
     with_gl_dirty(DIRTY_PROGRAM, |gl| {
@@ -527,10 +612,10 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                 // draws the backend would drop.
                 let float64 = gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_FLOAT64 != 0;
                 if !float64 && prog.uses_float64() {
-                    Err("ERROR: Linking: double-precision types are not supported by this backend (no 64-bit floats in the driver)\n".to_owned())
-                } else {
-                    Ok(prog)
+                    return Err("ERROR: Linking: double-precision types are not supported by this backend (no 64-bit floats in the driver)\n".to_owned());
                 }
+                let locations = uniform_locations(&prog)?;
+                Ok((prog, locations))
             })
         };
         let old_cso = match program_mut(gl, program) {
@@ -538,7 +623,7 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
             Err(_) => None,
         };
         match result {
-            Ok(prog) => {
+            Ok((prog, locations)) => {
                 let cso = gl.conn.alloc.shader.alloc();
                 let mut blob: Vec<u8> = Vec::new();
                 let mut stage_mask = 0u32;
@@ -566,39 +651,6 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                     },
                     &blob,
                 );
-                let mut locations = Vec::new();
-                for (ui, u) in prog.uniforms.iter().enumerate() {
-                    // Built-ins the client emulates (`gl_DepthRange`) are
-                    // active but have no location: the application cannot
-                    // write them.
-                    // Atomic counters have no location either (GL 4.6
-                    // §7.6.2.2: glUniform* cannot write them).
-                    if u.block_index >= 0
-                        || u.name.starts_with("gl_")
-                        || u.gl_type == glow::UNSIGNED_INT_ATOMIC_COUNTER
-                    {
-                        continue;
-                    }
-                    let (base, cols, rows) = type_info(u.gl_type);
-                    let kind = match base {
-                        Base::Float => Some(Src::F),
-                        Base::Int => Some(Src::I),
-                        Base::Uint => Some(Src::U),
-                        _ => None,
-                    };
-                    for e in 0..u.array_size.max(1) {
-                        let vector = kind.filter(|_| cols == 1).map(|k| VectorSlot {
-                            at: u.offset.saturating_add(e.saturating_mul(u.array_stride)),
-                            words: rows,
-                            kind: k as u8,
-                        });
-                        locations.push(UniformLocation {
-                            uniform: ui,
-                            element: e,
-                            vector,
-                        });
-                    }
-                }
                 // `layout(binding = N)` in the source gives initial units and
                 // block bindings; everything else starts at 0.
                 let mut sampler_units = vec![0u32; prog.sampler_slots as usize];
@@ -925,7 +977,9 @@ pub(crate) fn uniform_location(l: &LinkedState, n: &str) -> i32 {
     }
     let (base, idx) = split_index(n);
     for (loc, ul) in l.locations.iter().enumerate() {
-        let u = &l.prog.uniforms[ul.uniform];
+        let Some(u) = l.prog.uniforms.get(ul.uniform) else {
+            continue;
+        };
         let (ubase, _) = split_index(&u.name);
         let is_array = u.array_size > 1 || u.name.ends_with("[0]");
         let matches = if is_array {
@@ -1342,7 +1396,10 @@ fn write_uniform(
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     let loc = l.locations[location as usize];
-    let u = &l.prog.uniforms[loc.uniform];
+    // A hole between explicit locations names no uniform.
+    let Some(u) = l.prog.uniforms.get(loc.uniform) else {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    };
     let (base, cols, rows) = type_info(u.gl_type);
     let ok = match (matrix, base) {
         (Some((c, r, _)), Base::Float) => src == Src::F && c == cols && r == rows,
@@ -1636,7 +1693,10 @@ fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u
         gl.st.set_error(glow::INVALID_OPERATION);
         return None;
     };
-    let u = &l.prog.uniforms[loc.uniform];
+    let Some(u) = l.prog.uniforms.get(loc.uniform) else {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    };
     let (base, cols, rows) = type_info(u.gl_type);
     if base == Base::Sampler {
         let (units, binding) = match u.image_binding {

@@ -238,6 +238,9 @@ pub struct LinkedProgram {
     pub atomic_buffers: Vec<AtomicBuffer>,
     /// Image uniforms have bindings `0..image_slots`.
     pub image_slots: u32,
+    /// `layout(location = N)` on default-block uniforms (by variable name;
+    /// ARB_explicit_uniform_location, GL 4.3 core).
+    pub uniform_locations: Vec<(String, u32)>,
     /// Link info log (warnings); empty when there is nothing to say.
     pub info_log: String,
 }
@@ -642,6 +645,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut bool_names: HashSet<String> = HashSet::new();
     let mut bindings = reflect::ExplicitBindings::default();
+    let mut uniform_locations: Vec<(String, u32)> = Vec::new();
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
     for (stage, source) in input.shaders {
@@ -671,6 +675,15 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         bool_names.extend(prepass::bool_declarations(&shader.preprocessed));
         for d in prepass::layout_declarations(&shader.preprocessed) {
+            if let (Some(&(_, l)), "uniform", false) = (
+                d.values.iter().find(|(k, _)| k == "location"),
+                d.storage.as_str(),
+                d.is_block,
+            ) {
+                if !uniform_locations.iter().any(|(n, _)| *n == d.name) {
+                    uniform_locations.push((d.name.clone(), l));
+                }
+            }
             let Some(&(_, b)) = d.values.iter().find(|(k, _)| k == "binding") else {
                 continue;
             };
@@ -759,6 +772,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         storage_blocks: r.storage_blocks,
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
+        uniform_locations,
         info_log: log,
         ..Default::default()
     };

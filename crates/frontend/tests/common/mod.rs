@@ -958,6 +958,23 @@ pub unsafe fn check_program_interface() {
         expect_error("resource index out of range", glow::INVALID_VALUE);
         no_gl_error("program interface queries");
 
+        // Explicit uniform locations (GL 4.3, ARB_explicit_uniform_location).
+        let fs = "#version 330 core\n#extension GL_ARB_explicit_uniform_location : require\nlayout(location = 5) uniform vec4 e;\nlayout(location = 8) uniform float f[2];\nuniform float g;\nout vec4 o;\nvoid main() { o = e * f[1] + vec4(g); }\n";
+        let q = link_program(FULL_VS, fs);
+        let at = |n: &std::ffi::CStr| shaders::glGetUniformLocation(q, n.as_ptr());
+        assert_eq!((at(c"e"), at(c"f"), at(c"f[1]"), at(c"g")), (5, 8, 9, 0));
+        shaders::glUseProgram(q);
+        shaders::glUniform4f(5, 1.0, 2.0, 3.0, 4.0);
+        shaders::glUniform1f(9, 0.5);
+        let mut v = [0.0f32; 4];
+        shaders::glGetUniformfv(q, 5, v.as_mut_ptr());
+        assert_eq!(v, [1.0, 2.0, 3.0, 4.0]);
+        shaders::glGetUniformfv(q, 9, v.as_mut_ptr());
+        assert_eq!(v[0], 0.5);
+        shaders::glUniform1f(3, 1.0);
+        expect_error("a hole between explicit locations", glow::INVALID_OPERATION);
+        shaders::glUseProgram(0);
+
         // glProgramParameteri state (no binaries are offered).
         shaders::glProgramParameteri(p, glow::PROGRAM_SEPARABLE, 1);
         let mut v = 0;
