@@ -7,29 +7,17 @@
 #![allow(clippy::needless_update)]
 
 use backend_gles::GlesBackend;
-use bytemuck::Zeroable;
 use mgpipe::consts::*;
 use mgpipe::{calls, Caps, Context, Handle, Screen};
 
 #[path = "fixtures/spirv.rs"]
 mod fixtures;
+#[path = "fixtures/harness.rs"]
+mod harness;
 
-const W: u32 = 8;
-const H: u32 = 8;
-const CTX: Handle = Handle::new(1, 1);
-const SURF: Handle = Handle::new(1, 1);
+use harness::*;
 
-const GL_RGBA: u32 = 0x1908;
-const GL_RGBA8: u32 = 0x8058;
 const GL_RGBA16: u32 = 0x805B;
-const GL_DEPTH24_STENCIL8: u32 = 0x88F0;
-const GL_UNSIGNED_BYTE: u32 = 0x1401;
-const GL_FLOAT: u32 = 0x1406;
-const GL_TEXTURE_2D: u32 = 0x0DE1;
-const GL_TRIANGLES: u32 = 0x0004;
-const GL_NEAREST: u32 = 0x2600;
-const GL_CLAMP_TO_EDGE: u32 = 0x812F;
-const GL_STATIC_DRAW: u32 = 0x88E4;
 const GL_READ_ONLY: u32 = 0x88B8;
 const GL_WRITE_ONLY: u32 = 0x88B9;
 const GL_READ_WRITE: u32 = 0x88BA;
@@ -41,65 +29,6 @@ const GL_SHADER_STORAGE_BARRIER_BIT: u32 = 0x2000;
 const GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT: u32 = 0x4000;
 const GL_QUERY_BUFFER_BARRIER_BIT: u32 = 0x8000;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
-
-fn z<T: Zeroable>() -> T {
-    T::zeroed()
-}
-
-/// Open the backend, make a context current on an 8x8 RGBA8 + D24S8 surface.
-fn setup() -> GlesBackend {
-    let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_env_filter(filter)
-        .try_init();
-    let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe) must open");
-    b.context_create(&calls::ContextCreate { ctx: CTX, ..z() });
-    b.surface_create(&calls::SurfaceCreate {
-        surface: SURF,
-        width: W,
-        height: H,
-        color_format: GL_RGBA8,
-        depth_stencil_format: GL_DEPTH24_STENCIL8,
-        samples: 0,
-        ..z()
-    });
-    b.make_current(&calls::MakeCurrent {
-        ctx: CTX,
-        draw: SURF,
-        read: SURF,
-    });
-    default_framebuffer(&mut b);
-    b.set_viewport(&calls::SetViewport {
-        x: 0.0,
-        y: 0.0,
-        width: W as f32,
-        height: H as f32,
-        near: 0.0,
-        far: 1.0,
-    });
-    b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
-    b
-}
-
-fn default_framebuffer(b: &mut GlesBackend) {
-    b.set_framebuffer_state(&calls::SetFramebufferState {
-        fbo: Handle::DEFAULT_FRAMEBUFFER,
-        ..z()
-    });
-    b.set_read_surface(&calls::SetReadSurface {
-        fbo: Handle::DEFAULT_FRAMEBUFFER,
-        ..z()
-    });
-}
-
-/// Happy paths raise no GL error (counted when checking is on, as in
-/// debug builds).
-fn assert_no_gl_errors(b: &GlesBackend) {
-    if let Some(n) = b.gl_errors_seen() {
-        assert_eq!(n, 0, "GL errors were logged");
-    }
-}
 
 fn read_rgba(b: &mut GlesBackend, w: u32, h: u32) -> Vec<u8> {
     let mut reply = Vec::new();
@@ -115,19 +44,6 @@ fn read_rgba(b: &mut GlesBackend, w: u32, h: u32) -> Vec<u8> {
         &mut reply,
     );
     reply
-}
-
-fn buffer(b: &mut GlesBackend, res: Handle, data: &[u8]) {
-    b.resource_create(
-        &calls::ResourceCreate {
-            res,
-            kind: RESOURCE_BUFFER,
-            size: data.len() as u64,
-            usage: GL_STATIC_DRAW,
-            ..z()
-        },
-        data,
-    );
 }
 
 fn readback(b: &mut GlesBackend, res: Handle, offset: u64, size: u64) -> Vec<u8> {
@@ -199,24 +115,6 @@ fn compute_shader(b: &mut GlesBackend, cso: Handle, cs: &[u32], global: Option<(
         },
         &blob,
     );
-}
-
-/// A triangle covering the whole viewport, vec2 positions at slot 0.
-fn fullscreen_triangle(b: &mut GlesBackend) {
-    let vb = Handle::new(50, 1);
-    let pos: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-    buffer(b, vb, bytemuck::cast_slice(&pos));
-    let mut ve: calls::CreateVertexElements = z();
-    ve.cso = Handle::new(1, 1);
-    ve.enabled_mask = 1;
-    ve.format[0] = 2 | (GL_FLOAT << 8);
-    b.create_vertex_elements(&ve);
-    b.bind_vertex_elements(&calls::BindVertexElements { cso: ve.cso });
-    let mut vbs: calls::SetVertexBuffers = z();
-    vbs.count = 1;
-    vbs.buffers[0] = vb;
-    vbs.strides[0] = 8;
-    b.set_vertex_buffers(&vbs);
 }
 
 fn draw_triangle(b: &mut GlesBackend) {

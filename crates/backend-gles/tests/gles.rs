@@ -11,85 +11,14 @@ use mgpipe::{calls, Caps, Context, Handle, Screen};
 
 #[path = "fixtures/spirv.rs"]
 mod fixtures;
+#[path = "fixtures/harness.rs"]
+mod harness;
 
-const W: u32 = 8;
-const H: u32 = 8;
-const CTX: Handle = Handle::new(1, 1);
-const SURF: Handle = Handle::new(1, 1);
+use harness::*;
 
 // GL enums used by the tests.
-const GL_RGBA: u32 = 0x1908;
 const GL_RGB: u32 = 0x1907;
 const GL_BGRA: u32 = 0x80E1;
-const GL_RGBA8: u32 = 0x8058;
-const GL_DEPTH24_STENCIL8: u32 = 0x88F0;
-const GL_UNSIGNED_BYTE: u32 = 0x1401;
-const GL_FLOAT: u32 = 0x1406;
-const GL_TEXTURE_2D: u32 = 0x0DE1;
-const GL_TRIANGLES: u32 = 0x0004;
-const GL_NEAREST: u32 = 0x2600;
-const GL_CLAMP_TO_EDGE: u32 = 0x812F;
-const GL_STATIC_DRAW: u32 = 0x88E4;
-
-fn z<T: Zeroable>() -> T {
-    T::zeroed()
-}
-
-/// Open the backend, make a context current on an 8x8 RGBA8 + D24S8 surface.
-fn setup() -> GlesBackend {
-    let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_env_filter(filter)
-        .try_init();
-    let mut b = GlesBackend::open_default().expect("native GLES backend (Mesa llvmpipe) must open");
-    b.context_create(&calls::ContextCreate { ctx: CTX, ..z() });
-    b.surface_create(&calls::SurfaceCreate {
-        surface: SURF,
-        width: W,
-        height: H,
-        color_format: GL_RGBA8,
-        depth_stencil_format: GL_DEPTH24_STENCIL8,
-        samples: 0,
-        ..z()
-    });
-    b.make_current(&calls::MakeCurrent {
-        ctx: CTX,
-        draw: SURF,
-        read: SURF,
-    });
-    surface_defaults(&mut b);
-    b
-}
-
-/// The current context draws to and reads from the whole surface, with the
-/// default render state.
-fn surface_defaults(b: &mut GlesBackend) {
-    b.set_framebuffer_state(&calls::SetFramebufferState {
-        fbo: Handle::DEFAULT_FRAMEBUFFER,
-        ..z()
-    });
-    b.set_read_surface(&calls::SetReadSurface {
-        fbo: Handle::DEFAULT_FRAMEBUFFER,
-        ..z()
-    });
-    b.set_viewport(&calls::SetViewport {
-        x: 0.0,
-        y: 0.0,
-        width: W as f32,
-        height: H as f32,
-        near: 0.0,
-        far: 1.0,
-    });
-    b.bind_render_state(&calls::BindRenderState { cso: Handle::NULL });
-}
-
-/// Happy paths raise no GL error (counted when checking is on).
-fn assert_no_gl_errors(b: &GlesBackend) {
-    if let Some(n) = b.gl_errors_seen() {
-        assert_eq!(n, 0, "GL errors were logged");
-    }
-}
 
 fn clear_color(b: &mut GlesBackend, c: [f32; 4]) {
     b.clear(&calls::Clear {
@@ -121,19 +50,6 @@ fn pixel(b: &mut GlesBackend, x: i32, y: i32) -> [u8; 4] {
     [v[0], v[1], v[2], v[3]]
 }
 
-fn buffer(b: &mut GlesBackend, res: Handle, data: &[u8]) {
-    b.resource_create(
-        &calls::ResourceCreate {
-            res,
-            kind: RESOURCE_BUFFER,
-            size: data.len() as u64,
-            usage: GL_STATIC_DRAW,
-            ..z()
-        },
-        data,
-    );
-}
-
 fn shader(b: &mut GlesBackend, cso: Handle, vs: &[u32], fs: &[u32], global_size: u32) {
     let mut words = [0u32; 6];
     words[STAGE_VERTEX] = vs.len() as u32;
@@ -151,24 +67,6 @@ fn shader(b: &mut GlesBackend, cso: Handle, vs: &[u32], fs: &[u32], global_size:
         &blob,
     );
     b.bind_shader(&calls::BindShader { cso });
-}
-
-/// A triangle covering the whole viewport, vec2 positions at slot 0.
-fn fullscreen_triangle(b: &mut GlesBackend) {
-    let vb = Handle::new(50, 1);
-    let pos: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-    buffer(b, vb, bytemuck::cast_slice(&pos));
-    let mut ve: calls::CreateVertexElements = z();
-    ve.cso = Handle::new(1, 1);
-    ve.enabled_mask = 1;
-    ve.format[0] = 2 | (GL_FLOAT << 8);
-    b.create_vertex_elements(&ve);
-    b.bind_vertex_elements(&calls::BindVertexElements { cso: ve.cso });
-    let mut vbs: calls::SetVertexBuffers = z();
-    vbs.count = 1;
-    vbs.buffers[0] = vb;
-    vbs.strides[0] = 8;
-    b.set_vertex_buffers(&vbs);
 }
 
 fn draw_arrays(b: &mut GlesBackend, count: u32) {
