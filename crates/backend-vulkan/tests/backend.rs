@@ -8,7 +8,7 @@
 //! with uniform block binding 0), so the backend's set rewrite is exercised.
 
 mod common;
-use common::{current_surface, open, CTX};
+use common::{current_surface, open, words, CTX};
 
 use backend_vulkan::VulkanBackend;
 use mgpipe::calls::*;
@@ -401,13 +401,6 @@ fn buffer_upload_subdata_copy_readback() {
     });
     b.finish(&Finish::default(), &mut out);
     assert!(out.is_empty());
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 /// A shader sampling a 2x2 RGBA8 texture (GL row 0 red, green; row 1

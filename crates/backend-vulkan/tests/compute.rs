@@ -11,7 +11,7 @@
 //! they collide), so the backend's set rewrite is exercised.
 
 mod common;
-use common::{current_surface, open};
+use common::{current_surface, open, words};
 
 use backend_vulkan::VulkanBackend;
 use mgpipe::calls::*;
@@ -32,13 +32,6 @@ const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
 const GL_SHADER_STORAGE_BARRIER_BIT: u32 = 0x2000;
 
 const FBO: Handle = Handle::new(3, 1);
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 /// Create program `cso` from (stage, SPIR-V) pairs, in the frontend's blob
 /// layout (stages back to back, in stage order).

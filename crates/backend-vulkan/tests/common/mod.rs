@@ -60,3 +60,11 @@ pub fn current_surface(b: &mut VulkanBackend, w: u32, h: u32) {
         far: 1.0,
     });
 }
+
+/// SPIR-V (or any little-endian word stream) as 32-bit words.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
