@@ -213,50 +213,40 @@ pub(crate) fn build_shader(
     } else {
         vk::DescriptorType::UNIFORM_BUFFER
     };
-    let ubo_b: Vec<vk::DescriptorSetLayoutBinding> = ubos
-        .iter()
-        .map(|&(b, n)| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b)
-                .descriptor_type(ubo_type)
-                .descriptor_count(n.max(1))
-                .stage_flags(stages_of(&|r| r.ubos.iter().any(|u| u.0 == b)))
-        })
-        .collect();
-    let smp_b: Vec<vk::DescriptorSetLayoutBinding> = samplers
-        .iter()
-        .map(|s| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(s.binding)
-                .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                .descriptor_count(s.count.max(1))
-                .stage_flags(stages_of(&|r| {
-                    r.samplers.iter().any(|x| x.binding == s.binding)
-                }))
-        })
-        .collect();
-    let ssbo_b: Vec<vk::DescriptorSetLayoutBinding> = ssbos
-        .iter()
-        .map(|&(b, n)| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(b)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(n.max(1))
-                .stage_flags(stages_of(&|r| r.ssbos.iter().any(|u| u.0 == b)))
-        })
-        .collect();
-    let img_b: Vec<vk::DescriptorSetLayoutBinding> = images
-        .iter()
-        .map(|s| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(s.binding)
-                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                .descriptor_count(s.count.max(1))
-                .stage_flags(stages_of(&|r| {
-                    r.images.iter().any(|x| x.binding == s.binding)
-                }))
-        })
-        .collect();
+    // One binding per (binding, count), visible to the stages declaring it.
+    let set_bindings = |items: Vec<(u32, u32)>,
+                        ty: vk::DescriptorType,
+                        declares: &dyn Fn(&spirv::Reflection, u32) -> bool|
+     -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
+        items
+            .into_iter()
+            .map(|(b, n)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b)
+                    .descriptor_type(ty)
+                    .descriptor_count(n.max(1))
+                    .stage_flags(stages_of(&|r| declares(r, b)))
+            })
+            .collect()
+    };
+    let ubo_b = set_bindings(ubos.to_vec(), ubo_type, &|r, b| {
+        r.ubos.iter().any(|u| u.0 == b)
+    });
+    let smp_b = set_bindings(
+        samplers.iter().map(|s| (s.binding, s.count)).collect(),
+        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        &|r, b| r.samplers.iter().any(|x| x.binding == b),
+    );
+    let ssbo_b = set_bindings(
+        ssbos.to_vec(),
+        vk::DescriptorType::STORAGE_BUFFER,
+        &|r, b| r.ssbos.iter().any(|u| u.0 == b),
+    );
+    let img_b = set_bindings(
+        images.iter().map(|s| (s.binding, s.count)).collect(),
+        vk::DescriptorType::STORAGE_IMAGE,
+        &|r, b| r.images.iter().any(|x| x.binding == b),
+    );
     let mut set_layouts = Vec::new();
     for b in [&ubo_b, &smp_b, &ssbo_b, &img_b] {
         let ci = vk::DescriptorSetLayoutCreateInfo::default().bindings(b);

@@ -125,8 +125,12 @@ impl DebugState {
         }
     }
 
-    /// A GL error this frontend raised.
+    /// A GL error this frontend raised (nothing is built while output is
+    /// off, the usual case).
     pub fn error(&mut self, e: u32) {
+        if !self.output {
+            return;
+        }
         let name = match e {
             glow::INVALID_ENUM => "GL_INVALID_ENUM",
             glow::INVALID_VALUE => "GL_INVALID_VALUE",
