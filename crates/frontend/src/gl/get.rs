@@ -92,6 +92,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_program_interface_query",
     c"GL_KHR_debug",
     c"GL_ARB_explicit_uniform_location",
+    c"GL_ARB_arrays_of_arrays",
 ];
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();

@@ -791,6 +791,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     for sm in stages {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(sm.module)?;
+        let module = spirv::flatten_resource_arrays(module)?;
         out.stage_spirv[sm.stage.index()] = Some(module.words);
     }
     tracing::debug!(

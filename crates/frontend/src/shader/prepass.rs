@@ -560,6 +560,20 @@ fn is_reserved_in_140(name: &str) -> bool {
     )
 }
 
+/// `#extension GL_ARB_arrays_of_arrays : ...`.
+fn is_arrays_of_arrays_directive(text: &str) -> bool {
+    text[1..]
+        .trim_start()
+        .strip_prefix("extension")
+        .is_some_and(|rest| rest.trim_start().starts_with("GL_ARB_arrays_of_arrays"))
+}
+
+/// The source names GL_ARB_arrays_of_arrays in an `#extension` directive.
+fn names_arrays_of_arrays(src: &str, toks: &[Tok]) -> bool {
+    toks.iter()
+        .any(|t| t.kind == Kind::Directive && is_arrays_of_arrays_directive(&src[t.start..t.end]))
+}
+
 struct Version {
     number: u32,
     profile: String,
@@ -660,12 +674,18 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     } else {
         Vec::new()
     };
+    let arrays_of_arrays = !es && version.number < 430 && names_arrays_of_arrays(src, &toks);
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
         } else {
             format!("{} es", version.number)
         }
+    } else if arrays_of_arrays {
+        // glslang takes arrays of arrays from GLSL 4.30 only and knows no
+        // GL_ARB_arrays_of_arrays; the extension's sources compile as 4.30
+        // (a superset of what they may use) with the directive dropped.
+        "430".to_owned()
     } else if stage == Stage::Compute && version.number < 430 {
         // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
         // is core in 4.30); 3.30 + the extension compiles as 4.30.
@@ -864,6 +884,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                 for _ in 0..text.matches('\n').count() {
                     out.push('\n');
                 }
+            }
+            Kind::Directive if arrays_of_arrays && is_arrays_of_arrays_directive(text) => {
+                // Commented out, so the line count holds.
+                out.push_str("// ");
+                out.push_str(text);
             }
             Kind::Comment | Kind::Space | Kind::Number | Kind::Directive => {
                 if t.kind == Kind::Number {

@@ -120,6 +120,19 @@ fn total_elements(dims: &[Option<u32>]) -> u32 {
         .fold(1u32, |acc, d| acc.saturating_mul(d.unwrap_or(1).max(1)))
 }
 
+/// The GL name suffix of element `i` of a block array with these
+/// dimensions, outermost first: `[i]` for one dimension, `[a][b]` (last
+/// dimension fastest, GL's order) for arrays of arrays.
+fn element_suffix(dims: &[Option<u32>], mut i: u32) -> String {
+    let mut parts = Vec::with_capacity(dims.len());
+    for d in dims.iter().rev() {
+        let n = d.unwrap_or(1).max(1);
+        parts.push(i % n);
+        i /= n;
+    }
+    parts.iter().rev().map(|p| format!("[{p}]")).collect()
+}
+
 fn is_struct(m: &Module, ty: u32) -> bool {
     matches!(m.types.get(&ty), Some(Type::Struct { .. }))
 }
@@ -483,6 +496,7 @@ pub(crate) fn reflect(
     struct BlockInfo {
         base_name: String,
         count: u32,
+        dims: Vec<Option<u32>>,
         first_binding: u32,
         stage: usize,
         struct_ty: u32,
@@ -493,11 +507,15 @@ pub(crate) fn reflect(
         name: String,
         first: u32,
         count: u32,
+        /// Array dimensions, outermost first (empty: not an array).
+        dims: Vec<Option<u32>>,
         gl_type: u32,
     }
     // Storage blocks (name, first binding, elements) and images take
     // bindings of their own, counted like uniform blocks and samplers.
-    let mut ssbos: Vec<(String, u32, u32, u32)> = Vec::new();
+    // (name, first binding, element count, data size, array dimensions)
+    #[allow(clippy::type_complexity)]
+    let mut ssbos: Vec<(String, u32, u32, u32, Vec<Option<u32>>)> = Vec::new();
     // Atomic counter blocks (name, stage, struct type): slots after the
     // storage blocks, so the application's block indices stay dense.
     let mut atomics: Vec<(String, usize, u32)> = Vec::new();
@@ -540,6 +558,7 @@ pub(crate) fn reflect(
                     block_infos.push(BlockInfo {
                         base_name: name,
                         count,
+                        dims: dims.clone(),
                         first_binding: next_block_binding,
                         stage: si,
                         struct_ty: base,
@@ -564,7 +583,7 @@ pub(crate) fn reflect(
                     let name = m.name(base).to_owned();
                     if !ssbos.iter().any(|b| b.0 == name) {
                         let count = total_elements(&dims);
-                        ssbos.push((name, next_ssbo, count, block_size(m, base)));
+                        ssbos.push((name, next_ssbo, count, block_size(m, base), dims.clone()));
                         next_ssbo = next_ssbo.saturating_add(count);
                     }
                 }
@@ -580,6 +599,7 @@ pub(crate) fn reflect(
                                 name,
                                 first: next_sampler,
                                 count,
+                                dims: dims.clone(),
                                 gl_type: gltypes::gl_type(m, base).unwrap_or(0),
                             });
                             next_sampler = next_sampler.saturating_add(count);
@@ -601,6 +621,7 @@ pub(crate) fn reflect(
                                 name,
                                 first: next_image,
                                 count,
+                                dims: dims.clone(),
                                 gl_type: gltypes::image_type(m, base).unwrap_or(0),
                             });
                             next_image = next_image.saturating_add(count);
@@ -699,51 +720,51 @@ pub(crate) fn reflect(
             });
         }
     }
-    for s in &samplers {
-        uniforms.push(Uniform {
-            name: names.user(&if s.count > 1 {
-                format!("{}[0]", s.name)
-            } else {
+    // Opaque arrays: one active uniform per innermost array (arrays of
+    // arrays list `tex[1][0]` & co. separately, GL 4.6 §7.3.1.1), on
+    // consecutive units.
+    for (s, image) in samplers
+        .iter()
+        .map(|s| (s, false))
+        .chain(images.iter().map(|s| (s, true)))
+    {
+        let inner = s.dims.last().map_or(1, |d| d.unwrap_or(1).max(1));
+        let outer = s.dims.len().saturating_sub(1);
+        let rows = (s.count / inner).max(1);
+        for row in 0..rows {
+            let prefix = element_suffix(&s.dims[..outer], row);
+            let name = if s.dims.is_empty() || (s.count <= 1 && outer == 0) {
                 s.name.clone()
-            }),
-            gl_type: s.gl_type,
-            array_size: s.count,
-            block_index: -1,
-            offset: u32::MAX,
-            array_stride: 0,
-            matrix_stride: 0,
-            is_row_major: false,
-            sampler_binding: Some(s.first),
-            image_binding: None,
-            explicit_binding: names.bindings.variables.get(&s.name).copied(),
-        });
-    }
-    for s in &images {
-        uniforms.push(Uniform {
-            name: names.user(&if s.count > 1 {
-                format!("{}[0]", s.name)
             } else {
-                s.name.clone()
-            }),
-            gl_type: s.gl_type,
-            array_size: s.count,
-            block_index: -1,
-            offset: u32::MAX,
-            array_stride: 0,
-            matrix_stride: 0,
-            is_row_major: false,
-            sampler_binding: None,
-            image_binding: Some(s.first),
-            explicit_binding: names.bindings.variables.get(&s.name).copied(),
-        });
+                format!("{}{prefix}[0]", s.name)
+            };
+            let first = s.first.saturating_add(row.saturating_mul(inner));
+            uniforms.push(Uniform {
+                name: names.user(&name),
+                gl_type: s.gl_type,
+                array_size: inner.min(s.count),
+                block_index: -1,
+                offset: u32::MAX,
+                array_stride: 0,
+                matrix_stride: 0,
+                is_row_major: false,
+                sampler_binding: (!image).then_some(first),
+                image_binding: image.then_some(first),
+                explicit_binding: names
+                    .bindings
+                    .variables
+                    .get(&s.name)
+                    .map(|b| b.saturating_add(row.saturating_mul(inner))),
+            });
+        }
     }
     let mut storage_blocks = Vec::new();
-    for (name, first, count, data_size) in &ssbos {
+    for (name, first, count, data_size, dims) in &ssbos {
         let user_name = names.user(name);
         for i in 0..*count {
             storage_blocks.push(StorageBlock {
                 name: if *count > 1 {
-                    format!("{user_name}[{i}]")
+                    format!("{user_name}{}", element_suffix(dims, i))
                 } else {
                     user_name.clone()
                 },
@@ -784,7 +805,7 @@ pub(crate) fn reflect(
         for i in 0..b.count {
             blocks.push(UniformBlock {
                 name: if b.count > 1 || b.count == 0 {
-                    format!("{user_name}[{i}]")
+                    format!("{user_name}{}", element_suffix(&b.dims, i))
                 } else {
                     user_name.clone()
                 },

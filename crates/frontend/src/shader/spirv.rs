@@ -666,3 +666,183 @@ pub(crate) fn lower_rect_images(m: Module) -> Result<Module, String> {
     }
     Module::parse(out)
 }
+
+/// Arrays of arrays of resources (samplers, images, uniform and storage
+/// blocks) as one-dimensional arrays: Vulkan's SPIR-V environment allows
+/// only one array level on `UniformConstant`, `Uniform` and
+/// `StorageBuffer` variables (VUID-StandaloneSpirv-UniformConstant-04655,
+/// -Uniform-06807), while GL_ARB_arrays_of_arrays names `tex[i][j]`.
+/// Reflection has already given the variable its first binding and the
+/// elements consecutive ones in row-major order, which is the flattened
+/// order: each access chain's leading indices become `(i * d1 + j) * d2 +
+/// k`. A use other than an access chain through every array level is a
+/// link error (GLSL cannot pass opaque or block arrays around).
+pub(crate) fn flatten_resource_arrays(m: Module) -> Result<Module, String> {
+    const ACCESS_CHAIN: u16 = 65;
+    const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+    const OP_IADD: u32 = 128;
+    const OP_IMUL: u32 = 132;
+    let whole_use = || {
+        "ERROR: Linking: arrays of arrays of samplers, images or blocks can only be indexed\n"
+            .to_owned()
+    };
+    // Variable id → (leading dimensions, new pointer type), for each variable
+    // whose pointee is an array of arrays with constant lengths.
+    let mut flat: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut elements: HashMap<u32, (u32, u32)> = HashMap::new(); // var → (element type, storage)
+    for v in &m.variables {
+        if !matches!(
+            v.storage,
+            storage::UNIFORM_CONSTANT | storage::UNIFORM | storage::STORAGE_BUFFER
+        ) {
+            continue;
+        }
+        let Some(mut ty) = m.pointee(v) else {
+            continue;
+        };
+        let mut dims = Vec::new();
+        while let Some(Type::Array { element, len }) = m.types.get(&ty) {
+            let Some(len) = *len else {
+                return Err(
+                    "ERROR: Linking: resource arrays sized by specialization constants are not supported\n"
+                        .to_owned(),
+                );
+            };
+            dims.push(len);
+            ty = *element;
+        }
+        if dims.len() >= 2 {
+            flat.insert(v.id, dims);
+            elements.insert(v.id, (ty, v.storage));
+        }
+    }
+    if flat.is_empty() {
+        return Ok(m);
+    }
+    let uint = m
+        .types
+        .iter()
+        .filter(|(_, t)| {
+            **t == Type::Int {
+                width: 32,
+                signed: false,
+            }
+        })
+        .map(|(id, _)| *id)
+        .min();
+    let mut bound = m.words.get(3).copied().unwrap_or(0);
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    // Declarations placed before the first flattened variable: the uint
+    // type when the module has none, the length constants, and per
+    // variable its flat array and pointer types.
+    let mut decls: Vec<u32> = Vec::new();
+    let uint = uint.unwrap_or_else(|| {
+        let id = fresh();
+        decls.extend_from_slice(&[(4 << 16) | u32::from(op::TYPE_INT), id, 32, 0]);
+        id
+    });
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut constant = |value: u32, decls: &mut Vec<u32>, fresh: &mut dyn FnMut() -> u32| {
+        *constants.entry(value).or_insert_with(|| {
+            let id = fresh();
+            decls.extend_from_slice(&[(4 << 16) | u32::from(op::CONSTANT), uint, id, value]);
+            id
+        })
+    };
+    // Per variable: its flat array and pointer types, placed right before
+    // it (after its element type).
+    let mut new_pointer: HashMap<u32, (u32, [u32; 8])> = HashMap::new();
+    let mut ids: Vec<u32> = flat.keys().copied().collect();
+    ids.sort_unstable();
+    for var in &ids {
+        let dims = &flat[var];
+        let (element, storage) = elements[var];
+        let total = dims.iter().fold(1u32, |a, d| a.saturating_mul(*d));
+        let len = constant(total, &mut decls, &mut fresh);
+        for d in &dims[1..] {
+            constant(*d, &mut decls, &mut fresh);
+        }
+        let array = fresh();
+        let pointer = fresh();
+        let own = [
+            (4 << 16) | u32::from(op::TYPE_ARRAY),
+            array,
+            element,
+            len,
+            (4 << 16) | u32::from(op::TYPE_POINTER),
+            pointer,
+            storage,
+            array,
+        ];
+        new_pointer.insert(*var, (pointer, own));
+    }
+    // Where the declarations go: before the first flattened variable, which
+    // must follow the uint type's own declaration.
+    let mut out = Vec::with_capacity(m.words.len() + decls.len() + 16);
+    out.extend_from_slice(m.words.get(..5).unwrap_or(&[]));
+    let mut placed = false;
+    let mut uint_declared = !m.types.contains_key(&uint);
+    for (opcode, inst) in instructions(&m.words) {
+        let arg = |k: usize| inst.get(k).copied().unwrap_or(0);
+        match opcode {
+            op::TYPE_INT if arg(1) == uint => uint_declared = true,
+            op::VARIABLE if new_pointer.contains_key(&arg(2)) => {
+                if !placed {
+                    if !uint_declared {
+                        return Err("ERROR: Linking: unsupported declaration order for arrays of arrays of resources\n".to_owned());
+                    }
+                    out.extend_from_slice(&decls);
+                    placed = true;
+                }
+                let (pointer, own) = new_pointer[&arg(2)];
+                out.extend_from_slice(&own);
+                out.extend_from_slice(inst);
+                let at = out.len() - inst.len() + 1;
+                out[at] = pointer;
+                continue;
+            }
+            ACCESS_CHAIN | IN_BOUNDS_ACCESS_CHAIN if flat.contains_key(&arg(3)) => {
+                let dims = &flat[&arg(3)];
+                let indices = &inst[4..];
+                if indices.len() < dims.len() {
+                    return Err("ERROR: Linking: an array of arrays of samplers, images or blocks must be indexed down to one element\n".to_owned());
+                }
+                let mut acc = indices[0];
+                for (k, d) in dims.iter().enumerate().skip(1) {
+                    let dc = constants[d];
+                    let product = fresh();
+                    out.extend_from_slice(&[(5 << 16) | OP_IMUL, uint, product, acc, dc]);
+                    let sum = fresh();
+                    out.extend_from_slice(&[(5 << 16) | OP_IADD, uint, sum, product, indices[k]]);
+                    acc = sum;
+                }
+                let rest = &indices[dims.len()..];
+                let count = 5 + rest.len() as u32;
+                out.extend_from_slice(&[
+                    (count << 16) | u32::from(opcode),
+                    arg(1),
+                    arg(2),
+                    arg(3),
+                    acc,
+                ]);
+                out.extend_from_slice(rest);
+                continue;
+            }
+            // Loads, stores, copies and calls of the whole array.
+            61 | 83 | 67 | 68 if flat.contains_key(&arg(3)) => return Err(whole_use()),
+            62 | 63 if flat.contains_key(&arg(1)) || flat.contains_key(&arg(2)) => {
+                return Err(whole_use())
+            }
+            57 if inst.iter().skip(4).any(|w| flat.contains_key(w)) => return Err(whole_use()),
+            _ => {}
+        }
+        out.extend_from_slice(inst);
+    }
+    if let Some(b) = out.get_mut(3) {
+        *b = bound;
+    }
+    Module::parse(out)
+}

@@ -969,3 +969,40 @@ fn emulated_fixed_function_inputs_are_active_attributes() {
         "unused inputs are not listed"
     );
 }
+
+#[test]
+fn arrays_of_arrays_compile_as_430_and_name_each_row() {
+    // GL_ARB_arrays_of_arrays in a 1.50 source: glslang takes arrays of
+    // arrays from 4.30 only, so the source compiles as 4.30 with the
+    // directive commented out (line numbers kept). Opaque arrays list one
+    // active uniform per innermost array; block arrays name every element.
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 150\n#extension GL_ARB_arrays_of_arrays : require\n#extension GL_ARB_shader_storage_buffer_object : require\nuniform sampler2D tex[2][3];\nuniform float k[2][2];\nlayout(std430, binding = 1) buffer B { vec4 a; } b[2][2];\nout vec4 c;\nvoid main() { c = texture(tex[1][2], vec2(0.0)) + k[1][0] + b[1][1].a; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    let row1 = uniform(&p, "tex[1][0]");
+    assert_eq!((row1.sampler_binding, row1.array_size), (Some(3), 3));
+    assert_eq!(uniform(&p, "tex[0][0]").sampler_binding, Some(0));
+    assert_eq!(uniform(&p, "k[1][0]").array_size, 2);
+    let sb: Vec<(&str, u32, Option<u32>)> = p
+        .storage_blocks
+        .iter()
+        .map(|b| (b.name.as_str(), b.binding, b.explicit_binding))
+        .collect();
+    assert_eq!(
+        sb,
+        [
+            ("B[0][0]", 0, Some(1)),
+            ("B[0][1]", 1, Some(2)),
+            ("B[1][0]", 2, Some(3)),
+            ("B[1][1]", 3, Some(4))
+        ]
+    );
+    // Flattened to one array level for Vulkan; ESSL takes it too.
+    let essl = to_essl(p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap());
+    assert!(essl.contains("tex[6]"), "{essl}");
+    // Without the extension, arrays of arrays stay a 1.50 compile error.
+    let plain = fs.replace("#extension GL_ARB_arrays_of_arrays : require\n", "\n");
+    let err = link_vs_fs(vs, &plain, &[]).expect_err("arrays of arrays need 4.30");
+    assert!(err.contains("arrays of arrays"), "{err}");
+}
