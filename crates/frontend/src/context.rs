@@ -1167,7 +1167,10 @@ pub fn create_context(
         attribs: *attribs,
         handle,
         version,
-        profile: Profile::Core,
+        // A compatibility request (any pre-3.2 version, or the compatibility
+        // profile bit) gets a compatibility context: the same core feature
+        // set plus the legacy state implemented so far (docs/ARCHITECTURE.md).
+        profile: attribs.profile,
     });
     let st = GlState::new(id, share_idx, handle, &ctx);
     w.contexts.push(Some(st));

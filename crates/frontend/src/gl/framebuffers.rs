@@ -149,13 +149,28 @@ pub unsafe extern "C" fn glIsRenderbuffer(name: u32) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        bind_renderbuffer(gl, target, name, false)
+    })
+}
+
+/// GL_EXT_framebuffer_object's bind: a name no glGen* returned is taken
+/// (created on first bind) instead of refused.
+// Not exported: extension commands resolve through GetProcAddress only.
+pub unsafe extern "C" fn glBindRenderbufferEXT(target: u32, name: u32) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        bind_renderbuffer(gl, target, name, true)
+    })
+}
+
+fn bind_renderbuffer(gl: &mut Gl, target: u32, name: u32, user_names: bool) {
+    {
         if target != glow::RENDERBUFFER {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         if name != 0 {
             match gl.sh.renderbuffers.get(&name) {
-                None => gl_err!(gl, glow::INVALID_OPERATION),
-                Some(None) => {
+                None if !user_names => gl_err!(gl, glow::INVALID_OPERATION),
+                None | Some(None) => {
                     let handle = gl.conn.alloc.resource.alloc();
                     gl.sh.renderbuffers.insert(
                         name,
@@ -173,7 +188,7 @@ pub unsafe extern "C" fn glBindRenderbuffer(target: u32, name: u32) {
             }
         }
         gl.st.renderbuffer = name;
-    })
+    }
 }
 
 /// The sized format an unsized renderbuffer format allocates (GL 3.3 core
@@ -369,6 +384,20 @@ pub unsafe extern "C" fn glIsFramebuffer(name: u32) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn glBindFramebuffer(target: u32, name: u32) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        bind_framebuffer(gl, target, name, false)
+    })
+}
+
+/// GL_EXT_framebuffer_object's bind (see `glBindRenderbufferEXT`).
+// Not exported: extension commands resolve through GetProcAddress only.
+pub unsafe extern "C" fn glBindFramebufferEXT(target: u32, name: u32) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        bind_framebuffer(gl, target, name, true)
+    })
+}
+
+fn bind_framebuffer(gl: &mut Gl, target: u32, name: u32, user_names: bool) {
+    {
         if !matches!(
             target,
             glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER
@@ -377,8 +406,8 @@ pub unsafe extern "C" fn glBindFramebuffer(target: u32, name: u32) {
         }
         if name != 0 {
             match gl.st.fbos.get(&name) {
-                None => gl_err!(gl, glow::INVALID_OPERATION),
-                Some(None) => {
+                None if !user_names => gl_err!(gl, glow::INVALID_OPERATION),
+                None | Some(None) => {
                     let handle = gl.conn.alloc.framebuffer.alloc();
                     gl.st.fbos.insert(name, Some(Framebuffer::new(handle)));
                 }
@@ -391,7 +420,7 @@ pub unsafe extern "C" fn glBindFramebuffer(target: u32, name: u32) {
         if target != glow::DRAW_FRAMEBUFFER {
             gl.st.read_fbo = name;
         }
-    })
+    }
 }
 
 /// The framebuffer bound to `target`, or the GL error.

@@ -21,6 +21,9 @@ const VERSION: &CStr = c"3.3 (Core Profile) MobileGL 0.1.0";
 const GLSL_VERSION: &CStr = c"3.30";
 /// A context created for a 4.x request (`context::create_context`).
 const VERSION_43: &CStr = c"4.3 (Core Profile) MobileGL 0.1.0";
+/// Compatibility contexts (`ContextAttribs::profile`).
+const VERSION_COMPAT: &CStr = c"3.3 (Compatibility Profile) MobileGL 0.1.0";
+const VERSION_43_COMPAT: &CStr = c"4.3 (Compatibility Profile) MobileGL 0.1.0";
 const GLSL_VERSION_43: &CStr = c"4.30";
 /// Advertised after [`EXTENSIONS`] when the backend runs compute shaders.
 const COMPUTE_EXTENSIONS: &[&CStr] = &[
@@ -48,13 +51,51 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         CAPS_FEATURE_FLOAT64 => &FLOAT64_EXTENSIONS[..1],
         _ => &[],
     };
+    let legacy = if gl.st.is_core() {
+        &[]
+    } else {
+        LEGACY_EXTENSIONS
+    };
     EXTENSIONS
         .iter()
         .chain(compute)
         .chain(float64)
+        .chain(legacy)
         .nth(index)
         .copied()
 }
+
+/// Pre-3.0 extensions whose functionality is core in every context we make
+/// (their suffixed entry points resolve to the core ones), listed in
+/// compatibility contexts only, as Mesa lists them: old applications and
+/// tests look for the names.
+const LEGACY_EXTENSIONS: &[&CStr] = &[
+    c"GL_EXT_framebuffer_object",
+    c"GL_EXT_packed_depth_stencil",
+    c"GL_ARB_depth_texture",
+    c"GL_ARB_depth_buffer_float",
+    c"GL_ARB_occlusion_query",
+    c"GL_ARB_vertex_buffer_object",
+    c"GL_EXT_texture_sRGB",
+    c"GL_ARB_texture_cube_map",
+    c"GL_ARB_texture_non_power_of_two",
+    c"GL_ARB_texture_border_clamp",
+    c"GL_ARB_texture_mirrored_repeat",
+    c"GL_ARB_texture_compression",
+    c"GL_ARB_pixel_buffer_object",
+    c"GL_ARB_half_float_pixel",
+    c"GL_ARB_draw_buffers",
+    c"GL_EXT_framebuffer_blit",
+    c"GL_EXT_framebuffer_multisample",
+    c"GL_EXT_blend_equation_separate",
+    c"GL_EXT_blend_func_separate",
+    c"GL_EXT_blend_minmax",
+    c"GL_EXT_draw_range_elements",
+    c"GL_EXT_texture3D",
+    c"GL_EXT_texture_edge_clamp",
+    c"GL_EXT_packed_float",
+    c"GL_EXT_texture_shared_exponent",
+];
 
 fn extension_count(gl: &Gl) -> usize {
     (0..).take_while(|&i| extension(gl, i).is_some()).count()
@@ -75,6 +116,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_draw_elements_base_vertex",
     c"GL_ARB_explicit_attrib_location",
     c"GL_ARB_texture_swizzle",
+    c"GL_EXT_texture_swizzle",
     c"GL_ARB_texture_float",
     c"GL_ARB_gpu_shader5",
     c"GL_ARB_texture_gather",
@@ -94,6 +136,28 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_explicit_uniform_location",
     c"GL_ARB_arrays_of_arrays",
 ];
+
+/// The space-separated list a compatibility context answers for
+/// glGetString(GL_EXTENSIONS): one string per distinct list (the list
+/// depends only on the backend's caps and the profile), kept for the
+/// process's life as GL requires of returned strings.
+fn extensions_string(gl: &Gl) -> *const c_char {
+    static LISTS: std::sync::Mutex<Vec<std::ffi::CString>> = std::sync::Mutex::new(Vec::new());
+    let joined = (0..extension_count(gl))
+        .filter_map(|i| extension(gl, i))
+        .map(|e| e.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let Ok(joined) = std::ffi::CString::new(joined) else {
+        return std::ptr::null();
+    };
+    let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(s) = lists.iter().find(|s| **s == joined) {
+        return s.as_ptr();
+    }
+    lists.push(joined);
+    lists.last().map_or(std::ptr::null(), |s| s.as_ptr())
+}
 
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
 
@@ -120,10 +184,15 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
         StrPtr(match name {
             glow::VENDOR => VENDOR.as_ptr(),
             glow::RENDERER => renderer(gl),
-            glow::VERSION if gl.st.version >= (4, 0) => VERSION_43.as_ptr(),
-            glow::VERSION => VERSION.as_ptr(),
+            glow::VERSION => match (gl.st.version >= (4, 0), gl.st.is_core()) {
+                (true, true) => VERSION_43.as_ptr(),
+                (true, false) => VERSION_43_COMPAT.as_ptr(),
+                (false, true) => VERSION.as_ptr(),
+                (false, false) => VERSION_COMPAT.as_ptr(),
+            },
             glow::SHADING_LANGUAGE_VERSION if gl.st.version >= (4, 0) => GLSL_VERSION_43.as_ptr(),
             glow::SHADING_LANGUAGE_VERSION => GLSL_VERSION.as_ptr(),
+            glow::EXTENSIONS if !gl.st.is_core() => extensions_string(gl),
             glow::EXTENSIONS => {
                 // Core profile: GL_EXTENSIONS is not a valid glGetString name.
                 gl.st.set_error(glow::INVALID_ENUM);
@@ -195,7 +264,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
     match pname {
         glow::MAJOR_VERSION => i(s.version.0),
         glow::MINOR_VERSION => i(s.version.1),
-        glow::CONTEXT_PROFILE_MASK => i(glow::CONTEXT_CORE_PROFILE_BIT),
+        glow::CONTEXT_PROFILE_MASK => i(if s.is_core() {
+            glow::CONTEXT_CORE_PROFILE_BIT
+        } else {
+            glow::CONTEXT_COMPATIBILITY_PROFILE_BIT
+        }),
         glow::CONTEXT_FLAGS => i((if s.debug {
             glow::CONTEXT_FLAG_DEBUG_BIT
         } else {

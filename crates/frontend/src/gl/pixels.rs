@@ -131,6 +131,19 @@ pub fn integer_mismatch(internal: u32, format: u32) -> bool {
     colour && internal_integer != is_integer_format(format)
 }
 
+/// GL 4.6 §8.6: one of the texture's base internal format and the pixel
+/// `format` is a depth/stencil one and the other is not
+/// (INVALID_OPERATION).
+pub fn depth_stencil_mismatch(internal: u32, format: u32) -> bool {
+    use super::validate::{has_depth, has_stencil};
+    let internal_ds = has_depth(internal) || has_stencil(internal);
+    let format_ds = matches!(
+        format,
+        glow::DEPTH_COMPONENT | glow::STENCIL_INDEX | glow::DEPTH_STENCIL
+    );
+    internal_ds != format_ds
+}
+
 /// Bytes of the datum `ty` stores (one component, or one whole packed
 /// pixel): the alignment a pack-buffer offset needs.
 fn datum_size(ty: u32) -> Option<usize> {

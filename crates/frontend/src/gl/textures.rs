@@ -338,7 +338,9 @@ fn tex_image(
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    if super::pixels::integer_mismatch(ifmt, format) {
+    if super::pixels::integer_mismatch(ifmt, format)
+        || super::pixels::depth_stencil_mismatch(ifmt, format)
+    {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     let max = gl.conn.caps.max_texture_size as i32;
@@ -660,7 +662,9 @@ fn tex_subimage(
     let Some(info) = t.level(face_index(target), level as usize) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
-    if super::pixels::integer_mismatch(info.internal_format, format) {
+    if super::pixels::integer_mismatch(info.internal_format, format)
+        || super::pixels::depth_stencil_mismatch(info.internal_format, format)
+    {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
     // In i64: an application's x + width may not fit an i32.
