@@ -17,7 +17,7 @@ use crate::pipeline::{self, PipeDesc, VertexSlot};
 use crate::resource::{self, level_extent, ImageRegion};
 use crate::screen::{default_render_state, MAX_BUFFER};
 use crate::spirv::{
-    ImageBinding, SamplerBinding, Scalar, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
+    ImageBinding, Part, SamplerBinding, Scalar, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
 };
 use crate::{
     Ctx, ImageRes, ResKind, SamplerEntry, ShaderEntry, SurfaceEntry, ViewKey, VkError,
@@ -1170,11 +1170,11 @@ impl VulkanBackend {
         let mut ok = true;
         let mut flushed = false;
         for vb in vbinds.iter_mut() {
-            let loc = vb.0 as usize;
-            if loc >= 16 || l.vbuf_locs & (1 << loc) == 0 {
+            let (loc, a) = (vb.binding as usize, vb.attrib as usize);
+            if loc >= 16 || a >= 16 || l.vbuf_locs & (1 << loc) == 0 {
                 continue;
             }
-            let slot = ve.buffer_index[loc] as usize;
+            let slot = ve.buffer_index[a] as usize;
             let buf = (slot < 16 && slot < vbufs.count as usize)
                 .then(|| vbufs.buffers[slot])
                 .and_then(|h| self.buffer_use(h));
@@ -1182,7 +1182,9 @@ impl VulkanBackend {
                 ok = false;
                 break;
             };
-            let off = vbufs.offsets[slot].saturating_add(ve.offset[loc] as u64);
+            let off = vbufs.offsets[slot]
+                .saturating_add(ve.offset[a] as u64)
+                .saturating_add(u64::from(vb.extra));
             if off >= size {
                 ok = false;
                 break;
@@ -1204,7 +1206,7 @@ impl VulkanBackend {
                     *x = want;
                 }
             }
-            (vb.1, vb.2) = want;
+            (vb.buffer, vb.offset) = want;
         }
         self.draw_scratch.vbinds = vbinds;
         ok
@@ -1452,101 +1454,127 @@ impl VulkanBackend {
         vbinds.clear();
         let mut vbuf_locs = 0u32;
         let mut enabled_defaulted = false;
-        for &(loc, n, scalar) in inputs.iter() {
-            if loc.saturating_add(n) > 16 {
+        for inp in inputs.iter() {
+            let (l, a, scalar) = (inp.location, inp.attrib, inp.scalar);
+            if l >= 16 || a >= 16 {
                 warn!(
-                    location = loc,
-                    n, "draw: vertex inputs at locations >= 16 ignored"
+                    location = l,
+                    attrib = a,
+                    "draw: vertex inputs at locations >= 16 ignored"
                 );
+                continue;
             }
-            for l in loc..loc.saturating_add(n).min(16) {
-                let li = l as usize;
-                let mut got = None;
-                if let Some(ve) = ve.filter(|ve| ve.enabled_mask & (1 << l) != 0) {
-                    let slot = ve.buffer_index[li] as usize;
-                    let buf = (slot < 16 && slot < c.vbufs.count as usize)
-                        .then(|| c.vbufs.buffers[slot])
-                        .and_then(|h| self.buffer_use(h));
-                    match (buf, emulation::vertex_format(ve.format[li])) {
-                        (Some((raw, size)), Some(f)) => {
-                            let off = c.vbufs.offsets[slot].saturating_add(ve.offset[li] as u64);
-                            let fetch = self
-                                .gpu
-                                .buffer_format_features(f)
-                                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER);
-                            if !fetch {
-                                warn!(location = l, ?f, "draw: vertex format not fetchable on this device, default used");
-                            } else if off >= size {
-                                warn!(
-                                    location = l,
-                                    off, size, "draw: vertex offset past the buffer, default used"
-                                );
-                            } else {
-                                let div = ve.divisor[li];
-                                if div > 1 && !self.gpu.feat.divisor {
-                                    self.warn_once("divisor", "vertex divisor > 1 without VK_*_vertex_attribute_divisor: treated as 1");
-                                }
-                                got = Some((
-                                    VertexSlot {
-                                        location: l,
-                                        format: f,
-                                        stride: c.vbufs.strides[slot],
-                                        instance: div > 0,
-                                        divisor: div,
-                                    },
-                                    raw.buffer,
-                                    off,
-                                ));
-                            }
-                        }
-                        (None, _) => {
-                            warn!(
-                                location = l,
-                                slot,
-                                "draw: attribute reads an unknown vertex buffer, default used"
-                            )
-                        }
-                        (_, None) => {
-                            warn!(
-                                location = l,
-                                format = ve.format[li],
-                                "draw: vertex format not supported, default used"
-                            )
-                        }
-                    }
-                }
-                if got.is_some() {
-                    vbuf_locs |= 1 << l;
-                } else if ve.is_some_and(|ve| ve.enabled_mask & (1 << l) != 0) {
-                    enabled_defaulted = true;
-                }
-                let got = match got {
-                    Some(g) => g,
-                    None => {
-                        let (b, o) = self
-                            .attrib_default(c, l, scalar)
-                            .ok_or("attribute default upload failed")?;
-                        let format = match scalar {
-                            Scalar::Float => vk::Format::R32G32B32A32_SFLOAT,
-                            Scalar::Int => vk::Format::R32G32B32A32_SINT,
-                            Scalar::Uint => vk::Format::R32G32B32A32_UINT,
-                        };
-                        (
-                            VertexSlot {
-                                location: l,
-                                format,
-                                stride: 0,
-                                instance: false,
-                                divisor: 0,
-                            },
-                            b,
-                            o,
-                        )
+            let ai = a as usize;
+            // Bytes of a split 64-bit attribute past its low part.
+            let extra = if inp.part == Part::High { 16 } else { 0 };
+            let mut got = None;
+            // A dvec3/dvec4 input fed fewer than three doubles reads its
+            // upper half from the default (no error).
+            let mut short = false;
+            if let Some(ve) = ve.filter(|ve| ve.enabled_mask & (1 << a) != 0) {
+                let slot = ve.buffer_index[ai] as usize;
+                let buf = (slot < 16 && slot < c.vbufs.count as usize)
+                    .then(|| c.vbufs.buffers[slot])
+                    .and_then(|h| self.buffer_use(h));
+                let format = match inp.part {
+                    Part::Whole => emulation::vertex_format(ve.format[ai]),
+                    part => {
+                        let f = emulation::vertex_format_split(ve.format[ai], part);
+                        short = f.is_none() && part == Part::High;
+                        f
                     }
                 };
-                slots.push(got.0);
-                vbinds.push((l, got.1, got.2));
+                match (buf, format) {
+                    (Some((raw, size)), Some(f)) => {
+                        let off = c.vbufs.offsets[slot]
+                            .saturating_add(ve.offset[ai] as u64)
+                            .saturating_add(extra);
+                        let fetch = self
+                            .gpu
+                            .buffer_format_features(f)
+                            .contains(vk::FormatFeatureFlags::VERTEX_BUFFER);
+                        if !fetch {
+                            warn!(
+                                location = l,
+                                ?f,
+                                "draw: vertex format not fetchable on this device, default used"
+                            );
+                        } else if off >= size {
+                            warn!(
+                                location = l,
+                                off, size, "draw: vertex offset past the buffer, default used"
+                            );
+                        } else {
+                            let div = ve.divisor[ai];
+                            if div > 1 && !self.gpu.feat.divisor {
+                                self.warn_once("divisor", "vertex divisor > 1 without VK_*_vertex_attribute_divisor: treated as 1");
+                            }
+                            got = Some((
+                                VertexSlot {
+                                    location: l,
+                                    format: f,
+                                    stride: c.vbufs.strides[slot],
+                                    instance: div > 0,
+                                    divisor: div,
+                                },
+                                raw.buffer,
+                                off,
+                            ));
+                        }
+                    }
+                    (None, _) => {
+                        warn!(
+                            location = l,
+                            slot, "draw: attribute reads an unknown vertex buffer, default used"
+                        )
+                    }
+                    (_, None) if short => {}
+                    (_, None) => {
+                        warn!(
+                            location = l,
+                            format = ve.format[ai],
+                            "draw: vertex format not supported, default used"
+                        )
+                    }
+                }
             }
+            if got.is_some() {
+                vbuf_locs |= 1 << l;
+            } else if !short && ve.is_some_and(|ve| ve.enabled_mask & (1 << a) != 0) {
+                enabled_defaulted = true;
+            }
+            let got = match got {
+                Some(g) => g,
+                None => {
+                    let (b, o) = self
+                        .attrib_default(c, a, scalar)
+                        .ok_or("attribute default upload failed")?;
+                    let format = match scalar {
+                        Scalar::Float => vk::Format::R32G32B32A32_SFLOAT,
+                        Scalar::Int => vk::Format::R32G32B32A32_SINT,
+                        Scalar::Uint => vk::Format::R32G32B32A32_UINT,
+                    };
+                    (
+                        VertexSlot {
+                            location: l,
+                            format,
+                            stride: 0,
+                            instance: false,
+                            divisor: 0,
+                        },
+                        b,
+                        o,
+                    )
+                }
+            };
+            slots.push(got.0);
+            vbinds.push(crate::VertexBind {
+                binding: l,
+                buffer: got.1,
+                offset: got.2,
+                attrib: a,
+                extra: extra as u32,
+            });
         }
 
         // Pipeline.
@@ -1725,10 +1753,10 @@ impl VulkanBackend {
                 .enumerate()
                 .any(|(i, s)| *s != vk::DescriptorSet::null() && f.bound_sets[i] != (layout, *s))
             || (sets[0] != vk::DescriptorSet::null() && f.bound_ubo_offsets != ubo_offsets)
-            || vbinds.iter().any(|&(b, buf, off)| {
+            || vbinds.iter().any(|v| {
                 f.bound_vertex
-                    .get(b as usize)
-                    .is_none_or(|x| *x != (buf, off))
+                    .get(v.binding as usize)
+                    .is_none_or(|x| *x != (v.buffer, v.offset))
             })
             || matches!(kind, Kind::Indexed(buf, off, ty, ..) if f.bound_index != Some((buf, off, ty)));
         if rebind {
@@ -1810,7 +1838,13 @@ impl VulkanBackend {
                     );
                 }
             }
-            for &(b, buf, off) in &vbinds {
+            for &crate::VertexBind {
+                binding: b,
+                buffer: buf,
+                offset: off,
+                ..
+            } in &vbinds
+            {
                 let bound = self.frames.bound_vertex.get_mut(b as usize);
                 if bound.as_ref().is_some_and(|x| **x == (buf, off)) {
                     continue;

@@ -881,6 +881,22 @@ impl Gpu {
     pub fn buffer_format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
         self.format_properties(format).buffer_features
     }
+
+    /// Every 64-bit float vertex format can be fetched (lavapipe: none;
+    /// without them `spirv::lower_f64_inputs` fetches 32-bit words).
+    pub fn vertex_64_fetch(&self) -> bool {
+        [
+            vk::Format::R64_SFLOAT,
+            vk::Format::R64G64_SFLOAT,
+            vk::Format::R64G64B64_SFLOAT,
+            vk::Format::R64G64B64A64_SFLOAT,
+        ]
+        .iter()
+        .all(|&f| {
+            self.buffer_format_features(f)
+                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+        })
+    }
 }
 
 /// Where an image's whole memory is mapped on the host (`addr` 0 and

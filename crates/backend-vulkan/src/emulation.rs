@@ -4,6 +4,7 @@
 //! | emulation | what the backend does |
 //! |---|---|
 //! | GL's bottom-left origin | images keep GL row order (memory row 0 = GL row 0 = the bottom row / first uploaded row); the viewport keeps a positive height, so NDC y = -1 lands on row 0, `gl_FragCoord` equals GL window coordinates and `read_pixels` copies rows as stored. The winding flips under this mapping, so GL `CCW` is Vulkan `CLOCKWISE` |
+//! | 64-bit vertex inputs (`glVertexAttribL*`) on devices without R64 vertex formats (lavapipe) | the vertex stage's `double`/`dvec*`/`dmat*` inputs (and arrays) become private variables filled at entry from `uvec2`/`uvec4` inputs by `OpBitcast` (`spirv::lower_f64_inputs`); each attribute is fetched as `R32G32_UINT` / `R32G32B32A32_UINT` parts, a `dvec3`/`dvec4` as two (location L from its offset, L + 1 from offset + 16); Vulkan's location of every array element / matrix column is fed from GL's attribute (one per element or column) |
 //! | `gl_PointCoord` origin | GL row order makes Vulkan's upper-left point origin GL's lower-left: a fragment stage reading `PointCoord` reads (s, 1 − t) instead (`spirv::flip_point_coord`), GL's default upper-left origin |
 //! | GL clip-space depth [-1, 1] | `VK_EXT_depth_clip_control` (`negativeOneToOne`); without it depth is a named gap |
 //! | separate texture-unit / UBO / storage-block / image-unit binding namespaces | SPIR-V rewrite (`spirv.rs`): sampled images move to descriptor set 1, storage blocks to set 2, storage images to set 3, UBOs stay in set 0 |
@@ -983,6 +984,25 @@ pub fn vertex_format(fmt: u32) -> Option<vk::Format> {
         (g::UNSIGNED_INT_2_10_10_10_REV, false, false) => Some(F::A2B10G10R10_USCALED_PACK32),
         (g::INT_2_10_10_10_REV, false, true) => Some(F::A2B10G10R10_SNORM_PACK32),
         (g::INT_2_10_10_10_REV, false, false) => Some(F::A2B10G10R10_SSCALED_PACK32),
+        _ => None,
+    }
+}
+
+/// The 32-bit unsigned format reading one part of a `glVertexAttribL*`
+/// attribute (GL_DOUBLE, `size` doubles) whose 64-bit format the device
+/// cannot fetch (`spirv::lower_f64_inputs`): the low part is bytes 0..16
+/// (8 for one double), the high part bytes 16.. (none for fewer than three
+/// doubles: the shader's upper half then reads the attribute default).
+pub fn vertex_format_split(fmt: u32, part: crate::spirv::Part) -> Option<vk::Format> {
+    use crate::spirv::Part;
+    let size = fmt & 0xff;
+    let ty = (fmt >> 8) & 0xffff;
+    if ty != g::DOUBLE || fmt & mgpipe::consts::VE_INTEGER == 0 {
+        return None;
+    }
+    match (part, size) {
+        (Part::Low, 1) | (Part::High, 3) => Some(F::R32G32_UINT),
+        (Part::Low, 2..=4) | (Part::High, 4) => Some(F::R32G32B32A32_UINT),
         _ => None,
     }
 }

@@ -348,12 +348,26 @@ pub(crate) struct LastDraw {
     pub targets: PipeTargets,
 }
 
+/// One vertex buffer binding of a draw (binding = vertex input location)
+/// and where it comes from, for the light path's re-binding.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VertexBind {
+    pub binding: u32,
+    pub buffer: vk::Buffer,
+    pub offset: u64,
+    /// The GL attribute read.
+    pub attrib: u32,
+    /// Bytes past the attribute's offset (16: the upper half of a split
+    /// `dvec3`/`dvec4`).
+    pub extra: u32,
+}
+
 /// See [`VulkanBackend::draw_scratch`]. A draw takes a buffer out, clears
 /// it, and puts it back when done (an early return just drops it).
 #[derive(Default)]
 pub(crate) struct DrawScratch {
     pub slots: Vec<pipeline::VertexSlot>,
-    pub vbinds: Vec<(u32, vk::Buffer, u64)>,
+    pub vbinds: Vec<VertexBind>,
     pub key: Vec<u32>,
     pub ubo_infos: Vec<(u32, u32, vk::DescriptorBufferInfo)>,
     pub ubo_what: Vec<frame::DescriptorBuffer>,

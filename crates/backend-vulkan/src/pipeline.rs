@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use ash::vk;
 use mgpipe::calls;
-use mgpipe::consts::{STAGE_COMPUTE, STAGE_FRAGMENT};
+use mgpipe::consts::{STAGE_COMPUTE, STAGE_FRAGMENT, STAGE_VERTEX};
 
 use crate::device::Gpu;
 use crate::emulation::{self, gl};
 use crate::frame::Garbage;
 use crate::spirv::{
-    self, ImageBinding, SamplerBinding, Scalar, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
+    self, ImageBinding, SamplerBinding, IMAGE_SET, SAMPLER_SET, SETS, STORAGE_SET, UBO_SET,
 };
 use crate::VkError;
 
@@ -32,8 +32,8 @@ pub(crate) struct ShaderBuild {
     pub ssbos: Arc<[(u32, u32)]>,
     /// Set 3 (storage images), merged over stages.
     pub images: Arc<[ImageBinding]>,
-    /// Vertex inputs (location, locations, scalar class).
-    pub inputs: Arc<[(u32, u32, Scalar)]>,
+    /// Vertex input locations and the attributes feeding them.
+    pub inputs: Arc<[spirv::Input]>,
     /// A compute program (its one stage is the compute stage).
     pub is_compute: bool,
     /// Declares resources this backend cannot bind (`Reflection::unsupported`).
@@ -91,7 +91,17 @@ pub(crate) fn build_shader(
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let r = spirv::rewrite(&mut w).map_err(|e| format!("stage {i}: {e}"))?;
+        // 64-bit vertex inputs the device cannot fetch are read as 32-bit
+        // words (`spirv::lower_f64_inputs`).
+        let split_f64 = i == STAGE_VERTEX && gpu.feat.float64 && !gpu.vertex_64_fetch();
+        let r = spirv::rewrite(&mut w, split_f64).map_err(|e| format!("stage {i}: {e}"))?;
+        if split_f64 {
+            if let Some(lowered) =
+                spirv::lower_f64_inputs(&w).map_err(|e| format!("stage {i}: {e}"))?
+            {
+                w = lowered;
+            }
+        }
         if i == STAGE_FRAGMENT {
             if let Some(flipped) =
                 spirv::flip_point_coord(&w).map_err(|e| format!("stage {i}: {e}"))?

@@ -136,23 +136,10 @@ impl VulkanBackend {
         c.shader_storage_buffer_offset_alignment =
             u32::try_from(l.min_storage_buffer_offset_alignment.max(1)).unwrap_or(u32::MAX);
         if self.gpu.feat.float64 {
-            c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64;
-            // Every 64-bit vertex format fetchable (lavapipe has none).
-            let vertex_64 = [
-                vk::Format::R64_SFLOAT,
-                vk::Format::R64G64_SFLOAT,
-                vk::Format::R64G64B64_SFLOAT,
-                vk::Format::R64G64B64A64_SFLOAT,
-            ]
-            .iter()
-            .all(|&f| {
-                self.gpu
-                    .buffer_format_features(f)
-                    .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
-            });
-            if vertex_64 {
-                c.features |= mgpipe::caps::CAPS_FEATURE_VERTEX_64;
-            }
+            // 64-bit vertex inputs: fetched natively where every R64
+            // vertex format is, else as 32-bit words bit-cast in the
+            // vertex stage (`spirv::lower_f64_inputs`; lavapipe).
+            c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64 | mgpipe::caps::CAPS_FEATURE_VERTEX_64;
         }
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);

@@ -50,6 +50,7 @@ const OP_IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
 const OP_STORE: u16 = 62;
 const OP_COMPOSITE_CONSTRUCT: u16 = 80;
 const OP_COMPOSITE_EXTRACT: u16 = 81;
+const OP_BITCAST: u16 = 124;
 const OP_FSUB: u16 = 131;
 const OP_LABEL: u16 = 248;
 const OP_NO_LINE: u16 = 317;
@@ -120,8 +121,110 @@ pub struct Reflection {
     /// Resources this backend cannot bind: separate images or samplers,
     /// storage texel buffers (`imageBuffer`).
     pub unsupported: bool,
-    /// Vertex inputs: (location, locations taken, scalar class).
-    pub inputs: Vec<(u32, u32, Scalar)>,
+    /// Vertex input locations, one entry per Vulkan location fed.
+    pub inputs: Vec<Input>,
+}
+
+/// Which bytes of its GL attribute a vertex input location reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The attribute as the application specified it.
+    Whole,
+    /// Bytes 0..16 of a 64-bit attribute, as 32-bit unsigned words (one
+    /// double: two words; two or more: four).
+    Low,
+    /// Bytes 16..32 of a `dvec3`/`dvec4` attribute, as 32-bit unsigned
+    /// words (the location after its [`Part::Low`]).
+    High,
+}
+
+/// One Vulkan vertex input location (also its binding) and the GL generic
+/// attribute that feeds it. They differ only for inputs made of 64-bit
+/// floats: GL gives every array element and matrix column one attribute,
+/// where Vulkan gives a `dvec3`/`dvec4` two locations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Input {
+    pub location: u32,
+    pub attrib: u32,
+    pub scalar: Scalar,
+    pub part: Part,
+}
+
+/// Vertex input locations reflected at most (GL has 16 attributes; the
+/// draw path warns about those past them).
+const MAX_INPUT_LOCATIONS: u32 = 64;
+
+/// One 64-bit float scalar or vector of an input (an array element or a
+/// matrix column, or the whole input).
+#[derive(Clone, Debug)]
+struct Leaf {
+    /// Access-chain indices from the variable (empty: the variable).
+    path: Vec<u32>,
+    /// Components (1: a `double`).
+    comps: u32,
+    /// Its type id.
+    ty: u32,
+}
+
+/// Vulkan locations a 64-bit leaf of `comps` components takes.
+fn leaf_locations(comps: u32) -> u32 {
+    if comps > 2 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The Vulkan locations vertex input `pointee` at `loc` takes and the GL
+/// attributes feeding them; `split_f64`: 64-bit floats are fetched as
+/// 32-bit unsigned words ([`lower_f64_inputs`]).
+fn input_slots(m: &Module, loc: u32, pointee: u32, split_f64: bool, out: &mut Vec<Input>) {
+    if let Some(leaves) = m.f64_leaves(pointee) {
+        let mut at = loc;
+        for (j, leaf) in leaves.iter().enumerate() {
+            if at >= MAX_INPUT_LOCATIONS {
+                break;
+            }
+            let attrib = loc.saturating_add(j as u32);
+            if split_f64 {
+                out.push(Input {
+                    location: at,
+                    attrib,
+                    scalar: Scalar::Uint,
+                    part: Part::Low,
+                });
+                if leaf.comps > 2 {
+                    out.push(Input {
+                        location: at + 1,
+                        attrib,
+                        scalar: Scalar::Uint,
+                        part: Part::High,
+                    });
+                }
+            } else {
+                out.push(Input {
+                    location: at,
+                    attrib,
+                    scalar: Scalar::Float,
+                    part: Part::Whole,
+                });
+            }
+            at = at.saturating_add(leaf_locations(leaf.comps));
+        }
+        return;
+    }
+    let scalar = m.scalar_of(pointee);
+    let end = loc
+        .saturating_add(m.locations(pointee))
+        .min(MAX_INPUT_LOCATIONS);
+    for l in loc..end {
+        out.push(Input {
+            location: l,
+            attrib: l,
+            scalar,
+            part: Part::Whole,
+        });
+    }
 }
 
 /// Why a module was refused.
@@ -156,8 +259,10 @@ fn instructions(words: &[u32]) -> Result<Instructions, SpirvError> {
 #[derive(Clone, Copy)]
 enum Ty {
     Int(bool),
-    Float,
-    Vector(u32),
+    /// Width in bits.
+    Float(u32),
+    /// Component type, component count.
+    Vector(u32, u32),
     Matrix(u32, u32),
     Image {
         sampled: u32,
@@ -208,7 +313,7 @@ impl Module {
     fn scalar_of(&self, mut t: u32) -> Scalar {
         for _ in 0..8 {
             match self.types.get(&t) {
-                Some(Ty::Vector(c)) => t = *c,
+                Some(Ty::Vector(c, _)) => t = *c,
                 Some(Ty::Matrix(c, _)) => t = *c,
                 Some(Ty::Array(e, _)) => t = *e,
                 Some(Ty::Int(true)) => return Scalar::Int,
@@ -217,6 +322,58 @@ impl Module {
             }
         }
         Scalar::Float
+    }
+    /// The 64-bit float scalars/vectors an input of type `t` is made of,
+    /// in GL attribute order (array elements, each one's matrix columns);
+    /// at most [`MAX_INPUT_LOCATIONS`]. None: `t` is not made of 64-bit
+    /// floats.
+    fn f64_leaves(&self, t: u32) -> Option<Vec<Leaf>> {
+        let mut out = Vec::new();
+        self.f64_leaves_into(t, &mut Vec::new(), &mut out, 0)?;
+        Some(out)
+    }
+    fn f64_leaves_into(
+        &self,
+        t: u32,
+        path: &mut Vec<u32>,
+        out: &mut Vec<Leaf>,
+        depth: u32,
+    ) -> Option<()> {
+        if depth > 8 {
+            return None;
+        }
+        let is_f64 = |c: &u32| matches!(self.types.get(c), Some(Ty::Float(64)));
+        let (elem, n) = match self.types.get(&t)? {
+            Ty::Float(64) => {
+                out.push(Leaf {
+                    path: path.clone(),
+                    comps: 1,
+                    ty: t,
+                });
+                return Some(());
+            }
+            Ty::Vector(c, n) if is_f64(c) && (2..=4).contains(n) => {
+                out.push(Leaf {
+                    path: path.clone(),
+                    comps: *n,
+                    ty: t,
+                });
+                return Some(());
+            }
+            Ty::Matrix(col, cols) => (*col, *cols),
+            Ty::Array(e, len) => (*e, *self.consts.get(len)?),
+            _ => return None,
+        };
+        for i in 0..n {
+            if out.len() >= MAX_INPUT_LOCATIONS as usize {
+                break;
+            }
+            path.push(i);
+            let r = self.f64_leaves_into(elem, path, out, depth + 1);
+            path.pop();
+            r?;
+        }
+        Some(())
     }
     fn locations(&self, t: u32) -> u32 {
         match self.types.get(&t) {
@@ -247,10 +404,10 @@ fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
                 m.types.insert(a(1), Ty::Int(a(3) != 0));
             }
             OP_TYPE_FLOAT => {
-                m.types.insert(a(1), Ty::Float);
+                m.types.insert(a(1), Ty::Float(a(2)));
             }
             OP_TYPE_VECTOR => {
-                m.types.insert(a(1), Ty::Vector(a(2)));
+                m.types.insert(a(1), Ty::Vector(a(2), a(3)));
             }
             OP_TYPE_MATRIX => {
                 m.types.insert(a(1), Ty::Matrix(a(2), a(3)));
@@ -300,8 +457,9 @@ fn parse(words: &[u32]) -> Result<(Module, Instructions), SpirvError> {
 
 /// Reflect one stage and move its sampled images to [`SAMPLER_SET`], its
 /// storage blocks to [`STORAGE_SET`] and its storage images to
-/// [`IMAGE_SET`].
-pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
+/// [`IMAGE_SET`]. `split_f64`: the vertex inputs made of 64-bit floats are
+/// reflected as [`lower_f64_inputs`] leaves them.
+pub fn rewrite(words: &mut [u32], split_f64: bool) -> Result<Reflection, SpirvError> {
     let (m, ins) = parse(words)?;
     let mut r = Reflection {
         entry: "main".into(),
@@ -400,8 +558,7 @@ pub fn rewrite(words: &mut [u32]) -> Result<Reflection, SpirvError> {
                             continue;
                         }
                         if let Some(loc) = m.deco(id, DEC_LOCATION) {
-                            r.inputs
-                                .push((loc, m.locations(pointee), m.scalar_of(pointee)));
+                            input_slots(&m, loc, pointee, split_f64, &mut r.inputs);
                         }
                     }
                     _ => {}
@@ -447,7 +604,7 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     let Some(Ty::Pointer(vec2)) = m.types.get(&operand(var.0, 1)).copied() else {
         return Err(unsupported("PointCoord is not a pointer"));
     };
-    let Some(Ty::Vector(float)) = m.types.get(&vec2).copied() else {
+    let Some(Ty::Vector(float, _)) = m.types.get(&vec2).copied() else {
         return Err(unsupported("PointCoord is not a vector"));
     };
     let entry = ins
@@ -549,6 +706,264 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     Ok(Some(out))
 }
 
+/// Ids and global declarations a rewrite adds to a module.
+struct Additions {
+    bound: u32,
+    globals: Vec<u32>,
+}
+
+impl Additions {
+    fn fresh(&mut self) -> u32 {
+        self.bound += 1;
+        self.bound - 1
+    }
+    /// `existing`, else a new declaration `op id operands...`.
+    fn decl(&mut self, existing: Option<u32>, op: u16, operands: &[u32]) -> u32 {
+        existing.unwrap_or_else(|| {
+            let id = self.fresh();
+            let mut all = vec![id];
+            all.extend_from_slice(operands);
+            self.globals.extend(inst(op, &all));
+            id
+        })
+    }
+}
+
+/// The interface ids of an `OpEntryPoint` (`w`: its words): they follow
+/// the NUL-terminated name from word 3.
+fn interface_start(w: &[u32]) -> usize {
+    let mut k = 3;
+    while k < w.len() {
+        let last = w[k].to_le_bytes().contains(&0);
+        k += 1;
+        if last {
+            break;
+        }
+    }
+    k
+}
+
+/// Vertex inputs made of 64-bit floats (`double`, `dvec*`, `dmat*`, arrays
+/// of them) for a device that cannot fetch 64-bit vertex formats: each
+/// becomes a `Private` variable of its type that the entry point fills
+/// first, from new 32-bit unsigned vector inputs read with `OpBitcast`.
+/// Every scalar/vector leaf (array element, matrix column) at Vulkan
+/// location `L` reads a `uvec2` (`double`) or `uvec4` (`dvec2` and the
+/// first two components of `dvec3`/`dvec4`) at `L` and, for `dvec3` /
+/// `dvec4`, a `uvec2` / `uvec4` at `L + 1`: the locations Vulkan gives the
+/// original input, which [`input_slots`] feeds from the same bytes.
+/// None: the module has no such input.
+pub fn lower_f64_inputs(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
+    let (m, ins) = parse(words)?;
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    let unsupported = SpirvError::Unsupported;
+    // (variable, location, leaves) of each input to lower.
+    let mut targets: Vec<(u32, u32, Vec<Leaf>)> = Vec::new();
+    for &(i, op, n) in &ins {
+        if op != OP_VARIABLE || n < 4 || operand(i, 3) != SC_INPUT {
+            continue;
+        }
+        let id = operand(i, 2);
+        let Some(Ty::Pointer(pointee)) = m.types.get(&operand(i, 1)).copied() else {
+            continue;
+        };
+        let Some(leaves) = m.f64_leaves(pointee) else {
+            continue;
+        };
+        let loc = m
+            .deco(id, DEC_LOCATION)
+            .ok_or(unsupported("64-bit vertex input without a location"))?;
+        targets.push((id, loc, leaves));
+    }
+    if targets.is_empty() {
+        return Ok(None);
+    }
+    let target = |id: u32| targets.iter().position(|t| t.0 == id);
+    let entry = ins
+        .iter()
+        .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
+        .map(|x| operand(x.0, 2))
+        .ok_or(unsupported("no entry point"))?;
+    let first_fn = ins
+        .iter()
+        .find(|x| x.1 == OP_FUNCTION)
+        .map(|x| x.0)
+        .ok_or(unsupported("no function"))?;
+    // A type declared as `op result operands...`, if the module has it (a
+    // second declaration of a non-pointer type is invalid).
+    let find = |op: u16, operands: &[u32]| {
+        ins.iter().find_map(|&(i, o, n)| {
+            (o == op && n == operands.len() + 2 && words[i + 2..i + n] == *operands)
+                .then(|| operand(i, 1))
+        })
+    };
+    let double = find(OP_TYPE_FLOAT, &[64]).ok_or(unsupported("no 64-bit float type"))?;
+    let mut add = Additions {
+        bound: words[3],
+        globals: Vec::new(),
+    };
+    let uint = add.decl(find(OP_TYPE_INT, &[32, 0]), OP_TYPE_INT, &[32, 0]);
+    let uvec2 = add.decl(find(OP_TYPE_VECTOR, &[uint, 2]), OP_TYPE_VECTOR, &[uint, 2]);
+    let uvec4 = add.decl(find(OP_TYPE_VECTOR, &[uint, 4]), OP_TYPE_VECTOR, &[uint, 4]);
+    let dvec2 = add.decl(
+        find(OP_TYPE_VECTOR, &[double, 2]),
+        OP_TYPE_VECTOR,
+        &[double, 2],
+    );
+    let in_ptr = |add: &mut Additions, ty: u32| {
+        add.decl(
+            find(OP_TYPE_POINTER, &[SC_INPUT, ty]),
+            OP_TYPE_POINTER,
+            &[SC_INPUT, ty],
+        )
+    };
+    let in_uvec2 = in_ptr(&mut add, uvec2);
+    let in_uvec4 = in_ptr(&mut add, uvec4);
+    // Private pointers to leaf types and index constants, made once each.
+    // An Input pointer to a 64-bit type becomes a Private one below.
+    let mut private_ptrs: Vec<(u32, u32)> = Vec::new();
+    let mut indices: Vec<(u32, u32)> = Vec::new();
+    // (variable id, Location) of the new inputs, per target.
+    let mut new_inputs: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut prologue: Vec<u32> = Vec::new();
+    for (var, loc, leaves) in &targets {
+        let mut mine = Vec::new();
+        let mut at = *loc;
+        for leaf in leaves {
+            let lo_ty = if leaf.comps == 1 { uvec2 } else { uvec4 };
+            let lo = add.fresh();
+            add.globals.extend(inst(
+                OP_VARIABLE,
+                &[
+                    if leaf.comps == 1 { in_uvec2 } else { in_uvec4 },
+                    lo,
+                    SC_INPUT,
+                ],
+            ));
+            mine.push((lo, at));
+            let x = add.fresh();
+            prologue.extend(inst(OP_LOAD, &[lo_ty, x, lo]));
+            let value = if leaf.comps <= 2 {
+                let v = add.fresh();
+                prologue.extend(inst(OP_BITCAST, &[leaf.ty, v, x]));
+                v
+            } else {
+                let (hi_ty, hi_ptr, hi_f64) = if leaf.comps == 3 {
+                    (uvec2, in_uvec2, double)
+                } else {
+                    (uvec4, in_uvec4, dvec2)
+                };
+                let hi = add.fresh();
+                add.globals
+                    .extend(inst(OP_VARIABLE, &[hi_ptr, hi, SC_INPUT]));
+                mine.push((hi, at + 1));
+                let (a, y, b, v) = (add.fresh(), add.fresh(), add.fresh(), add.fresh());
+                prologue.extend(inst(OP_BITCAST, &[dvec2, a, x]));
+                prologue.extend(inst(OP_LOAD, &[hi_ty, y, hi]));
+                prologue.extend(inst(OP_BITCAST, &[hi_f64, b, y]));
+                prologue.extend(inst(OP_COMPOSITE_CONSTRUCT, &[leaf.ty, v, a, b]));
+                v
+            };
+            if leaf.path.is_empty() {
+                prologue.extend(inst(OP_STORE, &[*var, value]));
+            } else {
+                let ptr = match private_ptrs.iter().find(|p| p.0 == leaf.ty) {
+                    Some(p) => p.1,
+                    None => {
+                        let existing = find(OP_TYPE_POINTER, &[SC_PRIVATE, leaf.ty])
+                            .or_else(|| find(OP_TYPE_POINTER, &[SC_INPUT, leaf.ty]));
+                        let p = add.decl(existing, OP_TYPE_POINTER, &[SC_PRIVATE, leaf.ty]);
+                        private_ptrs.push((leaf.ty, p));
+                        p
+                    }
+                };
+                let mut chain = vec![ptr, add.fresh(), *var];
+                for &k in &leaf.path {
+                    let c = match indices.iter().find(|c| c.0 == k) {
+                        Some(c) => c.1,
+                        None => {
+                            let c = add.fresh();
+                            add.globals.extend(inst(OP_CONSTANT, &[uint, c, k]));
+                            indices.push((k, c));
+                            c
+                        }
+                    };
+                    chain.push(c);
+                }
+                prologue.extend(inst(OP_ACCESS_CHAIN, &chain));
+                prologue.extend(inst(OP_STORE, &[chain[1], value]));
+            }
+            at = at.saturating_add(leaf_locations(leaf.comps));
+        }
+        new_inputs.push(mine);
+    }
+    // SPIR-V 1.4 and later list every global an entry point uses; before,
+    // only Input and Output variables.
+    let list_private = words[1] >= 0x0001_0400;
+    let mut located = vec![false; targets.len()];
+
+    let mut out = Vec::with_capacity(words.len() + add.globals.len() + prologue.len() + 64);
+    out.extend_from_slice(&words[..5]);
+    out[3] = add.bound;
+    let (mut in_entry, mut pending, mut done) = (false, false, false);
+    for &(i, op, n) in &ins {
+        let w = &words[i..i + n];
+        if i == first_fn {
+            out.extend_from_slice(&add.globals);
+        }
+        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
+            out.extend_from_slice(&prologue);
+            (pending, done) = (false, true);
+        }
+        match op {
+            OP_ENTRY_POINT if w.get(2) == Some(&entry) => {
+                let start = interface_start(w).min(n);
+                let mut e: Vec<u32> = w[1..start].to_vec();
+                for &id in &w[start..] {
+                    if list_private || target(id).is_none() {
+                        e.push(id);
+                    }
+                }
+                e.extend(new_inputs.iter().flatten().map(|x| x.0));
+                out.extend(inst(op, &e));
+            }
+            // The lowered variables lose their decorations (Location on a
+            // Private variable is invalid); their Location becomes the new
+            // inputs'.
+            OP_DECORATE if n >= 3 && target(w[1]).is_some() => {
+                let t = target(w[1]).unwrap_or(0);
+                if w[2] == DEC_LOCATION && !located[t] {
+                    located[t] = true;
+                    for &(id, l) in &new_inputs[t] {
+                        out.extend(inst(OP_DECORATE, &[id, DEC_LOCATION, l]));
+                    }
+                }
+            }
+            OP_TYPE_POINTER if n == 4 && w[2] == SC_INPUT && m.f64_leaves(w[3]).is_some() => {
+                out.extend_from_slice(&[w[0], w[1], SC_PRIVATE, w[3]]);
+            }
+            OP_VARIABLE if n >= 4 && target(w[2]).is_some() => {
+                out.extend_from_slice(w);
+                let at = out.len() - n + 3;
+                out[at] = SC_PRIVATE;
+            }
+            OP_FUNCTION => {
+                in_entry = w.get(2) == Some(&entry);
+                out.extend_from_slice(w);
+            }
+            OP_LABEL => {
+                pending = in_entry && !done;
+                out.extend_from_slice(w);
+            }
+            _ => out.extend_from_slice(w),
+        }
+    }
+    if !done {
+        return Err(unsupported("entry point function not found"));
+    }
+    Ok(Some(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,7 +995,7 @@ mod tests {
         // frontend sends them (SPIR-V 1.0: Uniform + BufferBlock).
         let mut w = words(include_bytes!("../tests/data/ssbo_write.comp.spv"));
         assert_eq!(sets(&w), vec![0, 0, 0]);
-        let r = rewrite(&mut w).unwrap();
+        let r = rewrite(&mut w, false).unwrap();
         assert_eq!(r.ubos, vec![(0, 1)]);
         let mut ssbos = r.ssbos.clone();
         ssbos.sort_unstable();
@@ -590,7 +1005,7 @@ mod tests {
 
         // The default block and image unit 0, both at binding 0.
         let mut w = words(include_bytes!("../tests/data/image_store.comp.spv"));
-        let r = rewrite(&mut w).unwrap();
+        let r = rewrite(&mut w, false).unwrap();
         assert_eq!(r.ubos, vec![(0, 1)]);
         assert_eq!(
             r.images,
@@ -608,12 +1023,122 @@ mod tests {
         assert_eq!(sets(&w), vec![UBO_SET, IMAGE_SET]);
     }
 
+    /// `spirv-val` (Debian spirv-tools) on `w` when it is installed.
+    fn validate(w: &[u32], env: &str) {
+        let path =
+            std::env::temp_dir().join(format!("mobilegl-vk64-{}-{env}.spv", std::process::id()));
+        std::fs::write(&path, bytemuck::cast_slice::<u32, u8>(w)).unwrap();
+        let out = std::process::Command::new("spirv-val")
+            .args(["--target-env", env])
+            .arg(&path)
+            .output();
+        let _ = std::fs::remove_file(&path);
+        match out {
+            Ok(o) => assert!(
+                o.status.success(),
+                "spirv-val: {}",
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => eprintln!("spirv-val not run: {e}"),
+        }
+    }
+
+    /// (location, attrib, part) of every input.
+    fn slots(r: &Reflection) -> Vec<(u32, u32, Part)> {
+        let mut v: Vec<_> = r
+            .inputs
+            .iter()
+            .map(|i| (i.location, i.attrib, i.part))
+            .collect();
+        v.sort_unstable_by_key(|x| x.0);
+        v
+    }
+
+    #[test]
+    fn f64_inputs_lower_to_uint_words() {
+        use Part::*;
+        // dvec3 at 1, dvec4 at 3, double at 5 (SPIR-V 1.0).
+        let mut w = words(include_bytes!("../tests/data/f64_in.vert.spv"));
+        let native = rewrite(&mut w.clone(), false).unwrap();
+        assert_eq!(
+            slots(&native),
+            vec![(0, 0, Whole), (1, 1, Whole), (3, 3, Whole), (5, 5, Whole)]
+        );
+        let r = rewrite(&mut w, true).unwrap();
+        assert_eq!(
+            slots(&r),
+            vec![
+                (0, 0, Whole),
+                (1, 1, Low),
+                (2, 1, High),
+                (3, 3, Low),
+                (4, 3, High),
+                (5, 5, Low)
+            ]
+        );
+        let lowered = lower_f64_inputs(&w).unwrap().expect("lowered");
+        validate(&lowered, "vulkan1.0");
+        // No 64-bit input is left, and the lowered module reflects the
+        // same Vulkan locations (as 32-bit unsigned inputs).
+        assert!(lower_f64_inputs(&lowered).unwrap().is_none());
+        let again = rewrite(&mut lowered.clone(), true).unwrap();
+        let locs: Vec<u32> = slots(&again).iter().map(|x| x.0).collect();
+        assert_eq!(locs, vec![0, 1, 2, 3, 4, 5]);
+        assert!(again
+            .inputs
+            .iter()
+            .filter(|i| i.location > 0)
+            .all(|i| i.scalar == Scalar::Uint));
+
+        // dmat2x3 at 1, dvec3[2] at 5, dvec2[2] at 9, double at 11: GL's
+        // attribute per column / element, Vulkan's two locations per dvec3.
+        for (bytes, env) in [
+            (
+                &include_bytes!("../tests/data/f64_mat.vert.spv")[..],
+                "vulkan1.0",
+            ),
+            (
+                &include_bytes!("../tests/data/f64_mat.vert.spv15")[..],
+                "vulkan1.2",
+            ),
+        ] {
+            let mut w = words(bytes);
+            let r = rewrite(&mut w, true).unwrap();
+            assert_eq!(
+                slots(&r),
+                vec![
+                    (0, 0, Whole),
+                    (1, 1, Low),
+                    (2, 1, High),
+                    (3, 2, Low),
+                    (4, 2, High),
+                    (5, 5, Low),
+                    (6, 5, High),
+                    (7, 6, Low),
+                    (8, 6, High),
+                    (9, 9, Low),
+                    (10, 10, Low),
+                    (11, 11, Low)
+                ],
+                "{env}"
+            );
+            let lowered = lower_f64_inputs(&w).unwrap().expect("lowered");
+            validate(&lowered, env);
+        }
+        // A module without 64-bit inputs is left alone.
+        let w = words(include_bytes!("../tests/data/draw.vert.spv"));
+        assert!(lower_f64_inputs(&w).unwrap().is_none());
+    }
+
     #[test]
     fn refuses_garbage() {
-        assert!(rewrite(&mut [1, 2, 3]).is_err());
+        assert!(rewrite(&mut [1, 2, 3], false).is_err());
         let mut w = vec![MAGIC, 0x10000, 0, 10, 0, 0x0005_0047];
-        assert!(matches!(rewrite(&mut w), Err(SpirvError::Truncated(5))));
+        assert!(matches!(
+            rewrite(&mut w, false),
+            Err(SpirvError::Truncated(5))
+        ));
         let mut w = vec![MAGIC, 0x10000, 0, 10, 0, 0];
-        assert!(rewrite(&mut w).is_err());
+        assert!(rewrite(&mut w, false).is_err());
     }
 }
