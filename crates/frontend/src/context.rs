@@ -775,6 +775,8 @@ pub struct GlState {
     pub resources_key: (Handle, Vec<u32>, Vec<u32>),
     pub cso: CsoCaches,
     pub viewport_set: bool,
+    /// Fixed-function state of a compatibility context (`gl::fixed_function`).
+    pub ff: crate::gl::fixed_function::FfState,
 }
 
 impl GlState {
@@ -911,6 +913,7 @@ impl GlState {
             resources_key: (Handle::NULL, Vec::new(), Vec::new()),
             cso: CsoCaches::default(),
             viewport_set: false,
+            ff: Default::default(),
         }
     }
 

@@ -625,6 +625,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::TIMESTAMP => i(super::queries::timestamp(gl)),
         glow::RESET_NOTIFICATION_STRATEGY => e(glow::NO_RESET_NOTIFICATION),
         glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
+        p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
+            super::fixed_function::get(gl, p).map(Vals::F)
+        }
         _ => {
             let gl_ref: &Gl = gl;
             super::state::get_cap(gl_ref, pname).map(|v| Vals::B(vec![v]))

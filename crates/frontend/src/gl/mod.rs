@@ -18,6 +18,7 @@ pub mod compute;
 pub mod copy_texture;
 pub mod debug;
 pub mod draw;
+pub mod fixed_function;
 pub mod framebuffers;
 pub mod get;
 pub mod indirect;
@@ -43,6 +44,10 @@ pub use compute::{
 pub use copy_texture::*;
 pub use debug::*;
 pub use draw::*;
+pub use fixed_function::{
+    glAlphaFunc, glGetTexEnvfv, glGetTexEnviv, glShadeModel, glTexEnvf, glTexEnvfv, glTexEnvi,
+    glTexEnviv,
+};
 pub use framebuffers::*;
 pub use get::*;
 pub use indirect::*;

@@ -576,7 +576,12 @@ pub unsafe extern "C" fn glProgramParameteri(program: u32, pname: u32, value: i3
 
 #[no_mangle]
 pub unsafe extern "C" fn glLinkProgram(program: u32) {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| link_program(gl, program))
+}
+
+/// glLinkProgram's work (also the fixed-function programs').
+pub(crate) fn link_program(gl: &mut Gl, program: u32) {
+    {
         let p = match program_mut(gl, program) {
             Ok(p) => p,
             Err(e) => gl_err!(gl, e),
@@ -741,7 +746,7 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                 .delete_shader(&calls::DeleteShader { cso: old });
             gl.conn.alloc.shader.free(old);
         }
-    })
+    }
 }
 
 #[no_mangle]

@@ -104,6 +104,7 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
                 s.clip_distances &= !bit
             }
         }
+        c if !s.is_core() => return super::fixed_function::set_cap(gl, c, on),
         _ => return false,
     }
     true
@@ -141,6 +142,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
             s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0
         }
+        c if !s.is_core() => return super::fixed_function::get_cap(gl, c),
         _ => return None,
     })
 }

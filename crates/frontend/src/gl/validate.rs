@@ -1235,6 +1235,19 @@ impl Gl<'_> {
 
     /// Everything a draw needs.
     pub fn validate_draw(&mut self, mode: u32) -> Result<(), u32> {
+        if self.st.program == 0 && !self.st.is_core() {
+            // No program in a compatibility context: the fixed-function
+            // program for the current state stands in for this draw.
+            let ff = crate::gl::fixed_function::program_for_draw(self)?;
+            self.st.program = ff;
+            let r = self.validate_program_draw(mode);
+            self.st.program = 0;
+            return r;
+        }
+        self.validate_program_draw(mode)
+    }
+
+    fn validate_program_draw(&mut self, mode: u32) -> Result<(), u32> {
         if self.st.program == 0 {
             return Err(glow::INVALID_OPERATION);
         }

@@ -1,0 +1,639 @@
+//! Fixed-function drawing for compatibility contexts: a draw with no
+//! program bound runs a program generated from the fixed-function state
+//! that decides its shape (texture targets enabled per unit and their
+//! environment modes, alpha test, shade model), written as a legacy GLSL
+//! pair so the source pre-pass turns `gl_Vertex`, `gl_Color`,
+//! `gl_MultiTexCoordN` and the matrices into the same inputs and uniforms a
+//! legacy application shader gets. Programs are linked once per state key
+//! and kept for the context's life (keys are few: an application toggles a
+//! handful of states).
+//!
+//! Owns: the texture-environment, alpha-test and shade-model state, the
+//! legacy enables that have no other home, and the generated programs.
+//! Never touches: the application's programs or the core-profile path (a
+//! core context never reaches this module; its entry points answer
+//! `GL_INVALID_OPERATION` there, as the registry stubs did).
+//!
+//! Not emulated (logged once when enabled): lighting, fog, texture
+//! coordinate generation, colour sum, point sprites' coordinate
+//! replacement, `GL_COMBINE` environments (drawn as `GL_MODULATE`), the
+//! alpha test while an application program is bound.
+
+use std::collections::HashMap;
+
+use super::gl_err;
+
+use crate::context::{
+    with_gl, with_gl_dirty, Gl, ProgramObj, ShaderObj, ShaderOrProgram, DIRTY_PROGRAM,
+    DIRTY_RESOURCES, DIRTY_UNIFORMS, DIRTY_VERTEX,
+};
+
+const TEXTURE_ENV: u32 = 0x2300;
+const TEXTURE_ENV_MODE: u32 = 0x2200;
+const TEXTURE_ENV_COLOR: u32 = 0x2201;
+const MODULATE: u32 = 0x2100;
+const DECAL: u32 = 0x2101;
+const ADD: u32 = 0x0104;
+const COMBINE: u32 = 0x8570;
+const ALPHA_TEST: u32 = 0x0BC0;
+const TEXTURE_1D: u32 = 0x0DE0;
+const TEXTURE_2D: u32 = 0x0DE1;
+const TEXTURE_3D: u32 = 0x806F;
+const TEXTURE_CUBE_MAP: u32 = 0x8513;
+const TEXTURE_RECTANGLE: u32 = 0x84F5;
+const FLAT: u32 = 0x1D00;
+const SMOOTH: u32 = 0x1D01;
+const ALPHA_TEST_FUNC: u32 = 0x0BC1;
+const ALPHA_TEST_REF: u32 = 0x0BC2;
+const SHADE_MODEL: u32 = 0x0B54;
+
+/// Texture units the generated programs read (gl_TextureMatrix's size).
+pub const UNITS: usize = 8;
+
+/// Legacy enables stored for glIsEnabled but not emulated: (cap, name).
+const NOT_EMULATED: &[(u32, &str)] = &[
+    (0x0B50, "GL_LIGHTING"),
+    (0x0B60, "GL_FOG"),
+    (0x0B57, "GL_COLOR_MATERIAL"),
+    (0x0C60, "GL_TEXTURE_GEN_S"),
+    (0x0C61, "GL_TEXTURE_GEN_T"),
+    (0x0C62, "GL_TEXTURE_GEN_R"),
+    (0x0C63, "GL_TEXTURE_GEN_Q"),
+    (0x8458, "GL_COLOR_SUM"),
+    (0x0B10, "GL_POINT_SMOOTH"),
+    (0x0B24, "GL_LINE_STIPPLE"),
+    (0x0B42, "GL_POLYGON_STIPPLE"),
+    (0x8861, "GL_POINT_SPRITE"),
+    (0x0D80, "GL_AUTO_NORMAL"),
+    (0x0BF1, "GL_INDEX_LOGIC_OP"),
+];
+/// Legacy enables that change nothing we draw (the normal is not used
+/// without lighting): stored silently.
+const STORED_ONLY: &[u32] = &[
+    0x0BA1, // GL_NORMALIZE
+    0x803A, // GL_RESCALE_NORMAL
+    0x4000, 0x4001, 0x4002, 0x4003, 0x4004, 0x4005, 0x4006, 0x4007, // GL_LIGHT0..7
+    0x8642, // GL_VERTEX_PROGRAM_POINT_SIZE (= GL_PROGRAM_POINT_SIZE: handled before)
+    0x8643, // GL_VERTEX_PROGRAM_TWO_SIDE
+];
+
+/// The fixed-function state of one context.
+#[derive(Debug)]
+pub struct FfState {
+    /// Per unit: bit per enabled target (`target_bit`).
+    pub enabled: [u8; UNITS],
+    pub env_mode: [u32; UNITS],
+    pub env_color: [[f32; 4]; UNITS],
+    pub alpha_test: bool,
+    pub alpha_func: u32,
+    pub alpha_ref: f32,
+    pub flat: bool,
+    /// Enabled legacy capabilities without a field of their own.
+    pub other_caps: Vec<u32>,
+    /// Generated programs by key; `None`: the key failed to link (logged).
+    programs: HashMap<FfKey, Option<u32>>,
+    /// The generated program the last fixed-function draw used.
+    last: u32,
+}
+
+impl Default for FfState {
+    fn default() -> Self {
+        FfState {
+            enabled: [0; UNITS],
+            env_mode: [MODULATE; UNITS],
+            env_color: [[0.0; 4]; UNITS],
+            alpha_test: false,
+            alpha_func: glow::ALWAYS,
+            alpha_ref: 0.0,
+            flat: false,
+            other_caps: Vec::new(),
+            programs: HashMap::new(),
+            last: 0,
+        }
+    }
+}
+
+/// What a generated program depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FfKey {
+    /// Per unit: the target used (0 = texturing off) and the env mode.
+    units: [(u32, u32); UNITS],
+    /// Per unit: GL_TEXTURE_ENV_COLOR bits (GL_BLEND only, else zeros).
+    env_color: [[u32; 4]; UNITS],
+    /// (function, reference bits) when the alpha test is on.
+    alpha: Option<(u32, u32)>,
+    flat: bool,
+}
+
+fn target_bit(cap: u32) -> Option<u8> {
+    Some(match cap {
+        TEXTURE_1D => 1,
+        TEXTURE_2D => 2,
+        TEXTURE_3D => 4,
+        TEXTURE_CUBE_MAP => 8,
+        TEXTURE_RECTANGLE => 16,
+        _ => return None,
+    })
+}
+
+/// The target a unit samples: GL's precedence among the enabled ones.
+fn unit_target(bits: u8) -> u32 {
+    if bits & 8 != 0 {
+        TEXTURE_CUBE_MAP
+    } else if bits & 4 != 0 {
+        TEXTURE_3D
+    } else if bits & 16 != 0 {
+        TEXTURE_RECTANGLE
+    } else if bits & 2 != 0 {
+        TEXTURE_2D
+    } else if bits & 1 != 0 {
+        TEXTURE_1D
+    } else {
+        0
+    }
+}
+
+/// glEnable/glDisable of a legacy capability in a compatibility context;
+/// false = not one (INVALID_ENUM).
+pub fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
+    let unit = gl.st.active_texture as usize;
+    let ff = &mut gl.st.ff;
+    if let Some(bit) = target_bit(cap) {
+        if let Some(e) = ff.enabled.get_mut(unit) {
+            if on {
+                *e |= bit
+            } else {
+                *e &= !bit
+            }
+        }
+        return true;
+    }
+    if cap == ALPHA_TEST {
+        ff.alpha_test = on;
+        return true;
+    }
+    let known = NOT_EMULATED.iter().find(|(c, _)| *c == cap);
+    if known.is_none() && !STORED_ONLY.contains(&cap) {
+        return false;
+    }
+    if on {
+        if let Some((_, name)) = known {
+            super::log_once(name, || {
+                format!("{name} is enabled: MobileGL does not emulate it (drawn as if disabled)")
+            });
+        }
+        if !ff.other_caps.contains(&cap) {
+            ff.other_caps.push(cap);
+        }
+    } else {
+        ff.other_caps.retain(|c| *c != cap);
+    }
+    true
+}
+
+/// glIsEnabled of a legacy capability; None = not one.
+pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
+    let ff = &gl.st.ff;
+    if let Some(bit) = target_bit(cap) {
+        let unit = gl.st.active_texture as usize;
+        return Some(ff.enabled.get(unit).is_some_and(|e| e & bit != 0));
+    }
+    if cap == ALPHA_TEST {
+        return Some(ff.alpha_test);
+    }
+    if NOT_EMULATED.iter().any(|(c, _)| *c == cap) || STORED_ONLY.contains(&cap) {
+        return Some(ff.other_caps.contains(&cap));
+    }
+    None
+}
+
+/// glGet of the state kept here (compatibility contexts); None = not ours.
+pub fn get(gl: &Gl, pname: u32) -> Option<Vec<f64>> {
+    let ff = &gl.st.ff;
+    Some(match pname {
+        ALPHA_TEST_FUNC => vec![f64::from(ff.alpha_func)],
+        ALPHA_TEST_REF => vec![f64::from(ff.alpha_ref)],
+        SHADE_MODEL => vec![f64::from(if ff.flat { FLAT } else { SMOOTH })],
+        _ => return None,
+    })
+}
+
+/// Before a draw with no program bound (compatibility contexts): the
+/// generated program for the current state, made current for this draw's
+/// validation. Err: the GL error of the draw.
+pub fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
+    let key = key(gl);
+    let name = match gl.st.ff.programs.get(&key) {
+        Some(Some(n)) => *n,
+        Some(None) => return Err(glow::INVALID_OPERATION),
+        None => {
+            let made = build(gl, &key);
+            gl.st.ff.programs.insert(key, made);
+            made.ok_or(glow::INVALID_OPERATION)?
+        }
+    };
+    if gl.st.ff.last != name {
+        gl.st.ff.last = name;
+        gl.st.dirty |= DIRTY_PROGRAM | DIRTY_RESOURCES | DIRTY_UNIFORMS | DIRTY_VERTEX;
+    }
+    Ok(name)
+}
+
+fn key(gl: &Gl) -> FfKey {
+    let ff = &gl.st.ff;
+    let mut units = [(0u32, 0u32); UNITS];
+    let mut env_color = [[0u32; 4]; UNITS];
+    for u in 0..UNITS {
+        let target = unit_target(ff.enabled[u]);
+        if target != 0 {
+            units[u] = (target, ff.env_mode[u]);
+            if ff.env_mode[u] == glow::BLEND {
+                env_color[u] = ff.env_color[u].map(f32::to_bits);
+            }
+        }
+    }
+    FfKey {
+        units,
+        env_color,
+        alpha: (ff.alpha_test && ff.alpha_func != glow::ALWAYS)
+            .then_some((ff.alpha_func, ff.alpha_ref.to_bits())),
+        flat: ff.flat,
+    }
+}
+
+/// The GLSL 1.40 compatibility-profile pair for `key`.
+fn sources(key: &FfKey) -> (String, String) {
+    let interp = if key.flat { "flat " } else { "" };
+    let mut vs = String::from("#version 140 compatibility\n");
+    let mut fs = String::from(
+        "#version 140 compatibility\n#extension GL_ARB_shading_language_420pack : require\n",
+    );
+    vs.push_str(&format!("{interp}out vec4 mgl_ff_color;\n"));
+    fs.push_str(&format!("{interp}in vec4 mgl_ff_color;\n"));
+    let mut vs_main =
+        String::from("void main() {\n  gl_Position = ftransform();\n  mgl_ff_color = gl_Color;\n");
+    let mut fs_main = String::from("void main() {\n  vec4 c = mgl_ff_color;\n");
+    for (u, &(target, mode)) in key.units.iter().enumerate() {
+        if target == 0 {
+            continue;
+        }
+        vs.push_str(&format!("out vec4 mgl_ff_tc{u};\n"));
+        vs_main.push_str(&format!(
+            "  mgl_ff_tc{u} = gl_TextureMatrix[{u}] * gl_MultiTexCoord{u};\n"
+        ));
+        let (sampler, lookup) = match target {
+            TEXTURE_1D => (
+                "sampler1D",
+                format!("textureProj(mgl_ff_s{u}, mgl_ff_tc{u}.xw)"),
+            ),
+            TEXTURE_3D => (
+                "sampler3D",
+                format!("textureProj(mgl_ff_s{u}, mgl_ff_tc{u})"),
+            ),
+            TEXTURE_CUBE_MAP => (
+                "samplerCube",
+                format!("texture(mgl_ff_s{u}, mgl_ff_tc{u}.xyz)"),
+            ),
+            TEXTURE_RECTANGLE => (
+                "sampler2DRect",
+                format!("textureProj(mgl_ff_s{u}, mgl_ff_tc{u})"),
+            ),
+            _ => (
+                "sampler2D",
+                format!("textureProj(mgl_ff_s{u}, mgl_ff_tc{u})"),
+            ),
+        };
+        fs.push_str(&format!(
+            "in vec4 mgl_ff_tc{u};\nlayout(binding = {u}) uniform {sampler} mgl_ff_s{u};\n"
+        ));
+        fs_main.push_str(&format!("  vec4 t{u} = {lookup};\n"));
+        let combine = match mode {
+            glow::REPLACE => format!("  c = t{u};\n"),
+            DECAL => format!("  c.rgb = mix(c.rgb, t{u}.rgb, t{u}.a);\n"),
+            ADD => format!("  c = vec4(min(c.rgb + t{u}.rgb, vec3(1.0)), c.a * t{u}.a);\n"),
+            glow::BLEND => {
+                let [r, g, b, _] = key.env_color[u].map(f32::from_bits);
+                format!(
+                    "  c = vec4(mix(c.rgb, vec3({r:?}, {g:?}, {b:?}), t{u}.rgb), c.a * t{u}.a);\n"
+                )
+            }
+            // MODULATE, and COMBINE drawn as MODULATE (see the module note).
+            _ => format!("  c *= t{u};\n"),
+        };
+        fs_main.push_str(&combine);
+    }
+    if let Some((func, bits)) = key.alpha {
+        let r = f32::from_bits(bits);
+        let pass = match func {
+            glow::NEVER => "false".to_owned(),
+            glow::LESS => format!("c.a < {r:?}"),
+            glow::EQUAL => format!("c.a == {r:?}"),
+            glow::LEQUAL => format!("c.a <= {r:?}"),
+            glow::GREATER => format!("c.a > {r:?}"),
+            glow::NOTEQUAL => format!("c.a != {r:?}"),
+            glow::GEQUAL => format!("c.a >= {r:?}"),
+            _ => "true".to_owned(),
+        };
+        fs_main.push_str(&format!("  if (!({pass})) discard;\n"));
+    }
+    vs_main.push_str("}\n");
+    fs_main.push_str("  gl_FragColor = c;\n}\n");
+    vs.push_str(&vs_main);
+    fs.push_str(&fs_main);
+    (vs, fs)
+}
+
+/// Link the program for `key` under fresh names in the share group.
+fn build(gl: &mut Gl, key: &FfKey) -> Option<u32> {
+    let (vs, fs) = sources(key);
+    let mut shaders = Vec::with_capacity(2);
+    for (stage, gl_type, source) in [
+        (crate::shader::Stage::Vertex, glow::VERTEX_SHADER, vs),
+        (crate::shader::Stage::Fragment, glow::FRAGMENT_SHADER, fs),
+    ] {
+        let name = fresh_name(gl);
+        gl.sh.shader_objects.insert(
+            name,
+            ShaderOrProgram::Shader(ShaderObj {
+                stage,
+                gl_type,
+                source,
+                compiled: true,
+                info_log: String::new(),
+                delete_pending: false,
+                attached: 1,
+            }),
+        );
+        shaders.push(name);
+    }
+    let program = fresh_name(gl);
+    gl.sh.shader_objects.insert(
+        program,
+        ShaderOrProgram::Program(ProgramObj {
+            shaders,
+            in_use: 1,
+            ..Default::default()
+        }),
+    );
+    super::shaders::link_program(gl, program);
+    match gl.sh.shader_objects.get(&program) {
+        Some(ShaderOrProgram::Program(p)) if p.link_status => Some(program),
+        Some(ShaderOrProgram::Program(p)) => {
+            tracing::error!(
+                "fixed-function program for {key:?} failed to link:\n{}",
+                p.info_log
+            );
+            None
+        }
+        _ => None,
+    }
+}
+
+fn fresh_name(gl: &mut Gl) -> u32 {
+    loop {
+        let c = gl.sh.new_name();
+        if !gl.sh.shader_objects.contains_key(&c) {
+            return c;
+        }
+    }
+}
+
+/// Legacy entry points are not part of the core profile: the error the
+/// registry stubs give there.
+fn compat_only(gl: &mut Gl, name: &'static str) -> bool {
+    if gl.st.is_core() {
+        super::log_once(name, || {
+            format!("{name} is not available in a core profile context: GL_INVALID_OPERATION")
+        });
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return false;
+    }
+    true
+}
+
+fn tex_env(gl: &mut Gl, target: u32, pname: u32, v: &[f32], as_int: bool) {
+    if !compat_only(gl, "glTexEnv") {
+        return;
+    }
+    if target != TEXTURE_ENV {
+        // GL_TEXTURE_FILTER_CONTROL / GL_POINT_SPRITE settings are not kept.
+        if matches!(target, 0x8500 | 0x8861) {
+            return;
+        }
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let unit = (gl.st.active_texture as usize).min(UNITS - 1);
+    match pname {
+        TEXTURE_ENV_MODE => {
+            let mode = v.first().copied().unwrap_or(0.0) as u32;
+            if !matches!(
+                mode,
+                MODULATE | DECAL | glow::BLEND | glow::REPLACE | ADD | COMBINE
+            ) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if mode == COMBINE {
+                super::log_once("GL_COMBINE", || {
+                    "GL_TEXTURE_ENV_MODE GL_COMBINE is drawn as GL_MODULATE".into()
+                });
+            }
+            gl.st.ff.env_mode[unit] = mode;
+        }
+        TEXTURE_ENV_COLOR => {
+            let mut c = [0.0f32; 4];
+            for (d, s) in c.iter_mut().zip(v) {
+                // Integer forms map [-2^31, 2^31-1] onto [-1, 1].
+                let f = if as_int { *s / i32::MAX as f32 } else { *s };
+                *d = f.clamp(0.0, 1.0);
+            }
+            gl.st.ff.env_color[unit] = c;
+        }
+        // Combiner parameters (GL_COMBINE_RGB ...) and LOD bias: not kept.
+        0x8571..=0x8592 | 0x8501 => {}
+        _ => gl_err!(gl, glow::INVALID_ENUM),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexEnvi(target: u32, pname: u32, param: i32) {
+    with_gl(|gl| tex_env(gl, target, pname, &[param as f32], false))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexEnvf(target: u32, pname: u32, param: f32) {
+    with_gl(|gl| tex_env(gl, target, pname, &[param], false))
+}
+
+/// GL_TEXTURE_ENV_COLOR takes four values, the others one.
+fn env_values(pname: u32) -> usize {
+    if pname == TEXTURE_ENV_COLOR {
+        4
+    } else {
+        1
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexEnviv(target: u32, pname: u32, params: *const i32) {
+    with_gl(|gl| {
+        if params.is_null() {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
+        let p = unsafe { std::slice::from_raw_parts(params, env_values(pname)) };
+        let v: Vec<f32> = p.iter().map(|x| *x as f32).collect();
+        tex_env(gl, target, pname, &v, pname == TEXTURE_ENV_COLOR)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glTexEnvfv(target: u32, pname: u32, params: *const f32) {
+    with_gl(|gl| {
+        if params.is_null() {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
+        let p = unsafe { std::slice::from_raw_parts(params, env_values(pname)) };
+        tex_env(gl, target, pname, p, false)
+    })
+}
+
+fn get_tex_env(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
+    if !compat_only(gl, "glGetTexEnv") {
+        return None;
+    }
+    let unit = (gl.st.active_texture as usize).min(UNITS - 1);
+    match (target, pname) {
+        (TEXTURE_ENV, TEXTURE_ENV_MODE) => Some(vec![gl.st.ff.env_mode[unit] as f32]),
+        (TEXTURE_ENV, TEXTURE_ENV_COLOR) => Some(gl.st.ff.env_color[unit].to_vec()),
+        _ => {
+            gl.st.set_error(glow::INVALID_ENUM);
+            None
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetTexEnviv(target: u32, pname: u32, params: *mut i32) {
+    with_gl(|gl| {
+        let Some(v) = get_tex_env(gl, target, pname) else {
+            return;
+        };
+        if params.is_null() {
+            return;
+        }
+        for (i, x) in v.iter().enumerate() {
+            let out = if pname == TEXTURE_ENV_COLOR {
+                (*x as f64 * f64::from(i32::MAX)).round() as i32
+            } else {
+                *x as i32
+            };
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { *params.add(i) = out };
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetTexEnvfv(target: u32, pname: u32, params: *mut f32) {
+    with_gl(|gl| {
+        let Some(v) = get_tex_env(gl, target, pname) else {
+            return;
+        };
+        if params.is_null() {
+            return;
+        }
+        for (i, x) in v.iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { *params.add(i) = *x };
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glAlphaFunc(func: u32, reference: f32) {
+    with_gl(|gl| {
+        if !compat_only(gl, "glAlphaFunc") {
+            return;
+        }
+        if !(glow::NEVER..=glow::ALWAYS).contains(&func) {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        gl.st.ff.alpha_func = func;
+        gl.st.ff.alpha_ref = reference.clamp(0.0, 1.0);
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glShadeModel(mode: u32) {
+    with_gl_dirty(0, |gl| {
+        if !compat_only(gl, "glShadeModel") {
+            return;
+        }
+        match mode {
+            FLAT => gl.st.ff.flat = true,
+            SMOOTH => gl.st.ff.flat = false,
+            _ => gl_err!(gl, glow::INVALID_ENUM),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key_with(units: [(u32, u32); UNITS], alpha: Option<(u32, u32)>, flat: bool) -> FfKey {
+        FfKey {
+            units,
+            env_color: [[0; 4]; UNITS],
+            alpha,
+            flat,
+        }
+    }
+
+    #[test]
+    fn generated_sources_link() {
+        let mut units = [(0, 0); UNITS];
+        let plain = key_with(units, None, false);
+        units[0] = (TEXTURE_2D, MODULATE);
+        units[1] = (TEXTURE_CUBE_MAP, DECAL);
+        units[2] = (TEXTURE_1D, ADD);
+        units[3] = (TEXTURE_3D, glow::REPLACE);
+        units[4] = (TEXTURE_RECTANGLE, glow::BLEND);
+        let textured = key_with(units, Some((glow::GREATER, 0.5f32.to_bits())), true);
+        for key in [plain, textured] {
+            let (vs, fs) = sources(&key);
+            let shaders = [
+                (crate::shader::Stage::Vertex, vs.as_str()),
+                (crate::shader::Stage::Fragment, fs.as_str()),
+            ];
+            let p = crate::shader::link(&crate::shader::LinkInput {
+                shaders: &shaders,
+                attrib_bindings: &[],
+                frag_data_bindings: &[],
+            })
+            .unwrap_or_else(|e| panic!("{e}\n{vs}\n{fs}"));
+            assert_eq!(
+                p.sampler_slots as usize,
+                key.units.iter().filter(|u| u.0 != 0).count()
+            );
+            for (u, _) in key.units.iter().enumerate().filter(|(_, u)| u.0 != 0) {
+                let s = p
+                    .uniforms
+                    .iter()
+                    .find(|x| x.name == format!("mgl_ff_s{u}"))
+                    .expect("sampler reflected");
+                assert_eq!(s.explicit_binding, Some(u as u32));
+            }
+        }
+    }
+
+    #[test]
+    fn unit_target_precedence() {
+        assert_eq!(unit_target(1 | 2 | 4 | 8 | 16), TEXTURE_CUBE_MAP);
+        assert_eq!(unit_target(1 | 2 | 16), TEXTURE_RECTANGLE);
+        assert_eq!(unit_target(1 | 2), TEXTURE_2D);
+        assert_eq!(unit_target(1), TEXTURE_1D);
+        assert_eq!(unit_target(0), 0);
+    }
+}

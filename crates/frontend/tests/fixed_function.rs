@@ -1,0 +1,192 @@
+//! Fixed-function draws (no program bound) in a compatibility context:
+//! texturing per environment mode, the alpha test, the legacy enables and
+//! the entry points' errors; a core context refuses all of it.
+//!
+//! `cargo nextest run -p frontend --test fixed_function`
+
+mod common;
+
+use common::{bind_rgba8_framebuffer, buffer_with, expect_error, no_gl_error, pixel};
+use mobilegl::egl::consts::*;
+use mobilegl::egl::{self, EGLConfig};
+use mobilegl::gl::{draw, fixed_function as ff, get, state, textures, vertex};
+
+const GL_TEXTURE_ENV: u32 = 0x2300;
+const GL_TEXTURE_ENV_MODE: u32 = 0x2200;
+const GL_MODULATE: u32 = 0x2100;
+const GL_ALPHA_TEST: u32 = 0x0BC0;
+const GL_LIGHTING: u32 = 0x0B50;
+const GL_SHADE_MODEL: u32 = 0x0B54;
+const GL_FLAT: u32 = 0x1D00;
+
+/// A current surfaceless context of the requested version and profile
+/// (a 2.1 request with no profile is a compatibility context).
+unsafe fn make_context(major: i32, minor: i32, core: bool) {
+    // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
+    // terminated attribute lists.
+    unsafe {
+        let dpy = egl::eglGetDisplay(std::ptr::null_mut());
+        assert_eq!(
+            egl::eglInitialize(dpy, std::ptr::null_mut(), std::ptr::null_mut()),
+            1
+        );
+        assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
+        let attribs = [
+            EGL_RENDERABLE_TYPE,
+            EGL_OPENGL_BIT,
+            EGL_SURFACE_TYPE,
+            EGL_PBUFFER_BIT,
+            EGL_NONE,
+        ];
+        let mut config: EGLConfig = std::ptr::null_mut();
+        let mut n = 0;
+        assert_eq!(
+            egl::eglChooseConfig(dpy, attribs.as_ptr(), &mut config, 1, &mut n),
+            1
+        );
+        let profile = if core {
+            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
+        } else {
+            EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT
+        };
+        let ctx_attribs = [
+            EGL_CONTEXT_MAJOR_VERSION,
+            major,
+            EGL_CONTEXT_MINOR_VERSION,
+            minor,
+            EGL_CONTEXT_OPENGL_PROFILE_MASK,
+            profile,
+            EGL_NONE,
+        ];
+        let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
+        assert!(!ctx.is_null(), "eglCreateContext: {:#x}", egl::eglGetError());
+        assert_eq!(
+            egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
+            1
+        );
+    }
+}
+
+/// A full-viewport strip in generic attribute 0 (which feeds `gl_Vertex`).
+unsafe fn fullscreen_strip() {
+    let v: [f32; 16] = [
+        -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0,
+    ];
+    // SAFETY: a context is current; the buffer holds the four vertices.
+    unsafe {
+        buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&v));
+        vertex::glVertexAttribPointer(0, 4, glow::FLOAT, 0, 0, std::ptr::null());
+        vertex::glEnableVertexAttribArray(0);
+    }
+}
+
+/// A 1x1 RGBA8 texture of `texel` bound to GL_TEXTURE_2D on unit 0.
+unsafe fn texel_texture(texel: [u8; 4]) {
+    let mut t = 0;
+    // SAFETY: a context is current; `texel` is one RGBA8 pixel.
+    unsafe {
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            1,
+            1,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            texel.as_ptr().cast(),
+        );
+        textures::glTexParameteri(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+    }
+}
+
+unsafe fn clear_and_draw() -> [u8; 4] {
+    // SAFETY: a context is current with a bound framebuffer and vertices.
+    unsafe {
+        state::glClearColor(0.0, 0.0, 1.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
+        no_gl_error("fixed-function draw");
+        pixel(2, 2)
+    }
+}
+
+#[test]
+fn fixed_function_draws_follow_texture_env_and_alpha_test() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        make_context(2, 1, false);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        fullscreen_strip();
+        // No texturing: the current colour (initially white).
+        assert_eq!(clear_and_draw(), [255, 255, 255, 255]);
+
+        texel_texture([200, 100, 50, 255]);
+        state::glEnable(glow::TEXTURE_2D);
+        no_gl_error("glEnable(GL_TEXTURE_2D)");
+        assert_eq!(state::glIsEnabled(glow::TEXTURE_2D), 1);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, glow::REPLACE as i32);
+        assert_eq!(clear_and_draw(), [200, 100, 50, 255]);
+        // MODULATE with white: the texel again; the mode reads back.
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, GL_MODULATE as i32);
+        let mut mode = 0;
+        ff::glGetTexEnviv(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, &mut mode);
+        assert_eq!(mode as u32, GL_MODULATE);
+        assert_eq!(clear_and_draw(), [200, 100, 50, 255]);
+
+        // Alpha test: a texel of alpha 0.25 fails GREATER 0.5 (the clear
+        // colour stays) and passes LESS 0.5.
+        texel_texture([10, 20, 30, 64]);
+        state::glEnable(GL_ALPHA_TEST);
+        ff::glAlphaFunc(glow::GREATER, 0.5);
+        assert_eq!(clear_and_draw(), [0, 0, 255, 255]);
+        ff::glAlphaFunc(glow::LESS, 0.5);
+        assert_eq!(clear_and_draw(), [10, 20, 30, 64]);
+        state::glDisable(GL_ALPHA_TEST);
+        state::glDisable(glow::TEXTURE_2D);
+        assert_eq!(clear_and_draw(), [255, 255, 255, 255]);
+
+        // Legacy enables without emulation are still state.
+        state::glEnable(GL_LIGHTING);
+        assert_eq!(state::glIsEnabled(GL_LIGHTING), 1);
+        state::glDisable(GL_LIGHTING);
+        ff::glShadeModel(GL_FLAT);
+        let mut v = 0;
+        get::glGetIntegerv(GL_SHADE_MODEL, &mut v);
+        assert_eq!(v as u32, GL_FLAT);
+        no_gl_error("legacy state");
+
+        // Errors.
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, glow::LINEAR as i32);
+        expect_error("bad env mode", glow::INVALID_ENUM);
+        ff::glTexEnvi(glow::TEXTURE_2D, GL_TEXTURE_ENV_MODE, GL_MODULATE as i32);
+        expect_error("bad env target", glow::INVALID_ENUM);
+        ff::glAlphaFunc(glow::ZERO, 0.5);
+        expect_error("bad alpha function", glow::INVALID_ENUM);
+        ff::glShadeModel(glow::LINEAR);
+        expect_error("bad shade model", glow::INVALID_ENUM);
+    }
+}
+
+#[test]
+fn core_contexts_refuse_fixed_function() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        make_context(3, 3, true);
+        bind_rgba8_framebuffer(4, 4);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, GL_MODULATE as i32);
+        expect_error("glTexEnvi in core", glow::INVALID_OPERATION);
+        ff::glAlphaFunc(glow::GREATER, 0.5);
+        expect_error("glAlphaFunc in core", glow::INVALID_OPERATION);
+        state::glEnable(GL_ALPHA_TEST);
+        expect_error("GL_ALPHA_TEST in core", glow::INVALID_ENUM);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        expect_error("draw without a program in core", glow::INVALID_OPERATION);
+    }
+}
