@@ -141,7 +141,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
             s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0
         }
-        _ => return None,
+        c => return super::legacy_arrays::client_state(gl, c),
     })
 }
 
