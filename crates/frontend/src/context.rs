@@ -267,10 +267,50 @@ impl Default for VertexAttrib {
     }
 }
 
+/// One fixed-function vertex array (compatibility profile: vertex, normal,
+/// colour ... by `shader::FF_*` slot): its format as given and where its
+/// data is (a buffer and offset, or client memory when `buffer` is 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FfArray {
+    pub enabled: bool,
+    pub size: u32,
+    pub ty: u32,
+    pub normalized: bool,
+    /// The stride as given (0 = tightly packed).
+    pub stride: u32,
+    pub buffer: u32,
+    /// Byte offset into `buffer`, or the client pointer.
+    pub offset: u64,
+}
+
+impl FfArray {
+    /// The initial state of array `slot`.
+    pub fn initial(slot: usize) -> Self {
+        use crate::shader::*;
+        let (size, ty) = match slot {
+            FF_NORMAL | FF_SECONDARY_COLOR => (3, glow::FLOAT),
+            FF_FOG_COORD => (1, glow::FLOAT),
+            FF_EDGE_FLAG => (1, glow::BOOL),
+            _ => (4, glow::FLOAT),
+        };
+        FfArray {
+            enabled: false,
+            size,
+            ty,
+            normalized: matches!(slot, FF_NORMAL | FF_COLOR | FF_SECONDARY_COLOR),
+            stride: 0,
+            buffer: 0,
+            offset: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct VertexArray {
     pub attribs: [VertexAttrib; MAX_ATTRIBS],
     pub bindings: [VertexBinding; MAX_ATTRIBS],
+    /// Fixed-function arrays by `shader::FF_*` slot (compatibility profile).
+    pub ff: [FfArray; crate::shader::FF_ARRAYS],
     pub element_buffer: u32,
     pub created: bool,
     /// Bumped on every change (vertex.rs, buffers.rs): keys the emission cache.
@@ -286,6 +326,7 @@ impl Default for VertexArray {
                 ..Default::default()
             }),
             bindings: [VertexBinding::default(); MAX_ATTRIBS],
+            ff: std::array::from_fn(FfArray::initial),
             element_buffer: 0,
             created: false,
             rev: 0,
@@ -746,6 +787,22 @@ pub struct GlState {
     pub hints: HashMap<u32, u32>,
     pub current_attrib: [[u32; 4]; MAX_ATTRIBS],
     pub current_attrib_integer: u32,
+    /// Fixed-function current values by `shader::FF_*` slot (colour,
+    /// normal, texture coordinates ...; the vertex and edge-flag slots are
+    /// unused).
+    pub ff_current: [[f32; 4]; crate::shader::FF_ARRAYS],
+    /// GL_CLIENT_ACTIVE_TEXTURE as an index (0..8).
+    pub client_active_texture: u32,
+    /// The current program's fixed-function inputs (slot, location), kept
+    /// by `emit_program`.
+    pub ff_inputs: Vec<(usize, u32)>,
+    /// The vertex input is derived at each draw (`legacy_arrays`): client
+    /// arrays or fixed-function inputs are in use. Decided when the vertex
+    /// state is re-derived.
+    pub vertex_per_draw: bool,
+    /// The frontend-owned buffer client-memory arrays are staged into.
+    pub stream_buffer: Handle,
+    pub stream_scratch: Vec<u8>,
 
     // emission
     pub sent: Sent,
@@ -898,6 +955,17 @@ impl GlState {
             hints: HashMap::default(),
             current_attrib,
             current_attrib_integer: 0,
+            ff_current: std::array::from_fn(|slot| match slot {
+                crate::shader::FF_COLOR => [1.0; 4],
+                crate::shader::FF_NORMAL => [0.0, 0.0, 1.0, 1.0],
+                crate::shader::FF_FOG_COORD => [0.0, 0.0, 0.0, 1.0],
+                _ => [0.0, 0.0, 0.0, 1.0],
+            }),
+            client_active_texture: 0,
+            ff_inputs: Vec::new(),
+            vertex_per_draw: false,
+            stream_buffer: Handle::NULL,
+            stream_scratch: Vec::new(),
             sent: Sent::default(),
             copy_fbo: None,
             verify: std::env::var("MOBILEGL_PIPE_VERIFY").as_deref() == Ok("1"),
@@ -1172,8 +1240,14 @@ pub fn create_context(
         version,
         // A compatibility request (any pre-3.2 version, or the compatibility
         // profile bit) gets a compatibility context: the same core feature
-        // set plus the legacy state implemented so far (docs/ARCHITECTURE.md).
-        profile: attribs.profile,
+        // set plus the legacy state implemented so far (docs/ARCHITECTURE.md);
+        // a forward-compatible context drops what the compatibility profile
+        // adds.
+        profile: if attribs.forward_compatible {
+            Profile::Core
+        } else {
+            attribs.profile
+        },
     });
     let st = GlState::new(id, share_idx, handle, &ctx);
     w.contexts.push(Some(st));

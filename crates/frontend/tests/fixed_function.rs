@@ -59,7 +59,11 @@ unsafe fn make_context(major: i32, minor: i32, core: bool) {
             EGL_NONE,
         ];
         let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
-        assert!(!ctx.is_null(), "eglCreateContext: {:#x}", egl::eglGetError());
+        assert!(
+            !ctx.is_null(),
+            "eglCreateContext: {:#x}",
+            egl::eglGetError()
+        );
         assert_eq!(
             egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
             1
@@ -98,7 +102,11 @@ unsafe fn texel_texture(texel: [u8; 4]) {
             glow::UNSIGNED_BYTE,
             texel.as_ptr().cast(),
         );
-        textures::glTexParameteri(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+        textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
     }
 }
 

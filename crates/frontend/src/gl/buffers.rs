@@ -205,6 +205,11 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                         b.buffer = 0;
                     }
                 }
+                for a in vao.ff.iter_mut() {
+                    if a.buffer == name {
+                        a.buffer = 0;
+                    }
+                }
             }
             // Any VAO may still name the buffer: forget derived emissions.
             gl.st.vao_emission.clear();

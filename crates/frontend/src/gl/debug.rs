@@ -722,6 +722,9 @@ pub unsafe extern "C" fn glGetPointerv(pname: u32, params: *mut *mut c_void) {
     let v = with_gl(|gl| match pname {
         glow::DEBUG_CALLBACK_FUNCTION => Some(gl.st.debug_out.callback.map_or(0, |f| f as usize)),
         glow::DEBUG_CALLBACK_USER_PARAM => Some(gl.st.debug_out.user),
+        p if super::legacy_arrays::array_pointer(gl, p).is_some() => {
+            super::legacy_arrays::array_pointer(gl, p)
+        }
         _ => {
             gl.st.set_error(glow::INVALID_ENUM);
             None

@@ -6,6 +6,7 @@ use std::ffi::c_void;
 use mgpipe::calls;
 use mgpipe::Pipe;
 
+use super::legacy_arrays::{self, Reads};
 use super::{gl_err, slice};
 use crate::context::{with_gl, Gl};
 
@@ -157,6 +158,19 @@ fn emit_restart_rewritten(
             }
         })
         .collect();
+    let mut base_vertex = base_vertex;
+    if gl.st.vertex_per_draw {
+        let reads = Reads::Indices {
+            bytes: bytemuck::cast_slice(&widened),
+            isize_: 4,
+            base_vertex,
+        };
+        match legacy_arrays::emit_vertex_input_per_draw(gl, reads, instances as u32, base_instance)
+        {
+            Ok(shift) => base_vertex = base_vertex.wrapping_sub(shift as i32),
+            Err(e) => gl_err!(gl, e),
+        }
+    }
     gl.conn.pipe.draw(
         &calls::Draw {
             mode,
@@ -235,6 +249,37 @@ pub(super) fn emit_draw(
             base_instance,
         );
     }
+    let (mut first, mut base_vertex) = (first, base_vertex);
+    if gl.st.vertex_per_draw {
+        // Compatibility arrays: this draw derives the vertex input.
+        let reads = if isize_ == 0 {
+            Reads::Arrays {
+                first: first as u32,
+                count: count as u32,
+            }
+        } else if legacy_arrays::element_buffer_bound(gl) {
+            Reads::BufferIndices {
+                offset: indices as u64,
+                count: count as u32,
+                isize_,
+                base_vertex,
+            }
+        } else {
+            Reads::Indices {
+                // SAFETY: the application promises `count` indices at
+                // `indices` (client memory, compatibility profile).
+                bytes: unsafe { slice(indices as *const u8, count.saturating_mul(isize_ as i32)) },
+                isize_,
+                base_vertex,
+            }
+        };
+        match legacy_arrays::emit_vertex_input_per_draw(gl, reads, instances as u32, base_instance)
+        {
+            Ok(shift) if isize_ == 0 => first -= shift as i32,
+            Ok(shift) => base_vertex = base_vertex.wrapping_sub(shift as i32),
+            Err(e) => gl_err!(gl, e),
+        }
+    }
     let mut blob: &[u8] = &[];
     let mut index_offset = indices as u64;
     if isize_ != 0 {
@@ -287,7 +332,8 @@ fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
     let has_ib = matches!(gl.st.sent.index_buffer, Some(h) if !h.is_null());
     let one_record = gl.conn.caps.implements(mgpipe::Opcode::MultiDraw as u16)
         && (isize_ == 0 || (has_ib && !gl.st.restart_rewrite))
-        && !gl.st.rasterizer_discard;
+        && !gl.st.rasterizer_discard
+        && !gl.st.vertex_per_draw;
     if !one_record {
         for &(start, count, base) in ranges {
             if isize_ == 0 && start < 0 {

@@ -625,6 +625,14 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::TIMESTAMP => i(super::queries::timestamp(gl)),
         glow::RESET_NOTIFICATION_STRATEGY => e(glow::NO_RESET_NOTIFICATION),
         glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
+        p if !s.is_core() && super::legacy_arrays::is_query(p) => {
+            use super::legacy_arrays::Answer;
+            match super::legacy_arrays::query(gl, p)? {
+                Answer::Int(v) => i(v),
+                Answer::Enum(v) => e(v),
+                Answer::Floats(v) => Some(Vals::F(v.into_iter().map(f64::from).collect())),
+            }
+        }
         p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
             super::fixed_function::get(gl, p).map(Vals::F)
         }

@@ -22,6 +22,7 @@ pub mod fixed_function;
 pub mod framebuffers;
 pub mod get;
 pub mod indirect;
+pub mod legacy_arrays;
 pub mod multisample;
 pub mod persistent;
 pub mod pixels;
@@ -51,6 +52,7 @@ pub use fixed_function::{
 pub use framebuffers::*;
 pub use get::*;
 pub use indirect::*;
+pub use legacy_arrays::*;
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
 pub use pixels::glReadPixels;

@@ -574,6 +574,27 @@ pub unsafe extern "C" fn glProgramParameteri(program: u32, pname: u32, value: i3
     })
 }
 
+/// The vertex stage of a compatibility-profile program that has none:
+/// fixed-function transform, colours and texture coordinates passed
+/// through (no lighting, no texgen).
+const FIXED_FUNCTION_VS: &str = "#version 110
+void main()
+{
+    gl_Position = ftransform();
+    gl_FrontColor = gl_Color;
+    gl_FrontSecondaryColor = gl_SecondaryColor;
+    gl_TexCoord[0] = gl_TextureMatrix[0] * gl_MultiTexCoord0;
+    gl_TexCoord[1] = gl_TextureMatrix[1] * gl_MultiTexCoord1;
+    gl_TexCoord[2] = gl_TextureMatrix[2] * gl_MultiTexCoord2;
+    gl_TexCoord[3] = gl_TextureMatrix[3] * gl_MultiTexCoord3;
+    gl_TexCoord[4] = gl_TextureMatrix[4] * gl_MultiTexCoord4;
+    gl_TexCoord[5] = gl_TextureMatrix[5] * gl_MultiTexCoord5;
+    gl_TexCoord[6] = gl_TextureMatrix[6] * gl_MultiTexCoord6;
+    gl_TexCoord[7] = gl_TextureMatrix[7] * gl_MultiTexCoord7;
+    gl_FogFragCoord = abs((gl_ModelViewMatrix * gl_Vertex).z);
+}
+";
+
 #[no_mangle]
 pub unsafe extern "C" fn glLinkProgram(program: u32) {
     with_gl_dirty(DIRTY_PROGRAM, |gl| link_program(gl, program))
@@ -598,6 +619,18 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 }
                 sources.push((obj.stage, obj.source.clone()));
             }
+        }
+        // Compatibility profile: a program without a vertex shader runs
+        // fixed-function vertex processing (GL 4.6 compatibility §11.1),
+        // here a legacy vertex shader doing its unlit part.
+        let has = |st: shader::Stage| sources.iter().any(|(s, _)| *s == st);
+        if !gl.st.is_core()
+            && has(shader::Stage::Fragment)
+            && !has(shader::Stage::Vertex)
+            && !has(shader::Stage::Geometry)
+            && !has(shader::Stage::Compute)
+        {
+            sources.push((shader::Stage::Vertex, FIXED_FUNCTION_VS.to_owned()));
         }
         let result = if !log.is_empty() {
             Err(log)

@@ -142,7 +142,10 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         c if (glow::CLIP_DISTANCE0..glow::CLIP_DISTANCE0 + 8).contains(&c) => {
             s.clip_distances & (1 << (c - glow::CLIP_DISTANCE0)) != 0
         }
-        c if !s.is_core() => return super::fixed_function::get_cap(gl, c),
+        c if !s.is_core() => {
+            return super::legacy_arrays::client_state(gl, c)
+                .or_else(|| super::fixed_function::get_cap(gl, c))
+        }
         _ => return None,
     })
 }

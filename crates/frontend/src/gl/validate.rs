@@ -14,7 +14,7 @@ use crate::context::{Attachment, Gl, TexParams, CSO_CACHE_LIMIT, MAX_DRAW_BUFFER
 
 /// Hash a payload's bytes with its handle field (the first 8 bytes, by the
 /// catalogue's convention that every CSO create starts with `cso`) zeroed.
-fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
+pub(crate) fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
     // A copy on the stack, not a heap Vec: this runs at draw time.
     let mut c = *p;
     bytemuck::bytes_of_mut(&mut c)[..8].fill(0);
@@ -686,6 +686,11 @@ impl Gl<'_> {
         let linked = linked_program(self.sh, pname)?;
         let cso = linked.cso;
         self.st.gs_input = linked.gs_input;
+        if self.st.ff_inputs != linked.prog.ff_inputs {
+            // Which fixed-function inputs the vertex input feeds changed.
+            self.st.ff_inputs = linked.prog.ff_inputs.clone();
+            self.st.dirty |= crate::context::DIRTY_VERTEX;
+        }
         // Textures and uniform buffers are re-resolved only when their
         // objects or bindings changed (DIRTY_RESOURCES) or when the program,
         // its sampler units or its block bindings differ from last time: a
@@ -964,7 +969,16 @@ impl Gl<'_> {
         let Some(Some(vao)) = self.st.vaos.get(&vao_name) else {
             return Err(glow::INVALID_OPERATION);
         };
+        // Compatibility contexts: client-memory or fixed-function arrays,
+        // or a program reading fixed-function inputs, make each draw derive
+        // the vertex input (`legacy_arrays::emit_vertex_input_per_draw`).
+        let per_draw = !self.st.ff_inputs.is_empty()
+            || (!self.st.is_core() && crate::gl::legacy_arrays::needs_per_draw(vao));
         let (element_buffer, rev) = (vao.element_buffer, vao.rev);
+        self.st.vertex_per_draw = per_draw;
+        if per_draw {
+            return Ok(());
+        }
         // The index buffer is looked up fresh: re-binding GL_ELEMENT_ARRAY_BUFFER
         // between draws (common) must not re-derive the vertex layout.
         let ib = match self.sh.buffers.get(&element_buffer) {
@@ -1085,7 +1099,7 @@ impl Gl<'_> {
 
     /// The three vertex records one by one (backends without vertex-input
     /// CSOs, and the dry verify pass).
-    fn emit_vertex_parts(&mut self, h: Handle, vb: calls::SetVertexBuffers, ib: Handle) {
+    pub(crate) fn emit_vertex_parts(&mut self, h: Handle, vb: calls::SetVertexBuffers, ib: Handle) {
         if self.st.sent.vertex_elements != h {
             if self.st.verify_dry {
                 self.st
@@ -1303,7 +1317,8 @@ impl Gl<'_> {
         if dirty & DIRTY_UNIFORM_POINTS != 0 {
             self.emit_uniform_points();
         }
-        if dirty & DIRTY_VERTEX != 0 {
+        // `emit_program` may have set DIRTY_VERTEX (fixed-function inputs).
+        if (dirty | self.st.dirty) & DIRTY_VERTEX != 0 {
             self.emit_vertex_input()?;
         }
         if !self.st.verify_dry {

@@ -105,7 +105,7 @@ pub unsafe extern "C" fn glBindVertexArray(name: u32) {
 
 /// The bound VAO, its revision bumped (it is about to change), or the GL
 /// error (none bound in a core context).
-fn vao_mut<'a>(gl: &'a mut Gl) -> Result<&'a mut VertexArray, u32> {
+pub(super) fn vao_mut<'a>(gl: &'a mut Gl) -> Result<&'a mut VertexArray, u32> {
     let vao = gl.st.vao;
     if vao == 0 && gl.st.is_core() {
         return Err(glow::INVALID_OPERATION);
@@ -129,7 +129,7 @@ fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u3
 
 /// Bytes of one element of `size` components of `ty` (the stride a
 /// tightly packed array has).
-fn element_bytes(size: u32, ty: u32) -> u32 {
+pub(super) fn element_bytes(size: u32, ty: u32) -> u32 {
     match ty {
         glow::INT_2_10_10_10_REV
         | glow::UNSIGNED_INT_2_10_10_10_REV
@@ -238,14 +238,10 @@ fn attrib_pointer(
         Err(e) => gl_err!(gl, e),
     };
     let buffer = gl.st.array_buffer;
-    // Core profile: client-memory arrays are not allowed.
-    if buffer == 0 && offset != 0 && gl.st.is_core() {
+    // Client-memory arrays: compatibility profile, VAO 0 only (GL 4.6
+    // §10.3.1); draws stage them (`legacy_arrays`).
+    if buffer == 0 && offset != 0 && (gl.st.is_core() || gl.st.vao != 0) {
         gl_err!(gl, glow::INVALID_OPERATION);
-    }
-    if buffer == 0 && !gl.st.is_core() {
-        super::log_once("client_arrays", || {
-            "client-memory vertex arrays are not staged yet".into()
-        });
     }
     // GL 4.6 §10.3.2: the format, binding point `index` for the
     // attribute, and that binding's buffer, offset and effective stride.

@@ -243,7 +243,22 @@ pub struct LinkedProgram {
     pub uniform_locations: Vec<(String, u32)>,
     /// Link info log (warnings); empty when there is nothing to say.
     pub info_log: String,
+    /// Fixed-function vertex inputs other than `gl_Vertex` the vertex
+    /// shader reads: (array slot `FF_*`, the location the linker gave it).
+    pub ff_inputs: Vec<(usize, u32)>,
 }
+
+/// Fixed-function vertex array slots (compatibility profile): the arrays
+/// of a VAO, their current values, and the inputs they feed.
+pub const FF_VERTEX: usize = 0;
+pub const FF_NORMAL: usize = 1;
+pub const FF_COLOR: usize = 2;
+pub const FF_SECONDARY_COLOR: usize = 3;
+pub const FF_FOG_COORD: usize = 4;
+/// Texture coordinate sets 0..8 are slots FF_TEXCOORD0 + i.
+pub const FF_TEXCOORD0: usize = 5;
+pub const FF_EDGE_FLAG: usize = 13;
+pub const FF_ARRAYS: usize = 14;
 
 /// The geometry stage's primitive layout (`layout(...) in/out`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -776,9 +791,19 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         info_log: log,
         ..Default::default()
     };
-    // Emulated fixed-function inputs are active attributes without a
-    // location (glGetAttribLocation answers -1 for every gl_ name).
+    // Fixed-function inputs are active attributes without a location
+    // (glGetAttribLocation answers -1 for every gl_ name); the draws feed
+    // the location the linker gave them.
+    for a in out.attributes.iter_mut() {
+        if let Some(slot) = prepass::compat_input_slot(&a.name) {
+            out.ff_inputs.push((slot, a.location));
+            a.location = u32::MAX;
+        }
+    }
     for n in compat_inputs {
+        if out.attributes.iter().any(|a| a.name == n) {
+            continue;
+        }
         if let Some(gl_type) = prepass::compat_input_type(&n) {
             out.attributes.push(Variable {
                 name: n,

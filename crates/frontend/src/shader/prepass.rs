@@ -27,7 +27,8 @@
 //!   a core context cannot set are emulated as Mesa's core contexts behave
 //!   (`compat_emulation`): `gl_Vertex` is the input at location 0 (reported
 //!   as `gl_Vertex`), the matrices are identity constants, the other
-//!   fixed-function inputs hold their initial current values, colour /
+//!   fixed-function inputs are inputs at free locations (`mgl_Color` ...,
+//!   fed from their arrays or current values at draws), colour /
 //!   texture-coordinate / fog varyings are plain varyings (`gl_Color` in a
 //!   fragment shader reads `gl_FrontColor`), `ftransform()` is `gl_Vertex`,
 //!   `gl_ClipVertex` is a private variable; the link checks GLSL 1.30's
@@ -53,8 +54,8 @@ pub(crate) struct Prepassed {
     /// Uses both `gl_ClipVertex` and `gl_ClipDistance` (a link error).
     pub clip_vertex_and_distance: bool,
     /// Fixed-function vertex inputs a legacy vertex shader reads (`gl_Color`,
-    /// `gl_Normal` ...), emulated by constants: still active attributes for
-    /// glGetActiveAttrib, as in any GL (their location is -1).
+    /// `gl_Normal` ...): active attributes for glGetActiveAttrib, as in any
+    /// GL (their location is -1).
     pub compat_inputs: Vec<String>,
 }
 
@@ -233,9 +234,11 @@ fn compat_constant(name: &str) -> Option<&'static str> {
 /// A compatibility built-in a legacy source (GLSL < 1.40 or a
 /// compatibility profile) may use in our core context, emulated the way
 /// Mesa's core contexts behave: the fixed-function state behind it cannot
-/// be set in core, so matrices are identity and the fixed-function vertex
-/// inputs other than `gl_Vertex` hold their initial current values;
-/// `gl_Vertex` is the input at location 0 (generic attribute 0 aliases it);
+/// be set in core, so matrices are identity; the fixed-function vertex
+/// inputs are real inputs (`mgl_Color` ...) at linker-chosen locations, fed
+/// from the fixed-function arrays or current values (initial values in a
+/// core context); `gl_Vertex` is the input at location 0 (generic
+/// attribute 0 aliases it);
 /// the colour, texture-coordinate and fog varyings are plain varyings (a
 /// fragment shader's `gl_Color` reads `gl_FrontColor`: two-sided colour
 /// selection is compatibility-only); `gl_ClipVertex` is a private variable
@@ -279,23 +282,16 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
         (_, "gl_NormalMatrix") => decl(&rep, format!("const mat3 {rep} = mat3(1.0);\n")),
         (_, "gl_NormalScale") => decl(&rep, format!("const float {rep} = 1.0;\n")),
         (Stage::Vertex, "gl_Vertex") => decl(&rep, format!("in vec4 {rep};\n")),
-        (Stage::Vertex, "gl_Color") => decl(&rep, format!("const vec4 {rep} = vec4(1.0);\n")),
-        (Stage::Vertex, "gl_SecondaryColor") => decl(
-            &rep,
-            format!("const vec4 {rep} = vec4(0.0, 0.0, 0.0, 1.0);\n"),
-        ),
-        (Stage::Vertex, "gl_Normal") => {
-            decl(&rep, format!("const vec3 {rep} = vec3(0.0, 0.0, 1.0);\n"))
-        }
-        (Stage::Vertex, "gl_FogCoord") => decl(&rep, format!("const float {rep} = 0.0;\n")),
-        (Stage::Vertex, n)
-            if n.strip_prefix("gl_MultiTexCoord")
-                .is_some_and(|k| k.len() == 1 && (b'0'..=b'7').contains(&k.as_bytes()[0])) =>
-        {
-            decl(
-                &rep,
-                format!("const vec4 {rep} = vec4(0.0, 0.0, 0.0, 1.0);\n"),
-            )
+        // The other fixed-function inputs are real inputs too: the linker
+        // gives them free locations and draws feed them from their arrays
+        // or current values (`gl::legacy_arrays`).
+        (Stage::Vertex, n) if compat_input_type(n).is_some() => {
+            let ty = match compat_input_type(n) {
+                Some(glow::FLOAT) => "float",
+                Some(glow::FLOAT_VEC3) => "vec3",
+                _ => "vec4",
+            };
+            decl(&rep, format!("in {ty} {rep};\n"))
         }
         (Stage::Vertex, "gl_ClipVertex") => decl(&rep, format!("vec4 {rep};\n")),
         (
@@ -921,11 +917,17 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             inject.push_str(d);
         }
     }
-    if compat_decls.iter().any(|(r, _)| r == "mgl_Vertex") {
-        // Reported (glGetActiveAttrib) under the built-in's name.
-        let r = ("mgl_Vertex".to_owned(), "gl_Vertex".to_owned());
-        if !renames.contains(&r) {
-            renames.push(r);
+    // The fixed-function inputs are reported (glGetActiveAttrib) under the
+    // built-in's name.
+    for (rep, _) in &compat_decls {
+        let Some(name) = rep.strip_prefix('m') else {
+            continue;
+        };
+        if name == "gl_Vertex" || compat_input_type(name).is_some() {
+            let r = (rep.clone(), name.to_owned());
+            if !renames.contains(&r) {
+                renames.push(r);
+            }
         }
     }
     if uses_frag_color {
@@ -1003,8 +1005,23 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     })
 }
 
-/// The GL type of a fixed-function vertex input other than `gl_Vertex`
-/// (which is a real attribute here), or None for any other name.
+/// The fixed-function array slot (`shader::FF_*`) feeding a vertex input
+/// other than `gl_Vertex`, or None for any other name.
+pub(crate) fn compat_input_slot(name: &str) -> Option<usize> {
+    match name {
+        "gl_Normal" => Some(super::FF_NORMAL),
+        "gl_Color" => Some(super::FF_COLOR),
+        "gl_SecondaryColor" => Some(super::FF_SECONDARY_COLOR),
+        "gl_FogCoord" => Some(super::FF_FOG_COORD),
+        n => n
+            .strip_prefix("gl_MultiTexCoord")
+            .filter(|k| k.len() == 1 && (b'0'..=b'7').contains(&k.as_bytes()[0]))
+            .map(|k| super::FF_TEXCOORD0 + usize::from(k.as_bytes()[0] - b'0')),
+    }
+}
+
+/// The GL type of a fixed-function vertex input other than `gl_Vertex`,
+/// or None for any other name.
 pub(crate) fn compat_input_type(name: &str) -> Option<u32> {
     match name {
         "gl_Color" | "gl_SecondaryColor" => Some(glow::FLOAT_VEC4),
