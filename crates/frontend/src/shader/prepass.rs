@@ -380,39 +380,41 @@ fn texture_rename(name: &str) -> Option<&'static str> {
 }
 
 /// Old shadow lookups (return `vec4`) → helper functions injected on use.
+/// The result is GL_DEPTH_TEXTURE_MODE LUMINANCE's `(d, d, d, 1)`, the
+/// compatibility profile's default.
 fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
     let frag = stage == Stage::Fragment;
     Some(match name {
         "shadow1D" => {
             if frag {
-                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(texture(s, c)); }\n\
-                 vec4 mgl_shadow1D(sampler1DShadow s, vec3 c, float b) { return vec4(texture(s, c, b)); }\n"
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n\
+                 vec4 mgl_shadow1D(sampler1DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, c, b)), 1.0); }\n"
             } else {
-                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
             }
         }
         "shadow2D" => {
             if frag {
-                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(texture(s, c)); }\n\
-                 vec4 mgl_shadow2D(sampler2DShadow s, vec3 c, float b) { return vec4(texture(s, c, b)); }\n"
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n\
+                 vec4 mgl_shadow2D(sampler2DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, c, b)), 1.0); }\n"
             } else {
-                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
             }
         }
         "shadow1DProj" => {
-            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(textureProj(s, c)); }\n"
+            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, c)), 1.0); }\n"
         }
         "shadow2DProj" => {
-            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(textureProj(s, c)); }\n"
+            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, c)), 1.0); }\n"
         }
         "shadow1DLod" => {
-            "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(textureLod(s, c, l)); }\n"
+            "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, c, l)), 1.0); }\n"
         }
         "shadow2DLod" => {
-            "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(textureLod(s, c, l)); }\n"
+            "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, c, l)), 1.0); }\n"
         }
         "shadow2DRect" => {
-            "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(texture(s, c)); }\n"
+            "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
         }
         _ => return None,
     })
