@@ -14,6 +14,12 @@ use mobilegl::gl::{draw, fixed_function as ff, get, state, textures, vertex};
 const GL_TEXTURE_ENV: u32 = 0x2300;
 const GL_TEXTURE_ENV_MODE: u32 = 0x2200;
 const GL_MODULATE: u32 = 0x2100;
+const GL_COMBINE: u32 = 0x8570;
+const GL_COMBINE_RGB: u32 = 0x8571;
+const GL_RGB_SCALE: u32 = 0x8573;
+const GL_CONSTANT: u32 = 0x8576;
+const GL_SOURCE0_RGB: u32 = 0x8580;
+const GL_TEXTURE_ENV_COLOR: u32 = 0x2201;
 const GL_ALPHA_TEST: u32 = 0x0BC0;
 const GL_LIGHTING: u32 = 0x0B50;
 const GL_SHADE_MODEL: u32 = 0x0B54;
@@ -144,6 +150,26 @@ fn fixed_function_draws_follow_texture_env_and_alpha_test() {
         ff::glGetTexEnviv(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, &mut mode);
         assert_eq!(mode as u32, GL_MODULATE);
         assert_eq!(clear_and_draw(), [200, 100, 50, 255]);
+
+        // GL_COMBINE: RGB from the constant colour scaled by 2, alpha
+        // from the texture.
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, GL_COMBINE as i32);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_COMBINE_RGB, glow::REPLACE as i32);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_SOURCE0_RGB, GL_CONSTANT as i32);
+        ff::glTexEnvf(GL_TEXTURE_ENV, GL_RGB_SCALE, 2.0);
+        ff::glTexEnvfv(GL_TEXTURE_ENV, GL_TEXTURE_ENV_COLOR, [0.1, 0.2, 0.3, 0.0].as_ptr());
+        no_gl_error("combine setup");
+        let px = clear_and_draw();
+        assert!(
+            px[0].abs_diff(51) <= 1 && px[1].abs_diff(102) <= 1 && px[2].abs_diff(153) <= 1,
+            "{px:?}"
+        );
+        assert_eq!(px[3], 255);
+        ff::glTexEnvf(GL_TEXTURE_ENV, GL_RGB_SCALE, 3.0);
+        expect_error("RGB_SCALE 3", glow::INVALID_VALUE);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_SOURCE0_RGB, glow::BLEND as i32);
+        expect_error("bad combiner source", glow::INVALID_ENUM);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, GL_MODULATE as i32);
 
         // Alpha test: a texel of alpha 0.25 fails GREATER 0.5 (the clear
         // colour stays) and passes LESS 0.5.

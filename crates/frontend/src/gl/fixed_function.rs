@@ -16,8 +16,7 @@
 //!
 //! Not emulated (logged once when enabled): lighting, fog, texture
 //! coordinate generation, colour sum, point sprites' coordinate
-//! replacement, `GL_COMBINE` environments (drawn as `GL_MODULATE`), the
-//! alpha test while an application program is bound.
+//! replacement, the alpha test while an application program is bound.
 
 use std::collections::HashMap;
 
@@ -46,6 +45,28 @@ const SMOOTH: u32 = 0x1D01;
 const ALPHA_TEST_FUNC: u32 = 0x0BC1;
 const ALPHA_TEST_REF: u32 = 0x0BC2;
 const SHADE_MODEL: u32 = 0x0B54;
+// GL_ARB_texture_env_combine / _crossbar / _dot3.
+const COMBINE_RGB: u32 = 0x8571;
+const COMBINE_ALPHA: u32 = 0x8572;
+const RGB_SCALE: u32 = 0x8573;
+const ADD_SIGNED: u32 = 0x8574;
+const INTERPOLATE: u32 = 0x8575;
+const CONSTANT: u32 = 0x8576;
+const PRIMARY_COLOR: u32 = 0x8577;
+const PREVIOUS: u32 = 0x8578;
+const SOURCE0_RGB: u32 = 0x8580;
+const SOURCE0_ALPHA: u32 = 0x8588;
+const OPERAND0_RGB: u32 = 0x8590;
+const OPERAND0_ALPHA: u32 = 0x8598;
+const ALPHA_SCALE: u32 = 0x0D1C;
+const SUBTRACT: u32 = 0x84E7;
+const DOT3_RGB: u32 = 0x86AE;
+const DOT3_RGBA: u32 = 0x86AF;
+const TEXTURE: u32 = 0x1702;
+const SRC_COLOR: u32 = 0x0300;
+const ONE_MINUS_SRC_COLOR: u32 = 0x0301;
+const SRC_ALPHA: u32 = 0x0302;
+const ONE_MINUS_SRC_ALPHA: u32 = 0x0303;
 
 /// Texture units the generated programs read (gl_TextureMatrix's size).
 pub const UNITS: usize = 8;
@@ -77,6 +98,33 @@ const STORED_ONLY: &[u32] = &[
     0x8643, // GL_VERTEX_PROGRAM_TWO_SIDE
 ];
 
+/// One unit's GL_COMBINE settings (ARB_texture_env_combine), as set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Combine {
+    pub rgb: u32,
+    pub alpha: u32,
+    pub src_rgb: [u32; 3],
+    pub src_alpha: [u32; 3],
+    pub op_rgb: [u32; 3],
+    pub op_alpha: [u32; 3],
+    /// RGB_SCALE and ALPHA_SCALE as f32 bits (1, 2 or 4).
+    pub scale: [u32; 2],
+}
+
+impl Default for Combine {
+    fn default() -> Self {
+        Combine {
+            rgb: MODULATE,
+            alpha: MODULATE,
+            src_rgb: [TEXTURE, PREVIOUS, CONSTANT],
+            src_alpha: [TEXTURE, PREVIOUS, CONSTANT],
+            op_rgb: [SRC_COLOR, SRC_COLOR, SRC_ALPHA],
+            op_alpha: [SRC_ALPHA; 3],
+            scale: [1.0f32.to_bits(); 2],
+        }
+    }
+}
+
 /// The fixed-function state of one context.
 #[derive(Debug)]
 pub struct FfState {
@@ -84,6 +132,7 @@ pub struct FfState {
     pub enabled: [u8; UNITS],
     pub env_mode: [u32; UNITS],
     pub env_color: [[f32; 4]; UNITS],
+    pub combine: [Combine; UNITS],
     pub alpha_test: bool,
     pub alpha_func: u32,
     pub alpha_ref: f32,
@@ -102,6 +151,7 @@ impl Default for FfState {
             enabled: [0; UNITS],
             env_mode: [MODULATE; UNITS],
             env_color: [[0.0; 4]; UNITS],
+            combine: [Combine::default(); UNITS],
             alpha_test: false,
             alpha_func: glow::ALWAYS,
             alpha_ref: 0.0,
@@ -118,8 +168,14 @@ impl Default for FfState {
 struct FfKey {
     /// Per unit: the target used (0 = texturing off) and the env mode.
     units: [(u32, u32); UNITS],
-    /// Per unit: GL_TEXTURE_ENV_COLOR bits (GL_BLEND only, else zeros).
+    /// Per unit: GL_TEXTURE_ENV_COLOR bits (GL_BLEND and GL_COMBINE, else
+    /// zeros).
     env_color: [[u32; 4]; UNITS],
+    /// Per unit: the combiner (GL_COMBINE, else the default).
+    combine: [Combine; UNITS],
+    /// Per unit: the bound texture's format has an alpha channel (GL_REPLACE
+    /// keeps the fragment's alpha otherwise).
+    has_alpha: [bool; UNITS],
     /// (function, reference bits) when the alpha test is on.
     alpha: Option<(u32, u32)>,
     flat: bool,
@@ -243,21 +299,116 @@ fn key(gl: &Gl) -> FfKey {
     let ff = &gl.st.ff;
     let mut units = [(0u32, 0u32); UNITS];
     let mut env_color = [[0u32; 4]; UNITS];
+    let mut combine = [Combine::default(); UNITS];
+    let mut has_alpha = [false; UNITS];
     for u in 0..UNITS {
         let target = unit_target(ff.enabled[u]);
         if target != 0 {
-            units[u] = (target, ff.env_mode[u]);
-            if ff.env_mode[u] == glow::BLEND {
+            let mode = ff.env_mode[u];
+            units[u] = (target, mode);
+            if matches!(mode, glow::BLEND | COMBINE) {
                 env_color[u] = ff.env_color[u].map(f32::to_bits);
+            }
+            if mode == COMBINE {
+                combine[u] = ff.combine[u];
+            }
+            if mode == glow::REPLACE {
+                has_alpha[u] = texture_has_alpha(gl, u, target);
             }
         }
     }
     FfKey {
         units,
         env_color,
+        combine,
+        has_alpha,
         alpha: (ff.alpha_test && ff.alpha_func != glow::ALWAYS)
             .then_some((ff.alpha_func, ff.alpha_ref.to_bits())),
         flat: ff.flat,
+    }
+}
+
+/// Whether the texture bound to `target` on `unit` has an alpha channel
+/// (an unknown or unspecified one counts as having one).
+fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
+    let name = gl.st.bound_texture(unit, target);
+    let Some(Some(t)) = gl.sh.textures.get(&name) else {
+        return true;
+    };
+    let Some(info) = t.level(0, 0) else {
+        return true;
+    };
+    !matches!(
+        info.internal_format,
+        glow::R8
+            | glow::R8_SNORM
+            | glow::R16
+            | glow::R16F
+            | glow::R32F
+            | glow::RG8
+            | glow::RG8_SNORM
+            | glow::RG16
+            | glow::RG16F
+            | glow::RG32F
+            | glow::RGB8
+            | glow::RGB8_SNORM
+            | glow::RGB16
+            | glow::RGB16F
+            | glow::RGB32F
+            | glow::SRGB8
+            | glow::R11F_G11F_B10F
+            | glow::RGB9_E5
+            | glow::RGB565
+            | glow::RGB5
+            | glow::RGB4
+            | glow::R3_G3_B2
+            | glow::RGB10
+            | glow::RGB12
+            | glow::DEPTH_COMPONENT16
+            | glow::DEPTH_COMPONENT24
+            | glow::DEPTH_COMPONENT32
+            | glow::DEPTH_COMPONENT32F
+    )
+}
+
+/// GLSL for one combiner argument: `source` read through `operand`.
+fn combine_arg(source: u32, operand: u32, unit: usize, key: &FfKey, rgb: bool) -> String {
+    let value = match source {
+        TEXTURE => format!("t{unit}"),
+        CONSTANT => {
+            let [r, g, b, a] = key.env_color[unit].map(f32::from_bits);
+            format!("vec4({r:?}, {g:?}, {b:?}, {a:?})")
+        }
+        PRIMARY_COLOR => "mgl_ff_color".to_owned(),
+        // GL_TEXTUREn (crossbar): that unit's texel when it is enabled.
+        s if (glow::TEXTURE0..glow::TEXTURE0 + UNITS as u32).contains(&s)
+            && key.units[(s - glow::TEXTURE0) as usize].0 != 0 =>
+        {
+            format!("t{}", s - glow::TEXTURE0)
+        }
+        _ => "c".to_owned(), // PREVIOUS (the primary colour on unit 0)
+    };
+    match (operand, rgb) {
+        (SRC_COLOR, true) => format!("{value}.rgb"),
+        (ONE_MINUS_SRC_COLOR, true) => format!("(vec3(1.0) - {value}.rgb)"),
+        (ONE_MINUS_SRC_ALPHA, true) => format!("vec3(1.0 - {value}.a)"),
+        (_, true) => format!("vec3({value}.a)"),
+        (ONE_MINUS_SRC_ALPHA, false) => format!("(1.0 - {value}.a)"),
+        (_, false) => format!("{value}.a"),
+    }
+}
+
+/// GLSL for one combiner function over arguments `a`.
+fn combine_fn(function: u32, a: &[String; 3], one: &str) -> String {
+    let [a0, a1, a2] = a;
+    match function {
+        glow::REPLACE => a0.clone(),
+        ADD => format!("({a0} + {a1})"),
+        ADD_SIGNED => format!("({a0} + {a1} - {one} * 0.5)"),
+        INTERPOLATE => format!("({a0} * {a2} + {a1} * ({one} - {a2}))"),
+        SUBTRACT => format!("({a0} - {a1})"),
+        DOT3_RGB | DOT3_RGBA => format!("{one} * (4.0 * dot({a0} - vec3(0.5), {a1} - vec3(0.5)))"),
+        _ => format!("({a0} * {a1})"), // MODULATE
     }
 }
 
@@ -307,8 +458,31 @@ fn sources(key: &FfKey) -> (String, String) {
             "in vec4 mgl_ff_tc{u};\nlayout(binding = {u}) uniform {sampler} mgl_ff_s{u};\n"
         ));
         fs_main.push_str(&format!("  vec4 t{u} = {lookup};\n"));
+        let _ = mode;
+    }
+    // Units apply in order, each to the previous one's result.
+    for (u, &(target, mode)) in key.units.iter().enumerate() {
+        if target == 0 {
+            continue;
+        }
         let combine = match mode {
-            glow::REPLACE => format!("  c = t{u};\n"),
+            glow::REPLACE if key.has_alpha[u] => format!("  c = t{u};\n"),
+            glow::REPLACE => format!("  c = vec4(t{u}.rgb, c.a);\n"),
+            COMBINE => {
+                let cb = &key.combine[u];
+                let rgb_args =
+                    [0, 1, 2].map(|i| combine_arg(cb.src_rgb[i], cb.op_rgb[i], u, key, true));
+                let alpha_args =
+                    [0, 1, 2].map(|i| combine_arg(cb.src_alpha[i], cb.op_alpha[i], u, key, false));
+                let [rs, as_] = cb.scale.map(f32::from_bits);
+                let rgb = combine_fn(cb.rgb, &rgb_args, "vec3(1.0)");
+                if cb.rgb == DOT3_RGBA {
+                    format!("  c = vec4(clamp({rgb} * {rs:?}, 0.0, 1.0), 1.0);\n  c.a = c.r;\n")
+                } else {
+                    let alpha = combine_fn(cb.alpha, &alpha_args, "1.0");
+                    format!("  c = clamp(vec4({rgb} * {rs:?}, {alpha} * {as_:?}), 0.0, 1.0);\n")
+                }
+            }
             DECAL => format!("  c.rgb = mix(c.rgb, t{u}.rgb, t{u}.a);\n"),
             ADD => format!("  c = vec4(min(c.rgb + t{u}.rgb, vec3(1.0)), c.a * t{u}.a);\n"),
             glow::BLEND => {
@@ -317,8 +491,7 @@ fn sources(key: &FfKey) -> (String, String) {
                     "  c = vec4(mix(c.rgb, vec3({r:?}, {g:?}, {b:?}), t{u}.rgb), c.a * t{u}.a);\n"
                 )
             }
-            // MODULATE, and COMBINE drawn as MODULATE (see the module note).
-            _ => format!("  c *= t{u};\n"),
+            _ => format!("  c *= t{u};\n"), // MODULATE
         };
         fs_main.push_str(&combine);
     }
@@ -432,11 +605,6 @@ fn tex_env(gl: &mut Gl, target: u32, pname: u32, v: &[f32], as_int: bool) {
             ) {
                 gl_err!(gl, glow::INVALID_ENUM);
             }
-            if mode == COMBINE {
-                super::log_once("GL_COMBINE", || {
-                    "GL_TEXTURE_ENV_MODE GL_COMBINE is drawn as GL_MODULATE".into()
-                });
-            }
             gl.st.ff.env_mode[unit] = mode;
         }
         TEXTURE_ENV_COLOR => {
@@ -448,10 +616,97 @@ fn tex_env(gl: &mut Gl, target: u32, pname: u32, v: &[f32], as_int: bool) {
             }
             gl.st.ff.env_color[unit] = c;
         }
-        // Combiner parameters (GL_COMBINE_RGB ...) and LOD bias: not kept.
-        0x8571..=0x8592 | 0x8501 => {}
-        _ => gl_err!(gl, glow::INVALID_ENUM),
+        // GL_TEXTURE_LOD_BIAS: not kept.
+        0x8501 => {}
+        p => {
+            let value = v.first().copied().unwrap_or(0.0);
+            if let Err(e) = set_combine(&mut gl.st.ff.combine[unit], p, value) {
+                gl_err!(gl, e);
+            }
+        }
     }
+}
+
+/// One combiner parameter (ARB_texture_env_combine's errors: INVALID_ENUM
+/// for a bad name or value, INVALID_VALUE for a scale other than 1, 2, 4).
+fn set_combine(cb: &mut Combine, pname: u32, value: f32) -> Result<(), u32> {
+    let e = value as u32;
+    let source_ok = |s: u32| {
+        matches!(s, TEXTURE | CONSTANT | PRIMARY_COLOR | PREVIOUS)
+            || (glow::TEXTURE0..glow::TEXTURE0 + UNITS as u32).contains(&s)
+    };
+    match pname {
+        COMBINE_RGB
+            if matches!(
+                e,
+                glow::REPLACE
+                    | MODULATE
+                    | ADD
+                    | ADD_SIGNED
+                    | INTERPOLATE
+                    | SUBTRACT
+                    | DOT3_RGB
+                    | DOT3_RGBA
+            ) =>
+        {
+            cb.rgb = e
+        }
+        COMBINE_ALPHA
+            if matches!(
+                e,
+                glow::REPLACE | MODULATE | ADD | ADD_SIGNED | INTERPOLATE | SUBTRACT
+            ) =>
+        {
+            cb.alpha = e
+        }
+        p if (SOURCE0_RGB..SOURCE0_RGB + 3).contains(&p) && source_ok(e) => {
+            cb.src_rgb[(p - SOURCE0_RGB) as usize] = e
+        }
+        p if (SOURCE0_ALPHA..SOURCE0_ALPHA + 3).contains(&p) && source_ok(e) => {
+            cb.src_alpha[(p - SOURCE0_ALPHA) as usize] = e
+        }
+        p if (OPERAND0_RGB..OPERAND0_RGB + 3).contains(&p)
+            && (SRC_COLOR..=ONE_MINUS_SRC_ALPHA).contains(&e) =>
+        {
+            cb.op_rgb[(p - OPERAND0_RGB) as usize] = e
+        }
+        p if (OPERAND0_ALPHA..OPERAND0_ALPHA + 3).contains(&p)
+            && matches!(e, SRC_ALPHA | ONE_MINUS_SRC_ALPHA) =>
+        {
+            cb.op_alpha[(p - OPERAND0_ALPHA) as usize] = e
+        }
+        RGB_SCALE | ALPHA_SCALE => {
+            if ![1.0, 2.0, 4.0].contains(&value) {
+                return Err(glow::INVALID_VALUE);
+            }
+            cb.scale[usize::from(pname == ALPHA_SCALE)] = value.to_bits();
+        }
+        _ => return Err(glow::INVALID_ENUM),
+    }
+    Ok(())
+}
+
+/// The value of one combiner parameter, None = not one.
+fn get_combine(cb: &Combine, pname: u32) -> Option<f32> {
+    Some(match pname {
+        COMBINE_RGB => cb.rgb as f32,
+        COMBINE_ALPHA => cb.alpha as f32,
+        p if (SOURCE0_RGB..SOURCE0_RGB + 3).contains(&p) => {
+            cb.src_rgb[(p - SOURCE0_RGB) as usize] as f32
+        }
+        p if (SOURCE0_ALPHA..SOURCE0_ALPHA + 3).contains(&p) => {
+            cb.src_alpha[(p - SOURCE0_ALPHA) as usize] as f32
+        }
+        p if (OPERAND0_RGB..OPERAND0_RGB + 3).contains(&p) => {
+            cb.op_rgb[(p - OPERAND0_RGB) as usize] as f32
+        }
+        p if (OPERAND0_ALPHA..OPERAND0_ALPHA + 3).contains(&p) => {
+            cb.op_alpha[(p - OPERAND0_ALPHA) as usize] as f32
+        }
+        RGB_SCALE => f32::from_bits(cb.scale[0]),
+        ALPHA_SCALE => f32::from_bits(cb.scale[1]),
+        _ => return None,
+    })
 }
 
 #[no_mangle]
@@ -506,6 +761,9 @@ fn get_tex_env(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
     match (target, pname) {
         (TEXTURE_ENV, TEXTURE_ENV_MODE) => Some(vec![gl.st.ff.env_mode[unit] as f32]),
         (TEXTURE_ENV, TEXTURE_ENV_COLOR) => Some(gl.st.ff.env_color[unit].to_vec()),
+        (TEXTURE_ENV, p) if get_combine(&gl.st.ff.combine[unit], p).is_some() => {
+            get_combine(&gl.st.ff.combine[unit], p).map(|v| vec![v])
+        }
         _ => {
             gl.st.set_error(glow::INVALID_ENUM);
             None
@@ -583,9 +841,26 @@ mod tests {
     use super::*;
 
     fn key_with(units: [(u32, u32); UNITS], alpha: Option<(u32, u32)>, flat: bool) -> FfKey {
+        let mut combine = [Combine::default(); UNITS];
+        // Unit 5: every combiner function family and source kind.
+        combine[5] = Combine {
+            rgb: INTERPOLATE,
+            alpha: ADD_SIGNED,
+            src_rgb: [glow::TEXTURE0, PRIMARY_COLOR, CONSTANT],
+            src_alpha: [TEXTURE, PREVIOUS, CONSTANT],
+            op_rgb: [ONE_MINUS_SRC_COLOR, SRC_ALPHA, ONE_MINUS_SRC_ALPHA],
+            op_alpha: [ONE_MINUS_SRC_ALPHA, SRC_ALPHA, SRC_ALPHA],
+            scale: [2.0f32.to_bits(), 4.0f32.to_bits()],
+        };
+        combine[6] = Combine {
+            rgb: DOT3_RGBA,
+            ..Combine::default()
+        };
         FfKey {
             units,
             env_color: [[0; 4]; UNITS],
+            combine,
+            has_alpha: [false; UNITS],
             alpha,
             flat,
         }
@@ -600,6 +875,8 @@ mod tests {
         units[2] = (TEXTURE_1D, ADD);
         units[3] = (TEXTURE_3D, glow::REPLACE);
         units[4] = (TEXTURE_RECTANGLE, glow::BLEND);
+        units[5] = (TEXTURE_2D, COMBINE);
+        units[6] = (TEXTURE_2D, COMBINE);
         let textured = key_with(units, Some((glow::GREATER, 0.5f32.to_bits())), true);
         for key in [plain, textured] {
             let (vs, fs) = sources(&key);

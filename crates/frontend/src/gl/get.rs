@@ -95,6 +95,12 @@ const LEGACY_EXTENSIONS: &[&CStr] = &[
     c"GL_EXT_texture_edge_clamp",
     c"GL_EXT_packed_float",
     c"GL_EXT_texture_shared_exponent",
+    c"GL_ARB_texture_env_combine",
+    c"GL_ARB_texture_env_crossbar",
+    c"GL_ARB_texture_env_dot3",
+    c"GL_ARB_texture_env_add",
+    c"GL_EXT_texture_env_combine",
+    c"GL_EXT_texture_env_add",
 ];
 
 fn extension_count(gl: &Gl) -> usize {
