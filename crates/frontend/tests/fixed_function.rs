@@ -9,7 +9,9 @@ mod common;
 use common::{bind_rgba8_framebuffer, buffer_with, expect_error, no_gl_error, pixel};
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
-use mobilegl::gl::{draw, fixed_function as ff, get, state, textures, vertex};
+use mobilegl::gl::{
+    draw, fixed_function as ff, get, immediate as im, legacy_arrays as la, state, textures, vertex,
+};
 
 const GL_TEXTURE_ENV: u32 = 0x2300;
 const GL_TEXTURE_ENV_MODE: u32 = 0x2200;
@@ -157,7 +159,11 @@ fn fixed_function_draws_follow_texture_env_and_alpha_test() {
         ff::glTexEnvi(GL_TEXTURE_ENV, GL_COMBINE_RGB, glow::REPLACE as i32);
         ff::glTexEnvi(GL_TEXTURE_ENV, GL_SOURCE0_RGB, GL_CONSTANT as i32);
         ff::glTexEnvf(GL_TEXTURE_ENV, GL_RGB_SCALE, 2.0);
-        ff::glTexEnvfv(GL_TEXTURE_ENV, GL_TEXTURE_ENV_COLOR, [0.1, 0.2, 0.3, 0.0].as_ptr());
+        ff::glTexEnvfv(
+            GL_TEXTURE_ENV,
+            GL_TEXTURE_ENV_COLOR,
+            [0.1, 0.2, 0.3, 0.0].as_ptr(),
+        );
         no_gl_error("combine setup");
         let px = clear_and_draw();
         assert!(
@@ -206,6 +212,71 @@ fn fixed_function_draws_follow_texture_env_and_alpha_test() {
 }
 
 #[test]
+fn immediate_mode_and_quads_draw() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        make_context(2, 1, false);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        state::glClearColor(0.0, 0.0, 1.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        // A full-viewport quad, its colour set per vertex (the last one
+        // counts under flat shading, GL's provoking vertex for quads).
+        ff::glShadeModel(GL_FLAT);
+        im::glBegin(im::QUADS);
+        for (i, (x, y)) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .into_iter()
+            .enumerate()
+        {
+            if i == 3 {
+                la::glColor3f(0.0, 1.0, 0.0);
+            } else {
+                la::glColor3f(1.0, 0.0, 0.0);
+            }
+            im::glVertex2f(x, y);
+        }
+        im::glEnd();
+        no_gl_error("immediate quad");
+        for (x, y) in [(0, 0), (3, 0), (0, 3), (3, 3)] {
+            assert_eq!(pixel(x, y), [0, 255, 0, 255], "pixel {x},{y}");
+        }
+        // glRect and glDrawArrays(GL_QUADS) from a buffer, current colour.
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        la::glColor3f(1.0, 1.0, 0.0);
+        im::glRectf(-1.0, -1.0, 0.0, 0.0);
+        assert_eq!(pixel(0, 0), [255, 255, 0, 255]);
+        assert_eq!(pixel(3, 3), [0, 0, 255, 255]);
+        fullscreen_strip();
+        // The strip's vertices in quad order: (0,1,3,2).
+        let quad: [f32; 16] = [
+            -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0,
+        ];
+        buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&quad));
+        vertex::glVertexAttribPointer(0, 4, glow::FLOAT, 0, 0, std::ptr::null());
+        la::glColor3f(1.0, 0.0, 1.0);
+        draw::glDrawArrays(im::QUADS, 0, 4);
+        no_gl_error("glDrawArrays(GL_QUADS)");
+        assert_eq!(pixel(0, 0), [255, 0, 255, 255]);
+        assert_eq!(pixel(3, 3), [255, 0, 255, 255]);
+        // Client-memory indices into the quad.
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        let idx: [u16; 4] = [0, 1, 2, 3];
+        draw::glDrawElements(im::QUADS, 4, glow::UNSIGNED_SHORT, idx.as_ptr().cast());
+        no_gl_error("glDrawElements(GL_QUADS)");
+        assert_eq!(pixel(3, 3), [255, 0, 255, 255]);
+
+        im::glEnd();
+        expect_error("glEnd without glBegin", glow::INVALID_OPERATION);
+        im::glBegin(glow::TRIANGLES);
+        im::glBegin(glow::TRIANGLES);
+        expect_error("nested glBegin", glow::INVALID_OPERATION);
+        im::glEnd();
+        im::glBegin(0x1234);
+        expect_error("bad glBegin mode", glow::INVALID_ENUM);
+    }
+}
+
+#[test]
 fn core_contexts_refuse_fixed_function() {
     // SAFETY (whole body): GL calls on this thread with a current context.
     unsafe {
@@ -222,5 +293,9 @@ fn core_contexts_refuse_fixed_function() {
         vertex::glBindVertexArray(vao);
         draw::glDrawArrays(glow::TRIANGLES, 0, 3);
         expect_error("draw without a program in core", glow::INVALID_OPERATION);
+        im::glBegin(glow::TRIANGLES);
+        expect_error("glBegin in core", glow::INVALID_OPERATION);
+        draw::glDrawArrays(im::QUADS, 0, 4);
+        expect_error("GL_QUADS in core", glow::INVALID_ENUM);
     }
 }

@@ -188,7 +188,7 @@ fn emit_restart_rewritten(
 
 /// One draw: check arguments, validate state, then emit.
 #[allow(clippy::too_many_arguments)]
-fn draw(
+pub(super) fn draw(
     gl: &mut Gl,
     mode: u32,
     first: i32,
@@ -199,6 +199,19 @@ fn draw(
     base_vertex: i32,
     base_instance: u32,
 ) {
+    if super::immediate::legacy_mode_draw(
+        gl,
+        mode,
+        first,
+        count,
+        index_ty,
+        indices,
+        instances,
+        base_vertex,
+        base_instance,
+    ) {
+        return;
+    }
     let isize_ = match check_args(mode, first, count, index_ty, instances) {
         Ok(s) => s,
         Err(e) => gl_err!(gl, e),

@@ -143,6 +143,8 @@ pub struct FfState {
     programs: HashMap<FfKey, Option<u32>>,
     /// The generated program the last fixed-function draw used.
     last: u32,
+    /// Between glBegin and glEnd (`gl::immediate`).
+    pub immediate: Option<super::immediate::Immediate>,
 }
 
 impl Default for FfState {
@@ -159,6 +161,7 @@ impl Default for FfState {
             other_caps: Vec::new(),
             programs: HashMap::new(),
             last: 0,
+            immediate: None,
         }
     }
 }

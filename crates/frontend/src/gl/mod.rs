@@ -21,6 +21,7 @@ pub mod draw;
 pub mod fixed_function;
 pub mod framebuffers;
 pub mod get;
+pub mod immediate;
 pub mod indirect;
 pub mod legacy_arrays;
 pub mod multisample;
@@ -51,6 +52,7 @@ pub use fixed_function::{
 };
 pub use framebuffers::*;
 pub use get::*;
+pub use immediate::*;
 pub use indirect::*;
 pub use legacy_arrays::*;
 pub use multisample::*;
