@@ -22,6 +22,9 @@ const GLSL_VERSION: &CStr = c"3.30";
 /// A context created for a 4.x request (`context::create_context`).
 const VERSION_43: &CStr = c"4.3 (Core Profile) MobileGL 0.1.0";
 const GLSL_VERSION_43: &CStr = c"4.30";
+/// The same versions in a compatibility context.
+const VERSION_COMPAT: &CStr = c"3.3 (Compatibility Profile) MobileGL 0.1.0";
+const VERSION_43_COMPAT: &CStr = c"4.3 (Compatibility Profile) MobileGL 0.1.0";
 /// Advertised after [`EXTENSIONS`] when the backend runs compute shaders.
 const COMPUTE_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_compute_shader",
@@ -106,6 +109,22 @@ fn renderer(gl: &Gl) -> *const c_char {
         .as_ptr()
 }
 
+static EXTENSION_STRING: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+
+/// GL_EXTENSIONS of a compatibility context: the names, space-separated
+/// (one backend per process, so one string).
+fn extension_string(gl: &Gl) -> *const c_char {
+    EXTENSION_STRING
+        .get_or_init(|| {
+            let names: Vec<&str> = (0..)
+                .map_while(|i| extension(gl, i))
+                .filter_map(|e| e.to_str().ok())
+                .collect();
+            std::ffi::CString::new(names.join(" ")).unwrap_or_default()
+        })
+        .as_ptr()
+}
+
 struct StrPtr(*const c_char);
 impl Default for StrPtr {
     fn default() -> Self {
@@ -119,10 +138,15 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
         StrPtr(match name {
             glow::VENDOR => VENDOR.as_ptr(),
             glow::RENDERER => renderer(gl),
-            glow::VERSION if gl.st.version >= (4, 0) => VERSION_43.as_ptr(),
-            glow::VERSION => VERSION.as_ptr(),
+            glow::VERSION => match (gl.st.version >= (4, 0), gl.st.is_core()) {
+                (true, true) => VERSION_43.as_ptr(),
+                (true, false) => VERSION_43_COMPAT.as_ptr(),
+                (false, true) => VERSION.as_ptr(),
+                (false, false) => VERSION_COMPAT.as_ptr(),
+            },
             glow::SHADING_LANGUAGE_VERSION if gl.st.version >= (4, 0) => GLSL_VERSION_43.as_ptr(),
             glow::SHADING_LANGUAGE_VERSION => GLSL_VERSION.as_ptr(),
+            glow::EXTENSIONS if !gl.st.is_core() => extension_string(gl),
             glow::EXTENSIONS => {
                 // Core profile: GL_EXTENSIONS is not a valid glGetString name.
                 gl.st.set_error(glow::INVALID_ENUM);
@@ -194,7 +218,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
     match pname {
         glow::MAJOR_VERSION => i(s.version.0),
         glow::MINOR_VERSION => i(s.version.1),
-        glow::CONTEXT_PROFILE_MASK => i(glow::CONTEXT_CORE_PROFILE_BIT),
+        glow::CONTEXT_PROFILE_MASK => i(if s.is_core() {
+            glow::CONTEXT_CORE_PROFILE_BIT
+        } else {
+            glow::CONTEXT_COMPATIBILITY_PROFILE_BIT
+        }),
         glow::CONTEXT_FLAGS => i((if s.debug {
             glow::CONTEXT_FLAG_DEBUG_BIT
         } else {
@@ -553,6 +581,14 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::CONTEXT_RELEASE_BEHAVIOR => e(glow::CONTEXT_RELEASE_BEHAVIOR_FLUSH),
         _ => {
             let gl_ref: &Gl = gl;
+            match super::matrix::get(gl_ref, pname) {
+                Some(Ok(v)) => return Some(Vals::F(v)),
+                Some(Err(e)) => {
+                    gl.st.set_error(e);
+                    return Some(Vals::F(Vec::new()));
+                }
+                None => {}
+            }
             super::state::get_cap(gl_ref, pname).map(|v| Vals::B(vec![v]))
         }
     }

@@ -21,6 +21,7 @@ pub mod draw;
 pub mod framebuffers;
 pub mod get;
 pub mod indirect;
+pub mod matrix;
 pub mod multisample;
 pub mod persistent;
 pub mod pixels;
@@ -46,6 +47,12 @@ pub use draw::*;
 pub use framebuffers::*;
 pub use get::*;
 pub use indirect::*;
+pub use matrix::{
+    glFrustum, glLoadIdentity, glLoadMatrixd, glLoadMatrixf, glLoadTransposeMatrixd,
+    glLoadTransposeMatrixf, glMatrixMode, glMultMatrixd, glMultMatrixf, glMultTransposeMatrixd,
+    glMultTransposeMatrixf, glOrtho, glPopMatrix, glPushMatrix, glRotated, glRotatef, glScaled,
+    glScalef, glTranslated, glTranslatef,
+};
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
 pub use pixels::glReadPixels;

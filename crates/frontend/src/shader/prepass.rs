@@ -23,13 +23,17 @@
 //!   for) → `mgl_DepthRange`, a default-block uniform of the same struct
 //!   shape the client fills from `glDepthRange` at each draw and reports
 //!   under the built-in's name.
-//! - legacy sources: the compatibility built-ins whose fixed-function state
-//!   a core context cannot set are emulated as Mesa's core contexts behave
+//! - legacy sources: the compatibility built-ins are emulated
 //!   (`compat_emulation`): `gl_Vertex` is the input at location 0 (reported
-//!   as `gl_Vertex`), the matrices are identity constants, the other
+//!   as `gl_Vertex`), the matrix state (`gl_ModelViewMatrix` and its
+//!   variants, projection, modelview-projection, texture and normal
+//!   matrices, `gl_NormalScale`) is default-block uniforms `mgl_*` the
+//!   client keeps current (`gl::matrix`; identity in a core context) and
+//!   reports under the built-ins' names, the other
 //!   fixed-function inputs hold their initial current values, colour /
 //!   texture-coordinate / fog varyings are plain varyings (`gl_Color` in a
-//!   fragment shader reads `gl_FrontColor`), `ftransform()` is `gl_Vertex`,
+//!   fragment shader reads `gl_FrontColor`), `ftransform()` is
+//!   `gl_ModelViewProjectionMatrix * gl_Vertex`,
 //!   `gl_ClipVertex` is a private variable; the link checks GLSL 1.30's
 //!   colour interpolation rule and refuses `gl_ClipVertex` with
 //!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
@@ -231,10 +235,10 @@ fn compat_constant(name: &str) -> Option<&'static str> {
 }
 
 /// A compatibility built-in a legacy source (GLSL < 1.40 or a
-/// compatibility profile) may use in our core context, emulated the way
-/// Mesa's core contexts behave: the fixed-function state behind it cannot
-/// be set in core, so matrices are identity and the fixed-function vertex
-/// inputs other than `gl_Vertex` hold their initial current values;
+/// compatibility profile) may use, emulated: the matrices are uniforms
+/// the client writes from the matrix stacks (`gl::matrix`), the
+/// fixed-function vertex inputs other than `gl_Vertex` hold their initial
+/// current values;
 /// `gl_Vertex` is the input at location 0 (generic attribute 0 aliases it);
 /// the colour, texture-coordinate and fog varyings are plain varyings (a
 /// fragment shader's `gl_Color` reads `gl_FrontColor`: two-sided colour
@@ -259,25 +263,12 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
         })
     };
     let rep = format!("m{name}");
-    const IDENTITY4: &str = "mat4(1.0)";
-    let matrix = |base: &str| {
-        ["", "Inverse", "Transpose", "InverseTranspose"]
-            .iter()
-            .any(|suffix| name.strip_prefix(base) == Some(suffix))
-    };
-    if matrix("gl_ModelViewMatrix")
-        || matrix("gl_ProjectionMatrix")
-        || matrix("gl_ModelViewProjectionMatrix")
-    {
-        return decl(&rep, format!("const mat4 {rep} = {IDENTITY4};\n"));
-    }
-    if matrix("gl_TextureMatrix") {
-        let ids = [IDENTITY4; 8].join(", ");
-        return decl(&rep, format!("const mat4 {rep}[8] = mat4[8]({ids});\n"));
+    // The matrix state: default-block uniforms the client keeps current
+    // (`gl::matrix`; identity in a core context, where it cannot change).
+    if let Some(decl_type) = matrix_uniform_type(name) {
+        return decl(&rep, format!("uniform {decl_type} {rep};\n"));
     }
     match (stage, name) {
-        (_, "gl_NormalMatrix") => decl(&rep, format!("const mat3 {rep} = mat3(1.0);\n")),
-        (_, "gl_NormalScale") => decl(&rep, format!("const float {rep} = 1.0;\n")),
         (Stage::Vertex, "gl_Vertex") => decl(&rep, format!("in vec4 {rep};\n")),
         (Stage::Vertex, "gl_Color") => decl(&rep, format!("const vec4 {rep} = vec4(1.0);\n")),
         (Stage::Vertex, "gl_SecondaryColor") => decl(
@@ -313,6 +304,32 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
         ),
         (Stage::Fragment, "gl_TexCoord") => decl(&rep, format!("in vec4 {rep}[8];\n")),
         (Stage::Fragment, "gl_FogFragCoord") => decl(&rep, format!("in float {rep};\n")),
+        _ => None,
+    }
+}
+
+/// The declared type (with the array size) of a matrix-state built-in
+/// (`gl_ModelViewMatrix`, its Inverse/Transpose/InverseTranspose
+/// variants, the projection, modelview-projection and texture matrices,
+/// `gl_NormalMatrix`, `gl_NormalScale`), emulated by a uniform `mgl_*`.
+fn matrix_uniform_type(name: &str) -> Option<&'static str> {
+    let matrix = |base: &str| {
+        ["", "Inverse", "Transpose", "InverseTranspose"]
+            .iter()
+            .any(|suffix| name.strip_prefix(base) == Some(suffix))
+    };
+    if matrix("gl_ModelViewMatrix")
+        || matrix("gl_ProjectionMatrix")
+        || matrix("gl_ModelViewProjectionMatrix")
+    {
+        return Some("mat4");
+    }
+    if matrix("gl_TextureMatrix") {
+        return Some("mat4[8]");
+    }
+    match name {
+        "gl_NormalMatrix" => Some("mat3"),
+        "gl_NormalScale" => Some("float"),
         _ => None,
     }
 }
@@ -626,9 +643,11 @@ fn declaration_interpolation(src: &str, toks: &[Tok], name_at: usize) -> Option<
     None
 }
 
-/// `ftransform()` with the identity modelview-projection matrix of a core
-/// context (see `compat_emulation`).
-const FTRANSFORM_HELPER: &str = "vec4 mgl_ftransform() { return mgl_Vertex; }\n";
+/// `ftransform()`: the modelview-projection matrix times `gl_Vertex`, the
+/// same expression Mesa lowers it to (so a shader computing
+/// `gl_ModelViewProjectionMatrix * gl_Vertex` itself gets the same bits).
+const FTRANSFORM_HELPER: &str =
+    "vec4 mgl_ftransform() { return mgl_ModelViewProjectionMatrix * mgl_Vertex; }\n";
 
 fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
     while i < toks.len() {
@@ -781,10 +800,13 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     }
                     replacement = Some(emu.replacement);
                 } else if legacy && stage == Stage::Vertex && text == "ftransform" {
-                    // The helper reads gl_Vertex's stand-in: declare it.
-                    if let Some(v) = compat_emulation(stage, "gl_Vertex") {
-                        if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
-                            compat_decls.push((v.replacement, v.declaration));
+                    // The helper reads the stand-ins of gl_Vertex and the
+                    // modelview-projection matrix: declare them.
+                    for builtin in ["gl_Vertex", "gl_ModelViewProjectionMatrix"] {
+                        if let Some(v) = compat_emulation(stage, builtin) {
+                            if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
+                                compat_decls.push((v.replacement, v.declaration));
+                            }
                         }
                     }
                     if !helpers.contains(&FTRANSFORM_HELPER) {
@@ -894,6 +916,16 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     for (rep, d) in &compat_decls {
         if !redeclared_compat.contains(rep) {
             inject.push_str(d);
+        }
+    }
+    // The matrix uniforms are reported (glGetActiveUniform) under the
+    // built-ins' names, as Mesa does.
+    for (rep, _) in &compat_decls {
+        if let Some(orig) = rep.strip_prefix('m') {
+            let r = (rep.clone(), orig.to_owned());
+            if matrix_uniform_type(orig).is_some() && !renames.contains(&r) {
+                renames.push(r);
+            }
         }
     }
     if compat_decls.iter().any(|(r, _)| r == "mgl_Vertex") {

@@ -969,3 +969,29 @@ fn emulated_fixed_function_inputs_are_active_attributes() {
         "unused inputs are not listed"
     );
 }
+
+#[test]
+fn legacy_matrix_builtins_are_uniforms_under_their_names() {
+    let vs = "#version 110\n\
+        void main() { gl_Position = ftransform() + gl_TextureMatrix[1] * gl_Vertex; }\n";
+    let fs = "#version 110\n\
+        void main() { gl_FragColor = vec4(gl_NormalMatrix[0], gl_NormalScale); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let find = |n: &str| {
+        p.uniforms
+            .iter()
+            .find(|u| u.name == n && u.block_index == -1)
+            .unwrap_or_else(|| panic!("{n} in {:?}", p.uniforms))
+    };
+    // ftransform() reads the modelview-projection matrix.
+    assert_eq!(
+        find("gl_ModelViewProjectionMatrix").gl_type,
+        glow::FLOAT_MAT4
+    );
+    let t = find("gl_TextureMatrix[0]");
+    assert_eq!((t.gl_type, t.array_size), (glow::FLOAT_MAT4, 8));
+    assert_eq!(find("gl_NormalMatrix").gl_type, glow::FLOAT_MAT3);
+    assert_eq!(find("gl_NormalScale").gl_type, glow::FLOAT);
+    assert!(p.uniforms.iter().all(|u| !u.name.starts_with("mgl_")));
+}
