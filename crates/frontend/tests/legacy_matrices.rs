@@ -523,3 +523,72 @@ void main() { gl_FragColor = vec4(gl_ModelViewMatrix[0][0], 0.0, 1.0, 1.0); }
         let _ = pixels::glReadPixels;
     }
 }
+
+#[test]
+fn user_clip_planes_clip_a_clip_vertex_shader() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_compat_context();
+        bind_rgba8_framebuffer(64, 64);
+        state::glViewport(0, 0, 64, 64);
+        #[rustfmt::skip]
+        let quad: [f32; 12] = [
+            0.0, 0.0, 64.0, 0.0, 64.0, 64.0,
+            0.0, 0.0, 64.0, 64.0, 0.0, 64.0,
+        ];
+        let b = common::buffer_with(glow::ARRAY_BUFFER, bytes(&quad));
+        buffers::glBindBuffer(glow::ARRAY_BUFFER, b);
+        vertex::glVertexAttribPointer(0, 2, glow::FLOAT, 0, 0, std::ptr::null());
+        vertex::glEnableVertexAttribArray(0);
+        glMatrixMode(PROJECTION);
+        glOrtho(0.0, 64.0, 0.0, 64.0, -1.0, 1.0);
+        glMatrixMode(MODELVIEW);
+
+        // The plane is stored in eye space: multiplied by the inverse of
+        // the modelview current when it is given.
+        glTranslatef(16.0, 0.0, 0.0);
+        let plane = [1.0f64, 0.0, 0.0, -32.0];
+        glClipPlane(CLIP_PLANE0 + 1, plane.as_ptr());
+        let mut got = [0f64; 4];
+        glGetClipPlane(CLIP_PLANE0 + 1, got.as_mut_ptr());
+        assert_eq!(got, [1.0, 0.0, 0.0, -48.0], "eye-space plane");
+        glClipPlane(CLIP_PLANE0 + 8, plane.as_ptr());
+        expect_error("plane 8", glow::INVALID_ENUM);
+        glLoadIdentity();
+        // x >= 32 in eye space (the modelview is now the identity).
+        glClipPlane(CLIP_PLANE0 + 1, plane.as_ptr());
+
+        let p = link_program(
+            "#version 120
+void main() {
+    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;
+    gl_ClipVertex = gl_ModelViewMatrix * gl_Vertex;
+}
+",
+            FS_RED,
+        );
+        shaders::glUseProgram(p);
+        // Disabled: everything drawn.
+        clear_draw();
+        assert_eq!(common::pixel(8, 8), [255, 0, 0, 255], "no plane enabled");
+        state::glEnable(CLIP_PLANE0 + 1);
+        assert_eq!(state::glIsEnabled(glow::CLIP_DISTANCE0 + 1), 1);
+        clear_draw();
+        assert_eq!(common::pixel(8, 8), [0, 0, 0, 255], "clipped");
+        assert_eq!(common::pixel(48, 8), [255, 0, 0, 255], "kept");
+        // A second plane: y <= 32 kept as well.
+        let below = [0.0f64, -1.0, 0.0, 32.0];
+        glClipPlane(CLIP_PLANE0 + 5, below.as_ptr());
+        state::glEnable(CLIP_PLANE0 + 5);
+        clear_draw();
+        assert_eq!(common::pixel(48, 8), [255, 0, 0, 255], "both kept");
+        assert_eq!(common::pixel(48, 56), [0, 0, 0, 255], "y plane");
+        assert_eq!(common::pixel(8, 8), [0, 0, 0, 255], "x plane");
+        state::glDisable(CLIP_PLANE0 + 1);
+        state::glDisable(CLIP_PLANE0 + 5);
+        clear_draw();
+        assert_eq!(common::pixel(8, 56), [255, 0, 0, 255], "disabled again");
+        no_gl_error("clip planes");
+    }
+}

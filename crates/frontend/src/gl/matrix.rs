@@ -54,10 +54,14 @@ pub const TEXTURE_DEPTH: usize = 10;
 /// GL_MAX_TEXTURE_COORDS).
 pub const TEXTURE_COORDS: usize = 8;
 
+/// User clip planes (GL_MAX_CLIP_PLANES = GL_MAX_CLIP_DISTANCES).
+pub const CLIP_PLANES: usize = 8;
+pub const CLIP_PLANE0: u32 = 0x3000;
+
 /// A unique value per matrix-state change, across contexts.
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
-fn next_serial() -> u64 {
+pub(crate) fn next_serial() -> u64 {
     NEXT_SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
@@ -69,7 +73,13 @@ pub struct MatrixState {
     pub modelview: Vec<Mat4>,
     pub projection: Vec<Mat4>,
     pub texture: [Vec<Mat4>; TEXTURE_COORDS],
-    /// Changes with every matrix value change (see the module note).
+    /// User clip planes in eye space (glClipPlane).
+    pub clip_planes: [[f32; 4]; CLIP_PLANES],
+    /// GL_CLIP_PLANEi (= GL_CLIP_DISTANCEi) enables, kept in step by
+    /// glEnable/glDisable.
+    pub clip_enabled: u32,
+    /// Changes with every matrix, clip plane or clip enable change (see
+    /// the module note).
     pub serial: u64,
 }
 
@@ -80,6 +90,8 @@ impl Default for MatrixState {
             modelview: vec![IDENTITY],
             projection: vec![IDENTITY],
             texture: std::array::from_fn(|_| vec![IDENTITY]),
+            clip_planes: [[0.0; 4]; CLIP_PLANES],
+            clip_enabled: 0,
             serial: next_serial(),
         }
     }
@@ -303,6 +315,11 @@ pub enum Builtin {
     Texture(Variant),
     NormalMatrix,
     NormalScale,
+    /// The user clip planes in eye space, zero for a disabled plane (the
+    /// `gl_ClipVertex` lowering's `gl_ClipDistance` is then never
+    /// negative): `shader::prepass` declares it for a vertex shader
+    /// writing `gl_ClipVertex`.
+    ClipPlane,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,6 +368,7 @@ impl Builtin {
         match name {
             "gl_NormalMatrix" => Some(Builtin::NormalMatrix),
             "gl_NormalScale" => Some(Builtin::NormalScale),
+            "gl_ClipPlane" => Some(Builtin::ClipPlane),
             _ => None,
         }
     }
@@ -366,6 +384,11 @@ impl Builtin {
             Builtin::Texture(v) => (v.apply(m.texture(element)).to_vec(), 4),
             Builtin::NormalMatrix => (derived::normal_matrix(mv).to_vec(), 3),
             Builtin::NormalScale => (vec![derived::normal_scale(mv)], 1),
+            Builtin::ClipPlane => {
+                let on = m.clip_enabled & (1 << element) != 0;
+                let p = m.clip_planes.get(element).filter(|_| on);
+                (p.map_or(vec![0.0; 4], |p| p.to_vec()), 4)
+            }
         }
     }
 }
@@ -657,6 +680,68 @@ pub unsafe extern "C" fn glPopMatrix() {
         gl.st.matrices.serial = next_serial();
         gl.st.dirty |= DIRTY_UNIFORMS;
     })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glClipPlane(plane: u32, equation: *const f64) {
+    // SAFETY: GL says `equation` points at 4 values.
+    let eq = unsafe { slice(equation, 4) };
+    with_gl(|gl| {
+        if gl.st.is_core() {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        let i = plane.wrapping_sub(CLIP_PLANE0) as usize;
+        if i >= CLIP_PLANES {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        if eq.len() < 4 {
+            return;
+        }
+        // Stored in eye space: the plane times the inverse modelview
+        // (GL 4.6 compatibility §13.7).
+        let inv = inverse(gl.st.matrices.modelview());
+        let eye: [f32; 4] = std::array::from_fn(|j| {
+            (0..4).map(|k| eq[k] * inv[j * 4 + k] as f64).sum::<f64>() as f32
+        });
+        gl.st.matrices.clip_planes[i] = eye;
+        gl.st.matrices.serial = next_serial();
+        gl.st.dirty |= DIRTY_UNIFORMS;
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetClipPlane(plane: u32, equation: *mut f64) {
+    let eq = with_gl(|gl| {
+        if gl.st.is_core() {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        match gl
+            .st
+            .matrices
+            .clip_planes
+            .get(plane.wrapping_sub(CLIP_PLANE0) as usize)
+        {
+            Some(p) => Some(*p),
+            None => gl_err!(gl, glow::INVALID_ENUM),
+        }
+    });
+    if let Some(p) = eq {
+        for (k, v) in p.iter().enumerate() {
+            // SAFETY: GL says `equation` has room for 4 values.
+            unsafe { super::put(equation.add(k), *v as f64) };
+        }
+    }
+}
+
+/// glEnable/glDisable of GL_CLIP_PLANEi (= GL_CLIP_DISTANCEi): the
+/// clip-plane uniform of a `gl_ClipVertex` shader follows the enables.
+pub(crate) fn clip_enables_changed(gl: &mut Gl, enabled: u32) {
+    let m = &mut gl.st.matrices;
+    if m.clip_enabled != enabled {
+        m.clip_enabled = enabled;
+        m.serial = next_serial();
+        gl.st.dirty |= DIRTY_UNIFORMS;
+    }
 }
 
 /// glGet* answers of the matrix state (compatibility contexts only; None

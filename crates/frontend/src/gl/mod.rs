@@ -48,10 +48,10 @@ pub use framebuffers::*;
 pub use get::*;
 pub use indirect::*;
 pub use matrix::{
-    glFrustum, glLoadIdentity, glLoadMatrixd, glLoadMatrixf, glLoadTransposeMatrixd,
-    glLoadTransposeMatrixf, glMatrixMode, glMultMatrixd, glMultMatrixf, glMultTransposeMatrixd,
-    glMultTransposeMatrixf, glOrtho, glPopMatrix, glPushMatrix, glRotated, glRotatef, glScaled,
-    glScalef, glTranslated, glTranslatef,
+    glClipPlane, glFrustum, glGetClipPlane, glLoadIdentity, glLoadMatrixd, glLoadMatrixf,
+    glLoadTransposeMatrixd, glLoadTransposeMatrixf, glMatrixMode, glMultMatrixd, glMultMatrixf,
+    glMultTransposeMatrixd, glMultTransposeMatrixf, glOrtho, glPopMatrix, glPushMatrix, glRotated,
+    glRotatef, glScaled, glScalef, glTranslated, glTranslatef,
 };
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;

@@ -33,8 +33,10 @@
 //!   fixed-function inputs hold their initial current values, colour /
 //!   texture-coordinate / fog varyings are plain varyings (`gl_Color` in a
 //!   fragment shader reads `gl_FrontColor`), `ftransform()` is
-//!   `gl_ModelViewProjectionMatrix * gl_Vertex`,
-//!   `gl_ClipVertex` is a private variable; the link checks GLSL 1.30's
+//!   `gl_ModelViewProjectionMatrix * gl_Vertex`, `gl_ClipVertex` is a
+//!   private variable that a vertex shader's wrapped `main()` turns into
+//!   `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` for the 8 user
+//!   clip planes (`mgl_ClipPlane`, zero while disabled); the link checks GLSL 1.30's
 //!   colour interpolation rule and refuses `gl_ClipVertex` with
 //!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
 //!   texgen state ...) are reported as errors naming the built-in and line.
@@ -44,6 +46,10 @@ use super::Stage;
 /// The uniform standing in for `gl_DepthRange` (see the module note); the
 /// client writes its members (`near`, `far`, `diff`) at each draw.
 pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
+
+/// The user clip planes a `gl_ClipVertex` shader is clipped by (see
+/// `prepass`), reported as `gl_ClipPlane`.
+const CLIP_PLANE: &str = "mgl_ClipPlane";
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -713,6 +719,26 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let mut redeclared_compat: Vec<String> = Vec::new();
     let mut compat_varyings: Vec<CompatVarying> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
+    // A legacy vertex shader that writes gl_ClipVertex and defines main()
+    // gets the user clip planes applied: its main() becomes mgl_main()
+    // and a new main() calls it, then writes gl_ClipDistance[i] =
+    // dot(gl_ClipVertex, plane i), the planes coming from `mgl_ClipPlane`
+    // (eye space, zero while disabled; `gl::matrix`).
+    let ident = |name: &str| {
+        toks.iter()
+            .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
+    };
+    let clip_vertex_wrapper = legacy
+        && !es
+        && stage == Stage::Vertex
+        && ident("gl_ClipVertex")
+        && !ident("gl_ClipDistance")
+        && toks.iter().enumerate().any(|(k, t)| {
+            t.kind == Kind::Ident
+                && &src[t.start..t.end] == "main"
+                && next_significant(&toks, k + 1).map(|j| &src[toks[j].start..toks[j].end])
+                    == Some("(")
+        });
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -745,7 +771,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                 pending_layout = text == "layout";
                 uses_clip_distance |= text == "gl_ClipDistance";
                 let mut replacement: Option<String> = None;
-                if let Some(value) = compat_constant(text).filter(|_| legacy) {
+                if clip_vertex_wrapper && text == "main" {
+                    replacement = Some("mgl_main".to_owned());
+                } else if let Some(value) = compat_constant(text).filter(|_| legacy) {
                     replacement = Some(value.to_owned());
                 } else if text == "inverse" && !es && version.number == 140 {
                     if !helpers.contains(&INVERSE_HELPERS) {
@@ -904,6 +932,23 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         return Err(errors);
     }
 
+    if clip_vertex_wrapper {
+        compat_decls.push((
+            CLIP_PLANE.to_owned(),
+            format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n"),
+        ));
+        let r = (CLIP_PLANE.to_owned(), "gl_ClipPlane".to_owned());
+        if !renames.contains(&r) {
+            renames.push(r);
+        }
+        out.push_str("\nvoid main() {\n  mgl_main();\n");
+        for k in 0..8 {
+            out.push_str(&format!(
+                "  gl_ClipDistance[{k}] = dot(mgl_ClipVertex, {CLIP_PLANE}[{k}]);\n"
+            ));
+        }
+        out.push_str("}\n");
+    }
     // Declarations injected right after the #version line.
     let mut inject = String::new();
     let prec = if es { "highp " } else { "" };

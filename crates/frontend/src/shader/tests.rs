@@ -995,3 +995,23 @@ fn legacy_matrix_builtins_are_uniforms_under_their_names() {
     assert_eq!(find("gl_NormalScale").gl_type, glow::FLOAT);
     assert!(p.uniforms.iter().all(|u| !u.name.starts_with("mgl_")));
 }
+
+#[test]
+fn clip_vertex_shader_writes_clip_distances() {
+    let vs = "#version 120\n\
+        void main() {\n\
+          gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n\
+          gl_ClipVertex = gl_ModelViewMatrix * gl_Vertex;\n\
+        }\n";
+    let fs = "#version 120\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let planes = p
+        .uniforms
+        .iter()
+        .find(|u| u.name == "gl_ClipPlane[0]")
+        .unwrap_or_else(|| panic!("{:?}", p.uniforms));
+    assert_eq!((planes.gl_type, planes.array_size), (glow::FLOAT_VEC4, 8));
+    let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
+    assert!(essl.contains("gl_ClipDistance[7]"), "{essl}");
+}
