@@ -368,7 +368,7 @@ impl Builtin {
         match name {
             "gl_NormalMatrix" => Some(Builtin::NormalMatrix),
             "gl_NormalScale" => Some(Builtin::NormalScale),
-            "gl_ClipPlane" => Some(Builtin::ClipPlane),
+            "mgl_ClipPlane" => Some(Builtin::ClipPlane),
             _ => None,
         }
     }

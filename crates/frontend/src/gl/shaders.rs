@@ -708,6 +708,7 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
                 let matrix_uniforms: Vec<super::matrix::MatrixUniform> = prog
                     .uniforms
                     .iter()
+                    .chain(&prog.hidden_uniforms)
                     .filter(|u| u.block_index == -1)
                     .filter_map(|u| {
                         let base = u.name.strip_suffix("[0]").unwrap_or(&u.name);

@@ -243,6 +243,11 @@ pub struct LinkedProgram {
     pub uniform_locations: Vec<(String, u32)>,
     /// Link info log (warnings); empty when there is nothing to say.
     pub info_log: String,
+    /// Default-block uniforms the implementation adds for itself (the
+    /// user clip planes of a `gl_ClipVertex` shader, `prepass`): written
+    /// by the client, never reported to the application (Mesa lists no
+    /// such uniform either).
+    pub hidden_uniforms: Vec<Uniform>,
 }
 
 /// The geometry stage's primitive layout (`layout(...) in/out`).
@@ -776,6 +781,29 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         info_log: log,
         ..Default::default()
     };
+    if out
+        .uniforms
+        .iter()
+        .any(|u| u.name.starts_with(prepass::CLIP_PLANE))
+    {
+        let mut remap = Vec::with_capacity(out.uniforms.len());
+        let mut kept = Vec::new();
+        for u in std::mem::take(&mut out.uniforms) {
+            if u.name.starts_with(prepass::CLIP_PLANE) {
+                remap.push(u32::MAX);
+                out.hidden_uniforms.push(u);
+            } else {
+                remap.push(kept.len() as u32);
+                kept.push(u);
+            }
+        }
+        out.uniforms = kept;
+        for b in &mut out.blocks {
+            for i in &mut b.active_uniforms {
+                *i = remap.get(*i as usize).copied().unwrap_or(*i);
+            }
+        }
+    }
     // Emulated fixed-function inputs are active attributes without a
     // location (glGetAttribLocation answers -1 for every gl_ name).
     for n in compat_inputs {

@@ -36,7 +36,8 @@
 //!   `gl_ModelViewProjectionMatrix * gl_Vertex`, `gl_ClipVertex` is a
 //!   private variable that a vertex shader's wrapped `main()` turns into
 //!   `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` for the 8 user
-//!   clip planes (`mgl_ClipPlane`, zero while disabled); the link checks GLSL 1.30's
+//!   clip planes (`mgl_ClipPlane`, zero while disabled, not reported);
+//!   the link checks GLSL 1.30's
 //!   colour interpolation rule and refuses `gl_ClipVertex` with
 //!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
 //!   texgen state ...) are reported as errors naming the built-in and line.
@@ -48,8 +49,9 @@ use super::Stage;
 pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
 
 /// The user clip planes a `gl_ClipVertex` shader is clipped by (see
-/// `prepass`), reported as `gl_ClipPlane`.
-const CLIP_PLANE: &str = "mgl_ClipPlane";
+/// `prepass`): a uniform the application never sees
+/// (`LinkedProgram::hidden_uniforms`).
+pub(crate) const CLIP_PLANE: &str = "mgl_ClipPlane";
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -655,6 +657,30 @@ fn declaration_interpolation(src: &str, toks: &[Tok], name_at: usize) -> Option<
 const FTRANSFORM_HELPER: &str =
     "vec4 mgl_ftransform() { return mgl_ModelViewProjectionMatrix * mgl_Vertex; }\n";
 
+/// The size an implicitly sized built-in array `name` needs in `src`:
+/// the highest constant index + 1, or `max` when an index is not a
+/// constant below `max` or the array is used whole.
+fn used_array_size(src: &str, toks: &[Tok], name: &str, max: u32) -> u32 {
+    let text = |j: usize| &src[toks[j].start..toks[j].end];
+    let mut size = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident || text(i) != name {
+            continue;
+        }
+        let index = next_significant(toks, i + 1)
+            .filter(|&j| text(j) == "[")
+            .and_then(|j| next_significant(toks, j + 1))
+            .filter(|&k| toks[k].kind == Kind::Number)
+            .filter(|&k| next_significant(toks, k + 1).is_some_and(|c| text(c) == "]"))
+            .and_then(|k| text(k).trim_end_matches(['u', 'U']).parse::<u32>().ok());
+        match index {
+            Some(n) if n < max => size = size.max(n + 1),
+            _ => return max,
+        }
+    }
+    size.max(1)
+}
+
 fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
     while i < toks.len() {
         if !matches!(toks[i].kind, Kind::Space | Kind::Comment) {
@@ -932,15 +958,23 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         return Err(errors);
     }
 
+    // The texture matrices are sized by use, as Mesa sizes them (the
+    // highest constant index + 1; 8 when indexed dynamically or used
+    // whole): glGetActiveUniform reports that size.
+    for (rep, d) in compat_decls.iter_mut() {
+        if let Some(name) = rep
+            .strip_prefix('m')
+            .filter(|n| n.starts_with("gl_TextureMatrix"))
+        {
+            let n = used_array_size(src, &toks, name, 8);
+            *d = d.replace("[8]", &format!("[{n}]"));
+        }
+    }
     if clip_vertex_wrapper {
         compat_decls.push((
             CLIP_PLANE.to_owned(),
             format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n"),
         ));
-        let r = (CLIP_PLANE.to_owned(), "gl_ClipPlane".to_owned());
-        if !renames.contains(&r) {
-            renames.push(r);
-        }
         out.push_str("\nvoid main() {\n  mgl_main();\n");
         for k in 0..8 {
             out.push_str(&format!(

@@ -989,11 +989,22 @@ fn legacy_matrix_builtins_are_uniforms_under_their_names() {
         find("gl_ModelViewProjectionMatrix").gl_type,
         glow::FLOAT_MAT4
     );
+    // Sized by use, as Mesa does: the highest constant index + 1.
     let t = find("gl_TextureMatrix[0]");
-    assert_eq!((t.gl_type, t.array_size), (glow::FLOAT_MAT4, 8));
+    assert_eq!((t.gl_type, t.array_size), (glow::FLOAT_MAT4, 2));
     assert_eq!(find("gl_NormalMatrix").gl_type, glow::FLOAT_MAT3);
     assert_eq!(find("gl_NormalScale").gl_type, glow::FLOAT);
     assert!(p.uniforms.iter().all(|u| !u.name.starts_with("mgl_")));
+    // Indexed dynamically: all 8.
+    let vs = "#version 110\nuniform int k;\n\
+        void main() { gl_Position = gl_TextureMatrixInverse[k] * gl_Vertex; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    let t = p
+        .uniforms
+        .iter()
+        .find(|u| u.name == "gl_TextureMatrixInverse[0]")
+        .unwrap();
+    assert_eq!(t.array_size, 8);
 }
 
 #[test]
@@ -1006,11 +1017,13 @@ fn clip_vertex_shader_writes_clip_distances() {
     let fs = "#version 120\nvoid main() { gl_FragColor = vec4(1.0); }\n";
     let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
     validate_all(&p);
+    // The planes are a uniform of the implementation's, not reported.
+    assert!(!p.uniforms.iter().any(|u| u.name.contains("ClipPlane")));
     let planes = p
-        .uniforms
+        .hidden_uniforms
         .iter()
-        .find(|u| u.name == "gl_ClipPlane[0]")
-        .unwrap_or_else(|| panic!("{:?}", p.uniforms));
+        .find(|u| u.name == "mgl_ClipPlane[0]")
+        .unwrap_or_else(|| panic!("{:?}", p.hidden_uniforms));
     assert_eq!((planes.gl_type, planes.array_size), (glow::FLOAT_VEC4, 8));
     let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
     assert!(essl.contains("gl_ClipDistance[7]"), "{essl}");
