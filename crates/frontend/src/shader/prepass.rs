@@ -582,6 +582,9 @@ fn is_reserved_in_140(name: &str) -> bool {
             | "determinant"
             | "outerProduct"
             | "transpose"
+            // Keywords of glslang's Vulkan mode (GL_KHR_vulkan_glsl).
+            | "sampler"
+            | "samplerShadow"
     )
 }
 

@@ -1028,3 +1028,16 @@ fn clip_vertex_shader_writes_clip_distances() {
     let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
     assert!(essl.contains("gl_ClipDistance[7]"), "{essl}");
 }
+
+#[test]
+fn vulkan_glsl_keywords_are_user_names_in_legacy_shaders() {
+    let vs = "void main() { gl_Position = gl_Vertex; }\n";
+    let fs = "uniform sampler2D sampler;\n\
+        void main() { gl_FragColor = texture2D(sampler, vec2(0.5)); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    assert!(
+        p.uniforms.iter().any(|u| u.name == "sampler"),
+        "{:?}",
+        p.uniforms
+    );
+}
