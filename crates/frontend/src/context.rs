@@ -412,6 +412,10 @@ pub struct LinkedState {
     /// Default-block byte offsets of `gl_DepthRange.near/far/diff` when
     /// the program reads `gl_DepthRange` (the client keeps them current).
     pub depth_range_at: Option<[u32; 3]>,
+    /// The matrix-state built-ins the program reads (`gl::matrix`), and
+    /// the `MatrixState::serial` their values in `scratch` come from.
+    pub matrix_uniforms: Vec<crate::gl::matrix::MatrixUniform>,
+    pub matrix_serial: u64,
 }
 
 #[derive(Debug, Default)]
@@ -688,6 +692,8 @@ pub struct GlState {
     /// Debug output (KHR_debug): callback, log, groups, labels.
     pub debug_out: crate::gl::debug::DebugState,
     pub active_texture: u32,
+    /// Fixed-function matrix stacks (compatibility contexts; `gl::matrix`).
+    pub matrices: crate::gl::matrix::MatrixState,
     pub texture_units: Vec<[u32; TEXTURE_TARGETS.len()]>,
     pub sampler_units: Vec<u32>,
     pub draw_fbo: u32,
@@ -877,6 +883,7 @@ impl GlState {
             compute: Default::default(),
             debug_out: crate::gl::debug::DebugState::new(ctx.attribs.debug),
             active_texture: 0,
+            matrices: Default::default(),
             texture_units: vec![[0; TEXTURE_TARGETS.len()]; MAX_TEXTURE_UNITS],
             sampler_units: vec![0; MAX_TEXTURE_UNITS],
             draw_fbo: 0,
@@ -1179,8 +1186,9 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
 /// to 4.3 get a "4.3" core context when the backend runs compute shaders
 /// (what a 4.3 application reaches for first), which is partial: no
 /// tessellation or transform feedback, doubles only where the backend has
-/// them (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get our core
-/// context (GL_CONTEXT_PROFILE_MASK says so); newer versions are refused.
+/// them (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get a
+/// compatibility context of that version (the fixed-function parts it
+/// implements: `gl::matrix`, client arrays); newer versions are refused.
 pub fn create_context(
     attribs: &ContextAttribs,
     share: Option<&ContextRef>,

@@ -644,6 +644,14 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         }
         _ => {
             let gl_ref: &Gl = gl;
+            match super::matrix::get(gl_ref, pname) {
+                Some(Ok(v)) => return Some(Vals::F(v)),
+                Some(Err(e)) => {
+                    gl.st.set_error(e);
+                    return Some(Vals::F(Vec::new()));
+                }
+                None => {}
+            }
             super::state::get_cap(gl_ref, pname).map(|v| Vals::B(vec![v]))
         }
     }

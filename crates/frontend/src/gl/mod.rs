@@ -24,6 +24,7 @@ pub mod get;
 pub mod immediate;
 pub mod indirect;
 pub mod legacy_arrays;
+pub mod matrix;
 pub mod multisample;
 pub mod persistent;
 pub mod pixels;
@@ -55,6 +56,12 @@ pub use get::*;
 pub use immediate::*;
 pub use indirect::*;
 pub use legacy_arrays::*;
+pub use matrix::{
+    glClipPlane, glFrustum, glGetClipPlane, glLoadIdentity, glLoadMatrixd, glLoadMatrixf,
+    glLoadTransposeMatrixd, glLoadTransposeMatrixf, glMatrixMode, glMultMatrixd, glMultMatrixf,
+    glMultTransposeMatrixd, glMultTransposeMatrixf, glOrtho, glPopMatrix, glPushMatrix, glRotated,
+    glRotatef, glScaled, glScalef, glTranslated, glTranslatef,
+};
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
 pub use pixels::glReadPixels;

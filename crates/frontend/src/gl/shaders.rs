@@ -741,9 +741,29 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                     (Some(n), Some(f), Some(d)) => Some([n, f, d]),
                     _ => None,
                 };
+                // The matrix-state built-ins (`gl::matrix`), written at
+                // the next draw (serial 0 is never current).
+                let matrix_uniforms: Vec<super::matrix::MatrixUniform> = prog
+                    .uniforms
+                    .iter()
+                    .chain(&prog.hidden_uniforms)
+                    .filter(|u| u.block_index == -1)
+                    .filter_map(|u| {
+                        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name);
+                        Some(super::matrix::MatrixUniform {
+                            which: super::matrix::Builtin::from_name(base)?,
+                            offset: u.offset,
+                            count: u.array_size.max(1),
+                            array_stride: u.array_stride,
+                            matrix_stride: u.matrix_stride,
+                        })
+                    })
+                    .collect();
                 let linked = LinkedState {
                     gs_input,
                     depth_range_at,
+                    matrix_uniforms,
+                    matrix_serial: 0,
                     scratch: vec![0u8; global_size as usize],
                     scratch_version: 1,
                     sampler_units,

@@ -103,6 +103,9 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
             } else {
                 s.clip_distances &= !bit
             }
+            // GL_CLIP_PLANEi: a `gl_ClipVertex` shader's planes follow.
+            let enabled = s.clip_distances;
+            super::matrix::clip_enables_changed(gl, enabled);
         }
         c if !s.is_core() => return super::fixed_function::set_cap(gl, c, on),
         _ => return false,

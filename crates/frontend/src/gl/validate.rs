@@ -621,6 +621,10 @@ impl Gl<'_> {
             self.update_depth_range();
             linked = linked_program(self.sh, self.st.program)?;
         }
+        if !linked.matrix_uniforms.is_empty() && linked.matrix_serial != self.st.matrices.serial {
+            self.update_matrices();
+            linked = linked_program(self.sh, self.st.program)?;
+        }
         let cso = linked.cso;
         if self.st.sent.shader != cso {
             if self.st.verify_dry {
@@ -676,6 +680,25 @@ impl Gl<'_> {
         if changed {
             l.scratch_version += 1;
         }
+    }
+
+    /// A program reading the matrix state (`gl_ModelViewMatrix` & co.)
+    /// gets its current values in its default block (a new scratch
+    /// version when a value changed).
+    fn update_matrices(&mut self) {
+        let Some(crate::context::ShaderOrProgram::Program(p)) =
+            self.sh.shader_objects.get_mut(&self.st.program)
+        else {
+            return;
+        };
+        let Some(l) = p.linked.as_mut() else {
+            return;
+        };
+        let m = &self.st.matrices;
+        if crate::gl::matrix::write_uniforms(m, &l.matrix_uniforms, &mut l.scratch) {
+            l.scratch_version += 1;
+        }
+        l.matrix_serial = m.serial;
     }
 
     /// Program, default uniforms, textures and uniform buffers. Err(INVALID_OPERATION)

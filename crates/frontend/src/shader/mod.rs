@@ -246,6 +246,11 @@ pub struct LinkedProgram {
     /// Fixed-function vertex inputs other than `gl_Vertex` the vertex
     /// shader reads: (array slot `FF_*`, the location the linker gave it).
     pub ff_inputs: Vec<(usize, u32)>,
+    /// Default-block uniforms the implementation adds for itself (the
+    /// user clip planes of a `gl_ClipVertex` shader, `prepass`): written
+    /// by the client, never reported to the application (Mesa lists no
+    /// such uniform either).
+    pub hidden_uniforms: Vec<Uniform>,
 }
 
 /// Fixed-function vertex array slots (compatibility profile): the arrays
@@ -791,6 +796,29 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         info_log: log,
         ..Default::default()
     };
+    if out
+        .uniforms
+        .iter()
+        .any(|u| u.name.starts_with(prepass::CLIP_PLANE))
+    {
+        let mut remap = Vec::with_capacity(out.uniforms.len());
+        let mut kept = Vec::new();
+        for u in std::mem::take(&mut out.uniforms) {
+            if u.name.starts_with(prepass::CLIP_PLANE) {
+                remap.push(u32::MAX);
+                out.hidden_uniforms.push(u);
+            } else {
+                remap.push(kept.len() as u32);
+                kept.push(u);
+            }
+        }
+        out.uniforms = kept;
+        for b in &mut out.blocks {
+            for i in &mut b.active_uniforms {
+                *i = remap.get(*i as usize).copied().unwrap_or(*i);
+            }
+        }
+    }
     // Fixed-function inputs are active attributes without a location
     // (glGetAttribLocation answers -1 for every gl_ name); the draws feed
     // the location the linker gave them.
@@ -800,6 +828,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             a.location = u32::MAX;
         }
     }
+    // Emulated fixed-function inputs are active attributes without a
+    // location (glGetAttribLocation answers -1 for every gl_ name).
     for n in compat_inputs {
         if out.attributes.iter().any(|a| a.name == n) {
             continue;

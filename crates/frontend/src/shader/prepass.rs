@@ -23,15 +23,22 @@
 //!   for) → `mgl_DepthRange`, a default-block uniform of the same struct
 //!   shape the client fills from `glDepthRange` at each draw and reports
 //!   under the built-in's name.
-//! - legacy sources: the compatibility built-ins whose fixed-function state
-//!   a core context cannot set are emulated as Mesa's core contexts behave
+//! - legacy sources: the compatibility built-ins are emulated
 //!   (`compat_emulation`): `gl_Vertex` is the input at location 0 (reported
-//!   as `gl_Vertex`), the matrices are identity constants, the other
-//!   fixed-function inputs are inputs at free locations (`mgl_Color` ...,
-//!   fed from their arrays or current values at draws), colour /
+//!   as `gl_Vertex`), the matrix state (`gl_ModelViewMatrix` and its
+//!   variants, projection, modelview-projection, texture and normal
+//!   matrices, `gl_NormalScale`) is default-block uniforms `mgl_*` the
+//!   client keeps current (`gl::matrix`; identity in a core context) and
+//!   reports under the built-ins' names, the other fixed-function inputs
+//!   are inputs at free locations (`mgl_Color` ..., fed from their arrays
+//!   or current values at draws), colour /
 //!   texture-coordinate / fog varyings are plain varyings (`gl_Color` in a
-//!   fragment shader reads `gl_FrontColor`), `ftransform()` is `gl_Vertex`,
-//!   `gl_ClipVertex` is a private variable; the link checks GLSL 1.30's
+//!   fragment shader reads `gl_FrontColor`), `ftransform()` is
+//!   `gl_ModelViewProjectionMatrix * gl_Vertex`, `gl_ClipVertex` is a
+//!   private variable that a vertex shader's wrapped `main()` turns into
+//!   `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` for the 8 user
+//!   clip planes (`mgl_ClipPlane`, zero while disabled, not reported);
+//!   the link checks GLSL 1.30's
 //!   colour interpolation rule and refuses `gl_ClipVertex` with
 //!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
 //!   texgen state ...) are reported as errors naming the built-in and line.
@@ -41,6 +48,11 @@ use super::Stage;
 /// The uniform standing in for `gl_DepthRange` (see the module note); the
 /// client writes its members (`near`, `far`, `diff`) at each draw.
 pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
+
+/// The user clip planes a `gl_ClipVertex` shader is clipped by (see
+/// `prepass`): a uniform the application never sees
+/// (`LinkedProgram::hidden_uniforms`).
+pub(crate) const CLIP_PLANE: &str = "mgl_ClipPlane";
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -232,13 +244,12 @@ fn compat_constant(name: &str) -> Option<&'static str> {
 }
 
 /// A compatibility built-in a legacy source (GLSL < 1.40 or a
-/// compatibility profile) may use in our core context, emulated the way
-/// Mesa's core contexts behave: the fixed-function state behind it cannot
-/// be set in core, so matrices are identity; the fixed-function vertex
-/// inputs are real inputs (`mgl_Color` ...) at linker-chosen locations, fed
-/// from the fixed-function arrays or current values (initial values in a
-/// core context); `gl_Vertex` is the input at location 0 (generic
-/// attribute 0 aliases it);
+/// compatibility profile) may use, emulated: the matrices are uniforms
+/// the client writes from the matrix stacks (`gl::matrix`); the
+/// fixed-function vertex inputs are real inputs (`mgl_Color` ...) at
+/// linker-chosen locations, fed from the fixed-function arrays or current
+/// values (initial values in a core context); `gl_Vertex` is the input at
+/// location 0 (generic attribute 0 aliases it);
 /// the colour, texture-coordinate and fog varyings are plain varyings (a
 /// fragment shader's `gl_Color` reads `gl_FrontColor`: two-sided colour
 /// selection is compatibility-only); `gl_ClipVertex` is a private variable
@@ -262,25 +273,12 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
         })
     };
     let rep = format!("m{name}");
-    const IDENTITY4: &str = "mat4(1.0)";
-    let matrix = |base: &str| {
-        ["", "Inverse", "Transpose", "InverseTranspose"]
-            .iter()
-            .any(|suffix| name.strip_prefix(base) == Some(suffix))
-    };
-    if matrix("gl_ModelViewMatrix")
-        || matrix("gl_ProjectionMatrix")
-        || matrix("gl_ModelViewProjectionMatrix")
-    {
-        return decl(&rep, format!("const mat4 {rep} = {IDENTITY4};\n"));
-    }
-    if matrix("gl_TextureMatrix") {
-        let ids = [IDENTITY4; 8].join(", ");
-        return decl(&rep, format!("const mat4 {rep}[8] = mat4[8]({ids});\n"));
+    // The matrix state: default-block uniforms the client keeps current
+    // (`gl::matrix`; identity in a core context, where it cannot change).
+    if let Some(decl_type) = matrix_uniform_type(name) {
+        return decl(&rep, format!("uniform {decl_type} {rep};\n"));
     }
     match (stage, name) {
-        (_, "gl_NormalMatrix") => decl(&rep, format!("const mat3 {rep} = mat3(1.0);\n")),
-        (_, "gl_NormalScale") => decl(&rep, format!("const float {rep} = 1.0;\n")),
         (Stage::Vertex, "gl_Vertex") => decl(&rep, format!("in vec4 {rep};\n")),
         // The other fixed-function inputs are real inputs too: the linker
         // gives them free locations and draws feed them from their arrays
@@ -309,6 +307,32 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
         ),
         (Stage::Fragment, "gl_TexCoord") => decl(&rep, format!("in vec4 {rep}[8];\n")),
         (Stage::Fragment, "gl_FogFragCoord") => decl(&rep, format!("in float {rep};\n")),
+        _ => None,
+    }
+}
+
+/// The declared type (with the array size) of a matrix-state built-in
+/// (`gl_ModelViewMatrix`, its Inverse/Transpose/InverseTranspose
+/// variants, the projection, modelview-projection and texture matrices,
+/// `gl_NormalMatrix`, `gl_NormalScale`), emulated by a uniform `mgl_*`.
+fn matrix_uniform_type(name: &str) -> Option<&'static str> {
+    let matrix = |base: &str| {
+        ["", "Inverse", "Transpose", "InverseTranspose"]
+            .iter()
+            .any(|suffix| name.strip_prefix(base) == Some(suffix))
+    };
+    if matrix("gl_ModelViewMatrix")
+        || matrix("gl_ProjectionMatrix")
+        || matrix("gl_ModelViewProjectionMatrix")
+    {
+        return Some("mat4");
+    }
+    if matrix("gl_TextureMatrix") {
+        return Some("mat4[8]");
+    }
+    match name {
+        "gl_NormalMatrix" => Some("mat3"),
+        "gl_NormalScale" => Some("float"),
         _ => None,
     }
 }
@@ -555,6 +579,9 @@ fn is_reserved_in_140(name: &str) -> bool {
             | "determinant"
             | "outerProduct"
             | "transpose"
+            // Keywords of glslang's Vulkan mode (GL_KHR_vulkan_glsl).
+            | "sampler"
+            | "samplerShadow"
     )
 }
 
@@ -638,9 +665,35 @@ fn declaration_interpolation(src: &str, toks: &[Tok], name_at: usize) -> Option<
     None
 }
 
-/// `ftransform()` with the identity modelview-projection matrix of a core
-/// context (see `compat_emulation`).
-const FTRANSFORM_HELPER: &str = "vec4 mgl_ftransform() { return mgl_Vertex; }\n";
+/// `ftransform()`: the modelview-projection matrix times `gl_Vertex`, the
+/// same expression Mesa lowers it to (so a shader computing
+/// `gl_ModelViewProjectionMatrix * gl_Vertex` itself gets the same bits).
+const FTRANSFORM_HELPER: &str =
+    "vec4 mgl_ftransform() { return mgl_ModelViewProjectionMatrix * mgl_Vertex; }\n";
+
+/// The size an implicitly sized built-in array `name` needs in `src`:
+/// the highest constant index + 1, or `max` when an index is not a
+/// constant below `max` or the array is used whole.
+fn used_array_size(src: &str, toks: &[Tok], name: &str, max: u32) -> u32 {
+    let text = |j: usize| &src[toks[j].start..toks[j].end];
+    let mut size = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident || text(i) != name {
+            continue;
+        }
+        let index = next_significant(toks, i + 1)
+            .filter(|&j| text(j) == "[")
+            .and_then(|j| next_significant(toks, j + 1))
+            .filter(|&k| toks[k].kind == Kind::Number)
+            .filter(|&k| next_significant(toks, k + 1).is_some_and(|c| text(c) == "]"))
+            .and_then(|k| text(k).trim_end_matches(['u', 'U']).parse::<u32>().ok());
+        match index {
+            Some(n) if n < max => size = size.max(n + 1),
+            _ => return max,
+        }
+    }
+    size.max(1)
+}
 
 fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
     while i < toks.len() {
@@ -712,6 +765,26 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     let mut redeclared_compat: Vec<String> = Vec::new();
     let mut compat_varyings: Vec<CompatVarying> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
+    // A legacy vertex shader that writes gl_ClipVertex and defines main()
+    // gets the user clip planes applied: its main() becomes mgl_main()
+    // and a new main() calls it, then writes gl_ClipDistance[i] =
+    // dot(gl_ClipVertex, plane i), the planes coming from `mgl_ClipPlane`
+    // (eye space, zero while disabled; `gl::matrix`).
+    let ident = |name: &str| {
+        toks.iter()
+            .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
+    };
+    let clip_vertex_wrapper = legacy
+        && !es
+        && stage == Stage::Vertex
+        && ident("gl_ClipVertex")
+        && !ident("gl_ClipDistance")
+        && toks.iter().enumerate().any(|(k, t)| {
+            t.kind == Kind::Ident
+                && &src[t.start..t.end] == "main"
+                && next_significant(&toks, k + 1).map(|j| &src[toks[j].start..toks[j].end])
+                    == Some("(")
+        });
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -744,7 +817,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                 pending_layout = text == "layout";
                 uses_clip_distance |= text == "gl_ClipDistance";
                 let mut replacement: Option<String> = None;
-                if let Some(value) = compat_constant(text).filter(|_| legacy) {
+                if clip_vertex_wrapper && text == "main" {
+                    replacement = Some("mgl_main".to_owned());
+                } else if let Some(value) = compat_constant(text).filter(|_| legacy) {
                     replacement = Some(value.to_owned());
                 } else if text == "inverse" && !es && version.number == 140 {
                     if !helpers.contains(&INVERSE_HELPERS) {
@@ -799,10 +874,13 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     }
                     replacement = Some(emu.replacement);
                 } else if legacy && stage == Stage::Vertex && text == "ftransform" {
-                    // The helper reads gl_Vertex's stand-in: declare it.
-                    if let Some(v) = compat_emulation(stage, "gl_Vertex") {
-                        if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
-                            compat_decls.push((v.replacement, v.declaration));
+                    // The helper reads the stand-ins of gl_Vertex and the
+                    // modelview-projection matrix: declare them.
+                    for builtin in ["gl_Vertex", "gl_ModelViewProjectionMatrix"] {
+                        if let Some(v) = compat_emulation(stage, builtin) {
+                            if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
+                                compat_decls.push((v.replacement, v.declaration));
+                            }
                         }
                     }
                     if !helpers.contains(&FTRANSFORM_HELPER) {
@@ -905,6 +983,31 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         return Err(errors);
     }
 
+    // The texture matrices are sized by use, as Mesa sizes them (the
+    // highest constant index + 1; 8 when indexed dynamically or used
+    // whole): glGetActiveUniform reports that size.
+    for (rep, d) in compat_decls.iter_mut() {
+        if let Some(name) = rep
+            .strip_prefix('m')
+            .filter(|n| n.starts_with("gl_TextureMatrix"))
+        {
+            let n = used_array_size(src, &toks, name, 8);
+            *d = d.replace("[8]", &format!("[{n}]"));
+        }
+    }
+    if clip_vertex_wrapper {
+        compat_decls.push((
+            CLIP_PLANE.to_owned(),
+            format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n"),
+        ));
+        out.push_str("\nvoid main() {\n  mgl_main();\n");
+        for k in 0..8 {
+            out.push_str(&format!(
+                "  gl_ClipDistance[{k}] = dot(mgl_ClipVertex, {CLIP_PLANE}[{k}]);\n"
+            ));
+        }
+        out.push_str("}\n");
+    }
     // Declarations injected right after the #version line.
     let mut inject = String::new();
     let prec = if es { "highp " } else { "" };
@@ -917,6 +1020,16 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     for (rep, d) in &compat_decls {
         if !redeclared_compat.contains(rep) {
             inject.push_str(d);
+        }
+    }
+    // The matrix uniforms are reported (glGetActiveUniform) under the
+    // built-ins' names, as Mesa does.
+    for (rep, _) in &compat_decls {
+        if let Some(orig) = rep.strip_prefix('m') {
+            let r = (rep.clone(), orig.to_owned());
+            if matrix_uniform_type(orig).is_some() && !renames.contains(&r) {
+                renames.push(r);
+            }
         }
     }
     // The fixed-function inputs are reported (glGetActiveAttrib) under the

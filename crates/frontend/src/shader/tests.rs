@@ -1006,3 +1006,75 @@ fn arrays_of_arrays_compile_as_430_and_name_each_row() {
     let err = link_vs_fs(vs, &plain, &[]).expect_err("arrays of arrays need 4.30");
     assert!(err.contains("arrays of arrays"), "{err}");
 }
+
+#[test]
+fn legacy_matrix_builtins_are_uniforms_under_their_names() {
+    let vs = "#version 110\n\
+        void main() { gl_Position = ftransform() + gl_TextureMatrix[1] * gl_Vertex; }\n";
+    let fs = "#version 110\n\
+        void main() { gl_FragColor = vec4(gl_NormalMatrix[0], gl_NormalScale); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let find = |n: &str| {
+        p.uniforms
+            .iter()
+            .find(|u| u.name == n && u.block_index == -1)
+            .unwrap_or_else(|| panic!("{n} in {:?}", p.uniforms))
+    };
+    // ftransform() reads the modelview-projection matrix.
+    assert_eq!(
+        find("gl_ModelViewProjectionMatrix").gl_type,
+        glow::FLOAT_MAT4
+    );
+    // Sized by use, as Mesa does: the highest constant index + 1.
+    let t = find("gl_TextureMatrix[0]");
+    assert_eq!((t.gl_type, t.array_size), (glow::FLOAT_MAT4, 2));
+    assert_eq!(find("gl_NormalMatrix").gl_type, glow::FLOAT_MAT3);
+    assert_eq!(find("gl_NormalScale").gl_type, glow::FLOAT);
+    assert!(p.uniforms.iter().all(|u| !u.name.starts_with("mgl_")));
+    // Indexed dynamically: all 8.
+    let vs = "#version 110\nuniform int k;\n\
+        void main() { gl_Position = gl_TextureMatrixInverse[k] * gl_Vertex; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    let t = p
+        .uniforms
+        .iter()
+        .find(|u| u.name == "gl_TextureMatrixInverse[0]")
+        .unwrap();
+    assert_eq!(t.array_size, 8);
+}
+
+#[test]
+fn clip_vertex_shader_writes_clip_distances() {
+    let vs = "#version 120\n\
+        void main() {\n\
+          gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n\
+          gl_ClipVertex = gl_ModelViewMatrix * gl_Vertex;\n\
+        }\n";
+    let fs = "#version 120\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // The planes are a uniform of the implementation's, not reported.
+    assert!(!p.uniforms.iter().any(|u| u.name.contains("ClipPlane")));
+    let planes = p
+        .hidden_uniforms
+        .iter()
+        .find(|u| u.name == "mgl_ClipPlane[0]")
+        .unwrap_or_else(|| panic!("{:?}", p.hidden_uniforms));
+    assert_eq!((planes.gl_type, planes.array_size), (glow::FLOAT_VEC4, 8));
+    let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
+    assert!(essl.contains("gl_ClipDistance[7]"), "{essl}");
+}
+
+#[test]
+fn vulkan_glsl_keywords_are_user_names_in_legacy_shaders() {
+    let vs = "void main() { gl_Position = gl_Vertex; }\n";
+    let fs = "uniform sampler2D sampler;\n\
+        void main() { gl_FragColor = texture2D(sampler, vec2(0.5)); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    assert!(
+        p.uniforms.iter().any(|u| u.name == "sampler"),
+        "{:?}",
+        p.uniforms
+    );
+}
