@@ -805,6 +805,10 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glUseProgram(program: u32) {
     with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        // Not allowed between glBegin and glEnd (compatibility profile).
+        if gl.st.ff.immediate.is_some() {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
         if program != 0 {
             match program_mut(gl, program) {
                 Ok(p) => {
