@@ -759,12 +759,20 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                         })
                     })
                     .collect();
+                // Zeros, then GLSL uniform initializers (GL 4.6 §7.6).
+                let mut scratch = vec![0u8; global_size as usize];
+                for (at, bytes) in &prog.initial_values {
+                    let at = *at as usize;
+                    if let Some(d) = scratch.get_mut(at..at + bytes.len()) {
+                        d.copy_from_slice(bytes);
+                    }
+                }
                 let linked = LinkedState {
                     gs_input,
                     depth_range_at,
                     matrix_uniforms,
                     matrix_serial: 0,
-                    scratch: vec![0u8; global_size as usize],
+                    scratch,
                     scratch_version: 1,
                     sampler_units,
                     block_bindings,

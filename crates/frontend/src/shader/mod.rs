@@ -56,6 +56,7 @@
 
 mod glsl;
 pub mod gltypes;
+mod initializers;
 mod prepass;
 mod reflect;
 mod spirv;
@@ -251,6 +252,9 @@ pub struct LinkedProgram {
     /// by the client, never reported to the application (Mesa lists no
     /// such uniform either).
     pub hidden_uniforms: Vec<Uniform>,
+    /// Initial default-block bytes from GLSL uniform initializers:
+    /// (byte offset, bytes), applied over zeros at link (`initializers`).
+    pub initial_values: Vec<(u32, Vec<u8>)>,
 }
 
 /// Fixed-function vertex array slots (compatibility profile): the arrays
@@ -819,6 +823,20 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             }
         }
     }
+    for p in &parsed {
+        for init in initializers::parse(&p.preprocessed) {
+            // Legacy sources' renamed identifiers answer to their names.
+            let name = renames
+                .iter()
+                .find(|(new, _)| *new == init.name)
+                .map_or(init.name.clone(), |(_, orig)| orig.clone());
+            let mut leaves = Vec::new();
+            initializers::leaves(name, &init.value, &mut leaves);
+            for (path, v) in leaves {
+                initial_value(&out.uniforms, &path, v, &mut out.initial_values);
+            }
+        }
+    }
     // Fixed-function inputs are active attributes without a location
     // (glGetAttribLocation answers -1 for every gl_ name); the draws feed
     // the location the linker gave them.
@@ -858,4 +876,49 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         "program linked"
     );
     Ok(out)
+}
+
+/// The default-block bytes of one initialized leaf `path` (`s.m`, `a[2]`).
+fn initial_value(
+    uniforms: &[Uniform],
+    path: &str,
+    v: &initializers::Value,
+    out: &mut Vec<(u32, Vec<u8>)>,
+) {
+    use crate::gl::shaders::{type_info, Base};
+    let initializers::Value::Num { comps, .. } = v else {
+        return;
+    };
+    let found = uniforms
+        .iter()
+        .filter(|u| u.block_index == -1 && u.offset != u32::MAX && u.sampler_binding.is_none())
+        .find_map(|u| {
+            if u.name == path {
+                return Some((u, 0));
+            }
+            let (base, idx) = path.strip_suffix(']')?.rsplit_once('[')?;
+            let i: u32 = idx.parse().ok()?;
+            (u.name.strip_suffix("[0]") == Some(base) && i < u.array_size).then_some((u, i))
+        });
+    let Some((u, element)) = found else {
+        return;
+    };
+    let (base, cols, rows) = type_info(u.gl_type);
+    let size = if base == Base::Double { 8 } else { 4 };
+    let at = u.offset + element * u.array_stride;
+    for c in 0..cols {
+        for r in 0..rows {
+            let Some(&x) = comps.get((c * rows + r) as usize) else {
+                return;
+            };
+            let bytes = match base {
+                Base::Float => (x as f32).to_le_bytes().to_vec(),
+                Base::Double => x.to_le_bytes().to_vec(),
+                Base::Int => (x as i32).to_le_bytes().to_vec(),
+                Base::Uint | Base::Bool => (x as i64 as u32).to_le_bytes().to_vec(),
+                Base::Sampler => return,
+            };
+            out.push((at + c * u.matrix_stride + r * size, bytes));
+        }
+    }
 }
