@@ -652,6 +652,16 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if !float64 && prog.uses_float64() {
                     return Err("ERROR: Linking: double-precision types are not supported by this backend (no 64-bit floats in the driver)\n".to_owned());
                 }
+                // Varyings are not packed (each takes whole locations): a
+                // program over the driver's location limit is refused here
+                // rather than handed to a driver that may not check.
+                let limit = (gl.conn.caps.max_varying_components / 4).max(1);
+                if prog.varying_locations > limit {
+                    return Err(format!(
+                        "ERROR: Linking: the varyings need {} locations; this backend has {limit} (varyings are not packed into shared locations)\n",
+                        prog.varying_locations
+                    ));
+                }
                 let locations = uniform_locations(&prog)?;
                 Ok((prog, locations))
             })

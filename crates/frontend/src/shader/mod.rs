@@ -239,6 +239,8 @@ pub struct LinkedProgram {
     pub atomic_buffers: Vec<AtomicBuffer>,
     /// Image uniforms have bindings `0..image_slots`.
     pub image_slots: u32,
+    /// Most varying locations a stage writes (`reflect::Reflection`).
+    pub varying_locations: u32,
     /// `layout(location = N)` on default-block uniforms (by variable name;
     /// ARB_explicit_uniform_location, GL 4.3 core).
     pub uniform_locations: Vec<(String, u32)>,
@@ -796,6 +798,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         storage_blocks: r.storage_blocks,
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
+        varying_locations: r.varying_locations,
         uniform_locations,
         info_log: log,
         ..Default::default()

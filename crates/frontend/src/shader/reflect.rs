@@ -45,6 +45,9 @@ pub(crate) struct Reflection {
     pub storage_blocks: Vec<StorageBlock>,
     pub atomic_buffers: Vec<AtomicBuffer>,
     pub image_slots: u32,
+    /// Most output locations any stage before the fragment stage writes
+    /// (the link refuses programs over the backend's varying limit).
+    pub varying_locations: u32,
 }
 
 /// `layout(binding = N)` found in the sources (SPIR-V names).
@@ -981,5 +984,22 @@ pub(crate) fn reflect(
         storage_blocks,
         atomic_buffers,
         image_slots: next_image,
+        varying_locations: stages
+            .iter()
+            .filter(|sm| sm.stage != Stage::Fragment && sm.stage != Stage::Compute)
+            .map(|sm| {
+                let m = &sm.module;
+                m.variables
+                    .iter()
+                    .filter(|v| v.storage == storage::OUTPUT)
+                    .filter_map(|v| {
+                        let loc = m.decoration(v.id, dec::LOCATION)?;
+                        Some(loc.saturating_add(location_count(m, m.pointee(v)?)))
+                    })
+                    .max()
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0),
     })
 }

@@ -1,0 +1,52 @@
+//! A program whose varyings need more locations than the backend has is
+//! refused at link with a log (varyings are not packed), instead of reaching
+//! a driver that may not check (lavapipe overflows its stack).
+//!
+//! `cargo nextest run -p frontend --test varying_limit`
+
+mod common;
+
+use std::ffi::CString;
+
+use mobilegl::gl::{get, shaders};
+
+#[test]
+fn too_many_varying_locations_fail_to_link() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        let mut comps = 0;
+        get::glGetIntegerv(glow::MAX_VARYING_COMPONENTS, &mut comps);
+        let locations = comps / 4;
+        // One `int` per location: over the limit by one.
+        let n = locations + 1;
+        let vs = format!(
+            "#version 330 core\nflat out int v[{n}];\nvoid main() {{ for (int i = 0; i < {n}; i++) v[i] = i; gl_Position = vec4(0.0); }}\n"
+        );
+        let fs = format!(
+            "#version 330 core\nflat in int v[{n}];\nout vec4 o;\nvoid main() {{ o = vec4(float(v[{n} - 1])); }}\n"
+        );
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        shaders::glLinkProgram(p);
+        let mut ok = 1;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        assert_eq!(
+            ok, 0,
+            "{n} int varyings over a limit of {locations} locations"
+        );
+        let mut log = vec![0u8; 512];
+        let mut len = 0;
+        shaders::glGetProgramInfoLog(p, 512, &mut len, log.as_mut_ptr().cast());
+        let log = String::from_utf8_lossy(&log[..len as usize]);
+        assert!(log.contains("locations"), "{log}");
+        common::no_gl_error("link");
+    }
+}
