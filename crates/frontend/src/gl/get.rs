@@ -264,6 +264,17 @@ fn texture_binding(gl: &Gl, target: u32) -> Option<Vals> {
     target_index(target).map(|_| Vals::E(vec![gl.st.bound_texture(unit, target) as i64]))
 }
 
+/// A stage's default-uniform limit in components. The default uniforms of
+/// every stage share one uniform block (`shader`), which the backends hold
+/// in one uniform buffer: the vertex and fragment stages get half of it
+/// each after the geometry stage's 1024 components and room for a few
+/// scalars, so a program using both stages' limits still links. Never
+/// below GL 3.3's minimum of 1024.
+fn stage_uniforms(c: &mgpipe::Caps, backend: u32) -> u32 {
+    let shared = (c.max_uniform_block_size / 4).saturating_sub(1024 + 64) / 2;
+    backend.min(shared).max(1024)
+}
+
 fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
     let c = gl.conn.caps;
     let s = &*gl.st;
@@ -320,17 +331,27 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(12),
         glow::MAX_COMBINED_UNIFORM_BLOCKS => i(36),
         glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT => i(c.uniform_buffer_offset_alignment),
-        glow::MAX_VERTEX_UNIFORM_COMPONENTS => i(c.max_vertex_uniform_components),
-        glow::MAX_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components),
-        glow::MAX_GEOMETRY_UNIFORM_COMPONENTS => i(1024),
-        glow::MAX_VERTEX_UNIFORM_VECTORS => i(c.max_vertex_uniform_components / 4),
-        glow::MAX_FRAGMENT_UNIFORM_VECTORS => i(c.max_fragment_uniform_components / 4),
-        glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => {
-            i(c.max_vertex_uniform_components as i64 + 12 * (c.max_uniform_block_size as i64 / 4))
+        glow::MAX_VERTEX_UNIFORM_COMPONENTS => {
+            i(stage_uniforms(&c, c.max_vertex_uniform_components))
         }
-        glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => i(c.max_fragment_uniform_components
-            as i64
-            + 12 * (c.max_uniform_block_size as i64 / 4)),
+        glow::MAX_FRAGMENT_UNIFORM_COMPONENTS => {
+            i(stage_uniforms(&c, c.max_fragment_uniform_components))
+        }
+        glow::MAX_GEOMETRY_UNIFORM_COMPONENTS => i(1024),
+        glow::MAX_VERTEX_UNIFORM_VECTORS => {
+            i(stage_uniforms(&c, c.max_vertex_uniform_components) / 4)
+        }
+        glow::MAX_FRAGMENT_UNIFORM_VECTORS => {
+            i(stage_uniforms(&c, c.max_fragment_uniform_components) / 4)
+        }
+        glow::MAX_COMBINED_VERTEX_UNIFORM_COMPONENTS => {
+            i(stage_uniforms(&c, c.max_vertex_uniform_components) as i64
+                + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
+        glow::MAX_COMBINED_FRAGMENT_UNIFORM_COMPONENTS => {
+            i(stage_uniforms(&c, c.max_fragment_uniform_components) as i64
+                + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
         glow::MAX_COMBINED_GEOMETRY_UNIFORM_COMPONENTS => {
             i(1024 + 12 * (c.max_uniform_block_size as i64 / 4))
         }
