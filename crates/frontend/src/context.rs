@@ -53,6 +53,10 @@ pub const TEXTURE_TARGETS: [u32; 11] = [
     glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
 ];
 
+/// First of the names the default texture objects take (16 per context):
+/// far above anything glGen* hands out.
+pub const DEFAULT_TEXTURE_NAMES: u32 = 0xFF00_0000;
+
 pub fn target_index(target: u32) -> Option<usize> {
     TEXTURE_TARGETS.iter().position(|&t| t == target)
 }
@@ -695,6 +699,9 @@ pub struct GlState {
     /// Fixed-function matrix stacks (compatibility contexts; `gl::matrix`).
     pub matrices: crate::gl::matrix::MatrixState,
     pub texture_units: Vec<[u32; TEXTURE_TARGETS.len()]>,
+    /// The default texture objects (texture name 0 of each target, GL 4.6
+    /// §8.1), per context, under reserved names (`DEFAULT_TEXTURE_NAMES`).
+    pub default_textures: [u32; TEXTURE_TARGETS.len()],
     pub sampler_units: Vec<u32>,
     pub draw_fbo: u32,
     pub read_fbo: u32,
@@ -885,6 +892,7 @@ impl GlState {
             active_texture: 0,
             matrices: Default::default(),
             texture_units: vec![[0; TEXTURE_TARGETS.len()]; MAX_TEXTURE_UNITS],
+            default_textures: [0; TEXTURE_TARGETS.len()],
             sampler_units: vec![0; MAX_TEXTURE_UNITS],
             draw_fbo: 0,
             read_fbo: 0,
@@ -1018,8 +1026,19 @@ impl GlState {
             .push(format!("{call}: {}", field.unwrap_or("payload")));
     }
 
-    /// The unit's binding for `target`.
+    /// The texture object the unit's `target` names: its binding, or the
+    /// default texture object when the binding is 0.
     pub fn bound_texture(&self, unit: usize, target: u32) -> u32 {
+        match (self.texture_units.get(unit), target_index(target)) {
+            (Some(u), Some(i)) if u[i] != 0 => u[i],
+            (Some(_), Some(i)) => self.default_textures[i],
+            _ => 0,
+        }
+    }
+
+    /// The unit's binding for `target` as the application set it (0 for
+    /// the default texture), for GL_TEXTURE_BINDING_* queries.
+    pub fn texture_binding(&self, unit: usize, target: u32) -> u32 {
         match (self.texture_units.get(unit), target_index(target)) {
             (Some(u), Some(i)) => u[i],
             _ => 0,
@@ -1257,7 +1276,33 @@ pub fn create_context(
             attribs.profile
         },
     });
-    let st = GlState::new(id, share_idx, handle, &ctx);
+    let mut st = GlState::new(id, share_idx, handle, &ctx);
+    // The default texture objects, one per target, in the share group's
+    // texture map under names no glGenTextures reaches.
+    let handles: Vec<Handle> = {
+        let conn = ensure_conn(&mut w)?;
+        TEXTURE_TARGETS
+            .iter()
+            .map(|_| conn.alloc.resource.alloc())
+            .collect()
+    };
+    if let Some(Some(sh)) = w.shares.get_mut(share_idx) {
+        for (ti, (&target, h)) in TEXTURE_TARGETS.iter().zip(handles).enumerate() {
+            let name = DEFAULT_TEXTURE_NAMES
+                .wrapping_add((id as u32 & 0xFFF) * 16)
+                .wrapping_add(ti as u32);
+            let mut t = Texture::new(h);
+            t.target = target;
+            if target == glow::TEXTURE_RECTANGLE {
+                t.params.min_filter = glow::LINEAR;
+                t.params.wrap_s = glow::CLAMP_TO_EDGE;
+                t.params.wrap_t = glow::CLAMP_TO_EDGE;
+                t.params.wrap_r = glow::CLAMP_TO_EDGE;
+            }
+            sh.textures.insert(name, Some(t));
+            st.default_textures[ti] = name;
+        }
+    }
     w.contexts.push(Some(st));
     Ok(ctx)
 }

@@ -261,7 +261,7 @@ fn f(v: f32) -> Option<Vals> {
 
 fn texture_binding(gl: &Gl, target: u32) -> Option<Vals> {
     let unit = gl.st.active_texture as usize;
-    target_index(target).map(|_| Vals::E(vec![gl.st.bound_texture(unit, target) as i64]))
+    target_index(target).map(|_| Vals::E(vec![gl.st.texture_binding(unit, target) as i64]))
 }
 
 /// A stage's default-uniform limit in components. The default uniforms of
