@@ -14,12 +14,16 @@
 
 use std::ffi::c_void;
 
+use mgpipe::consts::{CLEAR_FLOAT, CLEAR_INT, CLEAR_UINT};
+
 use super::buffers::{self, BufSel, Ptr};
+use super::framebuffers as fbs;
+use super::state::clear_buffer;
 use super::{gl_err, put, slice, textures, vertex};
 use crate::context::{
-    target_index, with_gl, with_gl_dirty, Framebuffer, Gl, QueryObj, Renderbuffer, TexParams,
-    VertexArray, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RESOURCES, DIRTY_VERTEX,
-    MAX_TEXTURE_UNITS,
+    target_index, with_gl, with_gl_dirty, Attachment, Framebuffer, Gl, QueryObj, Renderbuffer,
+    TexParams, VertexArray, DIRTY_DYNAMIC, DIRTY_FRAMEBUFFER, DIRTY_PROGRAM, DIRTY_RENDER_STATE,
+    DIRTY_RESOURCES, DIRTY_VERTEX, MAX_TEXTURE_UNITS,
 };
 
 /// Hand out `n` fresh names not in use by `taken`, calling `make` for each.
@@ -1195,6 +1199,430 @@ pub unsafe extern "C" fn glCopyTextureSubImage3D(
                 [x, y],
                 width,
                 height,
+            )
+        })
+    })
+}
+
+// ------------------------------------------------------------ framebuffers
+
+/// Run `f` with framebuffer `fb` (0: the default framebuffer) as the draw
+/// (`read` false) or read (`read` true) framebuffer: the bindings are
+/// frontend state only, restored before returning (the framebuffer
+/// records compare against what was sent, so the next draw re-sends the
+/// bound one; callers mark DIRTY_FRAMEBUFFER). INVALID_OPERATION when
+/// `fb` is not a framebuffer object.
+fn with_fbo<R: Default>(gl: &mut Gl, fb: u32, read: bool, f: impl FnOnce(&mut Gl) -> R) -> R {
+    if fb != 0 && !matches!(gl.st.fbos.get(&fb), Some(Some(_))) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let old = if read {
+        std::mem::replace(&mut gl.st.read_fbo, fb)
+    } else {
+        std::mem::replace(&mut gl.st.draw_fbo, fb)
+    };
+    let r = f(gl);
+    if read {
+        gl.st.read_fbo = old;
+    } else {
+        gl.st.draw_fbo = old;
+    }
+    r
+}
+
+/// Framebuffer-object calls that take no default framebuffer: zero is
+/// INVALID_OPERATION too.
+fn with_user_fbo<R: Default>(gl: &mut Gl, fb: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
+    if fb == 0 {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    with_fbo(gl, fb, false, f)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferRenderbuffer(
+    framebuffer: u32,
+    attachment: u32,
+    rb_target: u32,
+    rb: u32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_user_fbo(gl, framebuffer, |gl| {
+            if rb_target != glow::RENDERBUFFER {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if rb != 0 && !matches!(gl.sh.renderbuffers.get(&rb), Some(Some(_))) {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            let att = if rb == 0 {
+                Attachment::default()
+            } else {
+                Attachment {
+                    kind: mgpipe::consts::SURFACE_RENDERBUFFER,
+                    name: rb,
+                    ..Default::default()
+                }
+            };
+            fbs::attach(gl, glow::DRAW_FRAMEBUFFER, attachment, att)
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferTexture(
+    framebuffer: u32,
+    attachment: u32,
+    texture: u32,
+    level: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_user_fbo(gl, framebuffer, |gl| {
+            fbs::texture_attachment(
+                gl,
+                glow::DRAW_FRAMEBUFFER,
+                attachment,
+                None,
+                texture,
+                level,
+                0,
+                false,
+            )
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferTextureLayer(
+    framebuffer: u32,
+    attachment: u32,
+    texture: u32,
+    level: i32,
+    layer: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_user_fbo(gl, framebuffer, |gl| {
+            fbs::texture_attachment(
+                gl,
+                glow::DRAW_FRAMEBUFFER,
+                attachment,
+                None,
+                texture,
+                level,
+                layer,
+                true,
+            )
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferDrawBuffer(framebuffer: u32, buf: u32) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| fbs::set_draw_buffer(gl, buf))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferDrawBuffers(framebuffer: u32, n: i32, bufs: *const u32) {
+    // SAFETY: GL promises `n` values.
+    let bufs = unsafe { slice(bufs, n) }.to_vec();
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            fbs::set_draw_buffers(gl, n, &bufs)
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedFramebufferReadBuffer(framebuffer: u32, buf: u32) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_fbo(gl, framebuffer, true, |gl| fbs::set_read_buffer(gl, buf))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCheckNamedFramebufferStatus(framebuffer: u32, target: u32) -> u32 {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        if !matches!(
+            target,
+            glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER
+        ) {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return 0;
+        }
+        if framebuffer != 0 && !matches!(gl.st.fbos.get(&framebuffer), Some(Some(_))) {
+            gl.st.set_error(glow::INVALID_OPERATION);
+            return 0;
+        }
+        match gl.framebuffer_status(framebuffer) {
+            glow::FRAMEBUFFER_COMPLETE => {
+                fbs::layer_status(gl, framebuffer).unwrap_or(glow::FRAMEBUFFER_COMPLETE)
+            }
+            status => status,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetNamedFramebufferAttachmentParameteriv(
+    framebuffer: u32,
+    attachment: u32,
+    pname: u32,
+    out: *mut i32,
+) {
+    let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            fbs::attachment_param(gl, glow::DRAW_FRAMEBUFFER, attachment, pname)
+        })
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedRenderbufferStorage(
+    renderbuffer: u32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_renderbuffer(gl, renderbuffer, |gl| {
+            fbs::renderbuffer_storage(gl, 0, internal, width, height)
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glNamedRenderbufferStorageMultisample(
+    renderbuffer: u32,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_renderbuffer(gl, renderbuffer, |gl| {
+            fbs::renderbuffer_storage(gl, samples, internal, width, height)
+        })
+    })
+}
+
+/// Run `f` with renderbuffer `rb` as the bound renderbuffer (frontend
+/// state only, restored before returning); INVALID_OPERATION when `rb`
+/// is not a renderbuffer object.
+fn with_renderbuffer<R: Default>(gl: &mut Gl, rb: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
+    if rb == 0 || !matches!(gl.sh.renderbuffers.get(&rb), Some(Some(_))) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let old = std::mem::replace(&mut gl.st.renderbuffer, rb);
+    let r = f(gl);
+    gl.st.renderbuffer = old;
+    r
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetNamedRenderbufferParameteriv(
+    renderbuffer: u32,
+    pname: u32,
+    out: *mut i32,
+) {
+    let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        if renderbuffer == 0 || !matches!(gl.sh.renderbuffers.get(&renderbuffer), Some(Some(_))) {
+            gl.st.set_error(glow::INVALID_OPERATION);
+            return None;
+        }
+        fbs::renderbuffer_param(gl, renderbuffer, pname)
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glBlitNamedFramebuffer(
+    read: u32,
+    draw: u32,
+    sx0: i32,
+    sy0: i32,
+    sx1: i32,
+    sy1: i32,
+    dx0: i32,
+    dy0: i32,
+    dx1: i32,
+    dy1: i32,
+    mask: u32,
+    filter: u32,
+) {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        with_fbo(gl, read, true, |gl| {
+            with_fbo(gl, draw, false, |gl| {
+                fbs::blit(gl, [sx0, sy0, sx1, sy1], [dx0, dy0, dx1, dy1], mask, filter)
+            })
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glInvalidateNamedFramebufferData(
+    framebuffer: u32,
+    count: i32,
+    attachments: *const u32,
+) {
+    // SAFETY: GL promises `count` attachments.
+    let list = unsafe { slice(attachments, count) }.to_vec();
+    with_gl(|gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if count < 0 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if let Err(e) =
+                super::debug::check_invalidate_framebuffer(gl, glow::DRAW_FRAMEBUFFER, &list)
+            {
+                gl.st.set_error(e);
+            }
+        })
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glInvalidateNamedFramebufferSubData(
+    framebuffer: u32,
+    count: i32,
+    attachments: *const u32,
+    _x: i32,
+    _y: i32,
+    width: i32,
+    height: i32,
+) {
+    // SAFETY: GL promises `count` attachments.
+    let list = unsafe { slice(attachments, count) }.to_vec();
+    with_gl(|gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if count < 0 || width < 0 || height < 0 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if let Err(e) =
+                super::debug::check_invalidate_framebuffer(gl, glow::DRAW_FRAMEBUFFER, &list)
+            {
+                gl.st.set_error(e);
+            }
+        })
+    })
+}
+
+const CLEAR_DIRTY: u32 = DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_FRAMEBUFFER;
+
+#[no_mangle]
+pub unsafe extern "C" fn glClearNamedFramebufferfv(
+    framebuffer: u32,
+    buffer: u32,
+    drawbuffer: i32,
+    value: *const f32,
+) {
+    // SAFETY: GL promises 4 (colour) or 1 (depth) values.
+    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
+    with_gl_dirty(CLEAR_DIRTY, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if v.is_empty() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i].to_bits()));
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_FLOAT,
+                words,
+                Some(v[0].clamp(0.0, 1.0)),
+                None,
+            )
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glClearNamedFramebufferiv(
+    framebuffer: u32,
+    buffer: u32,
+    drawbuffer: i32,
+    value: *const i32,
+) {
+    // SAFETY: GL promises 4 (colour) or 1 (stencil) values.
+    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
+    with_gl_dirty(CLEAR_DIRTY, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if v.is_empty() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i] as u32));
+            clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glClearNamedFramebufferuiv(
+    framebuffer: u32,
+    buffer: u32,
+    drawbuffer: i32,
+    value: *const u32,
+) {
+    // SAFETY: GL promises 4 values.
+    let v = unsafe { slice(value, 4) };
+    with_gl_dirty(CLEAR_DIRTY, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if buffer != glow::COLOR {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if v.len() != 4 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_UINT,
+                Some([v[0], v[1], v[2], v[3]]),
+                None,
+                None,
+            )
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glClearNamedFramebufferfi(
+    framebuffer: u32,
+    buffer: u32,
+    drawbuffer: i32,
+    depth: f32,
+    stencil: i32,
+) {
+    with_gl_dirty(CLEAR_DIRTY, |gl| {
+        with_fbo(gl, framebuffer, false, |gl| {
+            if buffer != glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_FLOAT,
+                None,
+                Some(depth.clamp(0.0, 1.0)),
+                Some(stencil),
             )
         })
     })
