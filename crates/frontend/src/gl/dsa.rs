@@ -106,7 +106,8 @@ pub unsafe extern "C" fn glCreateRenderbuffers(n: i32, out: *mut u32) {
                     handle,
                     width: 0,
                     height: 0,
-                    internal_format: glow::RGBA4,
+                    // GL 4.6 table 23.28: the initial internal format.
+                    internal_format: glow::RGBA,
                     samples: 0,
                     created: false,
                 }),

@@ -394,6 +394,7 @@ pub(super) fn bind_vertex_buffer(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn attrib_format(
     gl: &mut Gl,
     sel: Option<u32>,
