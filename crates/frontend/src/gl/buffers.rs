@@ -367,6 +367,26 @@ pub(super) fn bound_object(gl: &mut Gl, target: u32) -> Result<u32, u32> {
     }
 }
 
+/// Which buffer a call acts on: the one bound to a target (the classic
+/// entry points) or a named one (ARB_direct_state_access).
+#[derive(Clone, Copy)]
+pub(crate) enum BufSel {
+    Bound(u32),
+    Named(u32),
+}
+
+/// Resolve `sel` to an existing buffer object: Err = the GL error (a DSA
+/// name that is not an existing buffer object is INVALID_OPERATION).
+pub(crate) fn resolve(gl: &mut Gl, sel: BufSel) -> Result<u32, u32> {
+    match sel {
+        BufSel::Bound(t) => bound_object(gl, t),
+        BufSel::Named(n) => match gl.sh.buffers.get(&n) {
+            Some(Some(_)) if n != 0 => Ok(n),
+            _ => Err(glow::INVALID_OPERATION),
+        },
+    }
+}
+
 /// The application's `size` bytes at `data` (empty for null, a negative
 /// size or one past i32: the caller raises the error).
 ///
@@ -387,21 +407,26 @@ pub unsafe extern "C" fn glBufferData(target: u32, size: isize, data: *const c_v
     // SAFETY: GL promises `size` readable bytes when data is non-null.
     let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        if size < 0 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        if !valid_usage(usage) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        let name = match bound_object(gl, target) {
-            Ok(n) => n,
-            Err(e) => gl_err!(gl, e),
-        };
-        if size > i32::MAX as isize {
-            gl_err!(gl, glow::OUT_OF_MEMORY);
-        }
-        specify_storage(gl, name, size as u64, usage, None, bytes);
+        buffer_data(gl, BufSel::Bound(target), size, bytes, usage)
     })
+}
+
+/// glBufferData / glNamedBufferData.
+pub(crate) fn buffer_data(gl: &mut Gl, sel: BufSel, size: isize, bytes: &[u8], usage: u32) {
+    if size < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if !valid_usage(usage) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let name = match resolve(gl, sel) {
+        Ok(n) => n,
+        Err(e) => gl_err!(gl, e),
+    };
+    if size > i32::MAX as isize {
+        gl_err!(gl, glow::OUT_OF_MEMORY);
+    }
+    specify_storage(gl, name, size as u64, usage, None, bytes);
 }
 
 /// New storage for buffer `name` (glBufferData, or glBufferStorage with
@@ -506,7 +531,14 @@ pub unsafe extern "C" fn glBufferStorage(
     // SAFETY: GL promises `size` readable bytes when data is non-null.
     let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let name = match bound_object(gl, target) {
+        buffer_storage(gl, BufSel::Bound(target), size, bytes, flags)
+    })
+}
+
+/// glBufferStorage / glNamedBufferStorage.
+pub(crate) fn buffer_storage(gl: &mut Gl, sel: BufSel, size: isize, bytes: &[u8], flags: u32) {
+    {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
         };
@@ -529,7 +561,7 @@ pub unsafe extern "C" fn glBufferStorage(
             Some(flags),
             bytes,
         );
-    })
+    }
 }
 
 #[no_mangle]
@@ -542,7 +574,14 @@ pub unsafe extern "C" fn glBufferSubData(
     // SAFETY: GL promises `size` readable bytes.
     let bytes = unsafe { data_bytes(data, size) };
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let name = match bound_object(gl, target) {
+        buffer_sub_data(gl, BufSel::Bound(target), offset, size, bytes)
+    })
+}
+
+/// glBufferSubData / glNamedBufferSubData.
+pub(crate) fn buffer_sub_data(gl: &mut Gl, sel: BufSel, offset: isize, size: isize, bytes: &[u8]) {
+    {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
         };
@@ -567,7 +606,7 @@ pub unsafe extern "C" fn glBufferSubData(
             // A persistent map shows the new contents too.
             crate::gl::persistent::write_back(gl, handle, offset as u64, bytes);
         }
-    })
+    }
 }
 
 /// Read back a range of a buffer (a blocking point), in chunks no larger
@@ -611,7 +650,35 @@ pub unsafe extern "C" fn glGetBufferSubData(
     data: *mut c_void,
 ) {
     let out = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let name = match bound_object(gl, target) {
+        get_buffer_sub_data(gl, BufSel::Bound(target), offset, size)
+    });
+    // SAFETY: GL promises `size` writable bytes at `data`.
+    unsafe { write_out(out, data) };
+}
+
+/// Copy read-back bytes to the application's pointer (nothing for None
+/// or a null pointer).
+///
+/// # Safety
+/// `data` is null or valid for `bytes.len()` writes.
+pub(crate) unsafe fn write_out(out: Option<Vec<u8>>, data: *mut c_void) {
+    if let Some(bytes) = out {
+        if !data.is_null() {
+            // SAFETY: the caller's promise.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data as *mut u8, bytes.len()) };
+        }
+    }
+}
+
+/// glGetBufferSubData / glGetNamedBufferSubData: the bytes, None on error.
+pub(crate) fn get_buffer_sub_data(
+    gl: &mut Gl,
+    sel: BufSel,
+    offset: isize,
+    size: isize,
+) -> Option<Vec<u8>> {
+    {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => {
                 gl.st.set_error(e);
@@ -637,17 +704,17 @@ pub unsafe extern "C" fn glGetBufferSubData(
             size as u64,
             BlockingCause::BufferRead,
         ))
-    });
-    if let Some(bytes) = out {
-        if !data.is_null() {
-            // SAFETY: GL promises `size` writable bytes at `data`.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data as *mut u8, bytes.len()) };
-        }
     }
 }
 
-fn map_range(gl: &mut Gl, target: u32, offset: i64, length: i64, access: u32) -> *mut c_void {
-    let name = match bound_object(gl, target) {
+pub(crate) fn map_range(
+    gl: &mut Gl,
+    sel: BufSel,
+    offset: i64,
+    length: i64,
+    access: u32,
+) -> *mut c_void {
+    let name = match resolve(gl, sel) {
         Ok(n) => n,
         Err(e) => {
             gl.st.set_error(e);
@@ -749,13 +816,19 @@ pub unsafe extern "C" fn glMapBufferRange(
     access: u32,
 ) -> *mut c_void {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        Ptr(map_range(gl, target, offset as i64, length as i64, access))
+        Ptr(map_range(
+            gl,
+            BufSel::Bound(target),
+            offset as i64,
+            length as i64,
+            access,
+        ))
     })
     .0
 }
 
 /// A raw pointer that defaults to null (for `with_gl`).
-struct Ptr(*mut c_void);
+pub(crate) struct Ptr(pub(crate) *mut c_void);
 impl Default for Ptr {
     fn default() -> Self {
         Ptr(std::ptr::null_mut())
@@ -765,6 +838,14 @@ impl Default for Ptr {
 #[no_mangle]
 pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+        map_buffer(gl, BufSel::Bound(target), access)
+    })
+    .0
+}
+
+/// glMapBuffer / glMapNamedBuffer.
+pub(crate) fn map_buffer(gl: &mut Gl, sel: BufSel, access: u32) -> Ptr {
+    {
         let bits = match access {
             glow::READ_ONLY => glow::MAP_READ_BIT,
             glow::WRITE_ONLY => glow::MAP_WRITE_BIT,
@@ -774,7 +855,7 @@ pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
                 return Ptr::default();
             }
         };
-        let size = match bound_object(gl, target) {
+        let size = match resolve(gl, sel) {
             Ok(n) => match gl.sh.buffers.get(&n) {
                 Some(Some(b)) => b.size,
                 _ => 0,
@@ -788,15 +869,21 @@ pub unsafe extern "C" fn glMapBuffer(target: u32, access: u32) -> *mut c_void {
             gl.st.set_error(glow::OUT_OF_MEMORY);
             return Ptr::default();
         }
-        Ptr(map_range(gl, target, 0, size as i64, bits))
-    })
-    .0
+        Ptr(map_range(gl, sel, 0, size as i64, bits))
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let name = match bound_object(gl, target) {
+        unmap(gl, BufSel::Bound(target))
+    })
+}
+
+/// glUnmapBuffer / glUnmapNamedBuffer.
+pub(crate) fn unmap(gl: &mut Gl, sel: BufSel) -> u8 {
+    {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => {
                 gl.st.set_error(e);
@@ -818,13 +905,20 @@ pub unsafe extern "C" fn glUnmapBuffer(target: u32) -> u8 {
             send_subdata(gl, handle, map.offset, &map.data);
         }
         1
-    })
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, length: isize) {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let name = match bound_object(gl, target) {
+        flush_mapped(gl, BufSel::Bound(target), offset, length)
+    })
+}
+
+/// glFlushMappedBufferRange / glFlushMappedNamedBufferRange.
+pub(crate) fn flush_mapped(gl: &mut Gl, sel: BufSel, offset: isize, length: isize) {
+    {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => gl_err!(gl, e),
         };
@@ -847,7 +941,7 @@ pub unsafe extern "C" fn glFlushMappedBufferRange(target: u32, offset: isize, le
         let handle = buf.handle;
         let at = map.offset + o as u64;
         send_subdata(gl, handle, at, &bytes);
-    })
+    }
 }
 
 #[no_mangle]
@@ -859,10 +953,28 @@ pub unsafe extern "C" fn glCopyBufferSubData(
     size: isize,
 ) {
     with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        let (r, w) = match (
-            bound_object(gl, read_target),
-            bound_object(gl, write_target),
-        ) {
+        copy_sub_data(
+            gl,
+            BufSel::Bound(read_target),
+            BufSel::Bound(write_target),
+            read_offset,
+            write_offset,
+            size,
+        )
+    })
+}
+
+/// glCopyBufferSubData / glCopyNamedBufferSubData.
+pub(crate) fn copy_sub_data(
+    gl: &mut Gl,
+    read: BufSel,
+    write: BufSel,
+    read_offset: isize,
+    write_offset: isize,
+    size: isize,
+) {
+    {
+        let (r, w) = match (resolve(gl, read), resolve(gl, write)) {
             (Ok(r), Ok(w)) => (r, w),
             (Err(e), _) | (_, Err(e)) => gl_err!(gl, e),
         };
@@ -897,11 +1009,11 @@ pub unsafe extern "C" fn glCopyBufferSubData(
         // A persistently mapped source: the copy reads the client's writes.
         crate::gl::persistent::push_if_mapped(gl, r);
         gl.conn.pipe.buffer_copy(&p);
-    })
+    }
 }
 
-fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
-    let name = match bound_object(gl, target) {
+pub(crate) fn buffer_param(gl: &mut Gl, sel: BufSel, pname: u32) -> Option<i64> {
+    let name = match resolve(gl, sel) {
         Ok(n) => n,
         Err(e) => {
             gl.st.set_error(e);
@@ -935,7 +1047,7 @@ fn buffer_param(gl: &mut Gl, target: u32, pname: u32) -> Option<i64> {
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *mut i32) {
     if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        buffer_param(gl, target, pname)
+        buffer_param(gl, BufSel::Bound(target), pname)
     }) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v as i32) };
@@ -945,7 +1057,7 @@ pub unsafe extern "C" fn glGetBufferParameteriv(target: u32, pname: u32, out: *m
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: *mut i64) {
     if let Some(v) = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
-        buffer_param(gl, target, pname)
+        buffer_param(gl, BufSel::Bound(target), pname)
     }) {
         // SAFETY: GL promises one writable value.
         unsafe { put(out, v) };
@@ -955,11 +1067,20 @@ pub unsafe extern "C" fn glGetBufferParameteri64v(target: u32, pname: u32, out: 
 #[no_mangle]
 pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut *mut c_void) {
     let p = with_gl_dirty(DIRTY_VERTEX | DIRTY_RESOURCES, |gl| {
+        buffer_pointer(gl, BufSel::Bound(target), pname)
+    });
+    // SAFETY: GL promises one writable pointer.
+    unsafe { put(out, p.0) };
+}
+
+/// glGetBufferPointerv / glGetNamedBufferPointerv.
+pub(crate) fn buffer_pointer(gl: &mut Gl, sel: BufSel, pname: u32) -> Ptr {
+    {
         if pname != glow::BUFFER_MAP_POINTER {
             gl.st.set_error(glow::INVALID_ENUM);
             return Ptr::default();
         }
-        let name = match bound_object(gl, target) {
+        let name = match resolve(gl, sel) {
             Ok(n) => n,
             Err(e) => {
                 gl.st.set_error(e);
@@ -974,9 +1095,7 @@ pub unsafe extern "C" fn glGetBufferPointerv(target: u32, pname: u32, out: *mut 
                 .unwrap_or(std::ptr::null_mut())),
             _ => Ptr::default(),
         }
-    });
-    // SAFETY: GL promises one writable pointer.
-    unsafe { put(out, p.0) };
+    }
 }
 
 #[cfg(test)]

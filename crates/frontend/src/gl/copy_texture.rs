@@ -94,7 +94,7 @@ fn source_of(internal: u32) -> (u32, u32) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn copy_tex_sub_image(
+pub(super) fn copy_tex_sub_image(
     gl: &mut Gl,
     dims: u32,
     target: u32,

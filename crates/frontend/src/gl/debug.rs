@@ -644,7 +644,11 @@ pub unsafe extern "C" fn glInvalidateTexSubImage(
     })
 }
 
-fn check_invalidate_framebuffer(gl: &mut Gl, target: u32, attachments: &[u32]) -> Result<(), u32> {
+pub(super) fn check_invalidate_framebuffer(
+    gl: &mut Gl,
+    target: u32,
+    attachments: &[u32],
+) -> Result<(), u32> {
     if !matches!(
         target,
         glow::FRAMEBUFFER | glow::DRAW_FRAMEBUFFER | glow::READ_FRAMEBUFFER

@@ -207,7 +207,13 @@ pub(crate) fn sized_renderbuffer_format(internal: u32) -> u32 {
     }
 }
 
-fn renderbuffer_storage(gl: &mut Gl, samples: i32, internal: u32, width: i32, height: i32) {
+pub(super) fn renderbuffer_storage(
+    gl: &mut Gl,
+    samples: i32,
+    internal: u32,
+    width: i32,
+    height: i32,
+) {
     let internal = sized_renderbuffer_format(internal);
     if !super::textures::valid_internal_format(internal) {
         gl_err!(gl, glow::INVALID_ENUM);
@@ -290,7 +296,17 @@ pub unsafe extern "C" fn glGetRenderbufferParameteriv(target: u32, pname: u32, o
             gl.st.set_error(glow::INVALID_ENUM);
             return None;
         }
-        let name = gl.st.renderbuffer;
+        renderbuffer_param(gl, gl.st.renderbuffer, pname)
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+/// glGetRenderbufferParameteriv of renderbuffer `name`.
+pub(super) fn renderbuffer_param(gl: &mut Gl, name: u32, pname: u32) -> Option<i32> {
+    {
         let Some(Some(rb)) = gl.sh.renderbuffers.get(&name) else {
             gl.st.set_error(glow::INVALID_OPERATION);
             return None;
@@ -317,10 +333,6 @@ pub unsafe extern "C" fn glGetRenderbufferParameteriv(target: u32, pname: u32, o
                 return None;
             }
         })
-    });
-    if let Some(v) = v {
-        // SAFETY: GL promises one writable value.
-        unsafe { put(out, v) };
     }
 }
 
@@ -456,7 +468,7 @@ fn attachment_slot(a: u32) -> Option<Slot> {
     }
 }
 
-fn attach(gl: &mut Gl, target: u32, attachment: u32, att: Attachment) {
+pub(super) fn attach(gl: &mut Gl, target: u32, attachment: u32, att: Attachment) {
     let fbo = match target_fbo(gl, target) {
         Ok(f) => f,
         Err(e) => gl_err!(gl, e),
@@ -517,7 +529,7 @@ pub unsafe extern "C" fn glFramebufferRenderbuffer(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn texture_attachment(
+pub(super) fn texture_attachment(
     gl: &mut Gl,
     target: u32,
     attachment: u32,
@@ -761,6 +773,22 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(
     out: *mut i32,
 ) {
     let v = with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        attachment_param(gl, target, attachment, pname)
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+/// glGetFramebufferAttachmentParameteriv of the framebuffer bound to `target`.
+pub(super) fn attachment_param(
+    gl: &mut Gl,
+    target: u32,
+    attachment: u32,
+    pname: u32,
+) -> Option<i32> {
+    {
         let fbo = match target_fbo(gl, target) {
             Ok(f) => f,
             Err(e) => {
@@ -871,10 +899,6 @@ pub unsafe extern "C" fn glGetFramebufferAttachmentParameteriv(
                 return None;
             }
         })
-    });
-    if let Some(v) = v {
-        // SAFETY: GL promises one writable value.
-        unsafe { put(out, v) };
     }
 }
 
@@ -930,7 +954,12 @@ pub fn format_component_type(f: u32) -> u32 {
 pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
     // SAFETY: GL promises `n` values.
     let bufs = unsafe { slice(bufs, n) }.to_vec();
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| set_draw_buffers(gl, n, &bufs))
+}
+
+/// glDrawBuffers on the draw framebuffer.
+pub(super) fn set_draw_buffers(gl: &mut Gl, n: i32, bufs: &[u32]) {
+    {
         if n < 0 || n as usize > MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -997,12 +1026,17 @@ pub unsafe extern "C" fn glDrawBuffers(n: i32, bufs: *const u32) {
                 fb.draw_buffers[i] = b;
             }
         }
-    })
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDrawBuffer(buf: u32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| set_draw_buffer(gl, buf))
+}
+
+/// glDrawBuffer on the draw framebuffer.
+pub(super) fn set_draw_buffer(gl: &mut Gl, buf: u32) {
+    {
         let fbo = gl.st.draw_fbo;
         if fbo == 0 {
             if !matches!(
@@ -1028,12 +1062,17 @@ pub unsafe extern "C" fn glDrawBuffer(buf: u32) {
             fb.draw_buffers = [glow::NONE; MAX_DRAW_BUFFERS];
             fb.draw_buffers[0] = buf;
         }
-    })
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glReadBuffer(buf: u32) {
-    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+    with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| set_read_buffer(gl, buf))
+}
+
+/// glReadBuffer on the read framebuffer.
+pub(super) fn set_read_buffer(gl: &mut Gl, buf: u32) {
+    {
         let fbo = gl.st.read_fbo;
         if fbo == 0 {
             if !matches!(
@@ -1074,7 +1113,7 @@ pub unsafe extern "C" fn glReadBuffer(buf: u32) {
         if let Some(Some(fb)) = gl.st.fbos.get_mut(&fbo) {
             fb.read_buffer = buf;
         }
-    })
+    }
 }
 
 #[no_mangle]
@@ -1092,6 +1131,13 @@ pub unsafe extern "C" fn glBlitFramebuffer(
     filter: u32,
 ) {
     with_gl_dirty(DIRTY_FRAMEBUFFER, |gl| {
+        blit(gl, [sx0, sy0, sx1, sy1], [dx0, dy0, dx1, dy1], mask, filter)
+    })
+}
+
+/// glBlitFramebuffer from the read to the draw framebuffer.
+pub(super) fn blit(gl: &mut Gl, src: [i32; 4], dst: [i32; 4], mask: u32, filter: u32) {
+    {
         if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0
         {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -1112,10 +1158,10 @@ pub unsafe extern "C" fn glBlitFramebuffer(
         gl.emit_render_state();
         gl.emit_dynamic();
         gl.conn.pipe.blit(&calls::Blit {
-            src: [sx0, sy0, sx1, sy1],
-            dst: [dx0, dy0, dx1, dy1],
+            src,
+            dst,
             mask,
             filter,
         });
-    })
+    }
 }

@@ -113,6 +113,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_sync",
     c"GL_ARB_uniform_buffer_object",
     c"GL_ARB_framebuffer_object",
+    c"GL_ARB_direct_state_access",
     c"GL_ARB_map_buffer_range",
     c"GL_ARB_copy_buffer",
     c"GL_ARB_buffer_storage",

@@ -18,6 +18,7 @@ pub mod compute;
 pub mod copy_texture;
 pub mod debug;
 pub mod draw;
+pub mod dsa;
 pub mod fixed_function;
 pub mod framebuffers;
 pub mod get;
@@ -47,6 +48,7 @@ pub use compute::{
 pub use copy_texture::*;
 pub use debug::*;
 pub use draw::*;
+pub use dsa::*;
 pub use fixed_function::{
     glAlphaFunc, glGetTexEnvfv, glGetTexEnviv, glShadeModel, glTexEnvf, glTexEnvfv, glTexEnvi,
     glTexEnviv,

@@ -47,7 +47,7 @@ fn renderable(f: u32) -> bool {
 /// The common body of the four entry points. `dims` is 2 or 3; `storage`
 /// makes the texture immutable (glTexStorage*Multisample).
 #[allow(clippy::too_many_arguments)]
-fn tex_multisample(
+pub(super) fn tex_multisample(
     gl: &mut Gl,
     dims: u32,
     target: u32,

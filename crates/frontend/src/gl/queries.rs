@@ -20,7 +20,7 @@ use super::{gl_err, log_once, put, slice};
 use crate::context::{target_index, with_gl, Gl, LevelInfo, PixelStore, QueryObj};
 use crate::runtime::BlockingCause;
 
-fn valid_target(t: u32) -> bool {
+pub(super) fn valid_target(t: u32) -> bool {
     matches!(
         t,
         glow::SAMPLES_PASSED
@@ -325,7 +325,7 @@ fn format_fits_image(format: u32, internal: u32) -> bool {
 
 /// What glGetTexImage hands back for client memory: the pack state, bytes
 /// per pixel, the image's width, height and depth, and its tight rows.
-type TexImageOut = Option<(PixelStore, usize, u32, u32, u32, Vec<u8>)>;
+pub(super) type TexImageOut = Option<(PixelStore, usize, u32, u32, u32, Vec<u8>)>;
 
 #[no_mangle]
 pub unsafe extern "C" fn glGetTexImage(
@@ -342,7 +342,7 @@ pub unsafe extern "C" fn glGetTexImage(
     }
 }
 
-fn get_tex_image(
+pub(super) fn get_tex_image(
     gl: &mut Gl,
     target: u32,
     level: i32,

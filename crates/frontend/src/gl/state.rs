@@ -734,7 +734,7 @@ pub unsafe extern "C" fn glClear(mask: u32) {
     })
 }
 
-fn clear_buffer(
+pub(super) fn clear_buffer(
     gl: &mut Gl,
     buffer: u32,
     drawbuffer: i32,

@@ -257,26 +257,34 @@ pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
                 }
                 _ => {}
             }
-            let slot = gl.sh.textures.get_mut(&name).expect("inserted above");
-            if slot.is_none() {
-                let handle = gl.conn.alloc.resource.alloc();
-                *slot = Some(Texture::new(handle));
-            }
-            if let Some(t) = slot.as_mut() {
-                if t.target == 0 {
-                    t.target = target;
-                    if target == glow::TEXTURE_RECTANGLE {
-                        t.params.min_filter = glow::LINEAR;
-                        t.params.wrap_s = glow::CLAMP_TO_EDGE;
-                        t.params.wrap_t = glow::CLAMP_TO_EDGE;
-                        t.params.wrap_r = glow::CLAMP_TO_EDGE;
-                    }
-                }
-            }
+            texture_object(gl, name, target);
         }
         let unit = gl.st.active_texture as usize;
         gl.st.texture_units[unit][ti] = name;
     })
+}
+
+/// Make `name` (a name in the texture table) a texture object of `target`
+/// if it is not one yet (first bind, or glCreateTextures).
+pub(super) fn texture_object(gl: &mut Gl, name: u32, target: u32) {
+    let Some(slot) = gl.sh.textures.get_mut(&name) else {
+        return;
+    };
+    if slot.is_none() {
+        let handle = gl.conn.alloc.resource.alloc();
+        *slot = Some(Texture::new(handle));
+    }
+    if let Some(t) = slot.as_mut() {
+        if t.target == 0 {
+            t.target = target;
+            if target == glow::TEXTURE_RECTANGLE {
+                t.params.min_filter = glow::LINEAR;
+                t.params.wrap_s = glow::CLAMP_TO_EDGE;
+                t.params.wrap_t = glow::CLAMP_TO_EDGE;
+                t.params.wrap_r = glow::CLAMP_TO_EDGE;
+            }
+        }
+    }
 }
 
 /// Create the server-side texture resource on first definition.
@@ -631,7 +639,7 @@ pub unsafe extern "C" fn glTexImage3D(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn tex_subimage(
+pub(super) fn tex_subimage(
     gl: &mut Gl,
     dims: u32,
     target: u32,
@@ -772,7 +780,7 @@ pub unsafe extern "C" fn glTexSubImage3D(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn tex_storage(
+pub(super) fn tex_storage(
     gl: &mut Gl,
     dims: u32,
     target: u32,
@@ -913,6 +921,13 @@ pub unsafe extern "C" fn glTexStorage3D(
 #[no_mangle]
 pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        generate_mipmap(gl, target)
+    })
+}
+
+/// glGenerateMipmap of the texture bound to `target`.
+pub(super) fn generate_mipmap(gl: &mut Gl, target: u32) {
+    {
         if !matches!(
             target,
             glow::TEXTURE_1D
@@ -987,7 +1002,7 @@ pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
             target,
             ..Default::default()
         });
-    })
+    }
 }
 
 fn valid_filter(f: u32, min: bool) -> bool {
@@ -1077,7 +1092,7 @@ fn set_sampler_param(p: &mut TexParams, pname: u32, v: &[f32], iv: &[i32]) -> Re
     Ok(())
 }
 
-fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
+pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv: &[i32]) {
     if target_index(target).is_none() || target == glow::TEXTURE_BUFFER {
         gl_err!(gl, glow::INVALID_ENUM);
     }
@@ -1175,7 +1190,7 @@ fn is_sampler_state(pname: u32) -> bool {
 
 /// Sampler-state parameters whose natural type is float (the `f` entry
 /// points pass them through; every other parameter is an integer or enum).
-fn is_float_param(pname: u32) -> bool {
+pub(super) fn is_float_param(pname: u32) -> bool {
     matches!(
         pname,
         glow::TEXTURE_MIN_LOD
@@ -1243,7 +1258,7 @@ pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *cons
 }
 
 /// Query a texture or sampler parameter as floats.
-fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
+pub(super) fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
     if target_index(target).is_none() {
         gl.st.set_error(glow::INVALID_ENUM);
         return None;
@@ -1328,6 +1343,17 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(
     out: *mut i32,
 ) {
     let v = with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        tex_level_param(gl, target, level, pname)
+    });
+    if let Some(v) = v {
+        // SAFETY: GL promises one writable value.
+        unsafe { put(out, v) };
+    }
+}
+
+/// glGetTexLevelParameteriv of the texture bound to `target`.
+pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) -> Option<i32> {
+    {
         if level < 0 {
             gl.st.set_error(glow::INVALID_VALUE);
             return None;
@@ -1377,10 +1403,6 @@ pub unsafe extern "C" fn glGetTexLevelParameteriv(
                 return None;
             }
         })
-    });
-    if let Some(v) = v {
-        // SAFETY: GL promises one writable value.
-        unsafe { put(out, v) };
     }
 }
 
@@ -1600,7 +1622,7 @@ pub unsafe extern "C" fn glGetSamplerParameterfv(s: u32, pname: u32, out: *mut f
 // backend inside the `f32` border (bit-preserving copies only).
 
 /// Number of values `pname` carries for the `I` variants.
-fn int_param_count(pname: u32) -> i32 {
+pub(super) fn int_param_count(pname: u32) -> i32 {
     if matches!(
         pname,
         glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA
@@ -1612,7 +1634,7 @@ fn int_param_count(pname: u32) -> i32 {
 }
 
 /// Border words as the bit patterns of the stored floats.
-fn border_from_words(words: &[u32]) -> Vec<f32> {
+pub(super) fn border_from_words(words: &[u32]) -> Vec<f32> {
     words.iter().map(|w| f32::from_bits(*w)).collect()
 }
 

@@ -106,7 +106,17 @@ pub unsafe extern "C" fn glBindVertexArray(name: u32) {
 /// The bound VAO, its revision bumped (it is about to change), or the GL
 /// error (none bound in a core context).
 pub(super) fn vao_mut<'a>(gl: &'a mut Gl) -> Result<&'a mut VertexArray, u32> {
-    let vao = gl.st.vao;
+    vao_sel_mut(gl, None)
+}
+
+/// [`vao_mut`] of the VAO `sel` names (ARB_direct_state_access: it must
+/// exist; zero names the default VAO of a compatibility context), or of
+/// the bound one for None.
+pub(super) fn vao_sel_mut<'a>(
+    gl: &'a mut Gl,
+    sel: Option<u32>,
+) -> Result<&'a mut VertexArray, u32> {
+    let vao = sel.unwrap_or(gl.st.vao);
     if vao == 0 && gl.st.is_core() {
         return Err(glow::INVALID_OPERATION);
     }
@@ -119,12 +129,31 @@ pub(super) fn vao_mut<'a>(gl: &'a mut Gl) -> Result<&'a mut VertexArray, u32> {
     }
 }
 
-/// The bound VAO's attribute `index`, or the GL error.
-fn attrib_mut<'a>(gl: &'a mut Gl, index: u32) -> Result<&'a mut VertexAttrib, u32> {
+/// Attribute `index` of the VAO `sel` selects (see [`vao_sel_mut`]), or
+/// the GL error.
+fn attrib_sel_mut<'a>(
+    gl: &'a mut Gl,
+    sel: Option<u32>,
+    index: u32,
+) -> Result<&'a mut VertexAttrib, u32> {
     if index as usize >= MAX_ATTRIBS {
         return Err(glow::INVALID_VALUE);
     }
-    vao_mut(gl).map(|v| &mut v.attribs[index as usize])
+    vao_sel_mut(gl, sel).map(|v| &mut v.attribs[index as usize])
+}
+
+/// glEnable/DisableVertexAttribArray and their DSA twins.
+pub(super) fn enable_attrib(gl: &mut Gl, sel: Option<u32>, index: u32, on: bool) {
+    if sel.is_some() {
+        // DSA: an unknown VAO is the first error.
+        if let Err(e) = vao_sel_mut(gl, sel) {
+            gl_err!(gl, e);
+        }
+    }
+    match attrib_sel_mut(gl, sel, index) {
+        Ok(a) => a.enabled = on,
+        Err(e) => gl.st.set_error(e),
+    }
 }
 
 /// Bytes of one element of `size` components of `ty` (the stride a
@@ -140,18 +169,12 @@ pub(super) fn element_bytes(size: u32, ty: u32) -> u32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnableVertexAttribArray(index: u32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
-        Ok(a) => a.enabled = true,
-        Err(e) => gl.st.set_error(e),
-    })
+    with_gl_dirty(DIRTY_VERTEX, |gl| enable_attrib(gl, None, index, true))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDisableVertexAttribArray(index: u32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| match attrib_mut(gl, index) {
-        Ok(a) => a.enabled = false,
-        Err(e) => gl.st.set_error(e),
-    })
+    with_gl_dirty(DIRTY_VERTEX, |gl| enable_attrib(gl, None, index, false))
 }
 
 fn valid_float_type(ty: u32) -> bool {
@@ -331,6 +354,25 @@ pub unsafe extern "C" fn glVertexAttribDivisor(index: u32, divisor: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glBindVertexBuffer(binding: u32, buffer: u32, offset: isize, stride: i32) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
+        bind_vertex_buffer(gl, None, binding, buffer, offset, stride)
+    })
+}
+
+/// glBindVertexBuffer / glVertexArrayVertexBuffer.
+pub(super) fn bind_vertex_buffer(
+    gl: &mut Gl,
+    sel: Option<u32>,
+    binding: u32,
+    buffer: u32,
+    offset: isize,
+    stride: i32,
+) {
+    {
+        if sel.is_some() {
+            if let Err(e) = vao_sel_mut(gl, sel) {
+                gl_err!(gl, e);
+            }
+        }
         if binding >= MAX_BINDINGS || offset < 0 || !(0..=MAX_STRIDE).contains(&stride) {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -338,7 +380,7 @@ pub unsafe extern "C" fn glBindVertexBuffer(binding: u32, buffer: u32, offset: i
         if buffer != 0 && !gl.sh.buffers.contains_key(&buffer) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
-        match vao_mut(gl) {
+        match vao_sel_mut(gl, sel) {
             Ok(v) => {
                 v.bindings[binding as usize] = VertexBinding {
                     buffer,
@@ -349,11 +391,13 @@ pub unsafe extern "C" fn glBindVertexBuffer(binding: u32, buffer: u32, offset: i
             }
             Err(e) => gl.st.set_error(e),
         }
-    })
+    }
 }
 
-fn attrib_format(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn attrib_format(
     gl: &mut Gl,
+    sel: Option<u32>,
     index: u32,
     size: i32,
     ty: u32,
@@ -361,18 +405,23 @@ fn attrib_format(
     integer: bool,
     relative: u32,
 ) {
+    if sel.is_some() {
+        if let Err(e) = vao_sel_mut(gl, sel) {
+            gl_err!(gl, e);
+        }
+    }
     if index as usize >= MAX_ATTRIBS || relative > MAX_RELATIVE_OFFSET {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     // No VAO (core) is the first error GL 4.6 §10.3.1 lists.
-    if let Err(e) = vao_mut(gl) {
+    if let Err(e) = vao_sel_mut(gl, sel) {
         gl_err!(gl, e);
     }
     let size = match check_format(size, ty, normalized, integer) {
         Ok(s) => s,
         Err(e) => gl_err!(gl, e),
     };
-    if let Ok(a) = attrib_mut(gl, index) {
+    if let Ok(a) = attrib_sel_mut(gl, sel, index) {
         a.size = size;
         a.ty = ty;
         a.normalized = normalized;
@@ -390,7 +439,7 @@ pub unsafe extern "C" fn glVertexAttribFormat(
     relative: u32,
 ) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
-        attrib_format(gl, index, size, ty, normalized != 0, false, relative)
+        attrib_format(gl, None, index, size, ty, normalized != 0, false, relative)
     })
 }
 
@@ -400,7 +449,7 @@ pub unsafe extern "C" fn glVertexAttribIFormat(index: u32, size: i32, ty: u32, r
         if ty == glow::DOUBLE {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        attrib_format(gl, index, size, ty, false, true, relative)
+        attrib_format(gl, None, index, size, ty, false, true, relative)
     })
 }
 
@@ -412,7 +461,7 @@ pub unsafe extern "C" fn glVertexAttribLFormat(index: u32, size: i32, ty: u32, r
         if ty != glow::DOUBLE {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        attrib_format(gl, index, size, ty, false, true, relative)
+        attrib_format(gl, None, index, size, ty, false, true, relative)
     })
 }
 
@@ -434,28 +483,46 @@ pub unsafe extern "C" fn glVertexAttribLPointer(
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexAttribBinding(index: u32, binding: u32) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        if index as usize >= MAX_ATTRIBS || binding >= MAX_BINDINGS {
-            gl_err!(gl, glow::INVALID_VALUE);
+    with_gl_dirty(DIRTY_VERTEX, |gl| attrib_binding(gl, None, index, binding))
+}
+
+/// glVertexAttribBinding / glVertexArrayAttribBinding.
+pub(super) fn attrib_binding(gl: &mut Gl, sel: Option<u32>, index: u32, binding: u32) {
+    if sel.is_some() {
+        if let Err(e) = vao_sel_mut(gl, sel) {
+            gl_err!(gl, e);
         }
-        match attrib_mut(gl, index) {
-            Ok(a) => a.binding = binding,
-            Err(e) => gl.st.set_error(e),
-        }
-    })
+    }
+    if index as usize >= MAX_ATTRIBS || binding >= MAX_BINDINGS {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    match attrib_sel_mut(gl, sel, index) {
+        Ok(a) => a.binding = binding,
+        Err(e) => gl.st.set_error(e),
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glVertexBindingDivisor(binding: u32, divisor: u32) {
     with_gl_dirty(DIRTY_VERTEX, |gl| {
-        if binding >= MAX_BINDINGS {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        match vao_mut(gl) {
-            Ok(v) => v.bindings[binding as usize].divisor = divisor,
-            Err(e) => gl.st.set_error(e),
-        }
+        binding_divisor(gl, None, binding, divisor)
     })
+}
+
+/// glVertexBindingDivisor / glVertexArrayBindingDivisor.
+pub(super) fn binding_divisor(gl: &mut Gl, sel: Option<u32>, binding: u32, divisor: u32) {
+    if sel.is_some() {
+        if let Err(e) = vao_sel_mut(gl, sel) {
+            gl_err!(gl, e);
+        }
+    }
+    if binding >= MAX_BINDINGS {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    match vao_sel_mut(gl, sel) {
+        Ok(v) => v.bindings[binding as usize].divisor = divisor,
+        Err(e) => gl.st.set_error(e),
+    }
 }
 
 /// `glGetIntegeri_v` of a binding point's state (GL_VERTEX_BINDING_*) on
@@ -510,6 +577,16 @@ pub(super) fn current_attrib(gl: &mut Gl, index: u32, pname: u32) -> Option<([u3
 }
 
 fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> {
+    vertex_attrib_sel_param(gl, None, index, pname)
+}
+
+/// [`vertex_attrib_param`] of the VAO `sel` names (None: the bound one).
+pub(super) fn vertex_attrib_sel_param(
+    gl: &mut Gl,
+    sel: Option<u32>,
+    index: u32,
+    pname: u32,
+) -> Option<[u32; 4]> {
     if index as usize >= MAX_ATTRIBS {
         gl.st.set_error(glow::INVALID_VALUE);
         return None;
@@ -517,7 +594,7 @@ fn vertex_attrib_param(gl: &mut Gl, index: u32, pname: u32) -> Option<[u32; 4]> 
     if pname == glow::CURRENT_VERTEX_ATTRIB {
         return Some(gl.st.current_attrib[index as usize]);
     }
-    let vao = gl.st.vao;
+    let vao = sel.unwrap_or(gl.st.vao);
     let (a, b) = match gl.st.vaos.get(&vao) {
         Some(Some(v)) => (
             v.attribs[index as usize],
