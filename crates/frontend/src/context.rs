@@ -1347,6 +1347,7 @@ pub fn make_current(
     draw: Option<&SurfaceRef>,
     read: Option<&SurfaceRef>,
 ) -> Result<(), PlatformError> {
+    crate::runtime::touch_alive_guard();
     let mut w = world();
     let conn = ensure_conn(&mut w)?;
     match ctx {

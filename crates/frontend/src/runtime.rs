@@ -211,16 +211,81 @@ pub fn world() -> parking_lot::MutexGuard<'static, World> {
     WORLD.lock()
 }
 
+thread_local! {
+    /// Torn down with this thread's other thread-locals. At process exit
+    /// they go before the `atexit` handlers run, and an application's
+    /// handler may still call EGL/GL (piglit releases its context there),
+    /// when the fmt layer's own thread-local buffer is gone and would
+    /// panic: events of a thread whose guard is gone are dropped.
+    static THREAD_LOCALS_ALIVE: AliveGuard = AliveGuard::new();
+}
+
+/// Threads (by `pthread_self`) whose thread-locals are destroyed.
+static DEAD_THREADS: parking_lot::Mutex<Vec<usize>> = parking_lot::Mutex::new(Vec::new());
+
+fn this_thread() -> usize {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as usize }
+}
+
+/// Registered on a thread after the fmt layer's buffer (it is first
+/// touched after an event was written), so it is destroyed before it.
+struct AliveGuard;
+
+impl AliveGuard {
+    fn new() -> Self {
+        // A new thread may reuse a dead one's id.
+        DEAD_THREADS.lock().retain(|t| *t != this_thread());
+        AliveGuard
+    }
+}
+
+impl Drop for AliveGuard {
+    fn drop(&mut self) {
+        DEAD_THREADS.lock().push(this_thread());
+    }
+}
+
+/// Touches the guard after the fmt layer has written an event.
+struct TouchAliveGuard;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for TouchAliveGuard {
+    fn on_event(
+        &self,
+        _event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        touch_alive_guard();
+    }
+}
+
+/// Register this thread's guard (a thread that calls EGL/GL: done when it
+/// makes a context current), so that after its thread-locals are gone its
+/// late events (an `atexit` handler releasing the context) are dropped.
+pub(crate) fn touch_alive_guard() {
+    let _ = THREAD_LOCALS_ALIVE.try_with(|_| ());
+}
+
 fn init_logging() {
+    touch_alive_guard();
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
     LOGGING.get_or_init(|| {
         let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".to_string());
         let filter = tracing_subscriber::EnvFilter::try_new(&filter)
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-        // A host application may already own the global subscriber: that is fine.
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
+        let fmt = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_target(false)
+            .with_filter(tracing_subscriber::filter::filter_fn(|_| {
+                !DEAD_THREADS.lock().contains(&this_thread())
+            }));
+        // A host application may already own the global subscriber: that is fine.
+        let _ = tracing_subscriber::registry()
+            .with(filter)
+            .with(fmt)
+            .with(TouchAliveGuard)
             .try_init();
     });
 }
