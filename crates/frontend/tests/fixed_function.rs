@@ -7,8 +7,6 @@
 mod common;
 
 use common::{bind_rgba8_framebuffer, buffer_with, expect_error, no_gl_error, pixel};
-use mobilegl::egl::consts::*;
-use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::{
     draw, fixed_function as ff, get, immediate as im, legacy_arrays as la, state, textures, vertex,
 };
@@ -27,55 +25,15 @@ const GL_LIGHTING: u32 = 0x0B50;
 const GL_SHADE_MODEL: u32 = 0x0B54;
 const GL_FLAT: u32 = 0x1D00;
 
-/// A current surfaceless context of the requested version and profile
-/// (a 2.1 request with no profile is a compatibility context).
+/// A current surfaceless context of the requested version and profile.
 unsafe fn make_context(major: i32, minor: i32, core: bool) {
-    // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
-    // terminated attribute lists.
+    // SAFETY: the helpers make and bind their own context.
     unsafe {
-        let dpy = egl::eglGetDisplay(std::ptr::null_mut());
-        assert_eq!(
-            egl::eglInitialize(dpy, std::ptr::null_mut(), std::ptr::null_mut()),
-            1
-        );
-        assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
-        let attribs = [
-            EGL_RENDERABLE_TYPE,
-            EGL_OPENGL_BIT,
-            EGL_SURFACE_TYPE,
-            EGL_PBUFFER_BIT,
-            EGL_NONE,
-        ];
-        let mut config: EGLConfig = std::ptr::null_mut();
-        let mut n = 0;
-        assert_eq!(
-            egl::eglChooseConfig(dpy, attribs.as_ptr(), &mut config, 1, &mut n),
-            1
-        );
-        let profile = if core {
-            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
+        if core {
+            common::make_context_version(major, minor)
         } else {
-            EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT
-        };
-        let ctx_attribs = [
-            EGL_CONTEXT_MAJOR_VERSION,
-            major,
-            EGL_CONTEXT_MINOR_VERSION,
-            minor,
-            EGL_CONTEXT_OPENGL_PROFILE_MASK,
-            profile,
-            EGL_NONE,
-        ];
-        let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
-        assert!(
-            !ctx.is_null(),
-            "eglCreateContext: {:#x}",
-            egl::eglGetError()
-        );
-        assert_eq!(
-            egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
-            1
-        );
+            common::make_compat_context_version(major, minor)
+        }
     }
 }
 

@@ -10,57 +10,17 @@ mod common;
 use std::ffi::c_void;
 
 use common::{bind_rgba8_framebuffer, expect_error, link_program, make_context, no_gl_error};
-use mobilegl::egl::consts::*;
-use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::legacy_arrays::{self as la, enums};
 use mobilegl::gl::{debug, draw, get, shaders, state, vertex};
 
 const SIZE: i32 = 16;
 
-/// A current surfaceless GL 3.0 compatibility-profile context.
+/// A current surfaceless GL 3.0 compatibility-profile context drawing into
+/// a SIZE×SIZE RGBA8 framebuffer.
 unsafe fn make_compat_context() {
-    // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
-    // terminated attribute lists.
+    // SAFETY: the helpers make their own context and framebuffer.
     unsafe {
-        let dpy = egl::eglGetDisplay(std::ptr::null_mut());
-        assert!(!dpy.is_null());
-        assert_eq!(
-            egl::eglInitialize(dpy, std::ptr::null_mut(), std::ptr::null_mut()),
-            1
-        );
-        assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
-        let attribs = [
-            EGL_RENDERABLE_TYPE,
-            EGL_OPENGL_BIT,
-            EGL_SURFACE_TYPE,
-            EGL_PBUFFER_BIT,
-            EGL_NONE,
-        ];
-        let mut config: EGLConfig = std::ptr::null_mut();
-        let mut n = 0;
-        assert_eq!(
-            egl::eglChooseConfig(dpy, attribs.as_ptr(), &mut config, 1, &mut n),
-            1
-        );
-        let ctx_attribs = [
-            EGL_CONTEXT_MAJOR_VERSION,
-            3,
-            EGL_CONTEXT_MINOR_VERSION,
-            0,
-            EGL_CONTEXT_OPENGL_PROFILE_MASK,
-            EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT,
-            EGL_NONE,
-        ];
-        let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
-        assert!(
-            !ctx.is_null(),
-            "eglCreateContext: {:#x}",
-            egl::eglGetError()
-        );
-        assert_eq!(
-            egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
-            1
-        );
+        common::make_compat_context_version(3, 0);
         bind_rgba8_framebuffer(SIZE, SIZE);
         state::glViewport(0, 0, SIZE, SIZE);
     }

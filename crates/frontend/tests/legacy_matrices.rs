@@ -10,54 +10,13 @@ use std::ffi::CString;
 
 mod common;
 use common::{bind_rgba8_framebuffer, expect_error, link_program, make_context, no_gl_error};
-use mobilegl::egl::consts::*;
-use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::matrix::*;
 use mobilegl::gl::{buffers, draw, get, pixels, shaders, state, textures, vertex};
 
-/// A current surfaceless GL 2.1 context (a compatibility context: EGL
-/// gives versions before 3.2 the compatibility profile).
+/// A current surfaceless GL 2.1 compatibility context.
 unsafe fn make_compat_context() {
-    // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
-    // terminated attribute lists.
-    unsafe {
-        let dpy = egl::eglGetDisplay(std::ptr::null_mut());
-        assert_eq!(
-            egl::eglInitialize(dpy, std::ptr::null_mut(), std::ptr::null_mut()),
-            1
-        );
-        assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
-        let attribs = [
-            EGL_RENDERABLE_TYPE,
-            EGL_OPENGL_BIT,
-            EGL_SURFACE_TYPE,
-            EGL_PBUFFER_BIT,
-            EGL_NONE,
-        ];
-        let mut config: EGLConfig = std::ptr::null_mut();
-        let mut n = 0;
-        assert_eq!(
-            egl::eglChooseConfig(dpy, attribs.as_ptr(), &mut config, 1, &mut n),
-            1
-        );
-        let ctx_attribs = [
-            EGL_CONTEXT_MAJOR_VERSION,
-            2,
-            EGL_CONTEXT_MINOR_VERSION,
-            1,
-            EGL_NONE,
-        ];
-        let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
-        assert!(
-            !ctx.is_null(),
-            "eglCreateContext: {:#x}",
-            egl::eglGetError()
-        );
-        assert_eq!(
-            egl::eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx),
-            1
-        );
-    }
+    // SAFETY: the helper makes and binds its own context.
+    unsafe { common::make_compat_context_version(2, 1) }
 }
 
 unsafe fn get_matrix(pname: u32) -> [f32; 16] {

@@ -44,6 +44,19 @@ pub unsafe fn make_context() {
 
 /// A current surfaceless core context of (at least) `major.minor`.
 pub unsafe fn make_context_version(major: i32, minor: i32) {
+    // SAFETY: as `make_context_profile`.
+    unsafe { make_context_profile(major, minor, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT) }
+}
+
+/// A current surfaceless compatibility-profile context of `major.minor`.
+pub unsafe fn make_compat_context_version(major: i32, minor: i32) {
+    // SAFETY: as `make_context_profile`.
+    unsafe { make_context_profile(major, minor, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT) }
+}
+
+/// A current surfaceless context of `major.minor` and `profile` (an
+/// `EGL_CONTEXT_OPENGL_*_PROFILE_BIT`).
+pub unsafe fn make_context_profile(major: i32, minor: i32, profile: i32) {
     // SAFETY (whole body): EGL calls with valid pointers and EGL_NONE
     // terminated attribute lists.
     unsafe {
@@ -76,7 +89,7 @@ pub unsafe fn make_context_version(major: i32, minor: i32) {
             EGL_CONTEXT_MINOR_VERSION,
             minor,
             EGL_CONTEXT_OPENGL_PROFILE_MASK,
-            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+            profile,
             EGL_NONE,
         ];
         let ctx = egl::eglCreateContext(dpy, config, std::ptr::null_mut(), ctx_attribs.as_ptr());
