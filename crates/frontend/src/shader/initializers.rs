@@ -346,6 +346,14 @@ fn arith(a: &Value, b: &Value, op: &str) -> Option<Value> {
     else {
         return None;
     };
+    // Shapes GLSL defines componentwise: a scalar with anything, or two
+    // operands of one shape that are not both matrices being multiplied
+    // (linear algebra is not evaluated: the initializer is left out).
+    let scalar = ca.len() == 1 || cbv.len() == 1;
+    let same = (cols, rows) == (cb, rb);
+    if !scalar && (!same || (op == "*" && *cols > 1)) {
+        return None;
+    }
     // Int op float converts (GLSL 1.20 implicit conversions); the wider
     // operand sets the shape (scalar op vector is componentwise).
     let base = if *base == Base::F || *bb == Base::F {
@@ -758,5 +766,9 @@ mod tests {
         assert_eq!(num(l[1].1), &[2.0, 2.0]);
         assert_eq!(num(l[4].1), &[5.0; 4]);
         assert!(inits.iter().all(|i| i.name != "plain" && i.name != "x"));
+        // Matrix products are not evaluated: no initializer rather than a
+        // wrong one.
+        let m = parse("const mat2 a = mat2(1.0);\nuniform vec2 v = a * vec2(1.0, 2.0);\n");
+        assert!(m.is_empty(), "{m:?}");
     }
 }
