@@ -246,10 +246,21 @@ impl Drop for AliveGuard {
     }
 }
 
-/// Touches the guard after the fmt layer has written an event.
-struct TouchAliveGuard;
+/// Drops the events of a thread whose thread-locals are gone (checked only
+/// for events the level filter let through: `event_enabled` leaves every
+/// callsite's cached interest as the EnvFilter decided it), and touches the
+/// guard after the fmt layer has written an event.
+struct AliveGate;
 
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for TouchAliveGuard {
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for AliveGate {
+    fn event_enabled(
+        &self,
+        _event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        !DEAD_THREADS.lock().contains(&this_thread())
+    }
+
     fn on_event(
         &self,
         _event: &tracing::Event<'_>,
@@ -270,22 +281,18 @@ fn init_logging() {
     touch_alive_guard();
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::Layer;
     LOGGING.get_or_init(|| {
         let filter = std::env::var("MOBILEGL_LOG").unwrap_or_else(|_| "warn".to_string());
         let filter = tracing_subscriber::EnvFilter::try_new(&filter)
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         let fmt = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
-            .with_target(false)
-            .with_filter(tracing_subscriber::filter::filter_fn(|_| {
-                !DEAD_THREADS.lock().contains(&this_thread())
-            }));
+            .with_target(false);
         // A host application may already own the global subscriber: that is fine.
         let _ = tracing_subscriber::registry()
             .with(filter)
+            .with(AliveGate)
             .with(fmt)
-            .with(TouchAliveGuard)
             .try_init();
     });
 }
