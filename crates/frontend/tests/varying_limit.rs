@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::ffi::CString;
-
 use mobilegl::gl::{get, shaders};
 
 #[test]
@@ -26,20 +24,12 @@ fn too_many_varying_locations_fail_to_link() {
         let fs = format!(
             "#version 330 core\nflat in int v[{n}];\nout vec4 o;\nvoid main() {{ o = vec4(float(v[{n} - 1])); }}\n"
         );
-        let p = shaders::glCreateProgram();
-        for (ty, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
-            let s = shaders::glCreateShader(ty);
-            let c = CString::new(src).unwrap();
-            let ptr = c.as_ptr();
-            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
-            shaders::glCompileShader(s);
-            shaders::glAttachShader(p, s);
-        }
-        shaders::glLinkProgram(p);
-        let mut ok = 1;
-        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
-        assert_eq!(
-            ok, 0,
+        let (p, linked) = common::try_link_stages(&[
+            (glow::VERTEX_SHADER, vs.as_str()),
+            (glow::FRAGMENT_SHADER, fs.as_str()),
+        ]);
+        assert!(
+            !linked,
             "{n} int varyings over a limit of {locations} locations"
         );
         let mut log = vec![0u8; 512];

@@ -151,6 +151,15 @@ pub unsafe fn link_program(vs: &str, fs: &str) -> u32 {
 
 /// A linked program of `(shader type, source)` stages (asserts the link).
 pub unsafe fn link_stages(stages: &[(u32, &str)]) -> u32 {
+    // SAFETY: as `try_link_stages`.
+    let (p, ok) = unsafe { try_link_stages(stages) };
+    assert!(ok, "link failed");
+    p
+}
+
+/// A program of `(shader type, source)` stages after glLinkProgram, and
+/// whether it linked.
+pub unsafe fn try_link_stages(stages: &[(u32, &str)]) -> (u32, bool) {
     // SAFETY (whole body): a context is current; the sources are
     // NUL-terminated and outlive the calls.
     unsafe {
@@ -166,8 +175,7 @@ pub unsafe fn link_stages(stages: &[(u32, &str)]) -> u32 {
         shaders::glLinkProgram(p);
         let mut ok = 0;
         shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
-        assert_eq!(ok, 1, "link failed");
-        p
+        (p, ok == 1)
     }
 }
 
