@@ -28,6 +28,17 @@ fn valid_mode(mode: u32) -> bool {
     )
 }
 
+/// The little-endian indices of `size` bytes (1, 2 or 4) in `bytes`,
+/// widened to 32 bits.
+pub(super) fn index_values(bytes: &[u8], size: usize) -> impl Iterator<Item = u32> + '_ {
+    bytes.chunks_exact(size.clamp(1, 4)).map(|c| match *c {
+        [a] => u32::from(a),
+        [a, b] => u32::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    })
+}
+
 fn index_size(ty: u32) -> Option<u32> {
     match ty {
         glow::UNSIGNED_BYTE => Some(1),
@@ -142,21 +153,8 @@ fn emit_restart_rewritten(
         _ => unsafe { slice(offset as *const u8, bytes as i32) }.to_vec(),
     };
     let idx = gl.st.primitive_restart_index;
-    let widened: Vec<u32> = raw
-        .chunks_exact(isize_ as usize)
-        .map(|c| {
-            let v = match *c {
-                [a] => u32::from(a),
-                [a, b] => u32::from(u16::from_le_bytes([a, b])),
-                [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-                _ => 0,
-            };
-            if v == idx {
-                u32::MAX
-            } else {
-                v
-            }
-        })
+    let widened: Vec<u32> = index_values(&raw, isize_ as usize)
+        .map(|v| if v == idx { u32::MAX } else { v })
         .collect();
     let mut base_vertex = base_vertex;
     if gl.st.vertex_per_draw {

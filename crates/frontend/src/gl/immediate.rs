@@ -352,13 +352,5 @@ fn read_indices(gl: &mut Gl, ty: u32, at: usize, n: usize) -> Result<Vec<u32>, u
         // memory, compatibility profile).
         unsafe { super::slice(at as *const u8, bytes as i32) }.to_vec()
     };
-    Ok(raw
-        .chunks_exact(size)
-        .map(|c| match *c {
-            [a] => u32::from(a),
-            [a, b] => u32::from(u16::from_le_bytes([a, b])),
-            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-            _ => 0,
-        })
-        .collect())
+    Ok(super::draw::index_values(&raw, size).collect())
 }

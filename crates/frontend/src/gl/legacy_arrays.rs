@@ -963,13 +963,7 @@ fn vertex_range(gl: &mut Gl, reads: &Reads) -> (u64, u64) {
     };
     let (mut lo, mut hi) = (u32::MAX, 0u32);
     let mut any = false;
-    for c in bytes.chunks_exact(isize_.clamp(1, 4) as usize) {
-        let v = match *c {
-            [a] => u32::from(a),
-            [a, b] => u32::from(u16::from_le_bytes([a, b])),
-            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-            _ => continue,
-        };
+    for v in super::draw::index_values(&bytes, isize_ as usize) {
         if Some(v) == restart || (isize_ == 4 && v == u32::MAX && gl.st.restart_rewrite) {
             continue;
         }
