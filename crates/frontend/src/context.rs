@@ -123,7 +123,11 @@ pub struct LevelInfo {
     pub width: u32,
     pub height: u32,
     pub depth: u32,
+    /// The sized format the backends store.
     pub internal_format: u32,
+    /// The internal format the application asked for (unsized, legacy or
+    /// sized): what GL_TEXTURE_INTERNAL_FORMAT answers.
+    pub requested: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -170,6 +174,18 @@ impl Texture {
             .copied()
             .flatten()
     }
+    /// The swizzle a sampler view of this texture uses: the application's,
+    /// on top of the base level's legacy-format swizzle if it has one
+    /// (`gl::legacy_formats`).
+    pub fn view_swizzle(&self) -> [u32; 4] {
+        let base = self.level(0, self.base_level as usize);
+        match base.and_then(|l| crate::gl::legacy_formats::legacy_format(l.requested)) {
+            Some(f) if base.is_some_and(|l| l.internal_format == f.storage) => {
+                crate::gl::legacy_formats::compose_swizzle(f.swizzle(), self.swizzle)
+            }
+            _ => self.swizzle,
+        }
+    }
     pub fn set_level(&mut self, face: usize, level: usize, info: LevelInfo) {
         if face < self.levels.len() {
             let f = &mut self.levels[face];
@@ -186,7 +202,10 @@ pub struct Renderbuffer {
     pub handle: Handle,
     pub width: u32,
     pub height: u32,
+    /// The sized format allocated.
     pub internal_format: u32,
+    /// The format the application asked for (GL_RENDERBUFFER_INTERNAL_FORMAT).
+    pub requested: u32,
     pub samples: u32,
     pub created: bool,
 }

@@ -342,7 +342,13 @@ fn tex_image(
     let Some(bpp) = check_upload_format(gl, format, ty) else {
         return;
     };
-    let ifmt = sized_internal_format(internal as u32, format, ty);
+    let legacy = (!gl.st.is_core())
+        .then(|| super::legacy_formats::legacy_format(internal as u32))
+        .flatten();
+    let ifmt = match legacy {
+        Some(l) => l.storage,
+        None => sized_internal_format(internal as u32, format, ty),
+    };
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -383,6 +389,7 @@ fn tex_image(
     let (w, h, d) = (width as u32, height.max(1) as u32, depth.max(1) as u32);
     let blob = image_source(gl, w, h, d, bpp, ty, pixels);
     let Some(blob) = blob else { return };
+    let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
         t.set_level(
             face_index(target),
@@ -392,6 +399,7 @@ fn tex_image(
                 height: h,
                 depth: d,
                 internal_format: ifmt,
+                requested: internal as u32,
             },
         );
     }
@@ -700,6 +708,7 @@ pub(super) fn tex_subimage(
     if blob.is_empty() {
         return;
     }
+    let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
     let p = calls::TextureSubimage {
         res: handle,
         target,
@@ -807,7 +816,23 @@ pub(super) fn tex_storage(
     if !ok_target {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    if !valid_internal_format(internal) {
+    // ARB_texture_storage: the legacy sized formats are valid in a
+    // compatibility context.
+    let storage = match (!gl.st.is_core())
+        .then(|| super::legacy_formats::legacy_format(internal))
+        .flatten()
+    {
+        Some(l)
+            if !matches!(
+                internal,
+                glow::ALPHA | glow::LUMINANCE | 1 | 2 | 0x190A | 0x8049
+            ) =>
+        {
+            l.storage
+        }
+        _ => internal,
+    };
+    if !valid_internal_format(storage) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     if levels < 1 || width < 1 || height < 1 || depth < 1 {
@@ -862,7 +887,8 @@ pub(super) fn tex_storage(
                         width: w,
                         height: h,
                         depth: d,
-                        internal_format: internal,
+                        internal_format: storage,
+                        requested: internal,
                     },
                 );
             }
@@ -876,7 +902,7 @@ pub(super) fn tex_storage(
         res: handle,
         target,
         levels: levels as u32,
-        internal_format: internal,
+        internal_format: storage,
         width: width as u32,
         height: height as u32,
         depth: depth as u32,
@@ -991,6 +1017,7 @@ pub(super) fn generate_mipmap(gl: &mut Gl, target: u32) {
                         height: h,
                         depth: d,
                         internal_format: info.internal_format,
+                        requested: info.requested,
                     },
                 );
             }
@@ -1372,12 +1399,15 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             height: 0,
             depth: 0,
             internal_format: glow::RGBA,
+            requested: glow::RGBA,
         });
+        let legacy = super::legacy_formats::legacy_format(i.requested)
+            .filter(|l| info.is_some() && l.storage == i.internal_format);
         Some(match pname {
             glow::TEXTURE_WIDTH => i.width as i32,
             glow::TEXTURE_HEIGHT => i.height as i32,
             glow::TEXTURE_DEPTH => i.depth as i32,
-            glow::TEXTURE_INTERNAL_FORMAT => i.internal_format as i32,
+            glow::TEXTURE_INTERNAL_FORMAT => i.requested as i32,
             glow::TEXTURE_SAMPLES => samples as i32,
             glow::TEXTURE_FIXED_SAMPLE_LOCATIONS => fixed as i32,
             glow::TEXTURE_COMPRESSED => 0,
@@ -1385,11 +1415,19 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             | glow::TEXTURE_GREEN_SIZE
             | glow::TEXTURE_BLUE_SIZE
             | glow::TEXTURE_ALPHA_SIZE => {
-                if info.is_some() {
+                if let Some(l) = legacy {
+                    l.component_bits(pname) as i32
+                } else if info.is_some() {
                     super::framebuffers::component_bits(i.internal_format, pname) as i32
                 } else {
                     0
                 }
+            }
+            super::legacy_formats::TEXTURE_LUMINANCE_SIZE
+            | super::legacy_formats::TEXTURE_INTENSITY_SIZE
+                if !gl.st.is_core() =>
+            {
+                legacy.map_or(0, |l| l.component_bits(pname) as i32)
             }
             glow::TEXTURE_DEPTH_SIZE | glow::TEXTURE_STENCIL_SIZE => {
                 if info.is_some() {
