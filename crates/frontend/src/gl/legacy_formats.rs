@@ -79,6 +79,17 @@ const SLUMINANCE8_ALPHA8: u32 = 0x8C45;
 const SLUMINANCE: u32 = 0x8C46;
 const SLUMINANCE8: u32 = 0x8C47;
 
+/// EXT_texture_integer's legacy families: (ALPHA*_EXT enum, RGBA storage,
+/// one-channel storage, bits).
+const INTEGER_FAMILIES: [(u32, u32, u32, u32); 6] = [
+    (0x8D72, glow::RGBA32UI, glow::R32UI, 32),
+    (0x8D78, glow::RGBA16UI, glow::R16UI, 16),
+    (0x8D7E, glow::RGBA8UI, glow::R8UI, 8),
+    (0x8D84, glow::RGBA32I, glow::R32I, 32),
+    (0x8D8A, glow::RGBA16I, glow::R16I, 16),
+    (0x8D90, glow::RGBA8I, glow::R8I, 8),
+];
+
 /// The storage of a legacy internal format, None for every other format.
 /// Only meaningful in compatibility contexts (a core context refuses these
 /// formats before asking).
@@ -109,6 +120,20 @@ pub fn legacy_format(requested: u32) -> Option<LegacyFormat> {
         INTENSITY12 | INTENSITY16 => (Intensity, glow::R16, 16),
         INTENSITY16F_ARB => (Intensity, glow::R16F, 16),
         INTENSITY32F_ARB => (Intensity, glow::R32F, 32),
+        // EXT_texture_integer: ALPHA, INTENSITY, LUMINANCE, LUMINANCE_ALPHA
+        // follow each of its RGBA/RGB pairs in enum order.
+        f @ 0x8D72..=0x8D93 => {
+            let (first, rgba, red, bits) = INTEGER_FAMILIES
+                .iter()
+                .copied()
+                .find(|(first, ..)| (*first..*first + 4).contains(&f))?;
+            match f - first {
+                0 => (Alpha, rgba, bits),
+                1 => (Intensity, red, bits),
+                2 => (Luminance, red, bits),
+                _ => (LuminanceAlpha, rgba, bits),
+            }
+        }
         _ => return None,
     };
     Some(LegacyFormat {
@@ -271,6 +296,20 @@ mod tests {
         assert_eq!(la.storage, glow::RGBA8);
         assert_eq!(la.component_bits(TEXTURE_LUMINANCE_SIZE), 8);
         assert_eq!(la.component_bits(glow::TEXTURE_ALPHA_SIZE), 8);
+        // EXT_texture_integer: LUMINANCE_ALPHA8I_EXT, ALPHA32UI_EXT; the
+        // RGBA/RGB integer enums between them are not legacy.
+        let li = legacy_format(0x8D93).unwrap();
+        assert_eq!(
+            (li.base, li.storage),
+            (LegacyBase::LuminanceAlpha, glow::RGBA8I)
+        );
+        let au = legacy_format(0x8D72).unwrap();
+        assert_eq!(
+            (au.base, au.storage, au.bits),
+            (LegacyBase::Alpha, glow::RGBA32UI, 32)
+        );
+        assert_eq!(legacy_format(glow::RGBA8I), None);
+        assert_eq!(legacy_format(glow::RGB16UI), None);
         assert_eq!(legacy_format(glow::RGBA8), None);
         assert_eq!(legacy_format(glow::R8), None);
     }
