@@ -180,3 +180,97 @@ fn core_context_refuses_legacy_formats() {
         assert_eq!(level_param(glow::TEXTURE_RED_SIZE), 8);
     }
 }
+
+#[test]
+fn depth_texture_mode_in_compatibility_contexts() {
+    const GL_DEPTH_TEXTURE_MODE: u32 = 0x884B;
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        fullscreen_strip();
+        state::glEnable(glow::TEXTURE_2D);
+        mobilegl::gl::legacy_arrays::glColor4f(1.0, 1.0, 1.0, 1.0);
+        let depth = 0.5f32;
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::DEPTH_COMPONENT24 as i32,
+            1,
+            1,
+            0,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            (&depth as *const f32).cast(),
+        );
+        textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        no_gl_error("depth texture");
+        // The compatibility default is LUMINANCE: (d, d, d, 1).
+        let mut mode = 0;
+        textures::glGetTexParameteriv(glow::TEXTURE_2D, GL_DEPTH_TEXTURE_MODE, &mut mode);
+        assert_eq!(mode as u32, glow::LUMINANCE);
+        let px = draw_textured(glow::REPLACE);
+        assert!(near(px, [128, 128, 128, 255]), "LUMINANCE depth {px:?}");
+        textures::glTexParameteri(glow::TEXTURE_2D, GL_DEPTH_TEXTURE_MODE, glow::RED as i32);
+        let px = draw_textured(glow::REPLACE);
+        assert!(near(px, [128, 0, 0, 255]), "RED depth {px:?}");
+        textures::glTexParameteri(glow::TEXTURE_2D, GL_DEPTH_TEXTURE_MODE, glow::RGBA as i32);
+        expect_error("bad depth texture mode", glow::INVALID_ENUM);
+    }
+}
+
+#[test]
+fn generate_mipmap_parameter_fills_the_chain() {
+    const GL_GENERATE_MIPMAP: u32 = 0x8191;
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        // GL_GENERATE_MIPMAP: a base-level upload fills the chain.
+        let texels = [255u8; 16];
+        textures::glTexParameteri(glow::TEXTURE_2D, GL_GENERATE_MIPMAP, 1);
+        let mut v = 0;
+        textures::glGetTexParameteriv(glow::TEXTURE_2D, GL_GENERATE_MIPMAP, &mut v);
+        assert_eq!(v, 1);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            2,
+            2,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            texels.as_ptr().cast(),
+        );
+        no_gl_error("auto-mipmapped upload");
+        let mut w = 0;
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 1, glow::TEXTURE_WIDTH, &mut w);
+        assert_eq!(w, 1);
+    }
+}
+
+#[test]
+fn core_context_has_no_depth_texture_mode() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context_version(3, 3);
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexParameteri(glow::TEXTURE_2D, 0x884B, glow::LUMINANCE as i32);
+        expect_error("DEPTH_TEXTURE_MODE in core", glow::INVALID_ENUM);
+        textures::glTexParameteri(glow::TEXTURE_2D, 0x8191, 1);
+        expect_error("GENERATE_MIPMAP in core", glow::INVALID_ENUM);
+    }
+}

@@ -168,6 +168,30 @@ impl LegacyFormat {
     }
 }
 
+/// GL_GENERATE_MIPMAP (compatibility profile texture parameter).
+pub const GENERATE_MIPMAP: u32 = 0x8191;
+
+/// GL_DEPTH_TEXTURE_MODE (compatibility profile).
+pub const DEPTH_TEXTURE_MODE: u32 = 0x884B;
+
+/// How a depth texture reads under GL_DEPTH_TEXTURE_MODE `mode`
+/// (compatibility profile, default LUMINANCE): None for RED, which is the
+/// storage's own (d, 0, 0, 1), and for values that are not modes.
+pub fn depth_mode_swizzle(mode: u32) -> Option<[u32; 4]> {
+    let (r, z, one) = (glow::RED, glow::ZERO, glow::ONE);
+    match mode {
+        glow::LUMINANCE => Some([r, r, r, one]),
+        INTENSITY => Some([r, r, r, r]),
+        glow::ALPHA => Some([z, z, z, r]),
+        _ => None,
+    }
+}
+
+/// Whether `mode` is a GL_DEPTH_TEXTURE_MODE value.
+pub fn valid_depth_mode(mode: u32) -> bool {
+    matches!(mode, glow::LUMINANCE | INTENSITY | glow::ALPHA | glow::RED)
+}
+
 /// The application's swizzle applied on top of a format swizzle: each
 /// selector of `user` picks a component of the format's RGBA.
 pub fn compose_swizzle(format: [u32; 4], user: [u32; 4]) -> [u32; 4] {

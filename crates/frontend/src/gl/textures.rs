@@ -438,6 +438,7 @@ fn tex_image(
         send_bands(gl, &sub, &bands, &blob);
     }
     reuse_scratch(blob, &mut gl.st.upload_scratch);
+    auto_mipmap(gl, target, level);
 }
 
 /// One sub-image record of a split upload: rows `y..y+rows` of slices
@@ -729,6 +730,7 @@ pub(super) fn tex_subimage(
         send_bands(gl, &p, &bands, &blob);
     }
     reuse_scratch(blob, &mut gl.st.upload_scratch);
+    auto_mipmap(gl, target, level);
 }
 
 #[no_mangle]
@@ -951,6 +953,32 @@ pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
     })
 }
 
+/// GL_GENERATE_MIPMAP (compatibility profile): an upload to the base level
+/// of a texture that asks for it regenerates the other levels. Cube maps
+/// are left alone (one face's upload leaves the cube incomplete), and a
+/// format that cannot be mipmapped raises no error here.
+fn auto_mipmap(gl: &mut Gl, target: u32, level: i32) {
+    let name = bound_texture_name(gl, target);
+    let wanted = matches!(gl.sh.textures.get(&name), Some(Some(t))
+        if t.auto_mipmap && level >= 0 && level as u32 == t.base_level);
+    if !wanted
+        || gl.st.is_core()
+        || !matches!(
+            target,
+            glow::TEXTURE_1D
+                | glow::TEXTURE_2D
+                | glow::TEXTURE_3D
+                | glow::TEXTURE_1D_ARRAY
+                | glow::TEXTURE_2D_ARRAY
+        )
+    {
+        return;
+    }
+    let before = gl.st.error;
+    generate_mipmap(gl, target);
+    gl.st.error = before;
+}
+
 /// glGenerateMipmap of the texture bound to `target`.
 pub(super) fn generate_mipmap(gl: &mut Gl, target: u32) {
     {
@@ -1124,6 +1152,7 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let name = bound_texture_name(gl, target);
+    let compat = !gl.st.is_core();
     let Some(Some(t)) = gl.sh.textures.get_mut(&name) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
@@ -1186,6 +1215,19 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
             } else {
                 t.depth_stencil_mode = m;
                 Ok(())
+            }
+        }
+        super::legacy_formats::GENERATE_MIPMAP if compat => {
+            t.auto_mipmap = e != 0;
+            Ok(())
+        }
+        super::legacy_formats::DEPTH_TEXTURE_MODE if compat => {
+            let m = e as u32;
+            if super::legacy_formats::valid_depth_mode(m) {
+                t.depth_mode = m;
+                Ok(())
+            } else {
+                Err(glow::INVALID_ENUM)
             }
         }
         _ => set_sampler_param(&mut t.params, pname, v, iv),
@@ -1319,6 +1361,12 @@ pub(super) fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<
         }
         glow::TEXTURE_SWIZZLE_RGBA => t.swizzle.iter().map(|s| *s as f32).collect(),
         glow::DEPTH_STENCIL_TEXTURE_MODE => vec![t.depth_stencil_mode as f32],
+        super::legacy_formats::DEPTH_TEXTURE_MODE if !gl.st.is_core() => {
+            vec![t.depth_mode as f32]
+        }
+        super::legacy_formats::GENERATE_MIPMAP if !gl.st.is_core() => {
+            vec![t.auto_mipmap as u32 as f32]
+        }
         glow::TEXTURE_IMMUTABLE_FORMAT => vec![(t.immutable_levels > 0) as u32 as f32],
         glow::TEXTURE_IMMUTABLE_LEVELS => vec![t.immutable_levels as f32],
         // Image units match formats by texel size (GL 4.6 §8.26).

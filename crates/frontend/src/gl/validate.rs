@@ -818,7 +818,7 @@ impl Gl<'_> {
                 target: tex.target,
                 base_level: tex.base_level,
                 max_level: tex.max_level,
-                swizzle: tex.view_swizzle(),
+                swizzle: tex.view_swizzle(!self.st.is_core()),
                 depth_stencil_mode: tex.depth_stencil_mode,
             };
             let params = match self
