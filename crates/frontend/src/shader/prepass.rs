@@ -897,6 +897,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     replacement = Some(format!("m{text}"));
                 } else if layout_depth.is_some() && (text == "packed" || text == "shared") {
                     replacement = Some("std140".to_owned());
+                } else if stage == Stage::Vertex && text == "gl_InstanceIDARB" {
+                    // GL_ARB_draw_instanced's name for the core built-in.
+                    replacement = Some("gl_InstanceID".to_owned());
                 } else if stage == Stage::Fragment && text == "gl_FragColor" {
                     uses_frag_color = true;
                     replacement = Some("mgl_FragColor".to_owned());
@@ -941,7 +944,11 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                             renames.push((new.clone(), text.to_owned()));
                         }
                         replacement = Some(new);
-                    } else if rename_reserved && is_reserved_in_140(text) {
+                    } else if rename_reserved
+                        && is_reserved_in_140(text)
+                        // GLSL 1.20 has these two built in already.
+                        && !(version.number >= 120 && matches!(text, "outerProduct" | "transpose"))
+                    {
                         let new = format!("mgl_r_{text}");
                         if !renames.iter().any(|(n, _)| *n == new) {
                             renames.push((new.clone(), text.to_owned()));
