@@ -6,9 +6,12 @@
 
 mod common;
 
-use common::{bind_rgba8_framebuffer, buffer_with, expect_error, no_gl_error, pixel};
+use common::{
+    bind_rgba8_framebuffer, buffer_with, expect_error, fullscreen_strip, no_gl_error, pixel,
+    texture_1x1,
+};
 use mobilegl::gl::{
-    draw, fixed_function as ff, get, immediate as im, legacy_arrays as la, state, textures, vertex,
+    draw, fixed_function as ff, get, immediate as im, legacy_arrays as la, state, vertex,
 };
 
 const GL_TEXTURE_ENV: u32 = 0x2300;
@@ -37,43 +40,10 @@ unsafe fn make_context(major: i32, minor: i32, core: bool) {
     }
 }
 
-/// A full-viewport strip in generic attribute 0 (which feeds `gl_Vertex`).
-unsafe fn fullscreen_strip() {
-    let v: [f32; 16] = [
-        -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0,
-    ];
-    // SAFETY: a context is current; the buffer holds the four vertices.
-    unsafe {
-        buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&v));
-        vertex::glVertexAttribPointer(0, 4, glow::FLOAT, 0, 0, std::ptr::null());
-        vertex::glEnableVertexAttribArray(0);
-    }
-}
-
 /// A 1x1 RGBA8 texture of `texel` bound to GL_TEXTURE_2D on unit 0.
 unsafe fn texel_texture(texel: [u8; 4]) {
-    let mut t = 0;
     // SAFETY: a context is current; `texel` is one RGBA8 pixel.
-    unsafe {
-        textures::glGenTextures(1, &mut t);
-        textures::glBindTexture(glow::TEXTURE_2D, t);
-        textures::glTexImage2D(
-            glow::TEXTURE_2D,
-            0,
-            glow::RGBA8 as i32,
-            1,
-            1,
-            0,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            texel.as_ptr().cast(),
-        );
-        textures::glTexParameteri(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MIN_FILTER,
-            glow::NEAREST as i32,
-        );
-    }
+    unsafe { texture_1x1(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, texel.as_ptr()) };
 }
 
 unsafe fn clear_and_draw() -> [u8; 4] {

@@ -7,8 +7,10 @@
 
 mod common;
 
-use common::{bind_rgba8_framebuffer, buffer_with, expect_error, no_gl_error, pixel};
-use mobilegl::gl::{draw, fixed_function as ff, framebuffers as fb, state, textures, vertex};
+use common::{
+    bind_rgba8_framebuffer, expect_error, fullscreen_strip, no_gl_error, pixel, texture_1x1,
+};
+use mobilegl::gl::{draw, fixed_function as ff, framebuffers as fb, state, textures};
 
 const GL_TEXTURE_ENV: u32 = 0x2300;
 const GL_TEXTURE_ENV_MODE: u32 = 0x2200;
@@ -20,45 +22,11 @@ const GL_INTENSITY8: u32 = 0x804B;
 const GL_TEXTURE_LUMINANCE_SIZE: u32 = 0x8060;
 const GL_TEXTURE_INTENSITY_SIZE: u32 = 0x8061;
 
-/// A full-viewport strip in generic attribute 0 (which feeds `gl_Vertex`).
-unsafe fn fullscreen_strip() {
-    let v: [f32; 16] = [
-        -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0,
-    ];
-    // SAFETY: a context is current; the buffer holds the four vertices.
-    unsafe {
-        buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&v));
-        vertex::glVertexAttribPointer(0, 4, glow::FLOAT, 0, 0, std::ptr::null());
-        vertex::glEnableVertexAttribArray(0);
-    }
-}
-
 /// A 1x1 texture of `internal` from client `format` bytes, bound to
 /// GL_TEXTURE_2D on unit 0; its name.
 unsafe fn texture(internal: u32, format: u32, data: &[u8]) -> u32 {
-    let mut t = 0;
     // SAFETY: a context is current; `data` holds one pixel of `format`.
-    unsafe {
-        textures::glGenTextures(1, &mut t);
-        textures::glBindTexture(glow::TEXTURE_2D, t);
-        textures::glTexImage2D(
-            glow::TEXTURE_2D,
-            0,
-            internal as i32,
-            1,
-            1,
-            0,
-            format,
-            glow::UNSIGNED_BYTE,
-            data.as_ptr().cast(),
-        );
-        textures::glTexParameteri(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MIN_FILTER,
-            glow::NEAREST as i32,
-        );
-    }
-    t
+    unsafe { texture_1x1(internal, format, glow::UNSIGNED_BYTE, data.as_ptr()) }
 }
 
 unsafe fn level_param(pname: u32) -> i32 {
@@ -66,6 +34,21 @@ unsafe fn level_param(pname: u32) -> i32 {
     // SAFETY: a context is current; `v` is one writable value.
     unsafe { textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 0, pname, &mut v) };
     v
+}
+
+/// A current compatibility context drawing a textured full-target strip
+/// into a 4x4 RGBA8 framebuffer with the current colour `colour`.
+unsafe fn textured_target(colour: [f32; 4]) {
+    // SAFETY: the helpers make and bind their own context.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        fullscreen_strip();
+        state::glEnable(glow::TEXTURE_2D);
+        let [r, g, b, a] = colour;
+        mobilegl::gl::legacy_arrays::glColor4f(r, g, b, a);
+    }
 }
 
 /// Draw the bound texture over the target with the current colour
@@ -90,12 +73,7 @@ fn near(got: [u8; 4], want: [u8; 4]) -> bool {
 fn legacy_textures_report_and_sample_their_base_format() {
     // SAFETY (whole body): GL calls on this thread with a current context.
     unsafe {
-        common::make_compat_context_version(2, 1);
-        bind_rgba8_framebuffer(4, 4);
-        state::glViewport(0, 0, 4, 4);
-        fullscreen_strip();
-        state::glEnable(glow::TEXTURE_2D);
-        mobilegl::gl::legacy_arrays::glColor4f(0.5, 0.25, 1.0, 0.5);
+        textured_target([0.5, 0.25, 1.0, 0.5]);
 
         // ALPHA: (0, 0, 0, A) sampled; REPLACE keeps the fragment colour.
         texture(GL_ALPHA8, glow::ALPHA, &[200]);
@@ -186,31 +164,13 @@ fn depth_texture_mode_in_compatibility_contexts() {
     const GL_DEPTH_TEXTURE_MODE: u32 = 0x884B;
     // SAFETY (whole body): GL calls on this thread with a current context.
     unsafe {
-        common::make_compat_context_version(2, 1);
-        bind_rgba8_framebuffer(4, 4);
-        state::glViewport(0, 0, 4, 4);
-        fullscreen_strip();
-        state::glEnable(glow::TEXTURE_2D);
-        mobilegl::gl::legacy_arrays::glColor4f(1.0, 1.0, 1.0, 1.0);
+        textured_target([1.0; 4]);
         let depth = 0.5f32;
-        let mut t = 0;
-        textures::glGenTextures(1, &mut t);
-        textures::glBindTexture(glow::TEXTURE_2D, t);
-        textures::glTexImage2D(
-            glow::TEXTURE_2D,
-            0,
-            glow::DEPTH_COMPONENT24 as i32,
-            1,
-            1,
-            0,
+        texture_1x1(
+            glow::DEPTH_COMPONENT24,
             glow::DEPTH_COMPONENT,
             glow::FLOAT,
             (&depth as *const f32).cast(),
-        );
-        textures::glTexParameteri(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MIN_FILTER,
-            glow::NEAREST as i32,
         );
         no_gl_error("depth texture");
         // The compatibility default is LUMINANCE: (d, d, d, 1).

@@ -961,17 +961,7 @@ fn auto_mipmap(gl: &mut Gl, target: u32, level: i32) {
     let name = bound_texture_name(gl, target);
     let wanted = matches!(gl.sh.textures.get(&name), Some(Some(t))
         if t.auto_mipmap && level >= 0 && level as u32 == t.base_level);
-    if !wanted
-        || gl.st.is_core()
-        || !matches!(
-            target,
-            glow::TEXTURE_1D
-                | glow::TEXTURE_2D
-                | glow::TEXTURE_3D
-                | glow::TEXTURE_1D_ARRAY
-                | glow::TEXTURE_2D_ARRAY
-        )
-    {
+    if !wanted || gl.st.is_core() || !single_image_mipmap_target(target) {
         return;
     }
     let before = gl.st.error;
@@ -979,19 +969,28 @@ fn auto_mipmap(gl: &mut Gl, target: u32, level: i32) {
     gl.st.error = before;
 }
 
+/// The glGenerateMipmap targets whose images one upload defines (not the
+/// cube maps).
+fn single_image_mipmap_target(target: u32) -> bool {
+    matches!(
+        target,
+        glow::TEXTURE_1D
+            | glow::TEXTURE_2D
+            | glow::TEXTURE_3D
+            | glow::TEXTURE_1D_ARRAY
+            | glow::TEXTURE_2D_ARRAY
+    )
+}
+
 /// glGenerateMipmap of the texture bound to `target`.
 pub(super) fn generate_mipmap(gl: &mut Gl, target: u32) {
     {
-        if !matches!(
-            target,
-            glow::TEXTURE_1D
-                | glow::TEXTURE_2D
-                | glow::TEXTURE_3D
-                | glow::TEXTURE_1D_ARRAY
-                | glow::TEXTURE_2D_ARRAY
-                | glow::TEXTURE_CUBE_MAP
-                | glow::TEXTURE_CUBE_MAP_ARRAY
-        ) {
+        if !(single_image_mipmap_target(target)
+            || matches!(
+                target,
+                glow::TEXTURE_CUBE_MAP | glow::TEXTURE_CUBE_MAP_ARRAY
+            ))
+        {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let name = bound_texture_name(gl, target);

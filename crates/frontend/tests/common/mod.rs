@@ -1007,3 +1007,46 @@ pub unsafe fn check_program_interface() {
         expect_error("bad pname", glow::INVALID_ENUM);
     }
 }
+
+/// A full-viewport strip of `vec4` positions in generic attribute 0 (which
+/// also feeds a compatibility shader's `gl_Vertex`).
+pub unsafe fn fullscreen_strip() {
+    let v: [f32; 16] = [
+        -1.0, -1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0,
+    ];
+    // SAFETY: a context is current; the buffer holds the four vertices.
+    unsafe {
+        buffer_with(glow::ARRAY_BUFFER, bytemuck::cast_slice(&v));
+        vertex::glVertexAttribPointer(0, 4, glow::FLOAT, 0, 0, std::ptr::null());
+        vertex::glEnableVertexAttribArray(0);
+    }
+}
+
+/// A new 1x1 texture of `internal` holding one pixel of `format`/`ty` at
+/// `data`, bound to GL_TEXTURE_2D on the active unit with NEAREST
+/// minification (complete without mipmaps); its name.
+pub unsafe fn texture_1x1(internal: u32, format: u32, ty: u32, data: *const u8) -> u32 {
+    let mut t = 0;
+    // SAFETY: a context is current; `data` holds one pixel of the pair.
+    unsafe {
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            internal as i32,
+            1,
+            1,
+            0,
+            format,
+            ty,
+            data.cast(),
+        );
+        textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+    }
+    t
+}
