@@ -2,6 +2,7 @@
 //! compatibility context: they are created, report their own component
 //! sizes and internal format, sample as GL says through the fixed-function
 //! path, and are not offered as render targets; a core context refuses them.
+//! Also the component size/type queries of the core formats.
 //!
 //! `cargo nextest run -p frontend --test legacy_formats`
 
@@ -232,5 +233,61 @@ fn core_context_has_no_depth_texture_mode() {
         expect_error("DEPTH_TEXTURE_MODE in core", glow::INVALID_ENUM);
         textures::glTexParameteri(glow::TEXTURE_2D, 0x8191, 1);
         expect_error("GENERATE_MIPMAP in core", glow::INVALID_ENUM);
+    }
+}
+
+#[test]
+fn component_size_and_type_queries_cover_the_required_formats() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context_version(3, 3);
+        let query = |internal: u32| {
+            let texel = [0u8; 16];
+            texture_1x1(internal, glow::RGBA, glow::UNSIGNED_BYTE, texel.as_ptr());
+            no_gl_error("texture of a required format");
+            [
+                level_param(glow::TEXTURE_INTERNAL_FORMAT) as u32,
+                level_param(glow::TEXTURE_RED_SIZE) as u32,
+                level_param(glow::TEXTURE_RED_TYPE) as u32,
+                level_param(glow::TEXTURE_ALPHA_TYPE) as u32,
+            ]
+        };
+        // RGTC arrives uncompressed and is stored so; the level keeps the
+        // requested format.
+        assert_eq!(
+            query(glow::COMPRESSED_SIGNED_RED_RGTC1),
+            [
+                glow::COMPRESSED_SIGNED_RED_RGTC1,
+                8,
+                glow::SIGNED_NORMALIZED,
+                glow::NONE
+            ]
+        );
+        assert_eq!(
+            query(glow::RGB16_SNORM),
+            [glow::RGB16_SNORM, 16, glow::SIGNED_NORMALIZED, glow::NONE]
+        );
+        assert_eq!(
+            query(glow::RGB9_E5),
+            [glow::RGB9_E5, 9, glow::FLOAT, glow::NONE]
+        );
+        assert_eq!(
+            query(glow::RGBA8),
+            [
+                glow::RGBA8,
+                8,
+                glow::UNSIGNED_NORMALIZED,
+                glow::UNSIGNED_NORMALIZED
+            ]
+        );
+        let depth = 0.5f32;
+        texture_1x1(
+            glow::DEPTH_COMPONENT32F,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            (&depth as *const f32).cast(),
+        );
+        assert_eq!(level_param(glow::TEXTURE_DEPTH_TYPE) as u32, glow::FLOAT);
+        assert_eq!(level_param(glow::TEXTURE_RED_TYPE) as u32, glow::NONE);
     }
 }

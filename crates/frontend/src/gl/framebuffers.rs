@@ -23,10 +23,17 @@ pub fn component_bits(f: u32, pname: u32) -> u32 {
         }
         glow::RG8 | glow::RG8I | glow::RG8UI | glow::RG8_SNORM => (8, 8, 0, 0, 0, 0),
         glow::R8 | glow::R8I | glow::R8UI | glow::R8_SNORM => (8, 0, 0, 0, 0, 0),
-        glow::RGBA16F | glow::RGBA16 | glow::RGBA16I | glow::RGBA16UI => (16, 16, 16, 16, 0, 0),
-        glow::RGB16F | glow::RGB16 => (16, 16, 16, 0, 0, 0),
-        glow::RG16F | glow::RG16 | glow::RG16I | glow::RG16UI => (16, 16, 0, 0, 0, 0),
-        glow::R16F | glow::R16 | glow::R16I | glow::R16UI => (16, 0, 0, 0, 0, 0),
+        glow::RGBA16F | glow::RGBA16 | glow::RGBA16I | glow::RGBA16UI | glow::RGBA16_SNORM => {
+            (16, 16, 16, 16, 0, 0)
+        }
+        glow::RGB16F | glow::RGB16 | glow::RGB16I | glow::RGB16UI | glow::RGB16_SNORM => {
+            (16, 16, 16, 0, 0, 0)
+        }
+        glow::RG16F | glow::RG16 | glow::RG16I | glow::RG16UI | glow::RG16_SNORM => {
+            (16, 16, 0, 0, 0, 0)
+        }
+        glow::R16F | glow::R16 | glow::R16I | glow::R16UI | glow::R16_SNORM => (16, 0, 0, 0, 0, 0),
+        glow::RGB9_E5 => (9, 9, 9, 0, 0, 0),
         glow::RGBA32F | glow::RGBA32I | glow::RGBA32UI => (32, 32, 32, 32, 0, 0),
         glow::RGB32F | glow::RGB32I | glow::RGB32UI => (32, 32, 32, 0, 0, 0),
         glow::RG32F | glow::RG32I | glow::RG32UI => (32, 32, 0, 0, 0, 0),
@@ -941,13 +948,15 @@ pub fn format_component_type(f: u32) -> u32 {
         | glow::RG32F
         | glow::RGB32F
         | glow::RGBA32F
-        | glow::R11F_G11F_B10F => glow::FLOAT,
+        | glow::R11F_G11F_B10F
+        | glow::RGB9_E5 => glow::FLOAT,
         glow::R8_SNORM
         | glow::RG8_SNORM
         | glow::RGB8_SNORM
         | glow::RGBA8_SNORM
         | glow::R16_SNORM
         | glow::RG16_SNORM
+        | glow::RGB16_SNORM
         | glow::RGBA16_SNORM => glow::SIGNED_NORMALIZED,
         _ => glow::UNSIGNED_NORMALIZED,
     }

@@ -56,6 +56,10 @@ const INTENSITY: u32 = 0x8049;
 pub const TEXTURE_LUMINANCE_SIZE: u32 = 0x8060;
 /// GL_TEXTURE_INTENSITY_SIZE (compatibility profile).
 pub const TEXTURE_INTENSITY_SIZE: u32 = 0x8061;
+/// GL_TEXTURE_LUMINANCE_TYPE (compatibility profile).
+pub const TEXTURE_LUMINANCE_TYPE: u32 = 0x8C14;
+/// GL_TEXTURE_INTENSITY_TYPE (compatibility profile).
+pub const TEXTURE_INTENSITY_TYPE: u32 = 0x8C15;
 const ALPHA4: u32 = 0x803B;
 const ALPHA8: u32 = 0x803C;
 const ALPHA12: u32 = 0x803D;

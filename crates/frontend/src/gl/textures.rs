@@ -60,6 +60,24 @@ pub fn sized_internal_format(internal: u32, format: u32, ty: u32) -> u32 {
     }
 }
 
+/// The format a compressed internal format the client uploads uncompressed
+/// (GL 3.0's required RGTC formats) is stored in: the backends get the
+/// uncompressed texels (`glCompressedTexImage*` is not implemented), the
+/// level keeps the requested format for GL_TEXTURE_INTERNAL_FORMAT.
+fn uncompressed_storage(requested: u32) -> Option<u32> {
+    Some(match requested {
+        glow::COMPRESSED_RED_RGTC1 | glow::COMPRESSED_RED => glow::R8,
+        glow::COMPRESSED_SIGNED_RED_RGTC1 => glow::R8_SNORM,
+        glow::COMPRESSED_RG_RGTC2 | glow::COMPRESSED_RG => glow::RG8,
+        glow::COMPRESSED_SIGNED_RG_RGTC2 => glow::RG8_SNORM,
+        glow::COMPRESSED_RGB => glow::RGB8,
+        glow::COMPRESSED_RGBA => glow::RGBA8,
+        glow::COMPRESSED_SRGB => glow::SRGB8,
+        glow::COMPRESSED_SRGB_ALPHA => glow::SRGB8_ALPHA8,
+        _ => return None,
+    })
+}
+
 /// Whether `f` is an internal format we accept for textures/renderbuffers.
 pub fn valid_internal_format(f: u32) -> bool {
     matches!(
@@ -347,7 +365,8 @@ fn tex_image(
         .flatten();
     let ifmt = match legacy {
         Some(l) => l.storage,
-        None => sized_internal_format(internal as u32, format, ty),
+        None => uncompressed_storage(internal as u32)
+            .unwrap_or_else(|| sized_internal_format(internal as u32, format, ty)),
     };
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
@@ -832,7 +851,16 @@ pub(super) fn tex_storage(
         {
             l.storage
         }
-        _ => internal,
+        // The specific RGTC formats (the generic COMPRESSED_* are unsized).
+        _ => match internal {
+            glow::COMPRESSED_RED_RGTC1
+            | glow::COMPRESSED_SIGNED_RED_RGTC1
+            | glow::COMPRESSED_RG_RGTC2
+            | glow::COMPRESSED_SIGNED_RG_RGTC2 => {
+                uncompressed_storage(internal).unwrap_or(internal)
+            }
+            _ => internal,
+        },
     };
     if !valid_internal_format(storage) {
         gl_err!(gl, glow::INVALID_ENUM);
@@ -1483,11 +1511,61 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
                     0
                 }
             }
+            // GL 4.6 §8.11.3 (ARB_texture_float): each component's data
+            // type, NONE where the format has no such component.
+            glow::TEXTURE_RED_TYPE
+            | glow::TEXTURE_GREEN_TYPE
+            | glow::TEXTURE_BLUE_TYPE
+            | glow::TEXTURE_ALPHA_TYPE
+            | glow::TEXTURE_DEPTH_TYPE => {
+                let size_pname = match pname {
+                    glow::TEXTURE_RED_TYPE => glow::TEXTURE_RED_SIZE,
+                    glow::TEXTURE_GREEN_TYPE => glow::TEXTURE_GREEN_SIZE,
+                    glow::TEXTURE_BLUE_TYPE => glow::TEXTURE_BLUE_SIZE,
+                    glow::TEXTURE_ALPHA_TYPE => glow::TEXTURE_ALPHA_SIZE,
+                    _ => glow::TEXTURE_DEPTH_SIZE,
+                };
+                let bits = match legacy {
+                    Some(l) => l.component_bits(size_pname),
+                    None if info.is_some() => {
+                        super::framebuffers::component_bits(i.internal_format, size_pname)
+                    }
+                    None => 0,
+                };
+                component_type(i.internal_format, pname, bits) as i32
+            }
+            super::legacy_formats::TEXTURE_LUMINANCE_TYPE
+            | super::legacy_formats::TEXTURE_INTENSITY_TYPE
+                if !gl.st.is_core() =>
+            {
+                let size_pname = if pname == super::legacy_formats::TEXTURE_LUMINANCE_TYPE {
+                    super::legacy_formats::TEXTURE_LUMINANCE_SIZE
+                } else {
+                    super::legacy_formats::TEXTURE_INTENSITY_SIZE
+                };
+                let bits = legacy.map_or(0, |l| l.component_bits(size_pname));
+                component_type(i.internal_format, pname, bits) as i32
+            }
             _ => {
                 gl.st.set_error(glow::INVALID_ENUM);
                 return None;
             }
         })
+    }
+}
+
+/// The GL_TEXTURE_*_TYPE answer for a component of `bits` bits in storage
+/// `format` (`pname` tells depth from colour).
+fn component_type(format: u32, pname: u32, bits: u32) -> u32 {
+    if bits == 0 {
+        glow::NONE
+    } else if pname == glow::TEXTURE_DEPTH_TYPE {
+        match format {
+            glow::DEPTH_COMPONENT32F | glow::DEPTH32F_STENCIL8 => glow::FLOAT,
+            _ => glow::UNSIGNED_NORMALIZED,
+        }
+    } else {
+        super::framebuffers::format_component_type(format)
     }
 }
 
