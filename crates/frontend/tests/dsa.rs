@@ -255,3 +255,67 @@ fn errors() {
         assert_eq!(textures::glIsSampler(s), 1);
     }
 }
+
+#[test]
+fn whole_cube_map_images() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        let mut cube = 0;
+        dsa::glCreateTextures(glow::TEXTURE_CUBE_MAP, 1, &mut cube);
+        // No storage: nothing to read.
+        let mut out = vec![0u8; 6 * 2 * 2 * 4];
+        dsa::glGetTextureImage(
+            cube,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            out.len() as i32,
+            out.as_mut_ptr().cast(),
+        );
+        expect_error("cube without storage", glow::INVALID_OPERATION);
+        dsa::glTextureStorage2D(cube, 1, glow::RGBA8, 2, 2);
+        // Face f holds texels of value 10 * (f + 1).
+        textures::glBindTexture(glow::TEXTURE_CUBE_MAP, cube);
+        for face in 0..6u8 {
+            let texels = [10 * (face + 1); 16];
+            textures::glTexSubImage2D(
+                glow::TEXTURE_CUBE_MAP_POSITIVE_X + face as u32,
+                0,
+                0,
+                0,
+                2,
+                2,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                texels.as_ptr().cast(),
+            );
+        }
+        no_gl_error("cube faces");
+        let mut face1 = [0u8; 16];
+        mobilegl::gl::queries::glGetTexImage(
+            glow::TEXTURE_CUBE_MAP_NEGATIVE_X,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            face1.as_mut_ptr().cast(),
+        );
+        no_gl_error("one face");
+        assert_eq!(face1, [20; 16], "glGetTexImage of one face");
+        dsa::glGetTextureImage(
+            cube,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            out.len() as i32,
+            out.as_mut_ptr().cast(),
+        );
+        no_gl_error("whole cube image");
+        for (face, chunk) in out.chunks(16).enumerate() {
+            assert!(
+                chunk.iter().all(|&b| b == 10 * (face as u8 + 1)),
+                "face {face}: {chunk:?}"
+            );
+        }
+    }
+}

@@ -1113,10 +1113,7 @@ pub unsafe extern "C" fn glGetTextureImage(
     let r = with_gl(|gl| {
         with_texture(gl, texture, |gl, target| {
             if target == glow::TEXTURE_CUBE_MAP {
-                super::log_once("dsa_cube_image", || {
-                    "glGetTextureImage of a whole cube map is not supported".into()
-                });
-                gl_err!(gl, glow::INVALID_OPERATION);
+                return whole_cube_image(gl, texture, level, format, ty, pixels as usize);
             }
             super::queries::get_tex_image(gl, target, level, format, ty, pixels as usize)
         })
@@ -1125,6 +1122,49 @@ pub unsafe extern "C" fn glGetTextureImage(
         // SAFETY: the application promises a writable image under its pack state.
         unsafe { super::pixels::pack_image(&ps, w, h, d, bpp, &tight, pixels as *mut u8) };
     }
+}
+
+/// glGetTextureImage of a whole cube map (GL 4.5 §8.11.4: the six faces
+/// as the layers of one image, +X first), read face by face. The faces'
+/// `level` must all exist with one size (else INVALID_OPERATION, Khronos
+/// bug 13223's resolution as Mesa applies it). Not into a pixel-pack
+/// buffer (logged, INVALID_OPERATION).
+fn whole_cube_image(
+    gl: &mut Gl,
+    texture: u32,
+    level: i32,
+    format: u32,
+    ty: u32,
+    pixels: usize,
+) -> super::queries::TexImageOut {
+    if gl.st.pixel_pack_buffer != 0 {
+        super::log_once("dsa_cube_image_pbo", || {
+            "glGetTextureImage of a whole cube map into a pixel-pack buffer is not supported".into()
+        });
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    }
+    let sizes: Vec<Option<(u32, u32)>> = match gl.sh.textures.get(&texture) {
+        Some(Some(t)) if level >= 0 => (0..6)
+            .map(|f| t.level(f, level as usize).map(|i| (i.width, i.height)))
+            .collect(),
+        _ => vec![None],
+    };
+    if sizes.iter().any(|s| s.is_none() || *s != sizes[0]) {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    }
+    let mut all = Vec::new();
+    let mut first = None;
+    for face in 0..6 {
+        let target = glow::TEXTURE_CUBE_MAP_POSITIVE_X + face;
+        let (ps, bpp, w, h, _, tight) =
+            super::queries::get_tex_image(gl, target, level, format, ty, pixels)?;
+        all.extend_from_slice(&tight);
+        first.get_or_insert((ps, bpp, w, h));
+    }
+    let (ps, bpp, w, h) = first?;
+    Some((ps, bpp, w, h, 6, all))
 }
 
 #[no_mangle]
