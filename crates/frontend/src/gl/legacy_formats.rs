@@ -208,6 +208,22 @@ pub fn compose_swizzle(format: [u32; 4], user: [u32; 4]) -> [u32; 4] {
     })
 }
 
+/// Whether `requested` is one of the unsized legacy formats (which
+/// glTexStorage* refuses as it refuses GL_RGBA).
+pub fn is_unsized(requested: u32) -> bool {
+    matches!(
+        requested,
+        glow::ALPHA
+            | glow::LUMINANCE
+            | glow::LUMINANCE_ALPHA
+            | INTENSITY
+            | SLUMINANCE
+            | SLUMINANCE_ALPHA
+            | 1
+            | 2
+    )
+}
+
 /// Whether `format` is a legacy client pixel format.
 pub fn is_legacy_client_format(format: u32) -> bool {
     matches!(

@@ -843,14 +843,7 @@ pub(super) fn tex_storage(
         .then(|| super::legacy_formats::legacy_format(internal))
         .flatten()
     {
-        Some(l)
-            if !matches!(
-                internal,
-                glow::ALPHA | glow::LUMINANCE | 1 | 2 | 0x190A | 0x8049
-            ) =>
-        {
-            l.storage
-        }
+        Some(l) if !super::legacy_formats::is_unsized(internal) => l.storage,
         // The specific RGTC formats (the generic COMPRESSED_* are unsized).
         _ => match internal {
             glow::COMPRESSED_RED_RGTC1
