@@ -37,6 +37,7 @@ pub mod sync;
 pub mod textures;
 pub mod validate;
 pub mod vertex;
+pub mod xfb;
 
 pub use attrib_values::*;
 pub use buffers::*;
@@ -74,6 +75,7 @@ pub use state::*;
 pub use sync::*;
 pub use textures::*;
 pub use vertex::*;
+pub use xfb::*;
 
 static LOGGED: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
 
