@@ -132,9 +132,13 @@ fn components(m: &Module, ty: u32, depth: u32) -> Option<u32> {
     Some(match m.types.get(&ty)? {
         Type::Bool => 1,
         Type::Int { width, .. } | Type::Float { width } => (*width / 32).max(1),
-        Type::Vector { component, count } => count * components(m, *component, depth + 1)?,
-        Type::Matrix { column, columns } => columns * components(m, *column, depth + 1)?,
-        Type::Array { element, len } => (*len)? * components(m, *element, depth + 1)?,
+        Type::Vector { component, count } => {
+            count.checked_mul(components(m, *component, depth + 1)?)?
+        }
+        Type::Matrix { column, columns } => {
+            columns.checked_mul(components(m, *column, depth + 1)?)?
+        }
+        Type::Array { element, len } => (*len)?.checked_mul(components(m, *element, depth + 1)?)?,
         _ => return None,
     })
 }
@@ -183,6 +187,11 @@ pub(crate) fn apply(
             return Err(link_error(format!("`{name}` is named twice")));
         }
         if separate {
+            if i >= MAX_SEPARATE_ATTRIBS {
+                return Err(link_error(format!(
+                    "more than GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS ({MAX_SEPARATE_ATTRIBS}) varyings"
+                )));
+            }
             buffer = i as u32;
             offset = 0;
         }
@@ -201,7 +210,7 @@ pub(crate) fn apply(
                 )));
             }
             match skip {
-                Some(k) => offset += 4 * k,
+                Some(k) => offset = offset.saturating_add(4 * k),
                 None => {
                     buffer += 1;
                     offset = 0;
@@ -276,13 +285,16 @@ pub(crate) fn apply(
             buffer,
             offset,
         });
-        offset += 4 * comps;
+        offset = offset.saturating_add(comps.saturating_mul(4));
         let b = buffer as usize;
         layout.strides[b] = layout.strides[b].max(offset);
         layout.buffers = layout.buffers.max(buffer + 1);
     }
     if !separate {
-        let total: u32 = layout.varyings.iter().map(|v| v.components).sum();
+        let total = layout
+            .varyings
+            .iter()
+            .fold(0u32, |a, v| a.saturating_add(v.components));
         if total > MAX_INTERLEAVED_COMPONENTS {
             return Err(link_error(format!(
                 "{total} components, more than GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS ({MAX_INTERLEAVED_COMPONENTS})"
