@@ -31,3 +31,12 @@ fn captures_interleaved_and_separate() {
         common::xfb::check_captures();
     }
 }
+
+#[test]
+fn geometry_shader_capture() {
+    // SAFETY: as above.
+    unsafe {
+        common::make_context();
+        common::xfb::check_geometry_capture();
+    }
+}

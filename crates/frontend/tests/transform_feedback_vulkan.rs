@@ -15,5 +15,6 @@ fn transform_feedback_on_vulkan() {
         common::xfb::check_link_errors_and_program_queries();
         common::xfb::check_begin_end_errors();
         common::xfb::check_captures();
+        common::xfb::check_geometry_capture();
     }
 }

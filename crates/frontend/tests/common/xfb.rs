@@ -269,3 +269,63 @@ pub unsafe fn check_captures() {
         );
     }
 }
+
+/// A geometry shader's outputs are captured at each EmitVertex: one input
+/// point becomes two captured points, an array element among them.
+pub unsafe fn check_geometry_capture() {
+    const GVS: &str = "#version 150 core
+out float vid;
+void main() { vid = float(gl_VertexID); gl_Position = vec4(0.0); }
+";
+    const GS: &str = "#version 150 core
+layout(points) in;
+layout(points, max_vertices = 2) out;
+in float vid[];
+out vec2 g[2];
+void main() {
+    for (int k = 0; k < 2; k++) {
+        g[0] = vec2(vid[0], float(k));
+        g[1] = vec2(7.0, 8.0);
+        gl_Position = vec4(0.0);
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+";
+    // SAFETY (whole body): a context is current; the strings outlive the
+    // calls.
+    unsafe {
+        vao();
+        common::bind_rgba8_framebuffer(4, 4);
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [
+            (glow::VERTEX_SHADER, GVS),
+            (glow::GEOMETRY_SHADER, GS),
+            (glow::FRAGMENT_SHADER, FS),
+        ] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        let name = CString::new("g[0]").unwrap();
+        let ptrs = [name.as_ptr()];
+        xfb::glTransformFeedbackVaryings(p, 1, ptrs.as_ptr(), glow::INTERLEAVED_ATTRIBS);
+        shaders::glLinkProgram(p);
+        let mut ok = 0;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        assert_eq!(ok, 1, "geometry capture links");
+        shaders::glUseProgram(p);
+        let b = xfb_buffer(64);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b);
+        state::glEnable(glow::RASTERIZER_DISCARD);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 2);
+        xfb::glEndTransformFeedback();
+        state::glDisable(glow::RASTERIZER_DISCARD);
+        common::no_gl_error("geometry capture");
+        assert_eq!(read_f32(b, 8), [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]);
+    }
+}
