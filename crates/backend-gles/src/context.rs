@@ -1554,6 +1554,7 @@ impl GlesBackend {
             }
         }
         cx.bind_draw();
+        cx.xfb_before_draw();
         Some(cx)
     }
 
@@ -2783,6 +2784,59 @@ impl Context for GlesBackend {
         self.multi_draw_ranges(p, blob);
     }
 
+    fn xfb_begin(&mut self, p: &calls::XfbBegin) {
+        let Some(c) = self.cx_state("xfb_begin") else {
+            return;
+        };
+        if c.xfb.begin.is_some() {
+            warn!("xfb_begin: transform feedback already active, ignored");
+            return;
+        }
+        c.xfb = crate::XfbCtx {
+            begin: Some(*p),
+            ..Default::default()
+        };
+    }
+
+    fn xfb_end(&mut self, _p: &calls::XfbEnd) {
+        let Some(cx) = self.cx("xfb_end") else {
+            return;
+        };
+        let x = std::mem::take(&mut cx.ctx.xfb);
+        if x.driver_active {
+            let gl = cx.gl;
+            // SAFETY: the driver's transform feedback is active; its
+            // bindings are released after it ends.
+            unsafe {
+                gl.end_transform_feedback();
+                for i in 0..x.begin.map_or(0, |b| b.count.min(4)) {
+                    gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, i, None);
+                }
+            }
+        }
+        self.check("xfb_end");
+    }
+
+    fn xfb_pause(&mut self, _p: &calls::XfbPause) {
+        let Some(cx) = self.cx("xfb_pause") else {
+            return;
+        };
+        cx.ctx.xfb.paused = true;
+        if cx.ctx.xfb.driver_active && !cx.ctx.xfb.driver_paused {
+            // SAFETY: the driver's transform feedback is active, not paused.
+            unsafe { cx.gl.pause_transform_feedback() };
+            cx.ctx.xfb.driver_paused = true;
+        }
+        self.check("xfb_pause");
+    }
+
+    fn xfb_resume(&mut self, _p: &calls::XfbResume) {
+        // Resumed in the driver at the next draw (with its program bound).
+        if let Some(c) = self.cx_state("xfb_resume") {
+            c.xfb.paused = false;
+        }
+    }
+
     fn dispatch_compute(&mut self, p: &calls::DispatchCompute) {
         if !self.features.gles31 {
             warn!("dispatch_compute: the driver has no compute (GLES 3.1), skipped");
@@ -3147,5 +3201,59 @@ impl GlesBackend {
             }
         }
         self.forget_objects();
+    }
+}
+
+impl Cx<'_> {
+    /// Transform feedback the client began or resumed starts (or resumes)
+    /// in the driver before a draw, with the draw's program bound.
+    fn xfb_before_draw(&mut self) {
+        let Some(b) = self.ctx.xfb.begin else {
+            return;
+        };
+        if self.ctx.xfb.paused {
+            return;
+        }
+        let gl = self.gl;
+        if self.ctx.xfb.driver_active {
+            if self.ctx.xfb.driver_paused {
+                // SAFETY: the driver's transform feedback is active and paused.
+                unsafe { gl.resume_transform_feedback() };
+                self.ctx.xfb.driver_paused = false;
+            }
+            return;
+        }
+        for i in 0..(b.count as usize).min(b.buffers.len()) {
+            let Some((buf, size)) = buffer_of(self.scr, b.buffers[i]) else {
+                warn!(buffer = ?b.buffers[i], index = i, "xfb_begin: no valid buffer; transform feedback not started");
+                self.ctx.xfb.begin = None;
+                return;
+            };
+            let off = b.offsets[i].min(size);
+            let len = match b.sizes[i] {
+                0 => size - off,
+                n => n.min(size - off),
+            };
+            if off > i32::MAX as u64 || len > i32::MAX as u64 || len == 0 {
+                warn!(index = i, off, len, "xfb_begin: buffer range beyond GLES limits or empty; transform feedback not started");
+                self.ctx.xfb.begin = None;
+                return;
+            }
+            // SAFETY: a live buffer, a range inside it.
+            unsafe {
+                gl.bind_buffer_range(
+                    glow::TRANSFORM_FEEDBACK_BUFFER,
+                    i as u32,
+                    Some(buf),
+                    off as i32,
+                    len as i32,
+                )
+            };
+        }
+        // SAFETY: the capturing program is bound (program_setup) and was
+        // linked with its varyings (shader::build_program).
+        unsafe { gl.begin_transform_feedback(b.primitive) };
+        self.ctx.xfb.driver_active = true;
+        self.ctx.xfb.driver_paused = false;
     }
 }

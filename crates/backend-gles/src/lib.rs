@@ -389,6 +389,22 @@ pub(crate) struct Ctx {
     pub images: calls::SetShaderImages,
     pub viewport: calls::SetViewport,
     pub stream: StreamBuf,
+    /// Transform feedback (context.rs `xfb_*`).
+    pub xfb: XfbCtx,
+}
+
+/// Transform feedback of one context between `xfb_begin` and `xfb_end`.
+/// The driver's glBeginTransformFeedback waits for the next draw, which
+/// has the capturing program bound (GLES takes the program current at
+/// begin); pause and resume follow the client's.
+#[derive(Debug, Default)]
+pub(crate) struct XfbCtx {
+    pub begin: Option<calls::XfbBegin>,
+    /// The client paused.
+    pub paused: bool,
+    /// The driver's transform feedback is active / paused.
+    pub driver_active: bool,
+    pub driver_paused: bool,
 }
 
 /// The GLES backend: one native EGL display, a share group of contexts.

@@ -380,6 +380,7 @@ impl Screen for GlesBackend {
             images: Default::default(),
             viewport: Default::default(),
             stream: StreamBuf::default(),
+            xfb: Default::default(),
         };
         match self.ctxs.insert(p.ctx, ctx) {
             Ok(Some(old)) => {

@@ -269,6 +269,140 @@ pub fn widen_1d_texel_fetch_offsets(src: String) -> String {
     out
 }
 
+/// What a stage's SPIR-V captures by transform feedback: the variables
+/// decorated `XfbBuffer`, as (buffer, offset, name), in SPIR-V order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct XfbCaptures {
+    pub outputs: Vec<(u32, u32, String)>,
+}
+
+const OP_NAME: u32 = 5;
+const OP_CAPABILITY: u32 = 17;
+const OP_EXECUTION_MODE: u32 = 16;
+const OP_DECORATE: u32 = 71;
+const CAP_TRANSFORM_FEEDBACK: u32 = 53;
+const MODE_XFB: u32 = 11;
+const DEC_OFFSET: u32 = 35;
+const DEC_XFB_BUFFER: u32 = 36;
+const DEC_XFB_STRIDE: u32 = 37;
+
+fn spirv_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|b| *b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Emulation: ESSL has no `xfb_*` layout qualifiers, so the transform
+/// feedback decorations the frontend puts on the last vertex-processing
+/// stage (`XfbBuffer`, `XfbStride`, `Offset` on variables,
+/// `ExecutionMode Xfb`, `Capability TransformFeedback`) are taken out of
+/// the module before translation and returned as the names to hand to
+/// `glTransformFeedbackVaryings` (SPIRV-Cross keeps the variables' names).
+/// A module without them comes back unchanged.
+pub fn take_xfb(words: &[u32]) -> (std::borrow::Cow<'_, [u32]>, XfbCaptures) {
+    let mut caps = XfbCaptures::default();
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return (words.into(), caps);
+    }
+    let mut names = std::collections::HashMap::new();
+    let mut buffer = std::collections::HashMap::new();
+    let mut offset = std::collections::HashMap::new();
+    let mut order = Vec::new();
+    let mut any = false;
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        let Some(inst) = words.get(i..i + count).filter(|_| count > 0) else {
+            break;
+        };
+        match (opcode, inst.get(1), inst.get(2), inst.get(3)) {
+            (OP_NAME, Some(&id), _, _) => {
+                names.insert(id, spirv_string(&inst[2..]));
+            }
+            (OP_DECORATE, Some(&id), Some(&DEC_XFB_BUFFER), Some(&b)) => {
+                buffer.insert(id, b);
+                order.push(id);
+                any = true;
+            }
+            (OP_DECORATE, Some(&id), Some(&DEC_OFFSET), Some(&o)) => {
+                offset.insert(id, o);
+            }
+            (OP_EXECUTION_MODE, _, Some(&MODE_XFB), _) => any = true,
+            _ => {}
+        }
+        i += count;
+    }
+    if !any {
+        return (words.into(), caps);
+    }
+    for id in order {
+        caps.outputs.push((
+            buffer.get(&id).copied().unwrap_or(0),
+            offset.get(&id).copied().unwrap_or(0),
+            names.get(&id).cloned().unwrap_or_default(),
+        ));
+    }
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..5]);
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        let Some(inst) = words.get(i..i + count).filter(|_| count > 0) else {
+            out.extend_from_slice(&words[i..]);
+            break;
+        };
+        let drop = match opcode {
+            OP_CAPABILITY => inst.get(1) == Some(&CAP_TRANSFORM_FEEDBACK),
+            OP_EXECUTION_MODE => inst.get(2) == Some(&MODE_XFB),
+            OP_DECORATE => {
+                matches!(inst.get(2), Some(&(DEC_XFB_BUFFER | DEC_XFB_STRIDE)))
+                    || (inst.get(2) == Some(&DEC_OFFSET)
+                        && inst.get(1).is_some_and(|id| buffer.contains_key(id)))
+            }
+            _ => false,
+        };
+        if !drop {
+            out.extend_from_slice(inst);
+        }
+        i += count;
+    }
+    (out.into(), caps)
+}
+
+/// `glTransformFeedbackVaryings` arguments for `caps`: GLES 3.2 has no
+/// `gl_NextBuffer`/`gl_SkipComponents*`, so one buffer (interleaved, in
+/// offset order) or one varying per buffer at offset 0 (separate) is what
+/// it can express; another layout keeps buffer 0 only (logged).
+pub fn xfb_varyings(cso: Handle, caps: &XfbCaptures) -> (Vec<String>, u32) {
+    let mut v: Vec<&(u32, u32, String)> = caps.outputs.iter().collect();
+    v.sort_by_key(|(b, o, _)| (*b, *o));
+    let separate = v.len() > 1
+        && v.iter()
+            .enumerate()
+            .all(|(i, (b, o, _))| *b == i as u32 && *o == 0);
+    if separate {
+        return (
+            v.iter().map(|(_, _, n)| n.clone()).collect(),
+            glow::SEPARATE_ATTRIBS,
+        );
+    }
+    if v.iter().any(|(b, _, _)| *b != 0) {
+        warn!(shader = ?cso, "transform feedback: a layout over several buffers with more than one varying in one (gl_NextBuffer) is not expressible on GLES; only buffer 0 is captured");
+    }
+    (
+        v.iter()
+            .filter(|(b, _, _)| *b == 0)
+            .map(|(_, _, n)| n.clone())
+            .collect(),
+        glow::INTERLEAVED_ATTRIBS,
+    )
+}
+
 /// Translate, compile and link. On failure everything is logged (ESSL and
 /// driver log, naming the shader handle) and None is returned.
 /// The fragment shader added to programs that have none (see build_program).
@@ -280,9 +414,14 @@ pub fn build_program(
     stages: &[Option<Vec<u32>>; 6],
 ) -> Option<glow::Program> {
     let mut sources: Vec<(usize, String)> = Vec::new();
+    let mut xfb = XfbCaptures::default();
     for (i, words) in stages.iter().enumerate() {
         let Some(words) = words else { continue };
-        match spirv_to_essl(words) {
+        let (words, captures) = take_xfb(words);
+        if !captures.outputs.is_empty() {
+            xfb = captures;
+        }
+        match spirv_to_essl(&words) {
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
                 let src = widen_1d_texel_fetch_offsets(src);
@@ -337,6 +476,11 @@ pub fn build_program(
             }
             gl.attach_shader(program, sh);
             shaders.push(sh);
+        }
+        if ok && !xfb.outputs.is_empty() {
+            let (names, mode) = xfb_varyings(cso, &xfb);
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            gl.transform_feedback_varyings(program, &refs, mode);
         }
         if ok {
             gl.link_program(program);

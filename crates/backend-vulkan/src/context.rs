@@ -311,6 +311,9 @@ impl VulkanBackend {
         }
         self.gpu.begin_rendering(cmd, &info);
         self.frames.rendering = Some(target);
+        if let Some(x) = self.frames.xfb.as_mut() {
+            x.start(&self.gpu, cmd);
+        }
         Ok(cmd)
     }
 
@@ -4271,7 +4274,87 @@ impl Context for VulkanBackend {
         if let Err(e) = self.do_draw(p, blob) {
             warn!(mode = p.mode, count = p.count, "draw: {e}, skipped");
         }
+        if let Some(x) = &self.frames.xfb {
+            // The captured buffers are busy until this frame completes.
+            for h in x.handles {
+                let _ = self.buffer_use(h);
+            }
+        }
         self.submit_if_busy();
+    }
+
+    fn xfb_begin(&mut self, p: &calls::XfbBegin) {
+        if self.frames.xfb.is_some() {
+            warn!("xfb_begin: transform feedback already active, ignored");
+            return;
+        }
+        if self.gpu.xfb.is_none() {
+            warn!("xfb_begin: the device has no transform feedback, ignored");
+            return;
+        }
+        let count = p.count.min(4);
+        let mut buffers = [vk::Buffer::null(); 4];
+        let mut offsets = [0u64; 4];
+        let mut sizes = [0u64; 4];
+        for i in 0..count as usize {
+            let Some((raw, size)) = self.buffer_use(p.buffers[i]) else {
+                warn!(buffer = ?p.buffers[i], index = i, "xfb_begin: no valid buffer, ignored");
+                return;
+            };
+            let off = p.offsets[i].min(size);
+            buffers[i] = raw.buffer;
+            offsets[i] = off;
+            sizes[i] = match p.sizes[i] {
+                0 => size - off,
+                n => n.min(size - off),
+            };
+        }
+        let counter = match self.gpu.create_buffer(
+            16,
+            vk::BufferUsageFlags::TRANSFORM_FEEDBACK_COUNTER_BUFFER_EXT,
+            false,
+        ) {
+            Ok(b) => b,
+            Err(e) => {
+                warn!("xfb_begin: counter buffer: {e}, ignored");
+                return;
+            }
+        };
+        // Captured from the next rendering instance on (frame.rs XfbRun).
+        self.frames.end_rendering(&self.gpu);
+        self.frames.xfb = Some(crate::frame::XfbRun {
+            count,
+            handles: p.buffers,
+            buffers,
+            offsets,
+            sizes,
+            counter,
+            counters_valid: false,
+            paused: false,
+            recording: false,
+        });
+    }
+
+    fn xfb_end(&mut self, _p: &calls::XfbEnd) {
+        self.frames.end_rendering(&self.gpu);
+        if let Some(x) = self.frames.xfb.take() {
+            self.frames.retire(crate::frame::Garbage::Buffer(x.counter));
+        }
+    }
+
+    fn xfb_pause(&mut self, _p: &calls::XfbPause) {
+        // Ending the instance stores the positions in the counters.
+        self.frames.end_rendering(&self.gpu);
+        if let Some(x) = self.frames.xfb.as_mut() {
+            x.paused = true;
+        }
+    }
+
+    fn xfb_resume(&mut self, _p: &calls::XfbResume) {
+        self.frames.end_rendering(&self.gpu);
+        if let Some(x) = self.frames.xfb.as_mut() {
+            x.paused = false;
+        }
     }
 
     fn blit(&mut self, p: &calls::Blit) {

@@ -46,6 +46,9 @@ pub(crate) struct Features {
     /// counts then too) for GL_PRIMITIVES_GENERATED; it requires
     /// VK_EXT_transform_feedback, enabled with it (no feature used).
     pub prims_generated: bool,
+    /// VK_EXT_transform_feedback's `transformFeedback`: GL transform
+    /// feedback (`xfb_*` calls, context.rs / frame.rs).
+    pub xfb: bool,
     /// VK_EXT_primitive_topology_list_restart: GL restarts list
     /// primitives too (points, lines, triangles and their adjacency
     /// forms), which core Vulkan allows for strips and fans only.
@@ -91,6 +94,8 @@ pub(crate) struct Gpu {
     dr_khr: Option<ash::khr::dynamic_rendering::Device>,
     /// VK_EXT_multi_draw entry points (when `feat.multi_draw`).
     pub multi_draw: Option<ash::ext::multi_draw::Device>,
+    /// VK_EXT_transform_feedback entry points (when `feat.xfb`).
+    pub xfb: Option<ash::ext::transform_feedback::Device>,
     /// Nanoseconds per timestamp tick; None: the queue has no timestamps.
     pub timestamp_period: Option<f64>,
     /// maxMultiDrawCount (0 without VK_EXT_multi_draw).
@@ -286,6 +291,8 @@ impl Gpu {
         let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
         let mut frb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut fpgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default();
+        let mut fxfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
+        let has_xfb = has_ext(&exts, ash::ext::transform_feedback::NAME);
         let mut flr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
         let has_lr = has_ext(&exts, ash::ext::primitive_topology_list_restart::NAME);
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
@@ -333,6 +340,9 @@ impl Gpu {
             if has_pgq {
                 f2 = f2.push_next(&mut fpgq);
             }
+            if has_xfb {
+                f2 = f2.push_next(&mut fxfb);
+            }
             if has_lr {
                 f2 = f2.push_next(&mut flr);
             }
@@ -379,6 +389,7 @@ impl Gpu {
                 && fpgq.primitives_generated_query != 0
                 && fpgq.primitives_generated_query_with_rasterizer_discard != 0,
             list_restart: has_lr && flr.primitive_topology_list_restart != 0,
+            xfb: has_xfb && fxfb.transform_feedback != 0,
             compute: q_compute,
             fragment_stores: core_f.fragment_stores_and_atomics != 0,
             vertex_stores: core_f.vertex_pipeline_stores_and_atomics != 0,
@@ -412,8 +423,10 @@ impl Gpu {
             // Its dependency VK_KHR_external_memory is core in 1.1.
             dev_exts.push(ash::ext::external_memory_host::NAME.as_ptr());
         }
-        if feat.prims_generated {
+        if feat.prims_generated || feat.xfb {
             dev_exts.push(ash::ext::transform_feedback::NAME.as_ptr());
+        }
+        if feat.prims_generated {
             dev_exts.push(ash::ext::primitives_generated_query::NAME.as_ptr());
         }
         if feat.list_restart {
@@ -448,6 +461,9 @@ impl Gpu {
         let mut epgq = vk::PhysicalDevicePrimitivesGeneratedQueryFeaturesEXT::default()
             .primitives_generated_query(true)
             .primitives_generated_query_with_rasterizer_discard(true);
+        let mut exfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
+            .transform_feedback(true)
+            .geometry_streams(false);
         let mut elr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
             .primitive_topology_list_restart(true);
         let prio = [1.0f32];
@@ -484,6 +500,9 @@ impl Gpu {
         if feat.list_restart {
             dci = dci.push_next(&mut elr);
         }
+        if feat.xfb {
+            dci = dci.push_next(&mut exfb);
+        }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.
         let device =
@@ -519,6 +538,9 @@ impl Gpu {
         let multi_draw = feat
             .multi_draw
             .then(|| ash::ext::multi_draw::Device::new(&instance, &device));
+        let xfb = feat
+            .xfb
+            .then(|| ash::ext::transform_feedback::Device::new(&instance, &device));
         let timestamp_period = (ts_bits > 0 && props.limits.timestamp_period > 0.0)
             .then_some(props.limits.timestamp_period as f64);
         let max_multi_draw = if feat.multi_draw {
@@ -568,6 +590,7 @@ impl Gpu {
             host_images,
             dr_khr,
             multi_draw,
+            xfb,
             timestamp_period,
             max_multi_draw,
             pool,

@@ -75,6 +75,7 @@ pub mod gl {
     pub const TIME_ELAPSED: u32 = 0x88BF;
     pub const TIMESTAMP: u32 = 0x8E28;
     pub const PRIMITIVES_GENERATED: u32 = 0x8C87;
+    pub const TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN: u32 = 0x8C88;
     pub const NONE: u32 = 0;
     /// Image-unit access (`set_shader_images`).
     pub const READ_ONLY: u32 = 0x88B8;

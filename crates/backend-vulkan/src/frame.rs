@@ -25,6 +25,92 @@ use tracing::warn;
 use crate::device::{Gpu, RawBuffer};
 use crate::VkError;
 
+/// GL transform feedback between `xfb_begin` and `xfb_end`: Vulkan's
+/// runs only inside a rendering instance, so it is begun after each
+/// instance opens (while not paused) and ended before the instance ends,
+/// the write positions carried across in a counter buffer (one 4-byte
+/// counter per binding).
+pub(crate) struct XfbRun {
+    pub count: u32,
+    /// The client's buffer handles (kept busy by every capturing draw).
+    pub handles: [mgpipe::Handle; 4],
+    pub buffers: [vk::Buffer; 4],
+    pub offsets: [u64; 4],
+    pub sizes: [u64; 4],
+    pub counter: RawBuffer,
+    /// The counters hold positions (an instance captured before).
+    pub counters_valid: bool,
+    pub paused: bool,
+    /// Begun in the open rendering instance.
+    pub recording: bool,
+}
+
+impl XfbRun {
+    const COUNTER_OFFSETS: [u64; 4] = [0, 4, 8, 12];
+
+    /// After a rendering instance began in `cmd`.
+    pub fn start(&mut self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        let Some(x) = gpu.xfb.as_ref() else {
+            return;
+        };
+        if self.paused || self.recording || self.count == 0 {
+            return;
+        }
+        let n = self.count as usize;
+        let counters = [if self.counters_valid {
+            self.counter.buffer
+        } else {
+            vk::Buffer::null()
+        }; 4];
+        // SAFETY: `cmd` is recording inside a rendering instance; the
+        // buffers were created with transform feedback usage and the
+        // ranges lie inside them (context.rs `xfb_begin`); the counter
+        // writes of the last instance are visible (full barrier after it).
+        unsafe {
+            (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                cmd,
+                0,
+                n as u32,
+                self.buffers.as_ptr(),
+                self.offsets.as_ptr(),
+                self.sizes.as_ptr(),
+            );
+            (x.fp().cmd_begin_transform_feedback_ext)(
+                cmd,
+                0,
+                n as u32,
+                counters.as_ptr(),
+                Self::COUNTER_OFFSETS.as_ptr(),
+            );
+        }
+        self.recording = true;
+    }
+
+    /// Before the rendering instance in `cmd` ends.
+    pub fn stop(&mut self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        let Some(x) = gpu.xfb.as_ref() else {
+            return;
+        };
+        if !self.recording {
+            return;
+        }
+        let n = self.count as usize;
+        let counters = [self.counter.buffer; 4];
+        // SAFETY: transform feedback was begun in this instance (start).
+        unsafe {
+            (x.fp().cmd_end_transform_feedback_ext)(
+                cmd,
+                0,
+                n as u32,
+                counters.as_ptr(),
+                Self::COUNTER_OFFSETS.as_ptr(),
+            )
+        };
+        self.recording = false;
+        self.counters_valid = true;
+    }
+}
+
 /// Objects whose destruction waits until the GPU is done with them.
 pub(crate) enum Garbage {
     Buffer(RawBuffer),
@@ -168,6 +254,8 @@ pub(crate) struct Frames {
     garbage: Vec<(u64, Garbage)>,
     /// The rendering instance open in the current command buffer.
     pub rendering: Option<RenderTarget>,
+    /// GL transform feedback (begun in each rendering instance).
+    pub xfb: Option<XfbRun>,
     /// Pipeline bound in the current command buffer.
     pub bound_pipeline: vk::Pipeline,
     /// Draw dynamic state last set in the current command buffer.
@@ -234,10 +322,10 @@ pub(crate) struct Frames {
     /// Draws queued into the recording command buffer.
     pub draws_recorded: u32,
     /// Slots of the segmented queries, by `Segmented` index.
-    pub seg_slots: [SlotPool; 2],
+    pub seg_slots: [SlotPool; 3],
     pub ts_slots: SlotPool,
     /// The active segmented query of each kind, by `Segmented` index.
-    pub active_seg: [Option<ActiveSegmented>; 2],
+    pub active_seg: [Option<ActiveSegmented>; 3],
 }
 
 /// A command buffer holding this many draws is submitted at the next draw
@@ -349,7 +437,7 @@ const MAX_QUERY_SLOTS: u32 = QUERY_POOL_SLOTS * 256;
 /// A slot is reset in the command stream right before each use, so a freed
 /// slot may be handed out again at once.
 pub(crate) struct SlotPool {
-    ty: vk::QueryType,
+    pub ty: vk::QueryType,
     pools: Vec<vk::QueryPool>,
     free: Vec<u32>,
     next: u32,
@@ -425,10 +513,17 @@ pub(crate) enum Segmented {
     Occlusion = 0,
     /// PRIMITIVES_GENERATED (VK_EXT_primitives_generated_query).
     PrimitivesGenerated = 1,
+    /// TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN (VK_EXT_transform_feedback's
+    /// stream query; two values per slot: written, needed).
+    XfbWritten = 2,
 }
 
 impl Segmented {
-    pub const ALL: [Segmented; 2] = [Segmented::Occlusion, Segmented::PrimitivesGenerated];
+    pub const ALL: [Segmented; 3] = [
+        Segmented::Occlusion,
+        Segmented::PrimitivesGenerated,
+        Segmented::XfbWritten,
+    ];
 }
 
 /// The segmented query being counted (see `Segmented`).
@@ -553,6 +648,7 @@ impl Frames {
             fence_wait: FenceWaitPolicy::new(fence_poll),
             garbage: Vec::new(),
             rendering: None,
+            xfb: None,
             bound_pipeline: vk::Pipeline::null(),
             dyn_state: None,
             bound_sets: [(vk::PipelineLayout::null(), vk::DescriptorSet::null());
@@ -577,9 +673,10 @@ impl Frames {
             seg_slots: [
                 SlotPool::new(vk::QueryType::OCCLUSION),
                 SlotPool::new(vk::QueryType::PRIMITIVES_GENERATED_EXT),
+                SlotPool::new(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT),
             ],
             ts_slots: SlotPool::new(vk::QueryType::TIMESTAMP),
-            active_seg: [None, None],
+            active_seg: [None, None, None],
         })
     }
 
@@ -1059,6 +1156,9 @@ impl Frames {
         }
         let cmd = self.frames[self.cur].cmd;
         if self.rendering.take().is_some() {
+            if let Some(x) = self.xfb.as_mut() {
+                x.stop(gpu, cmd);
+            }
             gpu.end_rendering(cmd);
         }
         for k in Segmented::ALL {
@@ -1197,6 +1297,9 @@ impl Frames {
         self.flush_draws(gpu);
         if self.rendering.take().is_some() {
             let cmd = self.frames[self.cur].cmd;
+            if let Some(x) = self.xfb.as_mut() {
+                x.stop(gpu, cmd);
+            }
             gpu.end_rendering(cmd);
             self.full_barrier(gpu, cmd);
         }
@@ -1228,6 +1331,10 @@ impl Frames {
             if let Err(e) = self.submit(gpu) {
                 warn!("final submit failed: {e}");
             }
+        }
+        if let Some(x) = self.xfb.take() {
+            self.garbage
+                .push((self.next_serial, Garbage::Buffer(x.counter)));
         }
         // SAFETY: teardown; waits for all queued work.
         unsafe {

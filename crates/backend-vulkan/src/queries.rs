@@ -11,7 +11,8 @@
 //!   segments the same way (where the device lacks it: logged, reads 0).
 //! - `TIME_ELAPSED`, `glQueryCounter`, `GL_TIMESTAMP`: device timestamps
 //!   (`vkCmdWriteTimestamp`) scaled by `timestampPeriod` to nanoseconds.
-//! - Transform feedback counts: not supported (logged; the result reads 0).
+//! - `TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN`: VK_EXT_transform_feedback's
+//!   stream query (stream 0), counted in segments too.
 //! - `glGetTexImage`: image -> read-back buffer copies, converted like
 //!   `read_pixels`.
 
@@ -56,6 +57,9 @@ impl VulkanBackend {
             }
             gl::PRIMITIVES_GENERATED if self.gpu.feat.prims_generated => {
                 Some(Segmented::PrimitivesGenerated)
+            }
+            gl::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN if self.gpu.feat.xfb => {
+                Some(Segmented::XfbWritten)
             }
             _ => None,
         }
@@ -120,6 +124,22 @@ impl VulkanBackend {
         for &s in slots {
             let (pool, idx) = pools.at(s)?;
             let mut v = [0u64; 1];
+            if pools.ty == vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT {
+                // Two values per query: primitives written, then needed.
+                let mut w = [[0u64; 2]; 1];
+                // SAFETY: as below, with the stream query's two values.
+                unsafe {
+                    self.gpu.device.get_query_pool_results(
+                        pool,
+                        idx,
+                        &mut w,
+                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                    )
+                }
+                .ok()?;
+                out.push(w[0][0]);
+                continue;
+            }
             // SAFETY: the slot's submission completed (callers waited), so
             // the result is available; one 64-bit value per query.
             unsafe {
@@ -329,7 +349,12 @@ impl VulkanBackend {
                 .slot_values(&self.frames.seg_slots[k as usize], &e.seg)
                 .unwrap_or_default();
             let sum = v.iter().fold(0u64, |a, &b| a.saturating_add(b));
-            if matches!(target, gl::SAMPLES_PASSED | gl::PRIMITIVES_GENERATED) {
+            if matches!(
+                target,
+                gl::SAMPLES_PASSED
+                    | gl::PRIMITIVES_GENERATED
+                    | gl::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+            ) {
                 sum
             } else {
                 (sum != 0) as u64

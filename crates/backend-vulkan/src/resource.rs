@@ -632,7 +632,12 @@ impl VulkanBackend {
             | vk::BufferUsageFlags::INDEX_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::INDIRECT_BUFFER;
+            | vk::BufferUsageFlags::INDIRECT_BUFFER
+            | if self.gpu.feat.xfb {
+                vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT
+            } else {
+                vk::BufferUsageFlags::empty()
+            };
         let raw = self.gpu.create_buffer_in(size, usage, false, true)?;
         let init = &init[..init.len().min(raw.size as usize)];
         if !raw.ptr.is_null() {

@@ -178,6 +178,12 @@ impl VulkanBackend {
         if self.gpu.feat.compute {
             set(O::DispatchCompute as usize);
         }
+        // Transform feedback (VK_EXT_transform_feedback; frame.rs XfbRun).
+        if self.gpu.feat.xfb {
+            for o in [O::XfbBegin, O::XfbEnd, O::XfbPause, O::XfbResume] {
+                set(o as usize);
+            }
+        }
         if self.gpu.timestamp_period.is_some() {
             set(O::QueryCounter as usize);
             set(O::Timestamp as usize);

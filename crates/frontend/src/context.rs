@@ -482,6 +482,11 @@ pub struct ProgramObj {
     /// as any other.
     pub binary_retrievable_hint: bool,
     pub separable: bool,
+    /// `glTransformFeedbackVaryings` (applied at the next link).
+    pub xfb_varyings: Vec<String>,
+    /// GL_INTERLEAVED_ATTRIBS or GL_SEPARATE_ATTRIBS (0 = never set:
+    /// interleaved).
+    pub xfb_mode: u32,
 }
 
 /// Shaders and programs share one GL name space. Programs are few and long
@@ -514,6 +519,20 @@ pub struct IndexedBuffer {
     pub buffer: u32,
     pub offset: u64,
     pub size: u64,
+}
+
+/// Transform feedback state of a context (GL 3.0 §2.15, one implicit
+/// transform feedback object).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct XfbState {
+    /// The indexed GL_TRANSFORM_FEEDBACK_BUFFER bindings.
+    pub bindings: [IndexedBuffer; crate::gl::xfb::MAX_XFB_BUFFERS],
+    pub active: bool,
+    pub paused: bool,
+    /// GL_POINTS, GL_LINES or GL_TRIANGLES while active.
+    pub primitive: u32,
+    /// The program that was current at glBeginTransformFeedback.
+    pub program: u32,
 }
 
 /// Objects shared between contexts of one share group.
@@ -758,6 +777,8 @@ pub struct GlState {
     pub queries: NameMap<Option<QueryObj>>,
     /// Active query per target.
     pub active_queries: HashMap<u32, u32>,
+    /// Transform feedback (`gl::xfb`).
+    pub xfb: XfbState,
     pub next_name: u32,
     /// Draw buffers and read buffer of the default framebuffer.
     pub default_draw_buffer: u32,
@@ -946,6 +967,7 @@ impl GlState {
             fbos: NameMap::default(),
             queries: NameMap::default(),
             active_queries: HashMap::default(),
+            xfb: XfbState::default(),
             next_name: 0,
             default_draw_buffer: glow::BACK,
             default_read_buffer: glow::BACK,

@@ -189,7 +189,11 @@ pub unsafe extern "C" fn glDeleteBuffers(n: i32, names: *const u32) {
                     *b = 0;
                 }
             }
-            for ib in s.uniform_bindings.iter_mut() {
+            for ib in s
+                .uniform_bindings
+                .iter_mut()
+                .chain(s.xfb.bindings.iter_mut())
+            {
                 if ib.buffer == name {
                     *ib = Default::default();
                 }
@@ -274,8 +278,16 @@ fn bind_range(
             }
         }
         glow::TRANSFORM_FEEDBACK_BUFFER => {
-            if index >= 4 {
+            if index as usize >= super::xfb::MAX_XFB_BUFFERS {
                 gl_err!(gl, glow::INVALID_VALUE);
+            }
+            // GL 4.6 §13.3.2: offset and size multiples of 4.
+            if ranged && name != 0 && (offset & 3 != 0 || size & 3 != 0) {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            // The bindings of active transform feedback are fixed.
+            if gl.st.xfb.active {
+                gl_err!(gl, glow::INVALID_OPERATION);
             }
         }
         glow::SHADER_STORAGE_BUFFER | glow::ATOMIC_COUNTER_BUFFER => {}
@@ -318,9 +330,11 @@ fn bind_range(
         gl.st.uniform_points_dirty |= 1 << index;
     } else {
         gl.st.transform_feedback_buffer = name;
-        super::log_once("xfb", || {
-            "transform feedback buffers are tracked but not emulated yet".into()
-        });
+        gl.st.xfb.bindings[index as usize] = crate::context::IndexedBuffer {
+            buffer: name,
+            offset: if ranged { offset as u64 } else { 0 },
+            size: if ranged { size as u64 } else { 0 },
+        };
     }
 }
 
@@ -423,6 +437,11 @@ pub(crate) fn buffer_data(gl: &mut Gl, sel: BufSel, size: isize, bytes: &[u8], u
         Ok(n) => n,
         Err(e) => gl_err!(gl, e),
     };
+    // Storage that active transform feedback writes stays put (the
+    // backend's driver refuses to respecify it, GLES 3.2 §13.3).
+    if super::xfb::buffer_busy(gl, name) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     if size > i32::MAX as isize {
         gl_err!(gl, glow::OUT_OF_MEMORY);
     }
@@ -721,6 +740,11 @@ pub(crate) fn map_range(
             return std::ptr::null_mut();
         }
     };
+    // A buffer active transform feedback writes cannot be mapped.
+    if super::xfb::buffer_busy(gl, name) {
+        gl.st.set_error(glow::INVALID_OPERATION);
+        return std::ptr::null_mut();
+    }
     let Some(Some(buf)) = gl.sh.buffers.get(&name) else {
         return std::ptr::null_mut();
     };

@@ -48,6 +48,19 @@ fn index_size(ty: u32) -> Option<u32> {
     }
 }
 
+/// GL_RASTERIZER_DISCARD makes a draw invisible: it is dropped here unless
+/// something counts or captures its primitives (transform feedback, a
+/// GL_PRIMITIVES_GENERATED query), for which the backend draws with
+/// rasterization discarded.
+pub(super) fn discards_draw(gl: &Gl) -> bool {
+    gl.st.rasterizer_discard
+        && !super::xfb::active_unpaused(gl)
+        && !gl
+            .st
+            .active_queries
+            .contains_key(&glow::PRIMITIVES_GENERATED)
+}
+
 /// Publish the batch every this many draws, so a server thread starts on a
 /// frame while the application is still recording it (a validate point).
 const PUBLISH_EVERY_DRAWS: u32 = 64;
@@ -245,7 +258,7 @@ pub(super) fn emit_draw(
     base_vertex: i32,
     base_instance: u32,
 ) {
-    if count == 0 || instances == 0 || gl.st.rasterizer_discard {
+    if count == 0 || instances == 0 || discards_draw(gl) {
         return;
     }
     if isize_ != 0 && gl.st.restart_rewrite {

@@ -921,6 +921,8 @@ mod tests {
                 (crate::shader::Stage::Fragment, fs.as_str()),
             ];
             let p = crate::shader::link(&crate::shader::LinkInput {
+                xfb_varyings: &[],
+                xfb_mode: 0,
                 shaders: &shaders,
                 attrib_bindings: &[],
                 frag_data_bindings: &[],

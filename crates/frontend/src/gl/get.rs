@@ -51,6 +51,12 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         CAPS_FEATURE_FLOAT64 => &FLOAT64_EXTENSIONS[..1],
         _ => &[],
     };
+    // Transform feedback where the backend captures (`gl::xfb`).
+    let xfb: &[&CStr] = if caps.implements(mgpipe::Opcode::XfbBegin as u16) {
+        &[c"GL_EXT_transform_feedback"]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -60,6 +66,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .iter()
         .chain(compute)
         .chain(float64)
+        .chain(xfb)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -835,11 +842,15 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
             glow::TRANSFORM_FEEDBACK_BUFFER_BINDING
             | glow::TRANSFORM_FEEDBACK_BUFFER_START
             | glow::TRANSFORM_FEEDBACK_BUFFER_SIZE => {
-                if index >= 4 {
+                let Some(bnd) = s.xfb.bindings.get(index as usize) else {
                     gl.st.set_error(glow::INVALID_VALUE);
                     return None;
+                };
+                match pname {
+                    glow::TRANSFORM_FEEDBACK_BUFFER_BINDING => Vals::E(vec![bnd.buffer as i64]),
+                    glow::TRANSFORM_FEEDBACK_BUFFER_START => Vals::I(vec![bnd.offset as i64]),
+                    _ => Vals::I(vec![bnd.size as i64]),
                 }
-                Vals::I(vec![0])
             }
             glow::BLEND => {
                 if index as usize >= MAX_DRAW_BUFFERS {

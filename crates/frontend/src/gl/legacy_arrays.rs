@@ -136,6 +136,18 @@ pub(super) fn client_state(gl: &Gl, cap: u32) -> Option<bool> {
     Some(ff_arrays(gl).is_some_and(|a| a[slot].enabled))
 }
 
+/// glEnable/glDisable of a client array cap in a compatibility context,
+/// taken as glEnableClientState/glDisableClientState (as Mesa does; old
+/// programs and tests rely on it). False: not such a cap here.
+pub(super) fn enable_as_client_state(gl: &mut Gl, cap: u32, on: bool) -> bool {
+    if gl.st.is_core() || client_state_slot(gl, cap).is_none() {
+        return false;
+    }
+    set_client_state(gl, cap, on);
+    gl.st.dirty |= DIRTY_VERTEX;
+    true
+}
+
 fn set_client_state(gl: &mut Gl, cap: u32, on: bool) {
     if gl.st.is_core() {
         gl_err!(gl, glow::INVALID_OPERATION);

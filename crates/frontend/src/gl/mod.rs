@@ -38,6 +38,7 @@ pub mod sync;
 pub mod textures;
 pub mod validate;
 pub mod vertex;
+pub mod xfb;
 
 pub use attrib_values::*;
 pub use buffers::*;
@@ -75,6 +76,7 @@ pub use state::*;
 pub use sync::*;
 pub use textures::*;
 pub use vertex::*;
+pub use xfb::*;
 
 static LOGGED: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
 

@@ -577,6 +577,15 @@ pub unsafe extern "C" fn glProgramParameteri(program: u32, pname: u32, value: i3
 /// The vertex stage of a compatibility-profile program that has none:
 /// fixed-function transform, colours and texture coordinates passed
 /// through (no lighting, no texgen).
+/// The fragment shader of a compatibility program that has none but
+/// writes `gl_FrontColor` (see `link_program`).
+const FIXED_FUNCTION_FS: &str = "#version 110
+void main()
+{
+    gl_FragColor = gl_Color;
+}
+";
+
 const FIXED_FUNCTION_VS: &str = "#version 110
 void main()
 {
@@ -602,6 +611,11 @@ pub unsafe extern "C" fn glLinkProgram(program: u32) {
 
 /// glLinkProgram's work (also the fixed-function programs').
 pub(crate) fn link_program(gl: &mut Gl, program: u32) {
+    // GL 4.6 §7.3: relinking the program transform feedback captures
+    // with is an error while it is active.
+    if gl.st.xfb.active && gl.st.xfb.program == program {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     {
         let p = match program_mut(gl, program) {
             Ok(p) => p,
@@ -610,6 +624,8 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         let shader_names = p.shaders.clone();
         let attribs = p.attrib_bindings.clone();
         let frags = p.frag_data_bindings.clone();
+        let xfb_varyings = p.xfb_varyings.clone();
+        let xfb_mode = p.xfb_mode;
         let mut sources: Vec<(shader::Stage, String)> = Vec::new();
         let mut log = String::new();
         for s in &shader_names {
@@ -632,6 +648,22 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         {
             sources.push((shader::Stage::Vertex, FIXED_FUNCTION_VS.to_owned()));
         }
+        // Likewise a program without a fragment shader whose vertex
+        // processing writes `gl_FrontColor` runs fixed-function fragment
+        // processing (§11.1 again): here its untextured part, the
+        // interpolated primary colour (the texture environment is not
+        // applied).
+        let has = |st: shader::Stage| sources.iter().any(|(s, _)| *s == st);
+        if !gl.st.is_core()
+            && !has(shader::Stage::Fragment)
+            && !has(shader::Stage::Compute)
+            && sources.iter().any(|(s, t)| {
+                matches!(s, shader::Stage::Vertex | shader::Stage::Geometry)
+                    && t.contains("gl_FrontColor")
+            })
+        {
+            sources.push((shader::Stage::Fragment, FIXED_FUNCTION_FS.to_owned()));
+        }
         let result = if !log.is_empty() {
             Err(log)
         } else if sources.is_empty() {
@@ -643,6 +675,8 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 shaders: &refs,
                 attrib_bindings: &attribs,
                 frag_data_bindings: &frags,
+                xfb_varyings: &xfb_varyings,
+                xfb_mode,
             })
             .and_then(|prog| {
                 // Doubles reach only a backend that has them (GLES has no
@@ -827,6 +861,11 @@ pub unsafe extern "C" fn glUseProgram(program: u32) {
         if gl.st.ff.immediate.is_some() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
+        // GL 4.6 §13.3: not while transform feedback is active and not
+        // paused.
+        if super::xfb::active_unpaused(gl) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
         if program != 0 {
             match program_mut(gl, program) {
                 Ok(p) => {
@@ -911,8 +950,9 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             glow::ACTIVE_UNIFORM_BLOCK_MAX_NAME_LENGTH => l
                 .map(|l| max_name(&mut l.prog.blocks.iter().map(|b| b.name.len())))
                 .unwrap_or(0),
-            glow::TRANSFORM_FEEDBACK_BUFFER_MODE => glow::INTERLEAVED_ATTRIBS as i32,
-            glow::TRANSFORM_FEEDBACK_VARYINGS | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => 0,
+            glow::TRANSFORM_FEEDBACK_BUFFER_MODE
+            | glow::TRANSFORM_FEEDBACK_VARYINGS
+            | glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH => super::xfb::program_query(p, pname),
             glow::PROGRAM_BINARY_RETRIEVABLE_HINT => p.binary_retrievable_hint as i32,
             glow::PROGRAM_SEPARABLE => p.separable as i32,
             glow::PROGRAM_BINARY_LENGTH => 0,

@@ -156,7 +156,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
 #[no_mangle]
 pub unsafe extern "C" fn glEnable(cap: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !set_cap(gl, cap, true) {
+        if !set_cap(gl, cap, true) && !super::legacy_arrays::enable_as_client_state(gl, cap, true) {
             gl.st.set_error(glow::INVALID_ENUM);
         }
     })
@@ -165,7 +165,8 @@ pub unsafe extern "C" fn glEnable(cap: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glDisable(cap: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !set_cap(gl, cap, false) {
+        if !set_cap(gl, cap, false) && !super::legacy_arrays::enable_as_client_state(gl, cap, false)
+        {
             gl.st.set_error(glow::INVALID_ENUM);
         }
     })

@@ -1317,6 +1317,11 @@ impl Gl<'_> {
         if self.st.vao == 0 && self.st.is_core() {
             return Err(glow::INVALID_OPERATION);
         }
+        // GL 4.6 §13.3.1: while transform feedback is active the draw's
+        // primitives must be of its primitive type.
+        if self.st.xfb.active && !crate::gl::xfb::draw_mode_allowed(self, mode) {
+            return Err(glow::INVALID_OPERATION);
+        }
         self.emit_draw_state()?;
         // GL 4.6 §11.3.1: a geometry shader takes only the draw modes of
         // its input primitive (checked after the program was resolved,

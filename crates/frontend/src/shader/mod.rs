@@ -60,6 +60,7 @@ mod initializers;
 mod prepass;
 mod reflect;
 mod spirv;
+pub mod xfb;
 
 #[cfg(test)]
 mod tests;
@@ -124,6 +125,9 @@ pub struct LinkInput<'a> {
     pub attrib_bindings: &'a [(String, u32)],
     /// `glBindFragDataLocation` state (name, color number).
     pub frag_data_bindings: &'a [(String, u32)],
+    /// `glTransformFeedbackVaryings` state: names and buffer mode.
+    pub xfb_varyings: &'a [String],
+    pub xfb_mode: u32,
 }
 
 /// An active vertex input or fragment output.
@@ -257,6 +261,8 @@ pub struct LinkedProgram {
     /// Initial default-block bytes from GLSL uniform initializers:
     /// (byte offset, bytes), applied over zeros at link (`initializers`).
     pub initial_values: Vec<(u32, Vec<u8>)>,
+    /// Transform feedback capture layout (empty without varyings).
+    pub xfb: xfb::XfbLayout,
 }
 
 /// Fixed-function vertex array slots (compatibility profile): the arrays
@@ -864,9 +870,29 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             });
         }
     }
+    // The last vertex-processing stage captures the transform feedback
+    // varyings.
+    out.xfb.mode = input.xfb_mode;
+    let last_vertex = stages
+        .iter()
+        .filter(|sm| matches!(sm.stage, Stage::Vertex | Stage::TessEval | Stage::Geometry))
+        .map(|sm| sm.stage.index())
+        .max();
     for sm in stages {
+        let mut module = sm.module;
+        if !input.xfb_varyings.is_empty() && Some(sm.stage.index()) == last_vertex {
+            let (m, layout) = xfb::apply(
+                module,
+                sm.stage == Stage::Geometry,
+                input.xfb_varyings,
+                input.xfb_mode,
+                &renames,
+            )?;
+            module = m;
+            out.xfb = layout;
+        }
         // After reflection, which reports rectangle samplers as such.
-        let module = spirv::lower_rect_images(sm.module)?;
+        let module = spirv::lower_rect_images(module)?;
         let module = spirv::flatten_resource_arrays(module)?;
         out.stage_spirv[sm.stage.index()] = Some(module.words);
     }

@@ -141,7 +141,7 @@ fn is_struct(m: &Module, ty: u32) -> bool {
 }
 
 /// Locations a type consumes as a shader input/output.
-fn location_count(m: &Module, ty: u32) -> u32 {
+pub(crate) fn location_count(m: &Module, ty: u32) -> u32 {
     match m.types.get(&ty) {
         Some(Type::Vector { component, count }) => {
             let wide = matches!(

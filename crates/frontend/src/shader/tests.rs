@@ -63,6 +63,8 @@ fn to_essl(words: &[u32]) -> String {
 fn link_vs_fs(vs: &str, fs: &str, attribs: &[(String, u32)]) -> Result<LinkedProgram, String> {
     let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
     link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: attribs,
         frag_data_bindings: &[],
@@ -376,6 +378,8 @@ fn explicit_locations_and_frag_data_binding() {
     let frag = vec![("a".to_owned(), 1u32), ("b".to_owned(), 0u32)];
     let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
     let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &attribs,
         frag_data_bindings: &frag,
@@ -414,6 +418,8 @@ fn bad_inputs_do_not_panic() {
     let junk: String = (0u8..=255).map(|b| b as char).collect();
     assert!(compile(Stage::Fragment, &junk).is_err());
     assert!(link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &[],
         attrib_bindings: &[],
         frag_data_bindings: &[]
@@ -430,6 +436,8 @@ fn bad_inputs_do_not_panic() {
         ),
     ];
     assert!(link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[]
@@ -496,6 +504,8 @@ void main() { o = vec4(g_n * g_w, only_fs.x); }
         (Stage::Fragment, fs),
     ];
     let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
@@ -547,6 +557,8 @@ fn compute_program() {
     let cs = "#version 430\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 3) buffer Data { float v[]; };\nuniform float k;\nlayout(binding = 5) uniform sampler2D s;\nlayout(std140, binding = 2) uniform P { vec4 q; } ps[2];\nvoid main() { v[gl_GlobalInvocationID.x] *= k * texelFetch(s, ivec2(0), 0).x * ps[1].q.x; }\n";
     let shaders = [(Stage::Compute, cs)];
     let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
@@ -575,6 +587,8 @@ fn compute_images_storage_and_counters() {
     let cs = "#version 330\n#extension GL_ARB_compute_shader: require\n#extension GL_ARB_shader_image_load_store: require\nlayout(local_size_x = 2, local_size_y = 3) in;\nlayout(rgba8) writeonly uniform image2D a;\nlayout(r32ui, binding = 4) uniform uimage2D b[2];\nvoid main() { imageStore(a, ivec2(0), vec4(1.0)); imageStore(b[1], ivec2(0), uvec4(imageLoad(b[0], ivec2(1)).x)); }\n";
     let shaders = [(Stage::Compute, cs)];
     let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
@@ -663,6 +677,8 @@ fn geometry_layout_and_block_references() {
         ),
     ];
     let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
@@ -700,6 +716,8 @@ fn link_with_gs(gs: &str) -> Result<LinkedProgram, String> {
         (Stage::Fragment, STREAM_FS),
     ];
     link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
@@ -903,6 +921,8 @@ fn global_initializers_must_agree_across_shaders_of_a_stage() {
             (Stage::Fragment, fs),
         ];
         link(&LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
             shaders: &shaders,
             attrib_bindings: &[],
             frag_data_bindings: &[],
@@ -928,6 +948,8 @@ fn frag_coord_redeclarations_must_agree() {
             (Stage::Fragment, fs2.as_str()),
         ];
         link(&LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
             shaders: &shaders,
             attrib_bindings: &[],
             frag_data_bindings: &[],

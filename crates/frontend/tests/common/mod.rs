@@ -4,6 +4,8 @@
 
 use std::ffi::CString;
 
+pub mod xfb;
+
 use mobilegl::egl::consts::*;
 use mobilegl::egl::{self, EGLConfig};
 use mobilegl::gl::{

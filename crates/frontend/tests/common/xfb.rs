@@ -1,0 +1,331 @@
+//! Transform feedback checks shared by `transform_feedback.rs` (GLES
+//! backend) and `transform_feedback_vulkan.rs`: varyings at link, program
+//! queries, indexed bindings, begin/end/pause/resume errors, and captured
+//! values read back. Each expects a current context.
+#![allow(dead_code)]
+
+use std::ffi::CString;
+
+use mobilegl::gl::{buffers, draw, get, shaders, state, vertex, xfb};
+
+use super as common;
+
+const VS: &str = "#version 330 core
+out vec4 v;
+flat out int id;
+void main() {
+    v = vec4(float(gl_VertexID), 1.0, 2.0, 3.0);
+    id = gl_VertexID * 10;
+    gl_Position = vec4(0.5, 0.25, 0.0, 1.0);
+}
+";
+const FS: &str = "#version 330 core
+out vec4 o;
+void main() { o = vec4(1.0); }
+";
+
+/// A program of VS/FS capturing `names` in `mode` (and whether it linked).
+unsafe fn xfb_program(names: &[&str], mode: u32) -> (u32, bool) {
+    // SAFETY (whole body): a context is current; the strings outlive the
+    // calls.
+    unsafe {
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        let cs: Vec<CString> = names.iter().map(|n| CString::new(*n).unwrap()).collect();
+        let ptrs: Vec<*const std::ffi::c_char> = cs.iter().map(|c| c.as_ptr()).collect();
+        xfb::glTransformFeedbackVaryings(p, ptrs.len() as i32, ptrs.as_ptr(), mode);
+        common::no_gl_error("glTransformFeedbackVaryings");
+        shaders::glLinkProgram(p);
+        let mut ok = 0;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        (p, ok == 1)
+    }
+}
+
+unsafe fn vao() {
+    let mut vao = 0;
+    // SAFETY: a context is current.
+    unsafe {
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+    }
+}
+
+/// `n` bytes of zeros in a new buffer bound to GL_TRANSFORM_FEEDBACK_BUFFER.
+unsafe fn xfb_buffer(n: usize) -> u32 {
+    // SAFETY: a context is current.
+    unsafe { common::buffer_with(glow::TRANSFORM_FEEDBACK_BUFFER, &vec![0u8; n]) }
+}
+
+unsafe fn read_f32(buf: u32, n: usize) -> Vec<f32> {
+    let mut out = vec![0f32; n];
+    // SAFETY: a context is current; `out` holds `n` floats.
+    unsafe {
+        buffers::glBindBuffer(glow::COPY_READ_BUFFER, buf);
+        buffers::glGetBufferSubData(
+            glow::COPY_READ_BUFFER,
+            0,
+            (n * 4) as isize,
+            out.as_mut_ptr().cast(),
+        );
+    }
+    common::no_gl_error("glGetBufferSubData");
+    out
+}
+
+/// glTransformFeedbackVaryings errors, link errors, program queries.
+pub unsafe fn check_link_errors_and_program_queries() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        let p = shaders::glCreateProgram();
+        let name = CString::new("v").unwrap();
+        let ptrs = [name.as_ptr(); 5];
+        xfb::glTransformFeedbackVaryings(p, 1, ptrs.as_ptr(), glow::TRIANGLES);
+        common::expect_error("bad buffer mode", glow::INVALID_ENUM);
+        xfb::glTransformFeedbackVaryings(p, 5, ptrs.as_ptr(), glow::SEPARATE_ATTRIBS);
+        common::expect_error("5 separate attribs", glow::INVALID_VALUE);
+        xfb::glTransformFeedbackVaryings(p, -1, ptrs.as_ptr(), glow::INTERLEAVED_ATTRIBS);
+        common::expect_error("negative count", glow::INVALID_VALUE);
+        xfb::glTransformFeedbackVaryings(0xdead, 1, ptrs.as_ptr(), glow::INTERLEAVED_ATTRIBS);
+        common::expect_error("not a program", glow::INVALID_VALUE);
+
+        let (_, ok) = xfb_program(&["nope"], glow::INTERLEAVED_ATTRIBS);
+        assert!(!ok, "an unknown varying fails to link");
+        let (_, ok) = xfb_program(&["v", "v"], glow::INTERLEAVED_ATTRIBS);
+        assert!(!ok, "a varying named twice fails to link");
+        let (_, ok) = xfb_program(&["gl_Position", "v"], glow::SEPARATE_ATTRIBS);
+        assert!(ok, "two separate vec4 captures link");
+
+        let (p, ok) = xfb_program(&["v", "id", "gl_Position"], glow::INTERLEAVED_ATTRIBS);
+        assert!(ok);
+        let q = |pname| {
+            let mut v = -1;
+            shaders::glGetProgramiv(p, pname, &mut v);
+            v
+        };
+        assert_eq!(q(glow::TRANSFORM_FEEDBACK_VARYINGS), 3);
+        assert_eq!(
+            q(glow::TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH),
+            "gl_Position".len() as i32 + 1
+        );
+        assert_eq!(
+            q(glow::TRANSFORM_FEEDBACK_BUFFER_MODE),
+            glow::INTERLEAVED_ATTRIBS as i32
+        );
+        let mut buf = [0i8; 32];
+        let (mut len, mut size, mut ty) = (0, 0, 0);
+        xfb::glGetTransformFeedbackVarying(
+            p,
+            1,
+            32,
+            &mut len,
+            &mut size,
+            &mut ty,
+            buf.as_mut_ptr(),
+        );
+        common::no_gl_error("glGetTransformFeedbackVarying");
+        assert_eq!((len, size, ty), (2, 1, glow::INT));
+        xfb::glGetTransformFeedbackVarying(
+            p,
+            3,
+            32,
+            &mut len,
+            &mut size,
+            &mut ty,
+            buf.as_mut_ptr(),
+        );
+        common::expect_error("varying index past the end", glow::INVALID_VALUE);
+    }
+}
+
+/// Begin/End/Pause/Resume and binding errors.
+pub unsafe fn check_begin_end_errors() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        vao();
+        common::bind_rgba8_framebuffer(4, 4);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        common::expect_error("no program", glow::INVALID_OPERATION);
+        let plain = common::link_program(VS, FS);
+        shaders::glUseProgram(plain);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        common::expect_error("program without varyings", glow::INVALID_OPERATION);
+
+        let (p, ok) = xfb_program(&["v", "gl_Position"], glow::SEPARATE_ATTRIBS);
+        assert!(ok);
+        shaders::glUseProgram(p);
+        xfb::glBeginTransformFeedback(glow::TRIANGLE_STRIP);
+        common::expect_error("bad primitive", glow::INVALID_ENUM);
+        let b0 = xfb_buffer(256);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b0);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        common::expect_error("binding 1 has no buffer", glow::INVALID_OPERATION);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 4, b0);
+        common::expect_error("index 4", glow::INVALID_VALUE);
+        buffers::glBindBufferRange(glow::TRANSFORM_FEEDBACK_BUFFER, 1, b0, 2, 64);
+        common::expect_error("offset not a multiple of 4", glow::INVALID_VALUE);
+        buffers::glBindBufferRange(glow::TRANSFORM_FEEDBACK_BUFFER, 1, b0, 128, 64);
+        common::no_gl_error("glBindBufferRange");
+        let mut v = [0i64; 1];
+        get::glGetInteger64i_v(glow::TRANSFORM_FEEDBACK_BUFFER_START, 1, v.as_mut_ptr());
+        assert_eq!(v[0], 128);
+        get::glGetInteger64i_v(glow::TRANSFORM_FEEDBACK_BUFFER_SIZE, 1, v.as_mut_ptr());
+        assert_eq!(v[0], 64);
+        let mut b = [0i32; 1];
+        get::glGetIntegeri_v(glow::TRANSFORM_FEEDBACK_BUFFER_BINDING, 0, b.as_mut_ptr());
+        assert_eq!(b[0] as u32, b0);
+
+        xfb::glEndTransformFeedback();
+        common::expect_error("end while inactive", glow::INVALID_OPERATION);
+        xfb::glPauseTransformFeedback();
+        common::expect_error("pause while inactive", glow::INVALID_OPERATION);
+
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        common::no_gl_error("glBeginTransformFeedback");
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        common::expect_error("begin while active", glow::INVALID_OPERATION);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        common::expect_error("draw mode mismatch", glow::INVALID_OPERATION);
+        shaders::glUseProgram(plain);
+        common::expect_error("glUseProgram while active", glow::INVALID_OPERATION);
+        shaders::glLinkProgram(p);
+        common::expect_error("relink while active", glow::INVALID_OPERATION);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b0);
+        common::expect_error("rebinding while active", glow::INVALID_OPERATION);
+        buffers::glBindBuffer(glow::ARRAY_BUFFER, b0);
+        let ptr = buffers::glMapBufferRange(glow::ARRAY_BUFFER, 0, 16, glow::MAP_READ_BIT);
+        assert!(ptr.is_null());
+        common::expect_error("mapping a captured buffer", glow::INVALID_OPERATION);
+        xfb::glResumeTransformFeedback();
+        common::expect_error("resume while not paused", glow::INVALID_OPERATION);
+        xfb::glPauseTransformFeedback();
+        common::no_gl_error("pause");
+        shaders::glUseProgram(plain);
+        common::no_gl_error("glUseProgram while paused");
+        xfb::glResumeTransformFeedback();
+        common::expect_error("resume with another program", glow::INVALID_OPERATION);
+        shaders::glUseProgram(p);
+        xfb::glResumeTransformFeedback();
+        common::no_gl_error("resume");
+        xfb::glEndTransformFeedback();
+        common::no_gl_error("end");
+    }
+}
+
+/// Interleaved and separate captures read back.
+pub unsafe fn check_captures() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        vao();
+        common::bind_rgba8_framebuffer(4, 4);
+        state::glEnable(glow::RASTERIZER_DISCARD);
+
+        // Interleaved: v (4 floats), id (1 int), gl_Position (4) = 36 bytes.
+        let (p, ok) = xfb_program(&["v", "id", "gl_Position"], glow::INTERLEAVED_ATTRIBS);
+        assert!(ok);
+        shaders::glUseProgram(p);
+        let b = xfb_buffer(36 * 4);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 3);
+        xfb::glEndTransformFeedback();
+        common::no_gl_error("interleaved capture");
+        let got = read_f32(b, 27);
+        for vtx in 0..3 {
+            let r = &got[vtx * 9..vtx * 9 + 9];
+            assert_eq!(&r[..4], &[vtx as f32, 1.0, 2.0, 3.0], "v of vertex {vtx}");
+            assert_eq!(r[4].to_bits(), vtx as u32 * 10, "id of vertex {vtx}");
+            assert_eq!(
+                &r[5..],
+                &[0.5, 0.25, 0.0, 1.0],
+                "gl_Position of vertex {vtx}"
+            );
+        }
+
+        // Separate, with an offset range for the second buffer.
+        let (p, ok) = xfb_program(&["gl_Position", "v"], glow::SEPARATE_ATTRIBS);
+        assert!(ok);
+        shaders::glUseProgram(p);
+        let b0 = xfb_buffer(64);
+        let b1 = xfb_buffer(128);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b0);
+        buffers::glBindBufferRange(glow::TRANSFORM_FEEDBACK_BUFFER, 1, b1, 16, 64);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 2);
+        xfb::glEndTransformFeedback();
+        state::glDisable(glow::RASTERIZER_DISCARD);
+        common::no_gl_error("separate capture");
+        assert_eq!(read_f32(b0, 8), [0.5, 0.25, 0.0, 1.0, 0.5, 0.25, 0.0, 1.0]);
+        assert_eq!(
+            read_f32(b1, 12),
+            [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 1.0, 1.0, 2.0, 3.0]
+        );
+    }
+}
+
+/// A geometry shader's outputs are captured at each EmitVertex: one input
+/// point becomes two captured points, an array element among them.
+pub unsafe fn check_geometry_capture() {
+    const GVS: &str = "#version 150 core
+out float vid;
+void main() { vid = float(gl_VertexID); gl_Position = vec4(0.0); }
+";
+    const GS: &str = "#version 150 core
+layout(points) in;
+layout(points, max_vertices = 2) out;
+in float vid[];
+out vec2 g[2];
+void main() {
+    for (int k = 0; k < 2; k++) {
+        g[0] = vec2(vid[0], float(k));
+        g[1] = vec2(7.0, 8.0);
+        gl_Position = vec4(0.0);
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+";
+    // SAFETY (whole body): a context is current; the strings outlive the
+    // calls.
+    unsafe {
+        vao();
+        common::bind_rgba8_framebuffer(4, 4);
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [
+            (glow::VERTEX_SHADER, GVS),
+            (glow::GEOMETRY_SHADER, GS),
+            (glow::FRAGMENT_SHADER, FS),
+        ] {
+            let s = shaders::glCreateShader(ty);
+            let c = CString::new(src).unwrap();
+            let ptr = c.as_ptr();
+            shaders::glShaderSource(s, 1, &ptr, std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        let name = CString::new("g[0]").unwrap();
+        let ptrs = [name.as_ptr()];
+        xfb::glTransformFeedbackVaryings(p, 1, ptrs.as_ptr(), glow::INTERLEAVED_ATTRIBS);
+        shaders::glLinkProgram(p);
+        let mut ok = 0;
+        shaders::glGetProgramiv(p, glow::LINK_STATUS, &mut ok);
+        assert_eq!(ok, 1, "geometry capture links");
+        shaders::glUseProgram(p);
+        let b = xfb_buffer(64);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, b);
+        state::glEnable(glow::RASTERIZER_DISCARD);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 2);
+        xfb::glEndTransformFeedback();
+        state::glDisable(glow::RASTERIZER_DISCARD);
+        common::no_gl_error("geometry capture");
+        assert_eq!(read_f32(b, 8), [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]);
+    }
+}
