@@ -664,6 +664,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
             super::fixed_function::get(gl, p).map(Vals::F)
         }
+        p if !gl.st.is_core() && super::raster::get(gl, p).is_some() => {
+            super::raster::get(gl, p).map(Vals::F)
+        }
         _ => {
             let gl_ref: &Gl = gl;
             match super::matrix::get(gl_ref, pname) {
