@@ -207,6 +207,43 @@ fn errors_follow_the_compatibility_spec() {
 }
 
 #[test]
+fn hostile_sizes_and_pairs_do_not_panic() {
+    // SAFETY: GL calls on this thread with a current context; nothing is
+    // read past what the calls' sizes let the implementation reach
+    // (a null image, a bitmap too large to hold).
+    unsafe {
+        compat_target();
+        raster::glWindowPos2i(0, 0);
+        pr::glDrawPixels(
+            i32::MAX,
+            i32::MAX,
+            glow::RGBA,
+            glow::FLOAT,
+            std::ptr::null(),
+        );
+        no_gl_error("a huge null image");
+        let one = [0u8; 4];
+        pr::glBitmap(i32::MAX, i32::MAX, 0.0, 0.0, 1.0, 0.0, one.as_ptr());
+        expect_error("a bitmap no memory holds", glow::OUT_OF_MEMORY);
+        // A packed-float colour type is accepted and not drawn.
+        pr::glDrawPixels(
+            1,
+            1,
+            glow::RGB,
+            glow::UNSIGNED_INT_10F_11F_11F_REV,
+            one.as_ptr().cast(),
+        );
+        no_gl_error("a packed-float pixel");
+        assert_eq!(pixel(0, 0), [0, 0, 0, 0]);
+        // Far outside the framebuffer: nothing to upload or draw.
+        raster::glWindowPos2f(1.0e30, -1.0e30);
+        pr::glDrawPixels(1, 1, glow::RGBA, glow::UNSIGNED_BYTE, one.as_ptr().cast());
+        pr::glCopyPixels(-5, -5, 3, 3, GL_COLOR);
+        no_gl_error("far away");
+    }
+}
+
+#[test]
 fn core_contexts_refuse_pixel_rectangles() {
     // SAFETY: GL calls on this thread with a current context.
     unsafe {

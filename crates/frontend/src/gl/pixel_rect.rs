@@ -420,6 +420,15 @@ fn unpack_bitmap(gl: &mut Gl, w: u32, h: u32, bitmap: *const u8) -> Result<Optio
         .checked_mul(stride)
         .and_then(|n| n.checked_add(last_row_bytes))
         .ok_or(glow::OUT_OF_MEMORY)?;
+    let n = (w as usize)
+        .checked_mul(h as usize)
+        .ok_or(glow::OUT_OF_MEMORY)?;
+    let mut bits = Vec::new();
+    bits.try_reserve_exact(n).map_err(|_| glow::OUT_OF_MEMORY)?;
+    if len > isize::MAX as u64 {
+        // No memory or buffer holds it.
+        return Err(glow::OUT_OF_MEMORY);
+    }
     let raw: Vec<u8>;
     let data: &[u8] = if gl.st.pixel_unpack_buffer != 0 {
         let name = gl.st.pixel_unpack_buffer;
@@ -445,14 +454,10 @@ fn unpack_bitmap(gl: &mut Gl, w: u32, h: u32, bitmap: *const u8) -> Result<Optio
         }
         let len = usize::try_from(len).map_err(|_| glow::OUT_OF_MEMORY)?;
         // SAFETY: the application promises the bitmap its unpack state
-        // describes, `len` bytes from `bitmap` (not null).
+        // describes, `len` bytes from `bitmap` (not null; `len` is at most
+        // isize::MAX, checked above).
         unsafe { std::slice::from_raw_parts(bitmap, len) }
     };
-    let n = (w as usize)
-        .checked_mul(h as usize)
-        .ok_or(glow::OUT_OF_MEMORY)?;
-    let mut bits = Vec::new();
-    bits.try_reserve_exact(n).map_err(|_| glow::OUT_OF_MEMORY)?;
     for j in 0..u64::from(h) {
         let row = (skip_rows + j) * stride;
         for i in 0..u64::from(w) {
@@ -471,13 +476,30 @@ fn unpack_bitmap(gl: &mut Gl, w: u32, h: u32, bitmap: *const u8) -> Result<Optio
 
 // ------------------------------------------------------------ drawing
 
+/// Why a tile's texels could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoTexels {
+    /// GL_OUT_OF_MEMORY.
+    Memory,
+    /// A pair the converter does not decode (logged): nothing is drawn.
+    Unconvertible,
+}
+
 /// The texels of columns `x0..x0+tw` and rows `y0..y0+th` of `src` as
 /// RGBA32F (colour in rgba; depth in r, stencil in g; bitmap bits in r).
-/// None when the pair is not convertible (logged) or memory runs out.
-fn texels(kind: Kind, src: &Source, x0: u32, y0: u32, tw: u32, th: u32) -> Option<Vec<[f32; 4]>> {
-    let n = (tw as usize).checked_mul(th as usize)?;
+fn texels(
+    kind: Kind,
+    src: &Source,
+    x0: u32,
+    y0: u32,
+    tw: u32,
+    th: u32,
+) -> Result<Vec<[f32; 4]>, NoTexels> {
+    let n = (tw as usize)
+        .checked_mul(th as usize)
+        .ok_or(NoTexels::Memory)?;
     let mut out: Vec<[f32; 4]> = Vec::new();
-    out.try_reserve_exact(n).ok()?;
+    out.try_reserve_exact(n).map_err(|_| NoTexels::Memory)?;
     match *src {
         Source::Bits { bits, width } => {
             for j in y0..y0 + th {
@@ -499,12 +521,15 @@ fn texels(kind: Kind, src: &Source, x0: u32, y0: u32, tw: u32, th: u32) -> Optio
         } => {
             for j in y0..y0 + th {
                 let start = (j as usize * width as usize + x0 as usize) * bpp;
-                let row = bytes.get(start..start + tw as usize * bpp)?;
-                row_texels(kind, row, format, ty, tw as usize, &mut out)?;
+                let row = bytes
+                    .get(start..start + tw as usize * bpp)
+                    .ok_or(NoTexels::Unconvertible)?;
+                row_texels(kind, row, format, ty, tw as usize, &mut out)
+                    .ok_or(NoTexels::Unconvertible)?;
             }
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 /// Little-endian f32s of a converted row.
@@ -531,7 +556,8 @@ fn row_texels(
     };
     match kind {
         Kind::DepthStencil => {
-            for px in row.chunks_exact(row.len() / n.max(1)) {
+            let size = if ty == glow::UNSIGNED_INT_24_8 { 4 } else { 8 };
+            for px in row.chunks_exact(size).take(n) {
                 let (d, s) = match ty {
                     glow::UNSIGNED_INT_24_8 => {
                         let v = u32::from_le_bytes(px.get(..4)?.try_into().ok()?);
@@ -610,9 +636,10 @@ fn draw_rect(gl: &mut Gl, kind: Kind, src: &Source, w: u32, h: u32, at: [f32; 2]
         let mut tx = x0;
         while tx < x1 {
             let tw = tile.min(x1 - tx);
-            let Some(t) = texels(kind, src, tx, ty, tw, th) else {
-                gl.st.set_error(glow::OUT_OF_MEMORY);
-                return;
+            let t = match texels(kind, src, tx, ty, tw, th) {
+                Ok(t) => t,
+                Err(NoTexels::Memory) => gl_err!(gl, glow::OUT_OF_MEMORY),
+                Err(NoTexels::Unconvertible) => return,
             };
             let Some(texture) = upload(gl, tw, th, &t) else {
                 return;
