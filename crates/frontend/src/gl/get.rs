@@ -101,6 +101,7 @@ const LEGACY_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_env_add",
     c"GL_EXT_texture_env_combine",
     c"GL_EXT_texture_env_add",
+    c"GL_ARB_window_pos",
 ];
 
 fn extension_count(gl: &Gl) -> usize {
