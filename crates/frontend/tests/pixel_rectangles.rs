@@ -207,6 +207,12 @@ fn errors_follow_the_compatibility_spec() {
 }
 
 #[test]
+fn depth_and_stencil_pixels_are_written() {
+    // SAFETY: the helper makes its own context on this thread.
+    unsafe { common::check_pixel_rectangles() }
+}
+
+#[test]
 fn hostile_sizes_and_pairs_do_not_panic() {
     // SAFETY: GL calls on this thread with a current context; nothing is
     // read past what the calls' sizes let the implementation reach
