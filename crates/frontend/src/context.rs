@@ -123,7 +123,11 @@ pub struct LevelInfo {
     pub width: u32,
     pub height: u32,
     pub depth: u32,
+    /// The sized format the backends store.
     pub internal_format: u32,
+    /// The internal format the application asked for (unsized, legacy or
+    /// sized): what GL_TEXTURE_INTERNAL_FORMAT answers.
+    pub requested: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -138,6 +142,12 @@ pub struct Texture {
     pub max_level: u32,
     pub swizzle: [u32; 4],
     pub depth_stencil_mode: u32,
+    /// GL_DEPTH_TEXTURE_MODE (compatibility contexts): how a depth value
+    /// reads as RGBA.
+    pub depth_mode: u32,
+    /// GL_GENERATE_MIPMAP (compatibility contexts): uploads to the base
+    /// level regenerate the mipmaps.
+    pub auto_mipmap: bool,
     pub immutable_levels: u32,
     pub created: bool,
     /// Multisample textures: the sample count asked for (0 otherwise) and
@@ -157,6 +167,8 @@ impl Texture {
             max_level: 1000,
             swizzle: [glow::RED, glow::GREEN, glow::BLUE, glow::ALPHA],
             depth_stencil_mode: glow::DEPTH_COMPONENT,
+            depth_mode: glow::LUMINANCE,
+            auto_mipmap: false,
             immutable_levels: 0,
             created: false,
             samples: 0,
@@ -169,6 +181,34 @@ impl Texture {
             .and_then(|f| f.get(level))
             .copied()
             .flatten()
+    }
+    /// The swizzle a sampler view of this texture uses: the application's,
+    /// on top of the base level's legacy-format swizzle if it has one
+    /// (`gl::legacy_formats`), or, in a compatibility context, of a depth
+    /// texture's GL_DEPTH_TEXTURE_MODE.
+    pub fn view_swizzle(&self, compat: bool) -> [u32; 4] {
+        use crate::gl::legacy_formats::{compose_swizzle, depth_mode_swizzle, legacy_format};
+        let Some(base) = self.level(0, self.base_level as usize) else {
+            return self.swizzle;
+        };
+        if let Some(f) = legacy_format(base.requested).filter(|f| f.storage == base.internal_format)
+        {
+            return compose_swizzle(f.swizzle(), self.swizzle);
+        }
+        let depth = match base.internal_format {
+            glow::DEPTH_COMPONENT16
+            | glow::DEPTH_COMPONENT24
+            | glow::DEPTH_COMPONENT32
+            | glow::DEPTH_COMPONENT32F => true,
+            glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 => {
+                self.depth_stencil_mode == glow::DEPTH_COMPONENT
+            }
+            _ => false,
+        };
+        match depth_mode_swizzle(self.depth_mode) {
+            Some(d) if compat && depth => compose_swizzle(d, self.swizzle),
+            _ => self.swizzle,
+        }
     }
     pub fn set_level(&mut self, face: usize, level: usize, info: LevelInfo) {
         if face < self.levels.len() {
@@ -186,7 +226,10 @@ pub struct Renderbuffer {
     pub handle: Handle,
     pub width: u32,
     pub height: u32,
+    /// The sized format allocated.
     pub internal_format: u32,
+    /// The format the application asked for (GL_RENDERBUFFER_INTERNAL_FORMAT).
+    pub requested: u32,
     pub samples: u32,
     pub created: bool,
 }

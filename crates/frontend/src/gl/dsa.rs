@@ -108,6 +108,7 @@ pub unsafe extern "C" fn glCreateRenderbuffers(n: i32, out: *mut u32) {
                     height: 0,
                     // GL 4.6 table 23.28: the initial internal format.
                     internal_format: glow::RGBA,
+                    requested: glow::RGBA,
                     samples: 0,
                     created: false,
                 }),

@@ -179,6 +179,9 @@ struct FfKey {
     /// Per unit: the bound texture's format has an alpha channel (GL_REPLACE
     /// keeps the fragment's alpha otherwise).
     has_alpha: [bool; UNITS],
+    /// Per unit: the bound texture is a legacy GL_ALPHA one (GL_REPLACE and
+    /// GL_MODULATE keep the fragment's colour).
+    alpha_only: [bool; UNITS],
     /// (function, reference bits) when the alpha test is on.
     alpha: Option<(u32, u32)>,
     flat: bool,
@@ -304,6 +307,7 @@ fn key(gl: &Gl) -> FfKey {
     let mut env_color = [[0u32; 4]; UNITS];
     let mut combine = [Combine::default(); UNITS];
     let mut has_alpha = [false; UNITS];
+    let mut alpha_only = [false; UNITS];
     for u in 0..UNITS {
         let target = unit_target(ff.enabled[u]);
         if target != 0 {
@@ -318,6 +322,10 @@ fn key(gl: &Gl) -> FfKey {
             if mode == glow::REPLACE {
                 has_alpha[u] = texture_has_alpha(gl, u, target);
             }
+            if matches!(mode, glow::REPLACE | MODULATE) {
+                alpha_only[u] = texture_legacy_base(gl, u, target)
+                    == Some(super::legacy_formats::LegacyBase::Alpha);
+            }
         }
     }
     FfKey {
@@ -325,6 +333,7 @@ fn key(gl: &Gl) -> FfKey {
         env_color,
         combine,
         has_alpha,
+        alpha_only,
         alpha: (ff.alpha_test && ff.alpha_func != glow::ALWAYS)
             .then_some((ff.alpha_func, ff.alpha_ref.to_bits())),
         flat: ff.flat,
@@ -341,6 +350,9 @@ fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
     let Some(info) = t.level(0, 0) else {
         return true;
     };
+    if let Some(l) = super::legacy_formats::legacy_format(info.requested) {
+        return l.base != super::legacy_formats::LegacyBase::Luminance;
+    }
     !matches!(
         info.internal_format,
         glow::R8
@@ -372,6 +384,23 @@ fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
             | glow::DEPTH_COMPONENT32
             | glow::DEPTH_COMPONENT32F
     )
+}
+
+/// The legacy base format (GL_ALPHA, GL_LUMINANCE, ...) of the texture
+/// bound to `target` on `unit`, if it has one.
+fn texture_legacy_base(
+    gl: &Gl,
+    unit: usize,
+    target: u32,
+) -> Option<super::legacy_formats::LegacyBase> {
+    let name = gl.st.bound_texture(unit, target);
+    let Some(Some(t)) = gl.sh.textures.get(&name) else {
+        return None;
+    };
+    let info = t.level(0, t.base_level as usize)?;
+    super::legacy_formats::legacy_format(info.requested)
+        .filter(|l| l.storage == info.internal_format)
+        .map(|l| l.base)
 }
 
 /// GLSL for one combiner argument: `source` read through `operand`.
@@ -469,6 +498,9 @@ fn sources(key: &FfKey) -> (String, String) {
             continue;
         }
         let combine = match mode {
+            // GL_ALPHA textures: the colour is the fragment's (table 16.1).
+            glow::REPLACE if key.alpha_only[u] => format!("  c.a = t{u}.a;\n"),
+            MODULATE if key.alpha_only[u] => format!("  c.a *= t{u}.a;\n"),
             glow::REPLACE if key.has_alpha[u] => format!("  c = t{u};\n"),
             glow::REPLACE => format!("  c = vec4(t{u}.rgb, c.a);\n"),
             COMBINE => {
@@ -864,6 +896,7 @@ mod tests {
             env_color: [[0; 4]; UNITS],
             combine,
             has_alpha: [false; UNITS],
+            alpha_only: [false; UNITS],
             alpha,
             flat,
         }

@@ -179,6 +179,7 @@ fn bind_renderbuffer(gl: &mut Gl, target: u32, name: u32, user_names: bool) {
                             width: 0,
                             height: 0,
                             internal_format: glow::RGBA4,
+                            requested: glow::RGBA4,
                             samples: 0,
                             created: false,
                         }),
@@ -214,6 +215,7 @@ pub(super) fn renderbuffer_storage(
     width: i32,
     height: i32,
 ) {
+    let requested = internal;
     let internal = sized_renderbuffer_format(internal);
     if !super::textures::valid_internal_format(internal) {
         gl_err!(gl, glow::INVALID_ENUM);
@@ -241,6 +243,7 @@ pub(super) fn renderbuffer_storage(
     rb.width = width as u32;
     rb.height = height as u32;
     rb.internal_format = internal;
+    rb.requested = requested;
     rb.samples = samples as u32;
     rb.created = true;
     let p = calls::ResourceCreate {
@@ -314,7 +317,7 @@ pub(super) fn renderbuffer_param(gl: &mut Gl, name: u32, pname: u32) -> Option<i
         Some(match pname {
             glow::RENDERBUFFER_WIDTH => rb.width as i32,
             glow::RENDERBUFFER_HEIGHT => rb.height as i32,
-            glow::RENDERBUFFER_INTERNAL_FORMAT => rb.internal_format as i32,
+            glow::RENDERBUFFER_INTERNAL_FORMAT => rb.requested as i32,
             glow::RENDERBUFFER_SAMPLES => rb.samples as i32,
             glow::RENDERBUFFER_RED_SIZE
             | glow::RENDERBUFFER_GREEN_SIZE

@@ -25,6 +25,7 @@ pub mod get;
 pub mod immediate;
 pub mod indirect;
 pub mod legacy_arrays;
+pub mod legacy_formats;
 pub mod matrix;
 pub mod multisample;
 pub mod persistent;

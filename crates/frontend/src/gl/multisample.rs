@@ -128,6 +128,7 @@ pub(super) fn tex_multisample(
             height: h,
             depth: d,
             internal_format: f,
+            requested: f,
         },
     );
     if storage {

@@ -342,7 +342,13 @@ pub(super) fn tex_image(
     let Some(bpp) = check_upload_format(gl, format, ty) else {
         return;
     };
-    let ifmt = sized_internal_format(internal as u32, format, ty);
+    let legacy = (!gl.st.is_core())
+        .then(|| super::legacy_formats::legacy_format(internal as u32))
+        .flatten();
+    let ifmt = match legacy {
+        Some(l) => l.storage,
+        None => sized_internal_format(internal as u32, format, ty),
+    };
     if !valid_internal_format(ifmt) {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -383,6 +389,7 @@ pub(super) fn tex_image(
     let (w, h, d) = (width as u32, height.max(1) as u32, depth.max(1) as u32);
     let blob = image_source(gl, w, h, d, bpp, ty, pixels);
     let Some(blob) = blob else { return };
+    let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
         t.set_level(
             face_index(target),
@@ -392,6 +399,7 @@ pub(super) fn tex_image(
                 height: h,
                 depth: d,
                 internal_format: ifmt,
+                requested: internal as u32,
             },
         );
     }
@@ -430,6 +438,7 @@ pub(super) fn tex_image(
         send_bands(gl, &sub, &bands, &blob);
     }
     reuse_scratch(blob, &mut gl.st.upload_scratch);
+    auto_mipmap(gl, target, level);
 }
 
 /// One sub-image record of a split upload: rows `y..y+rows` of slices
@@ -700,6 +709,7 @@ pub(super) fn tex_subimage(
     if blob.is_empty() {
         return;
     }
+    let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
     let p = calls::TextureSubimage {
         res: handle,
         target,
@@ -720,6 +730,7 @@ pub(super) fn tex_subimage(
         send_bands(gl, &p, &bands, &blob);
     }
     reuse_scratch(blob, &mut gl.st.upload_scratch);
+    auto_mipmap(gl, target, level);
 }
 
 #[no_mangle]
@@ -807,7 +818,23 @@ pub(super) fn tex_storage(
     if !ok_target {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    if !valid_internal_format(internal) {
+    // ARB_texture_storage: the legacy sized formats are valid in a
+    // compatibility context.
+    let storage = match (!gl.st.is_core())
+        .then(|| super::legacy_formats::legacy_format(internal))
+        .flatten()
+    {
+        Some(l)
+            if !matches!(
+                internal,
+                glow::ALPHA | glow::LUMINANCE | 1 | 2 | 0x190A | 0x8049
+            ) =>
+        {
+            l.storage
+        }
+        _ => internal,
+    };
+    if !valid_internal_format(storage) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     if levels < 1 || width < 1 || height < 1 || depth < 1 {
@@ -862,7 +889,8 @@ pub(super) fn tex_storage(
                         width: w,
                         height: h,
                         depth: d,
-                        internal_format: internal,
+                        internal_format: storage,
+                        requested: internal,
                     },
                 );
             }
@@ -876,7 +904,7 @@ pub(super) fn tex_storage(
         res: handle,
         target,
         levels: levels as u32,
-        internal_format: internal,
+        internal_format: storage,
         width: width as u32,
         height: height as u32,
         depth: depth as u32,
@@ -923,6 +951,32 @@ pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         generate_mipmap(gl, target)
     })
+}
+
+/// GL_GENERATE_MIPMAP (compatibility profile): an upload to the base level
+/// of a texture that asks for it regenerates the other levels. Cube maps
+/// are left alone (one face's upload leaves the cube incomplete), and a
+/// format that cannot be mipmapped raises no error here.
+fn auto_mipmap(gl: &mut Gl, target: u32, level: i32) {
+    let name = bound_texture_name(gl, target);
+    let wanted = matches!(gl.sh.textures.get(&name), Some(Some(t))
+        if t.auto_mipmap && level >= 0 && level as u32 == t.base_level);
+    if !wanted
+        || gl.st.is_core()
+        || !matches!(
+            target,
+            glow::TEXTURE_1D
+                | glow::TEXTURE_2D
+                | glow::TEXTURE_3D
+                | glow::TEXTURE_1D_ARRAY
+                | glow::TEXTURE_2D_ARRAY
+        )
+    {
+        return;
+    }
+    let before = gl.st.error;
+    generate_mipmap(gl, target);
+    gl.st.error = before;
 }
 
 /// glGenerateMipmap of the texture bound to `target`.
@@ -991,6 +1045,7 @@ pub(super) fn generate_mipmap(gl: &mut Gl, target: u32) {
                         height: h,
                         depth: d,
                         internal_format: info.internal_format,
+                        requested: info.requested,
                     },
                 );
             }
@@ -1097,6 +1152,7 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let name = bound_texture_name(gl, target);
+    let compat = !gl.st.is_core();
     let Some(Some(t)) = gl.sh.textures.get_mut(&name) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
@@ -1159,6 +1215,19 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
             } else {
                 t.depth_stencil_mode = m;
                 Ok(())
+            }
+        }
+        super::legacy_formats::GENERATE_MIPMAP if compat => {
+            t.auto_mipmap = e != 0;
+            Ok(())
+        }
+        super::legacy_formats::DEPTH_TEXTURE_MODE if compat => {
+            let m = e as u32;
+            if super::legacy_formats::valid_depth_mode(m) {
+                t.depth_mode = m;
+                Ok(())
+            } else {
+                Err(glow::INVALID_ENUM)
             }
         }
         _ => set_sampler_param(&mut t.params, pname, v, iv),
@@ -1292,6 +1361,12 @@ pub(super) fn tex_param_get(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<
         }
         glow::TEXTURE_SWIZZLE_RGBA => t.swizzle.iter().map(|s| *s as f32).collect(),
         glow::DEPTH_STENCIL_TEXTURE_MODE => vec![t.depth_stencil_mode as f32],
+        super::legacy_formats::DEPTH_TEXTURE_MODE if !gl.st.is_core() => {
+            vec![t.depth_mode as f32]
+        }
+        super::legacy_formats::GENERATE_MIPMAP if !gl.st.is_core() => {
+            vec![t.auto_mipmap as u32 as f32]
+        }
         glow::TEXTURE_IMMUTABLE_FORMAT => vec![(t.immutable_levels > 0) as u32 as f32],
         glow::TEXTURE_IMMUTABLE_LEVELS => vec![t.immutable_levels as f32],
         // Image units match formats by texel size (GL 4.6 §8.26).
@@ -1372,12 +1447,15 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             height: 0,
             depth: 0,
             internal_format: glow::RGBA,
+            requested: glow::RGBA,
         });
+        let legacy = super::legacy_formats::legacy_format(i.requested)
+            .filter(|l| info.is_some() && l.storage == i.internal_format);
         Some(match pname {
             glow::TEXTURE_WIDTH => i.width as i32,
             glow::TEXTURE_HEIGHT => i.height as i32,
             glow::TEXTURE_DEPTH => i.depth as i32,
-            glow::TEXTURE_INTERNAL_FORMAT => i.internal_format as i32,
+            glow::TEXTURE_INTERNAL_FORMAT => i.requested as i32,
             glow::TEXTURE_SAMPLES => samples as i32,
             glow::TEXTURE_FIXED_SAMPLE_LOCATIONS => fixed as i32,
             glow::TEXTURE_COMPRESSED => 0,
@@ -1385,11 +1463,19 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             | glow::TEXTURE_GREEN_SIZE
             | glow::TEXTURE_BLUE_SIZE
             | glow::TEXTURE_ALPHA_SIZE => {
-                if info.is_some() {
+                if let Some(l) = legacy {
+                    l.component_bits(pname) as i32
+                } else if info.is_some() {
                     super::framebuffers::component_bits(i.internal_format, pname) as i32
                 } else {
                     0
                 }
+            }
+            super::legacy_formats::TEXTURE_LUMINANCE_SIZE
+            | super::legacy_formats::TEXTURE_INTENSITY_SIZE
+                if !gl.st.is_core() =>
+            {
+                legacy.map_or(0, |l| l.component_bits(pname) as i32)
             }
             glow::TEXTURE_DEPTH_SIZE | glow::TEXTURE_STENCIL_SIZE => {
                 if info.is_some() {

@@ -106,6 +106,26 @@ pub struct Resolved {
 
 impl Gl<'_> {
     /// Resolve an attachment of a user framebuffer to its object.
+    /// Whether `a` names a texture level of a legacy format
+    /// (`gl::legacy_formats`).
+    fn is_legacy_format_attachment(&self, a: &Attachment) -> bool {
+        if a.kind != SURFACE_TEXTURE {
+            return false;
+        }
+        let Some(Some(t)) = self.sh.textures.get(&a.name) else {
+            return false;
+        };
+        let face = if t.target == glow::TEXTURE_CUBE_MAP {
+            a.cube_face as usize
+        } else {
+            0
+        };
+        t.level(face, a.level as usize).is_some_and(|l| {
+            super::legacy_formats::legacy_format(l.requested)
+                .is_some_and(|f| f.storage == l.internal_format)
+        })
+    }
+
     pub fn resolve_attachment(&self, a: &Attachment) -> Option<Resolved> {
         match a.kind {
             SURFACE_TEXTURE => {
@@ -191,6 +211,12 @@ impl Gl<'_> {
             };
             if !ok {
                 return glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT;
+            }
+            // Legacy ALPHA/LUMINANCE/INTENSITY textures sample right but
+            // read back as their RGBA storage: not offered as render
+            // targets (GL allows UNSUPPORTED for any combination).
+            if role == 0 && self.is_legacy_format_attachment(a) {
+                return glow::FRAMEBUFFER_UNSUPPORTED;
             }
             if let Some(s) = samples {
                 if s != r.samples {
@@ -792,7 +818,7 @@ impl Gl<'_> {
                 target: tex.target,
                 base_level: tex.base_level,
                 max_level: tex.max_level,
-                swizzle: tex.swizzle,
+                swizzle: tex.view_swizzle(!self.st.is_core()),
                 depth_stencil_mode: tex.depth_stencil_mode,
             };
             let params = match self
