@@ -911,6 +911,8 @@ pub struct GlState {
     pub viewport_set: bool,
     /// Fixed-function state of a compatibility context (`gl::fixed_function`).
     pub ff: crate::gl::fixed_function::FfState,
+    /// Raster position and pixel-rectangle state (`gl::raster`).
+    pub raster: crate::gl::raster::RasterState,
 }
 
 impl GlState {
@@ -1062,6 +1064,7 @@ impl GlState {
             cso: CsoCaches::default(),
             viewport_set: false,
             ff: Default::default(),
+            raster: Default::default(),
         }
     }
 

@@ -108,6 +108,7 @@ const LEGACY_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_texture_env_add",
     c"GL_EXT_texture_env_combine",
     c"GL_EXT_texture_env_add",
+    c"GL_ARB_window_pos",
 ];
 
 fn extension_count(gl: &Gl) -> usize {
@@ -670,6 +671,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         }
         p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
             super::fixed_function::get(gl, p).map(Vals::F)
+        }
+        p if !gl.st.is_core() && super::raster::get(gl, p).is_some() => {
+            super::raster::get(gl, p).map(Vals::F)
         }
         _ => {
             let gl_ref: &Gl = gl;

@@ -29,9 +29,11 @@ pub mod legacy_formats;
 pub mod matrix;
 pub mod multisample;
 pub mod persistent;
+pub mod pixel_rect;
 pub mod pixels;
 pub mod program_interface;
 pub mod queries;
+pub mod raster;
 pub mod shaders;
 pub mod state;
 pub mod sync;
@@ -68,9 +70,19 @@ pub use matrix::{
 };
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
+pub use pixel_rect::{glBitmap, glCopyPixels, glDrawPixels};
 pub use pixels::glReadPixels;
 pub use program_interface::*;
 pub use queries::*;
+pub use raster::{
+    glPixelZoom, glRasterPos2d, glRasterPos2dv, glRasterPos2f, glRasterPos2fv, glRasterPos2i,
+    glRasterPos2iv, glRasterPos2s, glRasterPos2sv, glRasterPos3d, glRasterPos3dv, glRasterPos3f,
+    glRasterPos3fv, glRasterPos3i, glRasterPos3iv, glRasterPos3s, glRasterPos3sv, glRasterPos4d,
+    glRasterPos4dv, glRasterPos4f, glRasterPos4fv, glRasterPos4i, glRasterPos4iv, glRasterPos4s,
+    glRasterPos4sv, glWindowPos2d, glWindowPos2dv, glWindowPos2f, glWindowPos2fv, glWindowPos2i,
+    glWindowPos2iv, glWindowPos2s, glWindowPos2sv, glWindowPos3d, glWindowPos3dv, glWindowPos3f,
+    glWindowPos3fv, glWindowPos3i, glWindowPos3iv, glWindowPos3s, glWindowPos3sv,
+};
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;

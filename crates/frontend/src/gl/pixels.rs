@@ -1020,6 +1020,85 @@ fn read_pixels(
     })
 }
 
+/// A rectangle read back for glCopyPixels (`pixel_rect`): the part inside
+/// the read framebuffer, `skip` pixels and rows into the rectangle asked
+/// for, as tight rows.
+pub(super) struct ReadRect {
+    pub skip: [u32; 2],
+    pub width: u32,
+    pub height: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// Read the part of a rectangle inside the read framebuffer as tight rows
+/// of `format`/`ty`, whatever the application's pack state and pack
+/// buffer (set aside for the read). None: nothing inside, an error raised
+/// (the caller checked the source first), or no memory for it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_rect(
+    gl: &mut Gl,
+    x: i32,
+    y: i32,
+    width: u32,
+    height: u32,
+    format: u32,
+    ty: u32,
+) -> Option<ReadRect> {
+    let fb = read_framebuffer(gl).ok()?;
+    let clip = clip_rect(x, y, width, height, fb.width, fb.height)?;
+    let bpp = pixel_pair(format, ty).ok()?;
+    let len = (clip.width as usize)
+        .checked_mul(clip.height as usize)?
+        .checked_mul(bpp)?;
+    let mut bytes = Vec::new();
+    if bytes.try_reserve_exact(len).is_err() {
+        gl.st.set_error(glow::OUT_OF_MEMORY);
+        return None;
+    }
+    bytes.resize(len, 0);
+    let (pack, pbo) = (gl.st.pack, gl.st.pixel_pack_buffer);
+    gl.st.pack = PixelStore {
+        alignment: 1,
+        ..PixelStore::default()
+    };
+    gl.st.pixel_pack_buffer = 0;
+    let r = read_pixels(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width as i32,
+        clip.height as i32,
+        format,
+        ty,
+        bytes.as_mut_ptr() as usize,
+    );
+    gl.st.pack = pack;
+    gl.st.pixel_pack_buffer = pbo;
+    if let Some(r) = r {
+        // SAFETY: `r` describes the part read inside `bytes` (tight rows of
+        // `clip.width` pixels under a tight pack state), which is `len`
+        // bytes long.
+        unsafe {
+            pack_image(
+                &r.store,
+                r.width,
+                r.height,
+                1,
+                r.bpp,
+                &r.tight,
+                r.dst as *mut u8,
+            )
+        };
+        keep_readback(r.tight);
+    }
+    Some(ReadRect {
+        skip: [clip.skip_pixels, clip.skip_rows],
+        width: clip.width,
+        height: clip.height,
+        bytes,
+    })
+}
+
 /// Check (format, type) for uploads, raising GL's error for a refused pair;
 /// returns bytes per pixel.
 pub fn check_upload_format(gl: &mut Gl, format: u32, ty: u32) -> Option<usize> {

@@ -340,7 +340,7 @@ pub(super) fn valid_image_target(target: u32, dims: u32) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn tex_image(
+pub(super) fn tex_image(
     gl: &mut Gl,
     dims: u32,
     target: u32,
@@ -544,7 +544,7 @@ fn send_bands(gl: &mut Gl, whole: &calls::TextureSubimage, bands: &[Band], blob:
 
 /// Tight bytes of an upload from client memory or the unpack buffer.
 /// None = an error was raised.
-fn image_source<'a>(
+pub(super) fn image_source<'a>(
     gl: &mut Gl,
     w: u32,
     h: u32,

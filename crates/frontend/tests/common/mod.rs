@@ -1052,3 +1052,125 @@ pub unsafe fn texture_1x1(internal: u32, format: u32, ty: u32, data: *const u8) 
     }
     t
 }
+
+/// Attach a new `size`x`size` DEPTH24_STENCIL8 renderbuffer to the bound
+/// framebuffer.
+unsafe fn attach_depth_stencil(size: i32) {
+    use framebuffers as fb;
+    let mut rb = 0;
+    // SAFETY: a context is current with a framebuffer object bound.
+    unsafe {
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, size, size);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_STENCIL_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rb,
+        );
+    }
+    no_gl_error("attaching depth/stencil");
+}
+
+/// Stencil pixels (every bit pattern, under a write mask), depth pixels
+/// and a depth copy, and a colour draw, in a compatibility context with an
+/// 8x8 RGBA8 + DEPTH24_STENCIL8 target (`pixel_rectangles*.rs`).
+pub unsafe fn check_pixel_rectangles() {
+    use mobilegl::gl::{pixel_rect as pr, raster};
+    use pixels::glReadPixels;
+    const SIZE: i32 = 8;
+    // SAFETY: GL calls on this thread with a current context; the images
+    // outlive the calls.
+    unsafe {
+        make_compat_context_version(2, 1);
+        bind_rgba8_framebuffer(SIZE, SIZE);
+        state::glViewport(0, 0, SIZE, SIZE);
+        attach_depth_stencil(SIZE);
+        state::glClearStencil(0xFE);
+        state::glClearDepth(0.0);
+        state::glClear(glow::STENCIL_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+        state::glPixelStorei(glow::UNPACK_ALIGNMENT, 1);
+        // Stencil: every bit pattern survives the per-bit passes, bits the
+        // write mask leaves out keep the cleared value.
+        let stencil = [0x00u8, 0x5A, 0xA5, 0xFF];
+        raster::glWindowPos2i(0, 0);
+        pr::glDrawPixels(
+            4,
+            1,
+            glow::STENCIL_INDEX,
+            glow::UNSIGNED_BYTE,
+            stencil.as_ptr().cast(),
+        );
+        no_gl_error("stencil glDrawPixels");
+        state::glStencilMask(0x0F);
+        raster::glWindowPos2i(0, 1);
+        pr::glDrawPixels(
+            4,
+            1,
+            glow::STENCIL_INDEX,
+            glow::UNSIGNED_BYTE,
+            stencil.as_ptr().cast(),
+        );
+        state::glStencilMask(0xFF);
+        let mut got = [0u8; 8];
+        state::glPixelStorei(glow::PACK_ALIGNMENT, 1);
+        glReadPixels(
+            0,
+            0,
+            4,
+            2,
+            glow::STENCIL_INDEX,
+            glow::UNSIGNED_BYTE,
+            got.as_mut_ptr().cast(),
+        );
+        no_gl_error("reading stencil");
+        assert_eq!(got[..4], stencil, "stencil row 0");
+        assert_eq!(got[4..], [0xF0, 0xFA, 0xF5, 0xFF], "masked stencil row 1");
+
+        // Depth through the depth test (func ALWAYS), and copied.
+        state::glEnable(glow::DEPTH_TEST);
+        state::glDepthFunc(glow::ALWAYS);
+        let depth = [0.25f32, 0.75];
+        raster::glWindowPos2i(0, 4);
+        pr::glDrawPixels(
+            2,
+            1,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            depth.as_ptr().cast(),
+        );
+        raster::glWindowPos2i(4, 4);
+        pr::glCopyPixels(0, 4, 2, 1, 0x1801);
+        state::glDisable(glow::DEPTH_TEST);
+        no_gl_error("depth glDrawPixels/glCopyPixels");
+        let mut z = [0.0f32; 6];
+        glReadPixels(
+            0,
+            4,
+            6,
+            1,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            z.as_mut_ptr().cast(),
+        );
+        no_gl_error("reading depth");
+        for (got, want) in z.iter().zip([0.25, 0.75, 0.0, 0.0, 0.25, 0.75]) {
+            assert!((got - want).abs() < 1e-3, "depth {z:?}");
+        }
+
+        // Colour, zoomed, under a colour mask.
+        state::glClearColor(0.0, 0.0, 0.0, 0.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glColorMask(1, 1, 0, 1);
+        let texel = [255u8, 128, 255, 255];
+        raster::glWindowPos2i(6, 6);
+        raster::glPixelZoom(2.0, 2.0);
+        pr::glDrawPixels(1, 1, glow::RGBA, glow::UNSIGNED_BYTE, texel.as_ptr().cast());
+        raster::glPixelZoom(1.0, 1.0);
+        state::glColorMask(1, 1, 1, 1);
+        no_gl_error("colour glDrawPixels");
+        assert_eq!(pixel(7, 7), [255, 128, 0, 255]);
+        assert_eq!(pixel(5, 5), [0, 0, 0, 0]);
+    }
+}
