@@ -979,10 +979,14 @@ pub unsafe extern "C" fn glGenerateMipmap(target: u32) {
 /// are left alone (one face's upload leaves the cube incomplete), and a
 /// format that cannot be mipmapped raises no error here.
 fn auto_mipmap(gl: &mut Gl, target: u32, level: i32) {
+    // Core contexts (every upload of the hot path) stop at one flag test.
+    if gl.st.is_core() {
+        return;
+    }
     let name = bound_texture_name(gl, target);
     let wanted = matches!(gl.sh.textures.get(&name), Some(Some(t))
         if t.auto_mipmap && level >= 0 && level as u32 == t.base_level);
-    if !wanted || gl.st.is_core() || !single_image_mipmap_target(target) {
+    if !wanted || !single_image_mipmap_target(target) {
         return;
     }
     let before = gl.st.error;
