@@ -554,6 +554,14 @@ fn sources(key: &FfKey) -> (String, String) {
 /// Link the program for `key` under fresh names in the share group.
 fn build(gl: &mut Gl, key: &FfKey) -> Option<u32> {
     let (vs, fs) = sources(key);
+    link_hidden_program(gl, &vs, &fs, &format!("fixed-function program for {key:?}"))
+}
+
+/// Link a vertex + fragment program the frontend itself uses (never seen
+/// by the application: fixed-function drawing, pixel rectangles) under
+/// fresh names in the share group, through the ordinary link path. None,
+/// with the log as an error naming `what`, when it does not link.
+pub(super) fn link_hidden_program(gl: &mut Gl, vs: &str, fs: &str, what: &str) -> Option<u32> {
     let mut shaders = Vec::with_capacity(2);
     for (stage, gl_type, source) in [
         (crate::shader::Stage::Vertex, glow::VERTEX_SHADER, vs),
@@ -565,7 +573,7 @@ fn build(gl: &mut Gl, key: &FfKey) -> Option<u32> {
             ShaderOrProgram::Shader(ShaderObj {
                 stage,
                 gl_type,
-                source,
+                source: source.to_owned(),
                 compiled: true,
                 info_log: String::new(),
                 delete_pending: false,
@@ -587,10 +595,7 @@ fn build(gl: &mut Gl, key: &FfKey) -> Option<u32> {
     match gl.sh.shader_objects.get(&program) {
         Some(ShaderOrProgram::Program(p)) if p.link_status => Some(program),
         Some(ShaderOrProgram::Program(p)) => {
-            tracing::error!(
-                "fixed-function program for {key:?} failed to link:\n{}",
-                p.info_log
-            );
+            tracing::error!("{what} failed to link:\n{}", p.info_log);
             None
         }
         _ => None,

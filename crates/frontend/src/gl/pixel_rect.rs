@@ -54,8 +54,8 @@ use super::log_once;
 use super::raster::legacy_call;
 use super::validate::{has_depth, has_stencil};
 use crate::context::{
-    target_index, with_gl, Gl, PixelStore, ProgramObj, ShaderObj, ShaderOrProgram, StencilFace,
-    Texture, VertexArray, DIRTY_ALL, MAX_DRAW_BUFFERS, TEXTURE_TARGETS,
+    target_index, with_gl, Gl, PixelStore, StencilFace, Texture, VertexArray, DIRTY_ALL,
+    MAX_DRAW_BUFFERS, TEXTURE_TARGETS,
 };
 use crate::shader::{FF_ARRAYS, FF_COLOR, FF_TEXCOORD0, FF_VERTEX};
 
@@ -981,54 +981,8 @@ fn program(gl: &mut Gl) -> Option<u32> {
     made
 }
 
-fn fresh_name(gl: &mut Gl) -> u32 {
-    loop {
-        let c = gl.sh.new_name();
-        if !gl.sh.shader_objects.contains_key(&c) {
-            return c;
-        }
-    }
-}
-
 fn link(gl: &mut Gl) -> Option<u32> {
-    let mut shaders = Vec::with_capacity(2);
-    for (stage, gl_type, source) in [
-        (crate::shader::Stage::Vertex, glow::VERTEX_SHADER, VS),
-        (crate::shader::Stage::Fragment, glow::FRAGMENT_SHADER, FS),
-    ] {
-        let name = fresh_name(gl);
-        gl.sh.shader_objects.insert(
-            name,
-            ShaderOrProgram::Shader(ShaderObj {
-                stage,
-                gl_type,
-                source: source.to_owned(),
-                compiled: true,
-                info_log: String::new(),
-                delete_pending: false,
-                attached: 1,
-            }),
-        );
-        shaders.push(name);
-    }
-    let program = fresh_name(gl);
-    gl.sh.shader_objects.insert(
-        program,
-        ShaderOrProgram::Program(ProgramObj {
-            shaders,
-            in_use: 1,
-            ..Default::default()
-        }),
-    );
-    super::shaders::link_program(gl, program);
-    match gl.sh.shader_objects.get(&program) {
-        Some(ShaderOrProgram::Program(p)) if p.link_status => Some(program),
-        Some(ShaderOrProgram::Program(p)) => {
-            tracing::error!("pixel-rectangle program failed to link:\n{}", p.info_log);
-            None
-        }
-        _ => None,
-    }
+    super::fixed_function::link_hidden_program(gl, VS, FS, "pixel-rectangle program")
 }
 
 #[cfg(test)]
