@@ -10,7 +10,9 @@ use mgpipe::consts::*;
 use mgpipe::{Handle, Pipe};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::context::{Attachment, Gl, TexParams, CSO_CACHE_LIMIT, MAX_DRAW_BUFFERS};
+use crate::context::{
+    Attachment, Gl, LevelInfo, TexParams, Texture, CSO_CACHE_LIMIT, MAX_DRAW_BUFFERS,
+};
 
 /// Hash a payload's bytes with its handle field (the first 8 bytes, by the
 /// catalogue's convention that every CSO create starts with `cso`) zeroed.
@@ -105,37 +107,35 @@ pub struct Resolved {
 }
 
 impl Gl<'_> {
-    /// Resolve an attachment of a user framebuffer to its object.
-    /// Whether `a` names a texture level of a legacy format
-    /// (`gl::legacy_formats`).
-    fn is_legacy_format_attachment(&self, a: &Attachment) -> bool {
+    /// The texture and level a texture attachment names (None for other
+    /// kinds, or a missing texture or level).
+    fn attached_level(&self, a: &Attachment) -> Option<(&Texture, LevelInfo)> {
         if a.kind != SURFACE_TEXTURE {
-            return false;
+            return None;
         }
-        let Some(Some(t)) = self.sh.textures.get(&a.name) else {
-            return false;
-        };
+        let t = self.sh.textures.get(&a.name)?.as_ref()?;
         let face = if t.target == glow::TEXTURE_CUBE_MAP {
             a.cube_face as usize
         } else {
             0
         };
-        t.level(face, a.level as usize).is_some_and(|l| {
+        Some((t, t.level(face, a.level as usize)?))
+    }
+
+    /// Whether `a` names a texture level of a legacy format
+    /// (`gl::legacy_formats`).
+    fn is_legacy_format_attachment(&self, a: &Attachment) -> bool {
+        self.attached_level(a).is_some_and(|(_, l)| {
             super::legacy_formats::legacy_format(l.requested)
                 .is_some_and(|f| f.storage == l.internal_format)
         })
     }
 
+    /// Resolve an attachment of a user framebuffer to its object.
     pub fn resolve_attachment(&self, a: &Attachment) -> Option<Resolved> {
         match a.kind {
             SURFACE_TEXTURE => {
-                let t = self.sh.textures.get(&a.name)?.as_ref()?;
-                let face = if t.target == glow::TEXTURE_CUBE_MAP {
-                    a.cube_face as usize
-                } else {
-                    0
-                };
-                let info = t.level(face, a.level as usize)?;
+                let (t, info) = self.attached_level(a)?;
                 let layer = if t.target == glow::TEXTURE_CUBE_MAP {
                     a.cube_face
                 } else {
