@@ -130,6 +130,15 @@ pub struct LevelInfo {
     pub requested: u32,
 }
 
+impl LevelInfo {
+    /// The legacy format (`gl::legacy_formats`) this level was asked for
+    /// and is stored as, if any.
+    pub fn legacy(&self) -> Option<crate::gl::legacy_formats::LegacyFormat> {
+        crate::gl::legacy_formats::legacy_format(self.requested)
+            .filter(|f| f.storage == self.internal_format)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Texture {
     pub handle: Handle,
@@ -187,24 +196,18 @@ impl Texture {
     /// (`gl::legacy_formats`), or, in a compatibility context, of a depth
     /// texture's GL_DEPTH_TEXTURE_MODE.
     pub fn view_swizzle(&self, compat: bool) -> [u32; 4] {
-        use crate::gl::legacy_formats::{compose_swizzle, depth_mode_swizzle, legacy_format};
+        use crate::gl::legacy_formats::{compose_swizzle, depth_mode_swizzle};
+        use crate::gl::validate::{has_depth, has_stencil};
         let Some(base) = self.level(0, self.base_level as usize) else {
             return self.swizzle;
         };
-        if let Some(f) = legacy_format(base.requested).filter(|f| f.storage == base.internal_format)
-        {
+        if let Some(f) = base.legacy() {
             return compose_swizzle(f.swizzle(), self.swizzle);
         }
-        let depth = match base.internal_format {
-            glow::DEPTH_COMPONENT16
-            | glow::DEPTH_COMPONENT24
-            | glow::DEPTH_COMPONENT32
-            | glow::DEPTH_COMPONENT32F => true,
-            glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 => {
-                self.depth_stencil_mode == glow::DEPTH_COMPONENT
-            }
-            _ => false,
-        };
+        // A depth/stencil texture reads depth only in DEPTH_COMPONENT mode.
+        let f = base.internal_format;
+        let depth =
+            has_depth(f) && (!has_stencil(f) || self.depth_stencil_mode == glow::DEPTH_COMPONENT);
         match depth_mode_swizzle(self.depth_mode) {
             Some(d) if compat && depth => compose_swizzle(d, self.swizzle),
             _ => self.swizzle,

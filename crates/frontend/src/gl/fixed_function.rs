@@ -350,7 +350,7 @@ fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
     let Some(info) = t.level(0, 0) else {
         return true;
     };
-    if let Some(l) = super::legacy_formats::legacy_format(info.requested) {
+    if let Some(l) = info.legacy() {
         return l.base != super::legacy_formats::LegacyBase::Luminance;
     }
     !matches!(
@@ -397,10 +397,7 @@ fn texture_legacy_base(
     let Some(Some(t)) = gl.sh.textures.get(&name) else {
         return None;
     };
-    let info = t.level(0, t.base_level as usize)?;
-    super::legacy_formats::legacy_format(info.requested)
-        .filter(|l| l.storage == info.internal_format)
-        .map(|l| l.base)
+    Some(t.level(0, t.base_level as usize)?.legacy()?.base)
 }
 
 /// GLSL for one combiner argument: `source` read through `operand`.

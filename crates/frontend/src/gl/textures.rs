@@ -1473,8 +1473,7 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             internal_format: glow::RGBA,
             requested: glow::RGBA,
         });
-        let legacy = super::legacy_formats::legacy_format(i.requested)
-            .filter(|l| info.is_some() && l.storage == i.internal_format);
+        let legacy = info.and_then(|l| l.legacy());
         Some(match pname {
             glow::TEXTURE_WIDTH => i.width as i32,
             glow::TEXTURE_HEIGHT => i.height as i32,

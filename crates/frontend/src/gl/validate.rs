@@ -125,10 +125,8 @@ impl Gl<'_> {
     /// Whether `a` names a texture level of a legacy format
     /// (`gl::legacy_formats`).
     fn is_legacy_format_attachment(&self, a: &Attachment) -> bool {
-        self.attached_level(a).is_some_and(|(_, l)| {
-            super::legacy_formats::legacy_format(l.requested)
-                .is_some_and(|f| f.storage == l.internal_format)
-        })
+        self.attached_level(a)
+            .is_some_and(|(_, l)| l.legacy().is_some())
     }
 
     /// Resolve an attachment of a user framebuffer to its object.
