@@ -680,8 +680,9 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut uniform_locations: Vec<(String, u32)> = Vec::new();
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
+    let has_geometry = input.shaders.iter().any(|(s, _)| *s == Stage::Geometry);
     for (stage, source) in input.shaders {
-        let pre = prepass::prepass(*stage, source)
+        let pre = prepass::prepass_linked(*stage, source, has_geometry)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
         for n in &pre.compat_inputs {

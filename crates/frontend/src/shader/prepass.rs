@@ -38,6 +38,13 @@
 //!   private variable that a vertex shader's wrapped `main()` turns into
 //!   `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` for the 8 user
 //!   clip planes (`mgl_ClipPlane`, zero while disabled, not reported);
+//!   a compatibility geometry shader writes the same varyings (its
+//!   `gl_ClipVertex` turns each `EmitVertex()` into one that writes the
+//!   clip distances first) and reads the vertex shader's as
+//!   `gl_in[i].gl_FrontColor` & co., which become `mglv_*[i]` inputs (the
+//!   vertex shader of such a link writes `mglv_*`, `prepass_linked`);
+//!   compatibility members of a redeclared `gl_PerVertex` leave the block
+//!   for the plain varyings above;
 //!   the link checks GLSL 1.30's
 //!   colour interpolation rule and refuses `gl_ClipVertex` with
 //!   `gl_ClipDistance`. The rest (`gl_LightSource`, `gl_Fog`, material and
@@ -261,7 +268,43 @@ struct CompatEmulation {
     declaration: String,
 }
 
-fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
+/// The compatibility varyings a vertex or geometry shader writes and the
+/// next stage reads (`gl_in[i].<name>` in a geometry shader).
+const COMPAT_OUTPUT_VARYINGS: &[&str] = &[
+    "gl_FrontColor",
+    "gl_BackColor",
+    "gl_FrontSecondaryColor",
+    "gl_BackSecondaryColor",
+    "gl_TexCoord",
+    "gl_FogFragCoord",
+    "gl_ClipVertex",
+];
+
+/// The name a compatibility varying has between a vertex and a geometry
+/// shader (`gl_FrontColor` -> `mglv_FrontColor`): distinct from the
+/// geometry shader's own output of the same built-in (`mgl_FrontColor`,
+/// which the fragment stage reads), since one shader cannot have an input
+/// and an output of the same name.
+fn vs_to_gs_name(name: &str) -> String {
+    format!("mglv{}", name.strip_prefix("gl").unwrap_or(name))
+}
+
+/// The declaration of a compatibility varying as a geometry shader's
+/// per-vertex input array (`gl_in[i].gl_TexCoord[j]` ->
+/// `mglv_TexCoord[i][j]`).
+fn gs_input_declaration(name: &str) -> Option<String> {
+    let rep = vs_to_gs_name(name);
+    Some(match name {
+        "gl_TexCoord" => format!("in vec4 {rep}[][8];\n"),
+        "gl_FogFragCoord" => format!("in float {rep}[];\n"),
+        n if COMPAT_OUTPUT_VARYINGS.contains(&n) => format!("in vec4 {rep}[];\n"),
+        _ => return None,
+    })
+}
+
+/// `vs_feeds_gs`: the vertex shader is linked with a geometry shader, which
+/// reads its compatibility varyings under [`vs_to_gs_name`]'s names.
+fn compat_emulation(stage: Stage, name: &str, vs_feeds_gs: bool) -> Option<CompatEmulation> {
     // Asked for every identifier of a legacy shader: leave early.
     if !name.starts_with("gl_") {
         return None;
@@ -278,6 +321,15 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
     if let Some(decl_type) = matrix_uniform_type(name) {
         return decl(&rep, format!("uniform {decl_type} {rep};\n"));
     }
+    if stage == Stage::Vertex && vs_feeds_gs && COMPAT_OUTPUT_VARYINGS.contains(&name) {
+        let rep = vs_to_gs_name(name);
+        let declaration = match name {
+            "gl_TexCoord" => format!("out vec4 {rep}[8];\n"),
+            "gl_FogFragCoord" => format!("out float {rep};\n"),
+            _ => format!("out vec4 {rep};\n"),
+        };
+        return decl(&rep, declaration);
+    }
     match (stage, name) {
         (Stage::Vertex, "gl_Vertex") => decl(&rep, format!("in vec4 {rep};\n")),
         // The other fixed-function inputs are real inputs too: the linker
@@ -291,13 +343,17 @@ fn compat_emulation(stage: Stage, name: &str) -> Option<CompatEmulation> {
             };
             decl(&rep, format!("in {ty} {rep};\n"))
         }
-        (Stage::Vertex, "gl_ClipVertex") => decl(&rep, format!("vec4 {rep};\n")),
+        (Stage::Vertex | Stage::Geometry, "gl_ClipVertex") => decl(&rep, format!("vec4 {rep};\n")),
         (
-            Stage::Vertex,
+            Stage::Vertex | Stage::Geometry,
             "gl_FrontColor" | "gl_BackColor" | "gl_FrontSecondaryColor" | "gl_BackSecondaryColor",
         ) => decl(&rep, format!("out vec4 {rep};\n")),
-        (Stage::Vertex, "gl_TexCoord") => decl(&rep, format!("out vec4 {rep}[8];\n")),
-        (Stage::Vertex, "gl_FogFragCoord") => decl(&rep, format!("out float {rep};\n")),
+        (Stage::Vertex | Stage::Geometry, "gl_TexCoord") => {
+            decl(&rep, format!("out vec4 {rep}[8];\n"))
+        }
+        (Stage::Vertex | Stage::Geometry, "gl_FogFragCoord") => {
+            decl(&rep, format!("out float {rep};\n"))
+        }
         (Stage::Fragment, "gl_Color") => {
             decl("mgl_FrontColor", "in vec4 mgl_FrontColor;\n".to_owned())
         }
@@ -705,8 +761,107 @@ fn next_significant(toks: &[Tok], mut i: usize) -> Option<usize> {
     None
 }
 
-/// Runs the pre-pass on one shader's source. `Err` is an info log.
+/// `gl_in [ ... ] . <compatibility varying>` starting at token `i` (a
+/// geometry shader reading what the vertex shader wrote): the indices of
+/// the `.` and of the member.
+fn gl_in_compat_member(src: &str, toks: &[Tok], i: usize) -> Option<(usize, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    if toks[i].kind != Kind::Ident || text(i) != "gl_in" {
+        return None;
+    }
+    let open = next_significant(toks, i + 1).filter(|&k| text(k) == "[")?;
+    let mut depth = 0u32;
+    let mut close = None;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        if t.kind != Kind::Punct {
+            continue;
+        }
+        match text(k) {
+            "[" => depth += 1,
+            "]" => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let dot = next_significant(toks, close? + 1).filter(|&k| text(k) == ".")?;
+    let member = next_significant(toks, dot + 1)
+        .filter(|&k| toks[k].kind == Kind::Ident && COMPAT_OUTPUT_VARYINGS.contains(&text(k)))?;
+    Some((dot, member))
+}
+
+/// Token ranges (inclusive) of the compatibility members of a redeclared
+/// `gl_PerVertex` block (`out gl_PerVertex { vec4 gl_Position; vec4
+/// gl_TexCoord[5]; };`): glslang's block has no such members, so they are
+/// dropped from it and declared as the plain varyings they are emulated by.
+fn per_vertex_compat_members(src: &str, toks: &[Tok]) -> Vec<(usize, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let mut ranges = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident || text(k) != "gl_PerVertex" {
+            continue;
+        }
+        let Some(open) = next_significant(toks, k + 1).filter(|&j| text(j) == "{") else {
+            continue;
+        };
+        let mut member_start = None;
+        let mut compat = false;
+        for (j, tok) in toks.iter().enumerate().skip(open + 1) {
+            match tok.kind {
+                Kind::Space | Kind::Comment => continue,
+                Kind::Punct if text(j) == "}" => break,
+                Kind::Punct if text(j) == ";" => {
+                    if let (Some(start), true) = (member_start, compat) {
+                        ranges.push((start, j));
+                    }
+                    member_start = None;
+                    compat = false;
+                }
+                kind => {
+                    member_start.get_or_insert(j);
+                    compat |= kind == Kind::Ident && COMPAT_OUTPUT_VARYINGS.contains(&text(j));
+                }
+            }
+        }
+    }
+    ranges
+}
+
+/// The closing `}` of a redeclared output `gl_PerVertex` block, if any.
+fn out_per_vertex_close(src: &str, toks: &[Tok]) -> Option<usize> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let k = (0..toks.len()).find(|&k| {
+        toks[k].kind == Kind::Ident
+            && text(k) == "gl_PerVertex"
+            && prev_significant(toks, k).is_some_and(|p| text(p) == "out")
+            && next_significant(toks, k + 1).is_some_and(|n| text(n) == "{")
+    })?;
+    (k + 1..toks.len()).find(|&j| toks[j].kind == Kind::Punct && text(j) == "}")
+}
+
+/// A geometry shader's user clip planes: each `EmitVertex()` first writes
+/// `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` (the vertex shader's
+/// wrapped `main()` does the same once).
+const GS_CLIP_VERTEX_HELPER: &str = "void mgl_EmitVertex() {\n  for (int i = 0; i < 8; i++) gl_ClipDistance[i] = dot(mgl_ClipVertex, mgl_ClipPlane[i]);\n  EmitVertex();\n}\n";
+
+/// Runs the pre-pass on one shader's source (compiled alone). `Err` is an
+/// info log.
 pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
+    prepass_linked(stage, src, false)
+}
+
+/// [`prepass`] for a link: `vs_feeds_gs` says a vertex shader is linked
+/// with a geometry shader (its compatibility varyings then take the names
+/// the geometry shader's `gl_in[]` reads).
+pub(crate) fn prepass_linked(
+    stage: Stage,
+    src: &str,
+    vs_feeds_gs: bool,
+) -> Result<Prepassed, String> {
     if src.contains('\0') {
         return Err("ERROR: 0:0: '' : shader source contains a NUL character\n".to_owned());
     }
@@ -725,7 +880,16 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     } else {
         Vec::new()
     };
-    let arrays_of_arrays = !es && version.number < 430 && names_arrays_of_arrays(src, &toks);
+    // A compatibility geometry shader reading gl_in[i].gl_TexCoord[j]
+    // reads an array of arrays (`mglv_TexCoord[i][j]`).
+    let gs_reads_texcoords = legacy
+        && stage == Stage::Geometry
+        && (0..toks.len()).any(|k| {
+            gl_in_compat_member(src, &toks, k)
+                .is_some_and(|(_, m)| &src[toks[m].start..toks[m].end] == "gl_TexCoord")
+        });
+    let arrays_of_arrays =
+        !es && version.number < 430 && (gs_reads_texcoords || names_arrays_of_arrays(src, &toks));
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
@@ -774,10 +938,22 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         toks.iter()
             .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
     };
+    // The compatibility members of redeclared gl_PerVertex blocks: dropped
+    // from the output (token index ranges).
+    let blanked = if legacy {
+        per_vertex_compat_members(src, &toks)
+    } else {
+        Vec::new()
+    };
     let clip_vertex_wrapper = legacy
         && !es
         && stage == Stage::Vertex
-        && ident("gl_ClipVertex")
+        && !vs_feeds_gs
+        && toks.iter().enumerate().any(|(k, t)| {
+            t.kind == Kind::Ident
+                && &src[t.start..t.end] == "gl_ClipVertex"
+                && !blanked.iter().any(|&(a, b)| (a..=b).contains(&k))
+        })
         && !ident("gl_ClipDistance")
         && toks.iter().enumerate().any(|(k, t)| {
             t.kind == Kind::Ident
@@ -785,11 +961,55 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                 && next_significant(&toks, k + 1).map(|j| &src[toks[j].start..toks[j].end])
                     == Some("(")
         });
+    // Token indices dropped from the output: the `.member` of
+    // gl_in[i].member (and `blanked` above).
+    // A redeclared gl_PerVertex needs GLSL 4.10 or the SSO extension
+    // (glslang checks; desktop drivers take it in compatibility 1.50).
+    let redeclares_per_vertex = (0..toks.len()).any(|k| {
+        toks[k].kind == Kind::Ident
+            && &src[toks[k].start..toks[k].end] == "gl_PerVertex"
+            && next_significant(&toks, k + 1)
+                .is_some_and(|n| &src[toks[n].start..toks[n].end] == "{")
+    });
+    // With an output gl_PerVertex redeclared, the clip distances written
+    // for gl_ClipVertex join that block instead of being redeclared alone.
+    let out_block_close = out_per_vertex_close(src, &toks);
+    let mut skipped: Vec<usize> = Vec::new();
+    if legacy && stage == Stage::Geometry {
+        for k in 0..toks.len() {
+            if let Some((dot, member)) = gl_in_compat_member(src, &toks, k) {
+                skipped.extend([dot, member]);
+            }
+        }
+    }
+    // A geometry shader writing gl_ClipVertex (not gl_ClipDistance) gets
+    // the clip distances written at each EmitVertex().
+    let gs_clip_vertex = legacy
+        && stage == Stage::Geometry
+        && !ident("gl_ClipDistance")
+        && toks.iter().enumerate().any(|(k, t)| {
+            t.kind == Kind::Ident
+                && &src[t.start..t.end] == "gl_ClipVertex"
+                && !skipped.contains(&k)
+                && !blanked.iter().any(|&(a, b)| (a..=b).contains(&k))
+        });
 
     let mut i = 0usize;
     while i < toks.len() {
         let t = toks[i];
         let text = &src[t.start..t.end];
+        if skipped.contains(&i) {
+            i += 1;
+            continue;
+        }
+        if blanked.iter().any(|&(a, b)| (a..=b).contains(&i)) {
+            // Dropped, its line breaks kept so line numbers hold.
+            for _ in 0..text.matches('\n').count() {
+                out.push('\n');
+            }
+            i += 1;
+            continue;
+        }
         if Some(i) == version.tok {
             out.push_str("#version ");
             out.push_str(&out_version);
@@ -798,6 +1018,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         }
         match t.kind {
             Kind::Punct => {
+                if Some(i) == out_block_close && (clip_vertex_wrapper || gs_clip_vertex) {
+                    out.push_str("float gl_ClipDistance[8]; ");
+                }
                 if pending_layout && text == "(" {
                     layout_depth = Some(1);
                     pending_layout = false;
@@ -819,6 +1042,22 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                 let mut replacement: Option<String> = None;
                 if clip_vertex_wrapper && text == "main" {
                     replacement = Some("mgl_main".to_owned());
+                } else if gs_clip_vertex && text == "EmitVertex" {
+                    replacement = Some("mgl_EmitVertex".to_owned());
+                } else if let Some((_, member)) = (legacy && stage == Stage::Geometry)
+                    .then(|| gl_in_compat_member(src, &toks, i))
+                    .flatten()
+                {
+                    // gl_in[i].gl_FrontColor -> mglv_FrontColor[i]: the
+                    // `.member` tokens are skipped.
+                    let name = &src[toks[member].start..toks[member].end];
+                    let rep = vs_to_gs_name(name);
+                    if let Some(d) = gs_input_declaration(name) {
+                        if !compat_decls.iter().any(|(r, _)| *r == rep) {
+                            compat_decls.push((rep.clone(), d));
+                        }
+                    }
+                    replacement = Some(rep);
                 } else if let Some(value) = compat_constant(text).filter(|_| legacy) {
                     replacement = Some(value.to_owned());
                 } else if text == "inverse" && !es && version.number == 140 {
@@ -826,7 +1065,10 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         helpers.push(INVERSE_HELPERS);
                     }
                     replacement = Some("mgl_inverse".to_owned());
-                } else if let Some(emu) = legacy.then(|| compat_emulation(stage, text)).flatten() {
+                } else if let Some(emu) = legacy
+                    .then(|| compat_emulation(stage, text, vs_feeds_gs))
+                    .flatten()
+                {
                     // A redeclaration (`flat out vec4 gl_FrontColor;`)
                     // keeps its qualifiers under the new name and replaces
                     // the injected declaration.
@@ -877,7 +1119,7 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                     // The helper reads the stand-ins of gl_Vertex and the
                     // modelview-projection matrix: declare them.
                     for builtin in ["gl_Vertex", "gl_ModelViewProjectionMatrix"] {
-                        if let Some(v) = compat_emulation(stage, builtin) {
+                        if let Some(v) = compat_emulation(stage, builtin, vs_feeds_gs) {
                             if !compat_decls.iter().any(|(r, _)| *r == v.replacement) {
                                 compat_decls.push((v.replacement, v.declaration));
                             }
@@ -931,6 +1173,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
                         replacement = Some("out".to_owned());
                     } else if text == "varying" && stage == Stage::Fragment {
                         replacement = Some("in".to_owned());
+                    } else if text == "varying" && stage == Stage::Geometry {
+                        // A compatibility geometry shader's `varying` is an output.
+                        replacement = Some("out".to_owned());
                     } else if let Some(new) = texture_rename(text) {
                         replacement = Some(new.to_owned());
                     } else if let Some(helper) = shadow_helper(text, stage) {
@@ -1002,11 +1247,17 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
             *d = d.replace("[8]", &format!("[{n}]"));
         }
     }
+    let clip_decl = if out_block_close.is_some() {
+        format!("uniform vec4 {CLIP_PLANE}[8];\n")
+    } else {
+        format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n")
+    };
+    if gs_clip_vertex {
+        compat_decls.push((CLIP_PLANE.to_owned(), clip_decl.clone()));
+        helpers.push(GS_CLIP_VERTEX_HELPER);
+    }
     if clip_vertex_wrapper {
-        compat_decls.push((
-            CLIP_PLANE.to_owned(),
-            format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n"),
-        ));
+        compat_decls.push((CLIP_PLANE.to_owned(), clip_decl));
         out.push_str("\nvoid main() {\n  mgl_main();\n");
         for k in 0..8 {
             out.push_str(&format!(
@@ -1018,6 +1269,9 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     // Declarations injected right after the #version line.
     let mut inject = String::new();
     let prec = if es { "highp " } else { "" };
+    if redeclares_per_vertex && !es && version.number < 410 && !arrays_of_arrays {
+        inject.push_str("#extension GL_ARB_separate_shader_objects : enable\n");
+    }
     if !es && version.number < 430 && declares_buffer_block(src) {
         // Mesa takes `buffer` blocks (with `layout(binding)`) wherever it
         // exposes GL_ARB_shader_storage_buffer_object, enabled or not;
