@@ -84,7 +84,6 @@ const NOT_EMULATED: &[(u32, &str)] = &[
     (0x0B10, "GL_POINT_SMOOTH"),
     (0x0B24, "GL_LINE_STIPPLE"),
     (0x0B42, "GL_POLYGON_STIPPLE"),
-    (0x8861, "GL_POINT_SPRITE"),
     (0x0D80, "GL_AUTO_NORMAL"),
     (0x0BF1, "GL_INDEX_LOGIC_OP"),
 ];
@@ -234,10 +233,18 @@ pub fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
         ff.alpha_test = on;
         return true;
     }
+    if cap == super::points::POINT_SPRITE {
+        super::points::set_sprite(gl, on);
+        return true;
+    }
+    if cap == super::points::VERTEX_PROGRAM_TWO_SIDE {
+        super::points::set_two_side(gl, on);
+    }
     let known = NOT_EMULATED.iter().find(|(c, _)| *c == cap);
     if known.is_none() && !STORED_ONLY.contains(&cap) {
         return false;
     }
+    let ff = &mut gl.st.ff;
     if on {
         if let Some((_, name)) = known {
             super::log_once(name, || {
@@ -262,6 +269,9 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
     }
     if cap == ALPHA_TEST {
         return Some(ff.alpha_test);
+    }
+    if cap == super::points::POINT_SPRITE {
+        return Some(gl.st.matrices.points.sprite);
     }
     if NOT_EMULATED.iter().any(|(c, _)| *c == cap) || STORED_ONLY.contains(&cap) {
         return Some(ff.other_caps.contains(&cap));
@@ -625,14 +635,25 @@ fn tex_env(gl: &mut Gl, target: u32, pname: u32, v: &[f32], as_int: bool) {
     if !compat_only(gl, "glTexEnv") {
         return;
     }
+    let unit = (gl.st.active_texture as usize).min(UNITS - 1);
+    if target == super::points::POINT_SPRITE {
+        if pname != super::points::COORD_REPLACE {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        let on = v.first().copied().unwrap_or(0.0);
+        if on != 0.0 && on != 1.0 {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        super::points::set_coord_replace(gl, unit, on != 0.0);
+        return;
+    }
     if target != TEXTURE_ENV {
-        // GL_TEXTURE_FILTER_CONTROL / GL_POINT_SPRITE settings are not kept.
-        if matches!(target, 0x8500 | 0x8861) {
+        // GL_TEXTURE_FILTER_CONTROL (the LOD bias) settings are not kept.
+        if target == 0x8500 {
             return;
         }
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let unit = (gl.st.active_texture as usize).min(UNITS - 1);
     match pname {
         TEXTURE_ENV_MODE => {
             let mode = v.first().copied().unwrap_or(0.0) as u32;
@@ -796,6 +817,9 @@ fn get_tex_env(gl: &mut Gl, target: u32, pname: u32) -> Option<Vec<f32>> {
     }
     let unit = (gl.st.active_texture as usize).min(UNITS - 1);
     match (target, pname) {
+        (super::points::POINT_SPRITE, super::points::COORD_REPLACE) => Some(vec![f32::from(
+            u8::from(super::points::coord_replace(gl, unit)),
+        )]),
         (TEXTURE_ENV, TEXTURE_ENV_MODE) => Some(vec![gl.st.ff.env_mode[unit] as f32]),
         (TEXTURE_ENV, TEXTURE_ENV_COLOR) => Some(gl.st.ff.env_color[unit].to_vec()),
         (TEXTURE_ENV, p) if get_combine(&gl.st.ff.combine[unit], p).is_some() => {

@@ -669,6 +669,10 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
                 Answer::Floats(v) => Some(Vals::F(v.into_iter().map(f64::from).collect())),
             }
         }
+        super::points::POINT_SPRITE_COORD_ORIGIN => super::points::get(gl, pname)
+            .and_then(|v| v.first().copied())
+            .and_then(|v| e(v as u32)),
+        p if super::points::get(gl, p).is_some() => super::points::get(gl, p).map(Vals::F),
         p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
             super::fixed_function::get(gl, p).map(Vals::F)
         }

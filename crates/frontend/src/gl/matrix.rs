@@ -78,8 +78,10 @@ pub struct MatrixState {
     /// GL_CLIP_PLANEi (= GL_CLIP_DISTANCEi) enables, kept in step by
     /// glEnable/glDisable.
     pub clip_enabled: u32,
-    /// Changes with every matrix, clip plane or clip enable change (see
-    /// the module note).
+    /// Point parameters and the `mgl_Points` value (`gl::points`).
+    pub points: super::points::PointParams,
+    /// Changes with every matrix, clip plane or clip enable change and
+    /// every change of `points.uniform` (see the module note).
     pub serial: u64,
 }
 
@@ -92,6 +94,7 @@ impl Default for MatrixState {
             texture: std::array::from_fn(|_| vec![IDENTITY]),
             clip_planes: [[0.0; 4]; CLIP_PLANES],
             clip_enabled: 0,
+            points: Default::default(),
             serial: next_serial(),
         }
     }
@@ -320,6 +323,11 @@ pub enum Builtin {
     /// negative): `shader::prepass` declares it for a vertex shader
     /// writing `gl_ClipVertex`.
     ClipPlane,
+    /// `mgl_Points` (`gl::points`): point size, program-point-size flag,
+    /// coordinate-replacement units, sprite origin.
+    Points,
+    /// `mgl_TwoSide` (`gl::points`): GL_VERTEX_PROGRAM_TWO_SIDE.
+    TwoSide,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,6 +377,8 @@ impl Builtin {
             "gl_NormalMatrix" => Some(Builtin::NormalMatrix),
             "gl_NormalScale" => Some(Builtin::NormalScale),
             "mgl_ClipPlane" => Some(Builtin::ClipPlane),
+            "mgl_Points" => Some(Builtin::Points),
+            "mgl_TwoSide" => Some(Builtin::TwoSide),
             _ => None,
         }
     }
@@ -389,6 +399,8 @@ impl Builtin {
                 let p = m.clip_planes.get(element).filter(|_| on);
                 (p.map_or(vec![0.0; 4], |p| p.to_vec()), 4)
             }
+            Builtin::Points => (m.points.uniform.to_vec(), 4),
+            Builtin::TwoSide => (vec![f32::from(u8::from(m.points.two_side))], 1),
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod multisample;
 pub mod persistent;
 pub mod pixel_rect;
 pub mod pixels;
+pub mod points;
 pub mod program_interface;
 pub mod queries;
 pub mod raster;
@@ -72,6 +73,7 @@ pub use multisample::*;
 pub use persistent::glMemoryBarrier;
 pub use pixel_rect::{glBitmap, glCopyPixels, glDrawPixels};
 pub use pixels::glReadPixels;
+pub use points::{glPointParameterf, glPointParameterfv, glPointParameteri, glPointParameteriv};
 pub use program_interface::*;
 pub use queries::*;
 pub use raster::{

@@ -87,7 +87,10 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
         glow::MULTISAMPLE => s.multisample = on,
         glow::PRIMITIVE_RESTART => s.primitive_restart = on,
         glow::PRIMITIVE_RESTART_FIXED_INDEX => s.primitive_restart_fixed = on,
-        glow::PROGRAM_POINT_SIZE => s.program_point_size = on,
+        glow::PROGRAM_POINT_SIZE => {
+            s.program_point_size = on;
+            super::points::refresh(gl);
+        }
         glow::DEPTH_CLAMP => s.depth_clamp = on,
         glow::FRAMEBUFFER_SRGB => s.framebuffer_srgb = on,
         glow::LINE_SMOOTH => s.line_smooth = on,
@@ -533,6 +536,7 @@ pub unsafe extern "C" fn glPointSize(s: f32) {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         gl.st.point_size = s;
+        super::points::refresh(gl);
     })
 }
 

@@ -1296,6 +1296,7 @@ impl Gl<'_> {
 
     /// Everything a draw needs.
     pub fn validate_draw(&mut self, mode: u32) -> Result<(), u32> {
+        crate::gl::points::note_draw_mode(self, mode);
         if self.st.program == 0 && !self.st.is_core() {
             // No program in a compatibility context: the fixed-function
             // program for the current state stands in for this draw.

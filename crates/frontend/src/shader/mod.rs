@@ -681,8 +681,32 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
     let has_geometry = input.shaders.iter().any(|(s, _)| *s == Stage::Geometry);
+    // The fragment shader's compatibility varyings, which the stage before
+    // it declares (a failed pre-pass is reported in the loop below).
+    let fragment_reads: Vec<(String, String)> = input
+        .shaders
+        .iter()
+        .filter(|(s, _)| *s == Stage::Fragment)
+        .filter_map(|(s, src)| prepass::prepass(*s, src).ok())
+        .flat_map(|p| p.fragment_reads)
+        .collect();
     for (stage, source) in input.shaders {
-        let pre = prepass::prepass_linked(*stage, source, has_geometry)
+        // Tessellation stages are not linked (GL_PATCHES is refused).
+        let last_vertex_stage = match stage {
+            Stage::Geometry => true,
+            Stage::Vertex => !has_geometry,
+            _ => false,
+        };
+        let view = prepass::LinkView {
+            vs_feeds_gs: has_geometry,
+            last_vertex_stage,
+            fragment_reads: if last_vertex_stage {
+                &fragment_reads
+            } else {
+                &[]
+            },
+        };
+        let pre = prepass::prepass_linked(*stage, source, &view)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
         for n in &pre.compat_inputs {
@@ -813,12 +837,12 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     if out
         .uniforms
         .iter()
-        .any(|u| u.name.starts_with(prepass::CLIP_PLANE))
+        .any(|u| prepass::is_hidden_uniform(&u.name))
     {
         let mut remap = Vec::with_capacity(out.uniforms.len());
         let mut kept = Vec::new();
         for u in std::mem::take(&mut out.uniforms) {
-            if u.name.starts_with(prepass::CLIP_PLANE) {
+            if prepass::is_hidden_uniform(&u.name) {
                 remap.push(u32::MAX);
                 out.hidden_uniforms.push(u);
             } else {

@@ -76,6 +76,10 @@ pub(crate) struct Prepassed {
     /// `gl_Normal` ...): active attributes for glGetActiveAttrib, as in any
     /// GL (their location is -1).
     pub compat_inputs: Vec<String>,
+    /// A fragment shader's compatibility varyings (`mgl_FrontColor`,
+    /// `mgl_TexCoord` ...): the stage before it must declare them as
+    /// outputs, written or not (`prepass_linked`'s `fragment_reads`).
+    pub fragment_reads: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -831,6 +835,41 @@ fn per_vertex_compat_members(src: &str, toks: &[Tok]) -> Vec<(usize, usize)> {
     ranges
 }
 
+/// A geometry shader declaring `layout(points) out` (or `layout(points,
+/// max_vertices = n) out`).
+fn emits_points(src: &str, toks: &[Tok]) -> bool {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    (0..toks.len()).any(|k| {
+        toks[k].kind == Kind::Ident && text(k) == "points" && {
+            // The layout's closing parenthesis, then `out`.
+            let close = (k..toks.len()).find(|&j| text(j) == ")");
+            close
+                .and_then(|c| next_significant(toks, c + 1))
+                .is_some_and(|n| text(n) == "out")
+        }
+    })
+}
+
+/// The size in a redeclaration `vec4 <name>[N]`, if any.
+fn redeclared_array_size(src: &str, toks: &[Tok], name: &str) -> Option<u32> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    (0..toks.len()).find_map(|k| {
+        if toks[k].kind != Kind::Ident
+            || text(k) != name
+            || prev_significant(toks, k).is_none_or(|p| text(p) != "vec4")
+        {
+            return None;
+        }
+        let open = next_significant(toks, k + 1).filter(|&j| text(j) == "[")?;
+        let n = next_significant(toks, open + 1).filter(|&j| toks[j].kind == Kind::Number)?;
+        text(n)
+            .trim_end_matches(['u', 'U'])
+            .parse()
+            .ok()
+            .filter(|&v| v > 0 && v <= 32)
+    })
+}
+
 /// The closing `}` of a redeclared output `gl_PerVertex` block, if any.
 fn out_per_vertex_close(src: &str, toks: &[Tok]) -> Option<usize> {
     let text = |k: usize| &src[toks[k].start..toks[k].end];
@@ -843,25 +882,51 @@ fn out_per_vertex_close(src: &str, toks: &[Tok]) -> Option<usize> {
     (k + 1..toks.len()).find(|&j| toks[j].kind == Kind::Punct && text(j) == "}")
 }
 
-/// A geometry shader's user clip planes: each `EmitVertex()` first writes
-/// `gl_ClipDistance[i] = dot(gl_ClipVertex, plane i)` (the vertex shader's
-/// wrapped `main()` does the same once).
-const GS_CLIP_VERTEX_HELPER: &str = "void mgl_EmitVertex() {\n  for (int i = 0; i < 8; i++) gl_ClipDistance[i] = dot(mgl_ClipVertex, mgl_ClipPlane[i]);\n  EmitVertex();\n}\n";
-
 /// Runs the pre-pass on one shader's source (compiled alone). `Err` is an
 /// info log.
 pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
-    prepass_linked(stage, src, false)
+    prepass_linked(stage, src, &LinkView::default())
 }
 
-/// [`prepass`] for a link: `vs_feeds_gs` says a vertex shader is linked
-/// with a geometry shader (its compatibility varyings then take the names
-/// the geometry shader's `gl_in[]` reads).
+/// What a link knows about the other stages of a shader's program.
+#[derive(Debug, Default)]
+pub(crate) struct LinkView<'a> {
+    /// A vertex shader linked with a geometry shader: its compatibility
+    /// varyings take the names the geometry shader's `gl_in[]` reads.
+    pub vs_feeds_gs: bool,
+    /// The stage rasterisation follows (vertex without geometry, or
+    /// geometry): it ends by writing `gl_PointSize` (`gl::points`).
+    pub last_vertex_stage: bool,
+    /// For the stage feeding the fragment shader: the fragment shader's
+    /// compatibility varyings ([`Prepassed::fragment_reads`]), declared as
+    /// outputs here even where this shader does not write them (GLES
+    /// refuses a link whose fragment inputs have no output; the values are
+    /// undefined, as in GL).
+    pub fragment_reads: &'a [(String, String)],
+}
+
+/// The hidden `vec4` uniform point state reaches programs through
+/// (`gl::points`).
+pub(crate) const POINTS: &str = "mgl_Points";
+
+/// The hidden `float` uniform saying GL_VERTEX_PROGRAM_TWO_SIDE is on
+/// (`gl::points`): a legacy fragment shader's `gl_Color` then reads the
+/// back colour on back faces.
+pub(crate) const TWO_SIDE: &str = "mgl_TwoSide";
+
+/// Uniforms the pre-pass adds that glGetActiveUniform does not list.
+pub(crate) fn is_hidden_uniform(name: &str) -> bool {
+    name.starts_with(CLIP_PLANE) || name == POINTS || name == TWO_SIDE
+}
+
+/// [`prepass`] for a link (see [`LinkView`]).
 pub(crate) fn prepass_linked(
     stage: Stage,
     src: &str,
-    vs_feeds_gs: bool,
+    link: &LinkView,
 ) -> Result<Prepassed, String> {
+    let vs_feeds_gs = link.vs_feeds_gs;
+    let fragment_reads = link.fragment_reads;
     if src.contains('\0') {
         return Err("ERROR: 0:0: '' : shader source contains a NUL character\n".to_owned());
     }
@@ -925,6 +990,11 @@ pub(crate) fn prepass_linked(
     let mut uses_depth_range = false;
     let mut uses_clip_vertex = false;
     let mut uses_clip_distance = false;
+    let mut uses_point_coord = false;
+    let mut two_sided_reads: Vec<&str> = Vec::new();
+    // (replacement, interpolation qualifier and a space, or "") of each
+    // redeclared compatibility built-in.
+    let mut redeclared_qualifiers: Vec<(String, String)> = Vec::new();
     let mut compat_decls: Vec<(String, String)> = Vec::new();
     let mut redeclared_compat: Vec<String> = Vec::new();
     let mut compat_varyings: Vec<CompatVarying> = Vec::new();
@@ -974,6 +1044,13 @@ pub(crate) fn prepass_linked(
     // With an output gl_PerVertex redeclared, the clip distances written
     // for gl_ClipVertex join that block instead of being redeclared alone.
     let out_block_close = out_per_vertex_close(src, &toks);
+    let block_has_point_size = out_block_close.is_some_and(|close| {
+        toks[..close]
+            .iter()
+            .rev()
+            .take_while(|t| &src[t.start..t.end] != "{")
+            .any(|t| &src[t.start..t.end] == "gl_PointSize")
+    });
     let mut skipped: Vec<usize> = Vec::new();
     if legacy && stage == Stage::Geometry {
         for k in 0..toks.len() {
@@ -982,6 +1059,30 @@ pub(crate) fn prepass_linked(
             }
         }
     }
+    let defines_main = toks.iter().enumerate().any(|(k, t)| {
+        t.kind == Kind::Ident
+            && &src[t.start..t.end] == "main"
+            && next_significant(&toks, k + 1).map(|j| &src[toks[j].start..toks[j].end]) == Some("(")
+    });
+    // The last vertex stage writes gl_PointSize from glPointSize unless
+    // GL_PROGRAM_POINT_SIZE is on (`gl::points`); a geometry shader only
+    // when it emits points.
+    let point_size = !es
+        && link.last_vertex_stage
+        && match stage {
+            Stage::Vertex => defines_main,
+            Stage::Geometry => emits_points(src, &toks),
+            _ => false,
+        };
+    // A legacy fragment shader's gl_TexCoord[i] may be replaced by the
+    // point coordinate (GL_COORD_REPLACE).
+    let texcoord_replace =
+        legacy && !es && stage == Stage::Fragment && defines_main && ident("gl_TexCoord");
+    let texcoord_count = if texcoord_replace {
+        redeclared_array_size(src, &toks, "gl_TexCoord").unwrap_or(8)
+    } else {
+        0
+    };
     // A geometry shader writing gl_ClipVertex (not gl_ClipDistance) gets
     // the clip distances written at each EmitVertex().
     let gs_clip_vertex = legacy
@@ -1018,8 +1119,13 @@ pub(crate) fn prepass_linked(
         }
         match t.kind {
             Kind::Punct => {
-                if Some(i) == out_block_close && (clip_vertex_wrapper || gs_clip_vertex) {
-                    out.push_str("float gl_ClipDistance[8]; ");
+                if Some(i) == out_block_close {
+                    if clip_vertex_wrapper || gs_clip_vertex {
+                        out.push_str("float gl_ClipDistance[8]; ");
+                    }
+                    if point_size && !block_has_point_size {
+                        out.push_str("float gl_PointSize; ");
+                    }
                 }
                 if pending_layout && text == "(" {
                     layout_depth = Some(1);
@@ -1040,10 +1146,32 @@ pub(crate) fn prepass_linked(
                 pending_layout = text == "layout";
                 uses_clip_distance |= text == "gl_ClipDistance";
                 let mut replacement: Option<String> = None;
-                if clip_vertex_wrapper && text == "main" {
+                if (clip_vertex_wrapper
+                    || texcoord_replace
+                    || (point_size && stage == Stage::Vertex))
+                    && text == "main"
+                {
                     replacement = Some("mgl_main".to_owned());
-                } else if gs_clip_vertex && text == "EmitVertex" {
+                } else if (gs_clip_vertex || (point_size && stage == Stage::Geometry))
+                    && text == "EmitVertex"
+                {
                     replacement = Some("mgl_EmitVertex".to_owned());
+                } else if !es && stage == Stage::Fragment && text == "gl_PointCoord" {
+                    uses_point_coord = true;
+                    replacement = Some("mgl_pointcoord()".to_owned());
+                } else if texcoord_replace
+                    && text == "gl_TexCoord"
+                    && prev_significant(&toks, i)
+                        .is_none_or(|p| &src[toks[p].start..toks[p].end] != "vec4")
+                {
+                    // A read: the copy with replaced coordinates. The
+                    // declaration keeps the input's name (below).
+                    if let Some(emu) = compat_emulation(stage, text, vs_feeds_gs) {
+                        if !compat_decls.iter().any(|(r, _)| *r == emu.replacement) {
+                            compat_decls.push((emu.replacement, emu.declaration));
+                        }
+                    }
+                    replacement = Some("mgl_TexCoordR".to_owned());
                 } else if let Some((_, member)) = (legacy && stage == Stage::Geometry)
                     .then(|| gl_in_compat_member(src, &toks, i))
                     .flatten()
@@ -1111,10 +1239,42 @@ pub(crate) fn prepass_linked(
                     }
                     if redeclared {
                         redeclared_compat.push(emu.replacement.clone());
+                        let q = declaration_interpolation(src, &toks, i)
+                            .map(|q| format!("{q} "))
+                            .unwrap_or_default();
+                        redeclared_qualifiers.push((emu.replacement.clone(), q));
                     } else if !compat_decls.iter().any(|(r, _)| *r == emu.replacement) {
                         compat_decls.push((emu.replacement.clone(), emu.declaration));
                     }
                     replacement = Some(emu.replacement);
+                    // Two-sided colour (GL_VERTEX_PROGRAM_TWO_SIDE): a
+                    // fragment shader's gl_Color reads the back colour on
+                    // back faces; its declaration copies the qualifier.
+                    if stage == Stage::Fragment && matches!(text, "gl_Color" | "gl_SecondaryColor")
+                    {
+                        let (back, read) = if text == "gl_Color" {
+                            ("mgl_BackColor", "mgl_color()")
+                        } else {
+                            ("mgl_BackSecondaryColor", "mgl_secondary_color()")
+                        };
+                        let q = if redeclared {
+                            declaration_interpolation(src, &toks, i)
+                                .map(|q| format!("{q} "))
+                                .unwrap_or_default()
+                        } else {
+                            String::new()
+                        };
+                        if redeclared {
+                            compat_decls.retain(|(r, _)| r != back);
+                        }
+                        if !compat_decls.iter().any(|(r, _)| r == back) {
+                            compat_decls.push((back.to_owned(), format!("{q}in vec4 {back};\n")));
+                        }
+                        two_sided_reads.push(text);
+                        if !redeclared {
+                            replacement = Some(read.to_owned());
+                        }
+                    }
                 } else if legacy && stage == Stage::Vertex && text == "ftransform" {
                     // The helper reads the stand-ins of gl_Vertex and the
                     // modelview-projection matrix: declare them.
@@ -1235,6 +1395,41 @@ pub(crate) fn prepass_linked(
         return Err(errors);
     }
 
+    // Outputs the fragment shader reads, declared if not yet (a
+    // redeclaration keeps its own).
+    if legacy && matches!(stage, Stage::Vertex | Stage::Geometry) {
+        for (rep, qualifier) in fragment_reads {
+            let Some(builtin) = rep.strip_prefix('m') else {
+                continue;
+            };
+            if let Some(emu) = compat_emulation(stage, builtin, vs_feeds_gs) {
+                if !compat_decls.iter().any(|(r, _)| *r == emu.replacement)
+                    && !redeclared_compat.contains(&emu.replacement)
+                {
+                    compat_decls.push((emu.replacement, format!("{qualifier}{}", emu.declaration)));
+                }
+            }
+        }
+    }
+    // (name, interpolation qualifier with its space, or "").
+    let mut fragment_reads: Vec<(String, String)> = Vec::new();
+    if stage == Stage::Fragment {
+        let varying = |r: &str| {
+            r.strip_prefix('m')
+                .is_some_and(|b| COMPAT_OUTPUT_VARYINGS.contains(&b))
+        };
+        for (r, d) in &compat_decls {
+            if redeclared_compat.contains(r) {
+                continue; // With its own qualifier, below.
+            }
+            if let Some(at) = d.find("in ").filter(|_| varying(r)) {
+                fragment_reads.push((r.clone(), d[..at].to_owned()));
+            }
+        }
+        for (r, q) in redeclared_qualifiers.iter().filter(|(r, _)| varying(r)) {
+            fragment_reads.push((r.clone(), q.clone()));
+        }
+    }
     // The texture matrices are sized by use, as Mesa sizes them (the
     // highest constant index + 1; 8 when indexed dynamically or used
     // whole): glGetActiveUniform reports that size.
@@ -1252,19 +1447,67 @@ pub(crate) fn prepass_linked(
     } else {
         format!("uniform vec4 {CLIP_PLANE}[8];\nout float gl_ClipDistance[8];\n")
     };
-    if gs_clip_vertex {
-        compat_decls.push((CLIP_PLANE.to_owned(), clip_decl.clone()));
-        helpers.push(GS_CLIP_VERTEX_HELPER);
+    let points_decl = (POINTS.to_owned(), format!("uniform vec4 {POINTS};\n"));
+    if point_size || uses_point_coord || texcoord_replace {
+        compat_decls.push(points_decl);
     }
-    if clip_vertex_wrapper {
+    // What runs before each EmitVertex() / after the user's main().
+    let mut epilogue = String::new();
+    if gs_clip_vertex || clip_vertex_wrapper {
         compat_decls.push((CLIP_PLANE.to_owned(), clip_decl));
-        out.push_str("\nvoid main() {\n  mgl_main();\n");
         for k in 0..8 {
-            out.push_str(&format!(
+            epilogue.push_str(&format!(
                 "  gl_ClipDistance[{k}] = dot(mgl_ClipVertex, {CLIP_PLANE}[{k}]);\n"
             ));
         }
-        out.push_str("}\n");
+    }
+    if point_size {
+        epilogue.push_str(&format!(
+            "  gl_PointSize = {POINTS}.y != 0.0 ? gl_PointSize : {POINTS}.x;\n"
+        ));
+    }
+    let mut wrapper_helper = String::new();
+    if !two_sided_reads.is_empty() {
+        compat_decls.push((TWO_SIDE.to_owned(), format!("uniform float {TWO_SIDE};\n")));
+        // Macros: the colour inputs may be redeclared below the injection.
+        for (builtin, read, front, back) in [
+            ("gl_Color", "mgl_color()", "mgl_FrontColor", "mgl_BackColor"),
+            (
+                "gl_SecondaryColor",
+                "mgl_secondary_color()",
+                "mgl_FrontSecondaryColor",
+                "mgl_BackSecondaryColor",
+            ),
+        ] {
+            if two_sided_reads.contains(&builtin) {
+                wrapper_helper.push_str(&format!(
+                    "#define {read} ({TWO_SIDE} != 0.0 && !gl_FrontFacing ? {back} : {front})\n"
+                ));
+            }
+        }
+    }
+    if uses_point_coord || texcoord_replace {
+        wrapper_helper.push_str(&format!(
+            "vec2 mgl_pointcoord() {{ return {POINTS}.w != 0.0 ? vec2(gl_PointCoord.x, 1.0 - gl_PointCoord.y) : gl_PointCoord; }}\n"
+        ));
+    }
+    if stage == Stage::Geometry && !epilogue.is_empty() {
+        wrapper_helper.push_str(&format!(
+            "void mgl_EmitVertex() {{\n{epilogue}  EmitVertex();\n}}\n"
+        ));
+    }
+    if stage == Stage::Vertex && !epilogue.is_empty() {
+        out.push_str(&format!("\nvoid main() {{\n  mgl_main();\n{epilogue}}}\n"));
+    }
+    if texcoord_replace {
+        wrapper_helper.push_str(&format!("vec4 mgl_TexCoordR[{texcoord_count}];\n"));
+        out.push_str("\nvoid main() {\n");
+        for k in 0..texcoord_count {
+            out.push_str(&format!(
+                "  mgl_TexCoordR[{k}] = ((int({POINTS}.z) >> {k}) & 1) != 0 ? vec4(mgl_pointcoord(), 0.0, 1.0) : mgl_TexCoord[{k}];\n"
+            ));
+        }
+        out.push_str("  mgl_main();\n}\n");
     }
     // Declarations injected right after the #version line.
     let mut inject = String::new();
@@ -1320,6 +1563,7 @@ pub(crate) fn prepass_linked(
     for h in &helpers {
         inject.push_str(h);
     }
+    inject.push_str(&wrapper_helper);
     if uses_depth_range {
         inject.push_str(&format!(
             "struct mgl_DepthRangeParameters {{ {prec}float near; {prec}float far; {prec}float diff; }};\nuniform mgl_DepthRangeParameters {DEPTH_RANGE};\n"
@@ -1339,6 +1583,7 @@ pub(crate) fn prepass_linked(
             compat_varyings,
             clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
             compat_inputs,
+            fragment_reads,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -1378,6 +1623,7 @@ pub(crate) fn prepass_linked(
         compat_varyings,
         clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
         compat_inputs,
+        fragment_reads,
     })
 }
 

@@ -222,9 +222,11 @@ fn glsl330_pair_links_and_reflects() {
                 continue;
             }
             let off = m.member_decoration(st, k, dec::OFFSET).unwrap();
+            // Hidden uniforms (`mgl_Points` ...) share the block.
             let u = p
                 .uniforms
                 .iter()
+                .chain(&p.hidden_uniforms)
                 .find(|u| u.name == name || u.name == format!("{name}[0]"))
                 .unwrap();
             assert_eq!(u.offset, off, "offset of {name}");
