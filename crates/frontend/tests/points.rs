@@ -51,7 +51,10 @@ fn point_size_and_sprite_origin_reach_the_shaders() {
         assert_eq!(pixel(2, 2)[2], 255, "outside the 8-pixel point");
         let (bottom, top) = (pixel(4, 4), pixel(4, 11));
         assert_ne!(bottom[2], 255, "inside the 8-pixel point");
-        assert!(bottom[1] > top[1] + 128, "upper-left origin: t grows downwards");
+        assert!(
+            bottom[1] > top[1] + 128,
+            "upper-left origin: t grows downwards"
+        );
         state::glPointSize(2.0);
         draw_point();
         assert_eq!(pixel(4, 4)[2], 255, "a 2-pixel point misses (4, 4)");
@@ -62,7 +65,10 @@ fn point_size_and_sprite_origin_reach_the_shaders() {
         no_gl_error("origin");
         draw_point();
         let (bottom, top) = (pixel(4, 4), pixel(4, 11));
-        assert!(top[1] > bottom[1] + 128, "lower-left origin: t grows upwards");
+        assert!(
+            top[1] > bottom[1] + 128,
+            "lower-left origin: t grows upwards"
+        );
         let mut v = 0;
         get::glGetIntegerv(POINT_SPRITE_COORD_ORIGIN, &mut v);
         assert_eq!(v as u32, LOWER_LEFT);
@@ -112,12 +118,49 @@ void main() { gl_FragColor = gl_TexCoord[0]; }
         // Points at the strip's first vertex, (-1, -1): a corner sprite.
         draw::glDrawArrays(glow::POINTS, 0, 1);
         let sprite = pixel(1, 1);
-        assert!(sprite[0] > 0 || sprite[1] > 0, "point coordinate, got {sprite:?}");
+        assert!(
+            sprite[0] > 0 || sprite[1] > 0,
+            "point coordinate, got {sprite:?}"
+        );
         // Triangles keep the interpolated gl_TexCoord[0] (black).
         draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
         assert_eq!(pixel(8, 8), [0, 0, 0, 255], "triangles keep gl_TexCoord");
         fixed_function::glTexEnvi(POINT_SPRITE, COORD_REPLACE, 2);
         expect_error("COORD_REPLACE takes a boolean", glow::INVALID_ENUM);
         no_gl_error("coord replace");
+    }
+}
+
+#[test]
+fn two_sided_colour_reads_the_back_colour_on_back_faces() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        bind_rgba8_framebuffer(SIZE, SIZE);
+        state::glViewport(0, 0, SIZE, SIZE);
+        let p = link_program(
+            "#version 120
+void main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0, 0.0, 0.0, 1.0); gl_BackColor = vec4(0.0, 1.0, 0.0, 1.0); }
+",
+            "#version 120
+void main() { gl_FragColor = gl_Color; }
+",
+        );
+        shaders::glUseProgram(p);
+        common::fullscreen_strip();
+        let draw = |first: i32| {
+            state::glClear(glow::COLOR_BUFFER_BIT);
+            draw::glDrawArrays(glow::TRIANGLES, first, 3);
+        };
+        // Vertices 0,1,2 are counter-clockwise (front), 1,2,3 clockwise.
+        draw(1);
+        assert_eq!(pixel(12, 12), [255, 0, 0, 255], "one-sided: front colour");
+        state::glEnable(VERTEX_PROGRAM_TWO_SIDE);
+        draw(1);
+        assert_eq!(pixel(12, 12), [0, 255, 0, 255], "two-sided back face");
+        draw(0);
+        assert_eq!(pixel(3, 3), [255, 0, 0, 255], "two-sided front face");
+        no_gl_error("two-sided colour");
     }
 }

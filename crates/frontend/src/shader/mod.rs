@@ -683,11 +683,42 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let has_geometry = input.shaders.iter().any(|(s, _)| *s == Stage::Geometry);
     // The fragment shader's compatibility varyings, which the stage before
     // it declares (a failed pre-pass is reported in the loop below).
+    // The colour varyings the stage feeding the fragment shader writes
+    // (a fragment shader declares back colours only if written), then
+    // the fragment shader's compatibility varyings, which that stage
+    // declares. A failed pre-pass is reported in the loop below.
+    let last_vertex = if has_geometry {
+        Stage::Geometry
+    } else {
+        Stage::Vertex
+    };
+    let written: Vec<String> = input
+        .shaders
+        .iter()
+        .filter(|(s, _)| *s == last_vertex)
+        .filter_map(|(s, src)| {
+            let view = prepass::LinkView {
+                vs_feeds_gs: has_geometry,
+                ..Default::default()
+            };
+            prepass::prepass_linked(*s, src, &view).ok()
+        })
+        .flat_map(|p| {
+            p.compat_varyings
+                .into_iter()
+                .filter(|v| v.used)
+                .map(|v| v.name)
+        })
+        .collect();
+    let fragment_view = prepass::LinkView {
+        previous_writes: Some(&written),
+        ..Default::default()
+    };
     let fragment_reads: Vec<(String, String)> = input
         .shaders
         .iter()
         .filter(|(s, _)| *s == Stage::Fragment)
-        .filter_map(|(s, src)| prepass::prepass(*s, src).ok())
+        .filter_map(|(s, src)| prepass::prepass_linked(*s, src, &fragment_view).ok())
         .flat_map(|p| p.fragment_reads)
         .collect();
     for (stage, source) in input.shaders {
@@ -705,6 +736,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             } else {
                 &[]
             },
+            previous_writes: Some(&written),
         };
         let pre = prepass::prepass_linked(*stage, source, &view)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;

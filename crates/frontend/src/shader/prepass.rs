@@ -903,6 +903,9 @@ pub(crate) struct LinkView<'a> {
     /// refuses a link whose fragment inputs have no output; the values are
     /// undefined, as in GL).
     pub fragment_reads: &'a [(String, String)],
+    /// For a fragment shader: the colour varyings (`gl_BackColor` ...) the
+    /// stage before it writes; None outside a link (all assumed written).
+    pub previous_writes: Option<&'a [String]>,
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -1204,7 +1207,7 @@ pub(crate) fn prepass_linked(
                     let redeclared = prev.is_some_and(|p| matches!(p, "vec4" | "float"));
                     let front_back = text.starts_with("gl_Front") || text.starts_with("gl_Back");
                     if COMPAT_COLOR_VARYINGS.contains(&text)
-                        && (stage == Stage::Vertex) == front_back
+                        && (stage != Stage::Fragment) == front_back
                     {
                         let interpolation = if redeclared {
                             declaration_interpolation(src, &toks, i)
@@ -1250,13 +1253,21 @@ pub(crate) fn prepass_linked(
                     // Two-sided colour (GL_VERTEX_PROGRAM_TWO_SIDE): a
                     // fragment shader's gl_Color reads the back colour on
                     // back faces; its declaration copies the qualifier.
-                    if stage == Stage::Fragment && matches!(text, "gl_Color" | "gl_SecondaryColor")
+                    let (back, read) = if text == "gl_Color" {
+                        ("mgl_BackColor", "mgl_color()")
+                    } else {
+                        ("mgl_BackSecondaryColor", "mgl_secondary_color()")
+                    };
+                    // Only where the previous stage writes the back colour
+                    // (each costs a varying location).
+                    let back_written = link.previous_writes.is_none_or(|w| {
+                        w.iter()
+                            .any(|n| n.strip_prefix("gl") == back.strip_prefix("mgl"))
+                    });
+                    if stage == Stage::Fragment
+                        && matches!(text, "gl_Color" | "gl_SecondaryColor")
+                        && back_written
                     {
-                        let (back, read) = if text == "gl_Color" {
-                            ("mgl_BackColor", "mgl_color()")
-                        } else {
-                            ("mgl_BackSecondaryColor", "mgl_secondary_color()")
-                        };
                         let q = if redeclared {
                             declaration_interpolation(src, &toks, i)
                                 .map(|q| format!("{q} "))
