@@ -763,6 +763,18 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                     .collect()
             })
             .unwrap_or_default();
+        // Inputs of later stages with an explicit location (variables and
+        // blocks): they rendezvous by location, not by name.
+        let explicit_in: HashSet<String> = if stage == Stage::Vertex {
+            HashSet::new()
+        } else {
+            sources
+                .iter()
+                .flat_map(|p| prepass::layout_declarations(&p.preprocessed))
+                .filter(|d| d.storage == "in" && d.values.iter().any(|(k, _)| k == "location"))
+                .map(|d| d.name)
+                .collect()
+        };
         let mut order = std::collections::HashMap::new();
         let mut base = 0usize;
         for p in &sources {
@@ -773,6 +785,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             stage,
             module,
             explicit,
+            explicit_in,
             order,
         });
     }

@@ -585,18 +585,23 @@ fn is_reserved_in_140(name: &str) -> bool {
     )
 }
 
-/// `#extension GL_ARB_arrays_of_arrays : ...`.
-fn is_arrays_of_arrays_directive(text: &str) -> bool {
+/// `#extension EXT : ...` for extension `ext`.
+fn is_extension_directive(text: &str, ext: &str) -> bool {
     text[1..]
         .trim_start()
         .strip_prefix("extension")
-        .is_some_and(|rest| rest.trim_start().starts_with("GL_ARB_arrays_of_arrays"))
+        .is_some_and(|rest| rest.trim_start().starts_with(ext))
 }
 
-/// The source names GL_ARB_arrays_of_arrays in an `#extension` directive.
-fn names_arrays_of_arrays(src: &str, toks: &[Tok]) -> bool {
+/// `#extension GL_ARB_arrays_of_arrays : ...`.
+fn is_arrays_of_arrays_directive(text: &str) -> bool {
+    is_extension_directive(text, "GL_ARB_arrays_of_arrays")
+}
+
+/// The source names extension `ext` in an `#extension` directive.
+fn names_extension(src: &str, toks: &[Tok], ext: &str) -> bool {
     toks.iter()
-        .any(|t| t.kind == Kind::Directive && is_arrays_of_arrays_directive(&src[t.start..t.end]))
+        .any(|t| t.kind == Kind::Directive && is_extension_directive(&src[t.start..t.end], ext))
 }
 
 struct Version {
@@ -725,7 +730,8 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
     } else {
         Vec::new()
     };
-    let arrays_of_arrays = !es && version.number < 430 && names_arrays_of_arrays(src, &toks);
+    let arrays_of_arrays =
+        !es && version.number < 430 && names_extension(src, &toks, "GL_ARB_arrays_of_arrays");
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
@@ -1023,6 +1029,13 @@ pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
         // exposes GL_ARB_shader_storage_buffer_object, enabled or not;
         // glslang needs the extensions named.
         inject.push_str("#extension GL_ARB_shader_storage_buffer_object : enable\n#extension GL_ARB_shading_language_420pack : enable\n");
+    }
+    if !es && version.number < 440 && names_extension(src, &toks, "GL_ARB_separate_shader_objects")
+    {
+        // Mesa takes `layout(location)` on interface blocks with
+        // GL_ARB_separate_shader_objects; glslang wants
+        // GL_ARB_enhanced_layouts for it.
+        inject.push_str("#extension GL_ARB_enhanced_layouts : enable\n");
     }
     for (rep, d) in &compat_decls {
         if !redeclared_compat.contains(rep) {

@@ -30,6 +30,9 @@ pub(crate) struct StageModule {
     /// Names with an explicit `layout(location)` on inputs (vertex) or
     /// outputs (fragment), from the preprocessed source.
     pub explicit: HashSet<String>,
+    /// Inputs of a stage after the vertex stage declared with an explicit
+    /// `layout(location)` (variable names, block names for blocks).
+    pub explicit_in: HashSet<String>,
     /// Identifier → position of its first occurrence in the stage's
     /// preprocessed source (declaration order).
     pub order: HashMap<String, usize>,
@@ -944,6 +947,15 @@ pub(crate) fn reflect(
                 continue;
             }
             let key = io_key(m, v.id, p);
+            // An input with an explicit location rendezvous by location
+            // (GL 4.6 §7.4.1): it keeps its location and need not match
+            // an output by name.
+            if stages[i]
+                .explicit_in
+                .contains(key.strip_prefix("block:").unwrap_or(&key))
+            {
+                continue;
+            }
             let out = produced.get(&key).copied();
             if check_inputs {
                 let shown = || names.user(key.strip_prefix("block:").unwrap_or(&key));
