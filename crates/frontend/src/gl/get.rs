@@ -149,6 +149,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_program_interface_query",
     c"GL_KHR_debug",
     c"GL_ARB_explicit_uniform_location",
+    c"GL_ARB_separate_shader_objects",
     c"GL_ARB_arrays_of_arrays",
 ];
 
@@ -554,6 +555,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::DRAW_INDIRECT_BUFFER_BINDING => e(s.draw_indirect_buffer),
         glow::VERTEX_ARRAY_BINDING => e(s.vao),
         glow::CURRENT_PROGRAM => e(s.program),
+        glow::PROGRAM_PIPELINE_BINDING => e(s.pipeline),
         glow::DRAW_FRAMEBUFFER_BINDING => e(s.draw_fbo),
         glow::READ_FRAMEBUFFER_BINDING => e(s.read_fbo),
         glow::RENDERBUFFER_BINDING => e(s.renderbuffer),
