@@ -58,6 +58,7 @@ mod glsl;
 pub mod gltypes;
 mod initializers;
 mod prepass;
+pub(crate) use prepass::rename_identifiers;
 mod reflect;
 mod spirv;
 pub mod xfb;
@@ -662,6 +663,28 @@ pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
     catch("program link", || link_inner(input))
 }
 
+/// Inputs of a stage after the first with an explicit `layout(location)`
+/// (variables, and blocks by block name) rendezvous by location (GL 4.6
+/// §7.4.1): they get names of their own so that glslang does not match
+/// them by name with an output at another location (its link refuses
+/// that); the program reports the original names.
+fn rename_located_inputs(pre: &mut prepass::Prepassed) {
+    let renames: Vec<(String, String)> = prepass::layout_declarations(&pre.source)
+        .into_iter()
+        .filter(|d| d.storage == "in" && d.values.iter().any(|(k, _)| k == "location"))
+        .map(|d| {
+            let to = format!("{}_mgl_in", d.name);
+            (d.name, to)
+        })
+        .collect();
+    if renames.is_empty() {
+        return;
+    }
+    pre.source = prepass::rename_identifiers(&pre.source, &renames);
+    pre.renames
+        .extend(renames.into_iter().map(|(from, to)| (to, from)));
+}
+
 fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     if input.shaders.is_empty() {
         return Err("ERROR: Linking: no shaders attached\n".to_owned());
@@ -680,9 +703,13 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut uniform_locations: Vec<(String, u32)> = Vec::new();
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
+    let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     for (stage, source) in input.shaders {
-        let pre = prepass::prepass(*stage, source)
+        let mut pre = prepass::prepass(*stage, source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        if Some(stage.index()) != first_stage {
+            rename_located_inputs(&mut pre);
+        }
         compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
         for n in &pre.compat_inputs {
             if !compat_inputs.contains(n) {

@@ -1205,6 +1205,30 @@ fn code_tokens(preprocessed: &str) -> Vec<Tok> {
         .collect()
 }
 
+/// `src` with every identifier token named in `renames` (from, to)
+/// replaced, except member selections (after a `.`); directives and
+/// comments are left as they are.
+pub(crate) fn rename_identifiers(src: &str, renames: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut after_dot = false;
+    let mut done = 0usize;
+    for t in lex(src) {
+        let text = &src[t.start..t.end];
+        if t.kind == Kind::Ident && !after_dot {
+            if let Some((_, to)) = renames.iter().find(|(from, _)| from == text) {
+                out.push_str(&src[done..t.start]);
+                out.push_str(to);
+                done = t.end;
+            }
+        }
+        if !matches!(t.kind, Kind::Space | Kind::Comment) {
+            after_dot = t.kind == Kind::Punct && text == ".";
+        }
+    }
+    out.push_str(&src[done..]);
+    out
+}
+
 /// Text of token `i`, or "" past the end.
 fn tok_text<'a>(src: &'a str, toks: &[Tok], i: usize) -> &'a str {
     toks.get(i).map(|t| &src[t.start..t.end]).unwrap_or("")
