@@ -469,15 +469,15 @@ pub struct LinkedState {
     /// Changes with every successful link of the program (process-wide
     /// counter): what a pipeline's composite program is keyed by.
     pub generation: u64,
-    /// A separable program's link input, kept so that a program pipeline
-    /// can link the composite of its stages (`gl::pipelines`); None for
-    /// other programs.
-    pub separable_input: Option<std::sync::Arc<SeparableInput>>,
+    /// The program's link input, kept so that a program pipeline (or
+    /// EXT_separate_shader_objects' per-stage programs) can link the
+    /// composite of its stages' programs (`gl::pipelines`).
+    pub link_input: std::sync::Arc<KeptLinkInput>,
 }
 
-/// What a separable program was linked from (`LinkedState::separable_input`).
+/// What a program was linked from (`LinkedState::link_input`).
 #[derive(Debug, Default)]
-pub struct SeparableInput {
+pub struct KeptLinkInput {
     pub sources: Vec<(crate::shader::Stage, String)>,
     pub attrib_bindings: Vec<(String, u32)>,
     pub frag_data_bindings: Vec<(String, u32)>,
@@ -812,6 +812,9 @@ pub struct GlState {
     pub vao: u32,
     /// GL_PROGRAM_PIPELINE_BINDING (used when `program` is 0).
     pub pipeline: u32,
+    /// EXT_separate_shader_objects' per-stage programs are in use (held by
+    /// the hidden pipeline `gl::pipelines::EXT_PIPELINE`).
+    pub ext_stages: bool,
 
     // per-context objects
     pub vaos: NameMap<Option<VertexArray>>,
@@ -1010,6 +1013,7 @@ impl GlState {
             program: 0,
             vao: 0,
             pipeline: 0,
+            ext_stages: false,
             vaos,
             pipelines: NameMap::default(),
             fbos: NameMap::default(),
@@ -1120,6 +1124,11 @@ impl GlState {
 
     /// Record a GL error: the first one sticks until glGetError.
     pub fn set_error(&mut self, e: u32) {
+        // GL_NO_ERROR: a call that ends early without an error (a
+        // pipeline draw with no vertex stage, `gl::pipelines`).
+        if e == glow::NO_ERROR {
+            return;
+        }
         if self.error == glow::NO_ERROR {
             self.error = e;
         }

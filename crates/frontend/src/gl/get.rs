@@ -77,6 +77,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
 /// compatibility contexts only, as Mesa lists them: old applications and
 /// tests look for the names.
 const LEGACY_EXTENSIONS: &[&CStr] = &[
+    c"GL_EXT_separate_shader_objects",
     c"GL_EXT_framebuffer_object",
     c"GL_EXT_packed_depth_stencil",
     c"GL_ARB_depth_texture",

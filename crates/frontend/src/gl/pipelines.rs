@@ -47,19 +47,68 @@ fn stage_supported(gl: &Gl, i: usize) -> bool {
 /// The stages a draw runs (all but compute), in `Stage::index` order.
 const GRAPHICS: std::ops::Range<usize> = 0..5;
 
+/// The hidden pipeline object (never a name the application gets) holding
+/// EXT_separate_shader_objects' per-stage programs (glUseShaderProgramEXT,
+/// glActiveProgramEXT), used when no program is current and no pipeline
+/// is bound.
+const EXT_PIPELINE: u32 = u32::MAX;
+
+/// Suffix of a default uniform renamed in a composite program because an
+/// earlier stage's program declares one of the same name (each program
+/// keeps its own value); the program's index in stage order follows.
+const RENAMED: &str = "_mgl_sso";
+
+/// The pipeline a draw without a current program runs: the bound one,
+/// else the EXT per-stage programs (0: none).
+fn draw_pipeline(gl: &Gl) -> u32 {
+    match gl.st.pipeline {
+        0 if gl.st.ext_stages => EXT_PIPELINE,
+        p => p,
+    }
+}
+
 /// The active program of the bound pipeline (what glUniform* writes when
 /// no program is current), 0 when none.
 pub(crate) fn active_program(gl: &Gl) -> u32 {
     gl.st
         .pipelines
-        .get(&gl.st.pipeline)
+        .get(&draw_pipeline(gl))
         .map_or(0, |p| p.active_program)
+}
+
+/// Which stages `program` has executables for (none if it is not linked).
+fn program_stages(gl: &Gl, program: u32) -> [bool; 6] {
+    linked_state(gl, program).map_or([false; 6], |(_, l)| {
+        std::array::from_fn(|i| l.prog.stage_spirv[i].is_some())
+    })
+}
+
+/// Give stage `i` of pipeline `pipe` to `program` (0: none). Each stage
+/// slot holds one use of its program (`ProgramObj::in_use`: a program in
+/// use by a pipeline is only flagged by glDeleteProgram).
+fn set_stage(gl: &mut Gl, pipe: u32, i: usize, program: u32) {
+    let Some(slot) = gl.st.pipelines.get_mut(&pipe).map(|p| &mut p.stages[i]) else {
+        return;
+    };
+    let old = std::mem::replace(slot, program);
+    if old == program {
+        return;
+    }
+    if let Ok(p) = program_mut(gl, program) {
+        p.in_use += 1;
+    }
+    if old != 0 {
+        release_program(gl, old);
+    }
 }
 
 /// Pipeline `name` for a call other than glIsProgramPipeline and
 /// glGetProgramPipelineInfoLog: a name from glGenProgramPipelines becomes
 /// an object here (GL 4.6 §7.4); an unknown name is GL_INVALID_OPERATION.
 fn pipeline_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut PipelineObj, u32> {
+    if name == EXT_PIPELINE {
+        return Err(glow::INVALID_OPERATION);
+    }
     let p = gl
         .st
         .pipelines
@@ -119,7 +168,7 @@ pub unsafe extern "C" fn glDeleteProgramPipelines(n: i32, names: *const u32) {
             gl_err!(gl, glow::INVALID_VALUE);
         }
         for name in names {
-            if name == 0 {
+            if name == 0 || name == EXT_PIPELINE {
                 continue;
             }
             let Some(p) = gl.st.pipelines.remove(&name) else {
@@ -192,41 +241,21 @@ pub unsafe extern "C" fn glUseProgramStages(pipeline: u32, stages: u32, program:
             gl_err!(gl, glow::INVALID_OPERATION);
         }
         // The program is checked first, then the pipeline.
-        let has = match linked_program_arg(gl, program) {
+        match linked_program_arg(gl, program) {
             Ok(Some(p)) if !p.separable => gl_err!(gl, glow::INVALID_OPERATION),
-            Ok(Some(p)) => p.linked.as_ref().map_or([false; 6], |l| {
-                std::array::from_fn(|i| l.prog.stage_spirv[i].is_some())
-            }),
-            Ok(None) => [false; 6],
+            Ok(_) => {}
             Err(e) => gl_err!(gl, e),
-        };
-        let mut old = Vec::new();
-        let mut new = 0u32;
-        match pipeline_mut(gl, pipeline) {
-            Ok(pipe) => {
-                for (i, bit) in STAGE_BITS.iter().enumerate() {
-                    if stages & bit == 0 {
-                        continue;
-                    }
-                    // A stage the program has no executable for is left
-                    // without one.
-                    let want = if has[i] { program } else { 0 };
-                    if pipe.stages[i] != want {
-                        old.push(pipe.stages[i]);
-                        pipe.stages[i] = want;
-                        new += u32::from(want != 0);
-                    }
-                }
+        }
+        if let Err(e) = pipeline_mut(gl, pipeline) {
+            gl_err!(gl, e);
+        }
+        let has = program_stages(gl, program);
+        for (i, bit) in STAGE_BITS.iter().enumerate() {
+            if stages & bit != 0 {
+                // A stage the program has no executable for is left
+                // without one.
+                set_stage(gl, pipeline, i, if has[i] { program } else { 0 });
             }
-            Err(e) => gl_err!(gl, e),
-        }
-        // Each stage slot holds one use of its program (a program in use
-        // by a pipeline is only flagged by glDeleteProgram).
-        if let Ok(p) = program_mut(gl, program) {
-            p.in_use += new;
-        }
-        for o in old.into_iter().filter(|&o| o != 0) {
-            release_program(gl, o);
         }
     })
 }
@@ -328,9 +357,11 @@ pub unsafe extern "C" fn glValidateProgramPipeline(pipeline: u32) {
     })
 }
 
-/// Why pipeline `name` cannot run (GL 4.6 §11.1.3.11), or None.
+/// Why pipeline `name` cannot run (GL 4.6 §11.1.3.11), or None. The EXT
+/// per-stage programs need not be separable nor complete.
 fn pipeline_problem(gl: &Gl, name: u32) -> Option<String> {
     let pipe = gl.st.pipelines.get(&name)?;
+    let ext = name == EXT_PIPELINE;
     if pipe.stages.iter().all(|&s| s == 0) {
         return Some("error: the program pipeline object has no program\n".into());
     }
@@ -342,18 +373,20 @@ fn pipeline_problem(gl: &Gl, name: u32) -> Option<String> {
         let Some((p, l)) = linked_state(gl, prog) else {
             return Some(format!("error: program {prog} is not linked\n"));
         };
-        if !p.separable {
+        if ext {
+            // Only the sampler rule below.
+        } else if !p.separable {
             return Some(format!("error: program {prog} is not separable\n"));
         }
         // A program is active for all the stages it was linked with, and
         // no other program sits between two of its stages.
         let mine: Vec<usize> = (0..6).filter(|&s| pipe.stages[s] == prog).collect();
-        if (0..6).any(|s| l.prog.stage_spirv[s].is_some() && pipe.stages[s] != prog) {
+        if !ext && (0..6).any(|s| l.prog.stage_spirv[s].is_some() && pipe.stages[s] != prog) {
             return Some(format!(
                 "error: program {prog} is active for some but not all of its stages\n"
             ));
         }
-        if let (Some(&first), Some(&last)) = (mine.first(), mine.last()) {
+        if let (Some(&first), Some(&last), false) = (mine.first(), mine.last(), ext) {
             if (first..last).any(|s| pipe.stages[s] != 0 && pipe.stages[s] != prog) {
                 return Some(format!(
                     "error: another program is active between two stages of program {prog}\n"
@@ -380,9 +413,10 @@ fn pipeline_problem(gl: &Gl, name: u32) -> Option<String> {
 
 /// The program a draw with no current program and a bound pipeline runs
 /// (`Gl::validate_draw`): Err(GL_INVALID_OPERATION) when the pipeline does
-/// not validate or its composite does not link.
+/// not validate or its composite does not link, Err(GL_NO_ERROR) when
+/// nothing is to be drawn.
 pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
-    let name = gl.st.pipeline;
+    let name = draw_pipeline(gl);
     if let Some(problem) = pipeline_problem(gl, name) {
         if let Some(pipe) = gl.st.pipelines.get_mut(&name) {
             pipe.validate_status = false;
@@ -394,6 +428,11 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
         return Err(glow::INVALID_OPERATION);
     };
     let stages = pipe.stages;
+    // Without a vertex stage the results are undefined (GL 4.6 §11.1.3):
+    // nothing is drawn and no error raised (backends need a vertex stage).
+    if stages[Stage::Vertex.index()] == 0 {
+        return Err(glow::NO_ERROR);
+    }
     let mut progs: Vec<u32> = stages[GRAPHICS]
         .iter()
         .copied()
@@ -443,8 +482,33 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
 /// Link the stages' programs' sources into one hidden program (a fresh
 /// name in the share group, as the fixed-function programs).
 fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
-    let input_of =
-        |gl: &Gl, prog: u32| linked_state(gl, prog).and_then(|(_, l)| l.separable_input.clone());
+    // Default uniforms a program shares a name with an earlier program are
+    // renamed in its sources: each program keeps its own value.
+    let order = stage_programs(stages);
+    let mut seen: Vec<String> = Vec::new();
+    let mut renames: Vec<Vec<(String, String)>> = Vec::new();
+    for (k, &prog) in order.iter().enumerate() {
+        let mut names: Vec<String> = linked_state(gl, prog)
+            .map(|(_, l)| {
+                l.prog
+                    .uniforms
+                    .iter()
+                    .filter(|u| u.block_index < 0 && !u.name.starts_with("gl_"))
+                    .map(|u| base_name(&u.name).to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.dedup();
+        renames.push(
+            names
+                .iter()
+                .filter(|n| seen.contains(n))
+                .map(|n| (n.clone(), format!("{n}{RENAMED}{k}")))
+                .collect(),
+        );
+        seen.extend(names);
+    }
+    let input_of = |gl: &Gl, prog: u32| linked_state(gl, prog).map(|(_, l)| l.link_input.clone());
     let mut shaders = Vec::new();
     let mut attribs = Vec::new();
     let mut frags = Vec::new();
@@ -463,14 +527,23 @@ fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
         if stage != Stage::Fragment {
             xfb = (input.xfb_varyings.clone(), input.xfb_mode);
         }
+        let rename = order
+            .iter()
+            .position(|&p| p == stages[i])
+            .and_then(|k| renames.get(k))
+            .filter(|r| !r.is_empty());
         for (s, source) in input.sources.iter().filter(|(s, _)| *s == stage) {
+            let source = match rename {
+                Some(r) => crate::shader::rename_identifiers(source, r),
+                None => source.clone(),
+            };
             let name = fresh_name(gl);
             gl.sh.shader_objects.insert(
                 name,
                 ShaderOrProgram::Shader(ShaderObj {
                     stage: *s,
                     gl_type: gl_shader_type(*s),
-                    source: source.clone(),
+                    source,
                     compiled: true,
                     info_log: String::new(),
                     // Goes with the composite program.
@@ -517,6 +590,31 @@ fn gl_shader_type(s: Stage) -> u32 {
     }
 }
 
+/// The distinct programs of a pipeline's draw stages, in stage order.
+fn stage_programs(stages: &[u32; 6]) -> Vec<u32> {
+    let mut order: Vec<u32> = Vec::new();
+    for &p in &stages[GRAPHICS] {
+        if p != 0 && !order.contains(&p) {
+            order.push(p);
+        }
+    }
+    order
+}
+
+/// A uniform name's variable: `"s"` of `"s.m"`, `"a"` of `"a[2]"`.
+fn base_name(name: &str) -> &str {
+    name.split(['.', '[']).next().unwrap_or(name)
+}
+
+/// A composite uniform renamed by `build_composite`: the index of its
+/// program in stage order and its name there.
+fn renamed_uniform(name: &str) -> Option<(usize, String)> {
+    let base = base_name(name);
+    let at = base.rfind(RENAMED)?;
+    let k = base[at + RENAMED.len()..].parse().ok()?;
+    Some((k, format!("{}{}", &base[..at], &name[base.len()..])))
+}
+
 fn fresh_name(gl: &mut Gl) -> u32 {
     loop {
         let c = gl.sh.new_name();
@@ -524,6 +622,14 @@ fn fresh_name(gl: &mut Gl) -> u32 {
             return c;
         }
     }
+}
+
+/// Program `l`'s default-block uniform `name` of type `ty`.
+fn declared<'a>(l: &'a LinkedState, name: &str, ty: u32) -> Option<&'a crate::shader::Uniform> {
+    l.prog
+        .uniforms
+        .iter()
+        .find(|s| s.name == name && s.gl_type == ty && s.block_index < 0)
 }
 
 /// Bytes a default-block uniform takes from its offset.
@@ -551,26 +657,23 @@ fn sync_composite(gl: &mut Gl, composite: u32, stages: &[u32; 6]) {
         return;
     };
     if let Some(c) = cp.linked.as_mut() {
-        let mut sources: Vec<&LinkedState> = Vec::new();
-        for &s in &stages[GRAPHICS] {
-            if let Some((_, l)) = linked_state(gl, s) {
-                if !sources.iter().any(|o| std::ptr::eq(*o, l)) {
-                    sources.push(l);
-                }
-            }
-        }
+        let sources: Vec<&LinkedState> = stage_programs(stages)
+            .into_iter()
+            .filter_map(|p| linked_state(gl, p).map(|(_, l)| l))
+            .collect();
         let mut changed = false;
         for u in &c.prog.uniforms {
             if u.block_index >= 0 || u.name.starts_with("gl_") {
                 continue;
             }
-            let found = sources.iter().find_map(|l| {
-                l.prog
-                    .uniforms
+            let found = match renamed_uniform(&u.name) {
+                Some((k, name)) => sources
+                    .get(k)
+                    .and_then(|l| Some((*l, declared(l, &name, u.gl_type)?))),
+                None => sources
                     .iter()
-                    .find(|s| s.name == u.name && s.gl_type == u.gl_type && s.block_index < 0)
-                    .map(|s| (*l, s))
-            });
+                    .find_map(|l| Some((*l, declared(l, &u.name, u.gl_type)?))),
+            };
             let Some((l, s)) = found else { continue };
             let units = match (
                 u.sampler_binding,
@@ -696,4 +799,91 @@ fn create_shader_program(gl: &mut Gl, stage: Stage, gl_type: u32, source: String
         }
     }
     program
+}
+
+/// The current program, if any, becomes the EXT per-stage programs (its
+/// stages and the active program), which glUseShaderProgramEXT and
+/// glActiveProgramEXT then change one at a time.
+fn adopt_current_program(gl: &mut Gl) {
+    if !gl.st.pipelines.contains_key(&EXT_PIPELINE) {
+        gl.st.pipelines.insert(EXT_PIPELINE, PipelineObj::default());
+    }
+    gl.st.ext_stages = true;
+    let current = std::mem::take(&mut gl.st.program);
+    if current == 0 {
+        return;
+    }
+    let has = program_stages(gl, current);
+    for i in GRAPHICS {
+        set_stage(gl, EXT_PIPELINE, i, if has[i] { current } else { 0 });
+    }
+    if let Some(p) = gl.st.pipelines.get_mut(&EXT_PIPELINE) {
+        p.active_program = current;
+    }
+    release_program(gl, current);
+}
+
+/// glUseProgram replaces every EXT per-stage program.
+pub(crate) fn clear_ext_stages(gl: &mut Gl) {
+    for i in 0..6 {
+        set_stage(gl, EXT_PIPELINE, i, 0);
+    }
+    if let Some(p) = gl.st.pipelines.get_mut(&EXT_PIPELINE) {
+        p.active_program = 0;
+    }
+    gl.st.ext_stages = false;
+}
+
+/// `program` for the EXT calls: 0 or a linked program.
+fn check_ext_program(gl: &mut Gl, program: u32) -> Result<(), u32> {
+    match linked_program_arg(gl, program) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+// Not exported: extension commands resolve through GetProcAddress only.
+pub unsafe extern "C" fn glUseShaderProgramEXT(ty: u32, program: u32) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        let stage = match ty {
+            glow::VERTEX_SHADER => Stage::Vertex,
+            glow::GEOMETRY_SHADER => Stage::Geometry,
+            glow::FRAGMENT_SHADER => Stage::Fragment,
+            _ => gl_err!(gl, glow::INVALID_ENUM),
+        };
+        if let Err(e) = check_ext_program(gl, program) {
+            gl_err!(gl, e);
+        }
+        if super::xfb::active_unpaused(gl) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        adopt_current_program(gl);
+        let i = stage.index();
+        let program = if program_stages(gl, program)[i] {
+            program
+        } else {
+            0
+        };
+        set_stage(gl, EXT_PIPELINE, i, program);
+    })
+}
+
+// Not exported: extension commands resolve through GetProcAddress only.
+pub unsafe extern "C" fn glActiveProgramEXT(program: u32) {
+    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        if let Err(e) = check_ext_program(gl, program) {
+            gl_err!(gl, e);
+        }
+        adopt_current_program(gl);
+        if let Some(p) = gl.st.pipelines.get_mut(&EXT_PIPELINE) {
+            p.active_program = program;
+        }
+    })
+}
+
+// Not exported: extension commands resolve through GetProcAddress only.
+pub unsafe extern "C" fn glCreateShaderProgramEXT(ty: u32, string: *const c_char) -> u32 {
+    let strings = [string];
+    // SAFETY: one NUL-terminated string, as glCreateShaderProgramv takes.
+    unsafe { glCreateShaderProgramv(ty, 1, strings.as_ptr()) }
 }

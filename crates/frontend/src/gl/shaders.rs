@@ -819,18 +819,16 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                         d.copy_from_slice(bytes);
                     }
                 }
-                let separable_input = separable.then(|| {
-                    std::sync::Arc::new(crate::context::SeparableInput {
-                        sources: sources.clone(),
-                        attrib_bindings: attribs.clone(),
-                        frag_data_bindings: frags.clone(),
-                        xfb_varyings: xfb_varyings.clone(),
-                        xfb_mode,
-                    })
+                let link_input = std::sync::Arc::new(crate::context::KeptLinkInput {
+                    sources,
+                    attrib_bindings: attribs,
+                    frag_data_bindings: frags,
+                    xfb_varyings,
+                    xfb_mode,
                 });
                 let linked = LinkedState {
                     generation: LINK_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-                    separable_input,
+                    link_input,
                     gs_input,
                     depth_range_at,
                     matrix_uniforms,
@@ -901,6 +899,10 @@ pub unsafe extern "C" fn glUseProgram(program: u32) {
         gl.st.program = program;
         if old != 0 {
             release_program(gl, old);
+        }
+        // EXT_separate_shader_objects: glUseProgram sets every stage.
+        if gl.st.ext_stages {
+            super::pipelines::clear_ext_stages(gl);
         }
     })
 }

@@ -1296,7 +1296,7 @@ impl Gl<'_> {
 
     /// Everything a draw needs.
     pub fn validate_draw(&mut self, mode: u32) -> Result<(), u32> {
-        if self.st.program == 0 && self.st.pipeline != 0 {
+        if self.st.program == 0 && (self.st.pipeline != 0 || self.st.ext_stages) {
             // No current program: the bound pipeline's stages
             // (`gl::pipelines`) stand in for this draw.
             let p = crate::gl::pipelines::program_for_draw(self)?;
