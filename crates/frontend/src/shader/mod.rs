@@ -792,15 +792,21 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             .unwrap_or_default();
         // Inputs of later stages with an explicit location (variables and
         // blocks): they rendezvous by location, not by name.
-        let explicit_in: HashSet<String> = if stage == Stage::Vertex {
-            HashSet::new()
-        } else {
+        let located = |storage: &str| -> HashSet<String> {
             sources
                 .iter()
                 .flat_map(|p| prepass::layout_declarations(&p.preprocessed))
-                .filter(|d| d.storage == "in" && d.values.iter().any(|(k, _)| k == "location"))
+                .filter(|d| d.storage == storage && d.values.iter().any(|(k, _)| k == "location"))
                 .map(|d| d.name)
                 .collect()
+        };
+        let explicit_in = match stage {
+            Stage::Vertex => HashSet::new(),
+            _ => located("in"),
+        };
+        let explicit_out = match stage {
+            Stage::Fragment | Stage::Compute => HashSet::new(),
+            _ => located("out"),
         };
         let mut order = std::collections::HashMap::new();
         let mut base = 0usize;
@@ -813,6 +819,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             module,
             explicit,
             explicit_in,
+            explicit_out,
             order,
         });
     }
