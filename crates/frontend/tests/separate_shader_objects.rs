@@ -238,3 +238,48 @@ void main() { o = vec4(0.0, 0.0, 1.0, 1.0); }
         expect_error("empty pipeline draw", glow::INVALID_OPERATION);
     }
 }
+
+#[test]
+fn ext_per_stage_programs_keep_their_own_uniforms() {
+    const EXT_VS: &str = "#version 130
+uniform vec4 color;
+const vec2 p[3] = vec2[](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+void main() {
+    gl_Position = vec4(p[gl_VertexID], 0.0, 1.0);
+    gl_TexCoord[0] = color;
+}
+";
+    const EXT_FS: &str = "#version 130
+uniform vec4 color;
+void main() { gl_FragColor = gl_TexCoord[0] + color; }
+";
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        common::make_compat_context_version(3, 0);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        let source = |s: &str| CString::new(s).unwrap();
+        let (vs_src, fs_src) = (source(EXT_VS), source(EXT_FS));
+        let vs = pipelines::glCreateShaderProgramEXT(glow::VERTEX_SHADER, vs_src.as_ptr());
+        let fs = pipelines::glCreateShaderProgramEXT(glow::FRAGMENT_SHADER, fs_src.as_ptr());
+        no_gl_error("glCreateShaderProgramEXT");
+        pipelines::glUseShaderProgramEXT(glow::TEXTURE_2D, vs);
+        expect_error("bad shader type", glow::INVALID_ENUM);
+        pipelines::glUseShaderProgramEXT(glow::VERTEX_SHADER, vs);
+        pipelines::glUseShaderProgramEXT(glow::FRAGMENT_SHADER, fs);
+        pipelines::glActiveProgramEXT(vs);
+        shaders::glUniform4f(location(vs, "color"), 0.5, 0.5, -0.5, 0.0);
+        pipelines::glActiveProgramEXT(fs);
+        shaders::glUniform4f(location(fs, "color"), -0.5, 0.5, 0.5, 1.0);
+        no_gl_error("uniforms through the active program");
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        no_gl_error("EXT draw");
+        let px = pixel(1, 1);
+        assert!(px[0] < 2 && px[1] >= 254 && px[2] < 2, "{px:?}");
+        // glUseProgram replaces every stage.
+        shaders::glUseProgram(0);
+        pipelines::glActiveProgramEXT(0xdead);
+        expect_error("active unknown program", glow::INVALID_VALUE);
+    }
+}

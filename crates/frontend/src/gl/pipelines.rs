@@ -76,6 +76,15 @@ pub(crate) fn active_program(gl: &Gl) -> u32 {
         .map_or(0, |p| p.active_program)
 }
 
+/// The compute stage's program of the pipeline a dispatch without a
+/// current program runs (0: none).
+pub(crate) fn compute_stage(gl: &Gl) -> u32 {
+    gl.st
+        .pipelines
+        .get(&draw_pipeline(gl))
+        .map_or(0, |p| p.stages[Stage::Compute.index()])
+}
+
 /// Which stages `program` has executables for (none if it is not linked).
 fn program_stages(gl: &Gl, program: u32) -> [bool; 6] {
     linked_state(gl, program).map_or([false; 6], |(_, l)| {
