@@ -283,3 +283,42 @@ void main() { gl_FragColor = gl_TexCoord[0] + color; }
         expect_error("active unknown program", glow::INVALID_VALUE);
     }
 }
+
+#[test]
+fn active_sampler_conflicts_fail_validation_and_draws() {
+    const SAMPLER_FS: &str = "#version 410 core
+uniform sampler2D s2[2];
+uniform sampler3D s3[2];
+out vec4 o;
+void main() { o = texture(s2[1], vec2(0.0)) + texture(s3[1], vec3(0.0)); }
+";
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context_version(4, 3);
+        bind_rgba8_framebuffer(4, 4);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        let vs = shader_program(glow::VERTEX_SHADER, VS);
+        let fs = shader_program(glow::FRAGMENT_SHADER, SAMPLER_FS);
+        let mut pipe = 0;
+        pipelines::glCreateProgramPipelines(1, &mut pipe);
+        pipelines::glUseProgramStages(pipe, glow::VERTEX_SHADER_BIT, vs);
+        pipelines::glUseProgramStages(pipe, glow::FRAGMENT_SHADER_BIT, fs);
+        pipelines::glBindProgramPipeline(pipe);
+        let (s2, s3) = (location(fs, "s2[1]"), location(fs, "s3[1]"));
+        // The unread elements s2[0] and s3[0] share unit 0: no conflict.
+        shaders::glProgramUniform1i(fs, s2, 1);
+        shaders::glProgramUniform1i(fs, s3, 2);
+        pipelines::glValidateProgramPipeline(pipe);
+        assert_eq!(pipeline_iv(pipe, glow::VALIDATE_STATUS), 1);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        no_gl_error("draw without conflict");
+        shaders::glProgramUniform1i(fs, s3, 1);
+        pipelines::glValidateProgramPipeline(pipe);
+        assert_eq!(pipeline_iv(pipe, glow::VALIDATE_STATUS), 0);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        expect_error("draw with a conflict", glow::INVALID_OPERATION);
+    }
+}

@@ -402,9 +402,13 @@ fn pipeline_problem(gl: &Gl, name: u32) -> Option<String> {
                 ));
             }
         }
-        // Samplers of different types may not read one texture unit.
+        // Active samplers of different types may not read one texture
+        // unit.
         let targets = super::validate::sampler_targets(&l.prog);
         for (slot, &unit) in l.sampler_units.iter().enumerate() {
+            if l.prog.active_samplers.get(slot) == Some(&false) {
+                continue;
+            }
             let target = targets.get(slot).copied().unwrap_or(glow::TEXTURE_2D);
             match units.iter().find(|(u, _)| *u == unit) {
                 Some(&(_, t)) if t != target => {

@@ -237,6 +237,9 @@ pub struct LinkedProgram {
     pub blocks: Vec<UniformBlock>,
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
+    /// Per sampler slot: whether a stage's code reads it (GL's active
+    /// samplers: constant-indexed array elements count alone).
+    pub active_samplers: Vec<bool>,
     pub storage_blocks: Vec<StorageBlock>,
     /// Atomic counter buffers; their counters are uniforms of type
     /// `GL_UNSIGNED_INT_ATOMIC_COUNTER` whose `explicit_binding` is the
@@ -848,6 +851,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         blocks: r.blocks,
         global_block: r.global_block,
         sampler_slots: r.sampler_slots,
+        active_samplers: vec![false; r.sampler_slots as usize],
         storage_blocks: r.storage_blocks,
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
@@ -941,6 +945,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(module)?;
         let module = spirv::flatten_resource_arrays(module)?;
+        spirv::mark_used_samplers(&module, &mut out.active_samplers);
         out.stage_spirv[sm.stage.index()] = Some(module.words);
     }
     tracing::debug!(
