@@ -441,9 +441,12 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
         return Err(glow::INVALID_OPERATION);
     };
     let stages = pipe.stages;
-    // Without a vertex stage the results are undefined (GL 4.6 §11.1.3):
-    // nothing is drawn and no error raised (backends need a vertex stage).
-    if stages[Stage::Vertex.index()] == 0 {
+    // Without a vertex stage a compatibility context runs fixed-function
+    // vertex processing (the composite gets its vertex shader); a core one
+    // has undefined results: nothing is drawn and no error raised
+    // (backends need a vertex stage).
+    let ff_vertex = stages[Stage::Vertex.index()] == 0;
+    if ff_vertex && gl.st.is_core() {
         return Err(glow::NO_ERROR);
     }
     let mut progs: Vec<u32> = stages[GRAPHICS]
@@ -458,7 +461,7 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
     match progs.as_slice() {
         [] => Err(glow::INVALID_OPERATION),
         // Every stage from one program: that program as it is.
-        [one] => Ok(*one),
+        [one] if !ff_vertex => Ok(*one),
         _ => {
             let key: [(u32, u64); 6] = std::array::from_fn(|i| {
                 let g = match linked_state(gl, stages[i]) {
@@ -471,7 +474,7 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
             let composite = match cached {
                 Some(c) => c,
                 None => {
-                    let c = build_composite(gl, &stages);
+                    let c = build_composite(gl, &stages, ff_vertex);
                     let old = gl.st.pipelines.get_mut(&name).and_then(|p| {
                         p.synced = [0; 6];
                         p.composite.replace((key, c))
@@ -494,7 +497,7 @@ pub(crate) fn program_for_draw(gl: &mut Gl) -> Result<u32, u32> {
 
 /// Link the stages' programs' sources into one hidden program (a fresh
 /// name in the share group, as the fixed-function programs).
-fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
+fn build_composite(gl: &mut Gl, stages: &[u32; 6], ff_vertex: bool) -> u32 {
     // Default uniforms a program shares a name with an earlier program are
     // renamed in its sources: each program keeps its own value.
     let order = stage_programs(stages);
@@ -523,6 +526,13 @@ fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
     }
     let input_of = |gl: &Gl, prog: u32| linked_state(gl, prog).map(|(_, l)| l.link_input.clone());
     let mut shaders = Vec::new();
+    if ff_vertex {
+        shaders.push(hidden_shader(
+            gl,
+            Stage::Vertex,
+            super::shaders::FIXED_FUNCTION_VS.to_owned(),
+        ));
+    }
     let mut attribs = Vec::new();
     let mut frags = Vec::new();
     let mut xfb = (Vec::new(), 0);
@@ -550,21 +560,7 @@ fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
                 Some(r) => crate::shader::rename_identifiers(source, r),
                 None => source.clone(),
             };
-            let name = fresh_name(gl);
-            gl.sh.shader_objects.insert(
-                name,
-                ShaderOrProgram::Shader(ShaderObj {
-                    stage: *s,
-                    gl_type: gl_shader_type(*s),
-                    source,
-                    compiled: true,
-                    info_log: String::new(),
-                    // Goes with the composite program.
-                    delete_pending: true,
-                    attached: 1,
-                }),
-            );
-            shaders.push(name);
+            shaders.push(hidden_shader(gl, *s, source));
         }
     }
     let program = fresh_name(gl);
@@ -589,6 +585,25 @@ fn build_composite(gl: &mut Gl, stages: &[u32; 6]) -> u32 {
         }
     }
     program
+}
+
+/// A compiled-looking shader object of a composite program (deleted with
+/// it).
+fn hidden_shader(gl: &mut Gl, stage: Stage, source: String) -> u32 {
+    let name = fresh_name(gl);
+    gl.sh.shader_objects.insert(
+        name,
+        ShaderOrProgram::Shader(ShaderObj {
+            stage,
+            gl_type: gl_shader_type(stage),
+            source,
+            compiled: true,
+            info_log: String::new(),
+            delete_pending: true,
+            attached: 1,
+        }),
+    );
+    name
 }
 
 /// The GL shader type of a stage (`glCreateShader`'s argument).

@@ -586,7 +586,7 @@ void main()
 }
 ";
 
-const FIXED_FUNCTION_VS: &str = "#version 110
+pub(crate) const FIXED_FUNCTION_VS: &str = "#version 110
 void main()
 {
     gl_Position = ftransform();
