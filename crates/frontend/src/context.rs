@@ -466,6 +466,43 @@ pub struct LinkedState {
     /// the `MatrixState::serial` their values in `scratch` come from.
     pub matrix_uniforms: Vec<crate::gl::matrix::MatrixUniform>,
     pub matrix_serial: u64,
+    /// Changes with every successful link of the program (process-wide
+    /// counter): what a pipeline's composite program is keyed by.
+    pub generation: u64,
+    /// The program's link input, kept so that a program pipeline (or
+    /// EXT_separate_shader_objects' per-stage programs) can link the
+    /// composite of its stages' programs (`gl::pipelines`).
+    pub link_input: std::sync::Arc<KeptLinkInput>,
+}
+
+/// What a program was linked from (`LinkedState::link_input`).
+#[derive(Debug, Default)]
+pub struct KeptLinkInput {
+    pub sources: Vec<(crate::shader::Stage, String)>,
+    pub attrib_bindings: Vec<(String, u32)>,
+    pub frag_data_bindings: Vec<(String, u32)>,
+    pub xfb_varyings: Vec<String>,
+    pub xfb_mode: u32,
+}
+
+/// A program pipeline object (GL 4.6 §7.4), per context.
+#[derive(Debug, Default)]
+pub struct PipelineObj {
+    /// glGenProgramPipelines names exist as objects only once bound (or
+    /// used by another pipeline call); glCreateProgramPipelines' at once.
+    pub ever_bound: bool,
+    /// The program of each stage, in `Stage::index` order (0: none).
+    pub stages: [u32; 6],
+    /// GL_ACTIVE_PROGRAM: what glUniform* writes without a current program.
+    pub active_program: u32,
+    pub validate_status: bool,
+    pub info_log: String,
+    /// The composite program last built for the stages: the key (program
+    /// and link generation per stage) and the hidden program's name.
+    pub composite: Option<([(u32, u64); 6], u32)>,
+    /// The source programs' scratch versions the composite's default
+    /// block was last copied from.
+    pub synced: [u64; 6],
 }
 
 #[derive(Debug, Default)]
@@ -773,9 +810,16 @@ pub struct GlState {
     pub renderbuffer: u32,
     pub program: u32,
     pub vao: u32,
+    /// GL_PROGRAM_PIPELINE_BINDING (used when `program` is 0).
+    pub pipeline: u32,
+    /// EXT_separate_shader_objects' per-stage programs are in use (held by
+    /// the hidden pipeline `gl::pipelines::EXT_PIPELINE`).
+    pub ext_stages: bool,
 
     // per-context objects
     pub vaos: NameMap<Option<VertexArray>>,
+    /// Program pipeline objects (`gl::pipelines`).
+    pub pipelines: NameMap<PipelineObj>,
     pub fbos: NameMap<Option<Framebuffer>>,
     pub queries: NameMap<Option<QueryObj>>,
     /// Active query per target.
@@ -968,7 +1012,10 @@ impl GlState {
             renderbuffer: 0,
             program: 0,
             vao: 0,
+            pipeline: 0,
+            ext_stages: false,
             vaos,
+            pipelines: NameMap::default(),
             fbos: NameMap::default(),
             queries: NameMap::default(),
             active_queries: HashMap::default(),
@@ -1077,6 +1124,11 @@ impl GlState {
 
     /// Record a GL error: the first one sticks until glGetError.
     pub fn set_error(&mut self, e: u32) {
+        // GL_NO_ERROR: a call that ends early without an error (a
+        // pipeline draw with no vertex stage, `gl::pipelines`).
+        if e == glow::NO_ERROR {
+            return;
+        }
         if self.error == glow::NO_ERROR {
             self.error = e;
         }

@@ -312,7 +312,7 @@ pub fn indexed_param(gl: &mut Gl, pname: u32, index: u32) -> Option<Result<i64, 
 /// has a compute stage (GL 4.6 §19).
 fn check_compute_program(gl: &Gl) -> Result<(), u32> {
     let Some(crate::context::ShaderOrProgram::Program(p)) =
-        gl.sh.shader_objects.get(&gl.st.program)
+        gl.sh.shader_objects.get(&compute_program(gl))
     else {
         return Err(glow::INVALID_OPERATION);
     };
@@ -322,9 +322,29 @@ fn check_compute_program(gl: &Gl) -> Result<(), u32> {
     }
 }
 
+/// The program a dispatch runs: the current one, else the compute stage
+/// of the bound program pipeline.
+fn compute_program(gl: &Gl) -> u32 {
+    match gl.st.program {
+        0 => super::pipelines::compute_stage(gl),
+        p => p,
+    }
+}
+
 /// Resolve the program's state and send the dispatch.
 fn dispatch(gl: &mut Gl, groups: [u32; 3]) {
-    if let Err(e) = gl.validate_dispatch() {
+    let current = gl.st.program;
+    if current == 0 {
+        // A pipeline's compute program stands in for this dispatch, its
+        // state re-derived.
+        gl.st.program = compute_program(gl);
+        gl.st.dirty |= crate::context::DIRTY_PROGRAM
+            | crate::context::DIRTY_RESOURCES
+            | crate::context::DIRTY_UNIFORMS;
+    }
+    let validated = gl.validate_dispatch();
+    gl.st.program = current;
+    if let Err(e) = validated {
         gl_err!(gl, e);
     }
     if groups.contains(&0) {

@@ -77,6 +77,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
 /// compatibility contexts only, as Mesa lists them: old applications and
 /// tests look for the names.
 const LEGACY_EXTENSIONS: &[&CStr] = &[
+    c"GL_EXT_separate_shader_objects",
     c"GL_EXT_framebuffer_object",
     c"GL_EXT_packed_depth_stencil",
     c"GL_ARB_depth_texture",
@@ -149,6 +150,7 @@ const EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_program_interface_query",
     c"GL_KHR_debug",
     c"GL_ARB_explicit_uniform_location",
+    c"GL_ARB_separate_shader_objects",
     c"GL_ARB_arrays_of_arrays",
 ];
 
@@ -554,6 +556,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::DRAW_INDIRECT_BUFFER_BINDING => e(s.draw_indirect_buffer),
         glow::VERTEX_ARRAY_BINDING => e(s.vao),
         glow::CURRENT_PROGRAM => e(s.program),
+        glow::PROGRAM_PIPELINE_BINDING => e(s.pipeline),
         glow::DRAW_FRAMEBUFFER_BINDING => e(s.draw_fbo),
         glow::READ_FRAMEBUFFER_BINDING => e(s.read_fbo),
         glow::RENDERBUFFER_BINDING => e(s.renderbuffer),

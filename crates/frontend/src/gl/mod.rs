@@ -29,6 +29,7 @@ pub mod legacy_formats;
 pub mod matrix;
 pub mod multisample;
 pub mod persistent;
+pub mod pipelines;
 pub mod pixel_rect;
 pub mod pixels;
 pub mod points;
@@ -71,6 +72,7 @@ pub use matrix::{
 };
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
+pub use pipelines::*;
 pub use pixel_rect::{glBitmap, glCopyPixels, glDrawPixels};
 pub use pixels::glReadPixels;
 pub use points::{glPointParameterf, glPointParameterfv, glPointParameteri, glPointParameteriv};

@@ -88,7 +88,7 @@ fn shader_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ShaderObj, u32> {
     }
 }
 
-fn program_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ProgramObj, u32> {
+pub(crate) fn program_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut ProgramObj, u32> {
     match gl.sh.shader_objects.get_mut(&name) {
         Some(ShaderOrProgram::Program(p)) => Ok(p),
         Some(ShaderOrProgram::Shader(_)) => Err(glow::INVALID_OPERATION),
@@ -309,7 +309,7 @@ pub unsafe extern "C" fn glCreateProgram() -> u32 {
     })
 }
 
-fn destroy_program(gl: &mut Gl, name: u32) {
+pub(crate) fn destroy_program(gl: &mut Gl, name: u32) {
     if let Some(ShaderOrProgram::Program(p)) = gl.sh.shader_objects.remove(&name) {
         for s in p.shaders {
             detach(gl, s);
@@ -586,7 +586,7 @@ void main()
 }
 ";
 
-const FIXED_FUNCTION_VS: &str = "#version 110
+pub(crate) const FIXED_FUNCTION_VS: &str = "#version 110
 void main()
 {
     gl_Position = ftransform();
@@ -603,6 +603,9 @@ void main()
     gl_FogFragCoord = abs((gl_ModelViewMatrix * gl_Vertex).z);
 }
 ";
+
+/// Source of `LinkedState::generation` (0 is never handed out).
+static LINK_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[no_mangle]
 pub unsafe extern "C" fn glLinkProgram(program: u32) {
@@ -626,6 +629,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         let frags = p.frag_data_bindings.clone();
         let xfb_varyings = p.xfb_varyings.clone();
         let xfb_mode = p.xfb_mode;
+        let separable = p.separable;
         let mut sources: Vec<(shader::Stage, String)> = Vec::new();
         let mut log = String::new();
         for s in &shader_names {
@@ -639,8 +643,11 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         // Compatibility profile: a program without a vertex shader runs
         // fixed-function vertex processing (GL 4.6 compatibility §11.1),
         // here a legacy vertex shader doing its unlit part.
+        // Not for separable programs: their missing stages come from
+        // other programs of a pipeline.
         let has = |st: shader::Stage| sources.iter().any(|(s, _)| *s == st);
         if !gl.st.is_core()
+            && !separable
             && has(shader::Stage::Fragment)
             && !has(shader::Stage::Vertex)
             && !has(shader::Stage::Geometry)
@@ -655,6 +662,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         // applied).
         let has = |st: shader::Stage| sources.iter().any(|(s, _)| *s == st);
         if !gl.st.is_core()
+            && !separable
             && !has(shader::Stage::Fragment)
             && !has(shader::Stage::Compute)
             && sources.iter().any(|(s, t)| {
@@ -811,7 +819,16 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                         d.copy_from_slice(bytes);
                     }
                 }
+                let link_input = std::sync::Arc::new(crate::context::KeptLinkInput {
+                    sources,
+                    attrib_bindings: attribs,
+                    frag_data_bindings: frags,
+                    xfb_varyings,
+                    xfb_mode,
+                });
                 let linked = LinkedState {
+                    generation: LINK_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    link_input,
                     gs_input,
                     depth_range_at,
                     matrix_uniforms,
@@ -833,12 +850,13 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 }
             }
             Err(log) => {
-                // A failed relink keeps the current executable if it is in use.
-                let in_use = gl.st.program == program;
+                // A failed relink keeps the current executable if it is in
+                // use (current, or a stage of a program pipeline).
+                let current = gl.st.program == program;
                 if let Ok(p) = program_mut(gl, program) {
                     p.link_status = false;
                     p.info_log = log;
-                    if in_use {
+                    if current || p.in_use > 0 {
                         return;
                     }
                     p.linked = None;
@@ -879,15 +897,25 @@ pub unsafe extern "C" fn glUseProgram(program: u32) {
         }
         let old = gl.st.program;
         gl.st.program = program;
-        if old != 0 && old != program {
-            if let Ok(p) = program_mut(gl, old) {
-                p.in_use = p.in_use.saturating_sub(1);
-                if p.delete_pending && p.in_use == 0 {
-                    destroy_program(gl, old);
-                }
-            }
+        if old != 0 {
+            release_program(gl, old);
+        }
+        // EXT_separate_shader_objects: glUseProgram sets every stage.
+        if gl.st.ext_stages {
+            super::pipelines::clear_ext_stages(gl);
         }
     })
+}
+
+/// Drop one use of `name` (current program or pipeline stage, counted in
+/// `in_use`): a program flagged for deletion goes with its last use.
+pub(crate) fn release_program(gl: &mut Gl, name: u32) {
+    if let Ok(p) = program_mut(gl, name) {
+        p.in_use = p.in_use.saturating_sub(1);
+        if p.delete_pending && p.in_use == 0 {
+            destroy_program(gl, name);
+        }
+    }
 }
 
 #[no_mangle]
@@ -1487,28 +1515,67 @@ fn set_uniform(gl: &mut Gl, write: impl FnOnce(&mut Gl) -> UniformWrite) {
     }
 }
 
-/// Write `count` elements of `comps` words each (or matrices) at `location`
-/// of the current program.
-fn write_uniform(
-    gl: &mut Gl,
-    location: i32,
+/// What a uniform setter writes: `count` elements of `comps` words each
+/// (or matrices of (columns, rows, transpose)) of the `src` family.
+struct Values<'a> {
     count: i32,
     src: Src,
     comps: u32,
     matrix: Option<(u32, u32, bool)>,
-    words: &[u32],
-) -> UniformWrite {
-    if location == -1 {
+    words: &'a [u32],
+}
+
+impl<'a> Values<'a> {
+    fn vector(count: i32, src: Src, comps: u32, words: &'a [u32]) -> Self {
+        Values {
+            count,
+            src,
+            comps,
+            matrix: None,
+            words,
+        }
+    }
+}
+
+/// The program glUniform* writes: the current program, else the active
+/// program of the bound pipeline (GL 4.6 §7.6.1); 0 when neither.
+fn current_uniform_program(gl: &Gl) -> u32 {
+    if gl.st.program != 0 {
+        gl.st.program
+    } else {
+        super::pipelines::active_program(gl)
+    }
+}
+
+/// Write `count` elements of `comps` words each (or matrices) at `location`
+/// of `program` (glProgramUniform*, GL 4.6 §7.6.1: its lookup errors), or of
+/// the current program when None (glUniform*: GL_INVALID_OPERATION
+/// without one).
+fn write_uniform(gl: &mut Gl, program: Option<u32>, location: i32, v: Values) -> UniformWrite {
+    let Values {
+        count,
+        src,
+        comps,
+        matrix,
+        words,
+    } = v;
+    if location == -1 && program.is_none() {
         return UniformWrite::Values;
     }
     if count < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
-    let program = gl.st.program;
+    let (program, named) = match program {
+        Some(p) => (p, true),
+        None => (current_uniform_program(gl), false),
+    };
     let l = match linked(gl, program) {
         Ok(l) => l,
-        Err(_) => gl_err!(gl, glow::INVALID_OPERATION),
+        Err(e) => gl_err!(gl, if named { e } else { glow::INVALID_OPERATION }),
     };
+    if location == -1 {
+        return UniformWrite::Values;
+    }
     if count == 1 && matrix.is_none() && write_vector(l, location, src, words).is_some() {
         return UniformWrite::Values;
     }
@@ -1657,55 +1724,130 @@ fn as_words<T: bytemuck::Pod>(v: &[T]) -> &[u32] {
     bytemuck::try_cast_slice(v).unwrap_or(&[])
 }
 
+/// Both glUniform* (`program` None: the current program) and
+/// glProgramUniform* (a named program) write through here.
+#[inline]
+fn uniform_entry(program: Option<u32>, location: i32, v: Values) {
+    with_gl_dirty(DIRTY_UNIFORMS, |gl| {
+        set_uniform(gl, |gl| write_uniform(gl, program, location, v))
+    })
+}
+
+/// glUniform{1,2,3,4}{f,i,ui,d}v and their glProgramUniform twins.
+///
+/// # Safety
+/// `value` is null or points at `count * n` readable elements.
+#[inline]
+unsafe fn uniform_vector<T: bytemuck::Pod>(
+    program: Option<u32>,
+    location: i32,
+    count: i32,
+    value: *const T,
+    src: Src,
+    n: i32,
+) {
+    // SAFETY: GL promises `count` elements of `n` values.
+    let v = unsafe { slice(value, count.saturating_mul(n)) };
+    let words = as_words(v);
+    uniform_entry(
+        program,
+        location,
+        Values::vector(count, src, n as u32, words),
+    )
+}
+
+/// glUniformMatrix*{f,d}v and their glProgramUniform twins: `dims` is
+/// (columns, rows).
+///
+/// # Safety
+/// `value` is null or points at `count` readable matrices.
+#[inline]
+unsafe fn uniform_matrix<T: bytemuck::Pod>(
+    program: Option<u32>,
+    location: i32,
+    count: i32,
+    transpose: u8,
+    value: *const T,
+    src: Src,
+    (c, r): (u32, u32),
+) {
+    // SAFETY: GL promises `count` matrices.
+    let v = unsafe { slice(value, count.saturating_mul((c * r) as i32)) };
+    let words = as_words(v);
+    let matrix = Some((c, r, transpose != 0));
+    uniform_entry(
+        program,
+        location,
+        Values {
+            matrix,
+            ..Values::vector(count, src, 0, words)
+        },
+    )
+}
+
 macro_rules! uniform_scalars {
-    ($name:ident, $t:ty, $src:expr, $($arg:ident),+) => {
+    ($name:ident, $pname:ident, $t:ty, $src:expr, $($arg:ident),+) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, $($arg: $t),+) {
             let words = [$(to_word($arg)),+];
-            with_gl_dirty(DIRTY_UNIFORMS, |gl| set_uniform(gl, |gl| write_uniform(gl, location, 1, $src, words.len() as u32, None, &words)))
+            uniform_entry(None, location, Values::vector(1, $src, words.len() as u32, &words))
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname(program: u32, location: i32, $($arg: $t),+) {
+            let words = [$(to_word($arg)),+];
+            uniform_entry(Some(program), location, Values::vector(1, $src, words.len() as u32, &words))
         }
     };
 }
 
 macro_rules! uniform_vectors {
-    ($name:ident, $t:ty, $src:expr, $n:expr) => {
+    ($name:ident, $pname:ident, $t:ty, $src:expr, $n:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, count: i32, value: *const $t) {
-            // SAFETY: GL promises `count` elements of `$n` values.
-            let v = unsafe { slice(value, count.saturating_mul($n)) };
-            let words = as_words(v);
-            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-                set_uniform(gl, |gl| {
-                    write_uniform(gl, location, count, $src, $n, None, words)
-                })
-            })
+            // SAFETY: forwards the application's array.
+            unsafe { uniform_vector(None, location, count, value, $src, $n) }
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname(program: u32, location: i32, count: i32, value: *const $t) {
+            // SAFETY: forwards the application's array.
+            unsafe { uniform_vector(Some(program), location, count, value, $src, $n) }
         }
     };
 }
 
 macro_rules! uniform_matrices {
-    ($name:ident, $c:expr, $r:expr) => {
-        uniform_matrices!($name, $c, $r, f32, Src::F);
+    ($name:ident, $pname:ident, $c:expr, $r:expr) => {
+        uniform_matrices!($name, $pname, $c, $r, f32, Src::F);
     };
-    ($name:ident, $c:expr, $r:expr, $t:ty, $src:expr) => {
+    ($name:ident, $pname:ident, $c:expr, $r:expr, $t:ty, $src:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, count: i32, transpose: u8, value: *const $t) {
-            // SAFETY: GL promises `count` matrices.
-            let v = unsafe { slice(value, count.saturating_mul($c * $r)) };
-            let words = as_words(v);
-            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-                set_uniform(gl, |gl| {
-                    write_uniform(
-                        gl,
-                        location,
-                        count,
-                        $src,
-                        0,
-                        Some(($c, $r, transpose != 0)),
-                        words,
-                    )
-                })
-            })
+            // SAFETY: forwards the application's matrices.
+            unsafe { uniform_matrix(None, location, count, transpose, value, $src, ($c, $r)) }
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname(
+            program: u32,
+            location: i32,
+            count: i32,
+            transpose: u8,
+            value: *const $t,
+        ) {
+            // SAFETY: forwards the application's matrices.
+            unsafe {
+                uniform_matrix(
+                    Some(program),
+                    location,
+                    count,
+                    transpose,
+                    value,
+                    $src,
+                    ($c, $r),
+                )
+            }
         }
     };
 }
@@ -1732,69 +1874,135 @@ fn to_word<T: ToWord>(v: T) -> u32 {
     v.word()
 }
 
-uniform_scalars!(glUniform1f, f32, Src::F, x);
-uniform_scalars!(glUniform2f, f32, Src::F, x, y);
-uniform_scalars!(glUniform3f, f32, Src::F, x, y, z);
-uniform_scalars!(glUniform4f, f32, Src::F, x, y, z, w);
-uniform_scalars!(glUniform1i, i32, Src::I, x);
-uniform_scalars!(glUniform2i, i32, Src::I, x, y);
-uniform_scalars!(glUniform3i, i32, Src::I, x, y, z);
-uniform_scalars!(glUniform4i, i32, Src::I, x, y, z, w);
-uniform_scalars!(glUniform1ui, u32, Src::U, x);
-uniform_scalars!(glUniform2ui, u32, Src::U, x, y);
-uniform_scalars!(glUniform3ui, u32, Src::U, x, y, z);
-uniform_scalars!(glUniform4ui, u32, Src::U, x, y, z, w);
-uniform_vectors!(glUniform1fv, f32, Src::F, 1);
-uniform_vectors!(glUniform2fv, f32, Src::F, 2);
-uniform_vectors!(glUniform3fv, f32, Src::F, 3);
-uniform_vectors!(glUniform4fv, f32, Src::F, 4);
-uniform_vectors!(glUniform1iv, i32, Src::I, 1);
-uniform_vectors!(glUniform2iv, i32, Src::I, 2);
-uniform_vectors!(glUniform3iv, i32, Src::I, 3);
-uniform_vectors!(glUniform4iv, i32, Src::I, 4);
-uniform_vectors!(glUniform1uiv, u32, Src::U, 1);
-uniform_vectors!(glUniform2uiv, u32, Src::U, 2);
-uniform_vectors!(glUniform3uiv, u32, Src::U, 3);
-uniform_vectors!(glUniform4uiv, u32, Src::U, 4);
-uniform_matrices!(glUniformMatrix2fv, 2, 2);
-uniform_matrices!(glUniformMatrix3fv, 3, 3);
-uniform_matrices!(glUniformMatrix4fv, 4, 4);
-uniform_matrices!(glUniformMatrix2x3fv, 2, 3);
-uniform_matrices!(glUniformMatrix3x2fv, 3, 2);
-uniform_matrices!(glUniformMatrix2x4fv, 2, 4);
-uniform_matrices!(glUniformMatrix4x2fv, 4, 2);
-uniform_matrices!(glUniformMatrix3x4fv, 3, 4);
-uniform_matrices!(glUniformMatrix4x3fv, 4, 3);
-uniform_vectors!(glUniform1dv, f64, Src::D, 1);
-uniform_vectors!(glUniform2dv, f64, Src::D, 2);
-uniform_vectors!(glUniform3dv, f64, Src::D, 3);
-uniform_vectors!(glUniform4dv, f64, Src::D, 4);
-uniform_matrices!(glUniformMatrix2dv, 2, 2, f64, Src::D);
-uniform_matrices!(glUniformMatrix3dv, 3, 3, f64, Src::D);
-uniform_matrices!(glUniformMatrix4dv, 4, 4, f64, Src::D);
-uniform_matrices!(glUniformMatrix2x3dv, 2, 3, f64, Src::D);
-uniform_matrices!(glUniformMatrix3x2dv, 3, 2, f64, Src::D);
-uniform_matrices!(glUniformMatrix2x4dv, 2, 4, f64, Src::D);
-uniform_matrices!(glUniformMatrix4x2dv, 4, 2, f64, Src::D);
-uniform_matrices!(glUniformMatrix3x4dv, 3, 4, f64, Src::D);
-uniform_matrices!(glUniformMatrix4x3dv, 4, 3, f64, Src::D);
+uniform_scalars!(glUniform1f, glProgramUniform1f, f32, Src::F, x);
+uniform_scalars!(glUniform2f, glProgramUniform2f, f32, Src::F, x, y);
+uniform_scalars!(glUniform3f, glProgramUniform3f, f32, Src::F, x, y, z);
+uniform_scalars!(glUniform4f, glProgramUniform4f, f32, Src::F, x, y, z, w);
+uniform_scalars!(glUniform1i, glProgramUniform1i, i32, Src::I, x);
+uniform_scalars!(glUniform2i, glProgramUniform2i, i32, Src::I, x, y);
+uniform_scalars!(glUniform3i, glProgramUniform3i, i32, Src::I, x, y, z);
+uniform_scalars!(glUniform4i, glProgramUniform4i, i32, Src::I, x, y, z, w);
+uniform_scalars!(glUniform1ui, glProgramUniform1ui, u32, Src::U, x);
+uniform_scalars!(glUniform2ui, glProgramUniform2ui, u32, Src::U, x, y);
+uniform_scalars!(glUniform3ui, glProgramUniform3ui, u32, Src::U, x, y, z);
+uniform_scalars!(glUniform4ui, glProgramUniform4ui, u32, Src::U, x, y, z, w);
+uniform_vectors!(glUniform1fv, glProgramUniform1fv, f32, Src::F, 1);
+uniform_vectors!(glUniform2fv, glProgramUniform2fv, f32, Src::F, 2);
+uniform_vectors!(glUniform3fv, glProgramUniform3fv, f32, Src::F, 3);
+uniform_vectors!(glUniform4fv, glProgramUniform4fv, f32, Src::F, 4);
+uniform_vectors!(glUniform1iv, glProgramUniform1iv, i32, Src::I, 1);
+uniform_vectors!(glUniform2iv, glProgramUniform2iv, i32, Src::I, 2);
+uniform_vectors!(glUniform3iv, glProgramUniform3iv, i32, Src::I, 3);
+uniform_vectors!(glUniform4iv, glProgramUniform4iv, i32, Src::I, 4);
+uniform_vectors!(glUniform1uiv, glProgramUniform1uiv, u32, Src::U, 1);
+uniform_vectors!(glUniform2uiv, glProgramUniform2uiv, u32, Src::U, 2);
+uniform_vectors!(glUniform3uiv, glProgramUniform3uiv, u32, Src::U, 3);
+uniform_vectors!(glUniform4uiv, glProgramUniform4uiv, u32, Src::U, 4);
+uniform_matrices!(glUniformMatrix2fv, glProgramUniformMatrix2fv, 2, 2);
+uniform_matrices!(glUniformMatrix3fv, glProgramUniformMatrix3fv, 3, 3);
+uniform_matrices!(glUniformMatrix4fv, glProgramUniformMatrix4fv, 4, 4);
+uniform_matrices!(glUniformMatrix2x3fv, glProgramUniformMatrix2x3fv, 2, 3);
+uniform_matrices!(glUniformMatrix3x2fv, glProgramUniformMatrix3x2fv, 3, 2);
+uniform_matrices!(glUniformMatrix2x4fv, glProgramUniformMatrix2x4fv, 2, 4);
+uniform_matrices!(glUniformMatrix4x2fv, glProgramUniformMatrix4x2fv, 4, 2);
+uniform_matrices!(glUniformMatrix3x4fv, glProgramUniformMatrix3x4fv, 3, 4);
+uniform_matrices!(glUniformMatrix4x3fv, glProgramUniformMatrix4x3fv, 4, 3);
+uniform_vectors!(glUniform1dv, glProgramUniform1dv, f64, Src::D, 1);
+uniform_vectors!(glUniform2dv, glProgramUniform2dv, f64, Src::D, 2);
+uniform_vectors!(glUniform3dv, glProgramUniform3dv, f64, Src::D, 3);
+uniform_vectors!(glUniform4dv, glProgramUniform4dv, f64, Src::D, 4);
+uniform_matrices!(
+    glUniformMatrix2dv,
+    glProgramUniformMatrix2dv,
+    2,
+    2,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix3dv,
+    glProgramUniformMatrix3dv,
+    3,
+    3,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix4dv,
+    glProgramUniformMatrix4dv,
+    4,
+    4,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix2x3dv,
+    glProgramUniformMatrix2x3dv,
+    2,
+    3,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix3x2dv,
+    glProgramUniformMatrix3x2dv,
+    3,
+    2,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix2x4dv,
+    glProgramUniformMatrix2x4dv,
+    2,
+    4,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix4x2dv,
+    glProgramUniformMatrix4x2dv,
+    4,
+    2,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix3x4dv,
+    glProgramUniformMatrix3x4dv,
+    3,
+    4,
+    f64,
+    Src::D
+);
+uniform_matrices!(
+    glUniformMatrix4x3dv,
+    glProgramUniformMatrix4x3dv,
+    4,
+    3,
+    f64,
+    Src::D
+);
 
 macro_rules! uniform_doubles {
-    ($name:ident, $($arg:ident),+) => {
+    ($name:ident, $pname:ident, $($arg:ident),+) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(location: i32, $($arg: f64),+) {
             let v = [$($arg),+];
-            let words = as_words(&v);
-            with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-                set_uniform(gl, |gl| write_uniform(gl, location, 1, Src::D, v.len() as u32, None, words))
-            })
+            uniform_entry(None, location, Values::vector(1, Src::D, v.len() as u32, as_words(&v)))
+        }
+
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname(program: u32, location: i32, $($arg: f64),+) {
+            let v = [$($arg),+];
+            uniform_entry(Some(program), location, Values::vector(1, Src::D, v.len() as u32, as_words(&v)))
         }
     };
 }
-uniform_doubles!(glUniform1d, x);
-uniform_doubles!(glUniform2d, x, y);
-uniform_doubles!(glUniform3d, x, y, z);
-uniform_doubles!(glUniform4d, x, y, z, w);
+uniform_doubles!(glUniform1d, glProgramUniform1d, x);
+uniform_doubles!(glUniform2d, glProgramUniform2d, x, y);
+uniform_doubles!(glUniform3d, glProgramUniform3d, x, y, z);
+uniform_doubles!(glUniform4d, glProgramUniform4d, x, y, z, w);
 
 /// Read a uniform's current words (glGetUniform*).
 fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u32>)> {

@@ -1297,6 +1297,15 @@ impl Gl<'_> {
     /// Everything a draw needs.
     pub fn validate_draw(&mut self, mode: u32) -> Result<(), u32> {
         crate::gl::points::note_draw_mode(self, mode);
+        if self.st.program == 0 && (self.st.pipeline != 0 || self.st.ext_stages) {
+            // No current program: the bound pipeline's stages
+            // (`gl::pipelines`) stand in for this draw.
+            let p = crate::gl::pipelines::program_for_draw(self)?;
+            self.st.program = p;
+            let r = self.validate_program_draw(mode);
+            self.st.program = 0;
+            return r;
+        }
         if self.st.program == 0 && !self.st.is_core() {
             // No program in a compatibility context: the fixed-function
             // program for the current state stands in for this draw.
@@ -1419,7 +1428,7 @@ fn linked_program(
 }
 
 /// GL sampler target per sampler slot of a linked program.
-fn sampler_targets(p: &crate::shader::LinkedProgram) -> Vec<u32> {
+pub(crate) fn sampler_targets(p: &crate::shader::LinkedProgram) -> Vec<u32> {
     let mut out = vec![glow::TEXTURE_2D; p.sampler_slots as usize];
     for u in &p.uniforms {
         if let Some(b) = u.sampler_binding {

@@ -58,6 +58,7 @@ mod glsl;
 pub mod gltypes;
 mod initializers;
 mod prepass;
+pub(crate) use prepass::rename_identifiers;
 mod reflect;
 mod spirv;
 pub mod xfb;
@@ -236,6 +237,9 @@ pub struct LinkedProgram {
     pub blocks: Vec<UniformBlock>,
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
+    /// Per sampler slot: whether a stage's code reads it (GL's active
+    /// samplers: constant-indexed array elements count alone).
+    pub active_samplers: Vec<bool>,
     pub storage_blocks: Vec<StorageBlock>,
     /// Atomic counter buffers; their counters are uniforms of type
     /// `GL_UNSIGNED_INT_ATOMIC_COUNTER` whose `explicit_binding` is the
@@ -662,6 +666,28 @@ pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
     catch("program link", || link_inner(input))
 }
 
+/// Inputs of a stage after the first with an explicit `layout(location)`
+/// (variables, and blocks by block name) rendezvous by location (GL 4.6
+/// §7.4.1): they get names of their own so that glslang does not match
+/// them by name with an output at another location (its link refuses
+/// that); the program reports the original names.
+fn rename_located_inputs(pre: &mut prepass::Prepassed) {
+    let renames: Vec<(String, String)> = prepass::layout_declarations(&pre.source)
+        .into_iter()
+        .filter(|d| d.storage == "in" && d.values.iter().any(|(k, _)| k == "location"))
+        .map(|d| {
+            let to = format!("{}_mgl_in", d.name);
+            (d.name, to)
+        })
+        .collect();
+    if renames.is_empty() {
+        return;
+    }
+    pre.source = prepass::rename_identifiers(&pre.source, &renames);
+    pre.renames
+        .extend(renames.into_iter().map(|(from, to)| (to, from)));
+}
+
 fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     if input.shaders.is_empty() {
         return Err("ERROR: Linking: no shaders attached\n".to_owned());
@@ -681,8 +707,6 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let mut compat_varyings: Vec<(Stage, prepass::CompatVarying)> = Vec::new();
     let mut compat_inputs: Vec<String> = Vec::new();
     let has_geometry = input.shaders.iter().any(|(s, _)| *s == Stage::Geometry);
-    // The fragment shader's compatibility varyings, which the stage before
-    // it declares (a failed pre-pass is reported in the loop below).
     // The colour varyings the stage feeding the fragment shader writes
     // (a fragment shader declares back colours only if written), then
     // the fragment shader's compatibility varyings, which that stage
@@ -721,6 +745,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         .filter_map(|(s, src)| prepass::prepass_linked(*s, src, &fragment_view).ok())
         .flat_map(|p| p.fragment_reads)
         .collect();
+    let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     for (stage, source) in input.shaders {
         // Tessellation stages are not linked (GL_PATCHES is refused).
         let last_vertex_stage = match stage {
@@ -738,8 +763,11 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             },
             previous_writes: Some(&written),
         };
-        let pre = prepass::prepass_linked(*stage, source, &view)
+        let mut pre = prepass::prepass_linked(*stage, source, &view)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
+        if Some(stage.index()) != first_stage {
+            rename_located_inputs(&mut pre);
+        }
         compat_varyings.extend(pre.compat_varyings.iter().map(|v| (*stage, v.clone())));
         for n in &pre.compat_inputs {
             if !compat_inputs.contains(n) {
@@ -820,6 +848,24 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                     .collect()
             })
             .unwrap_or_default();
+        // Inputs of later stages with an explicit location (variables and
+        // blocks): they rendezvous by location, not by name.
+        let located = |storage: &str| -> HashSet<String> {
+            sources
+                .iter()
+                .flat_map(|p| prepass::layout_declarations(&p.preprocessed))
+                .filter(|d| d.storage == storage && d.values.iter().any(|(k, _)| k == "location"))
+                .map(|d| d.name)
+                .collect()
+        };
+        let explicit_in = match stage {
+            Stage::Vertex => HashSet::new(),
+            _ => located("in"),
+        };
+        let explicit_out = match stage {
+            Stage::Fragment | Stage::Compute => HashSet::new(),
+            _ => located("out"),
+        };
         let mut order = std::collections::HashMap::new();
         let mut base = 0usize;
         for p in &sources {
@@ -830,6 +876,8 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             stage,
             module,
             explicit,
+            explicit_in,
+            explicit_out,
             order,
         });
     }
@@ -858,6 +906,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         blocks: r.blocks,
         global_block: r.global_block,
         sampler_slots: r.sampler_slots,
+        active_samplers: vec![false; r.sampler_slots as usize],
         storage_blocks: r.storage_blocks,
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
@@ -951,6 +1000,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(module)?;
         let module = spirv::flatten_resource_arrays(module)?;
+        spirv::mark_used_samplers(&module, &mut out.active_samplers);
         out.stage_spirv[sm.stage.index()] = Some(module.words);
     }
     tracing::debug!(

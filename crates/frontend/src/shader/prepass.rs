@@ -645,18 +645,23 @@ fn is_reserved_in_140(name: &str) -> bool {
     )
 }
 
-/// `#extension GL_ARB_arrays_of_arrays : ...`.
-fn is_arrays_of_arrays_directive(text: &str) -> bool {
+/// `#extension EXT : ...` for extension `ext`.
+fn is_extension_directive(text: &str, ext: &str) -> bool {
     text[1..]
         .trim_start()
         .strip_prefix("extension")
-        .is_some_and(|rest| rest.trim_start().starts_with("GL_ARB_arrays_of_arrays"))
+        .is_some_and(|rest| rest.trim_start().starts_with(ext))
 }
 
-/// The source names GL_ARB_arrays_of_arrays in an `#extension` directive.
-fn names_arrays_of_arrays(src: &str, toks: &[Tok]) -> bool {
+/// `#extension GL_ARB_arrays_of_arrays : ...`.
+fn is_arrays_of_arrays_directive(text: &str) -> bool {
+    is_extension_directive(text, "GL_ARB_arrays_of_arrays")
+}
+
+/// The source names extension `ext` in an `#extension` directive.
+fn names_extension(src: &str, toks: &[Tok], ext: &str) -> bool {
     toks.iter()
-        .any(|t| t.kind == Kind::Directive && is_arrays_of_arrays_directive(&src[t.start..t.end]))
+        .any(|t| t.kind == Kind::Directive && is_extension_directive(&src[t.start..t.end], ext))
 }
 
 struct Version {
@@ -957,7 +962,7 @@ pub(crate) fn prepass_linked(
                 .is_some_and(|(_, m)| &src[toks[m].start..toks[m].end] == "gl_TexCoord")
         });
     let arrays_of_arrays =
-        !es && version.number < 430 && (gs_reads_texcoords || names_arrays_of_arrays(src, &toks));
+        !es && version.number < 430 && (gs_reads_texcoords || names_extension(src, &toks, "GL_ARB_arrays_of_arrays"));
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
@@ -1532,6 +1537,13 @@ pub(crate) fn prepass_linked(
         // glslang needs the extensions named.
         inject.push_str("#extension GL_ARB_shader_storage_buffer_object : enable\n#extension GL_ARB_shading_language_420pack : enable\n");
     }
+    if !es && version.number < 440 && names_extension(src, &toks, "GL_ARB_separate_shader_objects")
+    {
+        // Mesa takes `layout(location)` on interface blocks with
+        // GL_ARB_separate_shader_objects; glslang wants
+        // GL_ARB_enhanced_layouts for it.
+        inject.push_str("#extension GL_ARB_enhanced_layouts : enable\n");
+    }
     for (rep, d) in &compat_decls {
         if !redeclared_compat.contains(rep) {
             inject.push_str(d);
@@ -1701,6 +1713,30 @@ fn code_tokens(preprocessed: &str) -> Vec<Tok> {
         .into_iter()
         .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
         .collect()
+}
+
+/// `src` with every identifier token named in `renames` (from, to)
+/// replaced, except member selections (after a `.`); directives and
+/// comments are left as they are.
+pub(crate) fn rename_identifiers(src: &str, renames: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut after_dot = false;
+    let mut done = 0usize;
+    for t in lex(src) {
+        let text = &src[t.start..t.end];
+        if t.kind == Kind::Ident && !after_dot {
+            if let Some((_, to)) = renames.iter().find(|(from, _)| from == text) {
+                out.push_str(&src[done..t.start]);
+                out.push_str(to);
+                done = t.end;
+            }
+        }
+        if !matches!(t.kind, Kind::Space | Kind::Comment) {
+            after_dot = t.kind == Kind::Punct && text == ".";
+        }
+    }
+    out.push_str(&src[done..]);
+    out
 }
 
 /// Text of token `i`, or "" past the end.

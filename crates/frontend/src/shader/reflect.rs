@@ -30,6 +30,12 @@ pub(crate) struct StageModule {
     /// Names with an explicit `layout(location)` on inputs (vertex) or
     /// outputs (fragment), from the preprocessed source.
     pub explicit: HashSet<String>,
+    /// Inputs of a stage after the vertex stage declared with an explicit
+    /// `layout(location)` (variable names, block names for blocks).
+    pub explicit_in: HashSet<String>,
+    /// Outputs of a stage before the fragment stage declared with an
+    /// explicit `layout(location)` (variable names, block names).
+    pub explicit_out: HashSet<String>,
     /// Identifier → position of its first occurrence in the stage's
     /// preprocessed source (declaration order).
     pub order: HashMap<String, usize>,
@@ -907,6 +913,50 @@ pub(crate) fn reflect(
         }
     }
 
+    // ---- varyings: implicit outputs avoid the explicit ones ----------------
+    // glslang's auto-mapped locations do not step around explicit ones: a
+    // stage mixing both gets its implicit outputs moved to the lowest free
+    // locations, in declaration order.
+    for sm in stages.iter_mut() {
+        if sm.explicit_out.is_empty() {
+            continue;
+        }
+        let m = &mut sm.module;
+        let mut outs: Vec<(u32, u32, u32, bool)> = Vec::new();
+        for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
+            let Some(p) = m.pointee(v) else { continue };
+            if is_builtin(m, v.id, p) || m.decoration(v.id, dec::LOCATION).is_none() {
+                continue;
+            }
+            let key = io_key(m, v.id, p);
+            let explicit = sm
+                .explicit_out
+                .contains(key.strip_prefix("block:").unwrap_or(&key));
+            outs.push((
+                v.id,
+                m.decoration(v.id, dec::LOCATION).unwrap_or(0),
+                location_count(m, p),
+                explicit,
+            ));
+        }
+        let mut taken: Vec<(u32, u32)> = outs.iter().filter(|o| o.3).map(|o| (o.1, o.2)).collect();
+        let mut implicit: Vec<&(u32, u32, u32, bool)> = outs.iter().filter(|o| !o.3).collect();
+        implicit.sort_by_key(|o| sm.order.get(m.name(o.0)).copied().unwrap_or(usize::MAX));
+        for &&(id, _, count, _) in &implicit {
+            let overlaps = |at: u32| {
+                taken
+                    .iter()
+                    .any(|&(l, n)| at < l.saturating_add(n) && l < at.saturating_add(count))
+            };
+            let mut at = 0u32;
+            while overlaps(at) {
+                at += 1;
+            }
+            m.set_decoration(id, dec::LOCATION, at);
+            taken.push((at, count));
+        }
+    }
+
     // ---- varyings: consumer inputs take the producer's location ----------
     for i in 1..stages.len() {
         if stages[i].stage == Stage::Compute {
@@ -914,12 +964,17 @@ pub(crate) fn reflect(
         }
         // Producer output key → (its location, whether it is `sample`).
         let mut produced: HashMap<String, (Option<u32>, bool)> = HashMap::new();
+        // Producer output (first location, location count).
+        let mut located: Vec<(u32, u32)> = Vec::new();
         {
             let m = &stages[i - 1].module;
             for v in m.variables.iter().filter(|v| v.storage == storage::OUTPUT) {
                 let Some(p) = m.pointee(v) else { continue };
                 if is_builtin(m, v.id, p) {
                     continue;
+                }
+                if let Some(l) = m.decoration(v.id, dec::LOCATION) {
+                    located.push((l, location_count(m, p)));
                 }
                 produced.insert(
                     io_key(m, v.id, p),
@@ -944,6 +999,30 @@ pub(crate) fn reflect(
                 continue;
             }
             let key = io_key(m, v.id, p);
+            // An input with an explicit location rendezvous by location
+            // (GL 4.6 §7.4.1): it keeps its location and need not match
+            // an output by name.
+            if stages[i]
+                .explicit_in
+                .contains(key.strip_prefix("block:").unwrap_or(&key))
+            {
+                // GLSL 4.60 §4.4.1: the location must match an output's.
+                if let (true, true, Some(l)) = (
+                    check_inputs,
+                    m.used.contains(&v.id),
+                    m.decoration(v.id, dec::LOCATION),
+                ) {
+                    let n = location_count(m, p);
+                    if !located.contains(&(l, n)) {
+                        return Err(format!(
+                            "ERROR: Linking: fragment shader input `{}` at location {l} matches no output of the {:?} shader\n",
+                            names.user(key.strip_prefix("block:").unwrap_or(&key)),
+                            stages[i - 1].stage
+                        ));
+                    }
+                }
+                continue;
+            }
             let out = produced.get(&key).copied();
             if check_inputs {
                 let shown = || names.user(key.strip_prefix("block:").unwrap_or(&key));

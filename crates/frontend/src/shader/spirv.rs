@@ -667,6 +667,96 @@ pub(crate) fn lower_rect_images(m: Module) -> Result<Module, String> {
     Module::parse(out)
 }
 
+/// Marks in `used` (indexed by SPIR-V binding) the sampler slots the
+/// module's code reads: an element of a sampler array indexed by a
+/// constant, or by the `(i * d1 + j)` of constants `flatten_resource_arrays`
+/// writes, marks that element; any other index, or a use other than an
+/// access chain, the whole array (GL's "active samplers").
+pub(crate) fn mark_used_samplers(m: &Module, used: &mut [bool]) {
+    const ACCESS_CHAIN: u16 = 65;
+    const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+    const OP_IADD: u16 = 128;
+    const OP_IMUL: u16 = 132;
+    let mut mark = |from: u32, n: u32| {
+        for b in from..from.saturating_add(n) {
+            if let Some(u) = used.get_mut(b as usize) {
+                *u = true;
+            }
+        }
+    };
+    // Sampler array variables: id → (first binding, length).
+    let mut arrays: HashMap<u32, (u32, u32)> = HashMap::new();
+    for v in &m.variables {
+        if v.storage != storage::UNIFORM_CONSTANT {
+            continue;
+        }
+        let (Some(p), Some(b)) = (m.pointee(v), m.decoration(v.id, dec::BINDING)) else {
+            continue;
+        };
+        let (element, len) = match m.types.get(&p) {
+            Some(Type::Array {
+                element,
+                len: Some(n),
+            }) => (*element, Some(*n)),
+            _ => (p, None),
+        };
+        if !matches!(m.types.get(&element), Some(Type::SampledImage { .. })) {
+            continue;
+        }
+        match len {
+            Some(n) => {
+                arrays.insert(v.id, (b, n));
+            }
+            None if m.used.contains(&v.id) => mark(b, 1),
+            None => {}
+        }
+    }
+    if arrays.is_empty() {
+        return;
+    }
+    let mut arith: HashMap<u32, (u16, u32, u32)> = HashMap::new();
+    let mut chains: Vec<(u32, u32)> = Vec::new();
+    for (op, inst) in instructions(&m.words) {
+        match op {
+            OP_IADD | OP_IMUL if inst.len() >= 5 => {
+                arith.insert(inst[2], (op, inst[3], inst[4]));
+            }
+            ACCESS_CHAIN | IN_BOUNDS_ACCESS_CHAIN if inst.len() >= 5 => {
+                chains.push((inst[3], inst[4]));
+            }
+            _ => {}
+        }
+    }
+    fn eval(id: u32, m: &Module, arith: &HashMap<u32, (u16, u32, u32)>, depth: u32) -> Option<u32> {
+        if let Some(&c) = m.constants.get(&id) {
+            return Some(c);
+        }
+        let &(op, a, b) = arith.get(&id).filter(|_| depth < 8)?;
+        let (a, b) = (eval(a, m, arith, depth + 1)?, eval(b, m, arith, depth + 1)?);
+        Some(if op == OP_IADD {
+            a.wrapping_add(b)
+        } else {
+            a.wrapping_mul(b)
+        })
+    }
+    let mut chained: HashSet<u32> = HashSet::new();
+    for (base, index) in chains {
+        let Some(&(b, n)) = arrays.get(&base) else {
+            continue;
+        };
+        chained.insert(base);
+        match eval(index, m, &arith, 0) {
+            Some(k) if k < n => mark(b + k, 1),
+            _ => mark(b, n),
+        }
+    }
+    for (id, &(b, n)) in &arrays {
+        if m.used.contains(id) && !chained.contains(id) {
+            mark(b, n);
+        }
+    }
+}
+
 /// Arrays of arrays of resources (samplers, images, uniform and storage
 /// blocks) as one-dimensional arrays: Vulkan's SPIR-V environment allows
 /// only one array level on `UniformConstant`, `Uniform` and

@@ -1102,3 +1102,13 @@ fn vulkan_glsl_keywords_are_user_names_in_legacy_shaders() {
         p.uniforms
     );
 }
+
+#[test]
+fn rename_identifiers_skips_members_and_comments() {
+    let src = "uniform vec4 color; // color\nvoid main() { s.color = color + colorx; }\n";
+    let out = super::prepass::rename_identifiers(src, &[("color".into(), "c2".into())]);
+    assert_eq!(
+        out,
+        "uniform vec4 c2; // color\nvoid main() { s.color = c2 + colorx; }\n"
+    );
+}
