@@ -746,7 +746,7 @@ pub(crate) fn mark_used_samplers(m: &Module, used: &mut [bool]) {
         };
         chained.insert(base);
         match eval(index, m, &arith, 0) {
-            Some(k) if k < n => mark(b + k, 1),
+            Some(k) if k < n => mark(b.saturating_add(k), 1),
             _ => mark(b, n),
         }
     }
