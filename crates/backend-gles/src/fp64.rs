@@ -190,6 +190,15 @@ struct Leaf {
     comps: u32,
 }
 
+/// What a member of a rewritten block struct is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    Keep,
+    Pad,
+    /// Component j of a split dvec3.
+    Split(u32),
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Rule {
     Std140,
@@ -240,7 +249,12 @@ struct Pass {
     /// Struct id -> new member index of each old member (padded blocks).
     member_remap: FxHashMap<Word, Vec<u32>>,
     /// Struct id -> new member count and which new members are padding.
-    pad_members: FxHashMap<Word, Vec<bool>>,
+    pad_members: FxHashMap<Word, Vec<Slot>>,
+    /// (struct, old member index) of dvec3 block members split in three.
+    split: FxHashMap<(Word, u32), Word>,
+    /// Pointers to a split dvec3 member: (pointer to its struct, first new
+    /// member index, the dvec3 type).
+    virt: FxHashMap<Word, (Word, u32, Word)>,
     /// Variables moved to Private storage and pointers derived from them.
     private: FxHashSet<Word>,
     /// dvecN type ids that are carried as a padded struct (N = 3).
@@ -275,6 +289,8 @@ impl Pass {
             private: Default::default(),
             d3: Default::default(),
             copies: None,
+            split: Default::default(),
+            virt: Default::default(),
         };
         p.scan()?;
         Ok(p)
@@ -462,11 +478,13 @@ impl Pass {
         self.t_vec(u, n)
     }
     fn t_ptr(&mut self, sc: StorageClass, t: Word) -> Word {
-        self.global(
+        let p = self.global(
             Op::TypePointer,
             None,
             vec![Operand::StorageClass(sc), Operand::IdRef(t)],
-        )
+        );
+        self.ty.entry(p).or_insert(Ty::Pointer(sc, t));
+        p
     }
     fn t_f32(&mut self, s: Shape) -> Word {
         let f = self.t_float();
@@ -1355,6 +1373,7 @@ impl Pass {
             };
             let mut new_members: Vec<Word> = Vec::new();
             let mut is_pad: Vec<bool> = Vec::new();
+            let mut slots: Vec<Slot> = Vec::new();
             let mut new_offsets: Vec<u32> = Vec::new();
             let mut remap = Vec::new();
             let mut end = 0u32;
@@ -1367,6 +1386,11 @@ impl Pass {
                 let (a, size) = self.layout(m, rule, &offsets, &strides, 0).ok_or_else(|| {
                     Fp64Error::Unsupported("a block member type next to doubles".into())
                 })?;
+                let split3 = match (self.shape(m), self.ty.get(&m)) {
+                    (Some(Shape::V(3)), Some(Ty::Vector(c, _))) => Some(*c),
+                    _ => None,
+                };
+                let a = if split3.is_some() { 8 } else { a };
                 if align_up(end, a) < off {
                     if !end.is_multiple_of(4) || !off.is_multiple_of(4) {
                         return Err(Fp64Error::Unsupported(
@@ -1376,6 +1400,7 @@ impl Pass {
                     while end < off {
                         new_members.push(uint);
                         is_pad.push(true);
+                        slots.push(Slot::Pad);
                         new_offsets.push(end);
                         end += 4;
                     }
@@ -1387,12 +1412,26 @@ impl Pass {
                     )));
                 }
                 remap.push(new_members.len() as u32);
+                if let Some(c) = split3 {
+                    // A dvec3 member: three uvec2 members, so that its 8
+                    // tail bytes stay free for the next member.
+                    for j in 0..3 {
+                        new_members.push(c);
+                        is_pad.push(false);
+                        slots.push(Slot::Split(j));
+                        new_offsets.push(off + 8 * j);
+                    }
+                    self.split.insert((s, k as u32), m);
+                    end = off + 24;
+                    continue;
+                }
                 new_members.push(m);
                 is_pad.push(false);
+                slots.push(Slot::Keep);
                 new_offsets.push(off);
                 end = off + size;
             }
-            if !is_pad.iter().any(|&p| p) {
+            if !slots.iter().any(|x| *x != Slot::Keep) {
                 continue;
             }
             debug!(
@@ -1419,8 +1458,8 @@ impl Pass {
                     }
                 }
             }
-            for (k, (&p, &o)) in is_pad.iter().zip(&new_offsets).enumerate() {
-                if p {
+            for (k, (p, &o)) in slots.iter().zip(&new_offsets).enumerate() {
+                if matches!(p, Slot::Pad | Slot::Split(1 | 2)) {
                     self.new_annots.push(Instruction::new(
                         Op::MemberDecorate,
                         None,
@@ -1439,7 +1478,7 @@ impl Pass {
                 offsets.insert((s, k as u32), o);
             }
             self.member_remap.insert(s, remap);
-            self.pad_members.insert(s, is_pad);
+            self.pad_members.insert(s, slots);
         }
         Ok(())
     }
@@ -1564,7 +1603,14 @@ impl Pass {
                     _ => None,
                 }
             })
-            .filter(|(_, _, pt)| self.hd(*pt))
+            // ESSL also refuses array vertex inputs: split those too (in
+            // a module that needs this pass anyway).
+            .filter(|(_, sc, pt)| {
+                self.hd(*pt)
+                    || (self.stage == 0
+                        && *sc == StorageClass::Input
+                        && matches!(self.ty.get(pt), Some(Ty::Array(..))))
+            })
             .collect();
         if vars.is_empty() {
             return Ok(());
@@ -1882,6 +1928,187 @@ impl Pass {
         }
     }
 
+    /// The component type of dvec3 type `dt` and the storage class of pointer `pp`.
+    fn split_parts(&self, pp: Word, dt: Word) -> R<(Word, StorageClass)> {
+        let c = match self.ty.get(&dt) {
+            Some(Ty::Vector(c, _)) => *c,
+            _ => return Err(Fp64Error::Malformed("dvec3")),
+        };
+        match self.vty.get(&pp).and_then(|p| self.ty.get(p)) {
+            Some(Ty::Pointer(sc, _)) => Ok((c, *sc)),
+            _ => Err(Fp64Error::Malformed("pointer")),
+        }
+    }
+
+    /// Access chains: member indices of rewritten blocks renumbered, split
+    /// dvec3 members reached through [`Pass::virt`], pointers into
+    /// Private-moved variables retyped.
+    fn lower_chain(&mut self, out: &mut Vec<Instruction>, ins: Instruction) -> R<()> {
+        let res = ins.result_id.ok_or(Fp64Error::Malformed("access chain"))?;
+        let base = ins
+            .operands
+            .first()
+            .and_then(id_of)
+            .ok_or(Fp64Error::Malformed("access chain"))?;
+        let private = self.private.contains(&base);
+        let mut pending: Option<(u32, Word)> = None;
+        let (base_ptr, mut t) = match self.virt.get(&base) {
+            Some(&(pp, first, dt)) => {
+                pending = Some((first, dt));
+                (pp, dt)
+            }
+            None => match self.vty.get(&base).and_then(|p| self.ty.get(p)) {
+                Some(Ty::Pointer(_, t)) => (base, *t),
+                _ => return Err(Fp64Error::Malformed("access chain base")),
+            },
+        };
+        let sc = match self.vty.get(&base_ptr).and_then(|p| self.ty.get(p)) {
+            Some(Ty::Pointer(sc, _)) => *sc,
+            _ => return Err(Fp64Error::Malformed("access chain base")),
+        };
+        let mut idx_ops: Vec<Word> = Vec::new();
+        let mut struct_t = t;
+        for o in ins.operands.iter().skip(1) {
+            let Some(idx) = id_of(o) else { continue };
+            let konst = self.iconst.get(&idx).copied();
+            let it = self.vty.get(&idx).copied().unwrap_or(0);
+            if let Some((first, dt)) = pending.take() {
+                let k = konst.ok_or_else(|| {
+                    Fp64Error::Unsupported("a dynamic index into a dvec3 block member".into())
+                })?;
+                let c = self.global(
+                    Op::Constant,
+                    Some(it),
+                    vec![Operand::LiteralBit32(first + k)],
+                );
+                self.iconst.insert(c, first + k);
+                idx_ops.push(c);
+                t = self.walk(dt, 0).ok_or(Fp64Error::Malformed("dvec3"))?;
+                continue;
+            }
+            if let Some(remap) = self.member_remap.get(&t) {
+                let old = konst.ok_or(Fp64Error::Malformed("struct index"))?;
+                let new = remap
+                    .get(old as usize)
+                    .copied()
+                    .ok_or(Fp64Error::Malformed("struct index"))?;
+                if let Some(&dt) = self.split.get(&(t, old)) {
+                    pending = Some((new, dt));
+                    struct_t = t;
+                    t = dt;
+                    continue;
+                }
+                let c = self.global(Op::Constant, Some(it), vec![Operand::LiteralBit32(new)]);
+                self.iconst.insert(c, new);
+                idx_ops.push(c);
+            } else {
+                if matches!(self.shape(t), Some(Shape::V(_))) && konst.is_none() {
+                    return Err(Fp64Error::Unsupported(
+                        "a dynamic index into a dvec in memory".into(),
+                    ));
+                }
+                idx_ops.push(idx);
+            }
+            t = self
+                .walk(t, konst.unwrap_or(0))
+                .ok_or(Fp64Error::Malformed("access chain"))?;
+        }
+        let sc = if private { StorageClass::Private } else { sc };
+        if let Some((first, dt)) = pending {
+            // The chain ends at a split dvec3: a pointer to its struct.
+            let pp = if idx_ops.is_empty() {
+                base_ptr
+            } else {
+                let pt = self.t_ptr(sc, struct_t);
+                let mut a = vec![base_ptr];
+                a.extend(&idx_ops);
+                let pp = self.e(out, ins.class.opcode, pt, &a);
+                self.vty.insert(pp, pt);
+                pp
+            };
+            self.virt.insert(res, (pp, first, dt));
+            return Ok(());
+        }
+        let rt = if private || base_ptr != base {
+            self.t_ptr(sc, t)
+        } else {
+            ins.result_type
+                .ok_or(Fp64Error::Malformed("access chain"))?
+        };
+        if private {
+            self.private.insert(res);
+        }
+        self.vty.insert(res, rt);
+        let mut a = vec![base_ptr];
+        a.extend(&idx_ops);
+        out.push(Instruction::new(
+            ins.class.opcode,
+            Some(rt),
+            Some(res),
+            ids(&a),
+        ));
+        Ok(())
+    }
+
+    /// Composite extract / insert: member indices of rewritten blocks
+    /// renumbered; a split dvec3 member reassembled.
+    fn lower_extract_insert(&mut self, out: &mut Vec<Instruction>, ins: Instruction) -> R<()> {
+        let extract = ins.class.opcode == Op::CompositeExtract;
+        let first = if extract { 1 } else { 2 };
+        let composite = ins.operands.get(first - 1).and_then(id_of).unwrap_or(0);
+        let mut t = self.vty.get(&composite).copied().unwrap_or(0);
+        let lits: Vec<u32> = ins.operands.iter().skip(first).filter_map(lit_of).collect();
+        let mut new_lits = Vec::new();
+        let mut i = 0;
+        while i < lits.len() {
+            let old = lits[i];
+            if let Some(&dt) = self.split.get(&(t, old)) {
+                let new = self
+                    .member_remap
+                    .get(&t)
+                    .and_then(|r| r.get(old as usize))
+                    .copied()
+                    .unwrap_or(old);
+                if let Some(&k) = lits.get(i + 1) {
+                    new_lits.push(new + k);
+                    t = self.walk(dt, 0).unwrap_or(0);
+                    i += 2;
+                    continue;
+                }
+                if !extract {
+                    return Err(Fp64Error::Unsupported(
+                        "inserting a dvec3 block member".into(),
+                    ));
+                }
+                let c = self.walk(dt, 0).unwrap_or(0);
+                let mut comps = Vec::new();
+                for j in 0..3 {
+                    let mut o = vec![Operand::IdRef(composite)];
+                    o.extend(new_lits.iter().map(|&l| Operand::LiteralBit32(l)));
+                    o.push(Operand::LiteralBit32(new + j));
+                    comps.push(self.emit(out, Op::CompositeExtract, c, o));
+                }
+                self.build(out, dt, ins.result_id.unwrap_or(0), comps);
+                return Ok(());
+            }
+            let new = self
+                .member_remap
+                .get(&t)
+                .and_then(|r| r.get(old as usize))
+                .copied()
+                .unwrap_or(old);
+            new_lits.push(new);
+            t = self.walk(t, old).unwrap_or(0);
+            i += 1;
+        }
+        let mut ins = ins;
+        ins.operands.truncate(first);
+        ins.operands
+            .extend(new_lits.into_iter().map(Operand::LiteralBit32));
+        out.push(ins);
+        Ok(())
+    }
+
     fn lower_functions(&mut self) -> R<()> {
         let mut fns = std::mem::take(&mut self.m.functions);
         let r = (|| {
@@ -1900,7 +2127,7 @@ impl Pass {
         r
     }
 
-    fn lower_inst(&mut self, out: &mut Vec<Instruction>, mut ins: Instruction) -> R<()> {
+    fn lower_inst(&mut self, out: &mut Vec<Instruction>, ins: Instruction) -> R<()> {
         let op = ins.class.opcode;
         let rt = ins.result_type;
         let res = ins.result_id;
@@ -1908,80 +2135,41 @@ impl Pass {
         let involves = rt.is_some_and(|t| self.hd(t)) || args.iter().any(|&a| self.vd(a));
         match op {
             Op::AccessChain | Op::InBoundsAccessChain => {
-                let base = args
-                    .first()
-                    .copied()
-                    .ok_or(Fp64Error::Malformed("access chain"))?;
-                let mut t = match self.vty.get(&base).and_then(|p| self.ty.get(p)) {
-                    Some(Ty::Pointer(_, t)) => *t,
-                    _ => return Err(Fp64Error::Malformed("access chain base")),
-                };
-                for k in 1..ins.operands.len() {
-                    let Some(idx) = ins.operands.get(k).and_then(id_of) else {
-                        continue;
-                    };
-                    let konst = self.iconst.get(&idx).copied();
-                    if let Some(remap) = self.member_remap.get(&t) {
-                        let old = konst.ok_or(Fp64Error::Malformed("struct index"))?;
-                        let new = remap
-                            .get(old as usize)
-                            .copied()
-                            .ok_or(Fp64Error::Malformed("struct index"))?;
-                        if new != old {
-                            let it = self.vty.get(&idx).copied().unwrap_or(0);
-                            let c = self.global(
-                                Op::Constant,
-                                Some(it),
-                                vec![Operand::LiteralBit32(new)],
-                            );
-                            self.iconst.insert(c, new);
-                            ins.operands[k] = Operand::IdRef(c);
-                        }
-                    }
-                    if matches!(self.shape(t), Some(Shape::V(_))) && konst.is_none() {
-                        return Err(Fp64Error::Unsupported(
-                            "a dynamic index into a dvec in memory".into(),
-                        ));
-                    }
-                    t = self
-                        .walk(t, konst.unwrap_or(0))
-                        .ok_or(Fp64Error::Malformed("access chain"))?;
-                }
-                if self.private.contains(&base) {
-                    let p = self.t_ptr(StorageClass::Private, t);
-                    self.ty.insert(p, Ty::Pointer(StorageClass::Private, t));
-                    ins.result_type = Some(p);
-                    if let Some(r) = res {
-                        self.private.insert(r);
-                        self.vty.insert(r, p);
-                    }
-                }
-                out.push(ins);
-                return Ok(());
+                return self.lower_chain(out, ins);
             }
             Op::CompositeExtract | Op::CompositeInsert => {
-                let (ct, first) = if op == Op::CompositeExtract {
-                    (args.first().and_then(|a| self.vty.get(a)).copied(), 1)
-                } else {
-                    (rt, 2)
-                };
-                let mut t = ct.unwrap_or(0);
-                for k in first..ins.operands.len() {
-                    let Some(old) = ins.operands.get(k).and_then(lit_of) else {
-                        continue;
-                    };
-                    if let Some(new) = self
-                        .member_remap
-                        .get(&t)
-                        .and_then(|r| r.get(old as usize))
-                        .copied()
-                    {
-                        ins.operands[k] = Operand::LiteralBit32(new);
-                    }
-                    t = self.walk(t, old).unwrap_or(0);
+                return self.lower_extract_insert(out, ins);
+            }
+            Op::Load if args.first().is_some_and(|a| self.virt.contains_key(a)) => {
+                let (pp, first, dt) = self.virt[&args[0]];
+                let (c, sc) = self.split_parts(pp, dt)?;
+                let pt = self.t_ptr(sc, c);
+                let mut comps = Vec::new();
+                for j in 0..3 {
+                    let k = self.cu(first + j);
+                    let ptr = self.e(out, Op::AccessChain, pt, &[pp, k]);
+                    comps.push(self.e(out, Op::Load, c, &[ptr]));
                 }
-                out.push(ins);
+                self.build(out, dt, res.unwrap_or(0), comps);
                 return Ok(());
+            }
+            Op::Store if args.first().is_some_and(|a| self.virt.contains_key(a)) => {
+                let (pp, first, dt) = self.virt[&args[0]];
+                let v = args.get(1).copied().ok_or(Fp64Error::Malformed("store"))?;
+                let (c, sc) = self.split_parts(pp, dt)?;
+                let pt = self.t_ptr(sc, c);
+                for j in 0..3 {
+                    let k = self.cu(first + j);
+                    let ptr = self.e(out, Op::AccessChain, pt, &[pp, k]);
+                    let x = self.ext(out, c, v, j);
+                    out.push(Instruction::new(Op::Store, None, None, ids(&[ptr, x])));
+                }
+                return Ok(());
+            }
+            _ if args.iter().any(|a| self.virt.contains_key(a)) => {
+                return Err(Fp64Error::Unsupported(format!(
+                    "Op{op:?} on a pointer to a dvec3 block member"
+                )));
             }
             _ => {}
         }
@@ -1990,12 +2178,23 @@ impl Pass {
                 let pads = self.pad_members.get(&t).cloned().unwrap_or_default();
                 let mut it = args.iter();
                 let mut ops = Vec::new();
+                let mut cur = 0;
                 for p in pads {
-                    if p {
-                        let u = self.t_uint();
-                        ops.push(self.cnull(u));
-                    } else {
-                        ops.push(*it.next().ok_or(Fp64Error::Malformed("construct"))?);
+                    match p {
+                        Slot::Pad => {
+                            let u = self.t_uint();
+                            ops.push(self.cnull(u));
+                        }
+                        Slot::Keep => {
+                            ops.push(*it.next().ok_or(Fp64Error::Malformed("construct"))?)
+                        }
+                        Slot::Split(j) => {
+                            if j == 0 {
+                                cur = *it.next().ok_or(Fp64Error::Malformed("construct"))?;
+                            }
+                            let u2 = self.t_uvec(2);
+                            ops.push(self.ext(out, u2, cur, j));
+                        }
                     }
                 }
                 out.push(Instruction::new(op, rt, res, ids(&ops)));
@@ -2368,9 +2567,52 @@ impl Pass {
                         }
                         self.build(out, rt.unwrap_or(0), res, r);
                     }
-                    // Modf, Frexp (pointer results), ModfStruct, FrexpStruct
-                    35 | 36 | 51 | 52 => {
-                        return Err(Fp64Error::Unsupported("modf / frexp on doubles".into()));
+                    // Frexp (exponent through a pointer): exact bit
+                    // operations (double denormals are not normalized).
+                    51 => {
+                        let s = rt_d.ok_or(Fp64Error::Malformed("frexp"))?;
+                        let (x, ptr) = match vals.as_slice() {
+                            [x, p] => (*x, *p),
+                            _ => return Err(Fp64Error::Malformed("frexp")),
+                        };
+                        let et = match self.vty.get(&ptr).and_then(|p| self.ty.get(p)) {
+                            Some(Ty::Pointer(_, t)) => *t,
+                            _ => return Err(Fp64Error::Malformed("frexp")),
+                        };
+                        let i = self.t_int();
+                        let c = self.comps(out, x, s)?;
+                        let (mut ms, mut es) = (Vec::new(), Vec::new());
+                        for x in c {
+                            let lo = self.ext(out, u, x, 0);
+                            let hi = self.ext(out, u, x, 1);
+                            let ah = self.ek(out, Op::BitwiseAnd, u, hi, 0x7fff_ffff);
+                            let z0 = self.e(out, Op::BitwiseOr, u, &[ah, lo]);
+                            let z = self.ek(out, Op::IEqual, b, z0, 0);
+                            let keep = self.ek(out, Op::BitwiseAnd, u, hi, 0x800f_ffff);
+                            let mh = self.ek(out, Op::BitwiseOr, u, keep, 0x3fe0_0000);
+                            let nh = self.sel(out, u, z, hi, mh);
+                            ms.push(self.e(out, Op::CompositeConstruct, u2, &[lo, nh]));
+                            let esh = self.ek(out, Op::ShiftRightLogical, u, hi, 20);
+                            let e = self.ek(out, Op::BitwiseAnd, u, esh, 0x7ff);
+                            let ei = self.e(out, Op::Bitcast, i, &[e]);
+                            let c1022 = self.ci(1022);
+                            let ex = self.e(out, Op::ISub, i, &[ei, c1022]);
+                            let zi = self.ci(0);
+                            es.push(self.sel(out, i, z, zi, ex));
+                        }
+                        let ev = if es.len() == 1 {
+                            es[0]
+                        } else {
+                            self.e(out, Op::CompositeConstruct, et, &es)
+                        };
+                        out.push(Instruction::new(Op::Store, None, None, ids(&[ptr, ev])));
+                        self.build(out, rt.unwrap_or(0), res, ms);
+                    }
+                    // Modf (pointer result), ModfStruct, FrexpStruct
+                    35 | 36 | 52 => {
+                        return Err(Fp64Error::Unsupported(
+                            "modf / frexpStruct on doubles".into(),
+                        ));
                     }
                     _ => self.generic(out, &ins)?,
                 }
