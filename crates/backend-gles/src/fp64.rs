@@ -87,9 +87,27 @@ pub fn uses_float64(words: &[u32]) -> bool {
     false
 }
 
+/// Every instruction's word count is non-zero and inside the module (the
+/// parser indexes by it).
+fn check_stream(words: &[u32]) -> R<()> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(Fp64Error::Malformed("not a SPIR-V module"));
+    }
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let len = (head >> 16) as usize;
+        if len == 0 || at + len > words.len() {
+            return Err(Fp64Error::Malformed("instruction overruns the module"));
+        }
+        at += len;
+    }
+    Ok(())
+}
+
 /// Lower a module that uses doubles (see the module doc). `stage` is the
 /// `create_shader` stage index.
 pub fn lower(words: &[u32], stage: usize) -> R<Vec<u32>> {
+    check_stream(words)?;
     let module = dr::load_words(words).map_err(|e| Fp64Error::Parse(e.to_string()))?;
     let mut p = Pass::new(module, stage)?;
     p.run()?;
@@ -115,6 +133,7 @@ pub fn vertex_inputs(words: &[u32]) -> R<Vec<F64Input>> {
     if !uses_float64(words) {
         return Ok(Vec::new());
     }
+    check_stream(words)?;
     let module = dr::load_words(words).map_err(|e| Fp64Error::Parse(e.to_string()))?;
     let p = Pass::new(module, 0)?;
     let mut out = Vec::new();
@@ -2132,6 +2151,13 @@ impl Pass {
         let rt = ins.result_type;
         let res = ins.result_id;
         let args: Vec<Word> = ins.operands.iter().filter_map(id_of).collect();
+        // Missing operands read as id 0 (invalid: spirv-cross then refuses
+        // the module) rather than panicking.
+        let (a0, a1, a2) = (
+            args.first().copied().unwrap_or(0),
+            args.get(1).copied().unwrap_or(0),
+            args.get(2).copied().unwrap_or(0),
+        );
         let involves = rt.is_some_and(|t| self.hd(t)) || args.iter().any(|&a| self.vd(a));
         match op {
             Op::AccessChain | Op::InBoundsAccessChain => {
@@ -2141,7 +2167,11 @@ impl Pass {
                 return self.lower_extract_insert(out, ins);
             }
             Op::Load if args.first().is_some_and(|a| self.virt.contains_key(a)) => {
-                let (pp, first, dt) = self.virt[&args[0]];
+                let (pp, first, dt) = self
+                    .virt
+                    .get(&a0)
+                    .copied()
+                    .ok_or(Fp64Error::Malformed("pointer"))?;
                 let (c, sc) = self.split_parts(pp, dt)?;
                 let pt = self.t_ptr(sc, c);
                 let mut comps = Vec::new();
@@ -2154,7 +2184,11 @@ impl Pass {
                 return Ok(());
             }
             Op::Store if args.first().is_some_and(|a| self.virt.contains_key(a)) => {
-                let (pp, first, dt) = self.virt[&args[0]];
+                let (pp, first, dt) = self
+                    .virt
+                    .get(&a0)
+                    .copied()
+                    .ok_or(Fp64Error::Malformed("pointer"))?;
                 let v = args.get(1).copied().ok_or(Fp64Error::Malformed("store"))?;
                 let (c, sc) = self.split_parts(pp, dt)?;
                 let pt = self.t_ptr(sc, c);
@@ -2275,13 +2309,13 @@ impl Pass {
                 let s = self
                     .shape(arg_t(self, 0))
                     .ok_or(Fp64Error::Malformed("extract"))?;
-                let c = self.comps(out, args[0], s)?;
+                let c = self.comps(out, a0, s)?;
                 let idx = args
                     .get(1)
                     .copied()
                     .ok_or(Fp64Error::Malformed("extract"))?;
                 let it = self.vty.get(&idx).copied().unwrap_or(0);
-                let mut acc = c[0];
+                let mut acc = *c.first().ok_or(Fp64Error::Malformed("extract"))?;
                 for (k, &x) in c.iter().enumerate().skip(1) {
                     let kc = self.global(
                         Op::Constant,
@@ -2295,8 +2329,8 @@ impl Pass {
             }
             Op::VectorInsertDynamic => {
                 let s = rt_d.ok_or(Fp64Error::Malformed("insert"))?;
-                let c = self.comps(out, args[0], s)?;
-                let (v, idx) = (args[1], args[2]);
+                let c = self.comps(out, a0, s)?;
+                let (v, idx) = (a1, a2);
                 let it = self.vty.get(&idx).copied().unwrap_or(0);
                 let mut n = Vec::new();
                 for (k, &x) in c.iter().enumerate() {
@@ -2314,12 +2348,12 @@ impl Pass {
                 let ct = arg_t(self, 0);
                 match (self.ty.get(&ct), rt_d) {
                     (Some(Ty::Vector(_, _)), Some(s @ Shape::V(n))) => {
-                        let ca = self.comps(out, args[1], s)?;
-                        let cb = self.comps(out, args[2], s)?;
+                        let ca = self.comps(out, a1, s)?;
+                        let cb = self.comps(out, a2, s)?;
                         let mut c = Vec::new();
-                        for k in 0..n as usize {
-                            let ck = self.ext(out, b, args[0], k as u32);
-                            c.push(self.sel(out, u2, ck, ca[k], cb[k]));
+                        for (k, (&x, &y)) in ca.iter().zip(&cb).enumerate().take(n as usize) {
+                            let ck = self.ext(out, b, a0, k as u32);
+                            c.push(self.sel(out, u2, ck, x, y));
                         }
                         self.build(out, rt.unwrap_or(0), res, c);
                     }
@@ -2346,11 +2380,7 @@ impl Pass {
                     };
                     let mut c = Vec::new();
                     for k in 0..n {
-                        let x = if n == 1 {
-                            args[0]
-                        } else {
-                            self.ext(out, f, args[0], k)
-                        };
+                        let x = if n == 1 { a0 } else { self.ext(out, f, a0, k) };
                         c.push(self.call(out, u2, f2d, &[x]));
                     }
                     self.build(out, rt.unwrap_or(0), res, c);
@@ -2359,7 +2389,7 @@ impl Pass {
                         .shape(arg_t(self, 0))
                         .ok_or(Fp64Error::Malformed("convert"))?;
                     let d2f = self.h_d2f();
-                    let c = self.comps(out, args[0], s)?;
+                    let c = self.comps(out, a0, s)?;
                     let fs: Vec<Word> = c.iter().map(|&x| self.call(out, f, d2f, &[x])).collect();
                     self.finish_scalar_vec(out, rt.unwrap_or(0), res, fs);
                 }
@@ -2374,16 +2404,16 @@ impl Pass {
                 let signed = op == Op::ConvertSToF;
                 let h = if signed { self.h_i2d() } else { self.h_u2d() };
                 let it = if signed { self.t_int() } else { u };
-                let src_c = match self.vty.get(&args[0]).and_then(|t| self.ty.get(t)) {
+                let src_c = match self.vty.get(&a0).and_then(|t| self.ty.get(t)) {
                     Some(Ty::Vector(c, _)) => *c,
                     _ => it,
                 };
                 let mut c = Vec::new();
                 for k in 0..n {
                     let x0 = if n == 1 {
-                        args[0]
+                        a0
                     } else {
-                        self.ext(out, src_c, args[0], k)
+                        self.ext(out, src_c, a0, k)
                     };
                     // The source may be the other signedness: bitcast.
                     let x = self.e(out, Op::Bitcast, it, &[x0]);
@@ -2398,7 +2428,7 @@ impl Pass {
                 let signed = op == Op::ConvertFToS;
                 let h = if signed { self.h_d2i() } else { self.h_d2u() };
                 let it = if signed { self.t_int() } else { u };
-                let c = self.comps(out, args[0], s)?;
+                let c = self.comps(out, a0, s)?;
                 let rs = match self.ty.get(&rt.unwrap_or(0)) {
                     Some(Ty::Vector(c, _)) => *c,
                     _ => rt.unwrap_or(0),
@@ -2419,7 +2449,7 @@ impl Pass {
                 } else {
                     self.h_isinf()
                 };
-                let c = self.comps(out, args[0], s)?;
+                let c = self.comps(out, a0, s)?;
                 let vs: Vec<Word> = c.iter().map(|&x| self.call(out, b, h, &[x])).collect();
                 self.finish_scalar_vec(out, rt.unwrap_or(0), res, vs);
             }
@@ -2438,8 +2468,8 @@ impl Pass {
                 let s = self
                     .shape(arg_t(self, 0))
                     .ok_or(Fp64Error::Malformed("compare"))?;
-                let ca = self.comps(out, args[0], s)?;
-                let cb = self.comps(out, args[1], s)?;
+                let ca = self.comps(out, a0, s)?;
+                let cb = self.comps(out, a1, s)?;
                 let (heq, hlt, hnan) = (self.h_eq(), self.h_lt(), self.h_isnan());
                 let mut vs = Vec::new();
                 for (&x, &y) in ca.iter().zip(&cb) {
@@ -2541,7 +2571,7 @@ impl Pass {
                             let x = cs[0][k];
                             let y = cs
                                 .get(1)
-                                .map(|c| c[k])
+                                .and_then(|c| c.get(k).copied())
                                 .ok_or(Fp64Error::Malformed("min/max"))?;
                             let min = |p: &mut Self, o: &mut Vec<Instruction>, a: Word, c: Word| {
                                 let l = p.call(o, b, hlt, &[c, a]);
@@ -2556,7 +2586,7 @@ impl Pass {
                                 _ => {
                                     let z = cs
                                         .get(2)
-                                        .map(|c| c[k])
+                                        .and_then(|c| c.get(k).copied())
                                         .ok_or(Fp64Error::Malformed("clamp"))?;
                                     let l = self.call(out, b, hlt, &[x, y]);
                                     let mx = self.sel(out, u2, l, y, x);
@@ -2850,4 +2880,225 @@ fn renumber(code: &[Instruction], bound: &mut Word) -> Vec<Instruction> {
             i
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+
+    fn spirv(stage: ShaderStage, src: &str) -> Vec<u32> {
+        let compiler = Compiler::acquire().expect("glslang");
+        let source = ShaderSource::from(src);
+        let input = ShaderInput::new(
+            &source,
+            stage,
+            &CompilerOptions::default(),
+            None::<&[(&str, Option<&str>)]>,
+            None,
+        )
+        .expect("input");
+        let shader = compiler.create_shader(input).expect("parse");
+        shader.compile().expect("compile")
+    }
+
+    fn essl(words: &[u32], stage: usize) -> String {
+        assert!(uses_float64(words));
+        let lowered = lower(words, stage).expect("lowered");
+        assert!(!uses_float64(&lowered), "Float64 capability left in");
+        crate::shader::spirv_to_essl(&lowered).expect("spirv-cross")
+    }
+
+    fn no_doubles(src: &str) {
+        for w in ["double", "dvec", "dmat"] {
+            assert!(!src.contains(w), "{w} in ESSL:\n{src}");
+        }
+    }
+
+    const FRAG: &str = r#"#version 450
+layout(std140, binding = 0) uniform U {
+    float f;
+    dvec4 d4;
+    dvec3 d3;
+    double tail;
+    dmat3 m;
+    double arr[3];
+};
+layout(location = 0) flat in dvec3 v3;
+layout(location = 2) flat in double v1[2];
+layout(location = 0) out vec4 color;
+void main() {
+    const double k = 1.5;
+    dvec3 a = d3 * m + v3;
+    bool lt = a.x < tail && d4.w >= double(f) && !isnan(v1[1]) && arr[2] != k;
+    uvec2 bits = unpackDouble2x32(packDouble2x32(uvec2(1u, 2u)) + k);
+    float back = float(d4.y) + float(int(tail)) + float(uint(v1[0]));
+    dvec3 mn = clamp(abs(-a), dvec3(0.0), dvec3(tail));
+    color = vec4(lt ? 1.0 : 0.0, float(bits.x), back, float(mn.z) + float(sign(d3.x)));
+}
+"#;
+
+    #[test]
+    fn fragment_with_blocks_varyings_and_ops_lowers_to_essl_without_doubles() {
+        let src = essl(
+            &spirv(ShaderStage::Fragment, FRAG),
+            mgpipe::consts::STAGE_FRAGMENT,
+        );
+        no_doubles(&src);
+        assert!(src.contains("uvec2"), "{src}");
+        // 1.5 = 0x3FF8_0000_0000_0000: its high word.
+        assert!(src.contains("1073217536u"), "{src}");
+        // Split flat varyings: dvec3 at 0 (xy) and 1 (z), double[2] at 2, 3.
+        for loc in 0..4 {
+            assert!(
+                src.contains(&format!("layout(location = {loc}) flat in uvec")),
+                "location {loc}:\n{src}"
+            );
+        }
+        // Exact helpers are used for comparisons and conversions.
+        for f in [
+            "mgl_dlt",
+            "mgl_deq",
+            "mgl_disnan",
+            "mgl_d2f",
+            "mgl_f2d",
+            "mgl_d2i",
+            "mgl_d2u",
+        ] {
+            assert!(src.contains(f), "{f} missing:\n{src}");
+        }
+    }
+
+    #[test]
+    fn block_keeps_std140_offsets_with_padding() {
+        let words = spirv(ShaderStage::Fragment, FRAG);
+        let lowered = lower(&words, mgpipe::consts::STAGE_FRAGMENT).expect("lowered");
+        let m = dr::load_words(&lowered).expect("reload");
+        // Offsets of the block's members after lowering, in member order.
+        let block = m
+            .annotations
+            .iter()
+            .find(|a| {
+                matches!(
+                    a.operands.get(1),
+                    Some(Operand::Decoration(Decoration::Block))
+                )
+            })
+            .and_then(|a| a.operands.first().and_then(id_of))
+            .expect("block");
+        let mut offs: Vec<(u32, u32)> = m
+            .annotations
+            .iter()
+            .filter_map(|a| match a.operands.as_slice() {
+                [Operand::IdRef(s), Operand::LiteralBit32(k), Operand::Decoration(Decoration::Offset), Operand::LiteralBit32(o)]
+                    if *s == block =>
+                {
+                    Some((*k, *o))
+                }
+                _ => None,
+            })
+            .collect();
+        offs.sort();
+        let offsets: Vec<u32> = offs.iter().map(|x| x.1).collect();
+        // f 0, pads 4..32, d4 32, d3 split 64/72/80, tail 88, m 96, arr 192.
+        assert_eq!(
+            offsets,
+            vec![0, 4, 8, 12, 16, 20, 24, 28, 32, 64, 72, 80, 88, 96, 192]
+        );
+    }
+
+    #[test]
+    fn module_without_doubles_is_not_touched() {
+        let words = spirv(
+            ShaderStage::Fragment,
+            "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
+        );
+        assert!(!uses_float64(&words));
+        assert!(vertex_inputs(&words).expect("inputs").is_empty());
+    }
+
+    #[test]
+    fn vertex_inputs_split_per_location_and_feed_from_gl_attributes() {
+        let words = spirv(
+            ShaderStage::Vertex,
+            "#version 450\nlayout(location = 0) in dvec4 a;\nlayout(location = 2) in dmat2x3 m;\n\
+             layout(location = 6) in double d[2];\nlayout(location = 9) in int i[2];\n\
+             void main() { gl_Position = vec4(float(a.w + m[1].z + d[1]), float(i[1]), 0.0, 1.0); }\n",
+        );
+        let got = vertex_inputs(&words).expect("inputs");
+        let f = |location, attrib, high| F64Input {
+            location,
+            attrib,
+            high,
+        };
+        assert_eq!(
+            got,
+            vec![
+                f(0, 0, false),
+                f(1, 0, true),
+                f(2, 2, false),
+                f(3, 2, true),
+                f(4, 3, false),
+                f(5, 3, true),
+                f(6, 6, false),
+                f(7, 7, false),
+            ]
+        );
+        let src = essl(&words, mgpipe::consts::STAGE_VERTEX);
+        no_doubles(&src);
+        // ESSL refuses array inputs: the int array is split too.
+        assert!(src.contains("layout(location = 10) in int"), "{src}");
+        assert!(
+            !src.contains("flat in"),
+            "vertex inputs take no interpolation qualifier:\n{src}"
+        );
+    }
+
+    #[test]
+    fn geometry_inputs_and_outputs_lower() {
+        let words = spirv(
+            ShaderStage::Geometry,
+            "#version 450\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+             layout(location = 0) flat in dvec2 vin[];\nlayout(location = 0) flat out double vout;\n\
+             void main() { for (int k = 0; k < 3; k++) { vout = vin[k].y * 2.0; gl_Position = vec4(0.0); EmitVertex(); } }\n",
+        );
+        let src = essl(&words, mgpipe::consts::STAGE_GEOMETRY);
+        no_doubles(&src);
+        assert!(src.contains("flat in uvec4"), "{src}");
+        assert!(src.contains("flat out uvec2"), "{src}");
+    }
+
+    #[test]
+    fn unsupported_constructs_are_errors_not_panics() {
+        let words = spirv(
+            ShaderStage::Fragment,
+            "#version 450\nlayout(binding = 0) uniform U { double x; };\nlayout(location = 0) out vec4 c;\n\
+             void main() { double ip; double fr = modf(x, ip); c = vec4(float(fr + ip)); }\n",
+        );
+        assert!(matches!(
+            lower(&words, mgpipe::consts::STAGE_FRAGMENT),
+            Err(Fp64Error::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn truncated_or_corrupt_modules_do_not_panic() {
+        let words = spirv(ShaderStage::Fragment, FRAG);
+        for cut in (5..words.len()).step_by(7) {
+            let _ = lower(&words[..cut], mgpipe::consts::STAGE_FRAGMENT);
+        }
+        for (step, flip) in [
+            (13, 0x0001_0007u32),
+            (5, 0x0000_0001),
+            (11, 0x0003_0000),
+            (3, 0xffff_ffff),
+        ] {
+            let mut bad = words.clone();
+            for k in (5..bad.len()).step_by(step) {
+                bad[k] ^= flip;
+                let _ = lower(&bad, mgpipe::consts::STAGE_FRAGMENT);
+                let _ = vertex_inputs(&bad);
+            }
+        }
+    }
 }
