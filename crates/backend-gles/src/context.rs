@@ -2307,11 +2307,24 @@ impl Context for GlesBackend {
 
     fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
         self.prepare();
-        let program = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
-            Ok(stages) => shader::build_program(&self.gl, p.cso, &stages),
+        let (program, f64_inputs) = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
+            Ok(stages) => {
+                let program = shader::build_program(&self.gl, p.cso, &stages);
+                // Emulation: where split 64-bit vertex inputs read (fp64.rs).
+                let vs = stages[mgpipe::consts::STAGE_VERTEX].as_deref();
+                let f64_inputs = match (program, vs.map(crate::fp64::vertex_inputs)) {
+                    (Some(_), Some(Ok(v))) => v,
+                    (Some(_), Some(Err(e))) => {
+                        tracing::error!(shader = ?p.cso, "create_shader: 64-bit vertex inputs: {e}");
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+                (program, f64_inputs)
+            }
             Err(e) => {
                 tracing::error!(shader = ?p.cso, "create_shader: bad blob: {e}");
-                None
+                (None, Vec::new())
             }
         };
         let block = p.global_size > 0 && p.global_size <= 1 << 24;
@@ -2330,20 +2343,6 @@ impl Context for GlesBackend {
             }
         } else {
             None
-        };
-        let f64_inputs = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
-            Ok(stages) => match stages[mgpipe::consts::STAGE_VERTEX]
-                .as_deref()
-                .map(crate::fp64::vertex_inputs)
-            {
-                Some(Ok(v)) => v,
-                Some(Err(e)) => {
-                    tracing::error!(shader = ?p.cso, "create_shader: 64-bit vertex inputs: {e}");
-                    Vec::new()
-                }
-                None => Vec::new(),
-            },
-            Err(_) => Vec::new(),
         };
         let entry = ShaderEntry {
             f64_inputs,

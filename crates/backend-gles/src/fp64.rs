@@ -15,8 +15,9 @@
 //! so a component pointer into a `dvec` is a member pointer, and block
 //! layouts keep std140 / std430 double offsets: blocks (structs with
 //! `Offset`s) get `uint` padding members where the carried type would pack
-//! lower than the double did (a `dvec3` whose 8 tail bytes hold another
-//! member cannot be expressed: a link error). Interface variables
+//! lower than the double did, and a `dvec3` block member becomes three
+//! `uvec2` members (std140 lets the next member use its 8 tail bytes; a
+//! struct could not). Interface variables
 //! (varyings, vertex inputs) holding doubles become `Private` variables,
 //! copied from / to one `flat` `uvec2` / `uvec4` variable per GL location
 //! (double, dvec2: one; dvec3, dvec4: two, at L and L + 1) at the start of
@@ -27,16 +28,19 @@
 //! extract, insert, shuffle, dynamic component index), `OpSelect`, `OpPhi`,
 //! calls, `packDouble2x32` / `unpackDouble2x32` (moves), comparisons
 //! (ordered / unordered, NaN, -0 == +0), `isnan` / `isinf`, `abs`, negation,
-//! `sign`, `min` / `max` / `clamp`, conversions `float` <-> `double` (round
+//! `sign`, `min` / `max` / `clamp`, `frexp`, conversions `float` <-> `double` (round
 //! to nearest even, signed zeros, overflow to infinity, denormals) and
 //! `int` / `uint` <-> `double` (exact; double -> int truncates).
 //! Everything else (arithmetic, matrix ops, `dot`, the other
 //! `GLSL.std.450` functions) is computed in 32-bit floats: operands decoded
 //! to the same-shaped float types, the same instruction, the result
 //! encoded. Its precision is therefore f32's, not f64's.
-//! Not lowered (a clean link error naming the construct): `modf` / `frexp`
-//! on doubles, bitcasts of doubles, spec constants of double type,
-//! row-major double matrices in blocks, doubles in tessellation interfaces.
+//! Not lowered (a clean link error naming the construct): `modf` (and the
+//! struct-returning `frexp`) on doubles, bitcasts of doubles, spec
+//! constants of double type, row-major double matrices in blocks, doubles
+//! in tessellation interfaces, a non-constant component index into a
+//! `dvec` in memory (`v[i]` on a value is exact), a `dvec3` block member
+//! passed by pointer.
 //!
 //! `rspirv` (data representation + assembler) is used because this pass
 //! rewrites types, constants, functions and decorations all together: a
