@@ -28,15 +28,16 @@
 //! extract, insert, shuffle, dynamic component index), `OpSelect`, `OpPhi`,
 //! calls, `packDouble2x32` / `unpackDouble2x32` (moves), comparisons
 //! (ordered / unordered, NaN, -0 == +0), `isnan` / `isinf`, `abs`, negation,
-//! `sign`, `min` / `max` / `clamp`, `frexp`, conversions `float` <-> `double` (round
+//! `sign`, `min` / `max` / `clamp`, `frexp`, `trunc`, `transpose`, conversions `float` <-> `double` (round
 //! to nearest even, signed zeros, overflow to infinity, denormals) and
 //! `int` / `uint` <-> `double` (exact; double -> int truncates).
 //! Everything else (arithmetic, matrix ops, `dot`, the other
 //! `GLSL.std.450` functions) is computed in 32-bit floats: operands decoded
 //! to the same-shaped float types, the same instruction, the result
 //! encoded. Its precision is therefore f32's, not f64's.
-//! Not lowered (a clean link error naming the construct): `modf` (and the
-//! struct-returning `frexp`) on doubles, bitcasts of doubles, spec
+//! `modf` gives an exact whole part (the fraction at f32 precision).
+//! Not lowered (a clean link error naming the construct): the
+//! struct-returning `frexp` on doubles, bitcasts of doubles, spec
 //! constants of double type, row-major double matrices in blocks, doubles
 //! in tessellation interfaces, a non-constant component index into a
 //! `dvec` in memory (`v[i]` on a value is exact), a `dvec3` block member
@@ -902,6 +903,56 @@ impl Pass {
             let sb = p.ek(o, Op::BitwiseAnd, u, hi, 0x8000_0000);
             let neg = p.ek(o, Op::INotEqual, b, sb, 0);
             p.sel(o, i, neg, n, mi)
+        })
+    }
+
+    /// trunc(double), exact: the fraction bits cleared.
+    fn h_trunc(&mut self) -> Word {
+        let (u, i, b, u2) = (self.t_uint(), self.t_int(), self.t_bool(), self.t_uvec(2));
+        self.helper_fn("mgl_dtrunc", u2, &[u2], |p, o, a| {
+            let lo = p.ext(o, u, a[0], 0);
+            let hi = p.ext(o, u, a[0], 1);
+            let esh = p.ek(o, Op::ShiftRightLogical, u, hi, 20);
+            let e = p.ek(o, Op::BitwiseAnd, u, esh, 0x7ff);
+            let ei = p.e(o, Op::Bitcast, i, &[e]);
+            let c1023 = p.ci(1023);
+            let ex = p.e(o, Op::ISub, i, &[ei, c1023]);
+            let zi = p.ci(0);
+            let small = p.e(o, Op::SLessThan, b, &[ex, zi]);
+            let c52 = p.ci(52);
+            let whole = p.e(o, Op::SGreaterThanEqual, b, &[ex, c52]);
+            // n = 52 - E fraction bits (1..52 when neither case above)
+            let n0 = p.e(o, Op::ISub, i, &[c52, ex]);
+            let one_i = p.ci(1);
+            let n1 = p.e(o, Op::SLessThan, b, &[n0, one_i]);
+            let n2 = p.sel(o, i, n1, one_i, n0);
+            let n3 = p.e(o, Op::SGreaterThan, b, &[n2, c52]);
+            let nn = p.sel(o, i, n3, c52, n2);
+            let n = p.e(o, Op::Bitcast, u, &[nn]);
+            let ge32 = p.ek(o, Op::UGreaterThanEqual, b, n, 32);
+            let c32 = p.cu(32);
+            let zero = p.cu(0);
+            let one = p.cu(1);
+            let nh0 = p.e(o, Op::ISub, u, &[n, c32]);
+            let nh = p.sel(o, u, ge32, nh0, zero);
+            let nl = p.sel(o, u, ge32, zero, n);
+            let bh = p.e(o, Op::ShiftLeftLogical, u, &[one, nh]);
+            let mh0 = p.e(o, Op::ISub, u, &[bh, one]);
+            let mh1 = p.e(o, Op::Not, u, &[mh0]);
+            let all = p.cu(0xffff_ffff);
+            let mh = p.sel(o, u, ge32, mh1, all);
+            let bl = p.e(o, Op::ShiftLeftLogical, u, &[one, nl]);
+            let ml0 = p.e(o, Op::ISub, u, &[bl, one]);
+            let ml = p.e(o, Op::Not, u, &[ml0]);
+            let ml2 = p.sel(o, u, ge32, zero, ml);
+            let th = p.e(o, Op::BitwiseAnd, u, &[hi, mh]);
+            let tl = p.e(o, Op::BitwiseAnd, u, &[lo, ml2]);
+            let sign = p.ek(o, Op::BitwiseAnd, u, hi, 0x8000_0000);
+            let h1 = p.sel(o, u, whole, hi, th);
+            let l1 = p.sel(o, u, whole, lo, tl);
+            let h2 = p.sel(o, u, small, sign, h1);
+            let l2 = p.sel(o, u, small, zero, l1);
+            p.e(o, Op::CompositeConstruct, u2, &[l2, h2])
         })
     }
 
@@ -2642,11 +2693,62 @@ impl Pass {
                         out.push(Instruction::new(Op::Store, None, None, ids(&[ptr, ev])));
                         self.build(out, rt.unwrap_or(0), res, ms);
                     }
-                    // Modf (pointer result), ModfStruct, FrexpStruct
-                    35 | 36 | 52 => {
-                        return Err(Fp64Error::Unsupported(
-                            "modf / frexpStruct on doubles".into(),
+                    // Trunc: exact
+                    3 => {
+                        let s = rt_d.ok_or(Fp64Error::Malformed("trunc"))?;
+                        let h = self.h_trunc();
+                        self.bitwise(out, &ins, s, |p, o, x| p.call(o, u2, h, &[x]))?;
+                    }
+                    // Modf (whole part through a pointer): the whole part
+                    // exact (trunc), the fraction x - whole at f32 precision.
+                    35 => {
+                        let s = rt_d.ok_or(Fp64Error::Malformed("modf"))?;
+                        let t = rt.unwrap_or(0);
+                        let (x, ptr) = match vals.as_slice() {
+                            [x, p] => (*x, *p),
+                            _ => return Err(Fp64Error::Malformed("modf")),
+                        };
+                        let h = self.h_trunc();
+                        let c = self.comps(out, x, s)?;
+                        let w: Vec<Word> = c.iter().map(|&x| self.call(out, u2, h, &[x])).collect();
+                        let whole = self.fresh();
+                        self.build(out, t, whole, w);
+                        out.push(Instruction::new(Op::Store, None, None, ids(&[ptr, whole])));
+                        let fx = self.decode(out, x, t)?;
+                        let fw = self.decode(out, whole, t)?;
+                        let ft = self.t_f32(s);
+                        let fr = self.e(out, Op::FSub, ft, &[fx, fw]);
+                        self.encode(out, fr, t, res)?;
+                    }
+                    // ModfStruct: { fraction, whole } as Modf.
+                    36 => {
+                        let Some(Ty::Struct(ms)) = self.ty.get(&rt.unwrap_or(0)).cloned() else {
+                            return Err(Fp64Error::Malformed("modf"));
+                        };
+                        let t = ms.first().copied().ok_or(Fp64Error::Malformed("modf"))?;
+                        let s = self.shape(t).ok_or(Fp64Error::Malformed("modf"))?;
+                        let x = vals.first().copied().ok_or(Fp64Error::Malformed("modf"))?;
+                        let h = self.h_trunc();
+                        let c = self.comps(out, x, s)?;
+                        let w: Vec<Word> = c.iter().map(|&x| self.call(out, u2, h, &[x])).collect();
+                        let whole = self.fresh();
+                        self.build(out, t, whole, w);
+                        let fx = self.decode(out, x, t)?;
+                        let fw = self.decode(out, whole, t)?;
+                        let ft = self.t_f32(s);
+                        let fr = self.e(out, Op::FSub, ft, &[fx, fw]);
+                        let frac = self.fresh();
+                        self.encode(out, fr, t, frac)?;
+                        out.push(Instruction::new(
+                            Op::CompositeConstruct,
+                            rt,
+                            Some(res),
+                            ids(&[frac, whole]),
                         ));
+                    }
+                    // FrexpStruct
+                    52 => {
+                        return Err(Fp64Error::Unsupported("frexpStruct on doubles".into()));
                     }
                     _ => self.generic(out, &ins)?,
                 }
@@ -2663,8 +2765,38 @@ impl Pass {
             | Op::MatrixTimesVector
             | Op::MatrixTimesMatrix
             | Op::OuterProduct
-            | Op::Dot
-            | Op::Transpose => self.generic(out, &ins)?,
+            | Op::Dot => self.generic(out, &ins)?,
+            // Transpose: a move, exact.
+            Op::Transpose => {
+                let (Some(Shape::M(c, r)), Some(Ty::Matrix(rcol, _))) = (
+                    self.shape(arg_t(self, 0)),
+                    self.ty.get(&rt.unwrap_or(0)).cloned(),
+                ) else {
+                    return Err(Fp64Error::Malformed("transpose"));
+                };
+                let Some(Ty::Matrix(scol, _)) = self.ty.get(&arg_t(self, 0)).cloned() else {
+                    return Err(Fp64Error::Malformed("transpose"));
+                };
+                let mut src = Vec::new();
+                for j in 0..c {
+                    let col = self.ext(out, scol, a0, j);
+                    src.push(self.comps(out, col, Shape::V(r))?);
+                }
+                let mut cols = Vec::new();
+                for i in 0..r as usize {
+                    let comps: Vec<Word> =
+                        src.iter().filter_map(|col| col.get(i).copied()).collect();
+                    let id = self.fresh();
+                    self.build(out, rcol, id, comps);
+                    cols.push(id);
+                }
+                out.push(Instruction::new(
+                    Op::CompositeConstruct,
+                    rt,
+                    Some(res),
+                    ids(&cols),
+                ));
+            }
             other => {
                 return Err(Fp64Error::Unsupported(format!("Op{other:?} on doubles")));
             }
@@ -2938,7 +3070,9 @@ void main() {
     uvec2 bits = unpackDouble2x32(packDouble2x32(uvec2(1u, 2u)) + k);
     float back = float(d4.y) + float(int(tail)) + float(uint(v1[0]));
     dvec3 mn = clamp(abs(-a), dvec3(0.0), dvec3(tail));
-    color = vec4(lt ? 1.0 : 0.0, float(bits.x), back, float(mn.z) + float(sign(d3.x)));
+    double ip;
+    double fr = modf(tail, ip) + trunc(ip) + transpose(m)[1].z;
+    color = vec4(lt ? 1.0 : 0.0, float(bits.x), back, float(mn.z + fr) + float(sign(d3.x)));
 }
 "#;
 
@@ -3073,11 +3207,11 @@ void main() {
     }
 
     #[test]
-    fn unsupported_constructs_are_errors_not_panics() {
+    fn dynamic_dvec_index_in_memory_is_an_error_not_a_panic() {
         let words = spirv(
             ShaderStage::Fragment,
-            "#version 450\nlayout(binding = 0) uniform U { double x; };\nlayout(location = 0) out vec4 c;\n\
-             void main() { double ip; double fr = modf(x, ip); c = vec4(float(fr + ip)); }\n",
+            "#version 450\nlayout(binding = 0) uniform U { double x; int k; };\nlayout(location = 0) out vec4 c;\n\
+             void main() { dvec4 v = dvec4(x); v[k] = 2.0; c = vec4(float(v.x + v.w)); }\n",
         );
         assert!(matches!(
             lower(&words, mgpipe::consts::STAGE_FRAGMENT),
