@@ -1705,6 +1705,7 @@ impl Pass {
         let deco = |id: Word, d: Decoration| decos.get(&(id, d)).copied();
         let mut new_interface = Vec::new();
         let mut drop_ids: FxHashSet<Word> = Default::default();
+        let mut block_structs: FxHashSet<Word> = Default::default();
         let mut names = Vec::new();
         for (var, sc, pt) in vars {
             let loc = deco(var, Decoration::Location).ok_or_else(|| {
@@ -1782,6 +1783,10 @@ impl Pass {
                 parts.push(Part { leaf, flat });
             }
             drop_ids.insert(var);
+            // An interface block's struct is now a plain Private struct.
+            if matches!(self.ty.get(&vt), Some(Ty::Struct(_))) {
+                block_structs.insert(vt);
+            }
             // The variable itself becomes Private.
             let pptr = self.t_ptr(StorageClass::Private, pt);
             for i in self.m.types_global_values.iter_mut() {
@@ -1807,11 +1812,26 @@ impl Pass {
             ));
         }
         self.m.annotations.retain(|a| {
-            !(a.class.opcode == Op::Decorate
-                && a.operands
-                    .first()
-                    .and_then(id_of)
-                    .is_some_and(|t| drop_ids.contains(&t)))
+            let target = a.operands.first().and_then(id_of).unwrap_or(0);
+            match a.class.opcode {
+                Op::Decorate => {
+                    !(drop_ids.contains(&target)
+                        || (block_structs.contains(&target)
+                            && matches!(
+                                a.operands.get(1),
+                                Some(Operand::Decoration(Decoration::Block))
+                            )))
+                }
+                // Offsets stay (harmless); interface qualifiers go.
+                Op::MemberDecorate => {
+                    !block_structs.contains(&target)
+                        || matches!(
+                            a.operands.get(2),
+                            Some(Operand::Decoration(Decoration::Offset))
+                        )
+                }
+                _ => true,
+            }
         });
         for ep in self.m.entry_points.iter_mut() {
             ep.operands
@@ -3190,6 +3210,24 @@ void main() {
             !src.contains("flat in"),
             "vertex inputs take no interpolation qualifier:\n{src}"
         );
+    }
+
+    #[test]
+    fn interface_block_with_doubles_becomes_a_plain_struct() {
+        let words = spirv(
+            ShaderStage::Vertex,
+            "#version 450\nlayout(location = 0) out Blk { flat double d; flat dvec3 v; flat float f; } o;\n\
+             void main() { o.d = 1.0; o.v = dvec3(2.0); o.f = 3.0; gl_Position = vec4(0.0); }\n",
+        );
+        let src = essl(&words, mgpipe::consts::STAGE_VERTEX);
+        no_doubles(&src);
+        assert!(src.contains("struct Blk"), "{src}");
+        for loc in 0..4 {
+            assert!(
+                src.contains(&format!("layout(location = {loc}) flat out")),
+                "location {loc}:\n{src}"
+            );
+        }
     }
 
     #[test]
