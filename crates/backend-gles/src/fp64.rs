@@ -39,9 +39,10 @@
 //! Not lowered (a clean link error naming the construct): the
 //! struct-returning `frexp` on doubles, bitcasts of doubles, spec
 //! constants of double type, row-major double matrices in blocks, doubles
-//! in tessellation interfaces, a non-constant component index into a
-//! `dvec` in memory (`v[i]` on a value is exact), a `dvec3` block member
-//! passed by pointer.
+//! in tessellation interfaces, a `dvec3` block member passed by pointer.
+//! A non-constant component index into a `dvec` in memory loads (and for a
+//! store, writes back) the whole `dvec`: exact, but a store is not atomic
+//! against other invocations writing the same `dvec` of a storage buffer.
 //!
 //! `rspirv` (data representation + assembler) is used because this pass
 //! rewrites types, constants, functions and decorations all together: a
@@ -279,6 +280,9 @@ struct Pass {
     /// Pointers to a split dvec3 member: (pointer to its struct, first new
     /// member index, the dvec3 type).
     virt: FxHashMap<Word, (Word, u32, Word)>,
+    /// Pointers to a component of a dvec picked by a non-constant index:
+    /// (pointer to the dvec, possibly in `virt`; the index; the dvec type).
+    dynv: FxHashMap<Word, (Word, Word, Word)>,
     /// Variables moved to Private storage and pointers derived from them.
     private: FxHashSet<Word>,
     /// dvecN type ids that are carried as a padded struct (N = 3).
@@ -315,6 +319,7 @@ impl Pass {
             copies: None,
             split: Default::default(),
             virt: Default::default(),
+            dynv: Default::default(),
         };
         p.scan()?;
         Ok(p)
@@ -2022,6 +2027,41 @@ impl Pass {
         }
     }
 
+    /// Load a whole dvec through `p` (a real pointer or a split dvec3's).
+    fn load_whole(&mut self, out: &mut Vec<Instruction>, p: Word, dt: Word) -> R<Word> {
+        if let Some(&(pp, first, _)) = self.virt.get(&p) {
+            let (c, sc) = self.split_parts(pp, dt)?;
+            let pt = self.t_ptr(sc, c);
+            let mut comps = Vec::new();
+            for j in 0..3 {
+                let k = self.cu(first + j);
+                let ptr = self.e(out, Op::AccessChain, pt, &[pp, k]);
+                comps.push(self.e(out, Op::Load, c, &[ptr]));
+            }
+            let id = self.fresh();
+            self.build(out, dt, id, comps);
+            return Ok(id);
+        }
+        Ok(self.e(out, Op::Load, dt, &[p]))
+    }
+
+    /// Store a whole dvec `v` through `p` (a real pointer or a split dvec3's).
+    fn store_whole(&mut self, out: &mut Vec<Instruction>, p: Word, dt: Word, v: Word) -> R<()> {
+        if let Some(&(pp, first, _)) = self.virt.get(&p) {
+            let (c, sc) = self.split_parts(pp, dt)?;
+            let pt = self.t_ptr(sc, c);
+            for j in 0..3 {
+                let k = self.cu(first + j);
+                let ptr = self.e(out, Op::AccessChain, pt, &[pp, k]);
+                let x = self.ext(out, c, v, j);
+                out.push(Instruction::new(Op::Store, None, None, ids(&[ptr, x])));
+            }
+            return Ok(());
+        }
+        out.push(Instruction::new(Op::Store, None, None, ids(&[p, v])));
+        Ok(())
+    }
+
     /// The component type of dvec3 type `dt` and the storage class of pointer `pp`.
     fn split_parts(&self, pp: Word, dt: Word) -> R<(Word, StorageClass)> {
         let c = match self.ty.get(&dt) {
@@ -2062,10 +2102,30 @@ impl Pass {
         };
         let mut idx_ops: Vec<Word> = Vec::new();
         let mut struct_t = t;
-        for o in ins.operands.iter().skip(1) {
-            let Some(idx) = id_of(o) else { continue };
+        let n_idx = ins.operands.iter().skip(1).filter_map(id_of).count();
+        let sc_out = if private { StorageClass::Private } else { sc };
+        for (pos, idx) in ins.operands.iter().skip(1).filter_map(id_of).enumerate() {
+            let last = pos + 1 == n_idx;
             let konst = self.iconst.get(&idx).copied();
             let it = self.vty.get(&idx).copied().unwrap_or(0);
+            if let (Some((first, dt)), None, true) = (pending, konst, last) {
+                // A dynamic component of a split dvec3: through a pointer
+                // to the whole of it.
+                let whole = self.fresh();
+                let pp = if idx_ops.is_empty() {
+                    base_ptr
+                } else {
+                    let pt = self.t_ptr(sc_out, struct_t);
+                    let mut a = vec![base_ptr];
+                    a.extend(&idx_ops);
+                    let pp = self.e(out, ins.class.opcode, pt, &a);
+                    self.vty.insert(pp, pt);
+                    pp
+                };
+                self.virt.insert(whole, (pp, first, dt));
+                self.dynv.insert(res, (whole, idx, dt));
+                return Ok(());
+            }
             if let Some((first, dt)) = pending.take() {
                 let k = konst.ok_or_else(|| {
                     Fp64Error::Unsupported("a dynamic index into a dvec3 block member".into())
@@ -2097,9 +2157,22 @@ impl Pass {
                 idx_ops.push(c);
             } else {
                 if matches!(self.shape(t), Some(Shape::V(_))) && konst.is_none() {
-                    return Err(Fp64Error::Unsupported(
-                        "a dynamic index into a dvec in memory".into(),
-                    ));
+                    if !last {
+                        return Err(Fp64Error::Malformed("index into a double"));
+                    }
+                    // A dynamic component: through a pointer to the dvec.
+                    let pv = if idx_ops.is_empty() {
+                        base_ptr
+                    } else {
+                        let pt = self.t_ptr(sc_out, t);
+                        let mut a = vec![base_ptr];
+                        a.extend(&idx_ops);
+                        let pv = self.e(out, ins.class.opcode, pt, &a);
+                        self.vty.insert(pv, pt);
+                        pv
+                    };
+                    self.dynv.insert(res, (pv, idx, t));
+                    return Ok(());
                 }
                 idx_ops.push(idx);
             }
@@ -2241,6 +2314,56 @@ impl Pass {
             Op::CompositeExtract | Op::CompositeInsert => {
                 return self.lower_extract_insert(out, ins);
             }
+            Op::Load if self.dynv.contains_key(&a0) => {
+                let (pv, idx, dt) = self
+                    .dynv
+                    .get(&a0)
+                    .copied()
+                    .ok_or(Fp64Error::Malformed("pointer"))?;
+                let v = self.load_whole(out, pv, dt)?;
+                let s = self.shape(dt).ok_or(Fp64Error::Malformed("dvec"))?;
+                let c = self.comps(out, v, s)?;
+                let it = self.vty.get(&idx).copied().unwrap_or(0);
+                let (bt, u2t) = (self.t_bool(), self.t_uvec(2));
+                let mut acc = *c.first().ok_or(Fp64Error::Malformed("dvec"))?;
+                for (k, &x) in c.iter().enumerate().skip(1) {
+                    let kc = self.global(
+                        Op::Constant,
+                        Some(it),
+                        vec![Operand::LiteralBit32(k as u32)],
+                    );
+                    let eq = self.e(out, Op::IEqual, bt, &[idx, kc]);
+                    acc = self.sel(out, u2t, eq, x, acc);
+                }
+                out.push(Instruction::new(Op::CopyObject, rt, res, ids(&[acc])));
+                return Ok(());
+            }
+            Op::Store if self.dynv.contains_key(&a0) => {
+                let (pv, idx, dt) = self
+                    .dynv
+                    .get(&a0)
+                    .copied()
+                    .ok_or(Fp64Error::Malformed("pointer"))?;
+                let v = self.load_whole(out, pv, dt)?;
+                let s = self.shape(dt).ok_or(Fp64Error::Malformed("dvec"))?;
+                let c = self.comps(out, v, s)?;
+                let it = self.vty.get(&idx).copied().unwrap_or(0);
+                let (bt, u2t) = (self.t_bool(), self.t_uvec(2));
+                let mut n = Vec::new();
+                for (k, &x) in c.iter().enumerate() {
+                    let kc = self.global(
+                        Op::Constant,
+                        Some(it),
+                        vec![Operand::LiteralBit32(k as u32)],
+                    );
+                    let eq = self.e(out, Op::IEqual, bt, &[idx, kc]);
+                    n.push(self.sel(out, u2t, eq, a1, x));
+                }
+                let nv = self.fresh();
+                self.build(out, dt, nv, n);
+                self.store_whole(out, pv, dt, nv)?;
+                return Ok(());
+            }
             Op::Load if args.first().is_some_and(|a| self.virt.contains_key(a)) => {
                 let (pp, first, dt) = self
                     .virt
@@ -2275,7 +2398,10 @@ impl Pass {
                 }
                 return Ok(());
             }
-            _ if args.iter().any(|a| self.virt.contains_key(a)) => {
+            _ if args
+                .iter()
+                .any(|a| self.virt.contains_key(a) || self.dynv.contains_key(a)) =>
+            {
                 return Err(Fp64Error::Unsupported(format!(
                     "Op{op:?} on a pointer to a dvec3 block member"
                 )));
@@ -3245,11 +3371,22 @@ void main() {
     }
 
     #[test]
-    fn dynamic_dvec_index_in_memory_is_an_error_not_a_panic() {
+    fn dynamic_dvec_index_in_memory_reads_and_writes_the_whole_dvec() {
         let words = spirv(
             ShaderStage::Fragment,
-            "#version 450\nlayout(binding = 0) uniform U { double x; int k; };\nlayout(location = 0) out vec4 c;\n\
-             void main() { dvec4 v = dvec4(x); v[k] = 2.0; c = vec4(float(v.x + v.w)); }\n",
+            "#version 450\nlayout(binding = 0) uniform U { dvec3 x; double y; dvec4 a[2]; int k; };\n\
+             layout(location = 0) out vec4 c;\n\
+             void main() { dvec4 v = dvec4(y); v[k] = x[k] + a[1][k]; c = vec4(float(v.x + v.w)); }\n",
+        );
+        no_doubles(&essl(&words, mgpipe::consts::STAGE_FRAGMENT));
+    }
+
+    #[test]
+    fn unsupported_constructs_are_errors_not_panics() {
+        let words = spirv(
+            ShaderStage::Fragment,
+            "#version 450\nlayout(constant_id = 0) const double k = 2.0;\nlayout(location = 0) out vec4 c;\n\
+             void main() { c = vec4(float(k)); }\n",
         );
         assert!(matches!(
             lower(&words, mgpipe::consts::STAGE_FRAGMENT),
