@@ -1048,7 +1048,17 @@ impl Cx<'_> {
         // Attributes with no array read the current values set below.
         let mut disabled = 0u32;
         for i in 0..self.f.max_attribs.min(16) {
-            let want = ve.filter(|ve| ve.enabled_mask & (1 << i) != 0).and_then(|ve| {
+            // Emulation: a split 64-bit attribute (fp64.rs) reads its
+            // words from GL attribute `attrib`.
+            let split = self
+                .ctx
+                .f64_inputs
+                .iter()
+                .find(|x| x.location == i as u32)
+                .copied();
+            let src = split.map_or(i, |x| x.attrib as usize);
+            let want = ve.filter(|ve| src < 16 && ve.enabled_mask & (1 << src) != 0).and_then(|ve| {
+                let i = src;
                 let slot = ve.buffer_index[i] as usize;
                 if slot >= (vb.count as usize).min(16) {
                     warn!(attrib = i, slot, "draw: attribute reads an unset vertex buffer slot, disabled");
@@ -1062,15 +1072,37 @@ impl Cx<'_> {
                     return None;
                 };
                 let fmt = ve.format[i];
-                let size = (fmt & 0xff) as i32;
-                let ty = (fmt >> 8) & 0xffff;
+                let mut size = (fmt & 0xff) as i32;
+                let mut ty = (fmt >> 8) & 0xffff;
+                let mut part_offset = 0u64;
+                let mut stride_fix = None;
+                if ty == glow::DOUBLE && fmt & VE_INTEGER != 0 {
+                    // Emulation: 64-bit attributes fetched as uint words.
+                    let x = split?;
+                    let doubles = size;
+                    size = if x.high { 2 * doubles - 4 } else { (2 * doubles).min(4) };
+                    if size <= 0 {
+                        return None;
+                    }
+                    part_offset = if x.high { 16 } else { 0 };
+                    stride_fix = Some(doubles as u32 * 8);
+                    ty = glow::UNSIGNED_INT;
+                } else if split.is_some() {
+                    warn!(attrib = i, "draw: a double vertex input fed without glVertexAttribLPointer, attribute disabled");
+                    return None;
+                }
                 if !(1..=4).contains(&size) || !emulation::vertex_type_supported(ty) {
                     warn!(attrib = i, size, ty, "draw: vertex format not supported by GLES, attribute disabled");
                     resolved = false;
                     return None;
                 }
-                let stride = vb.strides[slot];
-                let mut offset = vb.offsets[slot].saturating_add(ve.offset[i] as u64);
+                let stride = match (vb.strides[slot], stride_fix) {
+                    (0, Some(tight)) => tight,
+                    (s, _) => s,
+                };
+                let mut offset = vb.offsets[slot]
+                    .saturating_add(ve.offset[i] as u64)
+                    .saturating_add(part_offset);
                 let divisor = ve.divisor[i];
                 if divisor > 0 && base_instance > 0 {
                     // emulation: base instance (see emulation.rs). GL 4.6
@@ -1253,7 +1285,7 @@ impl Cx<'_> {
         let Some(key) = self.ctx.layout else {
             return false;
         };
-        if !self.f.vao_cache || base_instance != 0 {
+        if !self.f.vao_cache || base_instance != 0 || !self.ctx.f64_inputs.is_empty() {
             return false;
         }
         if self.ctx.vaos.bound == BoundVao::Cached(key) && self.ctx.vaos.applied {
@@ -2275,11 +2307,24 @@ impl Context for GlesBackend {
 
     fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
         self.prepare();
-        let program = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
-            Ok(stages) => shader::build_program(&self.gl, p.cso, &stages),
+        let (program, f64_inputs) = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
+            Ok(stages) => {
+                let program = shader::build_program(&self.gl, p.cso, &stages);
+                // Emulation: where split 64-bit vertex inputs read (fp64.rs).
+                let vs = stages[mgpipe::consts::STAGE_VERTEX].as_deref();
+                let f64_inputs = match (program, vs.map(crate::fp64::vertex_inputs)) {
+                    (Some(_), Some(Ok(v))) => v,
+                    (Some(_), Some(Err(e))) => {
+                        tracing::error!(shader = ?p.cso, "create_shader: 64-bit vertex inputs: {e}");
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+                (program, f64_inputs)
+            }
             Err(e) => {
                 tracing::error!(shader = ?p.cso, "create_shader: bad blob: {e}");
-                None
+                (None, Vec::new())
             }
         };
         let block = p.global_size > 0 && p.global_size <= 1 << 24;
@@ -2300,6 +2345,7 @@ impl Context for GlesBackend {
             None
         };
         let entry = ShaderEntry {
+            f64_inputs,
             program,
             global_binding: p.global_binding,
             global_size: p.global_size,
@@ -2336,18 +2382,24 @@ impl Context for GlesBackend {
     }
 
     fn bind_shader(&mut self, p: &calls::BindShader) {
-        let program = match self.scr.shaders.get(p.cso) {
-            Some(s) => s.program,
-            None if p.cso.is_null() => None,
+        let (program, f64_inputs) = match self.scr.shaders.get(p.cso) {
+            Some(s) => (s.program, s.f64_inputs.clone()),
+            None if p.cso.is_null() => (None, Vec::new()),
             None => {
                 warn!(shader = ?p.cso, "bind_shader: unknown shader (draws will be skipped)");
-                None
+                (None, Vec::new())
             }
         };
         let Some(cx) = self.cx("bind_shader") else {
             return;
         };
         cx.ctx.shader = p.cso;
+        if cx.ctx.f64_inputs != f64_inputs {
+            // Emulation: split 64-bit attributes (fp64.rs) map attributes
+            // per program: the context VAO is specified again.
+            cx.ctx.f64_inputs = f64_inputs;
+            cx.ctx.shadow.vertex_applied = None;
+        }
         if program.is_some() {
             cx.ctx.shadow.use_program(cx.gl, program);
         }

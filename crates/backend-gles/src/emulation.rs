@@ -30,9 +30,13 @@
 //! | an image unit naming a mutable (`texture_image`) texture (GLES binds only immutable ones) | the texture is promoted to immutable storage, every defined level copied, its caches invalidated; a later `texture_image` that does not fit the storage makes it mutable again (`images.rs`) |
 //! | image formats GLES lacks (`RGBA16`, `RG32F`, ...) in an image unit | the unit is left unbound, warned once per format (`images.rs`) |
 //! | a storage image without a format qualifier (`writeonly`) | `rgba8` (float) / `rgba32i` / `rgba32ui` assumed, warned (`shader::fill_unknown_image_formats`) |
+//! | 64-bit floats (`ARB_gpu_shader_fp64`) | a SPIR-V pass carries each double as its bits in a `uvec2` (`fp64.rs`): moves, composites, comparisons, conversions, `abs`/`sign`/`min`/`max`/`clamp`/`frexp`/`trunc`/`transpose`, `pack`/`unpackDouble2x32` exact; **all other arithmetic (`+ - * /`, matrices, `dot`, `sqrt`, `floor` ...) at f32 precision** (decoded, computed as float, encoded); blocks padded to keep std140/std430 offsets; double varyings / vertex inputs split into `flat` `uvec2`/`uvec4` variables per location |
+//! | `glVertexAttribLPointer` (`GL_DOUBLE` + `VE_INTEGER`) | fetched with `glVertexAttribIPointer` as `GL_UNSIGNED_INT` words, a dvec3/dvec4 as two attributes (bytes 0..16 at location L, 16.. at L + 1) through the program's `fp64::F64Input` map; such programs skip the VAO cache |
+//! | array vertex inputs (ESSL refuses them) in a module with doubles | split into one input per location by the same pass |
 //! | `glMemoryBarrier` bits GLES lacks (`CLIENT_MAPPED_BUFFER`, `QUERY_BUFFER`) | masked off (`GL_ALL_BARRIER_BITS` passes as is) |
 //!
-//! Not emulated (named gaps): `GL_DOUBLE` vertex attributes, `GL_QUADS` /
+//! Not emulated (named gaps): `GL_DOUBLE` vertex attributes through
+//! `glVertexAttribPointer` (converted to float), `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without
 //! `GL_NV_read_*` (or of a multisampled surface), texture buffers, shaders
 //! sampling 1D/rectangle samplers.

@@ -28,6 +28,7 @@
 mod context;
 mod egl;
 pub mod emulation;
+pub mod fp64;
 mod images;
 mod pipe;
 mod queries;
@@ -309,6 +310,8 @@ pub(crate) struct ShaderEntry {
     pub global_data: Vec<u8>,
     pub global_at: Option<uniform_stream::Placement>,
     pub is_compute: bool,
+    /// Double vertex inputs fed from split `GL_DOUBLE` attributes (fp64.rs).
+    pub f64_inputs: Vec<fp64::F64Input>,
 }
 
 /// Share-group (screen-level) tables.
@@ -372,6 +375,8 @@ pub(crate) struct Ctx {
     pub render_state: Handle,
     pub vertex_elements: Handle,
     pub shader: Handle,
+    /// The bound shader's [`ShaderEntry::f64_inputs`].
+    pub f64_inputs: Vec<fp64::F64Input>,
     pub vbufs: calls::SetVertexBuffers,
     /// `vao_cache::layout_key` of `vertex_elements` + `vbufs` when they came
     /// from a vertex-input CSO (None: set piecewise; the context VAO is used).

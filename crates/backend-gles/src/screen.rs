@@ -50,6 +50,8 @@ impl GlesBackend {
         let gl = &self.gl;
         let mut c = Caps::minimum();
         c.backend_kind = mgpipe::caps::BACKEND_GLES;
+        // Emulation: doubles lowered to uint bit patterns (fp64.rs).
+        c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64 | mgpipe::caps::CAPS_FEATURE_VERTEX_64;
         // SAFETY: plain queries on the current context.
         unsafe {
             let u = |e: u32| gl.get_parameter_i32(e).max(0) as u32;
@@ -367,6 +369,7 @@ impl Screen for GlesBackend {
             render_state: Handle::NULL,
             vertex_elements: Handle::NULL,
             shader: Handle::NULL,
+            f64_inputs: Vec::new(),
             vbufs: Default::default(),
             layout: None,
             vaos: Default::default(),

@@ -421,6 +421,19 @@ pub fn build_program(
         if !captures.outputs.is_empty() {
             xfb = captures;
         }
+        // Emulation: doubles carried as uint bit patterns (fp64.rs); a
+        // module without Float64 takes the old path untouched.
+        let words = if crate::fp64::uses_float64(&words) {
+            match crate::fp64::lower(&words, i) {
+                Ok(w) => std::borrow::Cow::Owned(w),
+                Err(e) => {
+                    error!(shader = ?cso, stage = STAGE_NAME[i], "link: {e}");
+                    return None;
+                }
+            }
+        } else {
+            words
+        };
         match spirv_to_essl(&words) {
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
