@@ -254,6 +254,17 @@ fn align_up(v: u32, a: u32) -> u32 {
 
 type Key = (Op, Option<Word>, Vec<Operand>);
 
+/// `Pass::compare_parts`: halves of two doubles (lo/hi of a and b),
+/// "either is NaN" and "both are zeros".
+struct CompareParts {
+    al: Word,
+    ah: Word,
+    bl: Word,
+    bh: Word,
+    un: Word,
+    bz: Word,
+}
+
 struct Pass {
     m: dr::Module,
     stage: usize,
@@ -987,24 +998,47 @@ impl Pass {
         })
     }
 
+    /// What `==` and `<` on two doubles (`a[0]`, `a[1]`) both start from:
+    /// their halves, whether either is NaN and whether both are zeros of
+    /// any sign.
+    fn compare_parts(&mut self, o: &mut Vec<Instruction>, a: &[Word], isnan: Word) -> CompareParts {
+        let (u, b) = (self.t_uint(), self.t_bool());
+        let (al, ah) = (self.ext(o, u, a[0], 0), self.ext(o, u, a[0], 1));
+        let (bl, bh) = (self.ext(o, u, a[1], 0), self.ext(o, u, a[1], 1));
+        let na = self.call(o, b, isnan, &[a[0]]);
+        let nb = self.call(o, b, isnan, &[a[1]]);
+        let un = self.e(o, Op::LogicalOr, b, &[na, nb]);
+        let ho = self.e(o, Op::BitwiseOr, u, &[ah, bh]);
+        let hm = self.ek(o, Op::BitwiseAnd, u, ho, 0x7fff_ffff);
+        let lor = self.e(o, Op::BitwiseOr, u, &[al, bl]);
+        let z = self.e(o, Op::BitwiseOr, u, &[hm, lor]);
+        let bz = self.ek(o, Op::IEqual, b, z, 0);
+        CompareParts {
+            al,
+            ah,
+            bl,
+            bh,
+            un,
+            bz,
+        }
+    }
+
     /// Ordered a == b.
     fn h_eq(&mut self) -> Word {
-        let (u, b, u2) = (self.t_uint(), self.t_bool(), self.t_uvec(2));
+        let (b, u2) = (self.t_bool(), self.t_uvec(2));
         let isnan = self.h_isnan();
         self.helper_fn("mgl_deq", b, &[u2, u2], |p, o, a| {
-            let (al, ah) = (p.ext(o, u, a[0], 0), p.ext(o, u, a[0], 1));
-            let (bl, bh) = (p.ext(o, u, a[1], 0), p.ext(o, u, a[1], 1));
-            let na = p.call(o, b, isnan, &[a[0]]);
-            let nb = p.call(o, b, isnan, &[a[1]]);
-            let un = p.e(o, Op::LogicalOr, b, &[na, nb]);
+            let CompareParts {
+                al,
+                ah,
+                bl,
+                bh,
+                un,
+                bz,
+            } = p.compare_parts(o, a, isnan);
             let le = p.e(o, Op::IEqual, b, &[al, bl]);
             let he = p.e(o, Op::IEqual, b, &[ah, bh]);
             let same = p.e(o, Op::LogicalAnd, b, &[le, he]);
-            let ho = p.e(o, Op::BitwiseOr, u, &[ah, bh]);
-            let hm = p.ek(o, Op::BitwiseAnd, u, ho, 0x7fff_ffff);
-            let lor = p.e(o, Op::BitwiseOr, u, &[al, bl]);
-            let z = p.e(o, Op::BitwiseOr, u, &[hm, lor]);
-            let bz = p.ek(o, Op::IEqual, b, z, 0);
             let eq = p.e(o, Op::LogicalOr, b, &[same, bz]);
             let nun = p.e(o, Op::LogicalNot, b, &[un]);
             p.e(o, Op::LogicalAnd, b, &[nun, eq])
@@ -1016,16 +1050,14 @@ impl Pass {
         let (u, b, u2) = (self.t_uint(), self.t_bool(), self.t_uvec(2));
         let isnan = self.h_isnan();
         self.helper_fn("mgl_dlt", b, &[u2, u2], |p, o, a| {
-            let (al, ah) = (p.ext(o, u, a[0], 0), p.ext(o, u, a[0], 1));
-            let (bl, bh) = (p.ext(o, u, a[1], 0), p.ext(o, u, a[1], 1));
-            let na = p.call(o, b, isnan, &[a[0]]);
-            let nb = p.call(o, b, isnan, &[a[1]]);
-            let un = p.e(o, Op::LogicalOr, b, &[na, nb]);
-            let ho = p.e(o, Op::BitwiseOr, u, &[ah, bh]);
-            let hm = p.ek(o, Op::BitwiseAnd, u, ho, 0x7fff_ffff);
-            let lor = p.e(o, Op::BitwiseOr, u, &[al, bl]);
-            let z = p.e(o, Op::BitwiseOr, u, &[hm, lor]);
-            let bz = p.ek(o, Op::IEqual, b, z, 0);
+            let CompareParts {
+                al,
+                ah,
+                bl,
+                bh,
+                un,
+                bz,
+            } = p.compare_parts(o, a, isnan);
             let key = |p: &mut Self, o: &mut Vec<Instruction>, l: Word, h: Word| {
                 let sb = p.ek(o, Op::BitwiseAnd, u, h, 0x8000_0000);
                 let s = p.ek(o, Op::INotEqual, b, sb, 0);

@@ -88,15 +88,24 @@ fn point_size_and_sprite_origin_reach_the_shaders() {
     }
 }
 
+/// A GL 2.1 compatibility context drawing into a SIZE x SIZE target with
+/// the program of `vs` and `fs` current.
+unsafe fn compat_program(vs: &str, fs: &str) -> u32 {
+    // SAFETY: GL calls on this thread; the helpers make the context.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        bind_rgba8_framebuffer(SIZE, SIZE);
+        state::glViewport(0, 0, SIZE, SIZE);
+        link_program(vs, fs)
+    }
+}
+
 #[test]
 fn coord_replace_applies_to_points_only() {
     // SAFETY: GL calls on this thread with a current context; every
     // pointer covers what the call reads or writes.
     unsafe {
-        common::make_compat_context_version(2, 1);
-        bind_rgba8_framebuffer(SIZE, SIZE);
-        state::glViewport(0, 0, SIZE, SIZE);
-        let p = link_program(
+        let p = compat_program(
             "#version 120
 void main() { gl_Position = gl_Vertex; gl_PointSize = 8.0; gl_TexCoord[0] = vec4(0.0, 0.0, 0.0, 1.0); }
 ",
@@ -136,10 +145,7 @@ fn two_sided_colour_reads_the_back_colour_on_back_faces() {
     // SAFETY: GL calls on this thread with a current context; every
     // pointer covers what the call reads or writes.
     unsafe {
-        common::make_compat_context_version(2, 1);
-        bind_rgba8_framebuffer(SIZE, SIZE);
-        state::glViewport(0, 0, SIZE, SIZE);
-        let p = link_program(
+        let p = compat_program(
             "#version 120
 void main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0, 0.0, 0.0, 1.0); gl_BackColor = vec4(0.0, 1.0, 0.0, 1.0); }
 ",

@@ -961,8 +961,9 @@ pub(crate) fn prepass_linked(
             gl_in_compat_member(src, &toks, k)
                 .is_some_and(|(_, m)| &src[toks[m].start..toks[m].end] == "gl_TexCoord")
         });
-    let arrays_of_arrays =
-        !es && version.number < 430 && (gs_reads_texcoords || names_extension(src, &toks, "GL_ARB_arrays_of_arrays"));
+    let arrays_of_arrays = !es
+        && version.number < 430
+        && (gs_reads_texcoords || names_extension(src, &toks, "GL_ARB_arrays_of_arrays"));
     let out_version = if es {
         if version.number <= 300 {
             "310 es".to_owned()
