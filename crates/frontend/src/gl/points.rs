@@ -6,8 +6,10 @@
 //! pre-pass (`shader::prepass`) gives programs a hidden `vec4 mgl_Points`
 //! uniform, written before draws like the matrix built-ins
 //! (`matrix::Builtin::Points`, refreshed through `MatrixState::serial`):
-//! - x: `glPointSize`, y: 1 when `GL_PROGRAM_POINT_SIZE` is on. The last
-//!   vertex stage ends with `gl_PointSize = y != 0 ? gl_PointSize : x`.
+//! - x: `glPointSize`, y: 1 when `GL_PROGRAM_POINT_SIZE` is on. In a
+//!   program whose fragment shader reads `gl_PointCoord` the last vertex
+//!   stage ends with `gl_PointSize = y != 0 ? gl_PointSize : x` (other
+//!   programs do not pay for the uniform block: `prepass::LinkView`).
 //! - z: the units whose `gl_TexCoord[i]` a legacy fragment shader reads
 //!   as `vec4(gl_PointCoord, 0, 1)` (bit i: `GL_COORD_REPLACE` of unit i,
 //!   while `GL_POINT_SPRITE` is on and the draw's primitive is points).

@@ -738,13 +738,14 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         previous_writes: Some(&written),
         ..Default::default()
     };
-    let fragment_reads: Vec<(String, String)> = input
-        .shaders
-        .iter()
-        .filter(|(s, _)| *s == Stage::Fragment)
-        .filter_map(|(s, src)| prepass::prepass_linked(*s, src, &fragment_view).ok())
-        .flat_map(|p| p.fragment_reads)
-        .collect();
+    let mut fragment_reads: Vec<(String, String)> = Vec::new();
+    let mut points_program = false;
+    for (s, src) in input.shaders.iter().filter(|(s, _)| *s == Stage::Fragment) {
+        if let Ok(p) = prepass::prepass_linked(*s, src, &fragment_view) {
+            fragment_reads.extend(p.fragment_reads);
+            points_program |= p.reads_point_coord;
+        }
+    }
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     for (stage, source) in input.shaders {
         // Tessellation stages are not linked (GL_PATCHES is refused).
@@ -762,6 +763,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                 &[]
             },
             previous_writes: Some(&written),
+            points_program,
         };
         let mut pre = prepass::prepass_linked(*stage, source, &view)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;

@@ -80,6 +80,9 @@ pub(crate) struct Prepassed {
     /// `mgl_TexCoord` ...): the stage before it must declare them as
     /// outputs, written or not (`prepass_linked`'s `fragment_reads`).
     pub fragment_reads: Vec<(String, String)>,
+    /// A fragment shader reading `gl_PointCoord` (its program is meant for
+    /// points: `LinkView::points_program`).
+    pub reads_point_coord: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -911,6 +914,11 @@ pub(crate) struct LinkView<'a> {
     /// For a fragment shader: the colour varyings (`gl_BackColor` ...) the
     /// stage before it writes; None outside a link (all assumed written).
     pub previous_writes: Option<&'a [String]>,
+    /// The program's fragment shader reads `gl_PointCoord`: only then does
+    /// the last vertex stage take its point size from `glPointSize` (an
+    /// extra uniform block for every program measurably slowed per-draw
+    /// uniform-range binds on llvmpipe).
+    pub points_program: bool,
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -1078,6 +1086,7 @@ pub(crate) fn prepass_linked(
     // when it emits points.
     let point_size = !es
         && link.last_vertex_stage
+        && link.points_program
         && match stage {
             Stage::Vertex => defines_main,
             Stage::Geometry => emits_points(src, &toks),
@@ -1608,6 +1617,7 @@ pub(crate) fn prepass_linked(
             clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
             compat_inputs,
             fragment_reads,
+            reads_point_coord: uses_point_coord,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -1648,6 +1658,7 @@ pub(crate) fn prepass_linked(
         clip_vertex_and_distance: uses_clip_vertex && uses_clip_distance,
         compat_inputs,
         fragment_reads,
+        reads_point_coord: uses_point_coord,
     })
 }
 
