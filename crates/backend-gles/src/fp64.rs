@@ -873,11 +873,7 @@ impl Pass {
         self.helper_fn("mgl_d2u", u, &[u2], |p, o, a| {
             let lo = p.ext(o, u, a[0], 0);
             let hi = p.ext(o, u, a[0], 1);
-            let esh = p.ek(o, Op::ShiftRightLogical, u, hi, 20);
-            let e = p.ek(o, Op::BitwiseAnd, u, esh, 0x7ff);
-            let ei = p.e(o, Op::Bitcast, i, &[e]);
-            let c1023 = p.ci(1023);
-            let ex = p.e(o, Op::ISub, i, &[ei, c1023]);
+            let ex = p.exponent(o, hi, 1023);
             let zi = p.ci(0);
             let neg = p.e(o, Op::SLessThan, b, &[ex, zi]);
             let c31 = p.ci(31);
@@ -928,11 +924,7 @@ impl Pass {
         self.helper_fn("mgl_dtrunc", u2, &[u2], |p, o, a| {
             let lo = p.ext(o, u, a[0], 0);
             let hi = p.ext(o, u, a[0], 1);
-            let esh = p.ek(o, Op::ShiftRightLogical, u, hi, 20);
-            let e = p.ek(o, Op::BitwiseAnd, u, esh, 0x7ff);
-            let ei = p.e(o, Op::Bitcast, i, &[e]);
-            let c1023 = p.ci(1023);
-            let ex = p.e(o, Op::ISub, i, &[ei, c1023]);
+            let ex = p.exponent(o, hi, 1023);
             let zi = p.ci(0);
             let small = p.e(o, Op::SLessThan, b, &[ex, zi]);
             let c52 = p.ci(52);
@@ -996,6 +988,17 @@ impl Pass {
             let lz = p.ek(o, Op::IEqual, b, lo, 0);
             p.e(o, Op::LogicalAnd, b, &[eq, lz])
         })
+    }
+
+    /// The exponent field of a double's high word minus `bias`, as `int`
+    /// (1023: the unbiased exponent; 1022: frexp's).
+    fn exponent(&mut self, o: &mut Vec<Instruction>, hi: Word, bias: i32) -> Word {
+        let (u, i) = (self.t_uint(), self.t_int());
+        let esh = self.ek(o, Op::ShiftRightLogical, u, hi, 20);
+        let e = self.ek(o, Op::BitwiseAnd, u, esh, 0x7ff);
+        let ei = self.e(o, Op::Bitcast, i, &[e]);
+        let b = self.ci(bias);
+        self.e(o, Op::ISub, i, &[ei, b])
     }
 
     /// What `==` and `<` on two doubles (`a[0]`, `a[1]`) both start from:
@@ -2855,11 +2858,7 @@ impl Pass {
                             let mh = self.ek(out, Op::BitwiseOr, u, keep, 0x3fe0_0000);
                             let nh = self.sel(out, u, z, hi, mh);
                             ms.push(self.e(out, Op::CompositeConstruct, u2, &[lo, nh]));
-                            let esh = self.ek(out, Op::ShiftRightLogical, u, hi, 20);
-                            let e = self.ek(out, Op::BitwiseAnd, u, esh, 0x7ff);
-                            let ei = self.e(out, Op::Bitcast, i, &[e]);
-                            let c1022 = self.ci(1022);
-                            let ex = self.e(out, Op::ISub, i, &[ei, c1022]);
+                            let ex = self.exponent(out, hi, 1022);
                             let zi = self.ci(0);
                             es.push(self.sel(out, i, z, zi, ex));
                         }
