@@ -106,6 +106,18 @@ impl GlesBackend {
                 c.max_shader_storage_block_size = u(glow::MAX_SHADER_STORAGE_BLOCK_SIZE);
                 c.shader_storage_buffer_offset_alignment =
                     u(glow::SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT).max(1);
+                // GLES 3.1 allows 0 storage blocks before the fragment
+                // stage; advertise them only where the driver has as many
+                // as it has bindings (geometry shaders are GLES 3.2).
+                let bindings = c.max_shader_storage_buffer_bindings;
+                let geometry_ok = !self.features.gles32
+                    || u(glow::MAX_GEOMETRY_SHADER_STORAGE_BLOCKS) >= bindings;
+                if bindings > 0
+                    && u(glow::MAX_VERTEX_SHADER_STORAGE_BLOCKS) >= bindings
+                    && geometry_ok
+                {
+                    c.features |= mgpipe::caps::CAPS_FEATURE_VERTEX_STORAGE;
+                }
             } else {
                 c.max_compute_work_group_count = [0; 3];
                 c.max_compute_work_group_size = [0; 3];

@@ -135,6 +135,12 @@ impl VulkanBackend {
         c.max_shader_storage_block_size = l.max_storage_buffer_range;
         c.shader_storage_buffer_offset_alignment =
             u32::try_from(l.min_storage_buffer_offset_alignment.max(1)).unwrap_or(u32::MAX);
+        // Storage blocks in vertex and geometry shaders: every binding is
+        // visible to all graphics stages (descriptor layouts use
+        // ALL_GRAPHICS), so the device feature is all it takes.
+        if self.gpu.feat.vertex_stores && c.max_shader_storage_buffer_bindings > 0 {
+            c.features |= mgpipe::caps::CAPS_FEATURE_VERTEX_STORAGE;
+        }
         if self.gpu.feat.float64 {
             // 64-bit vertex inputs: fetched natively where every R64
             // vertex format is, else as 32-bit words bit-cast in the

@@ -61,6 +61,11 @@ pub const CAPS_FEATURE_FLOAT64: u32 = 1;
 /// `Caps::features`: 64-bit vertex inputs fetched unconverted
 /// (GL_ARB_vertex_attrib_64bit, `glVertexAttribLPointer`).
 pub const CAPS_FEATURE_VERTEX_64: u32 = 2;
+/// `Caps::features`: storage blocks (and the atomic counters built on
+/// them) in vertex and geometry shaders, as many as
+/// `max_shader_storage_buffer_bindings` (GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS;
+/// GLES 3.1 guarantees none, Vulkan needs vertexPipelineStoresAndAtomics).
+pub const CAPS_FEATURE_VERTEX_STORAGE: u32 = 1 << 3;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

@@ -210,7 +210,13 @@ pub(crate) fn sized_renderbuffer_format(internal: u32) -> u32 {
         glow::RGBA => glow::RGBA8,
         glow::DEPTH_COMPONENT => glow::DEPTH_COMPONENT24,
         glow::DEPTH_STENCIL => glow::DEPTH24_STENCIL8,
-        glow::STENCIL_INDEX => glow::STENCIL_INDEX8,
+        // GL 4.6 §9.4 lists 1-, 4- and 16-bit stencil formats among the
+        // required renderbuffer formats; every backend has 8 bits, which
+        // holds the 1- and 4-bit ranges exactly (16 is the closest it has).
+        glow::STENCIL_INDEX
+        | glow::STENCIL_INDEX1
+        | glow::STENCIL_INDEX4
+        | glow::STENCIL_INDEX16 => glow::STENCIL_INDEX8,
         f => f,
     }
 }

@@ -110,6 +110,8 @@ const LEGACY_EXTENSIONS: &[&CStr] = &[
     c"GL_EXT_texture_env_combine",
     c"GL_EXT_texture_env_add",
     c"GL_ARB_window_pos",
+    c"GL_ARB_point_sprite",
+    c"GL_ARB_point_parameters",
 ];
 
 fn extension_count(gl: &Gl) -> usize {
@@ -445,8 +447,14 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         | glow::MAX_COMBINED_SHADER_STORAGE_BLOCKS => {
             i(super::compute::storage_binding_limit(gl) as i64)
         }
-        // Storage blocks and images only in fragment and compute shaders
-        // (GLES 3.1 guarantees no more).
+        // Storage blocks before the fragment stage where the backend has
+        // them; images only in fragment and compute shaders (GLES 3.1
+        // guarantees no more).
+        glow::MAX_VERTEX_SHADER_STORAGE_BLOCKS | glow::MAX_GEOMETRY_SHADER_STORAGE_BLOCKS
+            if c.features & mgpipe::caps::CAPS_FEATURE_VERTEX_STORAGE != 0 =>
+        {
+            i(super::compute::storage_binding_limit(gl) as i64)
+        }
         glow::MAX_VERTEX_SHADER_STORAGE_BLOCKS
         | glow::MAX_GEOMETRY_SHADER_STORAGE_BLOCKS
         | glow::MAX_TESS_CONTROL_SHADER_STORAGE_BLOCKS
@@ -487,6 +495,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::SMOOTH_LINE_WIDTH_RANGE => Some(Vals::F(vec![1.0, 1.0])),
         glow::SMOOTH_LINE_WIDTH_GRANULARITY | glow::POINT_SIZE_GRANULARITY => f(0.125),
         glow::POINT_SIZE_RANGE => Some(Vals::F(vec![
+            c.point_size_range[0] as f64,
+            c.point_size_range[1] as f64,
+        ])),
+        // Compatibility profile only (GL 4.6 compatibility table 23.56).
+        glow::ALIASED_POINT_SIZE_RANGE if !s.is_core() => Some(Vals::F(vec![
             c.point_size_range[0] as f64,
             c.point_size_range[1] as f64,
         ])),

@@ -694,6 +694,11 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if !float64 && prog.uses_float64() {
                     return Err("ERROR: Linking: double-precision types are not supported by this backend (no 64-bit floats in the driver)\n".to_owned());
                 }
+                let vertex_stores =
+                    gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_VERTEX_STORAGE != 0;
+                if let Some(e) = prog.pre_fragment_stores.as_ref().filter(|_| !vertex_stores) {
+                    return Err(e.clone());
+                }
                 // Varyings are not packed (each takes whole locations): a
                 // program over the driver's location limit is refused here
                 // rather than handed to a driver that may not check.

@@ -247,6 +247,9 @@ pub struct LinkedProgram {
     pub atomic_buffers: Vec<AtomicBuffer>,
     /// Image uniforms have bindings `0..image_slots`.
     pub image_slots: u32,
+    /// A vertex or geometry stage uses storage blocks: the link error for a backend without them there
+    /// (`CAPS_FEATURE_VERTEX_STORAGE`).
+    pub pre_fragment_stores: Option<String>,
     /// Most varying locations a stage writes (`reflect::Reflection`).
     pub varying_locations: u32,
     /// `layout(location = N)` on default-block uniforms (by variable name;
@@ -913,6 +916,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
         varying_locations: r.varying_locations,
+        pre_fragment_stores: r.pre_fragment_stores,
         uniform_locations,
         info_log: log,
         ..Default::default()

@@ -54,6 +54,9 @@ pub(crate) struct Reflection {
     /// Most output locations any stage before the fragment stage writes
     /// (the link refuses programs over the backend's varying limit).
     pub varying_locations: u32,
+    /// Set when a vertex or geometry stage uses storage blocks: the link
+    /// error for a backend without them there.
+    pub pre_fragment_stores: Option<String>,
 }
 
 /// `layout(binding = N)` found in the sources (SPIR-V names).
@@ -88,10 +91,12 @@ impl Names<'_> {
     }
 }
 
-/// Storage blocks and images are offered to fragment and compute shaders
-/// only (`GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS` & co. are 0): GLES 3.1
-/// guarantees no more, and many mobile drivers have none before the
-/// fragment stage.
+/// Images are offered to fragment and compute shaders only
+/// (`GL_MAX_VERTEX_IMAGE_UNIFORMS` & co. are 0): GLES 3.1 guarantees no
+/// more, and many mobile drivers have none before the fragment stage.
+/// Storage blocks elsewhere are reflected and reported in
+/// `Reflection::pre_fragment_stores`; the API layer refuses them unless
+/// the backend has `CAPS_FEATURE_VERTEX_STORAGE`.
 fn stores_allowed(stage: Stage) -> bool {
     matches!(stage, Stage::Fragment | Stage::Compute)
 }
@@ -512,6 +517,9 @@ pub(crate) fn reflect(
         instance: bool,
     }
     let mut block_infos: Vec<BlockInfo> = Vec::new();
+    // Storage blocks (atomic counters included) before the fragment stage:
+    // the error the link reports where the backend has none there.
+    let mut pre_fragment_stores: Option<String> = None;
     struct SamplerInfo {
         name: String,
         first: u32,
@@ -554,7 +562,28 @@ pub(crate) fn reflect(
                 continue;
             };
             let (base, dims) = strip_arrays(m, pointee);
-            match buffer_kind(m, v.storage, base) {
+            let kind = buffer_kind(m, v.storage, base);
+            if matches!(kind, BufferKind::Ssbo)
+                && !stores_allowed(sm.stage)
+                && atomic_binding(m.name(base)).is_some()
+            {
+                return Err(format!(
+                    "ERROR: Linking {:?} stage: atomic counters are only available to fragment and compute shaders here (GL_MAX_{}_ATOMIC_COUNTERS is 0)\n",
+                    sm.stage,
+                    stage_limit_name(sm.stage)
+                ));
+            }
+            if matches!(kind, BufferKind::Ssbo)
+                && !stores_allowed(sm.stage)
+                && pre_fragment_stores.is_none()
+            {
+                pre_fragment_stores = Some(format!(
+                    "ERROR: Linking {:?} stage: shader storage blocks are only available to fragment and compute shaders on this backend (GL_MAX_{}_SHADER_STORAGE_BLOCKS is 0)\n",
+                    sm.stage,
+                    stage_limit_name(sm.stage)
+                ));
+            }
+            match kind {
                 BufferKind::Ubo => {
                     if is_default_block(m, v.id, base) {
                         continue;
@@ -574,13 +603,6 @@ pub(crate) fn reflect(
                         instance: !m.name(v.id).is_empty(),
                     });
                     next_block_binding = next_block_binding.saturating_add(count);
-                }
-                BufferKind::Ssbo if !stores_allowed(sm.stage) => {
-                    return Err(format!(
-                        "ERROR: Linking {:?} stage: shader storage blocks are only available to fragment and compute shaders here (GL_MAX_{}_SHADER_STORAGE_BLOCKS is 0)\n",
-                        sm.stage,
-                        stage_limit_name(sm.stage)
-                    ));
                 }
                 BufferKind::Ssbo if atomic_binding(m.name(base)).is_some() => {
                     let name = m.name(base).to_owned();
@@ -1063,6 +1085,7 @@ pub(crate) fn reflect(
         storage_blocks,
         atomic_buffers,
         image_slots: next_image,
+        pre_fragment_stores,
         varying_locations: stages
             .iter()
             .filter(|sm| sm.stage != Stage::Fragment && sm.stage != Stage::Compute)
