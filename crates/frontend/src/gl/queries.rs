@@ -551,3 +551,100 @@ fn read_tex_image_bands(
     gl.conn.alloc.framebuffer.free(fbo);
     (tight.len() == total).then_some(tight)
 }
+
+/// GL 4.6 §4.2: the targets with a vertex stream index; others take only
+/// index 0. Returns the GL error of `index` for `target`, if any.
+fn indexed_error(target: u32, index: u32) -> Option<u32> {
+    if !valid_target(target) {
+        return Some(glow::INVALID_ENUM);
+    }
+    let streams = matches!(
+        target,
+        glow::PRIMITIVES_GENERATED | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+    );
+    let limit = if streams {
+        crate::shader::MAX_VERTEX_STREAMS
+    } else {
+        1
+    };
+    if index >= limit {
+        return Some(glow::INVALID_VALUE);
+    }
+    if index != 0 {
+        // Queries count vertex stream 0 only.
+        log_once("query-stream", || {
+            format!("indexed query of vertex stream {index}: only stream 0 is counted; GL_INVALID_OPERATION")
+        });
+        return Some(glow::INVALID_OPERATION);
+    }
+    None
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBeginQueryIndexed(target: u32, index: u32, id: u32) {
+    if let Some(e) = with_gl(|gl| {
+        let e = indexed_error(target, index);
+        if let Some(e) = e {
+            gl.st.set_error(e);
+        }
+        e
+    }) {
+        tracing::debug!("glBeginQueryIndexed: error 0x{e:04X}");
+        return;
+    }
+    // SAFETY: the same arguments, stream 0.
+    unsafe { glBeginQuery(target, id) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glEndQueryIndexed(target: u32, index: u32) {
+    if let Some(e) = with_gl(|gl| {
+        let e = indexed_error(target, index);
+        if let Some(e) = e {
+            gl.st.set_error(e);
+        }
+        e
+    }) {
+        tracing::debug!("glEndQueryIndexed: error 0x{e:04X}");
+        return;
+    }
+    // SAFETY: the same arguments, stream 0.
+    unsafe { glEndQuery(target) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetQueryIndexediv(target: u32, index: u32, pname: u32, out: *mut i32) {
+    let streams = matches!(
+        target,
+        glow::PRIMITIVES_GENERATED | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+    );
+    let r = with_gl(|gl| {
+        if !valid_target(target) && target != glow::TIMESTAMP {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return None;
+        }
+        let limit = if streams {
+            crate::shader::MAX_VERTEX_STREAMS
+        } else {
+            1
+        };
+        if index >= limit {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        }
+        Some(index != 0)
+    });
+    match r {
+        // SAFETY: the same arguments, stream 0.
+        Some(false) => unsafe { glGetQueryiv(target, pname, out) },
+        // Streams other than 0 never have an active query.
+        Some(true) => match pname {
+            // SAFETY: GL promises one writable value.
+            glow::CURRENT_QUERY => unsafe { put(out, 0) },
+            // SAFETY: the same arguments, stream 0 (same counter bits).
+            glow::QUERY_COUNTER_BITS => unsafe { glGetQueryiv(target, pname, out) },
+            _ => with_gl(|gl| gl.st.set_error(glow::INVALID_ENUM)),
+        },
+        None => {}
+    }
+}
