@@ -89,6 +89,15 @@ pub unsafe extern "C" fn glTransformFeedbackVaryings(
         if buffer_mode == SEPARATE_ATTRIBS && count as usize > MAX_SEPARATE_ATTRIBS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
+        // ARB_transform_feedback3: the markers are for interleaved mode,
+        // and gl_NextBuffer may not go past the last buffer.
+        let is_marker = |n: &String| n == "gl_NextBuffer" || n.starts_with("gl_SkipComponents");
+        if buffer_mode == SEPARATE_ATTRIBS && names.iter().any(is_marker) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
+        if names.iter().filter(|n| *n == "gl_NextBuffer").count() >= MAX_XFB_BUFFERS {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
         match gl.sh.shader_objects.get_mut(&program) {
             Some(ShaderOrProgram::Program(p)) => {
                 p.xfb_varyings = names;
@@ -165,8 +174,15 @@ pub unsafe extern "C" fn glBeginTransformFeedback(primitive: u32) {
         if gl.st.xfb.active {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
+        // Without a current program, the bound pipeline's last
+        // vertex-processing stage captures (its varyings reach the
+        // pipeline's composite program, `gl::pipelines`).
         let program = gl.st.program;
-        let Some(layout) = layout_of(gl, program) else {
+        let source = match program {
+            0 => super::pipelines::last_vertex_stage_program(gl),
+            p => p,
+        };
+        let Some(layout) = layout_of(gl, source) else {
             // No program, or one that captures nothing.
             gl_err!(gl, glow::INVALID_OPERATION);
         };

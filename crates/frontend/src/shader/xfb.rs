@@ -183,7 +183,8 @@ pub(crate) fn apply(
     let mut captures = Vec::new();
     let (mut buffer, mut offset) = (0u32, 0u32);
     for (i, name) in names.iter().enumerate() {
-        if names[..i].contains(name) && !name.starts_with("gl_SkipComponents") {
+        let is_marker = name.starts_with("gl_SkipComponents") || name == "gl_NextBuffer";
+        if names[..i].contains(name) && !is_marker {
             return Err(link_error(format!("`{name}` is named twice")));
         }
         if separate {

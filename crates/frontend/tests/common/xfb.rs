@@ -413,6 +413,27 @@ pub unsafe fn check_objects() {
         common::expect_error("stream past the limit", glow::INVALID_VALUE);
         queries::glBeginQueryIndexed(glow::SAMPLES_PASSED, 1, q);
         common::expect_error("index of a target without streams", glow::INVALID_VALUE);
+        // Stream 2 counts nothing (emits past stream 0 are dropped).
+        queries::glBeginQueryIndexed(glow::PRIMITIVES_GENERATED, 2, q);
+        queries::glGetQueryIndexediv(glow::PRIMITIVES_GENERATED, 2, glow::CURRENT_QUERY, &mut v);
+        assert_eq!(v as u32, q);
+        draw::glDrawArrays(glow::POINTS, 0, 3);
+        queries::glEndQueryIndexed(glow::PRIMITIVES_GENERATED, 2);
+        queries::glGetQueryObjectuiv(q, glow::QUERY_RESULT, &mut n);
+        assert_eq!(n, 0);
+        common::no_gl_error("stream 2 query");
+
+        // ARB_transform_feedback3 markers: interleaved mode only, and
+        // gl_NextBuffer twice in a row leaves a buffer empty.
+        let names = [c"v".as_ptr(), c"gl_NextBuffer".as_ptr()];
+        xfb::glTransformFeedbackVaryings(p, 2, names.as_ptr(), glow::SEPARATE_ATTRIBS);
+        common::expect_error("gl_NextBuffer in separate mode", glow::INVALID_OPERATION);
+        let (p2, ok) = xfb_program(
+            &["v", "gl_NextBuffer", "gl_NextBuffer", "id"],
+            glow::INTERLEAVED_ATTRIBS,
+        );
+        assert!(ok, "gl_NextBuffer named twice links");
+        shaders::glDeleteProgram(p2);
 
         // DSA.
         let mut c = 0;
