@@ -53,12 +53,21 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     };
     // Transform feedback where the backend captures (`gl::xfb`).
     let xfb: &[&CStr] = if caps.implements(mgpipe::Opcode::XfbBegin as u16) {
-        &[
-            c"GL_EXT_transform_feedback",
-            c"GL_ARB_transform_feedback2",
-            c"GL_ARB_transform_feedback3",
-            c"GL_ARB_transform_feedback_instanced",
-        ]
+        if caps.features & mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS != 0 {
+            &[
+                c"GL_EXT_transform_feedback",
+                c"GL_ARB_transform_feedback2",
+                c"GL_ARB_transform_feedback_instanced",
+                c"GL_ARB_transform_feedback3",
+            ]
+        } else {
+            // GLES cannot place gl_SkipComponents / gl_NextBuffer layouts.
+            &[
+                c"GL_EXT_transform_feedback",
+                c"GL_ARB_transform_feedback2",
+                c"GL_ARB_transform_feedback_instanced",
+            ]
+        }
     } else {
         &[]
     };

@@ -53,6 +53,28 @@ pub struct XfbLayout {
     pub buffers: u32,
 }
 
+impl XfbLayout {
+    /// Whether capturing this layout needs a backend that places each
+    /// varying at any buffer and offset (`CAPS_FEATURE_XFB_LAYOUTS`):
+    /// GLES's glTransformFeedbackVaryings takes one tightly packed buffer
+    /// or one varying per buffer, so `gl_SkipComponents*` gaps and
+    /// `gl_NextBuffer` with more than one varying in a buffer (or an empty
+    /// buffer) cannot be expressed there.
+    pub fn needs_free_layout(&self) -> bool {
+        if !self.varyings.iter().any(|v| v.gl_type == 0) {
+            return false;
+        }
+        let real: Vec<&XfbVarying> = self.varyings.iter().filter(|v| v.gl_type != 0).collect();
+        let one_per_buffer = real.len() as u32 == self.buffers
+            && real.iter().enumerate().all(|(i, v)| {
+                v.buffer == i as u32
+                    && v.offset == 0
+                    && self.strides.get(i) == Some(&(v.components * 4))
+            });
+        !one_per_buffer
+    }
+}
+
 /// An output the stage writes, by its GL name: the variable, the member
 /// path (constant indices) and the value type.
 struct Output {
