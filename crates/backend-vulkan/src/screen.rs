@@ -147,6 +147,11 @@ impl VulkanBackend {
             // vertex stage (`spirv::lower_f64_inputs`; lavapipe).
             c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64 | mgpipe::caps::CAPS_FEATURE_VERTEX_64;
         }
+        if self.gpu.feat.xfb {
+            // VK_EXT_transform_feedback places every capture by its
+            // decorations.
+            c.features |= mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS;
+        }
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);
         // Every call up to `present` (the catalogue's required set when

@@ -573,6 +573,37 @@ pub struct XfbState {
     pub primitive: u32,
     /// The program that was current at glBeginTransformFeedback.
     pub program: u32,
+    /// Capture bookkeeping (`gl::xfb`): vertices written per buffer since
+    /// begin, and what the draws of the last completed begin / end wrote.
+    pub capture: XfbCapture,
+}
+
+/// What one transform feedback object captured, counted by the frontend
+/// from the draws it saw (`gl::xfb::note_draw`): the resume offsets of an
+/// object swapped out while paused, and the vertex count
+/// glDrawTransformFeedback draws.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct XfbCapture {
+    /// Bytes per vertex in each buffer of the capturing program.
+    pub strides: [u32; crate::gl::xfb::MAX_XFB_BUFFERS],
+    /// Buffers written (0..count) and the ranges captured into at begin.
+    pub count: u32,
+    pub offsets: [u64; crate::gl::xfb::MAX_XFB_BUFFERS],
+    pub sizes: [u64; crate::gl::xfb::MAX_XFB_BUFFERS],
+    /// Vertices (whole primitives) written since begin.
+    pub vertices: u64,
+    /// A draw whose output count the frontend cannot know (geometry or
+    /// tessellation stage, indirect draw) ran since begin.
+    pub unknown: bool,
+    /// Primitives dropped for want of space since begin (overflow).
+    pub overflowed: bool,
+    /// Vertices of the last completed begin / end (None: never ended).
+    pub last: Option<u64>,
+    /// The last completed capture's count is unknown.
+    pub last_unknown: bool,
+    /// The backend capture of this object was ended when it was swapped
+    /// out while paused: rebinding it begins the backend again.
+    pub detached: bool,
 }
 
 /// Objects shared between contexts of one share group.
@@ -824,8 +855,13 @@ pub struct GlState {
     pub queries: NameMap<Option<QueryObj>>,
     /// Active query per target.
     pub active_queries: HashMap<u32, u32>,
-    /// Transform feedback (`gl::xfb`).
+    /// Transform feedback: the bound object's state (`gl::xfb`).
     pub xfb: XfbState,
+    /// GL_TRANSFORM_FEEDBACK_BINDING (0: the default object).
+    pub xfb_binding: u32,
+    /// Transform feedback objects other than the bound one, by name (None:
+    /// generated, not yet bound). The bound one lives in `xfb`.
+    pub xfb_objects: NameMap<Option<XfbState>>,
     pub next_name: u32,
     /// Draw buffers and read buffer of the default framebuffer.
     pub default_draw_buffer: u32,
@@ -1020,6 +1056,8 @@ impl GlState {
             queries: NameMap::default(),
             active_queries: HashMap::default(),
             xfb: XfbState::default(),
+            xfb_binding: 0,
+            xfb_objects: NameMap::default(),
             next_name: 0,
             default_draw_buffer: glow::BACK,
             default_read_buffer: glow::BACK,

@@ -40,3 +40,12 @@ fn geometry_shader_capture() {
         common::xfb::check_geometry_capture();
     }
 }
+
+#[test]
+fn objects_and_draw_transform_feedback() {
+    // SAFETY: as above.
+    unsafe {
+        common::make_context();
+        common::xfb::check_objects();
+    }
+}

@@ -16,5 +16,6 @@ fn transform_feedback_on_vulkan() {
         common::xfb::check_begin_end_errors();
         common::xfb::check_captures();
         common::xfb::check_geometry_capture();
+        common::xfb::check_objects();
     }
 }

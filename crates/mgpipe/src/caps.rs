@@ -61,6 +61,12 @@ pub const CAPS_FEATURE_FLOAT64: u32 = 1;
 /// `Caps::features`: 64-bit vertex inputs fetched unconverted
 /// (GL_ARB_vertex_attrib_64bit, `glVertexAttribLPointer`).
 pub const CAPS_FEATURE_VERTEX_64: u32 = 2;
+/// `Caps::features`: transform feedback captures any `XfbBuffer` /
+/// `Offset` / `XfbStride` layout (gaps, several buffers of several
+/// varyings: ARB_transform_feedback3's `gl_SkipComponents*` and
+/// `gl_NextBuffer`); without it, one packed buffer or one varying per
+/// buffer.
+pub const CAPS_FEATURE_XFB_LAYOUTS: u32 = 4;
 /// `Caps::features`: storage blocks (and the atomic counters built on
 /// them) in vertex and geometry shaders, as many as
 /// `max_shader_storage_buffer_bindings` (GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS;

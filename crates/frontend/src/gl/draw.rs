@@ -10,7 +10,7 @@ use super::legacy_arrays::{self, Reads};
 use super::{gl_err, slice};
 use crate::context::{with_gl, Gl};
 
-fn valid_mode(mode: u32) -> bool {
+pub(super) fn valid_mode(mode: u32) -> bool {
     matches!(
         mode,
         glow::POINTS
@@ -321,6 +321,9 @@ pub(super) fn emit_draw(
             gl_err!(gl, glow::INVALID_OPERATION);
         }
     }
+    if gl.st.xfb.active {
+        super::xfb::note_draw(gl, mode, count as u64, instances as u64);
+    }
     gl.conn.pipe.draw(
         &calls::Draw {
             mode,
@@ -390,6 +393,11 @@ fn emit_multi(gl: &mut Gl, mode: u32, isize_: u32, ranges: &[(i64, i32, i32)]) {
     }
     if out.is_empty() {
         return;
+    }
+    if gl.st.xfb.active {
+        for r in &out {
+            super::xfb::note_draw(gl, mode, u64::from(r.count), 1);
+        }
     }
     gl.conn.pipe.multi_draw(
         &calls::MultiDraw {

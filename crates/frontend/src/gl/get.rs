@@ -53,7 +53,21 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     };
     // Transform feedback where the backend captures (`gl::xfb`).
     let xfb: &[&CStr] = if caps.implements(mgpipe::Opcode::XfbBegin as u16) {
-        &[c"GL_EXT_transform_feedback"]
+        if caps.features & mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS != 0 {
+            &[
+                c"GL_EXT_transform_feedback",
+                c"GL_ARB_transform_feedback2",
+                c"GL_ARB_transform_feedback_instanced",
+                c"GL_ARB_transform_feedback3",
+            ]
+        } else {
+            // GLES cannot place gl_SkipComponents / gl_NextBuffer layouts.
+            &[
+                c"GL_EXT_transform_feedback",
+                c"GL_ARB_transform_feedback2",
+                c"GL_ARB_transform_feedback_instanced",
+            ]
+        }
     } else {
         &[]
     };
@@ -487,6 +501,7 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS => i(4),
         glow::MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS => i(64),
         glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS => i(4),
+        glow::MAX_TRANSFORM_FEEDBACK_BUFFERS => i(crate::gl::xfb::MAX_XFB_BUFFERS as i64),
         glow::SUBPIXEL_BITS => i(4),
         glow::ALIASED_LINE_WIDTH_RANGE => Some(Vals::F(vec![
             c.aliased_line_width_range[0] as f64,
@@ -566,6 +581,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::UNIFORM_BUFFER_BINDING => e(s.uniform_buffer),
         glow::TEXTURE_BUFFER_BINDING => e(s.texture_buffer),
         glow::TRANSFORM_FEEDBACK_BUFFER_BINDING => e(s.transform_feedback_buffer),
+        glow::TRANSFORM_FEEDBACK_BINDING => e(s.xfb_binding),
+        glow::TRANSFORM_FEEDBACK_PAUSED => b(s.xfb.paused),
+        glow::TRANSFORM_FEEDBACK_ACTIVE => b(s.xfb.active),
         glow::DRAW_INDIRECT_BUFFER_BINDING => e(s.draw_indirect_buffer),
         glow::VERTEX_ARRAY_BINDING => e(s.vao),
         glow::CURRENT_PROGRAM => e(s.program),

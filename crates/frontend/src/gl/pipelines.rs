@@ -67,6 +67,21 @@ fn draw_pipeline(gl: &Gl) -> u32 {
     }
 }
 
+/// The program of the last vertex-processing stage of the pipeline a draw
+/// without a current program runs (what transform feedback captures from,
+/// GL 4.6 §13.3), 0 when none.
+pub(crate) fn last_vertex_stage_program(gl: &Gl) -> u32 {
+    let pipe = draw_pipeline(gl);
+    let Some(p) = gl.st.pipelines.get(&pipe) else {
+        return 0;
+    };
+    [Stage::Geometry, Stage::TessEval, Stage::Vertex]
+        .iter()
+        .map(|s| p.stages.get(s.index()).copied().unwrap_or(0))
+        .find(|&prog| prog != 0)
+        .unwrap_or(0)
+}
+
 /// The active program of the bound pipeline (what glUniform* writes when
 /// no program is current), 0 when none.
 pub(crate) fn active_program(gl: &Gl) -> u32 {

@@ -551,3 +551,146 @@ fn read_tex_image_bands(
     gl.conn.alloc.framebuffer.free(fbo);
     (tight.len() == total).then_some(tight)
 }
+
+/// GL 4.6 §4.2: the targets with a vertex stream index; others take only
+/// index 0. Returns the GL error of `index` for `target`, if any.
+fn indexed_error(target: u32, index: u32) -> Option<u32> {
+    if !valid_target(target) {
+        return Some(glow::INVALID_ENUM);
+    }
+    let streams = matches!(
+        target,
+        glow::PRIMITIVES_GENERATED | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+    );
+    let limit = if streams {
+        crate::shader::MAX_VERTEX_STREAMS
+    } else {
+        1
+    };
+    (index >= limit).then_some(glow::INVALID_VALUE)
+}
+
+/// The `active_queries` key of a query of vertex stream `index` > 0.
+fn stream_key(target: u32, index: u32) -> u32 {
+    target | index << 24
+}
+
+/// A query of vertex stream 1..3: geometry shaders' emits to those streams
+/// are dropped (`spirv::lower_vertex_streams`), so it counts nothing and
+/// is answered by the frontend (0) with the object rules of glBeginQuery.
+fn begin_stream_query(gl: &mut Gl, target: u32, index: u32, name: u32) {
+    let key = stream_key(target, index);
+    if gl.st.active_queries.contains_key(&key) || name == 0 {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    if gl.st.active_queries.values().any(|q| *q == name) {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let handle = match gl.st.queries.get(&name) {
+        None => gl_err!(gl, glow::INVALID_OPERATION),
+        Some(Some(q)) if q.target != 0 && q.target != target => {
+            gl_err!(gl, glow::INVALID_OPERATION)
+        }
+        Some(Some(q)) => q.handle,
+        Some(None) => gl.conn.alloc.query.alloc(),
+    };
+    log_once("query-stream", || {
+        "queries of vertex streams 1..3 count nothing: geometry shader emits to those streams are dropped".into()
+    });
+    gl.st.queries.insert(
+        name,
+        Some(QueryObj {
+            handle,
+            target,
+            result: None,
+        }),
+    );
+    gl.st.active_queries.insert(key, name);
+}
+
+fn end_stream_query(gl: &mut Gl, target: u32, index: u32) {
+    let Some(name) = gl.st.active_queries.remove(&stream_key(target, index)) else {
+        gl_err!(gl, glow::INVALID_OPERATION)
+    };
+    if let Some(Some(q)) = gl.st.queries.get_mut(&name) {
+        q.result = Some(0);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBeginQueryIndexed(target: u32, index: u32, id: u32) {
+    let stream0 = with_gl(|gl| match indexed_error(target, index) {
+        Some(e) => {
+            gl.st.set_error(e);
+            false
+        }
+        None if index != 0 => {
+            begin_stream_query(gl, target, index, id);
+            false
+        }
+        None => true,
+    });
+    if stream0 {
+        // SAFETY: the same arguments, stream 0.
+        unsafe { glBeginQuery(target, id) }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glEndQueryIndexed(target: u32, index: u32) {
+    let stream0 = with_gl(|gl| match indexed_error(target, index) {
+        Some(e) => {
+            gl.st.set_error(e);
+            false
+        }
+        None if index != 0 => {
+            end_stream_query(gl, target, index);
+            false
+        }
+        None => true,
+    });
+    if stream0 {
+        // SAFETY: the same arguments, stream 0.
+        unsafe { glEndQuery(target) }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetQueryIndexediv(target: u32, index: u32, pname: u32, out: *mut i32) {
+    let streams = matches!(
+        target,
+        glow::PRIMITIVES_GENERATED | glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN
+    );
+    let r = with_gl(|gl| {
+        if !valid_target(target) && target != glow::TIMESTAMP {
+            gl.st.set_error(glow::INVALID_ENUM);
+            return None;
+        }
+        let limit = if streams {
+            crate::shader::MAX_VERTEX_STREAMS
+        } else {
+            1
+        };
+        if index >= limit {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        }
+        Some(index != 0)
+    });
+    match r {
+        // SAFETY: the same arguments, stream 0.
+        Some(false) => unsafe { glGetQueryiv(target, pname, out) },
+        Some(true) => match pname {
+            glow::CURRENT_QUERY => {
+                let key = stream_key(target, index);
+                let name = with_gl(|gl| gl.st.active_queries.get(&key).copied().unwrap_or(0));
+                // SAFETY: GL promises one writable value.
+                unsafe { put(out, name as i32) }
+            }
+            // SAFETY: the same arguments, stream 0 (same counter bits).
+            glow::QUERY_COUNTER_BITS => unsafe { glGetQueryiv(target, pname, out) },
+            _ => with_gl(|gl| gl.st.set_error(glow::INVALID_ENUM)),
+        },
+        None => {}
+    }
+}

@@ -699,6 +699,13 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if let Some(e) = prog.pre_fragment_stores.as_ref().filter(|_| !vertex_stores) {
                     return Err(e.clone());
                 }
+                // ARB_transform_feedback3 layouts reach only a backend
+                // that captures any layout (GLES cannot express them).
+                let layouts =
+                    gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS != 0;
+                if !layouts && prog.xfb.needs_free_layout() {
+                    return Err("ERROR: Linking: transform feedback: this backend captures one tightly packed buffer or one varying per buffer; gl_SkipComponents gaps and several varyings after gl_NextBuffer are not supported (GLES)\n".to_owned());
+                }
                 // Varyings are not packed (each takes whole locations): a
                 // program over the driver's location limit is refused here
                 // rather than handed to a driver that may not check.

@@ -53,6 +53,28 @@ pub struct XfbLayout {
     pub buffers: u32,
 }
 
+impl XfbLayout {
+    /// Whether capturing this layout needs a backend that places each
+    /// varying at any buffer and offset (`CAPS_FEATURE_XFB_LAYOUTS`):
+    /// GLES's glTransformFeedbackVaryings takes one tightly packed buffer
+    /// or one varying per buffer, so `gl_SkipComponents*` gaps and
+    /// `gl_NextBuffer` with more than one varying in a buffer (or an empty
+    /// buffer) cannot be expressed there.
+    pub fn needs_free_layout(&self) -> bool {
+        if !self.varyings.iter().any(|v| v.gl_type == 0) {
+            return false;
+        }
+        let real: Vec<&XfbVarying> = self.varyings.iter().filter(|v| v.gl_type != 0).collect();
+        let one_per_buffer = real.len() as u32 == self.buffers
+            && real.iter().enumerate().all(|(i, v)| {
+                v.buffer == i as u32
+                    && v.offset == 0
+                    && self.strides.get(i) == Some(&(v.components * 4))
+            });
+        !one_per_buffer
+    }
+}
+
 /// An output the stage writes, by its GL name: the variable, the member
 /// path (constant indices) and the value type.
 struct Output {
@@ -183,7 +205,8 @@ pub(crate) fn apply(
     let mut captures = Vec::new();
     let (mut buffer, mut offset) = (0u32, 0u32);
     for (i, name) in names.iter().enumerate() {
-        if names[..i].contains(name) && !name.starts_with("gl_SkipComponents") {
+        let is_marker = name.starts_with("gl_SkipComponents") || name == "gl_NextBuffer";
+        if names[..i].contains(name) && !is_marker {
             return Err(link_error(format!("`{name}` is named twice")));
         }
         if separate {

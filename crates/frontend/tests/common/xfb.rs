@@ -329,3 +329,155 @@ void main() {
         assert_eq!(read_f32(b, 8), [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]);
     }
 }
+
+/// Transform feedback objects (ARB_transform_feedback2): names, binding
+/// errors, an object swapped out while paused appending after what it
+/// wrote when swapped back in, glDrawTransformFeedback's vertex count, the
+/// DSA setters and getters and the indexed query entry points.
+pub unsafe fn check_objects() {
+    use mobilegl::gl::queries;
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        vao();
+        common::bind_rgba8_framebuffer(4, 4);
+        state::glEnable(glow::RASTERIZER_DISCARD);
+        let (p, ok) = xfb_program(&["v"], glow::INTERLEAVED_ATTRIBS);
+        assert!(ok);
+        shaders::glUseProgram(p);
+
+        let mut ids = [0u32; 2];
+        xfb::glGenTransformFeedbacks(2, ids.as_mut_ptr());
+        let [a, b] = ids;
+        assert_eq!(xfb::glIsTransformFeedback(a), 0, "generated, not bound");
+        xfb::glBindTransformFeedback(glow::TRANSFORM_FEEDBACK, 12345);
+        common::expect_error("bind of an unknown name", glow::INVALID_OPERATION);
+        xfb::glBindTransformFeedback(glow::ARRAY_BUFFER, a);
+        common::expect_error("bind to a wrong target", glow::INVALID_ENUM);
+
+        // Object a: two vertices, then paused.
+        xfb::glBindTransformFeedback(glow::TRANSFORM_FEEDBACK, a);
+        assert_eq!(xfb::glIsTransformFeedback(a), 1);
+        let mut v = 0;
+        get::glGetIntegerv(glow::TRANSFORM_FEEDBACK_BINDING, &mut v);
+        assert_eq!(v as u32, a);
+        let ba = xfb_buffer(16 * 8);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, ba);
+        xfb::glDrawTransformFeedback(glow::POINTS, a);
+        common::expect_error("draw of a never-ended object", glow::INVALID_OPERATION);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 2);
+        xfb::glBindTransformFeedback(glow::TRANSFORM_FEEDBACK, b);
+        common::expect_error("bind while active", glow::INVALID_OPERATION);
+        xfb::glDeleteTransformFeedbacks(1, &a);
+        common::expect_error("delete while active", glow::INVALID_OPERATION);
+        xfb::glPauseTransformFeedback();
+        get::glGetIntegerv(glow::TRANSFORM_FEEDBACK_PAUSED, &mut v);
+        assert_eq!(v, 1);
+
+        // Object b captures three vertices in between.
+        xfb::glBindTransformFeedback(glow::TRANSFORM_FEEDBACK, b);
+        common::no_gl_error("bind while the other is paused");
+        get::glGetIntegerv(glow::TRANSFORM_FEEDBACK_ACTIVE, &mut v);
+        assert_eq!(v, 0, "b is not active");
+        let bb = xfb_buffer(16 * 4);
+        buffers::glBindBufferBase(glow::TRANSFORM_FEEDBACK_BUFFER, 0, bb);
+        xfb::glBeginTransformFeedback(glow::POINTS);
+        draw::glDrawArrays(glow::POINTS, 0, 3);
+        xfb::glEndTransformFeedback();
+
+        // Back to a: resume appends after its two vertices.
+        xfb::glBindTransformFeedback(glow::TRANSFORM_FEEDBACK, a);
+        xfb::glResumeTransformFeedback();
+        draw::glDrawArrays(glow::POINTS, 5, 1);
+        xfb::glEndTransformFeedback();
+        common::no_gl_error("capture with a swap while paused");
+        let got = read_f32(ba, 16);
+        let firsts: Vec<f32> = got.chunks(4).map(|c| c[0]).collect();
+        assert_eq!(firsts, [0.0, 1.0, 5.0, 0.0], "a's capture, appended");
+        let got = read_f32(bb, 12);
+        let firsts: Vec<f32> = got.chunks(4).map(|c| c[0]).collect();
+        assert_eq!(firsts, [0.0, 1.0, 2.0], "b's capture");
+
+        // glDrawTransformFeedback draws what b captured: three points.
+        let mut q = 0;
+        queries::glGenQueries(1, &mut q);
+        queries::glBeginQueryIndexed(glow::PRIMITIVES_GENERATED, 0, q);
+        xfb::glDrawTransformFeedback(glow::POINTS, b);
+        xfb::glDrawTransformFeedbackInstanced(glow::POINTS, a, 2);
+        queries::glEndQueryIndexed(glow::PRIMITIVES_GENERATED, 0);
+        common::no_gl_error("glDrawTransformFeedback");
+        let mut n = 0u32;
+        queries::glGetQueryObjectuiv(q, glow::QUERY_RESULT, &mut n);
+        assert_eq!(n, 3 + 2 * 3, "primitives drawn from the captures");
+        xfb::glDrawTransformFeedbackStream(glow::POINTS, b, 4);
+        common::expect_error("stream past the limit", glow::INVALID_VALUE);
+        queries::glBeginQueryIndexed(glow::SAMPLES_PASSED, 1, q);
+        common::expect_error("index of a target without streams", glow::INVALID_VALUE);
+        // Stream 2 counts nothing (emits past stream 0 are dropped).
+        queries::glBeginQueryIndexed(glow::PRIMITIVES_GENERATED, 2, q);
+        queries::glGetQueryIndexediv(glow::PRIMITIVES_GENERATED, 2, glow::CURRENT_QUERY, &mut v);
+        assert_eq!(v as u32, q);
+        draw::glDrawArrays(glow::POINTS, 0, 3);
+        queries::glEndQueryIndexed(glow::PRIMITIVES_GENERATED, 2);
+        queries::glGetQueryObjectuiv(q, glow::QUERY_RESULT, &mut n);
+        assert_eq!(n, 0);
+        common::no_gl_error("stream 2 query");
+
+        // ARB_transform_feedback3 markers: interleaved mode only, and
+        // gl_NextBuffer twice in a row leaves a buffer empty.
+        let names = [c"v".as_ptr(), c"gl_NextBuffer".as_ptr()];
+        xfb::glTransformFeedbackVaryings(p, 2, names.as_ptr(), glow::SEPARATE_ATTRIBS);
+        common::expect_error("gl_NextBuffer in separate mode", glow::INVALID_OPERATION);
+        // Such a layout links where the backend places captures freely
+        // (Vulkan: GL_ARB_transform_feedback3 advertised); GLES refuses it
+        // at link time.
+        let tf3 = (0..)
+            .map_while(|i| {
+                let s = get::glGetStringi(glow::EXTENSIONS, i);
+                (!s.is_null()).then(|| std::ffi::CStr::from_ptr(s.cast()).to_owned())
+            })
+            .any(|e| e.to_bytes() == b"GL_ARB_transform_feedback3");
+        let _ = common::gl_error();
+        let (p2, ok) = xfb_program(
+            &["v", "gl_NextBuffer", "gl_NextBuffer", "id"],
+            glow::INTERLEAVED_ATTRIBS,
+        );
+        assert_eq!(ok, tf3, "gl_NextBuffer twice links where layouts are free");
+        shaders::glDeleteProgram(p2);
+        // One varying per buffer is expressible everywhere.
+        let (p2, ok) = xfb_program(&["v", "gl_NextBuffer", "id"], glow::INTERLEAVED_ATTRIBS);
+        assert!(ok, "one varying per buffer links");
+        shaders::glDeleteProgram(p2);
+
+        // DSA.
+        let mut c = 0;
+        xfb::glCreateTransformFeedbacks(1, &mut c);
+        assert_eq!(xfb::glIsTransformFeedback(c), 1, "created objects exist");
+        xfb::glTransformFeedbackBufferRange(c, 1, bb, 8, 32);
+        common::no_gl_error("glTransformFeedbackBufferRange");
+        xfb::glGetTransformFeedbacki_v(c, glow::TRANSFORM_FEEDBACK_BUFFER_BINDING, 1, &mut v);
+        assert_eq!(v as u32, bb);
+        let mut r = [0i64; 2];
+        xfb::glGetTransformFeedbacki64_v(c, glow::TRANSFORM_FEEDBACK_BUFFER_START, 1, &mut r[0]);
+        xfb::glGetTransformFeedbacki64_v(c, glow::TRANSFORM_FEEDBACK_BUFFER_SIZE, 1, &mut r[1]);
+        assert_eq!(r, [8, 32]);
+        xfb::glGetTransformFeedbacki64_v(c, glow::TRANSFORM_FEEDBACK_BUFFER_BINDING, 1, &mut r[0]);
+        common::expect_error("the binding through the 64-bit getter", glow::INVALID_ENUM);
+        xfb::glGetTransformFeedbackiv(c, glow::TRANSFORM_FEEDBACK_ACTIVE, &mut v);
+        assert_eq!(v, 0);
+        xfb::glGetTransformFeedbackiv(a, glow::TRANSFORM_FEEDBACK_BUFFER_SIZE, &mut v);
+        common::expect_error("a non-state pname", glow::INVALID_ENUM);
+        xfb::glTransformFeedbackBufferBase(c, 4, bb);
+        common::expect_error("index past the bindings", glow::INVALID_VALUE);
+        xfb::glTransformFeedbackBufferBase(b + 1000, 0, bb);
+        common::expect_error("not an object", glow::INVALID_OPERATION);
+
+        // Deleting the bound object binds the default one.
+        xfb::glDeleteTransformFeedbacks(1, &a);
+        assert_eq!(xfb::glIsTransformFeedback(a), 0);
+        get::glGetIntegerv(glow::TRANSFORM_FEEDBACK_BINDING, &mut v);
+        assert_eq!(v, 0);
+        state::glDisable(glow::RASTERIZER_DISCARD);
+        common::no_gl_error("objects");
+    }
+}
