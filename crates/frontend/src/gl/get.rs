@@ -57,6 +57,16 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    // Buffer textures where the backend attaches them (`gl::texbuf`).
+    let texbuf: &[&CStr] = if caps.implements(mgpipe::Opcode::TextureBuffer as u16) {
+        &[
+            c"GL_ARB_texture_buffer_object",
+            c"GL_ARB_texture_buffer_range",
+            c"GL_ARB_texture_buffer_object_rgb32",
+        ]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -67,6 +77,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(compute)
         .chain(float64)
         .chain(xfb)
+        .chain(texbuf)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -383,7 +394,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_FRAGMENT_INTERPOLATION_OFFSET => f(0.5),
         glow::FRAGMENT_INTERPOLATION_OFFSET_BITS => i(4),
         glow::MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS => i(1024),
-        glow::MAX_TEXTURE_BUFFER_SIZE => i(65536),
+        glow::MAX_TEXTURE_BUFFER_SIZE => i(super::texbuf::MAX_TEXELS as i64),
+        glow::TEXTURE_BUFFER_OFFSET_ALIGNMENT => i(super::texbuf::OFFSET_ALIGNMENT as i64),
         glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),
         glow::MAX_TEXTURE_MAX_ANISOTROPY_EXT => f(c.max_texture_max_anisotropy),
         glow::MAX_VIEWPORT_DIMS => Some(Vals::I(vec![
