@@ -27,7 +27,7 @@ void main() {
 ";
 
 fn texel(i: u8) -> [u8; 4] {
-    [10 + i * 20, 200 - i * 30, i * 50, 255]
+    [10 + i * 20, 250 - i * 30, i * 30, 255]
 }
 
 unsafe fn level_param(pname: u32) -> i32 {

@@ -583,6 +583,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::TEXTURE_BINDING_CUBE_MAP => texture_binding(gl, glow::TEXTURE_CUBE_MAP),
         glow::TEXTURE_BINDING_CUBE_MAP_ARRAY => texture_binding(gl, glow::TEXTURE_CUBE_MAP_ARRAY),
         glow::TEXTURE_BINDING_BUFFER => texture_binding(gl, glow::TEXTURE_BUFFER),
+        // ARB_texture_buffer_object: the active unit's buffer texture.
+        0x8C2E /* TEXTURE_BUFFER_FORMAT_ARB */ => {
+            e(super::texbuf::bound_attachment(gl).internal_format)
+        }
+        glow::TEXTURE_BUFFER_DATA_STORE_BINDING => e(super::texbuf::bound_attachment(gl).buffer),
         glow::TEXTURE_BINDING_2D_MULTISAMPLE => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE),
         glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY => {
             texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE_ARRAY)

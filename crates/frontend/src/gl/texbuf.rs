@@ -35,11 +35,11 @@ pub struct TexBufferAttachment {
 
 impl Default for TexBufferAttachment {
     fn default() -> Self {
-        // GL 4.6 table 23.17: TEXTURE_INTERNAL_FORMAT of a buffer texture
-        // starts as RGBA8.
+        // GL 4.6 state tables: a buffer texture's internal format starts
+        // as R8.
         TexBufferAttachment {
             buffer: 0,
-            internal_format: glow::RGBA8,
+            internal_format: glow::R8,
             offset: 0,
             size: None,
         }
@@ -84,6 +84,18 @@ pub fn attached_bytes(gl: &Gl, a: &TexBufferAttachment) -> u64 {
 pub fn texel_count(gl: &Gl, a: &TexBufferAttachment) -> u64 {
     let per = texel_size(a.internal_format).unwrap_or(1);
     (attached_bytes(gl, a) / per).min(MAX_TEXELS)
+}
+
+/// The attachment of the buffer texture bound on the active unit, for
+/// glGet of TEXTURE_BUFFER_FORMAT_ARB / TEXTURE_BUFFER_DATA_STORE_BINDING.
+pub(super) fn bound_attachment(gl: &Gl) -> TexBufferAttachment {
+    let name = gl
+        .st
+        .bound_texture(gl.st.active_texture as usize, glow::TEXTURE_BUFFER);
+    match gl.sh.textures.get(&name) {
+        Some(Some(t)) => t.buffer.unwrap_or_default(),
+        _ => TexBufferAttachment::default(),
+    }
 }
 
 /// The shared body of the four entry points: attach `buffer` (or detach,
