@@ -831,6 +831,10 @@ impl Cx<'_> {
             }
             self.ctx.shadow.active_unit(gl, unit as u32);
             self.ctx.shadow.bind_texture(gl, tgt, Some(*tex));
+            // A buffer texture has no levels, swizzle or depth mode.
+            if tgt == glow::TEXTURE_BUFFER {
+                continue;
+            }
             let sw = |s: u32, d: u32| if s == 0 { d } else { s };
             let want = TexParams {
                 base_level: v.base_level,
@@ -2099,6 +2103,54 @@ impl Context for GlesBackend {
         // SAFETY: texture bound to `bind`.
         unsafe { o.gl.generate_mipmap(bind) };
         self.check("generate_mipmap");
+    }
+
+    fn texture_buffer(&mut self, p: &calls::TextureBuffer) {
+        let fns = self.features.fns;
+        let buf = if p.buffer.is_null() {
+            None
+        } else {
+            match buffer_of(&self.scr, p.buffer) {
+                Some((b, _)) => Some(b),
+                None => {
+                    warn!(res = ?p.res, buffer = ?p.buffer, "texture_buffer: unknown buffer, skipped");
+                    return;
+                }
+            }
+        };
+        let (Some(whole), Some(range)) = (fns.tex_buffer, fns.tex_buffer_range) else {
+            tracing::error!(res = ?p.res, "texture_buffer: the driver has no glTexBuffer (GLES 3.2), skipped");
+            return;
+        };
+        if p.offset > isize::MAX as u64 || p.size > isize::MAX as u64 {
+            warn!(res = ?p.res, "texture_buffer: range beyond the driver's limits, skipped");
+            return;
+        }
+        let mut o = self.ox();
+        if o.edit_texture(p.res, glow::TEXTURE_BUFFER, "texture_buffer")
+            .is_none()
+        {
+            return;
+        }
+        let name = buf.map_or(0, |b| b.0.get());
+        // SAFETY: the texture is bound to TEXTURE_BUFFER; `name` is a live
+        // buffer object of this context (or 0); bad formats and ranges only
+        // raise GL errors.
+        unsafe {
+            if buf.is_some() && p.size > 0 {
+                range(
+                    glow::TEXTURE_BUFFER,
+                    p.internal_format,
+                    name,
+                    p.offset as isize,
+                    p.size as isize,
+                );
+            } else {
+                whole(glow::TEXTURE_BUFFER, p.internal_format, name);
+            }
+        }
+        o.set_internal(p.res, p.internal_format);
+        self.check("texture_buffer");
     }
 
     // ------------------------------------------------------------ CSOs

@@ -353,6 +353,7 @@ pub fn binding_target(target: u32) -> Option<u32> {
         g::TEXTURE_CUBE_MAP_ARRAY => g::TEXTURE_CUBE_MAP_ARRAY,
         g::TEXTURE_2D_MULTISAMPLE => g::TEXTURE_2D_MULTISAMPLE,
         g::TEXTURE_2D_MULTISAMPLE_ARRAY => g::TEXTURE_2D_MULTISAMPLE_ARRAY,
+        g::TEXTURE_BUFFER => g::TEXTURE_BUFFER,
         _ => return None,
     })
 }

@@ -138,11 +138,18 @@ pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
 /// `glGetTexLevelParameteriv` (GLES 3.1 core).
 pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
+/// `glTexBuffer` (GLES 3.2 core).
+pub(crate) type TexBufferFn = unsafe extern "system" fn(u32, u32, u32);
+/// `glTexBufferRange` (GLES 3.2 core).
+pub(crate) type TexBufferRangeFn = unsafe extern "system" fn(u32, u32, u32, isize, isize);
+
 /// GLES 3.1/3.2 entry points glow does not wrap, loaded where the
 /// version has them.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ExtraFns {
     pub tex_storage_3d_multisample: Option<TexStorage3DMultisampleFn>,
+    pub tex_buffer: Option<TexBufferFn>,
+    pub tex_buffer_range: Option<TexBufferRangeFn>,
     pub sample_mask_i: Option<SampleMaskiFn>,
     pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
 }
@@ -164,6 +171,14 @@ impl ExtraFns {
                     .map(|f| {
                         std::mem::transmute::<*const std::ffi::c_void, TexStorage3DMultisampleFn>(f)
                     }),
+                tex_buffer: (minor >= 2)
+                    .then(|| get("glTexBuffer"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, TexBufferFn>(f)),
+                tex_buffer_range: (minor >= 2)
+                    .then(|| get("glTexBufferRange"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, TexBufferRangeFn>(f)),
                 sample_mask_i: (minor >= 1)
                     .then(|| get("glSampleMaski"))
                     .flatten()

@@ -141,6 +141,12 @@ impl GlesBackend {
         for i in 0..IMPLEMENTED_CALLS.min(128) {
             c.call_mask[i / 64] |= 1u64 << (i % 64);
         }
+        // Buffer textures need GLES 3.2's glTexBuffer/glTexBufferRange.
+        let fns = self.features.fns;
+        if fns.tex_buffer.is_none() || fns.tex_buffer_range.is_none() {
+            let i = mgpipe::Opcode::TextureBuffer as usize;
+            c.call_mask[i / 64] &= !(1u64 << (i % 64));
+        }
         c
     }
 

@@ -1411,7 +1411,7 @@ impl VulkanBackend {
         }
         if build.unsupported {
             return Err(
-                "shader uses separate images/samplers or image buffers (not supported)".into(),
+                "shader uses separate images/samplers, buffer textures or image buffers (not supported)".into(),
             );
         }
         let inputs = build.inputs.clone();
@@ -3461,7 +3461,7 @@ impl VulkanBackend {
         }
         if build.unsupported {
             return Err(
-                "shader uses separate images/samplers or image buffers (not supported)".into(),
+                "shader uses separate images/samplers, buffer textures or image buffers (not supported)".into(),
             );
         }
         let plan = SetPlan::of(sh, build);

@@ -73,6 +73,7 @@ const SC_STORAGE_BUFFER: u32 = 12;
 /// SPIR-V Dim Rect (the last image dimensionality bound as a storage
 /// image; Buffer and SubpassData are not).
 const DIM_RECT: u32 = 4;
+const DIM_BUFFER: u32 = 5;
 
 /// Scalar class of a vertex input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -508,6 +509,13 @@ pub fn rewrite(words: &mut [u32], split_f64: bool) -> Result<Reflection, SpirvEr
                                 ..
                             }) = m.types.get(&img).copied()
                             {
+                                // samplerBuffer needs a uniform texel buffer
+                                // descriptor, which this backend does not
+                                // bind yet (docs/ARCHITECTURE.md).
+                                if dim == DIM_BUFFER {
+                                    r.unsupported = true;
+                                    continue;
+                                }
                                 r.samplers.push(SamplerBinding {
                                     binding,
                                     count,

@@ -163,6 +163,8 @@ pub struct Texture {
     /// GL_TEXTURE_FIXED_SAMPLE_LOCATIONS.
     pub samples: u32,
     pub fixed_sample_locations: bool,
+    /// Buffer textures: the buffer range attached (`gl::texbuf`).
+    pub buffer: Option<crate::gl::texbuf::TexBufferAttachment>,
 }
 
 impl Texture {
@@ -182,6 +184,7 @@ impl Texture {
             created: false,
             samples: 0,
             fixed_sample_locations: true,
+            buffer: None,
         }
     }
     pub fn level(&self, face: usize, level: usize) -> Option<LevelInfo> {

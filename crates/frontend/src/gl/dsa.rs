@@ -53,7 +53,7 @@ unsafe fn create_names(
 #[no_mangle]
 pub unsafe extern "C" fn glCreateTextures(target: u32, n: i32, out: *mut u32) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if target_index(target).is_none() || target == glow::TEXTURE_BUFFER {
+        if target_index(target).is_none() {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let fresh = |gl: &mut Gl| loop {

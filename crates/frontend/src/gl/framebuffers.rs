@@ -561,6 +561,10 @@ pub(super) fn texture_attachment(
     let Some(Some(t)) = gl.sh.textures.get(&tex) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
+    // GL 4.6 §9.2.8: a buffer texture has no image to attach.
+    if t.target == glow::TEXTURE_BUFFER {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     if level < 0 || layer < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }

@@ -71,6 +71,16 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    // Buffer textures where the backend attaches them (`gl::texbuf`).
+    let texbuf: &[&CStr] = if caps.implements(mgpipe::Opcode::TextureBuffer as u16) {
+        &[
+            c"GL_ARB_texture_buffer_object",
+            c"GL_ARB_texture_buffer_range",
+            c"GL_ARB_texture_buffer_object_rgb32",
+        ]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -81,6 +91,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(compute)
         .chain(float64)
         .chain(xfb)
+        .chain(texbuf)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -399,7 +410,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_FRAGMENT_INTERPOLATION_OFFSET => f(0.5),
         glow::FRAGMENT_INTERPOLATION_OFFSET_BITS => i(4),
         glow::MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS => i(1024),
-        glow::MAX_TEXTURE_BUFFER_SIZE => i(65536),
+        glow::MAX_TEXTURE_BUFFER_SIZE => i(super::texbuf::MAX_TEXELS as i64),
+        glow::TEXTURE_BUFFER_OFFSET_ALIGNMENT => i(super::texbuf::OFFSET_ALIGNMENT as i64),
         glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),
         glow::MAX_TEXTURE_MAX_ANISOTROPY_EXT => f(c.max_texture_max_anisotropy),
         glow::MAX_VIEWPORT_DIMS => Some(Vals::I(vec![
@@ -602,6 +614,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::TEXTURE_BINDING_CUBE_MAP => texture_binding(gl, glow::TEXTURE_CUBE_MAP),
         glow::TEXTURE_BINDING_CUBE_MAP_ARRAY => texture_binding(gl, glow::TEXTURE_CUBE_MAP_ARRAY),
         glow::TEXTURE_BINDING_BUFFER => texture_binding(gl, glow::TEXTURE_BUFFER),
+        // ARB_texture_buffer_object: the active unit's buffer texture.
+        0x8C2E /* TEXTURE_BUFFER_FORMAT_ARB */ => {
+            e(super::texbuf::bound_attachment(gl).internal_format)
+        }
+        glow::TEXTURE_BUFFER_DATA_STORE_BINDING => e(super::texbuf::bound_attachment(gl).buffer),
         glow::TEXTURE_BINDING_2D_MULTISAMPLE => texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE),
         glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY => {
             texture_binding(gl, glow::TEXTURE_2D_MULTISAMPLE_ARRAY)

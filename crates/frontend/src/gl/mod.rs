@@ -39,6 +39,7 @@ pub mod raster;
 pub mod shaders;
 pub mod state;
 pub mod sync;
+pub mod texbuf;
 pub mod textures;
 pub mod validate;
 pub mod vertex;
@@ -90,6 +91,7 @@ pub use raster::{
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;
+pub use texbuf::{glTexBuffer, glTexBufferRange, glTextureBuffer, glTextureBufferRange};
 pub use textures::*;
 pub use vertex::*;
 pub use xfb::*;

@@ -6,7 +6,8 @@
 //! * **Client writes** reach the server as `buffer_subdata` of the 64 KiB
 //!   blocks whose xxh3 changed since the last push. Pushes happen where GL
 //!   makes a coherent write visible to later commands: before each draw that
-//!   reads the buffer (vertex, index or uniform binding), before a copy that
+//!   reads the buffer (vertex, index or uniform binding, or a bound
+//!   buffer texture), before a copy that
 //!   reads it, and at `glFlush`/`glFinish`/`glFenceSync`/`glMemoryBarrier`.
 //!   Maps with `MAP_FLUSH_EXPLICIT_BIT` push only what
 //!   `glFlushMappedBufferRange` names.
@@ -144,7 +145,8 @@ pub fn push_all(gl: &mut Gl) {
 }
 
 /// Push the persistent maps a draw can read: the current VAO's vertex and
-/// index buffers and the bound uniform buffers.
+/// index buffers, the bound uniform buffers and the buffers of bound
+/// buffer textures.
 pub fn push_reachable(gl: &mut Gl) {
     for i in 0..gl.sh.persistent.len() {
         let name = gl.sh.persistent[i];
@@ -160,7 +162,17 @@ pub fn push_reachable(gl: &mut Gl) {
                         .any(|a| a.enabled && v.binding_of(a).buffer == name)
             });
         let in_ubo = st.uniform_bindings.iter().any(|b| b.buffer == name);
-        if in_vao || in_ubo {
+        // Buffer textures bound on any unit (`gl::texbuf`).
+        let in_tex = crate::context::target_index(glow::TEXTURE_BUFFER).is_some_and(|ti| {
+            st.texture_units.iter().any(|u| {
+                u.get(ti).is_some_and(|&t| {
+                    t != 0
+                        && matches!(gl.sh.textures.get(&t),
+                            Some(Some(tex)) if tex.buffer.is_some_and(|a| a.buffer == name))
+                })
+            })
+        });
+        if in_vao || in_ubo || in_tex {
             push(gl, name);
         }
     }

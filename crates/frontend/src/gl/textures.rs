@@ -306,7 +306,7 @@ pub(super) fn texture_object(gl: &mut Gl, name: u32, target: u32) {
 }
 
 /// Create the server-side texture resource on first definition.
-fn ensure_created(gl: &mut Gl, name: u32) -> Option<mgpipe::Handle> {
+pub(super) fn ensure_created(gl: &mut Gl, name: u32) -> Option<mgpipe::Handle> {
     let t = gl.sh.textures.get_mut(&name)?.as_mut()?;
     if !t.created {
         t.created = true;
@@ -1458,7 +1458,15 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             return None;
         }
         let name = bound_texture_name(gl, target);
+        if target == glow::TEXTURE_BUFFER {
+            if let Some(v) = super::texbuf::level_param(gl, name, level, pname) {
+                return v;
+            }
+        }
         let (info, samples, fixed) = match gl.sh.textures.get(&name) {
+            Some(Some(t)) if target == glow::TEXTURE_BUFFER => {
+                (super::texbuf::level_info(gl, t), 0, true)
+            }
             Some(Some(t)) => (
                 t.level(face_index(target), level as usize),
                 t.samples,
