@@ -135,6 +135,10 @@ pub(crate) type TexStorage3DMultisampleFn =
     unsafe extern "system" fn(u32, i32, u32, i32, i32, i32, u8);
 /// `glSampleMaski` (GLES 3.1 core).
 pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
+/// `glMinSampleShading` (GLES 3.2 core).
+pub(crate) type MinSampleShadingFn = unsafe extern "system" fn(f32);
+/// `glPolygonOffsetClampEXT` (EXT_polygon_offset_clamp).
+pub(crate) type PolygonOffsetClampFn = unsafe extern "system" fn(f32, f32, f32);
 /// `glGetTexLevelParameteriv` (GLES 3.1 core).
 pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
@@ -144,18 +148,21 @@ pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u
 pub(crate) struct ExtraFns {
     pub tex_storage_3d_multisample: Option<TexStorage3DMultisampleFn>,
     pub sample_mask_i: Option<SampleMaskiFn>,
+    pub min_sample_shading: Option<MinSampleShadingFn>,
+    pub polygon_offset_clamp: Option<PolygonOffsetClampFn>,
     pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
 }
 
 impl ExtraFns {
-    fn load(egl: &egl::Egl, minor: u32) -> ExtraFns {
+    fn load(egl: &egl::Egl, minor: u32, offset_clamp: bool) -> ExtraFns {
         let get = |name: &str| {
             let f = egl.proc_address(name);
             (!f.is_null()).then_some(f)
         };
         // SAFETY: each pointer is the driver's core entry point of that
-        // name (present from the GLES minor version checked), whose C
-        // signature the type spells out; checked not null.
+        // name (present from the GLES minor version checked) or of an
+        // extension it lists, whose C signature the type spells out;
+        // checked not null.
         unsafe {
             ExtraFns {
                 tex_storage_3d_multisample: (minor >= 2)
@@ -168,6 +175,16 @@ impl ExtraFns {
                     .then(|| get("glSampleMaski"))
                     .flatten()
                     .map(|f| std::mem::transmute::<*const std::ffi::c_void, SampleMaskiFn>(f)),
+                min_sample_shading: (minor >= 2)
+                    .then(|| get("glMinSampleShading"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, MinSampleShadingFn>(f)),
+                polygon_offset_clamp: offset_clamp
+                    .then(|| get("glPolygonOffsetClampEXT"))
+                    .flatten()
+                    .map(|f| {
+                        std::mem::transmute::<*const std::ffi::c_void, PolygonOffsetClampFn>(f)
+                    }),
                 get_tex_level_parameter_iv: (minor >= 1)
                     .then(|| get("glGetTexLevelParameteriv"))
                     .flatten()
@@ -532,7 +549,7 @@ impl GlesBackend {
                 },
                 vao_cache,
                 software: is_software_renderer(&renderer),
-                fns: ExtraFns::load(&egl, minor),
+                fns: ExtraFns::load(&egl, minor, ext.contains("GL_EXT_polygon_offset_clamp")),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack

@@ -63,7 +63,7 @@ fn new_ctx() -> Ctx {
         viewport: Default::default(),
         scissor: Default::default(),
         blend_color: [0.0; 4],
-        polygon_offset: [0.0; 2],
+        polygon_offset: [0.0; 3],
         line_width: 1.0,
     }
 }
@@ -140,6 +140,12 @@ impl VulkanBackend {
             // vertex format is, else as 32-bit words bit-cast in the
             // vertex stage (`spirv::lower_f64_inputs`; lavapipe).
             c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64 | mgpipe::caps::CAPS_FEATURE_VERTEX_64;
+        }
+        if self.gpu.feat.sample_rate_shading {
+            c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING;
+        }
+        if self.gpu.feat.independent_blend {
+            c.features |= mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);

@@ -61,6 +61,12 @@ pub const CAPS_FEATURE_FLOAT64: u32 = 1;
 /// `Caps::features`: 64-bit vertex inputs fetched unconverted
 /// (GL_ARB_vertex_attrib_64bit, `glVertexAttribLPointer`).
 pub const CAPS_FEATURE_VERTEX_64: u32 = 2;
+/// `Caps::features`: per-sample shading (GL_SAMPLE_SHADING,
+/// glMinSampleShading, gl_SampleID/gl_SamplePosition: GL_ARB_sample_shading).
+pub const CAPS_FEATURE_SAMPLE_SHADING: u32 = 1 << 8;
+/// `Caps::features`: blend functions/equations per draw buffer
+/// (GL_ARB_draw_buffers_blend).
+pub const CAPS_FEATURE_BLEND_PER_BUFFER: u32 = 1 << 9;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;
