@@ -68,6 +68,13 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    // Vulkan's gl_InstanceID still includes the base instance (a named gap
+    // of that backend): the extension is listed on GLES only.
+    let base_instance: &[&CStr] = if caps.backend_kind == mgpipe::caps::BACKEND_GLES {
+        &[c"GL_ARB_base_instance"]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -81,6 +88,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(sample_shading)
         .chain(blend_per_buffer)
         .chain(CORE_MISC_EXTENSIONS)
+        .chain(base_instance)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -90,7 +98,6 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
 /// "core entry points" work; docs/ARCHITECTURE.md).
 const CORE_MISC_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_multi_bind",
-    c"GL_ARB_base_instance",
     c"GL_ARB_polygon_offset_clamp",
     c"GL_EXT_polygon_offset_clamp",
     c"GL_ARB_internalformat_query",

@@ -24,6 +24,27 @@ fn sample_counts(gl: &Gl) -> Vec<i64> {
     v
 }
 
+/// Sized formats a multisample image may have beyond `renderable`: the
+/// 16-bit normalized colour formats (the backends may store them
+/// emulated) and the legacy ALPHA8-style formats of compatibility
+/// contexts.
+fn legacy_renderable(f: u32) -> bool {
+    const ALPHA8: u32 = 0x803C;
+    const LUMINANCE8: u32 = 0x8040;
+    const LUMINANCE8_ALPHA8: u32 = 0x8045;
+    const INTENSITY8: u32 = 0x804B;
+    matches!(
+        f,
+        ALPHA8
+            | LUMINANCE8
+            | LUMINANCE8_ALPHA8
+            | INTENSITY8
+            | glow::R16
+            | glow::RG16
+            | glow::RGBA16
+    )
+}
+
 /// The answer of `pname` for `target`/`internal`, or the GL error.
 fn query(gl: &Gl, target: u32, internal: u32, pname: u32, buf_size: i32) -> Result<Vec<i64>, u32> {
     if !matches!(
@@ -32,7 +53,9 @@ fn query(gl: &Gl, target: u32, internal: u32, pname: u32, buf_size: i32) -> Resu
     ) {
         return Err(glow::INVALID_ENUM);
     }
-    if !renderable(sized(internal)) {
+    // Renderable formats, and the legacy ALPHA8-style sized formats a
+    // compatibility context renders to as well.
+    if !renderable(sized(internal)) && !legacy_renderable(internal) {
         return Err(glow::INVALID_ENUM);
     }
     if buf_size < 0 {
