@@ -10,5 +10,8 @@ mod common;
 #[test]
 fn per_buffer_blend_state_queries_and_rendering() {
     // SAFETY: the helper makes its own context on this thread.
-    unsafe { blend::check() }
+    unsafe {
+        blend::check();
+        blend::check_queries();
+    }
 }

@@ -12,5 +12,8 @@ fn per_buffer_blend_state_queries_and_rendering_on_vulkan() {
     // Set before the first EGL call of this process (one test per binary).
     std::env::set_var("MOBILEGL_BACKEND", "vulkan");
     // SAFETY: the helper makes its own context on this thread.
-    unsafe { blend::check() }
+    unsafe {
+        blend::check();
+        blend::check_queries();
+    }
 }

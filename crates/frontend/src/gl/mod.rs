@@ -40,6 +40,7 @@ pub mod points;
 pub mod program_interface;
 pub mod queries;
 pub mod raster;
+pub mod robust;
 pub mod shaders;
 pub mod state;
 pub mod sync;
@@ -95,6 +96,7 @@ pub use raster::{
     glWindowPos2iv, glWindowPos2s, glWindowPos2sv, glWindowPos3d, glWindowPos3dv, glWindowPos3f,
     glWindowPos3fv, glWindowPos3i, glWindowPos3iv, glWindowPos3s, glWindowPos3sv,
 };
+pub use robust::*;
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;

@@ -2,7 +2,10 @@
 //! shading state and sample positions, shared by `draw_buffers_blend.rs`
 //! (GLES) and `draw_buffers_blend_vulkan.rs`.
 
-use mobilegl::gl::{draw, framebuffers, get, multisample, shaders, state, vertex};
+use mobilegl::gl::{
+    buffers, draw, fb_params, framebuffers, get, internalformat, multi_bind, multisample, robust,
+    shaders, state, textures, vertex,
+};
 
 use super::common::{self, expect_error, no_gl_error};
 
@@ -110,5 +113,117 @@ pub unsafe fn check() {
             near(p1, [64, 0, 64, 0]),
             "buffer 1 (reverse subtract): {p1:?}"
         );
+    }
+}
+
+/// Multi-bind, framebuffer parameters, internal-format and bounded reads:
+/// state and errors only (run after `check`, on its context).
+pub unsafe fn check_queries() {
+    // SAFETY (whole body): `check` left a context current; every pointer
+    // passed is to a live local of the size the call reads or writes.
+    unsafe {
+        // glBindTextures: whole-call errors bind nothing; a bad name fails
+        // only its unit.
+        multi_bind::glBindTextures(0, -1, std::ptr::null());
+        expect_error("negative count", glow::INVALID_VALUE);
+        multi_bind::glBindTextures(47, 2, std::ptr::null());
+        expect_error("range past the units", glow::INVALID_OPERATION);
+        let mut t = [0u32; 2];
+        textures::glGenTextures(2, t.as_mut_ptr());
+        for n in t {
+            textures::glBindTexture(glow::TEXTURE_2D, n);
+        }
+        textures::glBindTexture(glow::TEXTURE_2D, 0);
+        let names = [t[0], 9999, t[1]];
+        multi_bind::glBindTextures(2, 3, names.as_ptr());
+        expect_error("one unknown name", glow::INVALID_OPERATION);
+        let mut v = 0;
+        for (unit, want) in [(2, t[0]), (3, 0), (4, t[1])] {
+            textures::glActiveTexture(glow::TEXTURE0 + unit);
+            get::glGetIntegerv(glow::TEXTURE_BINDING_2D, &mut v);
+            assert_eq!(v as u32, want, "unit {unit}");
+        }
+        textures::glActiveTexture(glow::TEXTURE0);
+        multi_bind::glBindTextures(2, 3, std::ptr::null());
+        textures::glActiveTexture(glow::TEXTURE2);
+        get::glGetIntegerv(glow::TEXTURE_BINDING_2D, &mut v);
+        assert_eq!(v, 0, "a null array unbinds");
+        textures::glActiveTexture(glow::TEXTURE0);
+
+        // glBindBuffersBase keeps the generic binding point.
+        let b = common::buffer_with(glow::UNIFORM_BUFFER, &[0u8; 64]);
+        buffers::glBindBuffer(glow::UNIFORM_BUFFER, 0);
+        let bufs = [b, 0];
+        multi_bind::glBindBuffersBase(glow::UNIFORM_BUFFER, 0, 2, bufs.as_ptr());
+        no_gl_error("glBindBuffersBase");
+        get::glGetIntegeri_v(glow::UNIFORM_BUFFER_BINDING, 0, &mut v);
+        assert_eq!(v as u32, b);
+        get::glGetIntegerv(glow::UNIFORM_BUFFER_BINDING, &mut v);
+        assert_eq!(v, 0, "generic binding untouched");
+        multi_bind::glBindBuffersBase(glow::ARRAY_BUFFER, 0, 1, bufs.as_ptr());
+        expect_error("not an indexed target", glow::INVALID_ENUM);
+
+        // Framebuffer default parameters (the bound FBO from `check`).
+        fb_params::glFramebufferParameteri(glow::FRAMEBUFFER, glow::FRAMEBUFFER_DEFAULT_WIDTH, 64);
+        fb_params::glGetFramebufferParameteriv(
+            glow::FRAMEBUFFER,
+            glow::FRAMEBUFFER_DEFAULT_WIDTH,
+            &mut v,
+        );
+        no_gl_error("framebuffer parameters");
+        assert_eq!(v, 64);
+        fb_params::glFramebufferParameteri(glow::FRAMEBUFFER, glow::FRAMEBUFFER_DEFAULT_WIDTH, -1);
+        expect_error("negative default width", glow::INVALID_VALUE);
+
+        // Internal-format sample counts: at least one, descending.
+        internalformat::glGetInternalformativ(
+            glow::RENDERBUFFER,
+            glow::RGBA8,
+            glow::NUM_SAMPLE_COUNTS,
+            1,
+            &mut v,
+        );
+        no_gl_error("NUM_SAMPLE_COUNTS");
+        assert!(v >= 1);
+        let mut counts = [0i32; 8];
+        internalformat::glGetInternalformativ(
+            glow::RENDERBUFFER,
+            glow::RGBA8,
+            glow::SAMPLES,
+            1,
+            counts.as_mut_ptr(),
+        );
+        no_gl_error("SAMPLES");
+        assert!(
+            counts[0] >= 2 && counts[1] == 0,
+            "bufSize 1 writes one value"
+        );
+
+        // glReadnPixels: a 4x4 RGBA8 read needs 64 bytes.
+        let mut px = [0u8; 64];
+        robust::glReadnPixels(
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            63,
+            px.as_mut_ptr().cast(),
+        );
+        expect_error("bufSize one byte short", glow::INVALID_OPERATION);
+        assert!(px.iter().all(|b| *b == 0), "nothing written");
+        robust::glReadnPixels(
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            64,
+            px.as_mut_ptr().cast(),
+        );
+        no_gl_error("glReadnPixels");
+        assert!(px.iter().any(|b| *b != 0));
     }
 }
