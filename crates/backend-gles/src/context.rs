@@ -2121,14 +2121,9 @@ impl Context for GlesBackend {
         let Some(cx) = self.cx("bind_render_state") else {
             return;
         };
-        cx.ctx.shadow.apply_render_state(
-            cx.gl,
-            &rs,
-            cx.f.gles32,
-            cx.f.max_draw_buffers,
-            cx.f.fns.sample_mask_i,
-            cx.f.fns.min_sample_shading,
-        );
+        cx.ctx
+            .shadow
+            .apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers, &cx.f.fns);
         cx.ctx.render_state = p.cso;
         self.check("bind_render_state");
     }

@@ -139,6 +139,8 @@ pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
 pub(crate) type MinSampleShadingFn = unsafe extern "system" fn(f32);
 /// `glPolygonOffsetClampEXT` (EXT_polygon_offset_clamp).
 pub(crate) type PolygonOffsetClampFn = unsafe extern "system" fn(f32, f32, f32);
+/// `glClipControlEXT` (EXT_clip_control).
+pub(crate) type ClipControlFn = unsafe extern "system" fn(u32, u32);
 /// `glGetTexLevelParameteriv` (GLES 3.1 core).
 pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
@@ -150,11 +152,12 @@ pub(crate) struct ExtraFns {
     pub sample_mask_i: Option<SampleMaskiFn>,
     pub min_sample_shading: Option<MinSampleShadingFn>,
     pub polygon_offset_clamp: Option<PolygonOffsetClampFn>,
+    pub clip_control: Option<ClipControlFn>,
     pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
 }
 
 impl ExtraFns {
-    fn load(egl: &egl::Egl, minor: u32, offset_clamp: bool) -> ExtraFns {
+    fn load(egl: &egl::Egl, minor: u32, offset_clamp: bool, clip_control: bool) -> ExtraFns {
         let get = |name: &str| {
             let f = egl.proc_address(name);
             (!f.is_null()).then_some(f)
@@ -185,6 +188,10 @@ impl ExtraFns {
                     .map(|f| {
                         std::mem::transmute::<*const std::ffi::c_void, PolygonOffsetClampFn>(f)
                     }),
+                clip_control: clip_control
+                    .then(|| get("glClipControlEXT"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, ClipControlFn>(f)),
                 get_tex_level_parameter_iv: (minor >= 1)
                     .then(|| get("glGetTexLevelParameteriv"))
                     .flatten()
@@ -549,7 +556,12 @@ impl GlesBackend {
                 },
                 vao_cache,
                 software: is_software_renderer(&renderer),
-                fns: ExtraFns::load(&egl, minor, ext.contains("GL_EXT_polygon_offset_clamp")),
+                fns: ExtraFns::load(
+                    &egl,
+                    minor,
+                    ext.contains("GL_EXT_polygon_offset_clamp"),
+                    ext.contains("GL_EXT_clip_control"),
+                ),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack

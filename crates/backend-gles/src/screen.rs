@@ -58,6 +58,9 @@ impl GlesBackend {
             c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING
                 | mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }
+        if gl.supported_extensions().contains("GL_EXT_clip_control") {
+            c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;
+        }
         // SAFETY: plain queries on the current context.
         unsafe {
             let u = |e: u32| gl.get_parameter_i32(e).max(0) as u32;

@@ -38,6 +38,8 @@ pub struct Shadow {
     /// Per draw buffer (index 0 also stands for the non-indexed call).
     blend_func: [Option<[u32; 4]>; 8],
     blend_eq: [Option<[u32; 2]>; 8],
+    /// glClipControlEXT's (origin, depth).
+    clip_control: Option<(u32, u32)>,
     /// GL_SAMPLE_SHADING and glMinSampleShading's value.
     sample_shading: Option<(bool, u32)>,
     color_mask: [Option<[bool; 4]>; 8],
@@ -201,6 +203,43 @@ impl Shadow {
         }
     }
 
+    /// glClipControl through EXT_clip_control; without it only the GL
+    /// default convention renders right (logged).
+    fn apply_clip_control(
+        &mut self,
+        rs: &calls::CreateRenderState,
+        clip_control: Option<crate::ClipControlFn>,
+    ) {
+        const LOWER_LEFT: u32 = 0x8CA1;
+        const UPPER_LEFT: u32 = 0x8CA2;
+        const NEGATIVE_ONE_TO_ONE: u32 = 0x935E;
+        const ZERO_TO_ONE: u32 = 0x935F;
+        let want = (
+            if rs.clip_upper_left != 0 {
+                UPPER_LEFT
+            } else {
+                LOWER_LEFT
+            },
+            if rs.clip_zero_to_one != 0 {
+                ZERO_TO_ONE
+            } else {
+                NEGATIVE_ONE_TO_ONE
+            },
+        );
+        if self.clip_control == Some(want) {
+            return;
+        }
+        match clip_control {
+            // SAFETY: the driver's glClipControlEXT with valid enums.
+            Some(f) => unsafe { f(want.0, want.1) },
+            None if want != (LOWER_LEFT, NEGATIVE_ONE_TO_ONE) => {
+                tracing::warn!("glClipControl needs EXT_clip_control on GLES: ignored");
+            }
+            None => {}
+        }
+        self.clip_control = Some(want);
+    }
+
     /// GL_SAMPLE_SHADING and its minimum fraction (GLES 3.2 core).
     fn apply_sample_shading(
         &mut self,
@@ -231,18 +270,19 @@ impl Shadow {
     }
 
     /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls;
-    /// `sample_mask_i`: the driver's glSampleMaski (GLES 3.1), without which
-    /// the sample mask stays off.
+    /// `fns`: the driver's extra entry points; without glSampleMaski
+    /// (GLES 3.1) the sample mask stays off.
     pub fn apply_render_state(
         &mut self,
         gl: &glow::Context,
         rs: &calls::CreateRenderState,
         indexed: bool,
         max_draw_buffers: usize,
-        sample_mask_i: Option<crate::SampleMaskiFn>,
-        min_sample_shading: Option<crate::MinSampleShadingFn>,
+        fns: &crate::ExtraFns,
     ) {
-        self.apply_sample_shading(gl, rs, min_sample_shading);
+        let sample_mask_i = fns.sample_mask_i;
+        self.apply_sample_shading(gl, rs, fns.min_sample_shading);
+        self.apply_clip_control(rs, fns.clip_control);
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let n = if indexed {
             max_draw_buffers.clamp(1, 8)

@@ -1732,14 +1732,28 @@ impl VulkanBackend {
             1.0
         };
         let ds = frame::DynState {
-            viewport: [
-                vp.x,
-                vp.y,
-                vp.width,
-                vp.height,
-                vp.near.clamp(0.0, 1.0),
-                vp.far.clamp(0.0, 1.0),
-            ],
+            // glClipControl(GL_UPPER_LEFT): window y flipped, by a
+            // negative-height viewport (core since Vulkan 1.1); the
+            // pipeline's front face undoes the winding flip.
+            viewport: if rs.clip_upper_left != 0 {
+                [
+                    vp.x,
+                    vp.y + vp.height,
+                    vp.width,
+                    -vp.height,
+                    vp.near.clamp(0.0, 1.0),
+                    vp.far.clamp(0.0, 1.0),
+                ]
+            } else {
+                [
+                    vp.x,
+                    vp.y,
+                    vp.width,
+                    vp.height,
+                    vp.near.clamp(0.0, 1.0),
+                    vp.far.clamp(0.0, 1.0),
+                ]
+            },
             scissor,
             blend: c.blend_color,
             stencil_ref: [rs.stencil_ref[0] as u32, rs.stencil_ref[1] as u32],

@@ -443,8 +443,8 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
                 && (emulation::is_strip_topology(d.topology)
                     || (gpu.feat.list_restart && d.topology != vk::PrimitiveTopology::PATCH_LIST)),
         );
-    let mut dcc =
-        vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
+    let mut dcc = vk::PipelineViewportDepthClipControlCreateInfoEXT::default()
+        .negative_one_to_one(rs.clip_zero_to_one == 0);
     let mut vp = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
@@ -461,7 +461,10 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         vk::CullModeFlags::NONE
     };
     // GL rows are stored bottom-up (emulation.rs): the winding flips.
-    let front = if or(rs.front_face, gl::CCW) == gl::CW {
+    // glClipControl(GL_UPPER_LEFT) flips y by a negative-height viewport,
+    // which reverses window-space winding; GL's facing ignores the origin,
+    // so the flip is undone here.
+    let front = if (or(rs.front_face, gl::CCW) == gl::CW) != (rs.clip_upper_left != 0) {
         vk::FrontFace::COUNTER_CLOCKWISE
     } else {
         vk::FrontFace::CLOCKWISE

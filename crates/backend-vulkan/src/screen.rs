@@ -144,6 +144,9 @@ impl VulkanBackend {
         if self.gpu.feat.sample_rate_shading {
             c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING;
         }
+        // Zero-to-one depth is Vulkan's own; the upper-left origin is a
+        // negative-height viewport.
+        c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;
         if self.gpu.feat.independent_blend {
             c.features |= mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }

@@ -847,6 +847,9 @@ pub struct GlState {
     /// GL_SAMPLE_SHADING and glMinSampleShading's value (GL 4.0).
     pub sample_shading: bool,
     pub min_sample_shading: f32,
+    /// glClipControl (GL 4.5): origin GL_UPPER_LEFT, depth GL_ZERO_TO_ONE.
+    pub clip_upper_left: bool,
+    pub clip_zero_to_one: bool,
     pub blend_color: [f32; 4],
     pub color_mask: [u8; MAX_DRAW_BUFFERS],
     pub depth_test: bool,
@@ -1041,6 +1044,8 @@ impl GlState {
             blend_eq_alpha: [glow::FUNC_ADD; MAX_DRAW_BUFFERS],
             sample_shading: false,
             min_sample_shading: 0.0,
+            clip_upper_left: false,
+            clip_zero_to_one: false,
             blend_color: [0.0; 4],
             color_mask: [0xF; MAX_DRAW_BUFFERS],
             depth_test: false,

@@ -67,6 +67,9 @@ pub const CAPS_FEATURE_SAMPLE_SHADING: u32 = 1 << 8;
 /// `Caps::features`: blend functions/equations per draw buffer
 /// (GL_ARB_draw_buffers_blend).
 pub const CAPS_FEATURE_BLEND_PER_BUFFER: u32 = 1 << 9;
+/// `Caps::features`: both glClipControl origins and depth modes
+/// (GL_ARB_clip_control).
+pub const CAPS_FEATURE_CLIP_CONTROL: u32 = 1 << 10;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

@@ -75,6 +75,11 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    let clip_control: &[&CStr] = if caps.features & mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL != 0 {
+        &[c"GL_ARB_clip_control"]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -89,6 +94,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(blend_per_buffer)
         .chain(CORE_MISC_EXTENSIONS)
         .chain(base_instance)
+        .chain(clip_control)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -665,6 +671,16 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::POLYGON_MODE => Some(Vals::E(vec![s.polygon_mode as i64, s.polygon_mode as i64])),
         glow::LINE_WIDTH => f(s.line_width),
         glow::MIN_SAMPLE_SHADING_VALUE => f(s.min_sample_shading),
+        glow::CLIP_ORIGIN => e(if s.clip_upper_left {
+            glow::UPPER_LEFT
+        } else {
+            glow::LOWER_LEFT
+        }),
+        glow::CLIP_DEPTH_MODE => e(if s.clip_zero_to_one {
+            glow::ZERO_TO_ONE
+        } else {
+            glow::NEGATIVE_ONE_TO_ONE
+        }),
         glow::POINT_SIZE => f(s.point_size),
         glow::SAMPLE_COVERAGE_VALUE => f(s.sample_coverage_value),
         glow::SAMPLE_COVERAGE_INVERT => b(s.sample_coverage_invert),

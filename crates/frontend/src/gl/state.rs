@@ -340,6 +340,20 @@ pub unsafe extern "C" fn glBlendEquationSeparatei(buf: u32, rgb: u32, alpha: u32
     })
 }
 
+/// glClipControl (GL 4.5, ARB_clip_control).
+#[no_mangle]
+pub unsafe extern "C" fn glClipControl(origin: u32, depth: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        if !matches!(origin, glow::LOWER_LEFT | glow::UPPER_LEFT)
+            || !matches!(depth, glow::NEGATIVE_ONE_TO_ONE | glow::ZERO_TO_ONE)
+        {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        gl.st.clip_upper_left = origin == glow::UPPER_LEFT;
+        gl.st.clip_zero_to_one = depth == glow::ZERO_TO_ONE;
+    })
+}
+
 /// glMinSampleShading (GL 4.0): the value is clamped to [0, 1].
 #[no_mangle]
 pub unsafe extern "C" fn glMinSampleShading(value: f32) {

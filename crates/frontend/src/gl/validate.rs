@@ -465,6 +465,8 @@ impl Gl<'_> {
             sample_mask_enable: s.sample_mask as u32,
             sample_mask: s.sample_mask_value,
             sample_shading: s.sample_shading as u32,
+            clip_upper_left: s.clip_upper_left as u32,
+            clip_zero_to_one: s.clip_zero_to_one as u32,
             // Only the enable's state distinguishes CSOs while it is off.
             min_sample_shading: if s.sample_shading {
                 s.min_sample_shading

@@ -199,6 +199,17 @@ pub unsafe fn check_queries() {
             "bufSize 1 writes one value"
         );
 
+        // glClipControl state and errors.
+        state::glClipControl(glow::UPPER_LEFT, glow::ZERO_TO_ONE);
+        get::glGetIntegerv(glow::CLIP_ORIGIN, &mut v);
+        assert_eq!(v as u32, glow::UPPER_LEFT);
+        get::glGetIntegerv(glow::CLIP_DEPTH_MODE, &mut v);
+        assert_eq!(v as u32, glow::ZERO_TO_ONE);
+        state::glClipControl(glow::ZERO_TO_ONE, glow::ZERO_TO_ONE);
+        expect_error("bad origin", glow::INVALID_ENUM);
+        state::glClipControl(glow::LOWER_LEFT, glow::NEGATIVE_ONE_TO_ONE);
+        no_gl_error("glClipControl");
+
         // glReadnPixels: a 4x4 RGBA8 read needs 64 bytes.
         let mut px = [0u8; 64];
         robust::glReadnPixels(
