@@ -340,6 +340,20 @@ pub unsafe extern "C" fn glBlendEquationSeparatei(buf: u32, rgb: u32, alpha: u32
     })
 }
 
+/// glTextureBarrier (GL 4.5, ARB_texture_barrier): earlier rendering is
+/// visible to later texture fetches, as a memory barrier over texture
+/// fetches and framebuffer accesses (the backends order draws after it).
+#[no_mangle]
+pub unsafe extern "C" fn glTextureBarrier() {
+    with_gl(|gl| {
+        super::compute::memory_barrier(
+            gl,
+            glow::TEXTURE_FETCH_BARRIER_BIT | glow::FRAMEBUFFER_BARRIER_BIT,
+            false,
+        )
+    })
+}
+
 /// glClipControl (GL 4.5, ARB_clip_control).
 #[no_mangle]
 pub unsafe extern "C" fn glClipControl(origin: u32, depth: u32) {

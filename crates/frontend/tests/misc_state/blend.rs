@@ -102,6 +102,8 @@ pub unsafe fn check() {
         common::fullscreen_strip();
         draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
         no_gl_error("blended draw");
+        state::glTextureBarrier();
+        no_gl_error("glTextureBarrier");
         framebuffers::glReadBuffer(glow::COLOR_ATTACHMENT0);
         let p0 = common::pixel(1, 1);
         framebuffers::glReadBuffer(glow::COLOR_ATTACHMENT1);
