@@ -2173,13 +2173,9 @@ impl Context for GlesBackend {
         let Some(cx) = self.cx("bind_render_state") else {
             return;
         };
-        cx.ctx.shadow.apply_render_state(
-            cx.gl,
-            &rs,
-            cx.f.gles32,
-            cx.f.max_draw_buffers,
-            cx.f.fns.sample_mask_i,
-        );
+        cx.ctx
+            .shadow
+            .apply_render_state(cx.gl, &rs, cx.f.gles32, cx.f.max_draw_buffers, &cx.f.fns);
         cx.ctx.render_state = p.cso;
         self.check("bind_render_state");
     }
@@ -2596,10 +2592,24 @@ impl Context for GlesBackend {
         let Some(cx) = self.cx("set_polygon_offset") else {
             return;
         };
-        let v = [p.factor, p.units];
+        let v = [p.factor, p.units, p.clamp];
         if cx.ctx.shadow.polygon_offset != Some(v) {
-            // SAFETY: plain state call.
-            unsafe { cx.gl.polygon_offset(v[0], v[1]) };
+            match cx.f.fns.polygon_offset_clamp {
+                // SAFETY: the driver's glPolygonOffsetClampEXT (its
+                // extension is listed); plain state call.
+                Some(f) => unsafe { f(v[0], v[1], v[2]) },
+                None => {
+                    if v[2] != 0.0 && v[2].is_finite() {
+                        warn!(
+                            clamp = v[2],
+                            "polygon offset clamp: the driver has no EXT_polygon_offset_clamp; \
+                             offset left unclamped"
+                        );
+                    }
+                    // SAFETY: plain state call.
+                    unsafe { cx.gl.polygon_offset(v[0], v[1]) }
+                }
+            }
             cx.ctx.shadow.polygon_offset = Some(v);
         }
         self.check("set_polygon_offset");

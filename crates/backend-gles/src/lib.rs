@@ -135,6 +135,12 @@ pub(crate) type TexStorage3DMultisampleFn =
     unsafe extern "system" fn(u32, i32, u32, i32, i32, i32, u8);
 /// `glSampleMaski` (GLES 3.1 core).
 pub(crate) type SampleMaskiFn = unsafe extern "system" fn(u32, u32);
+/// `glMinSampleShading` (GLES 3.2 core).
+pub(crate) type MinSampleShadingFn = unsafe extern "system" fn(f32);
+/// `glPolygonOffsetClampEXT` (EXT_polygon_offset_clamp).
+pub(crate) type PolygonOffsetClampFn = unsafe extern "system" fn(f32, f32, f32);
+/// `glClipControlEXT` (EXT_clip_control).
+pub(crate) type ClipControlFn = unsafe extern "system" fn(u32, u32);
 /// `glGetTexLevelParameteriv` (GLES 3.1 core).
 pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
@@ -151,18 +157,22 @@ pub(crate) struct ExtraFns {
     pub tex_buffer: Option<TexBufferFn>,
     pub tex_buffer_range: Option<TexBufferRangeFn>,
     pub sample_mask_i: Option<SampleMaskiFn>,
+    pub min_sample_shading: Option<MinSampleShadingFn>,
+    pub polygon_offset_clamp: Option<PolygonOffsetClampFn>,
+    pub clip_control: Option<ClipControlFn>,
     pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
 }
 
 impl ExtraFns {
-    fn load(egl: &egl::Egl, minor: u32) -> ExtraFns {
+    fn load(egl: &egl::Egl, minor: u32, offset_clamp: bool, clip_control: bool) -> ExtraFns {
         let get = |name: &str| {
             let f = egl.proc_address(name);
             (!f.is_null()).then_some(f)
         };
         // SAFETY: each pointer is the driver's core entry point of that
-        // name (present from the GLES minor version checked), whose C
-        // signature the type spells out; checked not null.
+        // name (present from the GLES minor version checked) or of an
+        // extension it lists, whose C signature the type spells out;
+        // checked not null.
         unsafe {
             ExtraFns {
                 tex_storage_3d_multisample: (minor >= 2)
@@ -183,6 +193,20 @@ impl ExtraFns {
                     .then(|| get("glSampleMaski"))
                     .flatten()
                     .map(|f| std::mem::transmute::<*const std::ffi::c_void, SampleMaskiFn>(f)),
+                min_sample_shading: (minor >= 2)
+                    .then(|| get("glMinSampleShading"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, MinSampleShadingFn>(f)),
+                polygon_offset_clamp: offset_clamp
+                    .then(|| get("glPolygonOffsetClampEXT"))
+                    .flatten()
+                    .map(|f| {
+                        std::mem::transmute::<*const std::ffi::c_void, PolygonOffsetClampFn>(f)
+                    }),
+                clip_control: clip_control
+                    .then(|| get("glClipControlEXT"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, ClipControlFn>(f)),
                 get_tex_level_parameter_iv: (minor >= 1)
                     .then(|| get("glGetTexLevelParameteriv"))
                     .flatten()
@@ -547,7 +571,12 @@ impl GlesBackend {
                 },
                 vao_cache,
                 software: is_software_renderer(&renderer),
-                fns: ExtraFns::load(&egl, minor),
+                fns: ExtraFns::load(
+                    &egl,
+                    minor,
+                    ext.contains("GL_EXT_polygon_offset_clamp"),
+                    ext.contains("GL_EXT_clip_control"),
+                ),
             }
         };
         // SAFETY: the root context is current; tight client rows (no unpack

@@ -52,6 +52,15 @@ impl GlesBackend {
         c.backend_kind = mgpipe::caps::BACKEND_GLES;
         // Emulation: doubles lowered to uint bit patterns (fp64.rs).
         c.features |= mgpipe::caps::CAPS_FEATURE_FLOAT64 | mgpipe::caps::CAPS_FEATURE_VERTEX_64;
+        // GLES 3.2: glMinSampleShading and glBlendFuncSeparatei are core.
+        let v = gl.version();
+        if (v.major, v.minor) >= (3, 2) {
+            c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING
+                | mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
+        }
+        if gl.supported_extensions().contains("GL_EXT_clip_control") {
+            c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;
+        }
         // SAFETY: plain queries on the current context.
         unsafe {
             let u = |e: u32| gl.get_parameter_i32(e).max(0) as u32;

@@ -35,8 +35,13 @@ pub struct AttribState {
 pub struct Shadow {
     enables: [Option<bool>; CAPS.len()],
     blend: [Option<bool>; 8],
-    blend_func: Option<[u32; 4]>,
-    blend_eq: Option<[u32; 2]>,
+    /// Per draw buffer (index 0 also stands for the non-indexed call).
+    blend_func: [Option<[u32; 4]>; 8],
+    blend_eq: [Option<[u32; 2]>; 8],
+    /// glClipControlEXT's (origin, depth).
+    clip_control: Option<(u32, u32)>,
+    /// GL_SAMPLE_SHADING and glMinSampleShading's value.
+    sample_shading: Option<(bool, u32)>,
     color_mask: [Option<[bool; 4]>; 8],
     depth_mask: Option<bool>,
     depth_func: Option<u32>,
@@ -50,7 +55,8 @@ pub struct Shadow {
     pub depth_range: Option<[f32; 2]>,
     pub scissor: Option<[i32; 4]>,
     pub blend_color: Option<[f32; 4]>,
-    pub polygon_offset: Option<[f32; 2]>,
+    /// factor, units, clamp.
+    pub polygon_offset: Option<[f32; 3]>,
     pub line_width: Option<f32>,
     pub program: Option<Option<glow::Program>>,
     pub draw_fb: Option<Option<glow::Framebuffer>>,
@@ -125,17 +131,158 @@ impl Shadow {
         }
     }
 
+    /// Blend functions and equations: one call when every draw buffer
+    /// agrees (or the driver has no indexed calls), else one per buffer.
+    fn apply_blend_funcs(
+        &mut self,
+        gl: &glow::Context,
+        rs: &calls::CreateRenderState,
+        indexed: bool,
+        max_draw_buffers: usize,
+    ) {
+        let or = |v: u32, d: u32| if v == 0 { d } else { v };
+        let func = |i: usize| {
+            if rs.blend_per_buffer != 0 {
+                [
+                    or(rs.blend_src_rgb_i[i], glow::ONE),
+                    or(rs.blend_dst_rgb_i[i], glow::ZERO),
+                    or(rs.blend_src_alpha_i[i], glow::ONE),
+                    or(rs.blend_dst_alpha_i[i], glow::ZERO),
+                ]
+            } else {
+                [
+                    or(rs.blend_src_rgb, glow::ONE),
+                    or(rs.blend_dst_rgb, glow::ZERO),
+                    or(rs.blend_src_alpha, glow::ONE),
+                    or(rs.blend_dst_alpha, glow::ZERO),
+                ]
+            }
+        };
+        let eq = |i: usize| {
+            if rs.blend_per_buffer != 0 {
+                [
+                    or(rs.blend_eq_rgb_i[i], glow::FUNC_ADD),
+                    or(rs.blend_eq_alpha_i[i], glow::FUNC_ADD),
+                ]
+            } else {
+                [
+                    or(rs.blend_eq_rgb, glow::FUNC_ADD),
+                    or(rs.blend_eq_alpha, glow::FUNC_ADD),
+                ]
+            }
+        };
+        if rs.blend_per_buffer == 0 || !indexed {
+            if rs.blend_per_buffer != 0 {
+                tracing::warn!("per-draw-buffer blending needs GLES 3.2: buffer 0's state used");
+            }
+            let (bf, be) = (func(0), eq(0));
+            if self.blend_func.iter().any(|f| *f != Some(bf)) {
+                // SAFETY: plain state call; bad enums only raise a GL error.
+                unsafe { gl.blend_func_separate(bf[0], bf[1], bf[2], bf[3]) };
+                self.blend_func = [Some(bf); 8];
+            }
+            if self.blend_eq.iter().any(|e| *e != Some(be)) {
+                // SAFETY: plain state call.
+                unsafe { gl.blend_equation_separate(be[0], be[1]) };
+                self.blend_eq = [Some(be); 8];
+            }
+            return;
+        }
+        for i in 0..max_draw_buffers.clamp(1, 8) {
+            let (bf, be) = (func(i), eq(i));
+            if self.blend_func[i] != Some(bf) {
+                // SAFETY: GLES 3.2 indexed call; i below MAX_DRAW_BUFFERS.
+                unsafe { gl.blend_func_separate_draw_buffer(i as u32, bf[0], bf[1], bf[2], bf[3]) };
+                self.blend_func[i] = Some(bf);
+            }
+            if self.blend_eq[i] != Some(be) {
+                // SAFETY: GLES 3.2 indexed call; i below MAX_DRAW_BUFFERS.
+                unsafe { gl.blend_equation_separate_draw_buffer(i as u32, be[0], be[1]) };
+                self.blend_eq[i] = Some(be);
+            }
+        }
+    }
+
+    /// glClipControl through EXT_clip_control; without it only the GL
+    /// default convention renders right (logged).
+    fn apply_clip_control(
+        &mut self,
+        rs: &calls::CreateRenderState,
+        clip_control: Option<crate::ClipControlFn>,
+    ) {
+        const LOWER_LEFT: u32 = 0x8CA1;
+        const UPPER_LEFT: u32 = 0x8CA2;
+        const NEGATIVE_ONE_TO_ONE: u32 = 0x935E;
+        const ZERO_TO_ONE: u32 = 0x935F;
+        let want = (
+            if rs.clip_upper_left != 0 {
+                UPPER_LEFT
+            } else {
+                LOWER_LEFT
+            },
+            if rs.clip_zero_to_one != 0 {
+                ZERO_TO_ONE
+            } else {
+                NEGATIVE_ONE_TO_ONE
+            },
+        );
+        if self.clip_control == Some(want) {
+            return;
+        }
+        match clip_control {
+            // SAFETY: the driver's glClipControlEXT with valid enums.
+            Some(f) => unsafe { f(want.0, want.1) },
+            None if want != (LOWER_LEFT, NEGATIVE_ONE_TO_ONE) => {
+                tracing::warn!("glClipControl needs EXT_clip_control on GLES: ignored");
+            }
+            None => {}
+        }
+        self.clip_control = Some(want);
+    }
+
+    /// GL_SAMPLE_SHADING and its minimum fraction (GLES 3.2 core).
+    fn apply_sample_shading(
+        &mut self,
+        gl: &glow::Context,
+        rs: &calls::CreateRenderState,
+        min_sample_shading: Option<crate::MinSampleShadingFn>,
+    ) {
+        let Some(min_fn) = min_sample_shading else {
+            if rs.sample_shading != 0 {
+                tracing::warn!("GL_SAMPLE_SHADING needs GLES 3.2 glMinSampleShading: ignored");
+            }
+            return;
+        };
+        let want = (rs.sample_shading != 0, rs.min_sample_shading.to_bits());
+        if self.sample_shading == Some(want) {
+            return;
+        }
+        // SAFETY: plain state calls of GLES 3.2; the value is a float.
+        unsafe {
+            if want.0 {
+                gl.enable(glow::SAMPLE_SHADING);
+                min_fn(rs.min_sample_shading.clamp(0.0, 1.0));
+            } else {
+                gl.disable(glow::SAMPLE_SHADING);
+            }
+        }
+        self.sample_shading = Some(want);
+    }
+
     /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls;
-    /// `sample_mask_i`: the driver's glSampleMaski (GLES 3.1), without which
-    /// the sample mask stays off.
+    /// `fns`: the driver's extra entry points; without glSampleMaski
+    /// (GLES 3.1) the sample mask stays off.
     pub fn apply_render_state(
         &mut self,
         gl: &glow::Context,
         rs: &calls::CreateRenderState,
         indexed: bool,
         max_draw_buffers: usize,
-        sample_mask_i: Option<crate::SampleMaskiFn>,
+        fns: &crate::ExtraFns,
     ) {
+        let sample_mask_i = fns.sample_mask_i;
+        self.apply_sample_shading(gl, rs, fns.min_sample_shading);
+        self.apply_clip_control(rs, fns.clip_control);
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let n = if indexed {
             max_draw_buffers.clamp(1, 8)
@@ -170,26 +317,7 @@ impl Shadow {
                 self.color_mask[i] = Some(mask);
             }
         }
-        let bf = [
-            or(rs.blend_src_rgb, glow::ONE),
-            or(rs.blend_dst_rgb, glow::ZERO),
-            or(rs.blend_src_alpha, glow::ONE),
-            or(rs.blend_dst_alpha, glow::ZERO),
-        ];
-        if self.blend_func != Some(bf) {
-            // SAFETY: plain state call; bad enums only raise a GL error.
-            unsafe { gl.blend_func_separate(bf[0], bf[1], bf[2], bf[3]) };
-            self.blend_func = Some(bf);
-        }
-        let be = [
-            or(rs.blend_eq_rgb, glow::FUNC_ADD),
-            or(rs.blend_eq_alpha, glow::FUNC_ADD),
-        ];
-        if self.blend_eq != Some(be) {
-            // SAFETY: plain state call.
-            unsafe { gl.blend_equation_separate(be[0], be[1]) };
-            self.blend_eq = Some(be);
-        }
+        self.apply_blend_funcs(gl, rs, indexed, max_draw_buffers);
         self.enable(gl, 0, rs.depth_test != 0);
         let dw = rs.depth_write != 0;
         if self.depth_mask != Some(dw) {

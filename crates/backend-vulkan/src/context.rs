@@ -1732,18 +1732,36 @@ impl VulkanBackend {
             1.0
         };
         let ds = frame::DynState {
-            viewport: [
-                vp.x,
-                vp.y,
-                vp.width,
-                vp.height,
-                vp.near.clamp(0.0, 1.0),
-                vp.far.clamp(0.0, 1.0),
-            ],
+            // glClipControl(GL_UPPER_LEFT): window y flipped, by a
+            // negative-height viewport (core since Vulkan 1.1); the
+            // pipeline's front face undoes the winding flip.
+            viewport: if rs.clip_upper_left != 0 {
+                [
+                    vp.x,
+                    vp.y + vp.height,
+                    vp.width,
+                    -vp.height,
+                    vp.near.clamp(0.0, 1.0),
+                    vp.far.clamp(0.0, 1.0),
+                ]
+            } else {
+                [
+                    vp.x,
+                    vp.y,
+                    vp.width,
+                    vp.height,
+                    vp.near.clamp(0.0, 1.0),
+                    vp.far.clamp(0.0, 1.0),
+                ]
+            },
             scissor,
             blend: c.blend_color,
             stencil_ref: [rs.stencil_ref[0] as u32, rs.stencil_ref[1] as u32],
-            depth_bias: [c.polygon_offset[1], c.polygon_offset[0]],
+            depth_bias: [
+                c.polygon_offset[1],
+                c.polygon_offset[0],
+                c.polygon_offset[2],
+            ],
             line_width: lw,
         };
         // A draw that binds nothing new joins the pending draws (one
@@ -1807,7 +1825,7 @@ impl VulkanBackend {
                 d.cmd_set_stencil_reference(cmd, vk::StencilFaceFlags::BACK, ds.stencil_ref[1]);
             }
             if changed(&|o| o.depth_bias != ds.depth_bias) {
-                d.cmd_set_depth_bias(cmd, ds.depth_bias[0], 0.0, ds.depth_bias[1]);
+                d.cmd_set_depth_bias(cmd, ds.depth_bias[0], ds.depth_bias[2], ds.depth_bias[1]);
             }
             if changed(&|o| o.line_width != ds.line_width) {
                 d.cmd_set_line_width(cmd, lw);
@@ -4078,9 +4096,21 @@ impl Context for VulkanBackend {
 
     fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
         self.touch();
+        let f = |v: f32| if v.is_finite() { v } else { 0.0 };
+        // depthBiasClamp must be 0 without the feature.
+        let clamp = if self.gpu.feat.depth_bias_clamp {
+            f(p.clamp)
+        } else {
+            if p.clamp != 0.0 && p.clamp.is_finite() {
+                warn!(
+                    clamp = p.clamp,
+                    "depthBiasClamp unsupported: offset unclamped"
+                );
+            }
+            0.0
+        };
         if let Some(c) = self.cur("set_polygon_offset") {
-            let f = |v: f32| if v.is_finite() { v } else { 0.0 };
-            c.polygon_offset = [f(p.factor), f(p.units)];
+            c.polygon_offset = [f(p.factor), f(p.units), clamp];
         }
     }
 

@@ -27,6 +27,10 @@ pub(crate) struct Features {
     pub wide_lines: bool,
     pub anisotropy: bool,
     pub independent_blend: bool,
+    /// depthBiasClamp: glPolygonOffsetClamp.
+    pub depth_bias_clamp: bool,
+    /// sampleRateShading: GL_SAMPLE_SHADING and gl_SampleID/Position.
+    pub sample_rate_shading: bool,
     pub large_points: bool,
     /// VK_EXT_multi_draw: runs of draws with identical bindings become one
     /// vkCmdDrawMulti*EXT.
@@ -378,6 +382,8 @@ impl Gpu {
             wide_lines: core_f.wide_lines != 0,
             anisotropy: core_f.sampler_anisotropy != 0,
             independent_blend: core_f.independent_blend != 0,
+            sample_rate_shading: core_f.sample_rate_shading != 0,
+            depth_bias_clamp: core_f.depth_bias_clamp != 0,
             large_points: core_f.large_points != 0,
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
@@ -439,6 +445,8 @@ impl Gpu {
             .wide_lines(feat.wide_lines)
             .sampler_anisotropy(feat.anisotropy)
             .independent_blend(feat.independent_blend)
+            .sample_rate_shading(feat.sample_rate_shading)
+            .depth_bias_clamp(feat.depth_bias_clamp)
             .large_points(feat.large_points)
             .occlusion_query_precise(feat.occlusion_precise)
             .geometry_shader(feat.lvp_image_slots)

@@ -551,7 +551,8 @@ pub(crate) struct DynState {
     pub scissor: vk::Rect2D,
     pub blend: [f32; 4],
     pub stencil_ref: [u32; 2],
-    pub depth_bias: [f32; 2],
+    /// constant (units), slope (factor), clamp.
+    pub depth_bias: [f32; 3],
     pub line_width: f32,
 }
 

@@ -296,7 +296,8 @@ pub(crate) struct Ctx {
     pub viewport: calls::SetViewport,
     pub scissor: calls::SetScissor,
     pub blend_color: [f32; 4],
-    pub polygon_offset: [f32; 2],
+    /// factor, units, clamp (0 = none).
+    pub polygon_offset: [f32; 3],
     pub line_width: f32,
 }
 

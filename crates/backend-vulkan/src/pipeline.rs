@@ -443,8 +443,8 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
                 && (emulation::is_strip_topology(d.topology)
                     || (gpu.feat.list_restart && d.topology != vk::PrimitiveTopology::PATCH_LIST)),
         );
-    let mut dcc =
-        vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
+    let mut dcc = vk::PipelineViewportDepthClipControlCreateInfoEXT::default()
+        .negative_one_to_one(rs.clip_zero_to_one == 0);
     let mut vp = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
@@ -461,7 +461,10 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         vk::CullModeFlags::NONE
     };
     // GL rows are stored bottom-up (emulation.rs): the winding flips.
-    let front = if or(rs.front_face, gl::CCW) == gl::CW {
+    // glClipControl(GL_UPPER_LEFT) flips y by a negative-height viewport,
+    // which reverses window-space winding; GL's facing ignores the origin,
+    // so the flip is undone here.
+    let front = if (or(rs.front_face, gl::CCW) == gl::CW) != (rs.clip_upper_left != 0) {
         vk::FrontFace::COUNTER_CLOCKWISE
     } else {
         vk::FrontFace::CLOCKWISE
@@ -478,6 +481,13 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
     let ms = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(d.samples)
         .alpha_to_coverage_enable(rs.sample_alpha_to_coverage != 0);
+    // GL_SAMPLE_SHADING / glMinSampleShading (needs sampleRateShading).
+    let ms = if rs.sample_shading != 0 && gpu.feat.sample_rate_shading {
+        ms.sample_shading_enable(true)
+            .min_sample_shading(rs.min_sample_shading.clamp(0.0, 1.0))
+    } else {
+        ms
+    };
     let ms = if rs.sample_mask_enable != 0 {
         ms.sample_mask(&sample_mask)
     } else {
@@ -519,16 +529,39 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         } else {
             first_blend(0)
         };
+        // Per-draw-buffer functions/equations (independentBlend), else
+        // buffer 0's for every attachment.
+        let j = if gpu.feat.independent_blend { i } else { 0 };
+        let per = rs.blend_per_buffer != 0;
+        let pick = |arr: &[u32; 8], scalar: u32| if per { arr[j] } else { scalar };
         *a = vk::PipelineColorBlendAttachmentState {
             blend_enable: (blend_on
                 && d.colors[i] != vk::Format::UNDEFINED
                 && d.color_integer & (1 << i) == 0) as u32,
-            src_color_blend_factor: emulation::blend_factor(rs.blend_src_rgb),
-            dst_color_blend_factor: emulation::blend_factor(rs.blend_dst_rgb),
-            color_blend_op: emulation::blend_op(or(rs.blend_eq_rgb, gl::FUNC_ADD)),
-            src_alpha_blend_factor: emulation::blend_factor(rs.blend_src_alpha),
-            dst_alpha_blend_factor: emulation::blend_factor(rs.blend_dst_alpha),
-            alpha_blend_op: emulation::blend_op(or(rs.blend_eq_alpha, gl::FUNC_ADD)),
+            src_color_blend_factor: emulation::blend_factor(pick(
+                &rs.blend_src_rgb_i,
+                rs.blend_src_rgb,
+            )),
+            dst_color_blend_factor: emulation::blend_factor(pick(
+                &rs.blend_dst_rgb_i,
+                rs.blend_dst_rgb,
+            )),
+            color_blend_op: emulation::blend_op(or(
+                pick(&rs.blend_eq_rgb_i, rs.blend_eq_rgb),
+                gl::FUNC_ADD,
+            )),
+            src_alpha_blend_factor: emulation::blend_factor(pick(
+                &rs.blend_src_alpha_i,
+                rs.blend_src_alpha,
+            )),
+            dst_alpha_blend_factor: emulation::blend_factor(pick(
+                &rs.blend_dst_alpha_i,
+                rs.blend_dst_alpha,
+            )),
+            alpha_blend_op: emulation::blend_op(or(
+                pick(&rs.blend_eq_alpha_i, rs.blend_eq_alpha),
+                gl::FUNC_ADD,
+            )),
             color_write_mask: vk::ColorComponentFlags::from_raw(mask),
         };
     }

@@ -63,7 +63,7 @@ fn new_ctx() -> Ctx {
         viewport: Default::default(),
         scissor: Default::default(),
         blend_color: [0.0; 4],
-        polygon_offset: [0.0; 2],
+        polygon_offset: [0.0; 3],
         line_width: 1.0,
     }
 }
@@ -151,6 +151,15 @@ impl VulkanBackend {
             // VK_EXT_transform_feedback places every capture by its
             // decorations.
             c.features |= mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS;
+        }
+        if self.gpu.feat.sample_rate_shading {
+            c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING;
+        }
+        // Zero-to-one depth is Vulkan's own; the upper-left origin is a
+        // negative-height viewport.
+        c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;
+        if self.gpu.feat.independent_blend {
+            c.features |= mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);

@@ -260,6 +260,9 @@ pub struct Framebuffer {
     pub draw_buffers: [u32; MAX_DRAW_BUFFERS],
     pub read_buffer: u32,
     pub created: bool,
+    /// GL_FRAMEBUFFER_DEFAULT_{WIDTH, HEIGHT, LAYERS, SAMPLES,
+    /// FIXED_SAMPLE_LOCATIONS} (GL 4.3, glFramebufferParameteri).
+    pub defaults: [i32; 5],
 }
 
 impl Framebuffer {
@@ -274,6 +277,7 @@ impl Framebuffer {
             draw_buffers,
             read_buffer: glow::COLOR_ATTACHMENT0,
             created: false,
+            defaults: [0; 5],
         }
     }
 }
@@ -872,12 +876,19 @@ pub struct GlState {
 
     // fixed-function state
     pub blend_enabled: u32,
-    pub blend_src_rgb: u32,
-    pub blend_dst_rgb: u32,
-    pub blend_src_alpha: u32,
-    pub blend_dst_alpha: u32,
-    pub blend_eq_rgb: u32,
-    pub blend_eq_alpha: u32,
+    /// Blend functions and equations per draw buffer (GL 4.0).
+    pub blend_src_rgb: [u32; MAX_DRAW_BUFFERS],
+    pub blend_dst_rgb: [u32; MAX_DRAW_BUFFERS],
+    pub blend_src_alpha: [u32; MAX_DRAW_BUFFERS],
+    pub blend_dst_alpha: [u32; MAX_DRAW_BUFFERS],
+    pub blend_eq_rgb: [u32; MAX_DRAW_BUFFERS],
+    pub blend_eq_alpha: [u32; MAX_DRAW_BUFFERS],
+    /// GL_SAMPLE_SHADING and glMinSampleShading's value (GL 4.0).
+    pub sample_shading: bool,
+    pub min_sample_shading: f32,
+    /// glClipControl (GL 4.5): origin GL_UPPER_LEFT, depth GL_ZERO_TO_ONE.
+    pub clip_upper_left: bool,
+    pub clip_zero_to_one: bool,
     pub blend_color: [f32; 4],
     pub color_mask: [u8; MAX_DRAW_BUFFERS],
     pub depth_test: bool,
@@ -893,7 +904,8 @@ pub struct GlState {
     pub polygon_offset_fill: bool,
     pub polygon_offset_line: bool,
     pub polygon_offset_point: bool,
-    pub polygon_offset: [f32; 2],
+    /// factor, units, clamp (glPolygonOffsetClamp; 0 = none).
+    pub polygon_offset: [f32; 3],
     pub rasterizer_discard: bool,
     /// The current program's `LinkedState::gs_input`, kept by
     /// `emit_program` (read by every draw: one test when it is None).
@@ -1065,12 +1077,16 @@ impl GlState {
             default_draw_buffer: glow::BACK,
             default_read_buffer: glow::BACK,
             blend_enabled: 0,
-            blend_src_rgb: glow::ONE,
-            blend_dst_rgb: glow::ZERO,
-            blend_src_alpha: glow::ONE,
-            blend_dst_alpha: glow::ZERO,
-            blend_eq_rgb: glow::FUNC_ADD,
-            blend_eq_alpha: glow::FUNC_ADD,
+            blend_src_rgb: [glow::ONE; MAX_DRAW_BUFFERS],
+            blend_dst_rgb: [glow::ZERO; MAX_DRAW_BUFFERS],
+            blend_src_alpha: [glow::ONE; MAX_DRAW_BUFFERS],
+            blend_dst_alpha: [glow::ZERO; MAX_DRAW_BUFFERS],
+            blend_eq_rgb: [glow::FUNC_ADD; MAX_DRAW_BUFFERS],
+            blend_eq_alpha: [glow::FUNC_ADD; MAX_DRAW_BUFFERS],
+            sample_shading: false,
+            min_sample_shading: 0.0,
+            clip_upper_left: false,
+            clip_zero_to_one: false,
             blend_color: [0.0; 4],
             color_mask: [0xF; MAX_DRAW_BUFFERS],
             depth_test: false,
@@ -1086,7 +1102,7 @@ impl GlState {
             polygon_offset_fill: false,
             polygon_offset_line: false,
             polygon_offset_point: false,
-            polygon_offset: [0.0; 2],
+            polygon_offset: [0.0; 3],
             rasterizer_discard: false,
             gs_input: None,
             sample_alpha_to_coverage: false,

@@ -72,6 +72,15 @@ pub const CAPS_FEATURE_XFB_LAYOUTS: u32 = 4;
 /// `max_shader_storage_buffer_bindings` (GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS;
 /// GLES 3.1 guarantees none, Vulkan needs vertexPipelineStoresAndAtomics).
 pub const CAPS_FEATURE_VERTEX_STORAGE: u32 = 1 << 3;
+/// `Caps::features`: per-sample shading (GL_SAMPLE_SHADING,
+/// glMinSampleShading, gl_SampleID/gl_SamplePosition: GL_ARB_sample_shading).
+pub const CAPS_FEATURE_SAMPLE_SHADING: u32 = 1 << 8;
+/// `Caps::features`: blend functions/equations per draw buffer
+/// (GL_ARB_draw_buffers_blend).
+pub const CAPS_FEATURE_BLEND_PER_BUFFER: u32 = 1 << 9;
+/// `Caps::features`: both glClipControl origins and depth modes
+/// (GL_ARB_clip_control).
+pub const CAPS_FEATURE_CLIP_CONTROL: u32 = 1 << 10;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

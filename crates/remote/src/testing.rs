@@ -774,6 +774,7 @@ pub fn demo_frame<P: mgpipe::Pipe + ?Sized>(p: &mut P) {
     p.set_polygon_offset(&calls::SetPolygonOffset {
         factor: 0.0,
         units: 0.0,
+        ..Default::default()
     });
     p.set_line_width(&calls::SetLineWidth {
         width: 1.0,

@@ -14,7 +14,7 @@ use crate::context::{
 use crate::runtime::BlockingCause;
 
 /// The binding slot for a buffer target, or None (INVALID_ENUM).
-fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
+pub(super) fn target_slot<'a>(gl: &'a mut Gl, target: u32) -> Option<&'a mut u32> {
     let s = &mut *gl.st;
     Some(match target {
         glow::ARRAY_BUFFER => &mut s.array_buffer,
@@ -262,7 +262,7 @@ pub unsafe extern "C" fn glBindBuffer(target: u32, name: u32) {
     })
 }
 
-fn bind_range(
+pub(super) fn bind_range(
     gl: &mut Gl,
     target: u32,
     index: u32,

@@ -164,7 +164,7 @@ pub fn bind_point(
 }
 
 /// The image formats GL 4.6 table 8.33 allows for image units.
-fn valid_image_format(f: u32) -> bool {
+pub(super) fn valid_image_format(f: u32) -> bool {
     matches!(
         f,
         glow::RGBA32F

@@ -561,6 +561,31 @@ pub unsafe extern "C" fn glDrawElementsInstancedBaseVertexBaseInstance(
     })
 }
 
+/// glDrawElementsInstancedBaseInstance (GL 4.2): base vertex 0.
+#[no_mangle]
+pub unsafe extern "C" fn glDrawElementsInstancedBaseInstance(
+    mode: u32,
+    count: i32,
+    ty: u32,
+    indices: *const c_void,
+    instances: i32,
+    base_instance: u32,
+) {
+    with_gl(|gl| {
+        draw(
+            gl,
+            mode,
+            0,
+            count,
+            Some(ty),
+            indices as usize,
+            instances,
+            0,
+            base_instance,
+        )
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glDrawRangeElements(
     mode: u32,

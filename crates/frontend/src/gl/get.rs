@@ -81,6 +81,29 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    use mgpipe::caps::{CAPS_FEATURE_BLEND_PER_BUFFER, CAPS_FEATURE_SAMPLE_SHADING};
+    let sample_shading: &[&CStr] = if caps.features & CAPS_FEATURE_SAMPLE_SHADING != 0 {
+        &[c"GL_ARB_sample_shading"]
+    } else {
+        &[]
+    };
+    let blend_per_buffer: &[&CStr] = if caps.features & CAPS_FEATURE_BLEND_PER_BUFFER != 0 {
+        &[c"GL_ARB_draw_buffers_blend"]
+    } else {
+        &[]
+    };
+    // Vulkan's gl_InstanceID still includes the base instance (a named gap
+    // of that backend): the extension is listed on GLES only.
+    let base_instance: &[&CStr] = if caps.backend_kind == mgpipe::caps::BACKEND_GLES {
+        &[c"GL_ARB_base_instance"]
+    } else {
+        &[]
+    };
+    let clip_control: &[&CStr] = if caps.features & mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL != 0 {
+        &[c"GL_ARB_clip_control"]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -92,10 +115,32 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(float64)
         .chain(xfb)
         .chain(texbuf)
+        .chain(sample_shading)
+        .chain(blend_per_buffer)
+        .chain(CORE_MISC_EXTENSIONS)
+        .chain(base_instance)
+        .chain(clip_control)
         .chain(legacy)
         .nth(index)
         .copied()
 }
+
+/// GL 4.x core features implemented in the frontend alone (the
+/// "core entry points" work; docs/ARCHITECTURE.md).
+const CORE_MISC_EXTENSIONS: &[&CStr] = &[
+    c"GL_ARB_multi_bind",
+    c"GL_ARB_polygon_offset_clamp",
+    c"GL_EXT_polygon_offset_clamp",
+    c"GL_ARB_internalformat_query",
+];
+
+/// GL 4.6 / ARB_polygon_offset_clamp.
+const GL_POLYGON_OFFSET_CLAMP: u32 = 0x8E1B;
+
+/// GL 1.x names of GL_BLEND_SRC_RGB / GL_BLEND_DST_RGB (still valid
+/// glGet names: they answer the RGB factors).
+const GL_BLEND_SRC: u32 = 0x0BE1;
+const GL_BLEND_DST: u32 = 0x0BE0;
 
 /// Pre-3.0 extensions whose functionality is core in every context we make
 /// (their suffixed entry points resolve to the core ones), listed in
@@ -533,6 +578,12 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::NUM_COMPRESSED_TEXTURE_FORMATS => i(0),
         glow::COMPRESSED_TEXTURE_FORMATS => Some(Vals::I(vec![])),
         glow::NUM_PROGRAM_BINARY_FORMATS | glow::NUM_SHADER_BINARY_FORMATS => i(0),
+        glow::SHADER_COMPILER => b(true),
+        glow::MAX_VIEWPORTS => i(1),
+        glow::MAX_FRAMEBUFFER_WIDTH => i(super::fb_params::limits(gl)[0]),
+        glow::MAX_FRAMEBUFFER_HEIGHT => i(super::fb_params::limits(gl)[1]),
+        glow::MAX_FRAMEBUFFER_LAYERS => i(super::fb_params::limits(gl)[2]),
+        glow::MAX_FRAMEBUFFER_SAMPLES => i(super::fb_params::limits(gl)[3]),
         // The draw framebuffer's: a user framebuffer's attachments agree
         // on it when complete; our window surfaces are single-sampled.
         glow::SAMPLE_BUFFERS => i((gl.framebuffer_samples(s.draw_fbo) > 0) as i64),
@@ -634,12 +685,12 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::DEPTH_CLEAR_VALUE => Some(Vals::F(vec![s.clear_depth])),
         glow::STENCIL_CLEAR_VALUE => i(s.clear_stencil),
         glow::BLEND_COLOR => Some(Vals::F(s.blend_color.iter().map(|v| *v as f64).collect())),
-        glow::BLEND_SRC_RGB => e(s.blend_src_rgb),
-        glow::BLEND_DST_RGB => e(s.blend_dst_rgb),
-        glow::BLEND_SRC_ALPHA => e(s.blend_src_alpha),
-        glow::BLEND_DST_ALPHA => e(s.blend_dst_alpha),
-        glow::BLEND_EQUATION_RGB => e(s.blend_eq_rgb),
-        glow::BLEND_EQUATION_ALPHA => e(s.blend_eq_alpha),
+        glow::BLEND_SRC_RGB | GL_BLEND_SRC => e(s.blend_src_rgb[0]),
+        glow::BLEND_DST_RGB | GL_BLEND_DST => e(s.blend_dst_rgb[0]),
+        glow::BLEND_SRC_ALPHA => e(s.blend_src_alpha[0]),
+        glow::BLEND_DST_ALPHA => e(s.blend_dst_alpha[0]),
+        glow::BLEND_EQUATION_RGB => e(s.blend_eq_rgb[0]),
+        glow::BLEND_EQUATION_ALPHA => e(s.blend_eq_alpha[0]),
         glow::COLOR_WRITEMASK => {
             let m = s.color_mask[0];
             Some(Vals::B((0..4).map(|k| m & (1 << k) != 0).collect()))
@@ -664,8 +715,20 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::FRONT_FACE => e(s.front_face),
         glow::POLYGON_OFFSET_FACTOR => f(s.polygon_offset[0]),
         glow::POLYGON_OFFSET_UNITS => f(s.polygon_offset[1]),
+        GL_POLYGON_OFFSET_CLAMP => f(s.polygon_offset[2]),
         glow::POLYGON_MODE => Some(Vals::E(vec![s.polygon_mode as i64, s.polygon_mode as i64])),
         glow::LINE_WIDTH => f(s.line_width),
+        glow::MIN_SAMPLE_SHADING_VALUE => f(s.min_sample_shading),
+        glow::CLIP_ORIGIN => e(if s.clip_upper_left {
+            glow::UPPER_LEFT
+        } else {
+            glow::LOWER_LEFT
+        }),
+        glow::CLIP_DEPTH_MODE => e(if s.clip_zero_to_one {
+            glow::ZERO_TO_ONE
+        } else {
+            glow::NEGATIVE_ONE_TO_ONE
+        }),
         glow::POINT_SIZE => f(s.point_size),
         glow::SAMPLE_COVERAGE_VALUE => f(s.sample_coverage_value),
         glow::SAMPLE_COVERAGE_INVERT => b(s.sample_coverage_invert),
@@ -918,6 +981,36 @@ fn get_indexed(pname: u32, index: u32) -> Option<Vals> {
                 }
                 Vals::B(vec![s.blend_enabled & (1 << index) != 0])
             }
+            glow::BLEND_SRC_RGB
+            | GL_BLEND_SRC
+            | glow::BLEND_DST_RGB
+            | GL_BLEND_DST
+            | glow::BLEND_SRC_ALPHA
+            | glow::BLEND_DST_ALPHA
+            | glow::BLEND_EQUATION_RGB
+            | glow::BLEND_EQUATION_ALPHA => {
+                let arr = match pname {
+                    glow::BLEND_SRC_RGB | GL_BLEND_SRC => &s.blend_src_rgb,
+                    glow::BLEND_DST_RGB | GL_BLEND_DST => &s.blend_dst_rgb,
+                    glow::BLEND_SRC_ALPHA => &s.blend_src_alpha,
+                    glow::BLEND_DST_ALPHA => &s.blend_dst_alpha,
+                    glow::BLEND_EQUATION_RGB => &s.blend_eq_rgb,
+                    _ => &s.blend_eq_alpha,
+                };
+                let Some(v) = arr.get(index as usize) else {
+                    gl.st.set_error(glow::INVALID_VALUE);
+                    return None;
+                };
+                Vals::E(vec![*v as i64])
+            }
+            // One viewport (GL_MAX_VIEWPORTS is 1): index 0 only.
+            glow::VIEWPORT | glow::SCISSOR_BOX | glow::DEPTH_RANGE if index != 0 => {
+                gl.st.set_error(glow::INVALID_VALUE);
+                return None;
+            }
+            glow::VIEWPORT => Vals::I(s.viewport.iter().map(|v| *v as i64).collect()),
+            glow::SCISSOR_BOX => Vals::I(s.scissor.iter().map(|v| *v as i64).collect()),
+            glow::DEPTH_RANGE => Vals::F(s.depth_range.iter().map(|v| *v as f64).collect()),
             glow::COLOR_WRITEMASK => {
                 let Some(m) = s.color_mask.get(index as usize) else {
                     gl.st.set_error(glow::INVALID_VALUE);
@@ -968,6 +1061,26 @@ pub unsafe extern "C" fn glGetBooleani_v(pname: u32, index: u32, out: *mut u8) {
         for (k, x) in as_bools(v).iter().enumerate() {
             // SAFETY: GL promises room for the values of `pname`.
             unsafe { put(out.add(k), *x as u8) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetFloati_v(pname: u32, index: u32, out: *mut f32) {
+    if let Some(v) = get_indexed(pname, index) {
+        for (k, x) in as_floats(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x as f32) };
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glGetDoublei_v(pname: u32, index: u32, out: *mut f64) {
+    if let Some(v) = get_indexed(pname, index) {
+        for (k, x) in as_floats(v).iter().enumerate() {
+            // SAFETY: GL promises room for the values of `pname`.
+            unsafe { put(out.add(k), *x) };
         }
     }
 }

@@ -19,14 +19,18 @@ pub mod copy_texture;
 pub mod debug;
 pub mod draw;
 pub mod dsa;
+pub mod es2_compat;
+pub mod fb_params;
 pub mod fixed_function;
 pub mod framebuffers;
 pub mod get;
 pub mod immediate;
 pub mod indirect;
+pub mod internalformat;
 pub mod legacy_arrays;
 pub mod legacy_formats;
 pub mod matrix;
+pub mod multi_bind;
 pub mod multisample;
 pub mod persistent;
 pub mod pipelines;
@@ -36,6 +40,7 @@ pub mod points;
 pub mod program_interface;
 pub mod queries;
 pub mod raster;
+pub mod robust;
 pub mod shaders;
 pub mod state;
 pub mod sync;
@@ -56,6 +61,8 @@ pub use copy_texture::*;
 pub use debug::*;
 pub use draw::*;
 pub use dsa::*;
+pub use es2_compat::*;
+pub use fb_params::*;
 pub use fixed_function::{
     glAlphaFunc, glGetTexEnvfv, glGetTexEnviv, glShadeModel, glTexEnvf, glTexEnvfv, glTexEnvi,
     glTexEnviv,
@@ -64,6 +71,7 @@ pub use framebuffers::*;
 pub use get::*;
 pub use immediate::*;
 pub use indirect::*;
+pub use internalformat::*;
 pub use legacy_arrays::*;
 pub use matrix::{
     glClipPlane, glFrustum, glGetClipPlane, glLoadIdentity, glLoadMatrixd, glLoadMatrixf,
@@ -71,6 +79,7 @@ pub use matrix::{
     glMultTransposeMatrixd, glMultTransposeMatrixf, glOrtho, glPopMatrix, glPushMatrix, glRotated,
     glRotatef, glScaled, glScalef, glTranslated, glTranslatef,
 };
+pub use multi_bind::*;
 pub use multisample::*;
 pub use persistent::glMemoryBarrier;
 pub use pipelines::*;
@@ -88,6 +97,7 @@ pub use raster::{
     glWindowPos2iv, glWindowPos2s, glWindowPos2sv, glWindowPos3d, glWindowPos3dv, glWindowPos3f,
     glWindowPos3fv, glWindowPos3i, glWindowPos3iv, glWindowPos3s, glWindowPos3sv,
 };
+pub use robust::*;
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;

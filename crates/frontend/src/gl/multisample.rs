@@ -26,13 +26,13 @@ use crate::context::{with_gl_dirty, Gl, LevelInfo, DIRTY_FRAMEBUFFER, DIRTY_PROG
 /// The sized format a multisample image of `internal` gets: the unsized
 /// renderable base formats name their 8-bit (or 24-bit depth) sizes, as
 /// renderbuffers do.
-fn sized(internal: u32) -> u32 {
+pub(super) fn sized(internal: u32) -> u32 {
     super::framebuffers::sized_renderbuffer_format(internal)
 }
 
 /// Whether `f` (sized) is colour-, depth- or stencil-renderable, which a
 /// multisample image must be (GL 4.6 §8.8: INVALID_ENUM otherwise).
-fn renderable(f: u32) -> bool {
+pub(super) fn renderable(f: u32) -> bool {
     if !valid_internal_format(f) {
         return false;
     }
@@ -264,5 +264,84 @@ pub unsafe extern "C" fn glTexStorage3DMultisample(
             fixed != 0,
             true,
         )
+    })
+}
+
+/// Standard sample positions (the fixed patterns Vulkan and D3D name and
+/// llvmpipe uses), x and y from the corner at memory row 0,
+/// for 1, 2, 4, 8 and 16 samples.
+fn standard_sample_position(samples: u32, index: u32) -> Option<[f32; 2]> {
+    const P1: [[f32; 2]; 1] = [[0.5, 0.5]];
+    const P2: [[f32; 2]; 2] = [[0.75, 0.75], [0.25, 0.25]];
+    const P4: [[f32; 2]; 4] = [
+        [0.375, 0.125],
+        [0.875, 0.375],
+        [0.125, 0.625],
+        [0.625, 0.875],
+    ];
+    const P8: [[f32; 2]; 8] = [
+        [0.5625, 0.3125],
+        [0.4375, 0.6875],
+        [0.8125, 0.5625],
+        [0.3125, 0.1875],
+        [0.1875, 0.8125],
+        [0.0625, 0.4375],
+        [0.6875, 0.9375],
+        [0.9375, 0.0625],
+    ];
+    const P16: [[f32; 2]; 16] = [
+        [0.5625, 0.5625],
+        [0.4375, 0.3125],
+        [0.3125, 0.625],
+        [0.75, 0.4375],
+        [0.1875, 0.375],
+        [0.625, 0.8125],
+        [0.8125, 0.6875],
+        [0.6875, 0.1875],
+        [0.375, 0.875],
+        [0.5, 0.0625],
+        [0.25, 0.125],
+        [0.125, 0.75],
+        [0.0, 0.5],
+        [0.9375, 0.25],
+        [0.875, 0.9375],
+        [0.0625, 0.0],
+    ];
+    let table: &[[f32; 2]] = match samples {
+        0 | 1 => &P1,
+        2 => &P2,
+        3 | 4 => &P4,
+        5..=8 => &P8,
+        _ => &P16,
+    };
+    table.get(index as usize).copied()
+}
+
+/// glGetMultisamplefv (GL 3.2): GL_SAMPLE_POSITION of sample `index` of
+/// the draw framebuffer, in [0, 1] from the pixel's lower-left corner.
+#[no_mangle]
+pub unsafe extern "C" fn glGetMultisamplefv(pname: u32, index: u32, val: *mut f32) {
+    crate::context::with_gl(|gl| {
+        if pname != glow::SAMPLE_POSITION {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        let samples = gl.framebuffer_samples(gl.st.draw_fbo);
+        if index >= samples.max(1) {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        let Some([x, y]) = standard_sample_position(samples, index) else {
+            gl_err!(gl, glow::INVALID_VALUE);
+        };
+        // Both backends keep GL's row 0 in memory row 0, where the
+        // standard pattern's y counts from: it is GL's y as listed.
+        if val.is_null() {
+            return;
+        }
+        // SAFETY: GL_SAMPLE_POSITION returns two floats; the caller
+        // provides room for them (checked not null).
+        unsafe {
+            *val = x;
+            *val.add(1) = y;
+        }
     })
 }

@@ -2017,7 +2017,7 @@ uniform_doubles!(glUniform3d, glProgramUniform3d, x, y, z);
 uniform_doubles!(glUniform4d, glProgramUniform4d, x, y, z, w);
 
 /// Read a uniform's current words (glGetUniform*).
-fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u32>)> {
+pub(super) fn read_uniform(gl: &mut Gl, program: u32, location: i32) -> Option<(Base, Vec<u32>)> {
     let l = match linked(gl, program) {
         Ok(l) => l,
         Err(e) => {

@@ -83,6 +83,7 @@ fn set_cap(gl: &mut Gl, cap: u32, on: bool) -> bool {
         glow::SAMPLE_ALPHA_TO_ONE => s.sample_alpha_to_one = on,
         glow::SAMPLE_COVERAGE => s.sample_coverage = on,
         glow::SAMPLE_MASK => s.sample_mask = on,
+        glow::SAMPLE_SHADING => s.sample_shading = on,
         glow::DITHER => s.dither = on,
         glow::MULTISAMPLE => s.multisample = on,
         glow::PRIMITIVE_RESTART => s.primitive_restart = on,
@@ -132,6 +133,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
         glow::SAMPLE_ALPHA_TO_ONE => s.sample_alpha_to_one,
         glow::SAMPLE_COVERAGE => s.sample_coverage,
         glow::SAMPLE_MASK => s.sample_mask,
+        glow::SAMPLE_SHADING => s.sample_shading,
         glow::DITHER => s.dither,
         glow::MULTISAMPLE => s.multisample,
         glow::PRIMITIVE_RESTART => s.primitive_restart,
@@ -236,60 +238,150 @@ pub unsafe extern "C" fn glGetError() -> u32 {
     })
 }
 
+/// Set the blend function of draw buffer `buf`, or every buffer (None).
+fn set_blend_func(gl: &mut Gl, buf: Option<u32>, f: [u32; 4]) {
+    if !f.iter().all(|&x| valid_blend_factor(x)) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let s = &mut *gl.st;
+    let range = match buf {
+        Some(i) if i as usize >= MAX_DRAW_BUFFERS => {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        Some(i) => i as usize..i as usize + 1,
+        None => 0..MAX_DRAW_BUFFERS,
+    };
+    for i in range {
+        s.blend_src_rgb[i] = f[0];
+        s.blend_dst_rgb[i] = f[1];
+        s.blend_src_alpha[i] = f[2];
+        s.blend_dst_alpha[i] = f[3];
+    }
+}
+
+/// Set the blend equations of draw buffer `buf`, or every buffer (None).
+fn set_blend_eq(gl: &mut Gl, buf: Option<u32>, rgb: u32, alpha: u32) {
+    if !valid_blend_eq(rgb) || !valid_blend_eq(alpha) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let s = &mut *gl.st;
+    let range = match buf {
+        Some(i) if i as usize >= MAX_DRAW_BUFFERS => {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        Some(i) => i as usize..i as usize + 1,
+        None => 0..MAX_DRAW_BUFFERS,
+    };
+    for i in range {
+        s.blend_eq_rgb[i] = rgb;
+        s.blend_eq_alpha[i] = alpha;
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFunc(src: u32, dst: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !valid_blend_factor(src) || !valid_blend_factor(dst) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        let s = &mut *gl.st;
-        (
-            s.blend_src_rgb,
-            s.blend_dst_rgb,
-            s.blend_src_alpha,
-            s.blend_dst_alpha,
-        ) = (src, dst, src, dst);
+        set_blend_func(gl, None, [src, dst, src, dst])
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFuncSeparate(src_rgb: u32, dst_rgb: u32, src_a: u32, dst_a: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if ![src_rgb, dst_rgb, src_a, dst_a]
-            .iter()
-            .all(|&f| valid_blend_factor(f))
-        {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        let s = &mut *gl.st;
-        (
-            s.blend_src_rgb,
-            s.blend_dst_rgb,
-            s.blend_src_alpha,
-            s.blend_dst_alpha,
-        ) = (src_rgb, dst_rgb, src_a, dst_a);
+        set_blend_func(gl, None, [src_rgb, dst_rgb, src_a, dst_a])
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBlendFunci(buf: u32, src: u32, dst: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        set_blend_func(gl, Some(buf), [src, dst, src, dst])
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBlendFuncSeparatei(
+    buf: u32,
+    src_rgb: u32,
+    dst_rgb: u32,
+    src_a: u32,
+    dst_a: u32,
+) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        set_blend_func(gl, Some(buf), [src_rgb, dst_rgb, src_a, dst_a])
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquation(mode: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !valid_blend_eq(mode) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.blend_eq_rgb = mode;
-        gl.st.blend_eq_alpha = mode;
+        set_blend_eq(gl, None, mode, mode)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquationSeparate(rgb: u32, alpha: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !valid_blend_eq(rgb) || !valid_blend_eq(alpha) {
+        set_blend_eq(gl, None, rgb, alpha)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBlendEquationi(buf: u32, mode: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        set_blend_eq(gl, Some(buf), mode, mode)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glBlendEquationSeparatei(buf: u32, rgb: u32, alpha: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        set_blend_eq(gl, Some(buf), rgb, alpha)
+    })
+}
+
+/// glTextureBarrier (GL 4.5, ARB_texture_barrier): earlier rendering is
+/// visible to later texture fetches, as a memory barrier over texture
+/// fetches and framebuffer accesses (the backends order draws after it).
+#[no_mangle]
+pub unsafe extern "C" fn glTextureBarrier() {
+    with_gl(|gl| {
+        super::compute::memory_barrier(
+            gl,
+            glow::TEXTURE_FETCH_BARRIER_BIT | glow::FRAMEBUFFER_BARRIER_BIT,
+            false,
+        )
+    })
+}
+
+/// glClipControl (GL 4.5, ARB_clip_control).
+#[no_mangle]
+pub unsafe extern "C" fn glClipControl(origin: u32, depth: u32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        if !matches!(origin, glow::LOWER_LEFT | glow::UPPER_LEFT)
+            || !matches!(depth, glow::NEGATIVE_ONE_TO_ONE | glow::ZERO_TO_ONE)
+        {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        gl.st.blend_eq_rgb = rgb;
-        gl.st.blend_eq_alpha = alpha;
+        gl.st.clip_upper_left = origin == glow::UPPER_LEFT;
+        gl.st.clip_zero_to_one = depth == glow::ZERO_TO_ONE;
+    })
+}
+
+/// glMinSampleShading (GL 4.0): the value is clamped to [0, 1].
+#[no_mangle]
+pub unsafe extern "C" fn glMinSampleShading(value: f32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        if gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING == 0 {
+            log_once("glMinSampleShading", || {
+                "glMinSampleShading: the backend has no per-sample shading; value kept".into()
+            });
+        }
+        gl.st.min_sample_shading = if value.is_nan() {
+            0.0
+        } else {
+            value.clamp(0.0, 1.0)
+        };
     })
 }
 
@@ -515,7 +607,17 @@ pub unsafe extern "C" fn glClearStencil(s: i32) {
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonOffset(factor: f32, units: f32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.polygon_offset = [factor, units]
+        gl.st.polygon_offset = [factor, units, 0.0]
+    })
+}
+
+/// glPolygonOffsetClamp (GL 4.6, ARB/EXT_polygon_offset_clamp): a clamp
+/// of zero or NaN means none.
+#[no_mangle]
+pub unsafe extern "C" fn glPolygonOffsetClamp(factor: f32, units: f32, clamp: f32) {
+    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+        let clamp = if clamp.is_nan() { 0.0 } else { clamp };
+        gl.st.polygon_offset = [factor, units, clamp]
     })
 }
 

@@ -433,12 +433,12 @@ impl Gl<'_> {
         let p = calls::CreateRenderState {
             cso: Handle::NULL,
             blend_enable_mask: s.blend_enabled,
-            blend_src_rgb: s.blend_src_rgb,
-            blend_dst_rgb: s.blend_dst_rgb,
-            blend_src_alpha: s.blend_src_alpha,
-            blend_dst_alpha: s.blend_dst_alpha,
-            blend_eq_rgb: s.blend_eq_rgb,
-            blend_eq_alpha: s.blend_eq_alpha,
+            blend_src_rgb: s.blend_src_rgb[0],
+            blend_dst_rgb: s.blend_dst_rgb[0],
+            blend_src_alpha: s.blend_src_alpha[0],
+            blend_dst_alpha: s.blend_dst_alpha[0],
+            blend_eq_rgb: s.blend_eq_rgb[0],
+            blend_eq_alpha: s.blend_eq_alpha[0],
             color_write_mask,
             depth_test: s.depth_test as u32,
             depth_write: s.depth_mask as u32,
@@ -464,8 +464,41 @@ impl Gl<'_> {
                 as u32,
             sample_mask_enable: s.sample_mask as u32,
             sample_mask: s.sample_mask_value,
+            sample_shading: s.sample_shading as u32,
+            clip_upper_left: s.clip_upper_left as u32,
+            clip_zero_to_one: s.clip_zero_to_one as u32,
+            // Only the enable's state distinguishes CSOs while it is off.
+            min_sample_shading: if s.sample_shading {
+                s.min_sample_shading
+            } else {
+                0.0
+            },
             ..Default::default()
         };
+        // Per-draw-buffer blending: the arrays only when buffers differ,
+        // so the common CSO stays the same bytes.
+        let uniform = |a: &[u32; MAX_DRAW_BUFFERS]| a.iter().all(|v| *v == a[0]);
+        let mut p = p;
+        if ![
+            &s.blend_src_rgb,
+            &s.blend_dst_rgb,
+            &s.blend_src_alpha,
+            &s.blend_dst_alpha,
+            &s.blend_eq_rgb,
+            &s.blend_eq_alpha,
+        ]
+        .into_iter()
+        .all(uniform)
+        {
+            p.blend_per_buffer = 1;
+            p.blend_src_rgb_i = s.blend_src_rgb;
+            p.blend_dst_rgb_i = s.blend_dst_rgb;
+            p.blend_src_alpha_i = s.blend_src_alpha;
+            p.blend_dst_alpha_i = s.blend_dst_alpha;
+            p.blend_eq_rgb_i = s.blend_eq_rgb;
+            p.blend_eq_alpha_i = s.blend_eq_alpha;
+        }
+        let p = p;
         if let Some(h) = self.st.cso.recent_render_states.find(&p) {
             self.bind_render_state(h);
             return;
@@ -565,6 +598,8 @@ impl Gl<'_> {
         let po = calls::SetPolygonOffset {
             factor: self.st.polygon_offset[0],
             units: self.st.polygon_offset[1],
+            clamp: self.st.polygon_offset[2],
+            ..Default::default()
         };
         if self.st.sent.polygon_offset.as_ref() != Some(&po) {
             if self.st.verify_dry {
