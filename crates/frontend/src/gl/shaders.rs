@@ -699,6 +699,15 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if let Some(e) = prog.pre_fragment_stores.as_ref().filter(|_| !vertex_stores) {
                     return Err(e.clone());
                 }
+                // A storage block larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+                // fails the link (GL 4.6 §7.8), not the draws that use it.
+                let max_ssbo = gl.conn.caps.max_shader_storage_block_size;
+                if let Some(b) = prog.storage_blocks.iter().find(|b| b.data_size > max_ssbo) {
+                    return Err(format!(
+                        "ERROR: Linking: storage block `{}` takes {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {max_ssbo}\n",
+                        b.name, b.data_size
+                    ));
+                }
                 // ARB_transform_feedback3 layouts reach only a backend
                 // that captures any layout (GLES cannot express them).
                 let layouts =

@@ -483,6 +483,20 @@ fn check_layout_limits(shader: &glsl::ParsedShader) -> Result<(), String> {
     Ok(())
 }
 
+/// GLSL 4.60 §4.1.9: only a storage block's last member may be an array
+/// without a size (a link error; glslang would size it from its uses).
+fn check_storage_block_members(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
+    match parsed
+        .iter()
+        .find_map(|p| prepass::storage_blocks_unsized_early(&p.preprocessed).pop())
+    {
+        Some(name) => Err(format!(
+            "ERROR: Linking: storage block `{name}`: only its last member may be an array without a size\n"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// GL 4.6 §19: a compute program needs a local size from at least one of
 /// its shaders (glslang defaults it to 1 × 1 × 1 instead).
 fn check_local_size_declared(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
@@ -825,6 +839,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     check_global_initializers(&parsed)?;
     check_frag_coord_redeclarations(&parsed)?;
     check_local_size_declared(&parsed)?;
+    check_storage_block_members(&parsed)?;
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();

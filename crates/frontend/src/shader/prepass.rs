@@ -987,6 +987,13 @@ pub(crate) fn prepass_linked(
         // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
         // is core in 4.30); 3.30 + the extension compiles as 4.30.
         "430".to_owned()
+    } else if version.number < 150
+        && names_extension(src, &toks, "GL_ARB_shader_storage_buffer_object")
+    {
+        // glslang takes `buffer` blocks and `std430` through
+        // GL_ARB_shader_storage_buffer_object only in a profile, which
+        // GLSL 1.50 is the first to have.
+        "150".to_owned()
     } else if version.number < 140 {
         "140".to_owned()
     } else if version.number == 140 || compat || version.profile.is_empty() {
@@ -1846,6 +1853,51 @@ pub(crate) fn explicit_locations(preprocessed: &str, storage: &str) -> Vec<(Stri
             Some((d.name, loc))
         })
         .collect()
+}
+
+/// Storage blocks (`buffer Name { ... }`) in preprocessed GLSL with an
+/// unsized array (`[]`) before their last member (GLSL 4.60 §4.1.9 allows
+/// one only last; glslang instead sizes it from its uses).
+pub(crate) fn storage_blocks_unsized_early(preprocessed: &str) -> Vec<String> {
+    let toks = code_tokens(preprocessed);
+    let text = |k: usize| &preprocessed[toks[k].start..toks[k].end];
+    let mut found = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if text(k) != "buffer" {
+            k += 1;
+            continue;
+        }
+        // `buffer Name {`: a block; anything else (a `buffer` variable
+        // qualifier list) is not.
+        let (Some(name_at), Some(open)) = (
+            (k + 1 < toks.len() && toks[k + 1].kind == Kind::Ident).then_some(k + 1),
+            (k + 2 < toks.len() && text(k + 2) == "{").then_some(k + 2),
+        ) else {
+            k += 1;
+            continue;
+        };
+        // Members end at `;`; a member with `[` `]` is unsized.
+        let mut unsized_members = Vec::new();
+        let mut member_unsized = false;
+        let mut j = open + 1;
+        while j < toks.len() && text(j) != "}" {
+            match text(j) {
+                ";" => {
+                    unsized_members.push(member_unsized);
+                    member_unsized = false;
+                }
+                "[" if j + 1 < toks.len() && text(j + 1) == "]" => member_unsized = true,
+                _ => {}
+            }
+            j += 1;
+        }
+        if unsized_members.iter().rev().skip(1).any(|&u| u) {
+            found.push(text(name_at).to_owned());
+        }
+        k = j;
+    }
+    found
 }
 
 /// Identifiers declared with a `bool`/`bvecN` type in preprocessed GLSL.

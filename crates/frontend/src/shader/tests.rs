@@ -1112,3 +1112,24 @@ fn rename_identifiers_skips_members_and_comments() {
         "uniform vec4 c2; // color\nvoid main() { s.color = c2 + colorx; }\n"
     );
 }
+
+#[test]
+fn storage_block_unsized_array_only_last() {
+    let vs = "#version 150\n#extension GL_ARB_shader_storage_buffer_object: require\n\
+        buffer a { vec4 s[]; vec4 a[]; } b;\nin vec4 p;\n\
+        void main() { gl_Position = p + b.a[0]; }\n";
+    let fs = "#version 150\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let e = link_vs_fs(vs, fs, &[]).expect_err("unsized member before the last must not link");
+    assert!(e.contains("storage block `a`"), "{e}");
+    let ok = vs.replace("vec4 s[]; vec4 a[];", "vec4 s[2]; vec4 a[];");
+    link_vs_fs(&ok, fs, &[]).unwrap_or_else(|e| panic!("last unsized member must link:\n{e}"));
+}
+
+#[test]
+fn storage_blocks_compile_under_glsl_130_with_the_extension() {
+    let vs = "#version 130\n#extension GL_ARB_shader_storage_buffer_object: require\n\
+        layout(std430) buffer ssbo { vec4 v; float f[]; };\nin vec4 p;\n\
+        void main() { gl_Position = p; v = p; f[gl_VertexID] = 1.0; }\n";
+    let pre = prepass::prepass(Stage::Vertex, vs).unwrap_or_else(|e| panic!("{e}"));
+    assert!(pre.source.starts_with("#version 150"), "{}", pre.source);
+}
