@@ -571,19 +571,18 @@ pub unsafe extern "C" fn glDrawElementsInstancedBaseInstance(
     instances: i32,
     base_instance: u32,
 ) {
-    with_gl(|gl| {
-        draw(
-            gl,
+    // SAFETY: the same arguments, passed through with base vertex 0.
+    unsafe {
+        glDrawElementsInstancedBaseVertexBaseInstance(
             mode,
-            0,
             count,
-            Some(ty),
-            indices as usize,
+            ty,
+            indices,
             instances,
             0,
             base_instance,
         )
-    })
+    }
 }
 
 #[no_mangle]

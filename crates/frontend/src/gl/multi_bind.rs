@@ -176,14 +176,7 @@ pub unsafe extern "C" fn glBindImageTextures(first: u32, count: i32, textures: *
             // SAFETY: GL's contract: null or `count` names.
             let name = unsafe { at(textures, i) }.unwrap_or(0);
             let unit = if name == 0 {
-                ImageUnit {
-                    texture: 0,
-                    level: 0,
-                    layered: false,
-                    layer: 0,
-                    access: glow::READ_ONLY,
-                    format: glow::R8,
-                }
+                ImageUnit::default()
             } else {
                 // Level 0's format; a texture without one (or one no image
                 // unit takes) is INVALID_OPERATION for this unit.

@@ -88,30 +88,9 @@ pub unsafe extern "C" fn glBeginQuery(target: u32, name: u32) {
         if !valid_target(target) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
-        if gl.st.active_queries.contains_key(&target) || name == 0 {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        // Two occlusion-style targets may not be active at once on one query.
-        if gl.st.active_queries.values().any(|q| *q == name) {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        let handle = match gl.st.queries.get(&name) {
-            None => gl_err!(gl, glow::INVALID_OPERATION),
-            Some(Some(q)) if q.target != 0 && q.target != target => {
-                gl_err!(gl, glow::INVALID_OPERATION)
-            }
-            Some(Some(q)) => q.handle,
-            Some(None) => gl.conn.alloc.query.alloc(),
+        let Some(handle) = activate_query(gl, target, target, name) else {
+            return;
         };
-        gl.st.queries.insert(
-            name,
-            Some(QueryObj {
-                handle,
-                target,
-                result: None,
-            }),
-        );
-        gl.st.active_queries.insert(target, name);
         if gl.conn.caps.implements(Opcode::QueryBegin as u16) {
             // The framebuffer and state the query counts must be current.
             let _ = gl.emit_framebuffer();
@@ -579,10 +558,22 @@ fn stream_key(target: u32, index: u32) -> u32 {
 /// are dropped (`spirv::lower_vertex_streams`), so it counts nothing and
 /// is answered by the frontend (0) with the object rules of glBeginQuery.
 fn begin_stream_query(gl: &mut Gl, target: u32, index: u32, name: u32) {
-    let key = stream_key(target, index);
+    if activate_query(gl, stream_key(target, index), target, name).is_some() {
+        log_once("query-stream", || {
+            "queries of vertex streams 1..3 count nothing: geometry shader emits to those streams are dropped".into()
+        });
+    }
+}
+
+/// glBeginQuery's object rules (GL 4.6 §4.2): `name` becomes the active
+/// query of `key` (a target, or a target and stream index) counting
+/// `target`. The query's backend handle (a fresh one for a name never
+/// begun), or `None` with `GL_INVALID_OPERATION` set.
+fn activate_query(gl: &mut Gl, key: u32, target: u32, name: u32) -> Option<mgpipe::Handle> {
     if gl.st.active_queries.contains_key(&key) || name == 0 {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
+    // Two occlusion-style targets may not be active at once on one query.
     if gl.st.active_queries.values().any(|q| *q == name) {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
@@ -594,9 +585,6 @@ fn begin_stream_query(gl: &mut Gl, target: u32, index: u32, name: u32) {
         Some(Some(q)) => q.handle,
         Some(None) => gl.conn.alloc.query.alloc(),
     };
-    log_once("query-stream", || {
-        "queries of vertex streams 1..3 count nothing: geometry shader emits to those streams are dropped".into()
-    });
     gl.st.queries.insert(
         name,
         Some(QueryObj {
@@ -606,6 +594,7 @@ fn begin_stream_query(gl: &mut Gl, target: u32, index: u32, name: u32) {
         }),
     );
     gl.st.active_queries.insert(key, name);
+    Some(handle)
 }
 
 fn end_stream_query(gl: &mut Gl, target: u32, index: u32) {

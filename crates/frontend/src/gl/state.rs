@@ -238,19 +238,25 @@ pub unsafe extern "C" fn glGetError() -> u32 {
     })
 }
 
+/// Draw buffer `buf`, or every buffer (None); `None` when `buf` is out of
+/// range (`GL_INVALID_VALUE` for the indexed blend calls).
+fn draw_buffer_range(buf: Option<u32>) -> Option<std::ops::Range<usize>> {
+    match buf {
+        Some(i) if i as usize >= MAX_DRAW_BUFFERS => None,
+        Some(i) => Some(i as usize..i as usize + 1),
+        None => Some(0..MAX_DRAW_BUFFERS),
+    }
+}
+
 /// Set the blend function of draw buffer `buf`, or every buffer (None).
 fn set_blend_func(gl: &mut Gl, buf: Option<u32>, f: [u32; 4]) {
     if !f.iter().all(|&x| valid_blend_factor(x)) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let s = &mut *gl.st;
-    let range = match buf {
-        Some(i) if i as usize >= MAX_DRAW_BUFFERS => {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        Some(i) => i as usize..i as usize + 1,
-        None => 0..MAX_DRAW_BUFFERS,
+    let Some(range) = draw_buffer_range(buf) else {
+        gl_err!(gl, glow::INVALID_VALUE);
     };
+    let s = &mut *gl.st;
     for i in range {
         s.blend_src_rgb[i] = f[0];
         s.blend_dst_rgb[i] = f[1];
@@ -264,14 +270,10 @@ fn set_blend_eq(gl: &mut Gl, buf: Option<u32>, rgb: u32, alpha: u32) {
     if !valid_blend_eq(rgb) || !valid_blend_eq(alpha) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
-    let s = &mut *gl.st;
-    let range = match buf {
-        Some(i) if i as usize >= MAX_DRAW_BUFFERS => {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        Some(i) => i as usize..i as usize + 1,
-        None => 0..MAX_DRAW_BUFFERS,
+    let Some(range) = draw_buffer_range(buf) else {
+        gl_err!(gl, glow::INVALID_VALUE);
     };
+    let s = &mut *gl.st;
     for i in range {
         s.blend_eq_rgb[i] = rgb;
         s.blend_eq_alpha[i] = alpha;
