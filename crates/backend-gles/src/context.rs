@@ -3202,11 +3202,20 @@ impl Context for GlesBackend {
         if p.size == 0 {
             return;
         }
+        // Shader stores (storage blocks, images) reach a mapping only after
+        // a barrier; desktop drivers make the read wait for them anyway
+        // and applications rely on it (llvmpipe's GLES map does not wait
+        // for fragment-shader stores without one).
+        let barrier = self.features.gles31;
         let o = self.ox();
         let Some((buf, size)) = buffer_of(o.scr, p.res) else {
             warn!(res = ?p.res, "buffer_readback: unknown buffer, zeros returned");
             return;
         };
+        if barrier {
+            // SAFETY: plain call with a bit GLES 3.1 defines.
+            unsafe { o.gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT) };
+        }
         if p.offset.checked_add(p.size).is_none_or(|e| e > size) {
             warn!(res = ?p.res, offset = p.offset, len = p.size, size, "buffer_readback: range past the end, zeros returned");
             return;

@@ -754,8 +754,41 @@ pub unsafe fn check_compute() {
         buffers::glGetBufferSubData(glow::ATOMIC_COUNTER_BUFFER, 0, 4, got.as_mut_ptr().cast());
         assert_eq!(got[0], 5 + 32, "counter of binding 0");
         no_gl_error("atomic counters");
+
+        // Fragment-shader stores read back with no barrier in between:
+        // desktop drivers make the read wait, and applications count on it.
+        bind_rgba8_framebuffer(W, H);
+        state::glViewport(0, 0, W, H);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        let stores = link_program(FULL_VS, STORE_FS);
+        shaders::glUseProgram(stores);
+        buffers::glBindBufferBase(glow::SHADER_STORAGE_BUFFER, 1, ssbo);
+        draw::glDrawArrays(glow::TRIANGLES, 0, 3);
+        buffers::glBindBuffer(glow::SHADER_STORAGE_BUFFER, ssbo);
+        buffers::glGetBufferSubData(
+            glow::SHADER_STORAGE_BUFFER,
+            0,
+            (W * H * 4) as isize,
+            vals.as_mut_ptr().cast(),
+        );
+        no_gl_error("fragment stores");
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(*v, 900 + i as u32, "fragment store {i}");
+        }
     }
 }
+
+const STORE_FS: &str = "#version 430 core
+layout(std430, binding = 1) buffer Out { uint vals[]; };
+out vec4 o;
+void main() {
+    uvec2 p = uvec2(gl_FragCoord.xy);
+    vals[p.y * 8u + p.x] = 900u + p.y * 8u + p.x;
+    o = vec4(1.0);
+}
+";
 
 const ATOMIC_CS: &str = "#version 430 core
 layout(local_size_x = 8) in;
