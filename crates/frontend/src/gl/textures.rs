@@ -203,7 +203,7 @@ pub unsafe extern "C" fn glGenTextures(n: i32, out: *mut u32) {
 pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
     // SAFETY: GL promises `n` names.
     let names = unsafe { slice(names, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER | DIRTY_RESOURCES, |gl| {
         if n < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -215,6 +215,7 @@ pub unsafe extern "C" fn glDeleteTextures(n: i32, names: *const u32) {
                 continue;
             };
             super::framebuffers::detach_everywhere(gl, SURFACE_TEXTURE, name);
+            gl.st.compute.unbind_texture(name);
             for unit in gl.st.texture_units.iter_mut() {
                 for t in unit.iter_mut() {
                     if *t == name {

@@ -777,6 +777,16 @@ pub unsafe fn check_compute() {
         for (i, v) in vals.iter().enumerate() {
             assert_eq!(*v, 900 + i as u32, "fragment store {i}");
         }
+
+        // Deleting a texture unbinds it from its image units (GL 4.6 §8.26).
+        compute::glBindImageTexture(5, tex, 0, 0, 0, glow::READ_ONLY, glow::RGBA8);
+        let mut bound = -1;
+        get::glGetIntegeri_v(glow::IMAGE_BINDING_NAME, 5, &mut bound);
+        assert_eq!(bound, tex as i32);
+        textures::glDeleteTextures(1, &tex);
+        get::glGetIntegeri_v(glow::IMAGE_BINDING_NAME, 5, &mut bound);
+        assert_eq!(bound, 0, "a deleted texture stays on its image unit");
+        no_gl_error("image unit after delete");
     }
 }
 
