@@ -953,7 +953,10 @@ fn read_pixels(
     let total = row_bytes.checked_mul(clip.height as usize);
     // LUMINANCE reads are computed here from RGBA (L = R + G + B).
     let luminance = matches!(format, glow::LUMINANCE | glow::LUMINANCE_ALPHA);
-    if let (None, Some(total), false) = (pbo, total, luminance) {
+    // DEPTH_STENCIL reads are put together here from a depth and a
+    // stencil read (neither backend reads both aspects at once everywhere).
+    let split = luminance || format == glow::DEPTH_STENCIL;
+    if let (None, Some(total), false) = (pbo, total, split) {
         // One row is tight whatever the stride.
         let tight = sub.row_stride == row_bytes || clip.height == 1;
         if !ps.swap_bytes && tight && rows_per_band >= clip.height as usize {
@@ -984,6 +987,14 @@ fn read_pixels(
                 .color
                 .is_none_or(|c| super::framebuffers::format_component_type(c) != glow::FLOAT);
         match read_luminance(gl, &clip, format, ty, clamp) {
+            Some(v) => reply = v,
+            None => {
+                gl.st.set_error(glow::OUT_OF_MEMORY);
+                return None;
+            }
+        }
+    } else if format == glow::DEPTH_STENCIL {
+        match read_depth_stencil(gl, &clip, ty) {
             Some(v) => reply = v,
             None => {
                 gl.st.set_error(glow::OUT_OF_MEMORY);
@@ -1074,6 +1085,56 @@ fn read_luminance(gl: &mut Gl, clip: &Clip, format: u32, ty: u32, clamp: bool) -
         la.extend_from_slice(&c(3).to_le_bytes());
     }
     mp::convert(&la, glow::LUMINANCE_ALPHA, glow::FLOAT, format, ty, n)
+}
+
+/// Tight rows of a DEPTH_STENCIL read of `clip` in `ty`
+/// (UNSIGNED_INT_24_8 or FLOAT_32_UNSIGNED_INT_24_8_REV), packed from a
+/// DEPTH_COMPONENT/FLOAT read and a STENCIL_INDEX/UNSIGNED_BYTE read.
+/// None: no memory for it.
+fn read_depth_stencil(gl: &mut Gl, clip: &Clip, ty: u32) -> Option<Vec<u8>> {
+    let w = clip.width as usize;
+    let mut depth = Vec::new();
+    let mut stencil = Vec::new();
+    if !read_bands(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
+        glow::DEPTH_COMPONENT,
+        glow::FLOAT,
+        w.checked_mul(4)?,
+        &mut depth,
+        false,
+    ) || !read_bands(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
+        glow::STENCIL_INDEX,
+        glow::UNSIGNED_BYTE,
+        w,
+        &mut stencil,
+        false,
+    ) {
+        return None;
+    }
+    let float = ty == glow::FLOAT_32_UNSIGNED_INT_24_8_REV;
+    let mut out = Vec::new();
+    out.try_reserve_exact(stencil.len().checked_mul(if float { 8 } else { 4 })?)
+        .ok()?;
+    for (d, &st) in depth.chunks_exact(4).zip(&stencil) {
+        let d = f32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+        if float {
+            out.extend_from_slice(&d.to_le_bytes());
+            out.extend_from_slice(&u32::from(st).to_le_bytes());
+        } else {
+            let z = (f64::from(d.clamp(0.0, 1.0)) * 16_777_215.0).round() as u32;
+            out.extend_from_slice(&((z << 8) | u32::from(st)).to_le_bytes());
+        }
+    }
+    Some(out)
 }
 
 /// A rectangle read back for glCopyPixels (`pixel_rect`): the part inside
