@@ -1102,13 +1102,13 @@ pub(super) const WRAP_CLAMP: u32 = 0x2900;
 fn valid_wrap(w: u32, compat: bool) -> bool {
     (compat && w == WRAP_CLAMP)
         || matches!(
-        w,
-        glow::REPEAT
-            | glow::CLAMP_TO_EDGE
-            | glow::CLAMP_TO_BORDER
-            | glow::MIRRORED_REPEAT
-            | glow::MIRROR_CLAMP_TO_EDGE
-    )
+            w,
+            glow::REPEAT
+                | glow::CLAMP_TO_EDGE
+                | glow::CLAMP_TO_BORDER
+                | glow::MIRRORED_REPEAT
+                | glow::MIRROR_CLAMP_TO_EDGE
+        )
 }
 
 /// Apply a sampler-state parameter; Err = GL error.
