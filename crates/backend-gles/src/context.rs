@@ -311,9 +311,52 @@ impl Cx<'_> {
         Some(fb)
     }
 
+    /// GLES 3 (as Mesa enforces it) makes a framebuffer incomplete when it
+    /// attaches a level above TEXTURE_BASE_LEVEL of a mutable texture that
+    /// is not mipmap complete, which desktop GL allows (rendering into
+    /// levels one at a time). Such a level is made the texture's base (and
+    /// max) level; the recorded view parameters change with it, so the next
+    /// draw that samples the texture sets its own levels again.
+    fn rebase_for_attach(&mut self, res: Handle, kind: u32, level: u32) {
+        if kind != SURFACE_TEXTURE || level == 0 || res.is_null() {
+            return;
+        }
+        let Some(ResKind::Texture {
+            tex,
+            target,
+            params,
+            storage: crate::TexStorage::Mutable,
+            ..
+        }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        else {
+            return;
+        };
+        if !matches!(
+            *target,
+            glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
+        ) || (params.base_level == level && params.max_level == level)
+        {
+            return;
+        }
+        let gl = self.gl;
+        self.ctx.shadow.bind_texture(gl, *target, Some(*tex));
+        // SAFETY: level parameters of the texture just bound to `target`.
+        unsafe {
+            gl.tex_parameter_i32(*target, glow::TEXTURE_BASE_LEVEL, level as i32);
+            gl.tex_parameter_i32(*target, glow::TEXTURE_MAX_LEVEL, level as i32);
+        }
+        params.base_level = level;
+        params.max_level = level;
+    }
+
     /// Attach the framebuffer description `p` to this context's FBO `fbo`
     /// (bound for drawing here).
     fn attach_draw_desc(&mut self, fbo: glow::Framebuffer, p: &calls::SetFramebufferState) {
+        for i in 0..8 {
+            self.rebase_for_attach(p.color[i], p.color_kind[i], p.color_level[i]);
+        }
+        self.rebase_for_attach(p.depth, p.depth_kind, p.depth_level);
+        self.rebase_for_attach(p.stencil, p.stencil_kind, p.stencil_level);
         let gl = self.gl;
         self.ctx.shadow.bind_draw_fb(gl, Some(fbo));
         let fbt = glow::DRAW_FRAMEBUFFER;
@@ -407,6 +450,7 @@ impl Cx<'_> {
     /// Attach the read-surface description `p` to this context's read FBO
     /// (bound for reading).
     fn attach_read_desc(&mut self, p: &calls::SetReadSurface) {
+        self.rebase_for_attach(p.color, p.color_kind, p.color_level);
         let gl = self.gl;
         let fbt = glow::READ_FRAMEBUFFER;
         attach(
