@@ -760,6 +760,96 @@ impl Cx<'_> {
         Some(r)
     }
 
+    /// GLES internal format of the read surface's depth (else stencil)
+    /// buffer; None without one.
+    fn read_ds_format(&self) -> Option<u32> {
+        if self.ctx.read_default {
+            let s = self.scr.surfaces.get(self.ctx.read_surface)?;
+            s.depth_stencil?;
+            return Some(s.ds_internal);
+        }
+        let d = self.ctx.read_desc?;
+        let res = if d.depth.is_null() { d.stencil } else { d.depth };
+        match self.scr.resources.get(res).map(|r| &r.kind) {
+            Some(ResKind::Texture { internal, .. }) | Some(ResKind::Renderbuffer { internal, .. }) => {
+                Some(*internal)
+            }
+            _ => None,
+        }
+    }
+
+    /// A blit the driver refused, done in two: each buffer's source
+    /// rectangle copied 1:1 into a temporary of its format, then blitted
+    /// from there to the destination. False when a step failed.
+    fn blit_through_copy(&mut self, p: &calls::Blit, filter: u32) -> bool {
+        let s = p.src;
+        let d = p.dst;
+        let (x, y) = (s[0].min(s[2]), s[1].min(s[3]));
+        let (w, h) = ((s[2] - s[0]).abs(), (s[3] - s[1]).abs());
+        if w == 0 || h == 0 {
+            return true;
+        }
+        let ds_bits = p.mask & (glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        let mut ok = true;
+        for bits in [p.mask & glow::COLOR_BUFFER_BIT, ds_bits] {
+            if bits == 0 {
+                continue;
+            }
+            let (internal, attachment) = if bits == glow::COLOR_BUFFER_BIT {
+                let (internal, samples) = self.read_format();
+                if samples > 1 {
+                    ok = false;
+                    continue;
+                }
+                (internal, glow::COLOR_ATTACHMENT0)
+            } else {
+                let Some(internal) = self.read_ds_format() else {
+                    ok = false;
+                    continue;
+                };
+                let att = match internal {
+                    glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 => {
+                        glow::DEPTH_STENCIL_ATTACHMENT
+                    }
+                    glow::STENCIL_INDEX8 => glow::STENCIL_ATTACHMENT,
+                    _ => glow::DEPTH_ATTACHMENT,
+                };
+                (internal, att)
+            };
+            self.bind_read();
+            let Some(r) = self.resolve_buffers_for_read(internal, attachment, bits, (x, y, w, h))
+            else {
+                ok = false;
+                continue;
+            };
+            // The temporary is bound for reading; the draw framebuffer again.
+            self.ctx.shadow.draw_fb = None;
+            self.bind_draw();
+            let gl = self.gl;
+            let sh = &mut self.ctx.shadow;
+            // SAFETY: a blit from the temporary (bound for reading) to the
+            // draw framebuffer; the temporary holds the source rectangle at
+            // its own coordinates. Raster ops were suspended for the copy
+            // only; this blit is the application's.
+            unsafe {
+                sh.bind_read_fb(gl, Some(r.0));
+                if bits == glow::COLOR_BUFFER_BIT {
+                    gl.read_buffer(glow::COLOR_ATTACHMENT0);
+                }
+                gl.blit_framebuffer(
+                    s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], bits, filter,
+                );
+                if gl.get_error() != glow::NO_ERROR {
+                    ok = false;
+                }
+            }
+            self.drop_resolve(r);
+        }
+        self.bind_draw();
+        self.bind_read();
+        ok
+    }
+
     /// GLES internal format and sample count of the read surface's colour buffer.
     fn read_format(&self) -> (u32, u32) {
         if self.ctx.read_default {
@@ -3052,12 +3142,26 @@ impl Context for GlesBackend {
         } else {
             p.filter
         };
-        // SAFETY: blit between the bound read and draw framebuffers.
-        unsafe {
+        // SAFETY: plain queries first (earlier errors drained, bounded: a
+        // lost context may keep reporting), then a blit between the bound
+        // read and draw framebuffers.
+        let refused = unsafe {
+            for _ in 0..8 {
+                if cx.gl.get_error() == glow::NO_ERROR {
+                    break;
+                }
+            }
             cx.gl.blit_framebuffer(
                 s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], p.mask, filter,
-            )
+            );
+            cx.gl.get_error() == glow::INVALID_OPERATION
         };
+        // GLES refuses a blit whose source and destination are the same
+        // buffer, which desktop GL allows (undefined only where the
+        // rectangles overlap): copy the source rectangle out first.
+        if refused && !cx.blit_through_copy(p, filter) {
+            warn!("blit: refused by the driver and not copied through a temporary");
+        }
         self.check("blit");
     }
 
