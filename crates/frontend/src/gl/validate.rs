@@ -216,6 +216,14 @@ impl Gl<'_> {
             if role == 0 && self.is_legacy_format_attachment(a) {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
+            // GLES renders into neither RGB32F nor RGB9_E5 (not even with
+            // EXT_color_buffer_float): offered as unsupported there.
+            if role == 0
+                && self.conn.caps.backend_kind == mgpipe::caps::BACKEND_GLES
+                && matches!(r.format, glow::RGB32F | glow::RGB9_E5)
+            {
+                return glow::FRAMEBUFFER_UNSUPPORTED;
+            }
             if let Some(s) = samples {
                 if s != r.samples {
                     return glow::FRAMEBUFFER_INCOMPLETE_MULTISAMPLE;
