@@ -769,11 +769,14 @@ impl Cx<'_> {
             return Some(s.ds_internal);
         }
         let d = self.ctx.read_desc?;
-        let res = if d.depth.is_null() { d.stencil } else { d.depth };
+        let res = if d.depth.is_null() {
+            d.stencil
+        } else {
+            d.depth
+        };
         match self.scr.resources.get(res).map(|r| &r.kind) {
-            Some(ResKind::Texture { internal, .. }) | Some(ResKind::Renderbuffer { internal, .. }) => {
-                Some(*internal)
-            }
+            Some(ResKind::Texture { internal, .. })
+            | Some(ResKind::Renderbuffer { internal, .. }) => Some(*internal),
             _ => None,
         }
     }
@@ -836,9 +839,7 @@ impl Cx<'_> {
                 if bits == glow::COLOR_BUFFER_BIT {
                     gl.read_buffer(glow::COLOR_ATTACHMENT0);
                 }
-                gl.blit_framebuffer(
-                    s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], bits, filter,
-                );
+                gl.blit_framebuffer(s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], bits, filter);
                 if gl.get_error() != glow::NO_ERROR {
                     ok = false;
                 }

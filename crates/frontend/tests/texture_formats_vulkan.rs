@@ -15,5 +15,7 @@ fn texture_formats_vulkan() {
         texfmt::check_luminance_reads_and_sizes();
         texfmt::check_depth_stencil_reads();
         texfmt::check_dst_alpha_on_rgb_float();
+        texfmt::check_level_rendering_and_self_blit();
+        texfmt::check_rgb32f_attachment(false);
     }
 }

@@ -237,3 +237,110 @@ pub unsafe fn check_dst_alpha_on_rgb_float() {
         );
     }
 }
+
+/// Rendering into the levels of a mutable texture one at a time, before
+/// the mipmap chain is complete (GLES alone would call the framebuffer
+/// incomplete), and a depth blit inside one framebuffer (GLES alone would
+/// refuse the same source and destination buffer).
+pub unsafe fn check_level_rendering_and_self_blit() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        for (level, size) in [(0, 8), (1, 4), (2, 2)] {
+            textures::glTexImage2D(
+                glow::TEXTURE_2D,
+                level,
+                glow::RGBA8 as i32,
+                size,
+                size,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                std::ptr::null(),
+            );
+            fb::glFramebufferTexture2D(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                t,
+                level,
+            );
+            state::glViewport(0, 0, size, size);
+            let c = 0.25 * (level + 1) as f32;
+            state::glClearColor(c, 0.0, 0.0, 1.0);
+            state::glClear(glow::COLOR_BUFFER_BIT);
+            no_gl_error("clear of a level");
+            let px = read_f32(0, 0, glow::RGBA, 4);
+            assert!(
+                (px[0] - c).abs() < 0.01,
+                "level {level} rendered before the chain is complete: {px:?}"
+            );
+        }
+
+        common::bind_rgba8_framebuffer(16, 16);
+        let mut rb = 0;
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, 16, 16);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rb,
+        );
+        state::glClearDepth(0.75);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        state::glEnable(glow::SCISSOR_TEST);
+        state::glScissor(8, 8, 8, 8);
+        state::glClearDepth(0.25);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        state::glDisable(glow::SCISSOR_TEST);
+        fb::glBlitFramebuffer(
+            8,
+            8,
+            16,
+            16,
+            0,
+            0,
+            8,
+            8,
+            glow::DEPTH_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        no_gl_error("depth blit inside one framebuffer");
+        let d = read_f32(2, 2, glow::DEPTH_COMPONENT, 1);
+        assert!((d[0] - 0.25).abs() < 0.01, "blitted depth {d:?}, want 0.25");
+    }
+}
+
+/// An RGB32F colour attachment: unsupported on GLES (which cannot render
+/// to it), complete on Vulkan.
+pub unsafe fn check_rgb32f_attachment(gles: bool) {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        let t = texture(glow::RGB32F, 4, 4);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        fb::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            t,
+            0,
+        );
+        let want = if gles {
+            glow::FRAMEBUFFER_UNSUPPORTED
+        } else {
+            glow::FRAMEBUFFER_COMPLETE
+        };
+        assert_eq!(fb::glCheckFramebufferStatus(glow::FRAMEBUFFER), want);
+    }
+}
