@@ -216,11 +216,11 @@ impl Gl<'_> {
             if role == 0 && self.is_legacy_format_attachment(a) {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
-            // GLES renders into neither RGB32F nor RGB9_E5 (not even with
-            // EXT_color_buffer_float): offered as unsupported there.
+            // GLES renders into none of RGB32F, RGB9_E5 and SRGB8 (not even
+            // with EXT_color_buffer_float): offered as unsupported there.
             if role == 0
                 && self.conn.caps.backend_kind == mgpipe::caps::BACKEND_GLES
-                && matches!(r.format, glow::RGB32F | glow::RGB9_E5)
+                && matches!(r.format, glow::RGB32F | glow::RGB9_E5 | glow::SRGB8)
             {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
