@@ -12,10 +12,10 @@ use std::ffi::c_void;
 use mgpipe::{calls, Opcode, Pipe};
 
 use super::framebuffers::format_component_type;
+use super::legacy_formats::LegacyBase;
 use super::pixels::{
     pack_destination, pack_image, pixel_pair, read_bands, swap_bytes, write_pack_buffer,
 };
-use super::legacy_formats::LegacyBase;
 use super::validate::{has_depth, has_stencil};
 use super::{gl_err, log_once, put, slice};
 use crate::context::{target_index, with_gl, Gl, LevelInfo, PixelStore, QueryObj};

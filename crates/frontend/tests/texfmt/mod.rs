@@ -344,3 +344,47 @@ pub unsafe fn check_rgb32f_attachment(gles: bool) {
         assert_eq!(fb::glCheckFramebufferStatus(glow::FRAMEBUFFER), want);
     }
 }
+
+/// glGetTexImage of legacy ALPHA and LUMINANCE_ALPHA textures uploaded
+/// from RGBA: only the base format's components come back.
+pub unsafe fn check_legacy_get_tex_image() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_compat_context_version(3, 0);
+        const ALPHA16F: u32 = 0x881C;
+        const LUMINANCE_ALPHA16F: u32 = 0x881F;
+        let texel = [0.25f32, 0.5, 0.75, 0.8];
+        for (internal, want) in [
+            (ALPHA16F, [0.0, 0.0, 0.0, 0.8]),
+            (LUMINANCE_ALPHA16F, [0.25, 0.0, 0.0, 0.8]),
+        ] {
+            let mut t = 0;
+            textures::glGenTextures(1, &mut t);
+            textures::glBindTexture(glow::TEXTURE_2D, t);
+            textures::glTexImage2D(
+                glow::TEXTURE_2D,
+                0,
+                internal as i32,
+                1,
+                1,
+                0,
+                glow::RGBA,
+                glow::FLOAT,
+                texel.as_ptr() as *const c_void,
+            );
+            let mut got = [-1.0f32; 4];
+            mobilegl::gl::queries::glGetTexImage(
+                glow::TEXTURE_2D,
+                0,
+                glow::RGBA,
+                glow::FLOAT,
+                got.as_mut_ptr() as *mut c_void,
+            );
+            no_gl_error("glGetTexImage of a legacy texture");
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 0.01),
+                "{internal:#x}: got {got:?}, want {want:?}"
+            );
+        }
+    }
+}
