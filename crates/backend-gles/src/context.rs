@@ -311,9 +311,52 @@ impl Cx<'_> {
         Some(fb)
     }
 
+    /// GLES 3 (as Mesa enforces it) makes a framebuffer incomplete when it
+    /// attaches a level above TEXTURE_BASE_LEVEL of a mutable texture that
+    /// is not mipmap complete, which desktop GL allows (rendering into
+    /// levels one at a time). Such a level is made the texture's base (and
+    /// max) level; the recorded view parameters change with it, so the next
+    /// draw that samples the texture sets its own levels again.
+    fn rebase_for_attach(&mut self, res: Handle, kind: u32, level: u32) {
+        if kind != SURFACE_TEXTURE || level == 0 || res.is_null() {
+            return;
+        }
+        let Some(ResKind::Texture {
+            tex,
+            target,
+            params,
+            storage: crate::TexStorage::Mutable,
+            ..
+        }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+        else {
+            return;
+        };
+        if !matches!(
+            *target,
+            glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
+        ) || (params.base_level == level && params.max_level == level)
+        {
+            return;
+        }
+        let gl = self.gl;
+        self.ctx.shadow.bind_texture(gl, *target, Some(*tex));
+        // SAFETY: level parameters of the texture just bound to `target`.
+        unsafe {
+            gl.tex_parameter_i32(*target, glow::TEXTURE_BASE_LEVEL, level as i32);
+            gl.tex_parameter_i32(*target, glow::TEXTURE_MAX_LEVEL, level as i32);
+        }
+        params.base_level = level;
+        params.max_level = level;
+    }
+
     /// Attach the framebuffer description `p` to this context's FBO `fbo`
     /// (bound for drawing here).
     fn attach_draw_desc(&mut self, fbo: glow::Framebuffer, p: &calls::SetFramebufferState) {
+        for i in 0..8 {
+            self.rebase_for_attach(p.color[i], p.color_kind[i], p.color_level[i]);
+        }
+        self.rebase_for_attach(p.depth, p.depth_kind, p.depth_level);
+        self.rebase_for_attach(p.stencil, p.stencil_kind, p.stencil_level);
         let gl = self.gl;
         self.ctx.shadow.bind_draw_fb(gl, Some(fbo));
         let fbt = glow::DRAW_FRAMEBUFFER;
@@ -407,6 +450,7 @@ impl Cx<'_> {
     /// Attach the read-surface description `p` to this context's read FBO
     /// (bound for reading).
     fn attach_read_desc(&mut self, p: &calls::SetReadSurface) {
+        self.rebase_for_attach(p.color, p.color_kind, p.color_level);
         let gl = self.gl;
         let fbt = glow::READ_FRAMEBUFFER;
         attach(
@@ -714,6 +758,97 @@ impl Cx<'_> {
             return None;
         }
         Some(r)
+    }
+
+    /// GLES internal format of the read surface's depth (else stencil)
+    /// buffer; None without one.
+    fn read_ds_format(&self) -> Option<u32> {
+        if self.ctx.read_default {
+            let s = self.scr.surfaces.get(self.ctx.read_surface)?;
+            s.depth_stencil?;
+            return Some(s.ds_internal);
+        }
+        let d = self.ctx.read_desc?;
+        let res = if d.depth.is_null() {
+            d.stencil
+        } else {
+            d.depth
+        };
+        match self.scr.resources.get(res).map(|r| &r.kind) {
+            Some(ResKind::Texture { internal, .. })
+            | Some(ResKind::Renderbuffer { internal, .. }) => Some(*internal),
+            _ => None,
+        }
+    }
+
+    /// A blit the driver refused, done in two: each buffer's source
+    /// rectangle copied 1:1 into a temporary of its format, then blitted
+    /// from there to the destination. False when a step failed.
+    fn blit_through_copy(&mut self, p: &calls::Blit, filter: u32) -> bool {
+        let s = p.src;
+        let d = p.dst;
+        let (x, y) = (s[0].min(s[2]), s[1].min(s[3]));
+        let (w, h) = ((s[2] - s[0]).abs(), (s[3] - s[1]).abs());
+        if w == 0 || h == 0 {
+            return true;
+        }
+        let ds_bits = p.mask & (glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        let mut ok = true;
+        for bits in [p.mask & glow::COLOR_BUFFER_BIT, ds_bits] {
+            if bits == 0 {
+                continue;
+            }
+            let (internal, attachment) = if bits == glow::COLOR_BUFFER_BIT {
+                let (internal, samples) = self.read_format();
+                if samples > 1 {
+                    ok = false;
+                    continue;
+                }
+                (internal, glow::COLOR_ATTACHMENT0)
+            } else {
+                let Some(internal) = self.read_ds_format() else {
+                    ok = false;
+                    continue;
+                };
+                let att = match internal {
+                    glow::DEPTH24_STENCIL8 | glow::DEPTH32F_STENCIL8 => {
+                        glow::DEPTH_STENCIL_ATTACHMENT
+                    }
+                    glow::STENCIL_INDEX8 => glow::STENCIL_ATTACHMENT,
+                    _ => glow::DEPTH_ATTACHMENT,
+                };
+                (internal, att)
+            };
+            self.bind_read();
+            let Some(r) = self.resolve_buffers_for_read(internal, attachment, bits, (x, y, w, h))
+            else {
+                ok = false;
+                continue;
+            };
+            // The temporary is bound for reading; the draw framebuffer again.
+            self.ctx.shadow.draw_fb = None;
+            self.bind_draw();
+            let gl = self.gl;
+            let sh = &mut self.ctx.shadow;
+            // SAFETY: a blit from the temporary (bound for reading) to the
+            // draw framebuffer; the temporary holds the source rectangle at
+            // its own coordinates. Raster ops were suspended for the copy
+            // only; this blit is the application's.
+            unsafe {
+                sh.bind_read_fb(gl, Some(r.0));
+                if bits == glow::COLOR_BUFFER_BIT {
+                    gl.read_buffer(glow::COLOR_ATTACHMENT0);
+                }
+                gl.blit_framebuffer(s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], bits, filter);
+                if gl.get_error() != glow::NO_ERROR {
+                    ok = false;
+                }
+            }
+            self.drop_resolve(r);
+        }
+        self.bind_draw();
+        self.bind_read();
+        ok
     }
 
     /// GLES internal format and sample count of the read surface's colour buffer.
@@ -3008,12 +3143,26 @@ impl Context for GlesBackend {
         } else {
             p.filter
         };
-        // SAFETY: blit between the bound read and draw framebuffers.
-        unsafe {
+        // SAFETY: plain queries first (earlier errors drained, bounded: a
+        // lost context may keep reporting), then a blit between the bound
+        // read and draw framebuffers.
+        let refused = unsafe {
+            for _ in 0..8 {
+                if cx.gl.get_error() == glow::NO_ERROR {
+                    break;
+                }
+            }
             cx.gl.blit_framebuffer(
                 s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3], p.mask, filter,
-            )
+            );
+            cx.gl.get_error() == glow::INVALID_OPERATION
         };
+        // GLES refuses a blit whose source and destination are the same
+        // buffer, which desktop GL allows (undefined only where the
+        // rectangles overlap): copy the source rectangle out first.
+        if refused && !cx.blit_through_copy(p, filter) {
+            warn!("blit: refused by the driver and not copied through a temporary");
+        }
         self.check("blit");
     }
 

@@ -281,7 +281,9 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         g::RGBA12 => (if norm16 { g::RGBA16 } else { g::RGBA16F }, "RGBA12"),
         g::RGB12 => (if norm16 { g::RGB16 } else { g::RGB16F }, "RGB12"),
         g::RGB10 => (g::RGB10_A2, "RGB10"),
-        g::RGBA2 | g::RGB5 | g::RGB4 => (g::RGBA8, "small desktop format"),
+        g::RGBA2 => (g::RGBA8, "small desktop format"),
+        // Without alpha: RGB8 (renderable), so alpha reads 1 after rendering.
+        g::RGB5 | g::RGB4 => (g::RGB8, "small desktop format"),
         g::R3_G3_B2 => (g::RGB565, "R3_G3_B2"),
         // compressed formats: stored uncompressed (the data arrives uncompressed)
         g::COMPRESSED_RGBA

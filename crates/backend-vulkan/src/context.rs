@@ -1583,11 +1583,15 @@ impl VulkanBackend {
         // Pipeline.
         let mut colors = [vk::Format::UNDEFINED; 8];
         let mut color_integer = 0u32;
+        let mut color_alpha_one = 0u32;
         for (i, a) in fb.colors.iter().enumerate() {
             if let Some(a) = a {
                 colors[i] = a.format.vk;
                 if a.format.class.is_integer() {
                     color_integer |= 1 << i;
+                }
+                if a.format.alpha_one {
+                    color_alpha_one |= 1 << i;
                 }
             }
         }
@@ -1596,6 +1600,7 @@ impl VulkanBackend {
             topology: topo,
             colors,
             color_integer,
+            color_alpha_one,
             depth: fb.depth.map(|a| a.format.vk).unwrap_or_default(),
             stencil: fb.stencil.map(|a| a.format.vk).unwrap_or_default(),
             samples: fb.samples(),

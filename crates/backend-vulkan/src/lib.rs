@@ -322,6 +322,9 @@ pub(crate) struct PipeTargets {
     pub topology: ash::vk::PrimitiveTopology,
     pub colors: [ash::vk::Format; 8],
     pub color_integer: u32,
+    /// Attachments whose GL format has no alpha (stored with one): blending
+    /// reads their destination alpha as 1.
+    pub color_alpha_one: u32,
     pub depth: ash::vk::Format,
     pub stencil: ash::vk::Format,
     pub samples: ash::vk::SampleCountFlags,

@@ -321,6 +321,7 @@ pub(crate) struct PipeDesc<'a> {
     pub restart: bool,
     pub colors: [vk::Format; 8],
     pub color_integer: u32,
+    pub color_alpha_one: u32,
     pub depth: vk::Format,
     pub stencil: vk::Format,
     pub samples: vk::SampleCountFlags,
@@ -346,6 +347,7 @@ impl<'a> PipeDesc<'a> {
             restart: rs.primitive_restart_fixed != 0 && index_size != 0,
             colors: t.colors,
             color_integer: t.color_integer,
+            color_alpha_one: t.color_alpha_one,
             depth: t.depth,
             stencil: t.stencil,
             samples: t.samples,
@@ -365,6 +367,7 @@ impl<'a> PipeDesc<'a> {
         k.push(self.topology.as_raw() as u32);
         k.push(self.restart as u32);
         k.extend(self.colors.iter().map(|f| f.as_raw() as u32));
+        k.push(self.color_alpha_one);
         k.extend_from_slice(&[
             self.depth.as_raw() as u32,
             self.stencil.as_raw() as u32,
@@ -534,30 +537,43 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         let j = if gpu.feat.independent_blend { i } else { 0 };
         let per = rs.blend_per_buffer != 0;
         let pick = |arr: &[u32; 8], scalar: u32| if per { arr[j] } else { scalar };
+        // A format without alpha stored with one (RGB16F as RGBA16F): GL
+        // blends with a destination alpha of 1, whatever the stored alpha.
+        let alpha_one = d.color_alpha_one & (1 << i) != 0;
+        let rgb_factor = |f: u32| match f {
+            gl::DST_ALPHA if alpha_one => gl::ONE,
+            gl::ONE_MINUS_DST_ALPHA | gl::SRC_ALPHA_SATURATE if alpha_one => gl::ZERO,
+            f => f,
+        };
+        let alpha_factor = |f: u32| match f {
+            gl::DST_ALPHA if alpha_one => gl::ONE,
+            gl::ONE_MINUS_DST_ALPHA if alpha_one => gl::ZERO,
+            f => f,
+        };
         *a = vk::PipelineColorBlendAttachmentState {
             blend_enable: (blend_on
                 && d.colors[i] != vk::Format::UNDEFINED
                 && d.color_integer & (1 << i) == 0) as u32,
-            src_color_blend_factor: emulation::blend_factor(pick(
+            src_color_blend_factor: emulation::blend_factor(rgb_factor(pick(
                 &rs.blend_src_rgb_i,
                 rs.blend_src_rgb,
-            )),
-            dst_color_blend_factor: emulation::blend_factor(pick(
+            ))),
+            dst_color_blend_factor: emulation::blend_factor(rgb_factor(pick(
                 &rs.blend_dst_rgb_i,
                 rs.blend_dst_rgb,
-            )),
+            ))),
             color_blend_op: emulation::blend_op(or(
                 pick(&rs.blend_eq_rgb_i, rs.blend_eq_rgb),
                 gl::FUNC_ADD,
             )),
-            src_alpha_blend_factor: emulation::blend_factor(pick(
+            src_alpha_blend_factor: emulation::blend_factor(alpha_factor(pick(
                 &rs.blend_src_alpha_i,
                 rs.blend_src_alpha,
-            )),
-            dst_alpha_blend_factor: emulation::blend_factor(pick(
+            ))),
+            dst_alpha_blend_factor: emulation::blend_factor(alpha_factor(pick(
                 &rs.blend_dst_alpha_i,
                 rs.blend_dst_alpha,
-            )),
+            ))),
             alpha_blend_op: emulation::blend_op(or(
                 pick(&rs.blend_eq_alpha_i, rs.blend_eq_alpha),
                 gl::FUNC_ADD,

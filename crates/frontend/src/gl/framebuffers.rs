@@ -43,6 +43,15 @@ pub fn component_bits(f: u32, pname: u32) -> u32 {
         glow::RGB565 => (5, 6, 5, 0, 0, 0),
         glow::RGB5_A1 => (5, 5, 5, 1, 0, 0),
         glow::RGBA4 => (4, 4, 4, 4, 0, 0),
+        // Desktop-only sized formats: the sizes asked for (the backends
+        // store them in a larger format).
+        glow::R3_G3_B2 => (3, 3, 2, 0, 0, 0),
+        glow::RGB4 => (4, 4, 4, 0, 0, 0),
+        glow::RGB5 => (5, 5, 5, 0, 0, 0),
+        glow::RGB10 => (10, 10, 10, 0, 0, 0),
+        glow::RGB12 => (12, 12, 12, 0, 0, 0),
+        glow::RGBA2 => (2, 2, 2, 2, 0, 0),
+        glow::RGBA12 => (12, 12, 12, 12, 0, 0),
         glow::DEPTH_COMPONENT16 => (0, 0, 0, 0, 16, 0),
         glow::DEPTH_COMPONENT24 => (0, 0, 0, 0, 24, 0),
         glow::DEPTH_COMPONENT32 | glow::DEPTH_COMPONENT32F => (0, 0, 0, 0, 32, 0),

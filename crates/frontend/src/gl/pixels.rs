@@ -951,7 +951,12 @@ fn read_pixels(
     // out of REPLY in the ring transports.
     let mut counted = false;
     let total = row_bytes.checked_mul(clip.height as usize);
-    if let (None, Some(total)) = (pbo, total) {
+    // LUMINANCE reads are computed here from RGBA (L = R + G + B).
+    let luminance = matches!(format, glow::LUMINANCE | glow::LUMINANCE_ALPHA);
+    // DEPTH_STENCIL reads are put together here from a depth and a
+    // stencil read (neither backend reads both aspects at once everywhere).
+    let split = luminance || format == glow::DEPTH_STENCIL;
+    if let (None, Some(total), false) = (pbo, total, split) {
         // One row is tight whatever the stride.
         let tight = sub.row_stride == row_bytes || clip.height == 1;
         if !ps.swap_bytes && tight && rows_per_band >= clip.height as usize {
@@ -976,7 +981,27 @@ fn read_pixels(
     }
     // The previous call's buffer: a single band reads over its old bytes.
     let mut reply = take_readback();
-    if !read_bands(
+    if luminance {
+        let clamp = !matches!(ty, glow::FLOAT | glow::HALF_FLOAT)
+            || fb
+                .color
+                .is_none_or(|c| super::framebuffers::format_component_type(c) != glow::FLOAT);
+        match read_luminance(gl, &clip, format, ty, clamp) {
+            Some(v) => reply = v,
+            None => {
+                gl.st.set_error(glow::OUT_OF_MEMORY);
+                return None;
+            }
+        }
+    } else if format == glow::DEPTH_STENCIL {
+        match read_depth_stencil(gl, &clip, ty) {
+            Some(v) => reply = v,
+            None => {
+                gl.st.set_error(glow::OUT_OF_MEMORY);
+                return None;
+            }
+        }
+    } else if !read_bands(
         gl,
         clip.x,
         clip.y,
@@ -1018,6 +1043,98 @@ fn read_pixels(
         bpp,
         tight: reply,
     })
+}
+
+/// Tight rows of a LUMINANCE / LUMINANCE_ALPHA read of `clip`: the colour
+/// buffer is read as RGBA floats and L = R + G + B (GL 4.6 compatibility
+/// §18.2.8, "Conversion to L"), clamped to [0, 1] with the other
+/// components when `clamp` (fixed-point buffers and non-float types).
+/// None: no memory for it.
+fn read_luminance(gl: &mut Gl, clip: &Clip, format: u32, ty: u32, clamp: bool) -> Option<Vec<u8>> {
+    let row_bytes = (clip.width as usize).checked_mul(16)?;
+    let mut rgba = Vec::new();
+    if !read_bands(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
+        glow::RGBA,
+        glow::FLOAT,
+        row_bytes,
+        &mut rgba,
+        false,
+    ) {
+        return None;
+    }
+    let n = rgba.len() / 16;
+    let mut la = Vec::new();
+    la.try_reserve_exact(n * 8).ok()?;
+    for px in rgba.chunks_exact(16) {
+        let c = |i: usize| {
+            let v = f32::from_le_bytes([px[i * 4], px[i * 4 + 1], px[i * 4 + 2], px[i * 4 + 3]]);
+            if clamp {
+                v.clamp(0.0, 1.0)
+            } else {
+                v
+            }
+        };
+        let l = c(0) + c(1) + c(2);
+        let l = if clamp { l.min(1.0) } else { l };
+        la.extend_from_slice(&l.to_le_bytes());
+        la.extend_from_slice(&c(3).to_le_bytes());
+    }
+    mp::convert(&la, glow::LUMINANCE_ALPHA, glow::FLOAT, format, ty, n)
+}
+
+/// Tight rows of a DEPTH_STENCIL read of `clip` in `ty`
+/// (UNSIGNED_INT_24_8 or FLOAT_32_UNSIGNED_INT_24_8_REV), packed from a
+/// DEPTH_COMPONENT/FLOAT read and a STENCIL_INDEX/UNSIGNED_BYTE read.
+/// None: no memory for it.
+fn read_depth_stencil(gl: &mut Gl, clip: &Clip, ty: u32) -> Option<Vec<u8>> {
+    let w = clip.width as usize;
+    let mut depth = Vec::new();
+    let mut stencil = Vec::new();
+    if !read_bands(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
+        glow::DEPTH_COMPONENT,
+        glow::FLOAT,
+        w.checked_mul(4)?,
+        &mut depth,
+        false,
+    ) || !read_bands(
+        gl,
+        clip.x,
+        clip.y,
+        clip.width,
+        clip.height,
+        glow::STENCIL_INDEX,
+        glow::UNSIGNED_BYTE,
+        w,
+        &mut stencil,
+        false,
+    ) {
+        return None;
+    }
+    let float = ty == glow::FLOAT_32_UNSIGNED_INT_24_8_REV;
+    let mut out = Vec::new();
+    out.try_reserve_exact(stencil.len().checked_mul(if float { 8 } else { 4 })?)
+        .ok()?;
+    for (d, &st) in depth.chunks_exact(4).zip(&stencil) {
+        let d = f32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+        if float {
+            out.extend_from_slice(&d.to_le_bytes());
+            out.extend_from_slice(&u32::from(st).to_le_bytes());
+        } else {
+            let z = (f64::from(d.clamp(0.0, 1.0)) * 16_777_215.0).round() as u32;
+            out.extend_from_slice(&((z << 8) | u32::from(st)).to_le_bytes());
+        }
+    }
+    Some(out)
 }
 
 /// A rectangle read back for glCopyPixels (`pixel_rect`): the part inside

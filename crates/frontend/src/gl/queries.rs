@@ -12,6 +12,7 @@ use std::ffi::c_void;
 use mgpipe::{calls, Opcode, Pipe};
 
 use super::framebuffers::format_component_type;
+use super::legacy_formats::LegacyBase;
 use super::pixels::{
     pack_destination, pack_image, pixel_pair, read_bands, swap_bytes, write_pack_buffer,
 };
@@ -380,6 +381,38 @@ pub(super) fn get_tex_image(
     let (w, h, d) = (info.width, info.height, info.depth.max(1));
     let ps = gl.st.pack;
     let pbo = pack_destination(gl, &ps, w, h, d, bpp, ty, pixels)?;
+    // Legacy ALPHA / LUMINANCE_ALPHA levels are stored as RGBA whose
+    // colour channels may hold anything (uploaded RGBA, rendering): read as
+    // RGBA floats, keep only what the base format has (GL 4.6
+    // compatibility table 8.21: A as (0, 0, 0, A), LA as (L, 0, 0, A)),
+    // then convert to the application's pair.
+    let mask = info.legacy().and_then(|l| match l.base {
+        // The first byte of an RGBA float texel that reads as zero.
+        LegacyBase::Alpha => Some(0usize),
+        LegacyBase::LuminanceAlpha => Some(4),
+        // SLUMINANCE is stored as SRGB8_ALPHA8: (L, 0, 0, 1).
+        LegacyBase::Luminance if l.storage == glow::SRGB8_ALPHA8 => Some(4),
+        _ => None,
+    });
+    let alpha_one = info
+        .legacy()
+        .is_some_and(|l| l.base == LegacyBase::Luminance);
+    let mask = mask.filter(|_| {
+        mgpipe::pixels::channels(format).is_some_and(|(_, integer)| !integer)
+            && !matches!(
+                info.internal_format,
+                glow::RGBA8UI
+                    | glow::RGBA16UI
+                    | glow::RGBA32UI
+                    | glow::RGBA8I
+                    | glow::RGBA16I
+                    | glow::RGBA32I
+            )
+    });
+    let (read_format, read_ty, read_bpp) = match mask {
+        Some(_) => (glow::RGBA, glow::FLOAT, 16),
+        None => (format, ty, bpp),
+    };
     let image = TexImage {
         handle,
         target,
@@ -387,11 +420,21 @@ pub(super) fn get_tex_image(
         level: level as u32,
         layer0: face as u32,
         info,
-        format,
-        ty,
-        bpp,
+        format: read_format,
+        ty: read_ty,
+        bpp: read_bpp,
     };
     let mut tight = read_tex_image(gl, &image)?;
+    if let Some(first_zero) = mask {
+        for px in tight.chunks_exact_mut(16) {
+            px[first_zero..12].fill(0);
+            if alpha_one {
+                px[12..16].copy_from_slice(&1.0f32.to_le_bytes());
+            }
+        }
+        let n = tight.len() / 16;
+        tight = mgpipe::pixels::convert(&tight, glow::RGBA, glow::FLOAT, format, ty, n)?;
+    }
     if ps.swap_bytes {
         swap_bytes(&mut tight, ty);
     }

@@ -1096,19 +1096,30 @@ fn valid_filter(f: u32, min: bool) -> bool {
                     | glow::LINEAR_MIPMAP_LINEAR
             ))
 }
-fn valid_wrap(w: u32) -> bool {
-    matches!(
-        w,
-        glow::REPEAT
-            | glow::CLAMP_TO_EDGE
-            | glow::CLAMP_TO_BORDER
-            | glow::MIRRORED_REPEAT
-            | glow::MIRROR_CLAMP_TO_EDGE
-    )
+/// GL_CLAMP (compatibility profile wrap mode; the backends sample it as
+/// CLAMP_TO_EDGE, which is exact for NEAREST filtering).
+pub(super) const WRAP_CLAMP: u32 = 0x2900;
+
+fn valid_wrap(w: u32, compat: bool) -> bool {
+    (compat && w == WRAP_CLAMP)
+        || matches!(
+            w,
+            glow::REPEAT
+                | glow::CLAMP_TO_EDGE
+                | glow::CLAMP_TO_BORDER
+                | glow::MIRRORED_REPEAT
+                | glow::MIRROR_CLAMP_TO_EDGE
+        )
 }
 
 /// Apply a sampler-state parameter; Err = GL error.
-fn set_sampler_param(p: &mut TexParams, pname: u32, v: &[f32], iv: &[i32]) -> Result<(), u32> {
+fn set_sampler_param(
+    p: &mut TexParams,
+    pname: u32,
+    v: &[f32],
+    iv: &[i32],
+    compat: bool,
+) -> Result<(), u32> {
     let e = iv
         .first()
         .copied()
@@ -1127,7 +1138,7 @@ fn set_sampler_param(p: &mut TexParams, pname: u32, v: &[f32], iv: &[i32]) -> Re
             p.mag_filter = e
         }
         glow::TEXTURE_WRAP_S | glow::TEXTURE_WRAP_T | glow::TEXTURE_WRAP_R => {
-            if !valid_wrap(e) {
+            if !valid_wrap(e, compat) {
                 return Err(glow::INVALID_ENUM);
             }
             match pname {
@@ -1255,7 +1266,7 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
                 Err(glow::INVALID_ENUM)
             }
         }
-        _ => set_sampler_param(&mut t.params, pname, v, iv),
+        _ => set_sampler_param(&mut t.params, pname, v, iv, compat),
     };
     if let Err(e) = r {
         gl.st.set_error(e);
@@ -1651,10 +1662,11 @@ pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
 }
 
 fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) {
+    let compat = !gl.st.is_core();
     let Some(p) = gl.sh.samplers.get_mut(&name) else {
         gl_err!(gl, glow::INVALID_OPERATION)
     };
-    if let Err(e) = set_sampler_param(p, pname, v, iv) {
+    if let Err(e) = set_sampler_param(p, pname, v, iv, compat) {
         gl.st.set_error(e);
     }
 }

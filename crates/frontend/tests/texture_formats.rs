@@ -1,0 +1,20 @@
+//! Texture and pixel-transfer formats on the default (GLES) backend: see `texfmt/mod.rs`.
+//!
+//! `cargo nextest run -p frontend --test texture_formats`
+
+mod common;
+mod texfmt;
+
+#[test]
+fn texture_formats() {
+    // SAFETY: the checks make their own contexts on this thread.
+    unsafe {
+        texfmt::check_clamp_wrap();
+        texfmt::check_luminance_reads_and_sizes();
+        texfmt::check_depth_stencil_reads();
+        texfmt::check_dst_alpha_on_rgb_float();
+        texfmt::check_level_rendering_and_self_blit();
+        texfmt::check_legacy_get_tex_image();
+        texfmt::check_rgb32f_attachment(true);
+    }
+}
