@@ -1217,3 +1217,42 @@ fn legacy_shadow_reference_is_clamped() {
     let p = link_vs_fs(vs, fs, &[]).expect("shadow helpers link");
     validate_all(&p);
 }
+
+#[test]
+fn varying_arrays_of_arrays_are_flattened_for_essl() {
+    // piglit varying-packing "simple mat2x4 arrays_of_arrays": ESSL refuses
+    // arrays of arrays on interfaces; both sides become `[16]` at the same
+    // location.
+    let vs = "#version 150\n#extension GL_ARB_arrays_of_arrays : require\nin vec4 p;\nuniform int i;\n\
+        out mat2x4 v[2][8];\nout vec4 w;\n\
+        void main() { gl_Position = p; w = p; for (int a = 0; a < 2; a++) for (int b = 0; b < 8; b++) v[a][b] = mat2x4(float(i + a * 8 + b)); }\n";
+    let fs = "#version 150\n#extension GL_ARB_arrays_of_arrays : require\nin mat2x4 v[2][8];\nin vec4 w;\nuniform int j;\nout vec4 c;\n\
+        void main() { c = v[1][j][1] + v[0][3][0] + w; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("AoA varyings link");
+    validate_all(&p);
+    let vsw = p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap();
+    let fsw = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+    let vs_essl = to_essl(vsw);
+    let fs_essl = to_essl(fsw);
+    assert!(
+        vs_essl.contains("mat2x4 v[16];") && !vs_essl.contains("[2][8]"),
+        "{vs_essl}"
+    );
+    assert!(
+        fs_essl.contains("mat2x4 v[16];") && !fs_essl.contains("[2][8]"),
+        "{fs_essl}"
+    );
+    assert_eq!(
+        location_of(vsw, "v", spirv::storage::OUTPUT),
+        location_of(fsw, "v", spirv::storage::INPUT)
+    );
+    assert_eq!(
+        location_of(vsw, "w", spirv::storage::OUTPUT),
+        location_of(fsw, "w", spirv::storage::INPUT)
+    );
+    // A whole-array use keeps both sides as declared.
+    let fs_whole = fs.replace("c = v[1][j][1]", "mat2x4 t[2][8] = v; c = t[1][j][1]");
+    let p = link_vs_fs(vs, &fs_whole, &[]).expect("whole use links");
+    let vs_essl = to_essl(p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap());
+    assert!(vs_essl.contains("v[2][8]"), "{vs_essl}");
+}
