@@ -1005,6 +1005,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         .filter(|sm| matches!(sm.stage, Stage::Vertex | Stage::TessEval | Stage::Geometry))
         .map(|sm| sm.stage.index())
         .max();
+    let mut linked: Vec<(Stage, spirv::Module)> = Vec::with_capacity(stages.len());
     for sm in stages {
         let mut module = sm.module;
         if !input.xfb_varyings.is_empty() && Some(sm.stage.index()) == last_vertex {
@@ -1021,8 +1022,34 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(module)?;
         let module = spirv::flatten_resource_arrays(module)?;
+        linked.push((sm.stage, module));
+    }
+    // Arrays of arrays between the last vertex stage and the fragment
+    // stage: flattened on both sides or neither (ESSL refuses them;
+    // transform feedback keeps its declared shapes).
+    if input.xfb_varyings.is_empty() {
+        let flat = |stage: Stage, storage: u32, linked: &[(Stage, spirv::Module)]| {
+            linked
+                .iter()
+                .position(|(s, _)| *s == stage)
+                .map(|k| (k, spirv::flatten_varying_arrays(&linked[k].1, storage)))
+        };
+        let producer = last_vertex
+            .and_then(|i| linked.iter().find(|(s, _)| s.index() == i).map(|(s, _)| *s))
+            .and_then(|s| flat(s, spirv::storage::OUTPUT, &linked));
+        let consumer = flat(Stage::Fragment, spirv::storage::INPUT, &linked);
+        let sides: Vec<_> = producer.into_iter().chain(consumer).collect();
+        if sides.iter().all(|(_, r)| r.is_ok()) {
+            for (k, r) in sides {
+                if let Ok(Some(m)) = r {
+                    linked[k].1 = m;
+                }
+            }
+        }
+    }
+    for (stage, module) in linked {
         spirv::mark_used_samplers(&module, &mut out.active_samplers);
-        out.stage_spirv[sm.stage.index()] = Some(module.words);
+        out.stage_spirv[stage.index()] = Some(module.words);
     }
     tracing::debug!(
         target: "mobilegl::shader",

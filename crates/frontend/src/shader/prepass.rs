@@ -468,43 +468,242 @@ fn texture_rename(name: &str) -> Option<&'static str> {
 
 /// Old shadow lookups (return `vec4`) → helper functions injected on use.
 /// The result is GL_DEPTH_TEXTURE_MODE LUMINANCE's `(d, d, d, 1)`, the
-/// compatibility profile's default.
+/// compatibility profile's default. The reference is clamped to [0, 1]
+/// first, as GL does for fixed-point depth textures (the only depth
+/// textures a legacy shader meets in practice; float ones hold values in
+/// [0, 1] too, so the comparisons agree) and llvmpipe/lavapipe do not.
 fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
     let frag = stage == Stage::Fragment;
     Some(match name {
         "shadow1D" => {
             if frag {
-                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n\
-                 vec4 mgl_shadow1D(sampler1DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, c, b)), 1.0); }\n"
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n\
+                 vec4 mgl_shadow1D(sampler1DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), b)), 1.0); }\n"
             } else {
-                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
+                "vec4 mgl_shadow1D(sampler1DShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n"
             }
         }
         "shadow2D" => {
             if frag {
-                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n\
-                 vec4 mgl_shadow2D(sampler2DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, c, b)), 1.0); }\n"
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n\
+                 vec4 mgl_shadow2D(sampler2DShadow s, vec3 c, float b) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), b)), 1.0); }\n"
             } else {
-                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
+                "vec4 mgl_shadow2D(sampler2DShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n"
             }
         }
         "shadow1DProj" => {
-            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, c)), 1.0); }\n"
+            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
         }
         "shadow2DProj" => {
-            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, c)), 1.0); }\n"
+            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
         }
         "shadow1DLod" => {
-            "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, c, l)), 1.0); }\n"
+            "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), l)), 1.0); }\n"
         }
         "shadow2DLod" => {
-            "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, c, l)), 1.0); }\n"
+            "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), l)), 1.0); }\n"
         }
         "shadow2DRect" => {
-            "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(vec3(texture(s, c)), 1.0); }\n"
+            "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n"
         }
         _ => return None,
     })
+}
+
+/// A legacy `#define`'s replacement list with the old texture built-ins
+/// renamed as in code (`#define textureInst texture1DProj`, piglit's
+/// tex-miplevel-selection); shadow helpers used there are added to
+/// `helpers`. The directive name and the macro's name stay; None: nothing
+/// to rename.
+fn rewrite_define(text: &str, stage: Stage, helpers: &mut Vec<&'static str>) -> Option<String> {
+    let body = text.strip_prefix('#')?;
+    let toks = lex(body);
+    let mut idents = toks.iter().filter(|t| t.kind == Kind::Ident);
+    if idents.next().map(|t| &body[t.start..t.end]) != Some("define") {
+        return None;
+    }
+    let name_end = idents.next()?.end;
+    let mut out = String::from("#");
+    let mut changed = false;
+    for t in &toks {
+        let word = &body[t.start..t.end];
+        if t.kind == Kind::Ident && t.start >= name_end {
+            if let Some(new) = texture_rename(word) {
+                out.push_str(new);
+                changed = true;
+                continue;
+            }
+            if let Some(helper) = shadow_helper(word, stage) {
+                if !helpers.contains(&helper) {
+                    helpers.push(helper);
+                }
+                out.push_str("mgl_");
+                out.push_str(word);
+                changed = true;
+                continue;
+            }
+        }
+        out.push_str(word);
+    }
+    changed.then_some(out)
+}
+
+/// One integer literal (optionally negated) of a constant `findMSB` /
+/// `findLSB` argument: (bits, has a `u` suffix).
+fn int_literal(src: &str, toks: &[Tok], at: usize) -> Option<(u32, bool, usize)> {
+    let mut k = at;
+    let mut negative = false;
+    if &src[toks[k].start..toks[k].end] == "-" {
+        negative = true;
+        k = next_significant(toks, k + 1)?;
+    }
+    let t = toks[k];
+    if t.kind != Kind::Number {
+        return None;
+    }
+    let text = &src[t.start..t.end];
+    let unsigned = text.ends_with(['u', 'U']);
+    let digits = text.trim_end_matches(['u', 'U']);
+    let value = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        u32::from_str_radix(hex, 16).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u32::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse::<u32>().ok()?
+    };
+    let value = if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    };
+    Some((value, unsigned, k))
+}
+
+/// `findMSB(...)` / `findLSB(...)` at token `i` whose argument is made of
+/// integer literals only (`ivec4(1, 2, -3, 4)`, `uvec4(0u)`, `7u`): the
+/// index of its closing `)` and the value as GLSL text.
+fn fold_bit_query(src: &str, toks: &[Tok], i: usize, msb: bool) -> Option<(usize, String)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let open = next_significant(toks, i + 1).filter(|&k| text(k) == "(")?;
+    let first = next_significant(toks, open + 1)?;
+    let (ctor, mut k) = match text(first) {
+        c @ ("int" | "uint" | "ivec2" | "ivec3" | "ivec4" | "uvec2" | "uvec3" | "uvec4") => {
+            let o = next_significant(toks, first + 1).filter(|&k| text(k) == "(")?;
+            (Some(c), next_significant(toks, o + 1)?)
+        }
+        _ => (None, first),
+    };
+    let mut values = Vec::new();
+    let mut suffix_unsigned = false;
+    loop {
+        let (v, u, last) = int_literal(src, toks, k)?;
+        values.push(v);
+        suffix_unsigned |= u;
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," if ctor.is_some() => k = next_significant(toks, sep + 1)?,
+            ")" => {
+                k = sep;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    if ctor.is_some() {
+        k = next_significant(toks, k + 1).filter(|&c| text(c) == ")")?;
+    }
+    let n = match ctor {
+        Some(c) if c.contains("vec") => usize::from(c.as_bytes()[c.len() - 1] - b'0'),
+        _ => 1,
+    };
+    if values.len() == 1 && n > 1 {
+        values.resize(n, values[0]);
+    }
+    if values.len() != n {
+        return None;
+    }
+    let signed = match ctor {
+        Some(c) => c.starts_with('i'),
+        None => !suffix_unsigned,
+    };
+    let results: Vec<String> = values
+        .iter()
+        .map(|&v| {
+            let r: i64 = if msb {
+                // Signed negative values: the highest 0 bit.
+                let bits = if signed && (v as i32) < 0 { !v } else { v };
+                if bits == 0 {
+                    -1
+                } else {
+                    31 - i64::from(bits.leading_zeros())
+                }
+            } else if v == 0 {
+                -1
+            } else {
+                i64::from(v.trailing_zeros())
+            };
+            r.to_string()
+        })
+        .collect();
+    let folded = if n == 1 {
+        format!("int({})", results[0])
+    } else {
+        format!("ivec{n}({})", results.join(", "))
+    };
+    Some((k, folded))
+}
+
+/// glslang does not constant-fold `findMSB` / `findLSB`, so a constant
+/// expression using them (an array size, a `const` initializer) fails to
+/// compile although GLSL 4.00 / GL_ARB_gpu_shader5 make them foldable.
+/// Calls whose argument is made of integer literals are replaced by their
+/// value (newlines inside a call are kept). A shader declaring a function
+/// of that name (legal before 4.00) is left alone. None: nothing folded.
+fn fold_bit_queries(src: &str) -> Option<String> {
+    if !src.contains("findMSB") && !src.contains("findLSB") {
+        return None;
+    }
+    let toks = lex(src);
+    let is_query =
+        |t: &Tok| t.kind == Kind::Ident && matches!(&src[t.start..t.end], "findMSB" | "findLSB");
+    let declared = toks.iter().enumerate().any(|(k, t)| {
+        is_query(t)
+            && prev_significant(&toks, k).is_some_and(|p| {
+                toks[p].kind == Kind::Ident && &src[toks[p].start..toks[p].end] != "return"
+            })
+    });
+    if declared {
+        return None;
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut copied = 0usize;
+    let mut i = 0usize;
+    while i < toks.len() {
+        let t = toks[i];
+        if is_query(&t) {
+            let msb = &src[t.start..t.end] == "findMSB";
+            if let Some((close, folded)) = fold_bit_query(src, &toks, i, msb) {
+                out.push_str(&src[copied..t.start]);
+                out.push_str(&folded);
+                let end = toks[close].end;
+                for _ in 0..src[t.start..end].matches('\n').count() {
+                    out.push('\n');
+                }
+                copied = end;
+                i = close + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
 }
 
 /// GLSL 1.10/1.20 built-in functions a shader may redefine (1.30 made
@@ -946,6 +1145,8 @@ pub(crate) fn prepass_linked(
     if src.contains('\0') {
         return Err("ERROR: 0:0: '' : shader source contains a NUL character\n".to_owned());
     }
+    let folded = fold_bit_queries(src);
+    let src = folded.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -1401,9 +1602,20 @@ pub(crate) fn prepass_linked(
                 // in every version): spliced, with the swallowed newlines
                 // emitted after the directive so later line numbers hold.
                 let spliced = text.replace("\\\r\n", " ").replace("\\\n", " ");
+                let spliced = if legacy {
+                    rewrite_define(&spliced, stage, &mut helpers).unwrap_or(spliced)
+                } else {
+                    spliced
+                };
                 out.push_str(&spliced);
                 for _ in 0..text.matches('\n').count() {
                     out.push('\n');
+                }
+            }
+            Kind::Directive if legacy && text.contains("define") => {
+                match rewrite_define(text, stage, &mut helpers) {
+                    Some(rewritten) => out.push_str(&rewritten),
+                    None => out.push_str(text),
                 }
             }
             Kind::Directive if arrays_of_arrays && is_arrays_of_arrays_directive(text) => {

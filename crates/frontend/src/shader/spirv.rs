@@ -768,6 +768,48 @@ pub(crate) fn mark_used_samplers(m: &Module, used: &mut [bool]) {
 /// k`. A use other than an access chain through every array level is a
 /// link error (GLSL cannot pass opaque or block arrays around).
 pub(crate) fn flatten_resource_arrays(m: Module) -> Result<Module, String> {
+    flatten_arrays(m, &|_, v| {
+        matches!(
+            v.storage,
+            storage::UNIFORM_CONSTANT | storage::UNIFORM | storage::STORAGE_BUFFER
+        )
+    })
+}
+
+/// Arrays of arrays of user varyings (`out mat2x4 v[2][8]`, what
+/// GL_ARB_arrays_of_arrays allows) as one-dimensional arrays of the same
+/// element type, for ESSL, which refuses them on interfaces ("vertex
+/// shader output cannot have an array of arrays"). The flattened order
+/// is the location order, so each element keeps its location and the
+/// other stage flattened likewise still matches. Only for interfaces
+/// that are not per-vertex arrays (`storage` OUTPUT of the last vertex
+/// stage, INPUT of the fragment stage); built-ins and blocks are left.
+/// Ok(None): nothing to flatten; Err(()): a use other than element
+/// access (the caller then flattens neither side).
+pub(crate) fn flatten_varying_arrays(m: &Module, storage: u32) -> Result<Option<Module>, ()> {
+    let select = move |m: &Module, v: &Variable| {
+        if v.storage != storage || m.has_decoration(v.id, dec::BUILTIN) {
+            return false;
+        }
+        let mut ty = m.pointee(v);
+        let mut levels = 0;
+        while let Some(Type::Array { element, .. }) = ty.and_then(|t| m.types.get(&t)) {
+            levels += 1;
+            ty = Some(*element);
+        }
+        levels >= 2 && !matches!(ty.and_then(|t| m.types.get(&t)), Some(Type::Struct { .. }))
+    };
+    if !m.variables.iter().any(|v| select(m, v)) {
+        return Ok(None);
+    }
+    let copy = Module::parse(m.words.clone()).map_err(|_| ())?;
+    flatten_arrays(copy, &select).map(Some).map_err(|_| ())
+}
+
+fn flatten_arrays(
+    m: Module,
+    select: &dyn Fn(&Module, &Variable) -> bool,
+) -> Result<Module, String> {
     const ACCESS_CHAIN: u16 = 65;
     const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
     const OP_IADD: u32 = 128;
@@ -781,10 +823,7 @@ pub(crate) fn flatten_resource_arrays(m: Module) -> Result<Module, String> {
     let mut flat: HashMap<u32, Vec<u32>> = HashMap::new();
     let mut elements: HashMap<u32, (u32, u32)> = HashMap::new(); // var → (element type, storage)
     for v in &m.variables {
-        if !matches!(
-            v.storage,
-            storage::UNIFORM_CONSTANT | storage::UNIFORM | storage::STORAGE_BUFFER
-        ) {
+        if !select(&m, v) {
             continue;
         }
         let Some(mut ty) = m.pointee(v) else {

@@ -1133,3 +1133,126 @@ fn storage_blocks_compile_under_glsl_130_with_the_extension() {
     let pre = prepass::prepass(Stage::Vertex, vs).unwrap_or_else(|e| panic!("{e}"));
     assert!(pre.source.starts_with("#version 150"), "{}", pre.source);
 }
+
+const VS_150_PASSTHROUGH: &str =
+    "#version 150\nin vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
+
+#[test]
+fn constant_find_msb_and_lsb_fold() {
+    // glslang cannot fold these; an array size using them must compile
+    // (piglit arb_gpu_shader5 const-findMSB), and a wrong fold would make
+    // the size negative.
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5 : enable\nout vec4 color;\n\
+        #define CHECK(cond) { float a[(cond) ? -1 : 1]; }\n\
+        void main() {\n color = vec4(0.0);\n\
+        CHECK(ivec4(-1) != findMSB(ivec4(0, -1, -1, 0)));\n\
+        CHECK(ivec4(-1) != findMSB(uvec4(0u)));\n\
+        CHECK(ivec4(30, 29, 28, 27) != findMSB(ivec4(0x80000000, -0x40000000, -0x20000000, -0x10000000)));\n\
+        CHECK(ivec4(31, 30, 29, 28) != findMSB(uvec4(0xFFFFFFFFu, 0x7FFFFFFFu, 0x3FFFFFFFu, 0x1FFFFFFFu)));\n\
+        CHECK(ivec4(0, 1, 2, 3) != findMSB(ivec4(-2, -3, -5, -9)));\n\
+        CHECK(2 != findMSB(5));\n\
+        CHECK(ivec3(-1, 0, 4) != findLSB(ivec3(0, -1, 0x30)));\n\
+        CHECK(ivec2(31, 3) != findLSB(uvec2(0x80000000u,\n 8u)));\n\
+        }\n";
+    let p = link_vs_fs(VS_150_PASSTHROUGH, fs, &[]).expect("constant findMSB/findLSB fold");
+    validate_all(&p);
+    // A wrong value is still caught by the compiler.
+    let bad = fs.replace("CHECK(2 != findMSB(5))", "CHECK(3 != findMSB(5))");
+    assert!(link_vs_fs(VS_150_PASSTHROUGH, &bad, &[]).is_err());
+    // Line numbers hold across a call split over two lines.
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert_eq!(pre.source.lines().count(), fs.lines().count());
+    assert!(pre.source.contains("ivec2(31, 3)"), "{}", pre.source);
+}
+
+#[test]
+fn user_find_msb_is_not_folded() {
+    let fs = "#version 130\nout vec4 color;\nint findMSB(int x) { return 7; }\n\
+        void main() { color = vec4(float(findMSB(1))); }\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(pre.source.contains("float(findMSB(1))"), "{}", pre.source);
+}
+
+#[test]
+fn legacy_texture_builtins_in_defines_are_renamed() {
+    // piglit tex-miplevel-selection: `#define textureInst texture1DProj`.
+    let fs = "#version 120\nuniform sampler1D tex;\nuniform sampler2DShadow sh;\n\
+        #define textureInst texture1DProj\n#define SHADOW shadow2D\n\
+        void main() {\n gl_FragColor = textureInst(tex, vec4(gl_TexCoord[0])) + SHADOW(sh, vec3(0.5));\n}\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(
+        pre.source.contains("#define textureInst textureProj\n"),
+        "{}",
+        pre.source
+    );
+    assert!(
+        pre.source.contains("#define SHADOW mgl_shadow2D\n"),
+        "{}",
+        pre.source
+    );
+    let vs = "#version 120\nvoid main() { gl_Position = gl_Vertex; gl_TexCoord[0] = gl_Vertex; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("texture1DProj through a macro links");
+    validate_all(&p);
+}
+
+#[test]
+fn legacy_shadow_reference_is_clamped() {
+    // GL clamps D_ref to [0, 1] for fixed-point depth textures
+    // (piglit glsl-fs-shadow2D-clamp-z); the helpers do it themselves.
+    let fs = "#version 110\nuniform sampler2DShadow tex;\nuniform vec3 c;\n\
+        void main() { gl_FragColor = shadow2D(tex, c) + shadow2DProj(tex, vec4(c, 2.0)); }\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(
+        pre.source
+            .contains("texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))"),
+        "{}",
+        pre.source
+    );
+    assert!(
+        pre.source.contains("clamp(c.z / c.w, 0.0, 1.0)"),
+        "{}",
+        pre.source
+    );
+    let vs = "#version 110\nvoid main() { gl_Position = gl_Vertex; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("shadow helpers link");
+    validate_all(&p);
+}
+
+#[test]
+fn varying_arrays_of_arrays_are_flattened_for_essl() {
+    // piglit varying-packing "simple mat2x4 arrays_of_arrays": ESSL refuses
+    // arrays of arrays on interfaces; both sides become `[16]` at the same
+    // location.
+    let vs = "#version 150\n#extension GL_ARB_arrays_of_arrays : require\nin vec4 p;\nuniform int i;\n\
+        out mat2x4 v[2][8];\nout vec4 w;\n\
+        void main() { gl_Position = p; w = p; for (int a = 0; a < 2; a++) for (int b = 0; b < 8; b++) v[a][b] = mat2x4(float(i + a * 8 + b)); }\n";
+    let fs = "#version 150\n#extension GL_ARB_arrays_of_arrays : require\nin mat2x4 v[2][8];\nin vec4 w;\nuniform int j;\nout vec4 c;\n\
+        void main() { c = v[1][j][1] + v[0][3][0] + w; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("AoA varyings link");
+    validate_all(&p);
+    let vsw = p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap();
+    let fsw = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+    let vs_essl = to_essl(vsw);
+    let fs_essl = to_essl(fsw);
+    assert!(
+        vs_essl.contains("mat2x4 v[16];") && !vs_essl.contains("[2][8]"),
+        "{vs_essl}"
+    );
+    assert!(
+        fs_essl.contains("mat2x4 v[16];") && !fs_essl.contains("[2][8]"),
+        "{fs_essl}"
+    );
+    assert_eq!(
+        location_of(vsw, "v", spirv::storage::OUTPUT),
+        location_of(fsw, "v", spirv::storage::INPUT)
+    );
+    assert_eq!(
+        location_of(vsw, "w", spirv::storage::OUTPUT),
+        location_of(fsw, "w", spirv::storage::INPUT)
+    );
+    // A whole-array use keeps both sides as declared.
+    let fs_whole = fs.replace("c = v[1][j][1]", "mat2x4 t[2][8] = v; c = t[1][j][1]");
+    let p = link_vs_fs(vs, &fs_whole, &[]).expect("whole use links");
+    let vs_essl = to_essl(p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap());
+    assert!(vs_essl.contains("v[2][8]"), "{vs_essl}");
+}
