@@ -319,3 +319,22 @@ fn whole_cube_map_images() {
         }
     }
 }
+
+#[test]
+fn negative_integer_lod_parameters() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        let mut tex = 0;
+        dsa::glCreateTextures(glow::TEXTURE_2D, 1, &mut tex);
+        // Integer forms of float parameters are signed (GL 4.6 §8.10).
+        dsa::glTextureParameteri(tex, glow::TEXTURE_LOD_BIAS, -5);
+        dsa::glTextureParameteri(tex, glow::TEXTURE_MIN_LOD, -3);
+        no_gl_error("integer LOD parameters");
+        let mut f = 0.0f32;
+        dsa::glGetTextureParameterfv(tex, glow::TEXTURE_LOD_BIAS, &mut f);
+        assert_eq!(f, -5.0);
+        dsa::glGetTextureParameterfv(tex, glow::TEXTURE_MIN_LOD, &mut f);
+        assert_eq!(f, -3.0);
+    }
+}

@@ -1147,9 +1147,9 @@ fn set_sampler_param(
                 _ => p.wrap_r = e,
             }
         }
-        glow::TEXTURE_MIN_LOD => p.min_lod = v.first().copied().unwrap_or(e as f32),
-        glow::TEXTURE_MAX_LOD => p.max_lod = v.first().copied().unwrap_or(e as f32),
-        glow::TEXTURE_LOD_BIAS => p.lod_bias = v.first().copied().unwrap_or(e as f32),
+        glow::TEXTURE_MIN_LOD => p.min_lod = v.first().copied().unwrap_or(e as i32 as f32),
+        glow::TEXTURE_MAX_LOD => p.max_lod = v.first().copied().unwrap_or(e as i32 as f32),
+        glow::TEXTURE_LOD_BIAS => p.lod_bias = v.first().copied().unwrap_or(e as i32 as f32),
         glow::TEXTURE_COMPARE_MODE => {
             if e != glow::NONE && e != glow::COMPARE_REF_TO_TEXTURE {
                 return Err(glow::INVALID_ENUM);

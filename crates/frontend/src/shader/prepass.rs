@@ -1560,6 +1560,14 @@ pub(crate) fn prepass_linked(
                         }
                         _ => frag_data_dynamic = true,
                     }
+                } else if !es && !rename_reserved && matches!(text, "sampler" | "samplerShadow") {
+                    // Free names in desktop GLSL, keywords in glslang's
+                    // Vulkan mode (sources below 1.30 rename them above).
+                    let new = format!("mgl_r_{text}");
+                    if !renames.iter().any(|(n, _)| *n == new) {
+                        renames.push((new.clone(), text.to_owned()));
+                    }
+                    replacement = Some(new);
                 } else if legacy {
                     if stage == Stage::Vertex && text == "attribute" {
                         replacement = Some("in".to_owned());

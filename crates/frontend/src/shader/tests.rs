@@ -1256,3 +1256,16 @@ fn varying_arrays_of_arrays_are_flattened_for_essl() {
     let vs_essl = to_essl(p.stage_spirv[Stage::Vertex.index()].as_ref().unwrap());
     assert!(vs_essl.contains("v[2][8]"), "{vs_essl}");
 }
+
+#[test]
+fn vulkan_glsl_keywords_are_user_names_in_core_shaders() {
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 150\nuniform sampler2DMS sampler;\nout vec4 o;\n\
+        void main() { o = texelFetch(sampler, ivec2(0), 0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    assert!(
+        p.uniforms.iter().any(|u| u.name == "sampler"),
+        "{:?}",
+        p.uniforms
+    );
+}
