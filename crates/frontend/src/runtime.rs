@@ -444,25 +444,34 @@ pub(crate) fn ensure_conn(w: &mut World) -> Result<&mut Conn, PlatformError> {
         .ok_or_else(|| PlatformError::NoBackend("no connection".into()))
 }
 
+/// How long the exit hook waits for an inproc server thread's current call.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Stop the transport before the driver's own exit-time teardown runs.
 ///
 /// `exit()` runs `atexit` handlers (newest first) before the loader runs
 /// library destructors, and this one is registered after the backend loaded
-/// its driver, so it runs first: an inproc server thread is stopped and
-/// joined while the driver is still whole (otherwise it may be mid-call when
-/// Mesa tears itself down). Monolith and spawn links are left as they are:
-/// the process is ending, and a spawned server sees the hang-up.
+/// its driver, so it runs before the driver's own: an inproc server thread
+/// is told to stop now (queued records are dropped: the process is ending)
+/// and waited for while the driver is still whole. The wait is bounded
+/// (`EXIT_GRACE`): some driver state registers its destructors lazily, after
+/// this hook (LLVM's, on the first shader compile), so a server thread
+/// still inside such a call when the application exits could otherwise
+/// keep the exit waiting forever (seen with piglit's `fbo-generatemipmap`
+/// exiting on a failure while draws were queued). Monolith and spawn links
+/// are left as they are: a spawned server sees the hang-up.
 extern "C" fn stop_transport_at_exit() {
     let Some(mut w) = WORLD.try_lock() else {
         return;
     };
     w.connect_error = Some("the process is exiting".to_string());
-    if let Some(conn) = w.conn.take() {
+    if let Some(mut conn) = w.conn.take() {
         if conn.pipe.kind() == remote::TransportKind::Inproc {
-            drop(conn);
-        } else {
-            std::mem::forget(conn);
+            // Records still queued are dropped (the process is ending);
+            // the one running is given a bounded time to finish.
+            conn.pipe.stop_at_exit(EXIT_GRACE);
         }
+        std::mem::forget(conn);
     }
 }
 

@@ -33,6 +33,11 @@ impl PeerFlags {
 pub(crate) trait PeerLife: Send {
     /// Orderly shutdown after the client asked the server to drain.
     fn shutdown(&mut self);
+    /// Shutdown at process exit after the client asked the server to stop
+    /// now: wait at most `grace`, then leave the peer to the exit.
+    fn shutdown_within(&mut self, grace: std::time::Duration) {
+        let _ = grace;
+    }
     /// Extra words for a ServerDied detail (exit status...).
     fn death_detail(&mut self) -> Option<String> {
         None
@@ -796,7 +801,10 @@ impl RingLink {
         if !was_lost {
             self.publish();
         }
-        self.bell(C_SHUTDOWN).store(SHUTDOWN_DRAIN, SeqCst);
+        // Never turns a stop-now (`stop_at_exit`) back into a drain.
+        let _ =
+            self.bell(C_SHUTDOWN)
+                .compare_exchange(SHUTDOWN_NONE, SHUTDOWN_DRAIN, SeqCst, SeqCst);
         futex::ring(self.bell(C_SERVER_BELL));
         // A sleeping server may not have published SLEEPING yet when it
         // re-checks: the SeqCst pair above covers that; wake once more anyway
@@ -807,6 +815,28 @@ impl RingLink {
         }
         if !was_lost {
             self.drain_events();
+        }
+    }
+}
+
+impl RingLink {
+    /// Close at process exit: the server stops after the record it is
+    /// running (`SHUTDOWN_NOW`: queued records are dropped, nothing is
+    /// drained back) and is waited for at most `grace`. Exit handlers that
+    /// ran before this one may have torn down parts of the driver (LLVM
+    /// registers its destructors lazily, after ours), so a server inside
+    /// the driver may never return; the exit must not wait on it forever.
+    pub fn stop_at_exit(&mut self, grace: std::time::Duration) {
+        self.bell(C_SHUTDOWN).store(SHUTDOWN_NOW, SeqCst);
+        futex::ring(self.bell(C_SERVER_BELL));
+        futex::wake(self.bell(C_SERVER_BELL));
+        if let Some(mut p) = self.peer.take() {
+            p.shutdown_within(grace);
+        }
+        if self.lost.is_none() {
+            self.lost = Some(LostReason::ServerDied {
+                detail: "stopped at process exit".into(),
+            });
         }
     }
 }

@@ -28,6 +28,26 @@ impl PeerLife for InprocPeer {
             }
         }
     }
+
+    fn shutdown_within(&mut self, grace: std::time::Duration) {
+        let Some(t) = self.thread.take() else {
+            return;
+        };
+        let until = std::time::Instant::now() + grace;
+        while !t.is_finished() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if t.is_finished() {
+            let _ = t.join();
+        } else {
+            // Left to the process exit: joining could wait forever on a
+            // driver whose statics are already destroyed.
+            tracing::warn!(
+                ?grace,
+                "inproc server thread still busy at exit; not waited for"
+            );
+        }
+    }
 }
 
 pub(crate) fn connect(

@@ -78,6 +78,13 @@ pub trait Transport: mgpipe::Pipe + Send {
     /// seen so far, oldest first. Log lines are written to the client's log
     /// here (tagged) and not returned. Never blocks, never a round trip.
     fn poll_events(&mut self, out: &mut Vec<Event>);
+    /// The process is exiting: stop the server without running the records
+    /// still queued, waiting at most `grace` for it (a driver may already
+    /// be half torn down by other exit handlers). Afterwards the transport
+    /// is lost. Default: nothing to stop (monolith).
+    fn stop_at_exit(&mut self, grace: std::time::Duration) {
+        let _ = grace;
+    }
     /// Diagnostics and tests: push one pre-framed record (header + payload;
     /// padded to 8 bytes and at least a header) with `blob`, bypassing the
     /// encoder. When `blob` is not empty its position and length are patched
@@ -153,6 +160,9 @@ impl Transport for Encoder<client::RingLink> {
     }
     fn poll_events(&mut self, out: &mut Vec<Event>) {
         self.0.poll_events(out);
+    }
+    fn stop_at_exit(&mut self, grace: std::time::Duration) {
+        self.0.stop_at_exit(grace);
     }
     fn push_raw(&mut self, record: &[u8], blob: &[u8]) {
         self.0.push_raw(record, blob);
