@@ -390,6 +390,112 @@ impl VulkanBackend {
         }
     }
 
+    /// The uniform texel buffer view a draw binds for a `samplerBuffer` at
+    /// texture unit `unit`: the buffer range attached to the unit's buffer
+    /// texture, else (nothing attached, an unknown buffer, a format the
+    /// device cannot read this way) zeros of the shader's scalar type.
+    fn texel_view(&mut self, c: &Ctx, unit: usize, sb: &SamplerBinding) -> Option<vk::BufferView> {
+        let attached = (unit < (c.views.count as usize).min(32))
+            .then(|| c.views.views[unit])
+            .filter(|h| !h.is_null())
+            .and_then(|h| self.scr.views.get(h).copied())
+            .and_then(
+                |v| match self.scr.resources.get(v.texture).map(|r| &r.kind) {
+                    Some(ResKind::Texture {
+                        texbuf: Some(a), ..
+                    }) => Some(*a),
+                    _ => None,
+                },
+            );
+        if let Some(a) = attached {
+            match self.attached_texel_view(a) {
+                Ok(v) => return Some(v),
+                Err(why) => debug!(unit, "draw: buffer texture unusable ({why}), zeros bound"),
+            }
+        }
+        let format = match sb.scalar {
+            Scalar::Float => vk::Format::R32G32B32A32_SFLOAT,
+            Scalar::Int => vk::Format::R32G32B32A32_SINT,
+            Scalar::Uint => vk::Format::R32G32B32A32_UINT,
+        };
+        let dummy = self.dummy_ubo()?;
+        self.texel_view_of(dummy, format, 0, 16).ok()
+    }
+
+    /// The view of buffer-texture attachment `a` (Err: why there is none).
+    fn attached_texel_view(
+        &mut self,
+        a: crate::TexBufAttachment,
+    ) -> Result<vk::BufferView, String> {
+        let format = emulation::texel_buffer_format(a.internal_format)
+            .ok_or_else(|| format!("internal format 0x{:X}", a.internal_format))?;
+        if !self
+            .gpu
+            .buffer_format_features(format)
+            .contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+        {
+            return Err(format!("{format:?} not readable as a texel buffer"));
+        }
+        let (raw, size) = self.buffer_use(a.buffer).ok_or("unknown buffer")?;
+        let texel = u64::from(emulation::copy_texel_size(
+            format,
+            vk::ImageAspectFlags::COLOR,
+        ))
+        .max(1);
+        let limits = &self.gpu.props.limits;
+        let align = limits.min_texel_buffer_offset_alignment.max(1);
+        if !a.offset.is_multiple_of(align) || a.offset >= size {
+            return Err(format!("offset {} (size {size})", a.offset));
+        }
+        let end = if a.size == 0 {
+            size
+        } else {
+            a.offset.saturating_add(a.size).min(size)
+        };
+        let max = u64::from(limits.max_texel_buffer_elements).saturating_mul(texel);
+        let range = ((end - a.offset) / texel * texel).min(max);
+        if range == 0 {
+            return Err("empty range".into());
+        }
+        self.texel_view_of(raw.buffer, format, a.offset, range)
+    }
+
+    /// A view of `range` bytes of `buffer` at `offset` as `format`, made
+    /// (and retired) once per submission.
+    fn texel_view_of(
+        &mut self,
+        buffer: vk::Buffer,
+        format: vk::Format,
+        offset: u64,
+        range: u64,
+    ) -> Result<vk::BufferView, String> {
+        let serial = self.frames.next_serial;
+        let key = (buffer, format, offset, range);
+        if let Some(&(v, s)) = self.texel_views.get(&key) {
+            if s == serial {
+                return Ok(v);
+            }
+        }
+        if self.texel_views.len() >= 256 {
+            self.texel_views.retain(|_, (_, s)| *s == serial);
+        }
+        let ci = vk::BufferViewCreateInfo::default()
+            .buffer(buffer)
+            .format(format)
+            .offset(offset)
+            .range(range);
+        // SAFETY: a live buffer made with UNIFORM_TEXEL_BUFFER usage; the
+        // offset is aligned and the range inside it, a multiple of the
+        // texel size and within maxTexelBufferElements (callers).
+        let view = unsafe { self.gpu.device.create_buffer_view(&ci, None) }
+            .map_err(|e| format!("vkCreateBufferView: {e}"))?;
+        // Destroyed once the work recorded so far (which is all that can
+        // use it: it is reused only in this submission) completes.
+        self.frames.retire(frame::Garbage::BufferView(view));
+        self.texel_views.insert(key, (view, serial));
+        Ok(view)
+    }
+
     fn default_sampler(&mut self) -> vk::Sampler {
         if let Some(s) = self.dummies.sampler {
             return s;
@@ -1310,9 +1416,18 @@ impl VulkanBackend {
         }
         if !samplers.is_empty() {
             let mut infos: Vec<(u32, u32, vk::DescriptorImageInfo)> = Vec::new();
+            // Uniform texel buffers (samplerBuffer), by (binding, element).
+            let mut texels: Vec<(u32, u32, vk::BufferView)> = Vec::new();
             for sb in samplers.iter() {
                 for k in 0..sb.count.max(1) {
                     let unit = sb.binding.saturating_add(k) as usize;
+                    if sb.dim == crate::spirv::DIM_BUFFER {
+                        let view = self
+                            .texel_view(c, unit, sb)
+                            .ok_or("no texel buffer view for a samplerBuffer")?;
+                        texels.push((sb.binding, k, view));
+                        continue;
+                    }
                     let sh = (unit < (c.samplers.count as usize).min(32))
                         .then(|| c.samplers.samplers[unit])
                         .filter(|h| !h.is_null());
@@ -1341,9 +1456,20 @@ impl VulkanBackend {
                 }
             }
             let sl = set_layouts[SAMPLER_SET as usize];
+            // A texel buffer view keys the set by its raw handle in the
+            // image-view position (no sampler): handles are unique among
+            // live objects of the device.
             let what: Vec<frame::DescriptorImage> = infos
                 .iter()
                 .map(|(b, k, i)| (*b, *k, i.sampler, i.image_view))
+                .chain(texels.iter().map(|(b, k, v)| {
+                    (
+                        *b,
+                        *k,
+                        vk::Sampler::null(),
+                        vk::Handle::from_raw(vk::Handle::as_raw(*v)),
+                    )
+                }))
                 .collect();
             let reuse = match &self.frames.last_sampler_set {
                 Some((l, w, set)) if *l == sl && *w == what => Some(*set),
@@ -1366,6 +1492,14 @@ impl VulkanBackend {
                                 .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
                                 .image_info(std::slice::from_ref(i))
                         })
+                        .chain(texels.iter().map(|(b, k, v)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_set(set)
+                                .dst_binding(*b)
+                                .dst_array_element(*k)
+                                .descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                                .texel_buffer_view(std::slice::from_ref(v))
+                        }))
                         .collect();
                     // SAFETY: a fresh set of this layout; live views and samplers.
                     unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
@@ -2833,6 +2967,7 @@ impl VulkanBackend {
             target,
             samples,
             img,
+            ..
         }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
         else {
             return Err(format!("unknown texture {res:?}"));
@@ -3762,6 +3897,25 @@ impl Context for VulkanBackend {
             Some(p.levels.clamp(1, 16)),
         ) {
             warn!(res = ?p.res, "texture_storage: {e}, skipped");
+        }
+    }
+
+    fn texture_buffer(&mut self, p: &calls::TextureBuffer) {
+        self.touch();
+        let attach = (!p.buffer.is_null()).then_some(crate::TexBufAttachment {
+            buffer: p.buffer,
+            internal_format: p.internal_format,
+            offset: p.offset,
+            size: p.size,
+        });
+        match self.scr.resources.get_mut(p.res).map(|r| &mut r.kind) {
+            Some(ResKind::Texture { target, texbuf, .. })
+                if *target == 0 || *target == gl::TEXTURE_BUFFER =>
+            {
+                *target = gl::TEXTURE_BUFFER;
+                *texbuf = attach;
+            }
+            _ => warn!(res = ?p.res, "texture_buffer: not a buffer texture, skipped"),
         }
     }
 

@@ -622,6 +622,20 @@ pub fn storage_format(
     sf
 }
 
+/// The Vulkan format of a buffer texture's texels (`glTexBuffer`'s
+/// internal formats, GL 4.6 table 8.16: the frontend accepts no others),
+/// read through a uniform texel buffer view. Unlike images, the
+/// 3-component 32-bit formats are used as they are (buffer views of them
+/// are common where images of them are not).
+pub fn texel_buffer_format(internal: u32) -> Option<vk::Format> {
+    match internal {
+        g::RGB32F => Some(F::R32G32B32_SFLOAT),
+        g::RGB32I => Some(F::R32G32B32_SINT),
+        g::RGB32UI => Some(F::R32G32B32_UINT),
+        _ => native_row(internal).map(|r| r.1),
+    }
+}
+
 /// Whether `internal` is a format GL accepts for an image unit
 /// (`glBindImageTexture`: the formats of GL 4.6 table 8.26).
 pub fn is_image_unit_format(internal: u32) -> bool {

@@ -116,6 +116,7 @@ pub(crate) enum Garbage {
     Buffer(RawBuffer),
     Image(vk::Image, vk::DeviceMemory),
     View(vk::ImageView),
+    BufferView(vk::BufferView),
     Pipeline(vk::Pipeline),
     Layout(vk::PipelineLayout),
     SetLayout(vk::DescriptorSetLayout),
@@ -135,6 +136,7 @@ impl Garbage {
                     d.free_memory(m, None);
                 }
                 Garbage::View(v) => d.destroy_image_view(v, None),
+                Garbage::BufferView(v) => d.destroy_buffer_view(v, None),
                 Garbage::Pipeline(p) => d.destroy_pipeline(p, None),
                 Garbage::Layout(l) => d.destroy_pipeline_layout(l, None),
                 Garbage::SetLayout(l) => d.destroy_descriptor_set_layout(l, None),
@@ -582,6 +584,10 @@ fn new_pool(gpu: &Gpu) -> Result<vk::DescriptorPool, VkError> {
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             descriptor_count: 8192,
+        },
+        vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            descriptor_count: 1024,
         },
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::STORAGE_BUFFER,

@@ -213,8 +213,23 @@ pub(crate) enum ResKind {
         target: u32,
         samples: u32,
         img: Option<ImageRes>,
+        /// A buffer texture's attachment (`texture_buffer`); None for
+        /// every other target, or none attached.
+        texbuf: Option<TexBufAttachment>,
     },
     Renderbuffer(ImageRes),
+}
+
+/// The buffer range a buffer texture (GL_TEXTURE_BUFFER) reads; resolved
+/// to a `VkBufferView` at each draw, so a re-specified buffer (a new
+/// `VkBuffer` after `glBufferData`) is what the next draw reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TexBufAttachment {
+    pub buffer: Handle,
+    pub internal_format: u32,
+    pub offset: u64,
+    /// Bytes; 0: to the end of the buffer, whatever its size becomes.
+    pub size: u64,
 }
 
 pub(crate) struct Resource {
@@ -404,6 +419,12 @@ pub struct VulkanBackend {
     pub(crate) current: Option<Handle>,
     pub(crate) pipelines: HashMap<Vec<u32>, vk::Pipeline, table::WordHash>,
     pub(crate) dummies: Dummies,
+    /// Uniform texel buffer views made for buffer textures, by (buffer,
+    /// format, offset, range), with the submission serial they were made
+    /// for: each is retired as soon as it is made (destroyed once that
+    /// submission completes) and reused only while the same submission
+    /// records, so a view never outlives its buffer.
+    pub(crate) texel_views: HashMap<(vk::Buffer, vk::Format, u64, u64), (vk::BufferView, u64)>,
     pub(crate) warned: std::collections::HashSet<&'static str>,
     pub(crate) frames: Frames,
     /// Host buffer read-backs copy into (grown on demand; only used by
@@ -456,6 +477,7 @@ impl VulkanBackend {
             current: None,
             pipelines: HashMap::default(),
             dummies: Dummies::default(),
+            texel_views: HashMap::default(),
             warned: Default::default(),
             frames,
             readback: None,

@@ -242,11 +242,21 @@ pub(crate) fn build_shader(
     let ubo_b = set_bindings(ubos.to_vec(), ubo_type, &|r, b| {
         r.ubos.iter().any(|u| u.0 == b)
     });
-    let smp_b = set_bindings(
+    // A texture unit read as a samplerBuffer is a uniform texel buffer
+    // (GL forbids one unit used with two sampler types in a draw).
+    let mut smp_b = set_bindings(
         samplers.iter().map(|s| (s.binding, s.count)).collect(),
         vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
         &|r, b| r.samplers.iter().any(|x| x.binding == b),
     );
+    for b in smp_b.iter_mut() {
+        if samplers
+            .iter()
+            .any(|s| s.binding == b.binding && s.dim == spirv::DIM_BUFFER)
+        {
+            b.descriptor_type = vk::DescriptorType::UNIFORM_TEXEL_BUFFER;
+        }
+    }
     let ssbo_b = set_bindings(
         ssbos.to_vec(),
         vk::DescriptorType::STORAGE_BUFFER,

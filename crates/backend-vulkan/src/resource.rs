@@ -632,6 +632,7 @@ impl VulkanBackend {
             | vk::BufferUsageFlags::INDEX_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
             | vk::BufferUsageFlags::INDIRECT_BUFFER
             | if self.gpu.feat.xfb {
                 vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT

@@ -192,6 +192,8 @@ impl VulkanBackend {
             O::SetShaderBuffers,
             O::SetShaderImages,
             O::MemoryBarrier,
+            // Buffer textures, as uniform texel buffers (context.rs).
+            O::TextureBuffer,
         ] {
             set(o as usize);
         }
@@ -393,13 +395,17 @@ impl Screen for VulkanBackend {
             }
             RESOURCE_TEXTURE => {
                 let target = emulation::binding_target(p.target);
-                if p.target != 0 && emulation::texture_shape(target).is_none() {
-                    warn!(res = ?p.res, target = p.target, "resource_create: texture target not supported (buffer textures?)");
+                if p.target != 0
+                    && target != gl::TEXTURE_BUFFER
+                    && emulation::texture_shape(target).is_none()
+                {
+                    warn!(res = ?p.res, target = p.target, "resource_create: texture target not supported");
                 }
                 ResKind::Texture {
                     target,
                     samples: p.samples,
                     img: None,
+                    texbuf: None,
                 }
             }
             RESOURCE_RENDERBUFFER => {

@@ -73,7 +73,7 @@ const SC_STORAGE_BUFFER: u32 = 12;
 /// SPIR-V Dim Rect (the last image dimensionality bound as a storage
 /// image; Buffer and SubpassData are not).
 const DIM_RECT: u32 = 4;
-const DIM_BUFFER: u32 = 5;
+pub const DIM_BUFFER: u32 = 5;
 
 /// Scalar class of a vertex input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,7 +120,8 @@ pub struct Reflection {
     pub ssbos: Vec<(u32, u32)>,
     pub images: Vec<ImageBinding>,
     /// Resources this backend cannot bind: separate images or samplers,
-    /// storage texel buffers (`imageBuffer`).
+    /// storage texel buffers (`imageBuffer`). Uniform texel buffers
+    /// (`samplerBuffer`) are in `samplers`, with dim [`DIM_BUFFER`].
     pub unsupported: bool,
     /// Vertex input locations, one entry per Vulkan location fed.
     pub inputs: Vec<Input>,
@@ -509,13 +510,8 @@ pub fn rewrite(words: &mut [u32], split_f64: bool) -> Result<Reflection, SpirvEr
                                 ..
                             }) = m.types.get(&img).copied()
                             {
-                                // samplerBuffer needs a uniform texel buffer
-                                // descriptor, which this backend does not
-                                // bind yet (docs/ARCHITECTURE.md).
-                                if dim == DIM_BUFFER {
-                                    r.unsupported = true;
-                                    continue;
-                                }
+                                // A samplerBuffer (dim Buffer) is bound as a
+                                // uniform texel buffer in the same set.
                                 r.samplers.push(SamplerBinding {
                                     binding,
                                     count,

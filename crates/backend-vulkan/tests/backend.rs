@@ -732,6 +732,134 @@ fn textured_draw_with_rewritten_spirv() {
 /// devices) must not overtake recorded draws that sample the texture, and
 /// must land where a later draw reads them.
 #[test]
+fn buffer_texture_reads_its_buffer_as_a_texel_buffer() {
+    const GL_TEXTURE_BUFFER: u32 = 0x8C2A;
+    let Some(mut b) = open() else { return };
+    let mut reply = Vec::new();
+    b.get_caps(&GetCaps::default(), &mut reply);
+    let caps: Caps = bytemuck::pod_read_unaligned(&reply);
+    assert!(caps.implements(Opcode::TextureBuffer as u16));
+    let (w, h) = (8u32, 2u32);
+    current_surface(&mut b, w, h);
+    clear_color(&mut b, [0.0, 0.0, 0.0, 0.0]);
+    textured_quad(&mut b);
+
+    // The same vertex stage with a fragment stage reading a samplerBuffer
+    // at unit 0.
+    let vs = words(include_bytes!("data/draw.vert.spv"));
+    let fs = words(include_bytes!("data/texbuf.frag.spv"));
+    let mut blob: Vec<u8> = Vec::new();
+    blob.extend(vs.iter().flat_map(|w| w.to_le_bytes()));
+    blob.extend(fs.iter().flat_map(|w| w.to_le_bytes()));
+    let sh = Handle::new(2, 1);
+    let mut stage_words = [0u32; 6];
+    stage_words[STAGE_VERTEX] = vs.len() as u32;
+    stage_words[STAGE_FRAGMENT] = fs.len() as u32;
+    b.create_shader(
+        &CreateShader {
+            cso: sh,
+            stage_mask: (1 << STAGE_VERTEX) | (1 << STAGE_FRAGMENT),
+            stage_words,
+            global_binding: 1,
+            global_size: 32,
+            ..Default::default()
+        },
+        &blob,
+    );
+    b.bind_shader(&BindShader { cso: sh });
+    let globals: Vec<f32> = vec![2.0, 2.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0];
+    b.set_global_constants(
+        &SetGlobalConstants { shader: sh },
+        bytemuck::cast_slice(&globals),
+    );
+
+    // Four RGBA8 texels, the whole buffer.
+    let texels: [u8; 16] = [
+        255, 0, 0, 255, /* red */ 0, 255, 0, 255, /* green */
+        0, 0, 255, 255, /* blue */ 255, 255, 255, 255, /* white */
+    ];
+    let buf = Handle::new(20, 1);
+    b.resource_create(
+        &ResourceCreate {
+            res: buf,
+            kind: RESOURCE_BUFFER,
+            size: 16,
+            ..Default::default()
+        },
+        &texels,
+    );
+    let tex = Handle::new(21, 1);
+    b.resource_create(
+        &ResourceCreate {
+            res: tex,
+            kind: RESOURCE_TEXTURE,
+            target: GL_TEXTURE_BUFFER,
+            ..Default::default()
+        },
+        &[],
+    );
+    b.texture_buffer(&TextureBuffer {
+        res: tex,
+        buffer: buf,
+        internal_format: GL_RGBA8,
+        offset: 0,
+        size: 0,
+        ..Default::default()
+    });
+    let view = Handle::new(2, 1);
+    b.create_sampler_view(&CreateSamplerView {
+        cso: view,
+        texture: tex,
+        target: GL_TEXTURE_BUFFER,
+        ..Default::default()
+    });
+    let mut views = SetSamplerViews {
+        count: 1,
+        ..Default::default()
+    };
+    views.views[0] = view;
+    b.set_sampler_views(&views);
+    let draw = Draw {
+        mode: GL_TRIANGLE_STRIP,
+        count: 4,
+        instance_count: 1,
+        ..Default::default()
+    };
+    b.draw(&draw, &[]);
+    let img = read(&mut b, 0, 0, w, h);
+    assert_eq!(px(&img, w, 0, 0), [255, 0, 0, 255]);
+    assert_eq!(px(&img, w, 3, 1), [0, 255, 0, 255]);
+    assert_eq!(px(&img, w, 5, 0), [0, 0, 255, 255]);
+    assert_eq!(px(&img, w, 7, 1), [255, 255, 255, 255]);
+
+    // A later write to the buffer is what the next draw reads.
+    b.buffer_subdata(
+        &BufferSubdata {
+            res: buf,
+            offset: 0,
+        },
+        &[0, 0, 0, 255],
+    );
+    b.draw(&draw, &[]);
+    let img = read(&mut b, 0, 0, w, h);
+    assert_eq!(px(&img, w, 0, 0), [0, 0, 0, 255]);
+    assert_eq!(px(&img, w, 3, 0), [0, 255, 0, 255]);
+
+    // Detached: the fetches read zeros.
+    b.texture_buffer(&TextureBuffer {
+        res: tex,
+        buffer: Handle::NULL,
+        internal_format: GL_RGBA8,
+        offset: 0,
+        size: 0,
+        ..Default::default()
+    });
+    b.draw(&draw, &[]);
+    let img = read(&mut b, 0, 0, w, h);
+    assert_eq!(px(&img, w, 3, 0), [0, 0, 0, 0]);
+}
+
+#[test]
 fn texture_uploads_keep_their_order_with_draws() {
     let Some(mut b) = open() else { return };
     let (w, h) = (8u32, 8u32);
