@@ -7,7 +7,9 @@
 mod common;
 
 use common::{expect_error, link_program, no_gl_error};
-use mobilegl::gl::{buffers, draw, dsa, framebuffers, get, shaders, state, textures, vertex};
+use mobilegl::gl::{
+    buffers, draw, dsa, framebuffers, get, queries, shaders, state, textures, vertex,
+};
 
 unsafe fn integer(pname: u32) -> i32 {
     let mut v = -1;
@@ -336,5 +338,65 @@ fn negative_integer_lod_parameters() {
         assert_eq!(f, -5.0);
         dsa::glGetTextureParameterfv(tex, glow::TEXTURE_MIN_LOD, &mut f);
         assert_eq!(f, -3.0);
+    }
+}
+
+#[test]
+fn created_queries_report_their_target_and_a_zero_result() {
+    // SAFETY: GL calls on this thread after making a context; pointers are
+    // locals that outlive their calls.
+    unsafe {
+        common::make_context();
+        let mut q = [0u32; 2];
+        dsa::glCreateQueries(glow::SAMPLES_PASSED, 2, q.as_mut_ptr());
+        no_gl_error("glCreateQueries");
+        let param = |id: u32, pname: u32| {
+            let mut v = -1;
+            queries::glGetQueryObjectiv(id, pname, &mut v);
+            v
+        };
+        assert_eq!(param(q[0], glow::QUERY_TARGET), glow::SAMPLES_PASSED as i32);
+        assert_eq!(param(q[0], glow::QUERY_RESULT_AVAILABLE), 1);
+        assert_eq!(param(q[0], glow::QUERY_RESULT), 0);
+        no_gl_error("created query state");
+        // A generated, never begun name has no target yet.
+        let mut g = 0u32;
+        queries::glGenQueries(1, &mut g);
+        assert_eq!(param(g, glow::QUERY_TARGET), -1);
+        expect_error(
+            "QUERY_TARGET of a name never begun",
+            glow::INVALID_OPERATION,
+        );
+        queries::glGetQueryObjectiv(q[1], glow::RGBA, &mut 0);
+        expect_error("bad pname", glow::INVALID_ENUM);
+    }
+}
+
+#[test]
+fn a_draw_buffer_without_an_attachment_leaves_the_framebuffer_complete() {
+    // SAFETY: GL calls on this thread after making a context; pointers are
+    // locals that outlive their calls.
+    unsafe {
+        common::make_context();
+        let mut fb = 0u32;
+        dsa::glCreateFramebuffers(1, &mut fb);
+        let mut tex = 0u32;
+        dsa::glCreateTextures(glow::TEXTURE_2D, 1, &mut tex);
+        dsa::glTextureStorage2D(tex, 1, glow::RGBA8, 4, 4);
+        dsa::glNamedFramebufferTexture(fb, glow::COLOR_ATTACHMENT0, tex, 0);
+        // Draw buffer 1 and the read buffer name empty attachment points:
+        // GL 4.1 / ARB_ES2_compatibility dropped both completeness rules.
+        let bufs = [glow::COLOR_ATTACHMENT0, glow::COLOR_ATTACHMENT1];
+        dsa::glNamedFramebufferDrawBuffers(fb, 2, bufs.as_ptr());
+        dsa::glNamedFramebufferReadBuffer(fb, glow::COLOR_ATTACHMENT2);
+        no_gl_error("draw and read buffers");
+        assert_eq!(
+            dsa::glCheckNamedFramebufferStatus(fb, glow::DRAW_FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
+        assert_eq!(
+            dsa::glCheckNamedFramebufferStatus(fb, glow::READ_FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
     }
 }

@@ -155,7 +155,9 @@ pub unsafe extern "C" fn glCreateQueries(target: u32, n: i32, out: *mut u32) {
                 Some(QueryObj {
                     handle,
                     target,
-                    result: None,
+                    // ARB_direct_state_access: a created query's result
+                    // is available and zero until it is first used.
+                    result: Some(0),
                 }),
             );
         };

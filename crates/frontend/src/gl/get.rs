@@ -132,6 +132,10 @@ const CORE_MISC_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_polygon_offset_clamp",
     c"GL_EXT_polygon_offset_clamp",
     c"GL_ARB_internalformat_query",
+    c"GL_ARB_ES2_compatibility",
+    c"GL_ARB_timer_query",
+    c"GL_EXT_timer_query",
+    c"GL_ARB_texture_stencil8",
 ];
 
 /// GL 4.6 / ARB_polygon_offset_clamp.

@@ -20,6 +20,7 @@ pub mod debug;
 pub mod draw;
 pub mod dsa;
 pub mod es2_compat;
+pub mod shader_objects_arb;
 pub mod fb_params;
 pub mod fixed_function;
 pub mod framebuffers;
@@ -62,6 +63,7 @@ pub use debug::*;
 pub use draw::*;
 pub use dsa::*;
 pub use es2_compat::*;
+pub use shader_objects_arb::*;
 pub use fb_params::*;
 pub use fixed_function::{
     glAlphaFunc, glGetTexEnvfv, glGetTexEnviv, glShadeModel, glTexEnvf, glTexEnvfv, glTexEnvi,

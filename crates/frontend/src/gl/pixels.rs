@@ -144,6 +144,14 @@ pub fn depth_stencil_mismatch(internal: u32, format: u32) -> bool {
     internal_ds != format_ds
 }
 
+/// GL 4.6 §8.5: depth, depth-stencil and stencil internal formats are
+/// refused (INVALID_OPERATION) for 3D textures (they are valid for 1D, 2D,
+/// rectangle, cube map and 1D/2D/cube-map array textures).
+pub fn depth_stencil_in_3d(target: u32, internal: u32) -> bool {
+    use super::validate::{has_depth, has_stencil};
+    target == glow::TEXTURE_3D && (has_depth(internal) || has_stencil(internal))
+}
+
 /// Bytes of the datum `ty` stores (one component, or one whole packed
 /// pixel): the alignment a pack-buffer offset needs.
 fn datum_size(ty: u32) -> Option<usize> {

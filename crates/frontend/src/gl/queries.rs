@@ -198,6 +198,17 @@ fn query_result(gl: &mut Gl, name: u32, pname: u32) -> Option<u64> {
     let wait = match pname {
         glow::QUERY_RESULT => true,
         glow::QUERY_RESULT_AVAILABLE | glow::QUERY_RESULT_NO_WAIT => false,
+        // GL 4.5 / ARB_direct_state_access: the target the object was
+        // created (glCreateQueries) or first begun with.
+        glow::QUERY_TARGET => {
+            return match gl.st.queries.get(&name).copied() {
+                Some(Some(q)) if q.target != 0 => Some(u64::from(q.target)),
+                _ => {
+                    gl.st.set_error(glow::INVALID_OPERATION);
+                    None
+                }
+            };
+        }
         _ => {
             gl.st.set_error(glow::INVALID_ENUM);
             return None;

@@ -374,6 +374,7 @@ pub(super) fn tex_image(
     }
     if super::pixels::integer_mismatch(ifmt, format)
         || super::pixels::depth_stencil_mismatch(ifmt, format)
+        || super::pixels::depth_stencil_in_3d(target, ifmt)
     {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
@@ -858,6 +859,9 @@ pub(super) fn tex_storage(
     };
     if !valid_internal_format(storage) {
         gl_err!(gl, glow::INVALID_ENUM);
+    }
+    if super::pixels::depth_stencil_in_3d(target, storage) {
+        gl_err!(gl, glow::INVALID_OPERATION);
     }
     if levels < 1 || width < 1 || height < 1 || depth < 1 {
         gl_err!(gl, glow::INVALID_VALUE);

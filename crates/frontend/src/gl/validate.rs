@@ -246,21 +246,10 @@ impl Gl<'_> {
         if !any {
             return glow::FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT;
         }
-        for &db in fb.draw_buffers.iter() {
-            if db != glow::NONE {
-                let i = db.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
-                if i < MAX_DRAW_BUFFERS && fb.color[i].kind == SURFACE_NONE {
-                    // GL 4.1+ drops this rule; 3.3 core still has it.
-                    return glow::FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER;
-                }
-            }
-        }
-        if fb.read_buffer != glow::NONE {
-            let i = fb.read_buffer.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
-            if i < MAX_DRAW_BUFFERS && fb.color[i].kind == SURFACE_NONE {
-                return glow::FRAMEBUFFER_INCOMPLETE_READ_BUFFER;
-            }
-        }
+        // No FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER / _READ_BUFFER: GL 4.1 and
+        // ARB_ES2_compatibility (advertised) dropped both rules; a draw or
+        // read buffer naming an empty attachment point writes nothing or
+        // fails the read (INVALID_OPERATION at glReadPixels/glBlit) instead.
         glow::FRAMEBUFFER_COMPLETE
     }
 
