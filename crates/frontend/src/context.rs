@@ -417,7 +417,12 @@ pub struct VaoEmission {
 pub struct ShaderObj {
     pub stage: crate::shader::Stage,
     pub gl_type: u32,
+    /// What glShaderSource set last.
     pub source: String,
+    /// The source of the last glCompileShader: what glLinkProgram uses
+    /// (a glShaderSource after compiling changes nothing until the next
+    /// compile, GL 4.6 §7.1).
+    pub compiled_source: String,
     pub compiled: bool,
     pub info_log: String,
     pub delete_pending: bool,

@@ -87,6 +87,10 @@ fn uniform_setters_match_types_counts_and_arrays() {
         shaders::glUniform3fv(v, 1, [4.0f32, 5.0, 6.0].as_ptr());
         no_gl_error("glUniform3fv vec3");
         assert_eq!(floats(p, v)[..3], [4.0, 5.0, 6.0]);
+        // A float read as an integer rounds to the nearest.
+        shaders::glUniform3f(v, -3.9, 5.0, 6.0);
+        assert_eq!(ints(p, v), -4);
+        shaders::glUniform3fv(v, 1, [4.0f32, 5.0, 6.0].as_ptr());
         shaders::glUniform1i(i, -7);
         shaders::glUniform1ui(u, 9);
         no_gl_error("int/uint");

@@ -581,6 +581,7 @@ pub(super) fn link_hidden_program(gl: &mut Gl, vs: &str, fs: &str, what: &str) -
                 stage,
                 gl_type,
                 source: source.to_owned(),
+                compiled_source: source.to_owned(),
                 compiled: true,
                 info_log: String::new(),
                 delete_pending: false,

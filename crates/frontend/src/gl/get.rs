@@ -151,6 +151,10 @@ const GL_BLEND_DST: u32 = 0x0BE0;
 /// compatibility contexts only, as Mesa lists them: old applications and
 /// tests look for the names.
 const LEGACY_EXTENSIONS: &[&CStr] = &[
+    c"GL_ARB_shader_objects",
+    c"GL_ARB_vertex_shader",
+    c"GL_ARB_fragment_shader",
+    c"GL_ARB_shading_language_100",
     c"GL_EXT_separate_shader_objects",
     c"GL_EXT_framebuffer_object",
     c"GL_EXT_packed_depth_stencil",

@@ -20,7 +20,6 @@ pub mod debug;
 pub mod draw;
 pub mod dsa;
 pub mod es2_compat;
-pub mod shader_objects_arb;
 pub mod fb_params;
 pub mod fixed_function;
 pub mod framebuffers;
@@ -42,6 +41,7 @@ pub mod program_interface;
 pub mod queries;
 pub mod raster;
 pub mod robust;
+pub mod shader_objects_arb;
 pub mod shaders;
 pub mod state;
 pub mod sync;
@@ -63,7 +63,6 @@ pub use debug::*;
 pub use draw::*;
 pub use dsa::*;
 pub use es2_compat::*;
-pub use shader_objects_arb::*;
 pub use fb_params::*;
 pub use fixed_function::{
     glAlphaFunc, glGetTexEnvfv, glGetTexEnviv, glShadeModel, glTexEnvf, glTexEnvfv, glTexEnvi,
@@ -100,6 +99,7 @@ pub use raster::{
     glWindowPos3fv, glWindowPos3i, glWindowPos3iv, glWindowPos3s, glWindowPos3sv,
 };
 pub use robust::*;
+pub use shader_objects_arb::*;
 pub use shaders::*;
 pub use state::*;
 pub use sync::*;

@@ -611,6 +611,7 @@ fn hidden_shader(gl: &mut Gl, stage: Stage, source: String) -> u32 {
         ShaderOrProgram::Shader(ShaderObj {
             stage,
             gl_type: gl_shader_type(stage),
+            compiled_source: source.clone(),
             source,
             compiled: true,
             info_log: String::new(),
@@ -817,6 +818,7 @@ fn create_shader_program(gl: &mut Gl, stage: Stage, gl_type: u32, source: String
         ShaderOrProgram::Shader(ShaderObj {
             stage,
             gl_type,
+            compiled_source: source.clone(),
             source,
             compiled,
             info_log: log.clone(),

@@ -110,6 +110,7 @@ pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
                 stage,
                 gl_type: ty,
                 source: String::new(),
+                compiled_source: String::new(),
                 compiled: false,
                 info_log: String::new(),
                 delete_pending: false,
@@ -189,6 +190,7 @@ pub unsafe extern "C" fn glCompileShader(name: u32) {
     with_gl_dirty(DIRTY_PROGRAM, |gl| match shader_mut(gl, name) {
         Ok(s) => match shader::compile(s.stage, &s.source) {
             Ok(log) => {
+                s.compiled_source.clone_from(&s.source);
                 s.compiled = true;
                 s.info_log = log;
             }
@@ -637,7 +639,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if !obj.compiled {
                     log.push_str("error: an attached shader is not compiled\n");
                 }
-                sources.push((obj.stage, obj.source.clone()));
+                sources.push((obj.stage, obj.compiled_source.clone()));
             }
         }
         // Compatibility profile: a program without a vertex shader runs
@@ -2131,7 +2133,9 @@ pub unsafe extern "C" fn glGetUniformiv(program: u32, location: i32, out: *mut i
     {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
-                Base::Float => f32::from_bits(*w) as i32,
+                // GL 4.6 §2.2.2: a float returned as an integer is
+                // rounded to the nearest one.
+                Base::Float => f32::from_bits(*w).round() as i32,
                 _ => *w as i32,
             };
             // SAFETY: GL promises room for the uniform's values.
@@ -2147,7 +2151,7 @@ pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut 
     {
         for (i, w) in words.iter().enumerate() {
             let v = match base {
-                Base::Float => f32::from_bits(*w) as u32,
+                Base::Float => f32::from_bits(*w).round() as u32,
                 _ => *w,
             };
             // SAFETY: GL promises room for the uniform's values.
