@@ -33,7 +33,10 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     if words.first() != Some(&0x0723_0203) {
         return Err("not a SPIR-V module (bad magic)".into());
     }
-    let words = fill_unknown_image_formats(words);
+    let mut words = fill_unknown_image_formats(words);
+    if let Some(lowered) = lower_derivative_control(&words) {
+        words = std::borrow::Cow::Owned(lowered);
+    }
     let module = Module::from_words(&words);
     let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
     let mut opts = Glsl::options();
@@ -47,6 +50,40 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
         .compile(&opts)
         .map_err(|e| format!("spirv-cross compile: {e}"))?;
     Ok(out.to_string())
+}
+
+/// Emulation: ESSL has no derivative control (ARB_derivative_control's
+/// `dFdxFine`/`dFdxCoarse`/... , core in GLSL 4.50): the fine and coarse
+/// derivatives become the plain ones (which the implementation computes
+/// at either precision, as GL allows for `dFdx`) and the
+/// `DerivativeControl` capability is dropped. None: nothing to lower.
+pub fn lower_derivative_control(words: &[u32]) -> Option<Vec<u32>> {
+    const OP_NOP: u32 = 0;
+    const OP_CAPABILITY: u32 = 17;
+    const CAPABILITY_DERIVATIVE_CONTROL: u32 = 51;
+    const OP_DPDX: u32 = 207;
+    // OpDPdxFine .. OpFwidthCoarse, in the order dx, dy, fwidth.
+    const FINE_AND_COARSE: std::ops::RangeInclusive<u32> = 210..=215;
+    let mut out: Option<Vec<u32>> = None;
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        if len == 0 || at + len > words.len() {
+            break;
+        }
+        if FINE_AND_COARSE.contains(&op) {
+            let plain = OP_DPDX + (op - 210) % 3;
+            out.get_or_insert_with(|| words.to_vec())[at] = (head & 0xffff_0000) | plain;
+        } else if op == OP_CAPABILITY && len == 2 && words[at + 1] == CAPABILITY_DERIVATIVE_CONTROL
+        {
+            let w = out.get_or_insert_with(|| words.to_vec());
+            // Two one-word OpNops keep every offset.
+            w[at] = (1 << 16) | OP_NOP;
+            w[at + 1] = (1 << 16) | OP_NOP;
+        }
+        at += len;
+    }
+    out
 }
 
 /// SPIR-V `ImageFormat` values used by [`fill_unknown_image_formats`].
@@ -525,6 +562,40 @@ mod tests {
 
     mod fixtures {
         include!("../tests/fixtures/spirv.rs");
+    }
+
+    #[test]
+    fn fine_and_coarse_derivatives_become_plain_ones() {
+        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+        let src = "#version 450\nlayout(location = 0) in vec2 v;\nlayout(location = 0) out vec4 c;\n\
+                   void main() { c = vec4(dFdxFine(v.x), dFdyCoarse(v.y), fwidthFine(v.x), 1.0); }\n";
+        let compiler = Compiler::acquire().expect("glslang");
+        let source = ShaderSource::from(src);
+        let input = ShaderInput::new(
+            &source,
+            ShaderStage::Fragment,
+            &CompilerOptions::default(),
+            None::<&[(&str, Option<&str>)]>,
+            None,
+        )
+        .expect("input");
+        let words = compiler
+            .create_shader(input)
+            .expect("parse")
+            .compile()
+            .expect("compile");
+        let lowered = lower_derivative_control(&words).expect("something lowered");
+        assert_eq!(lowered.len(), words.len());
+        assert!(lower_derivative_control(&lowered).is_none(), "nothing left");
+        let fs = spirv_to_essl(&words).expect("translation");
+        assert!(
+            fs.contains("dFdx(") && fs.contains("dFdy(") && fs.contains("fwidth("),
+            "{fs}"
+        );
+        assert!(!fs.contains("Fine") && !fs.contains("Coarse"), "{fs}");
+        // Modules without them are left alone; cut words do not panic.
+        assert!(lower_derivative_control(fixtures::COLOR_FRAG).is_none());
+        assert!(lower_derivative_control(&words[..words.len() / 2]).is_some());
     }
 
     #[test]

@@ -1388,9 +1388,10 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
 
 /// Create a context. Requests up to 3.3 get GL 3.3 core; requests for 4.0
 /// to 4.3 get a "4.3" core context when the backend runs compute shaders
-/// (what a 4.3 application reaches for first), which is partial: no
-/// tessellation or transform feedback, doubles only where the backend has
-/// them (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get a
+/// (what a 4.3 application reaches for first), 4.4 and 4.5 requests a
+/// "4.5" one; both are partial: no tessellation, transform feedback
+/// streams 1..3, doubles only where the backend has them
+/// (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get a
 /// compatibility context of that version (the fixed-function parts it
 /// implements: `gl::matrix`, client arrays); newer versions are refused.
 pub fn create_context(
@@ -1402,7 +1403,7 @@ pub fn create_context(
         major: attribs.major,
         minor: attribs.minor,
     };
-    if requested > (4, 3) {
+    if requested > (4, 5) {
         return Err(bad_version);
     }
     let mut w = world();
@@ -1410,7 +1411,15 @@ pub fn create_context(
     let version = if requested <= (3, 3) {
         (3, 3)
     } else if crate::gl::compute::has_compute(&conn.caps) {
-        (4, 3)
+        // 4.4 and 4.5 requests get a 4.5 context, as partial as the 4.3
+        // one (its additions that are implemented: buffer storage,
+        // multi-bind, clip control, DSA, texture_stencil8; missing ones in
+        // docs/ARCHITECTURE.md).
+        if requested > (4, 3) {
+            (4, 5)
+        } else {
+            (4, 3)
+        }
     } else {
         return Err(bad_version);
     };

@@ -1102,9 +1102,27 @@ pub unsafe extern "C" fn glReadBuffer(buf: u32) {
 }
 
 /// glReadBuffer on the read framebuffer.
+/// The default-framebuffer buffer names of GL 4.6 table 17.4 (NONE
+/// excepted).
+fn names_default_buffer(buf: u32) -> bool {
+    matches!(
+        buf,
+        glow::FRONT_LEFT
+            | glow::FRONT_RIGHT
+            | glow::BACK_LEFT
+            | glow::BACK_RIGHT
+            | glow::FRONT
+            | glow::BACK
+            | glow::LEFT
+            | glow::RIGHT
+            | glow::FRONT_AND_BACK
+    )
+}
+
 pub(super) fn set_read_buffer(gl: &mut Gl, buf: u32) {
     {
         let fbo = gl.st.read_fbo;
+        let attachment = buf.wrapping_sub(glow::COLOR_ATTACHMENT0);
         if fbo == 0 {
             if !matches!(
                 buf,
@@ -1115,9 +1133,11 @@ pub(super) fn set_read_buffer(gl: &mut Gl, buf: u32) {
                     | glow::FRONT_LEFT
                     | glow::LEFT
             ) {
+                // A valid name of a buffer this (mono, no aux) default
+                // framebuffer lacks, or an attachment point: INVALID_OPERATION.
                 gl_err!(
                     gl,
-                    if buf.wrapping_sub(glow::COLOR_ATTACHMENT0) < 32 {
+                    if attachment < 32 || names_default_buffer(buf) {
                         glow::INVALID_OPERATION
                     } else {
                         glow::INVALID_ENUM
@@ -1127,14 +1147,13 @@ pub(super) fn set_read_buffer(gl: &mut Gl, buf: u32) {
             gl.st.default_read_buffer = buf;
             return;
         }
-        let idx = buf.wrapping_sub(glow::COLOR_ATTACHMENT0);
-        if buf != glow::NONE && idx as usize >= MAX_DRAW_BUFFERS {
+        // GL 4.6 §18.2.1: on a framebuffer object, a table 17.4 name or an
+        // attachment point past MAX_COLOR_ATTACHMENTS is INVALID_OPERATION;
+        // anything else INVALID_ENUM.
+        if buf != glow::NONE && attachment as usize >= MAX_DRAW_BUFFERS {
             gl_err!(
                 gl,
-                if matches!(
-                    buf,
-                    glow::BACK | glow::FRONT | glow::BACK_LEFT | glow::FRONT_LEFT
-                ) {
+                if names_default_buffer(buf) || attachment < 32 {
                     glow::INVALID_OPERATION
                 } else {
                     glow::INVALID_ENUM

@@ -25,6 +25,10 @@ const VERSION_43: &CStr = c"4.3 (Core Profile) MobileGL 0.1.0";
 const VERSION_COMPAT: &CStr = c"3.3 (Compatibility Profile) MobileGL 0.1.0";
 const VERSION_43_COMPAT: &CStr = c"4.3 (Compatibility Profile) MobileGL 0.1.0";
 const GLSL_VERSION_43: &CStr = c"4.30";
+/// A context created for a 4.4 or 4.5 request.
+const VERSION_45: &CStr = c"4.5 (Core Profile) MobileGL 0.1.0";
+const VERSION_45_COMPAT: &CStr = c"4.5 (Compatibility Profile) MobileGL 0.1.0";
+const GLSL_VERSION_45: &CStr = c"4.50";
 /// Advertised after [`EXTENSIONS`] when the backend runs compute shaders.
 const COMPUTE_EXTENSIONS: &[&CStr] = &[
     c"GL_ARB_compute_shader",
@@ -281,12 +285,15 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
         StrPtr(match name {
             glow::VENDOR => VENDOR.as_ptr(),
             glow::RENDERER => renderer(gl),
-            glow::VERSION => match (gl.st.version >= (4, 0), gl.st.is_core()) {
-                (true, true) => VERSION_43.as_ptr(),
-                (true, false) => VERSION_43_COMPAT.as_ptr(),
-                (false, true) => VERSION.as_ptr(),
-                (false, false) => VERSION_COMPAT.as_ptr(),
+            glow::VERSION => match (gl.st.version, gl.st.is_core()) {
+                (v, true) if v >= (4, 5) => VERSION_45.as_ptr(),
+                (v, false) if v >= (4, 5) => VERSION_45_COMPAT.as_ptr(),
+                (v, true) if v >= (4, 0) => VERSION_43.as_ptr(),
+                (v, false) if v >= (4, 0) => VERSION_43_COMPAT.as_ptr(),
+                (_, true) => VERSION.as_ptr(),
+                (_, false) => VERSION_COMPAT.as_ptr(),
             },
+            glow::SHADING_LANGUAGE_VERSION if gl.st.version >= (4, 5) => GLSL_VERSION_45.as_ptr(),
             glow::SHADING_LANGUAGE_VERSION if gl.st.version >= (4, 0) => GLSL_VERSION_43.as_ptr(),
             glow::SHADING_LANGUAGE_VERSION => GLSL_VERSION.as_ptr(),
             glow::EXTENSIONS if !gl.st.is_core() => extensions_string(gl),
@@ -323,6 +330,8 @@ pub unsafe extern "C" fn glGetStringi(name: u32, index: u32) -> *const u8 {
                 4 if gl.st.version >= (4, 0) => c"410 core".as_ptr(),
                 5 if gl.st.version >= (4, 0) => c"420 core".as_ptr(),
                 6 if gl.st.version >= (4, 0) => c"430 core".as_ptr(),
+                7 if gl.st.version >= (4, 5) => c"440 core".as_ptr(),
+                8 if gl.st.version >= (4, 5) => c"450 core".as_ptr(),
                 _ => {
                     gl.st.set_error(glow::INVALID_VALUE);
                     std::ptr::null()
@@ -387,7 +396,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
             0
         }),
         glow::NUM_EXTENSIONS => i(extension_count(gl) as i64),
-        glow::NUM_SHADING_LANGUAGE_VERSIONS => i(if s.version >= (4, 0) { 7 } else { 3 }),
+        glow::NUM_SHADING_LANGUAGE_VERSIONS => i(match s.version {
+            v if v >= (4, 5) => 9,
+            v if v >= (4, 0) => 7,
+            _ => 3,
+        }),
         glow::MAX_TEXTURE_SIZE => i(c.max_texture_size),
         glow::MAX_3D_TEXTURE_SIZE => i(c.max_3d_texture_size),
         glow::MAX_ARRAY_TEXTURE_LAYERS => i(c.max_array_texture_layers),
