@@ -37,6 +37,9 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     if let Some(lowered) = lower_derivative_control(&words) {
         words = std::borrow::Cow::Owned(lowered);
     }
+    if let Some(lowered) = interpolate_whole_vectors(&words) {
+        words = std::borrow::Cow::Owned(lowered);
+    }
     let module = Module::from_words(&words);
     let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
     let mut opts = Glsl::options();
@@ -84,6 +87,108 @@ pub fn lower_derivative_control(words: &[u32]) -> Option<Vec<u32>> {
         at += len;
     }
     out
+}
+
+/// Emulation: ESSL 3.20 takes only a whole input (or an array element)
+/// as `interpolateAt*`'s interpolant, where desktop GLSL 4.40+ also takes
+/// a component (`interpolateAtCentroid(v.z)`, `v[i]`), which SPIR-V
+/// writes as an access chain into a vector input. Such a call interpolates
+/// the whole vector and extracts the component (the same value: each
+/// component is interpolated on its own). Only chains of one index
+/// straight off a vector input variable are rewritten. None: nothing to do.
+pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
+    const OP_EXT_INST_IMPORT: u32 = 11;
+    const OP_EXT_INST: u32 = 12;
+    const OP_TYPE_VECTOR: u32 = 23;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_VARIABLE: u32 = 59;
+    const OP_ACCESS_CHAIN: u32 = 65;
+    const OP_IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
+    const OP_VECTOR_EXTRACT_DYNAMIC: u32 = 77;
+    // GLSL.std.450 InterpolateAtCentroid, InterpolateAtSample, InterpolateAtOffset.
+    const INTERPOLATE_AT: std::ops::RangeInclusive<u32> = 76..=78;
+    if words.len() < 5 {
+        return None;
+    }
+    let mut glsl_set = None;
+    let mut vectors = rustc_hash::FxHashSet::default();
+    let mut pointee: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut var_type: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    // access chain result -> (base, index) for one-index chains.
+    let mut chains: rustc_hash::FxHashMap<u32, (u32, u32)> = Default::default();
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        let Some(ins) = words.get(at..at + len).filter(|_| len > 0) else {
+            return None;
+        };
+        match op {
+            OP_EXT_INST_IMPORT if len >= 3 => {
+                let name: Vec<u8> = ins[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                if name.starts_with(b"GLSL.std.450\0") {
+                    glsl_set = Some(ins[1]);
+                }
+            }
+            OP_TYPE_VECTOR if len >= 4 => {
+                vectors.insert(ins[1]);
+            }
+            OP_TYPE_POINTER if len >= 4 => {
+                pointee.insert(ins[1], ins[3]);
+            }
+            OP_VARIABLE if len >= 4 => {
+                var_type.insert(ins[2], ins[1]);
+            }
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if len == 5 => {
+                chains.insert(ins[2], (ins[3], ins[4]));
+            }
+            _ => {}
+        }
+        at += len;
+    }
+    let glsl_set = glsl_set?;
+    // The vector type a one-index chain at `ptr` reads a component of.
+    let whole = |ptr: u32| -> Option<(u32, u32, u32)> {
+        let &(base, index) = chains.get(&ptr)?;
+        let ty = *pointee.get(var_type.get(&base)?)?;
+        vectors.contains(&ty).then_some((base, index, ty))
+    };
+    let mut bound = words[3];
+    let mut out: Vec<u32> = Vec::with_capacity(words.len() + 8);
+    out.extend_from_slice(&words[..5]);
+    let mut changed = false;
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        let ins = &words[at..at + len];
+        let target = (op == OP_EXT_INST
+            && len >= 6
+            && ins[3] == glsl_set
+            && INTERPOLATE_AT.contains(&ins[4]))
+        .then(|| whole(ins[5]))
+        .flatten();
+        match target {
+            Some((base, index, vec_ty)) => {
+                let (result_ty, result) = (ins[1], ins[2]);
+                let full = bound;
+                bound += 1;
+                out.push(head);
+                out.extend_from_slice(&[vec_ty, full, glsl_set, ins[4], base]);
+                out.extend_from_slice(&ins[6..]);
+                out.extend_from_slice(&[
+                    (5 << 16) | OP_VECTOR_EXTRACT_DYNAMIC,
+                    result_ty,
+                    result,
+                    full,
+                    index,
+                ]);
+                changed = true;
+            }
+            None => out.extend_from_slice(ins),
+        }
+        at += len;
+    }
+    out[3] = bound;
+    changed.then_some(out)
 }
 
 /// SPIR-V `ImageFormat` values used by [`fill_unknown_image_formats`].
@@ -596,6 +701,41 @@ mod tests {
         // Modules without them are left alone; cut words do not panic.
         assert!(lower_derivative_control(fixtures::COLOR_FRAG).is_none());
         assert!(lower_derivative_control(&words[..words.len() / 2]).is_some());
+    }
+
+    #[test]
+    fn interpolants_of_one_component_interpolate_the_whole_vector() {
+        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+        let src = "#version 450\nlayout(location = 0) in vec3 a;\nlayout(location = 0) out vec4 c;\n\
+                   layout(binding = 0) uniform U { int i; };\n\
+                   void main() { c = vec4(interpolateAtCentroid(a.z), interpolateAtSample(a[i], 1),\n\
+                   interpolateAtOffset(a, vec2(0.0)).x, 1.0); }\n";
+        let compiler = Compiler::acquire().expect("glslang");
+        let source = ShaderSource::from(src);
+        let input = ShaderInput::new(
+            &source,
+            ShaderStage::Fragment,
+            &CompilerOptions::default(),
+            None::<&[(&str, Option<&str>)]>,
+            None,
+        )
+        .expect("input");
+        let words = compiler
+            .create_shader(input)
+            .expect("parse")
+            .compile()
+            .expect("compile");
+        let lowered = interpolate_whole_vectors(&words).expect("rewritten");
+        assert!(
+            interpolate_whole_vectors(&lowered).is_none(),
+            "nothing left"
+        );
+        let fs = spirv_to_essl(&words).expect("translation");
+        assert!(fs.contains("interpolateAtCentroid(a)"), "{fs}");
+        assert!(fs.contains("interpolateAtSample(a, 1)"), "{fs}");
+        assert!(!fs.contains("interpolateAtCentroid(a."), "{fs}");
+        assert!(interpolate_whole_vectors(fixtures::COLOR_FRAG).is_none());
+        assert!(interpolate_whole_vectors(&words[..words.len() / 2]).is_none());
     }
 
     #[test]
