@@ -119,9 +119,7 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
     let mut at = 5usize;
     while let Some(&head) = words.get(at) {
         let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        let Some(ins) = words.get(at..at + len).filter(|_| len > 0) else {
-            return None;
-        };
+        let ins = words.get(at..at + len).filter(|_| len > 0)?;
         match op {
             OP_EXT_INST_IMPORT if len >= 3 => {
                 let name: Vec<u8> = ins[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
