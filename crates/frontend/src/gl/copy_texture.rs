@@ -133,7 +133,9 @@ pub(super) fn copy_tex_image(
     height: i32,
     border: i32,
 ) {
-    if !valid_image_target(target, 2) {
+    // Rectangle textures as `copy_tex_sub_image` (refused before the level
+    // is touched).
+    if !valid_image_target(target, 2) || target == glow::TEXTURE_RECTANGLE {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let fb = match read_framebuffer(gl) {
