@@ -2192,6 +2192,31 @@ impl VulkanBackend {
         } else {
             None
         };
+        // A clear never counts in a query (occlusion: GL 4.6 §4.2.1 counts
+        // the samples of drawing commands only; nor does it generate
+        // primitives): the draw that emulates a masked clear runs between
+        // two segments of each active query (a segment begins and ends
+        // outside rendering).
+        let paused: Vec<frame::Segmented> = if masked_pipe.is_some() {
+            frame::Segmented::ALL
+                .into_iter()
+                .filter(|&k| {
+                    self.frames.active_seg[k as usize]
+                        .as_ref()
+                        .is_some_and(|a| a.open)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !paused.is_empty() {
+            self.frames
+                .transfer_cmd(&self.gpu)
+                .map_err(|e| e.to_string())?;
+            for &k in &paused {
+                self.frames.end_segment(&self.gpu, k);
+            }
+        }
         let cmd = self
             .begin_rendering(&fb, false)
             .map_err(|e| e.to_string())?;
@@ -2246,6 +2271,17 @@ impl VulkanBackend {
                     &pc,
                 );
                 d.cmd_draw(cmd, 3, 1, 0, 0);
+            }
+        }
+        if !paused.is_empty() {
+            let cmd = self
+                .frames
+                .transfer_cmd(&self.gpu)
+                .map_err(|e| e.to_string())?;
+            for k in paused {
+                self.frames
+                    .begin_segment(&self.gpu, cmd, k)
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(())

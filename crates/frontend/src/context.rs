@@ -949,6 +949,10 @@ pub struct GlState {
     pub line_width: f32,
     pub point_size: f32,
     pub polygon_mode: u32,
+    /// glClampColor: CLAMP_READ_COLOR, CLAMP_VERTEX_COLOR and
+    /// CLAMP_FRAGMENT_COLOR (the last two compatibility only), each TRUE,
+    /// FALSE or FIXED_ONLY.
+    pub clamp_color: [u32; 3],
     pub provoking_vertex: u32,
     pub clear_color: [f32; 4],
     /// The clear colour set by glClearColorIiEXT / glClearColorIuiEXT
@@ -1136,6 +1140,7 @@ impl GlState {
             line_width: 1.0,
             point_size: 1.0,
             polygon_mode: glow::FILL,
+            clamp_color: [glow::FIXED_ONLY, glow::TRUE as u32, glow::FIXED_ONLY],
             provoking_vertex: glow::LAST_VERTEX_CONVENTION,
             clear_color: [0.0; 4],
             clear_color_integer: None,

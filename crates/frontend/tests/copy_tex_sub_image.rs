@@ -134,3 +134,44 @@ fn copies_the_read_rectangle_into_the_level() {
         expect_error("a layer past the array", glow::INVALID_VALUE);
     }
 }
+
+/// `glCopyTexImage2D` (re)defines the level at the rectangle's size and
+/// fills it; a bad border is an error that leaves the texture unchanged.
+#[test]
+fn copy_tex_image_defines_and_fills_the_level() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context();
+        bind_rgba8_framebuffer(8, 8);
+        state::glClearColor(1.0, 0.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glEnable(glow::SCISSOR_TEST);
+        state::glScissor(0, 0, 1, 1);
+        state::glClearColor(0.0, 1.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glDisable(glow::SCISSOR_TEST);
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D, tex);
+        ct::glCopyTexImage2D(glow::TEXTURE_2D, 0, glow::RGBA, 0, 0, 4, 2, 0);
+        no_gl_error("glCopyTexImage2D");
+        let mut w = 0;
+        let mut h = 0;
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 0, glow::TEXTURE_WIDTH, &mut w);
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 0, glow::TEXTURE_HEIGHT, &mut h);
+        assert_eq!((w, h), (4, 2), "level size");
+        let t = texels(glow::TEXTURE_2D, 8);
+        assert_eq!(t[0], GREEN, "source (0, 0)");
+        assert_eq!(t[1], RED, "source (1, 0)");
+        assert_eq!(t[7], RED, "source (3, 1)");
+
+        ct::glCopyTexImage2D(glow::TEXTURE_2D, 0, glow::RGBA, 0, 0, 2, 2, 1);
+        expect_error("border 1", glow::INVALID_VALUE);
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 0, glow::TEXTURE_WIDTH, &mut w);
+        assert_eq!(w, 4, "an erroring copy leaves the level alone");
+        ct::glCopyTexImage2D(glow::TEXTURE_3D, 0, glow::RGBA, 0, 0, 2, 2, 0);
+        expect_error("3D target", glow::INVALID_ENUM);
+    }
+}

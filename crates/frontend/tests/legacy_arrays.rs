@@ -311,3 +311,40 @@ fn core_contexts_refuse_the_legacy_entry_points() {
         expect_error("glIsEnabled(GL_COLOR_ARRAY) in core", glow::INVALID_ENUM);
     }
 }
+
+/// A fixed-function vertex array sourced from a persistently, coherently
+/// mapped buffer: the client's writes through the map reach each draw
+/// (GL 4.6 §6.2: coherent writes are visible to later commands).
+#[test]
+fn coherent_persistent_maps_feed_fixed_function_arrays() {
+    use mobilegl::gl::buffers;
+    // SAFETY: GL calls on this thread with a current context; the map
+    // covers the bytes written through it.
+    unsafe {
+        make_compat_context();
+        let p = link_program(COLOR_VS, FS);
+        shaders::glUseProgram(p);
+        clear();
+        let mut buf = 0;
+        buffers::glGenBuffers(1, &mut buf);
+        buffers::glBindBuffer(glow::ARRAY_BUFFER, buf);
+        let size = std::mem::size_of_val(&QUADS) as isize;
+        let flags = glow::MAP_WRITE_BIT | glow::MAP_PERSISTENT_BIT | glow::MAP_COHERENT_BIT;
+        buffers::glBufferStorage(glow::ARRAY_BUFFER, size, std::ptr::null(), flags);
+        let map = buffers::glMapBufferRange(glow::ARRAY_BUFFER, 0, size, flags) as *mut [f32; 2];
+        assert!(!map.is_null());
+        la::glVertexPointer(2, glow::FLOAT, 0, std::ptr::null());
+        la::glEnableClientState(glow::VERTEX_ARRAY);
+        buffers::glBindBuffer(glow::ARRAY_BUFFER, 0);
+        no_gl_error("persistent map and vertex pointer");
+        // Each half is written just before the draw that reads it.
+        std::ptr::copy_nonoverlapping(QUADS.as_ptr(), map, 4);
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
+        std::ptr::copy_nonoverlapping(QUADS.as_ptr().add(4), map.add(4), 4);
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 4, 4);
+        no_gl_error("draws");
+        assert!(near(at(3, 8), [255; 4]), "left: {:?}", at(3, 8));
+        assert!(near(at(12, 8), [255; 4]), "right: {:?}", at(12, 8));
+        la::glDisableClientState(glow::VERTEX_ARRAY);
+    }
+}

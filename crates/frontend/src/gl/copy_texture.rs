@@ -7,7 +7,10 @@
 //! test off for the blit (copies ignore it); the application's framebuffer
 //! and render state are sent again at the next call that uses them.
 //! `TEXTURE_1D_ARRAY` copies one source row into each destination layer.
-//! 1D textures are not implemented (`glCopyTexSubImage1D` stays a stub).
+//! `glCopyTexImage2D` (re)specifies the level as `glTexImage2D` with no
+//! data, then copies into all of it.
+//! 1D textures are not implemented (`glCopyTexSubImage1D` and
+//! `glCopyTexImage1D` stay stubs).
 
 use mgpipe::calls;
 use mgpipe::consts::*;
@@ -74,6 +77,103 @@ pub unsafe extern "C" fn glCopyTexSubImage3D(
             height,
         )
     })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glCopyTexImage2D(
+    target: u32,
+    level: i32,
+    internal: u32,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+    border: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_image(gl, target, level, internal, [x, y], width, height, border)
+    })
+}
+
+/// The client format and type a level of `internal` is (re)specified with
+/// before a copy fills it: any pair `tex_image` accepts for it (no pixels
+/// travel, so the backend picks its own transfer format).
+fn respecify_format(internal: u32) -> (u32, u32) {
+    match (has_depth(internal), has_stencil(internal)) {
+        (true, true) if internal == glow::DEPTH32F_STENCIL8 => {
+            (glow::DEPTH_STENCIL, glow::FLOAT_32_UNSIGNED_INT_24_8_REV)
+        }
+        (true, true) => (glow::DEPTH_STENCIL, glow::UNSIGNED_INT_24_8),
+        (true, false) if internal == glow::DEPTH_COMPONENT32F => {
+            (glow::DEPTH_COMPONENT, glow::FLOAT)
+        }
+        (true, false) => (glow::DEPTH_COMPONENT, glow::UNSIGNED_INT),
+        (false, true) => (glow::STENCIL_INDEX, glow::UNSIGNED_BYTE),
+        _ => match format_component_type(internal) {
+            glow::INT => (glow::RGBA_INTEGER, glow::INT),
+            glow::UNSIGNED_INT => (glow::RGBA_INTEGER, glow::UNSIGNED_INT),
+            _ => (glow::RGBA, glow::UNSIGNED_BYTE),
+        },
+    }
+}
+
+/// `glCopyTexImage2D` (GL 4.6 §8.6): the level is (re)specified as
+/// `glTexImage2D` with no data would (same errors), then filled by the
+/// `glCopyTexSubImage2D` path. The read framebuffer is checked first, so
+/// an error leaves the texture untouched.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn copy_tex_image(
+    gl: &mut Gl,
+    target: u32,
+    level: i32,
+    internal: u32,
+    src: [i32; 2],
+    width: i32,
+    height: i32,
+    border: i32,
+) {
+    // Rectangle textures as `copy_tex_sub_image` (refused before the level
+    // is touched).
+    if !valid_image_target(target, 2) || target == glow::TEXTURE_RECTANGLE {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let fb = match read_framebuffer(gl) {
+        Ok(fb) => fb,
+        Err(e) => gl_err!(gl, e),
+    };
+    let (format, ty) = respecify_format(internal);
+    let (read_format, _) = source_of(internal);
+    if let Some(e) = source_error(&fb, read_format) {
+        gl_err!(gl, e);
+    }
+    // Define the level: `tex_image` with no pixels and no unpack buffer
+    // (a copy never reads one), its error (if any) ending the copy.
+    let unpack = std::mem::replace(&mut gl.st.pixel_unpack_buffer, 0);
+    let earlier = std::mem::replace(&mut gl.st.error, glow::NO_ERROR);
+    super::textures::tex_image(
+        gl,
+        2,
+        target,
+        level,
+        internal as i32,
+        width,
+        height,
+        1,
+        border,
+        format,
+        ty,
+        std::ptr::null(),
+    );
+    gl.st.pixel_unpack_buffer = unpack;
+    let failed = gl.st.error != glow::NO_ERROR;
+    if earlier != glow::NO_ERROR {
+        gl.st.error = earlier;
+    }
+    if failed {
+        return;
+    }
+    copy_tex_sub_image(gl, 2, target, level, [0, 0, 0], src, width, height);
 }
 
 /// What a texture level's format reads from: the read format whose source

@@ -6,6 +6,9 @@ use std::ffi::{c_char, CStr};
 use super::put;
 use crate::context::{target_index, with_gl, Gl, MAX_DRAW_BUFFERS, MAX_UBO_BINDINGS};
 
+/// `GL_AUX_BUFFERS` (compatibility profile; glow has no constant).
+const AUX_BUFFERS: u32 = 0x0C00;
+
 /// A query's values in their natural type.
 enum Vals {
     I(Vec<i64>),
@@ -595,6 +598,12 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::ALIASED_POINT_SIZE_RANGE if !s.is_core() => Some(Vals::F(vec![
             c.point_size_range[0] as f64,
             c.point_size_range[1] as f64,
+        ])),
+        // Compatibility profile only (table 23.73): we offer no auxiliary
+        // color buffers.
+        AUX_BUFFERS if !s.is_core() => i(0),
+        p if super::state::clamp_color_index(p, s.is_core()).is_some() => Some(Vals::E(vec![
+            s.clamp_color[super::state::clamp_color_index(p, s.is_core()).unwrap_or(0)] as i64,
         ])),
         glow::NUM_COMPRESSED_TEXTURE_FORMATS => i(0),
         glow::COMPRESSED_TEXTURE_FORMATS => Some(Vals::I(vec![])),

@@ -144,8 +144,8 @@ pub fn push_all(gl: &mut Gl) {
     }
 }
 
-/// Push the persistent maps a draw can read: the current VAO's vertex and
-/// index buffers, the bound uniform buffers and the buffers of bound
+/// Push the persistent maps a draw can read: the current VAO's vertex
+/// (generic and fixed-function) and index buffers, the bound uniform buffers and the buffers of bound
 /// buffer textures.
 pub fn push_reachable(gl: &mut Gl) {
     for i in 0..gl.sh.persistent.len() {
@@ -160,6 +160,8 @@ pub fn push_reachable(gl: &mut Gl) {
                     || v.attribs
                         .iter()
                         .any(|a| a.enabled && v.binding_of(a).buffer == name)
+                    // Fixed-function arrays (glVertexPointer & co.).
+                    || v.ff.iter().any(|a| a.enabled && a.buffer == name)
             });
         let in_ubo = st.uniform_bindings.iter().any(|b| b.buffer == name);
         // Buffer textures bound on any unit (`gl::texbuf`).

@@ -3,9 +3,9 @@
 //!
 //! A view over the reflection the older queries already answer from
 //! (`LinkedProgram`: uniforms, uniform blocks, storage blocks, vertex
-//! inputs, fragment outputs); nothing here reaches the backend. Interfaces
-//! we do not reflect (buffer variables, atomic counter buffers, transform
-//! feedback, subroutines) are valid and empty.
+//! inputs, fragment outputs, buffer variables); nothing here reaches the
+//! backend. Interfaces we do not reflect (atomic counter buffers,
+//! transform feedback, subroutines) are valid and empty.
 
 use std::ffi::c_char;
 
@@ -20,6 +20,7 @@ enum Interface {
     Uniform,
     UniformBlock,
     StorageBlock,
+    BufferVariable,
     Input,
     Output,
     /// Valid but never populated here.
@@ -33,8 +34,8 @@ fn interface(e: u32) -> Option<Interface> {
         glow::SHADER_STORAGE_BLOCK => Interface::StorageBlock,
         glow::PROGRAM_INPUT => Interface::Input,
         glow::PROGRAM_OUTPUT => Interface::Output,
-        glow::BUFFER_VARIABLE
-        | glow::ATOMIC_COUNTER_BUFFER
+        glow::BUFFER_VARIABLE => Interface::BufferVariable,
+        glow::ATOMIC_COUNTER_BUFFER
         | glow::TRANSFORM_FEEDBACK_VARYING
         | glow::TRANSFORM_FEEDBACK_BUFFER
         | glow::VERTEX_SUBROUTINE
@@ -73,6 +74,12 @@ fn names(l: &LinkedState, iface: Interface) -> Vec<String> {
             .iter()
             .map(|b| b.name.clone())
             .collect(),
+        Interface::BufferVariable => l
+            .prog
+            .buffer_variables
+            .iter()
+            .map(|v| v.var.name.clone())
+            .collect(),
         Interface::Input => l
             .prog
             .attributes
@@ -101,6 +108,7 @@ fn find(l: &LinkedState, iface: Interface, name: &str) -> Option<usize> {
         let (nb, nidx) = split_index(n);
         let elements = match iface {
             Interface::Uniform => l.prog.uniforms[i].array_size,
+            Interface::BufferVariable => l.prog.buffer_variables[i].var.array_size,
             Interface::Input => l.prog.attributes[i].array_size,
             Interface::Output => l.prog.outputs[i].array_size,
             _ => return None,
@@ -156,6 +164,13 @@ pub unsafe extern "C" fn glGetProgramInterfaceiv(
                         .blocks
                         .iter()
                         .map(|b| b.active_uniforms.len() as i32)
+                        .max()
+                        .unwrap_or(0),
+                    Interface::StorageBlock => l
+                        .prog
+                        .storage_blocks
+                        .iter()
+                        .map(|b| b.active_variables.len() as i32)
                         .max()
                         .unwrap_or(0),
                     _ => 0,
@@ -271,6 +286,19 @@ fn property(l: &LinkedState, iface: Interface, i: usize, prop: u32) -> Result<Ve
     let referenced = |s: Stage| -> i32 {
         match iface {
             Interface::UniformBlock => l.prog.block_referenced(i, s) as i32,
+            Interface::StorageBlock => {
+                l.prog
+                    .storage_blocks
+                    .get(i)
+                    .is_some_and(|b| b.stages & (1 << s.index()) != 0) as i32
+            }
+            Interface::BufferVariable => {
+                l.prog
+                    .buffer_variables
+                    .get(i)
+                    .and_then(|v| l.prog.storage_blocks.get(v.var.block_index as usize))
+                    .is_some_and(|b| b.stages & (1 << s.index()) != 0) as i32
+            }
             Interface::Input => (s == Stage::Vertex) as i32,
             Interface::Output => (s == Stage::Fragment) as i32,
             _ => stage_has(s),
@@ -345,7 +373,7 @@ fn property(l: &LinkedState, iface: Interface, i: usize, prop: u32) -> Result<Ve
                 (
                     l.storage_bindings.get(i).copied().unwrap_or(0),
                     b.data_size,
-                    Vec::new(),
+                    b.active_variables.clone(),
                 )
             };
             Ok(match prop {
@@ -356,6 +384,23 @@ fn property(l: &LinkedState, iface: Interface, i: usize, prop: u32) -> Result<Ve
                 glow::ACTIVE_VARIABLES => active.iter().map(|&u| u as i32).collect(),
                 _ => return bad,
             })
+        }
+        Interface::BufferVariable => {
+            let b = &l.prog.buffer_variables[i];
+            let u = &b.var;
+            Ok(vec![match prop {
+                glow::NAME_LENGTH => name_len,
+                glow::TYPE => u.gl_type as i32,
+                glow::ARRAY_SIZE => u.array_size as i32,
+                glow::OFFSET => u.offset as i32,
+                glow::BLOCK_INDEX => u.block_index,
+                glow::ARRAY_STRIDE => u.array_stride as i32,
+                glow::MATRIX_STRIDE => u.matrix_stride as i32,
+                glow::IS_ROW_MAJOR => u.is_row_major as i32,
+                glow::TOP_LEVEL_ARRAY_SIZE => b.top_level_size as i32,
+                glow::TOP_LEVEL_ARRAY_STRIDE => b.top_level_stride as i32,
+                _ => return bad,
+            }])
         }
         Interface::Input | Interface::Output => {
             let v = if iface == Interface::Input {

@@ -644,6 +644,44 @@ pub unsafe extern "C" fn glPointSize(s: f32) {
     })
 }
 
+/// `GL_CLAMP_VERTEX_COLOR` (compatibility profile; glow lacks it).
+pub const CLAMP_VERTEX_COLOR: u32 = 0x891A;
+/// `GL_CLAMP_FRAGMENT_COLOR` (compatibility profile; glow lacks it).
+pub const CLAMP_FRAGMENT_COLOR: u32 = 0x891B;
+
+/// Index into `GlState::clamp_color` of a glClampColor target.
+pub(crate) fn clamp_color_index(target: u32, core: bool) -> Option<usize> {
+    match target {
+        glow::CLAMP_READ_COLOR => Some(0),
+        CLAMP_VERTEX_COLOR if !core => Some(1),
+        CLAMP_FRAGMENT_COLOR if !core => Some(2),
+        _ => None,
+    }
+}
+
+/// glClampColor (GL 4.6 §18.2.8, compatibility §14.7.6): the values are
+/// tracked and queryable. Only GL_CLAMP_READ_COLOR matters to a core
+/// context, and the read path never clamps float colours (it honours
+/// neither TRUE nor FIXED_ONLY for them: named gap, logged once).
+#[no_mangle]
+pub unsafe extern "C" fn glClampColor(target: u32, clamp: u32) {
+    with_gl(|gl| {
+        let Some(i) = clamp_color_index(target, gl.st.is_core()) else {
+            gl_err!(gl, glow::INVALID_ENUM);
+        };
+        if clamp != glow::TRUE as u32 && clamp != glow::FALSE as u32 && clamp != glow::FIXED_ONLY {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
+        if i == 0 && clamp == glow::TRUE as u32 {
+            log_once("clamp_read_color", || {
+                "glClampColor(GL_CLAMP_READ_COLOR, GL_TRUE): float colours are read unclamped"
+                    .into()
+            });
+        }
+        gl.st.clamp_color[i] = clamp;
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
     with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {

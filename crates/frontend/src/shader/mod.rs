@@ -201,6 +201,24 @@ pub struct StorageBlock {
     /// `layout(binding = N)` in the source: the initial
     /// `glShaderStorageBlockBinding` value; `None`: 0.
     pub explicit_binding: Option<u32>,
+    /// Indices into `LinkedProgram::buffer_variables` (GL_ACTIVE_VARIABLES).
+    pub active_variables: Vec<u32>,
+    /// Bit `Stage::index()` set for each stage declaring the block.
+    pub stages: u32,
+}
+
+/// An active buffer variable (`GL_BUFFER_VARIABLE`, GL 4.6 §7.3.1.1): a
+/// member of a storage block, named like a uniform-block member
+/// (`"Block.m"`, `"Block.s[0].m"`); `var.block_index` indexes
+/// `LinkedProgram::storage_blocks`.
+#[derive(Debug, Clone)]
+pub struct BufferVariable {
+    pub var: Uniform,
+    /// GL_TOP_LEVEL_ARRAY_SIZE: elements of the top-level member it lies
+    /// in (1 when not an array, 0 when unsized).
+    pub top_level_size: u32,
+    /// GL_TOP_LEVEL_ARRAY_STRIDE (0 when not an array).
+    pub top_level_stride: u32,
 }
 
 /// An atomic counter buffer a program uses: glslang (relaxed Vulkan
@@ -241,6 +259,8 @@ pub struct LinkedProgram {
     /// samplers: constant-indexed array elements count alone).
     pub active_samplers: Vec<bool>,
     pub storage_blocks: Vec<StorageBlock>,
+    /// Members of the storage blocks (`StorageBlock::active_variables`).
+    pub buffer_variables: Vec<BufferVariable>,
     /// Atomic counter buffers; their counters are uniforms of type
     /// `GL_UNSIGNED_INT_ATOMIC_COUNTER` whose `explicit_binding` is the
     /// buffer's binding point and `offset` the counter's.
@@ -928,6 +948,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         sampler_slots: r.sampler_slots,
         active_samplers: vec![false; r.sampler_slots as usize],
         storage_blocks: r.storage_blocks,
+        buffer_variables: r.buffer_variables,
         atomic_buffers: r.atomic_buffers,
         image_slots: r.image_slots,
         varying_locations: r.varying_locations,

@@ -7,7 +7,9 @@ use std::collections::{HashMap, HashSet};
 use super::glsl::DEFAULT_BLOCK_NAME;
 use super::gltypes;
 use super::spirv::{dec, storage, Module, Type};
-use super::{AtomicBuffer, GlobalBlock, Stage, StorageBlock, Uniform, UniformBlock, Variable};
+use super::{
+    AtomicBuffer, BufferVariable, GlobalBlock, Stage, StorageBlock, Uniform, UniformBlock, Variable,
+};
 
 /// `GL_UNSIGNED_INT_ATOMIC_COUNTER`.
 pub(crate) const GL_UNSIGNED_INT_ATOMIC_COUNTER: u32 = 0x92DB;
@@ -49,6 +51,7 @@ pub(crate) struct Reflection {
     pub global_block: Option<GlobalBlock>,
     pub sampler_slots: u32,
     pub storage_blocks: Vec<StorageBlock>,
+    pub buffer_variables: Vec<BufferVariable>,
     pub atomic_buffers: Vec<AtomicBuffer>,
     pub image_slots: u32,
     /// Most output locations any stage before the fragment stage writes
@@ -356,6 +359,61 @@ impl Walk<'_, '_> {
     }
 }
 
+/// The buffer variables of storage block `struct_ty` (GL 4.6 §7.3.1.1):
+/// members named `"Block.m"`; a top-level member that is an array of an
+/// aggregate lists its first element only (`"Block.s[0].m"`), each with
+/// the top-level array's size and stride.
+fn buffer_members(
+    m: &Module,
+    names: &Names,
+    struct_ty: u32,
+    block_name: &str,
+    block_index: i32,
+) -> Vec<BufferVariable> {
+    let Some(Type::Struct { members }) = m.types.get(&struct_ty) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, &mt) in members.iter().enumerate() {
+        let k = k as u32;
+        let name = format!("{block_name}.{}", m.member_name(struct_ty, k));
+        let offset = m.member_decoration(struct_ty, k, dec::OFFSET).unwrap_or(0);
+        let ms = m.member_decoration(struct_ty, k, dec::MATRIX_STRIDE);
+        let rm = m.has_member_decoration(struct_ty, k, dec::ROW_MAJOR);
+        let (top, element) = match m.types.get(&mt) {
+            Some(Type::Array { element, len }) => (Some(len.unwrap_or(1)), *element),
+            Some(Type::RuntimeArray { element }) => (Some(0), *element),
+            _ => (None, mt),
+        };
+        let stride = top.map_or(0, |_| m.decoration(mt, dec::ARRAY_STRIDE).unwrap_or(0));
+        let aggregate = matches!(
+            m.types.get(&element),
+            Some(Type::Struct { .. } | Type::Array { .. } | Type::RuntimeArray { .. })
+        );
+        let mut w = Walk {
+            m,
+            names,
+            out: Vec::new(),
+            block_index,
+            overflow: false,
+        };
+        if top.is_some() && aggregate {
+            w.walk(element, format!("{name}[0]"), offset, ms, rm, 1);
+        } else {
+            w.walk(mt, name, offset, ms, rm, 1);
+        }
+        out.extend(w.out.into_iter().map(|var| BufferVariable {
+            var,
+            top_level_size: top.unwrap_or(1),
+            top_level_stride: stride,
+        }));
+        if out.len() >= MAX_UNIFORMS {
+            break;
+        }
+    }
+    out
+}
+
 /// True for variables that are GL built-ins (decorated BuiltIn, or blocks
 /// of built-ins such as gl_PerVertex).
 fn is_builtin(m: &Module, var_id: u32, pointee: u32) -> bool {
@@ -531,8 +589,19 @@ pub(crate) fn reflect(
     // Storage blocks (name, first binding, elements) and images take
     // bindings of their own, counted like uniform blocks and samplers.
     // (name, first binding, element count, data size, array dimensions)
-    #[allow(clippy::type_complexity)]
-    let mut ssbos: Vec<(String, u32, u32, u32, Vec<Option<u32>>)> = Vec::new();
+    struct SsboInfo {
+        name: String,
+        first: u32,
+        count: u32,
+        data_size: u32,
+        dims: Vec<Option<u32>>,
+        /// The first stage declaring it, and its struct type there.
+        stage: usize,
+        struct_ty: u32,
+        /// Stages declaring it (bit `Stage::index()`).
+        stages: u32,
+    }
+    let mut ssbos: Vec<SsboInfo> = Vec::new();
     // Atomic counter blocks (name, stage, struct type): slots after the
     // storage blocks, so the application's block indices stay dense.
     let mut atomics: Vec<(String, usize, u32)> = Vec::new();
@@ -612,9 +681,21 @@ pub(crate) fn reflect(
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base).to_owned();
-                    if !ssbos.iter().any(|b| b.0 == name) {
+                    let bit = 1u32 << sm.stage.index();
+                    if let Some(b) = ssbos.iter_mut().find(|b| b.name == name) {
+                        b.stages |= bit;
+                    } else {
                         let count = total_elements(&dims);
-                        ssbos.push((name, next_ssbo, count, block_size(m, base), dims.clone()));
+                        ssbos.push(SsboInfo {
+                            name,
+                            first: next_ssbo,
+                            count,
+                            data_size: block_size(m, base),
+                            dims: dims.clone(),
+                            stage: si,
+                            struct_ty: base,
+                            stages: bit,
+                        });
                         next_ssbo = next_ssbo.saturating_add(count);
                     }
                 }
@@ -687,12 +768,16 @@ pub(crate) fn reflect(
                 }
                 BufferKind::Ssbo => {
                     let name = m.name(base);
-                    ssbos.iter().find(|b| b.0 == name).map(|b| b.1).or_else(|| {
-                        atomics
-                            .iter()
-                            .position(|a| a.0 == name)
-                            .map(|i| next_ssbo + i as u32)
-                    })
+                    ssbos
+                        .iter()
+                        .find(|b| b.name == name)
+                        .map(|b| b.first)
+                        .or_else(|| {
+                            atomics
+                                .iter()
+                                .position(|a| a.0 == name)
+                                .map(|i| next_ssbo + i as u32)
+                        })
                 }
                 BufferKind::None if v.storage == storage::UNIFORM_CONSTANT => {
                     let name = m.name(v.id);
@@ -790,22 +875,38 @@ pub(crate) fn reflect(
         }
     }
     let mut storage_blocks = Vec::new();
-    for (name, first, count, data_size, dims) in &ssbos {
-        let user_name = names.user(name);
-        for i in 0..*count {
+    let mut buffer_variables = Vec::new();
+    for b in &ssbos {
+        let user_name = names.user(&b.name);
+        let m = &stages[b.stage].module;
+        for i in 0..b.count {
+            // Each element of a block array lists its own copies of the
+            // members (named alike, told apart by GL_BLOCK_INDEX).
+            let block_index = (b.first + i) as i32;
+            let first_var = buffer_variables.len() as u32;
+            buffer_variables.extend(buffer_members(
+                m,
+                names,
+                b.struct_ty,
+                &user_name,
+                block_index,
+            ));
+            let active = (first_var..buffer_variables.len() as u32).collect();
             storage_blocks.push(StorageBlock {
-                name: if *count > 1 {
-                    format!("{user_name}{}", element_suffix(dims, i))
+                name: if b.count > 1 {
+                    format!("{user_name}{}", element_suffix(&b.dims, i))
                 } else {
                     user_name.clone()
                 },
-                binding: first + i,
-                data_size: *data_size,
+                binding: b.first + i,
+                data_size: b.data_size,
                 explicit_binding: names
                     .bindings
                     .storage_blocks
-                    .get(name)
+                    .get(&b.name)
                     .map(|n| n.saturating_add(i)),
+                active_variables: active,
+                stages: b.stages,
             });
         }
     }
@@ -1083,6 +1184,7 @@ pub(crate) fn reflect(
         global_block,
         sampler_slots: next_sampler,
         storage_blocks,
+        buffer_variables,
         atomic_buffers,
         image_slots: next_image,
         pre_fragment_stores,

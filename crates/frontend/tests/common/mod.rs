@@ -1217,3 +1217,79 @@ pub unsafe fn check_pixel_rectangles() {
         assert_eq!(pixel(5, 5), [0, 0, 0, 0]);
     }
 }
+
+/// Occlusion queries count drawn samples only: clears (full, colour-masked
+/// and stencil-masked, which a backend may draw) add none, a draw adds its
+/// samples (GL 4.6 §4.2.1).
+pub unsafe fn check_occlusion_ignores_clears() {
+    use mobilegl::gl::queries;
+    // SAFETY (whole body): GL calls on this thread with a current context;
+    // every pointer outlives its call.
+    unsafe {
+        make_context();
+        // 8x8 RGBA8 colour with a depth-stencil renderbuffer.
+        bind_rgba8_framebuffer(8, 8);
+        let mut ds = 0;
+        framebuffers::glGenRenderbuffers(1, &mut ds);
+        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, ds);
+        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, 8, 8);
+        framebuffers::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_STENCIL_ATTACHMENT,
+            glow::RENDERBUFFER,
+            ds,
+        );
+        state::glViewport(0, 0, 8, 8);
+        let mut q = 0;
+        queries::glGenQueries(1, &mut q);
+        let samples = |q: u32| {
+            let mut v = u32::MAX;
+            queries::glGetQueryObjectuiv(q, glow::QUERY_RESULT, &mut v);
+            v
+        };
+        let clears: [(&str, &dyn Fn()); 3] = [
+            ("full clear", &|| {
+                state::glClear(
+                    glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT,
+                )
+            }),
+            ("colour-masked clear", &|| {
+                state::glColorMask(1, 0, 1, 1);
+                state::glClear(glow::COLOR_BUFFER_BIT);
+                state::glColorMask(1, 1, 1, 1);
+            }),
+            ("stencil-masked clear", &|| {
+                state::glStencilMask(1);
+                state::glClear(glow::STENCIL_BUFFER_BIT);
+                state::glStencilMask(0xff);
+            }),
+        ];
+        for (what, clear) in clears {
+            queries::glBeginQuery(glow::SAMPLES_PASSED, q);
+            clear();
+            queries::glEndQuery(glow::SAMPLES_PASSED);
+            no_gl_error(what);
+            assert_eq!(samples(q), 0, "{what}");
+        }
+        // A draw inside the same query as a masked clear still counts.
+        let p = link_program(FULL_VS, COLOR_FS);
+        shaders::glUseProgram(p);
+        let mut vao = 0;
+        vertex::glGenVertexArrays(1, &mut vao);
+        vertex::glBindVertexArray(vao);
+        // A query object keeps its first target: a new one.
+        let mut q = 0;
+        queries::glGenQueries(1, &mut q);
+        queries::glBeginQuery(glow::ANY_SAMPLES_PASSED, q);
+        state::glColorMask(1, 0, 1, 1);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glColorMask(1, 1, 1, 1);
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
+        state::glColorMask(0, 1, 1, 1);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        state::glColorMask(1, 1, 1, 1);
+        queries::glEndQuery(glow::ANY_SAMPLES_PASSED);
+        no_gl_error("draw between masked clears");
+        assert_eq!(samples(q), 1, "the draw counts");
+    }
+}
