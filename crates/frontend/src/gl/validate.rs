@@ -216,17 +216,10 @@ impl Gl<'_> {
             if role == 0 && self.is_legacy_format_attachment(a) {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
-            // GLES renders into none of RGB32F, RGB9_E5 and SRGB8 (not even
-            // with EXT_color_buffer_float): offered as unsupported there
-            // when the application asked for that sized format (an unsized
-            // GL_RGB level keeps its old, complete, answer).
-            if role == 0
-                && self.conn.caps.backend_kind == mgpipe::caps::BACKEND_GLES
-                && matches!(r.format, glow::RGB32F | glow::RGB9_E5 | glow::SRGB8)
-                && self
-                    .attached_level(a)
-                    .is_none_or(|(_, l)| l.requested == l.internal_format)
-            {
+            // RGB9_E5 is not colour-renderable in GL (4.6 table 8.12);
+            // like Mesa, a framebuffer attaching it is unsupported rather
+            // than incomplete.
+            if role == 0 && r.format == glow::RGB9_E5 {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
             if let Some(s) = samples {
