@@ -18,5 +18,6 @@ fn texture_formats_vulkan() {
         texfmt::check_level_rendering_and_self_blit();
         texfmt::check_legacy_get_tex_image();
         texfmt::check_rgb_attachments();
+        texfmt::check_custom_border_color();
     }
 }

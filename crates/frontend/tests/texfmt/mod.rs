@@ -447,3 +447,46 @@ pub unsafe fn check_legacy_get_tex_image() {
         }
     }
 }
+
+/// CLAMP_TO_BORDER with a border colour other than the three Vulkan
+/// names, sampled through a texture swizzle: GL applies the swizzle to the
+/// border colour too.
+pub unsafe fn check_custom_border_color() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        common::bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        let texel = [255u8, 255, 255, 255];
+        common::texture_1x1(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, texel.as_ptr());
+        let border = [0.2f32, 0.4, 0.6, 0.8];
+        textures::glTexParameterfv(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_BORDER_COLOR,
+            border.as_ptr(),
+        );
+        for pname in [glow::TEXTURE_WRAP_S, glow::TEXTURE_WRAP_T] {
+            textures::glTexParameteri(glow::TEXTURE_2D, pname, glow::CLAMP_TO_BORDER as i32);
+        }
+        // Swizzle (B, R, A, G): the border reads (0.6, 0.2, 0.8, 0.4).
+        let sw = [glow::BLUE, glow::RED, glow::ALPHA, glow::GREEN].map(|c| c as i32);
+        textures::glTexParameteriv(glow::TEXTURE_2D, glow::TEXTURE_SWIZZLE_RGBA, sw.as_ptr());
+        let p = common::link_program(
+            "#version 330 core\nlayout(location = 0) in vec4 p;\nvoid main() { gl_Position = p; }\n",
+            "#version 330 core\nuniform sampler2D t;\nout vec4 o;\nvoid main() { o = texture(t, vec2(3.0, -2.0)); }\n",
+        );
+        mobilegl::gl::shaders::glUseProgram(p);
+        let mut vao = 0;
+        mobilegl::gl::vertex::glGenVertexArrays(1, &mut vao);
+        mobilegl::gl::vertex::glBindVertexArray(vao);
+        common::fullscreen_strip();
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
+        no_gl_error("draw sampling the border");
+        let px = common::pixel(1, 1);
+        let want = [153u8, 51, 204, 102];
+        assert!(
+            px.iter().zip(want).all(|(&g, w)| g.abs_diff(w) <= 2),
+            "swizzled border colour: got {px:?}, want {want:?}"
+        );
+    }
+}
