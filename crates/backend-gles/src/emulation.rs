@@ -9,6 +9,7 @@
 //! | `RGBA16`/`RG16`/`R16`/`RGB16` (+ `_SNORM`) | `EXT_texture_norm16` if present, else the 16F format (data converted) |
 //! | unsized internal formats (`GL_RGBA`, `3`, `GL_DEPTH_COMPONENT` ...) | the sized format desktop drivers choose |
 //! | `RGBA12`, `RGB10`, `RGBA2`, `R3_G3_B2`, ... | nearest GLES format (`RGBA8` / `RGB8` / `RGB565`) |
+//! | RGB formats GLES cannot render into (`RGB8UI`/`I` ... `RGB32UI`/`I`, `RGB16F`, `RGB32F`, `SRGB8`, `RGB8_SNORM`, `RGB16(_SNORM)`, `RGB12`, `RGB9_E5`) | the 4-component format (`RGB9_E5` as `RGBA16F`), `alpha_one` on the resource: uploads get alpha 1 (CPU conversion), the view swizzle reads A as ONE, read-backs force alpha 1, blend factors read destination alpha as 1 (`state::dst_alpha_as_one`) |
 //! | generic compressed internal formats and S3TC without the extension | uncompressed `RGBA8`/`RGB8`/`SRGB8_ALPHA8` storage |
 //! | `DEPTH_COMPONENT32` (unorm) | `DEPTH_COMPONENT24`, `UNSIGNED_INT` data accepted as is |
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |

@@ -860,7 +860,7 @@ impl Gl<'_> {
                 swizzle: tex.view_swizzle(!self.st.is_core()),
                 depth_stencil_mode: tex.depth_stencil_mode,
             };
-            let params = match self
+            let mut params = match self
                 .st
                 .sampler_units
                 .get(unit as usize)
@@ -870,6 +870,12 @@ impl Gl<'_> {
                 0 => tex.params,
                 s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
             };
+            if let Some(f) = tex
+                .level(0, tex.base_level as usize)
+                .and_then(|l| l.legacy())
+            {
+                params.border = f.storage_border(params.border);
+            }
             let key = cso_key(&sv);
             let view = match self.st.cso.sampler_view.get(&key) {
                 Some(h) => *h,
