@@ -530,6 +530,55 @@ impl Cx<'_> {
         }
     }
 
+    /// Emulation: blending reads destination alpha 1 for draw buffers
+    /// whose attachment has no alpha in GL but is stored with one; when
+    /// that set changes with the framebuffer, the bound render state's
+    /// blend factors are applied again for it.
+    fn update_dst_alpha_one(&mut self) {
+        let mut mask = 0u32;
+        if !self.ctx.draw_default {
+            if let Some(d) = self.ctx.fbos.get(self.ctx.draw_fbo).and_then(|e| e.desc) {
+                for (i, &a) in d.draw_buffers.iter().enumerate() {
+                    let Some(&h) = d.color.get(a as usize) else {
+                        continue;
+                    };
+                    if matches!(
+                        self.scr.resources.get(h).map(|r| &r.kind),
+                        Some(ResKind::Texture {
+                            alpha_one: true,
+                            ..
+                        }) | Some(ResKind::Renderbuffer {
+                            alpha_one: true,
+                            ..
+                        })
+                    ) {
+                        mask |= 1 << i;
+                    }
+                }
+            }
+        }
+        if self.ctx.shadow.dst_alpha_one == mask {
+            return;
+        }
+        self.ctx.shadow.dst_alpha_one = mask;
+        let cso = self.ctx.render_state;
+        let rs = if cso.is_null() {
+            default_render_state()
+        } else {
+            match self.scr.render_states.get(cso) {
+                Some(rs) => *rs,
+                None => return,
+            }
+        };
+        self.ctx.shadow.apply_render_state(
+            self.gl,
+            &rs,
+            self.f.gles32,
+            self.f.max_draw_buffers,
+            &self.f.fns,
+        );
+    }
+
     #[inline]
     fn bind_draw(&mut self) {
         if !self.ctx.draw_default {
@@ -852,6 +901,25 @@ impl Cx<'_> {
     }
 
     /// GLES internal format and sample count of the read surface's colour buffer.
+    /// Whether the read surface is a format without alpha stored with one
+    /// (`emulation::StorageFormat::alpha_one`).
+    fn read_alpha_one(&self) -> bool {
+        !self.ctx.read_default
+            && matches!(
+                self.ctx
+                    .read_desc
+                    .and_then(|d| self.scr.resources.get(d.color))
+                    .map(|r| &r.kind),
+                Some(ResKind::Texture {
+                    alpha_one: true,
+                    ..
+                }) | Some(ResKind::Renderbuffer {
+                    alpha_one: true,
+                    ..
+                })
+            )
+    }
+
     fn read_format(&self) -> (u32, u32) {
         if self.ctx.read_default {
             self.scr
@@ -954,6 +1022,7 @@ impl Cx<'_> {
                 tex,
                 target,
                 params,
+                alpha_one,
                 ..
             }) = self.scr.resources.get_mut(v.texture).map(|r| &mut r.kind)
             else {
@@ -970,7 +1039,13 @@ impl Cx<'_> {
             if tgt == glow::TEXTURE_BUFFER {
                 continue;
             }
-            let sw = |s: u32, d: u32| if s == 0 { d } else { s };
+            // Emulation: a format without alpha stored with one reads
+            // alpha 1 wherever the view's swizzle selects alpha.
+            let alpha_one = *alpha_one;
+            let sw = |s: u32, d: u32| match if s == 0 { d } else { s } {
+                glow::ALPHA if alpha_one => glow::ONE,
+                c => c,
+            };
             let want = TexParams {
                 base_level: v.base_level,
                 max_level: v.max_level,
@@ -1582,11 +1657,15 @@ impl Ox<'_> {
         Some((tex, bind, internal))
     }
 
-    fn set_internal(&mut self, res: Handle, sized: u32) {
-        if let Some(ResKind::Texture { internal, .. }) =
-            self.scr.resources.get_mut(res).map(|r| &mut r.kind)
+    fn set_internal(&mut self, res: Handle, sized: u32, without_alpha: bool) {
+        if let Some(ResKind::Texture {
+            internal,
+            alpha_one,
+            ..
+        }) = self.scr.resources.get_mut(res).map(|r| &mut r.kind)
         {
             *internal = sized;
+            *alpha_one = without_alpha;
         }
     }
 }
@@ -2087,7 +2166,7 @@ impl Context for GlesBackend {
                 );
             }
         }
-        o.set_internal(p.res, sf.internal);
+        o.set_internal(p.res, sf.internal, sf.alpha_one);
         self.check_alloc(mgpipe::Opcode::TextureImage);
     }
 
@@ -2212,7 +2291,7 @@ impl Context for GlesBackend {
                 }
             }
         }
-        o.set_internal(p.res, sf.internal);
+        o.set_internal(p.res, sf.internal, sf.alpha_one);
         if let Some(ResKind::Texture { storage, .. }) =
             o.scr.resources.get_mut(p.res).map(|r| &mut r.kind)
         {
@@ -2284,7 +2363,7 @@ impl Context for GlesBackend {
                 whole(glow::TEXTURE_BUFFER, p.internal_format, name);
             }
         }
-        o.set_internal(p.res, p.internal_format);
+        o.set_internal(p.res, p.internal_format, false);
         self.check("texture_buffer");
     }
 
@@ -2598,6 +2677,7 @@ impl Context for GlesBackend {
         if p.fbo == Handle::DEFAULT_FRAMEBUFFER || p.fbo.is_null() {
             cx.ctx.draw_default = true;
             cx.bind_draw();
+            cx.update_dst_alpha_one();
             return;
         }
         let gl = cx.gl;
@@ -2642,6 +2722,7 @@ impl Context for GlesBackend {
             cx.attach_draw_desc(fbo, p);
         }
         cx.ctx.shadow.bind_draw_fb(gl, Some(fbo));
+        cx.update_dst_alpha_one();
         self.check("set_framebuffer_state");
     }
 
@@ -3199,6 +3280,7 @@ impl Context for GlesBackend {
         };
         let (internal, samples) = cx.read_format();
         if samples > 1
+            || cx.read_alpha_one()
             || !cx.read_has_colour()
             || emulation::readable_pair(emulation::format_class(internal))
                 != Some((p.format, p.r#type))
@@ -3269,6 +3351,7 @@ impl Context for GlesBackend {
         cx.tight_pack();
         let gl = cx.gl;
         let (internal, samples) = cx.read_format();
+        let alpha_one = cx.read_alpha_one();
         let Some((rf, rt)) = emulation::readable_pair(emulation::format_class(internal)) else {
             reply.resize(total, 0);
             warn!(
@@ -3294,12 +3377,13 @@ impl Context for GlesBackend {
         // read pair with PACK_ALIGNMENT 1 (sizes computed above), for the
         // direct read as for glow's.
         unsafe {
-            if let (true, Some(read)) = ((rf, rt) == (p.format, p.r#type), read_fn) {
+            let direct = (rf, rt) == (p.format, p.r#type) && !alpha_one;
+            if let (true, Some(read)) = (direct, read_fn) {
                 // Zeroed first: GL leaves pixels outside the read surface
                 // unwritten, and a failed read writes nothing.
                 reply.resize(total, 0);
                 read_checked(gl, read, p, reply);
-            } else if (rf, rt) == (p.format, p.r#type) {
+            } else if direct {
                 reply.resize(total, 0);
                 gl.read_pixels(
                     x,
@@ -3323,6 +3407,9 @@ impl Context for GlesBackend {
                     rt,
                     glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
                 );
+                if alpha_one {
+                    emulation::force_alpha_one(&mut tmp, rf, rt);
+                }
                 match emulation::convert(&tmp, rf, rt, p.format, p.r#type, pixels as usize) {
                     Some(v) if v.len() == reply.len() => reply.copy_from_slice(&v),
                     _ => {

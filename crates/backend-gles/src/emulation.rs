@@ -9,6 +9,7 @@
 //! | `RGBA16`/`RG16`/`R16`/`RGB16` (+ `_SNORM`) | `EXT_texture_norm16` if present, else the 16F format (data converted) |
 //! | unsized internal formats (`GL_RGBA`, `3`, `GL_DEPTH_COMPONENT` ...) | the sized format desktop drivers choose |
 //! | `RGBA12`, `RGB10`, `RGBA2`, `R3_G3_B2`, ... | nearest GLES format (`RGBA8` / `RGB8` / `RGB565`) |
+//! | RGB formats GLES cannot render into (`RGB8UI`/`I` ... `RGB32UI`/`I`, `RGB16F`, `RGB32F`, `SRGB8`, `RGB8_SNORM`, `RGB16(_SNORM)`, `RGB12`, `RGB9_E5`) | the 4-component format (`RGB9_E5` as `RGBA16F`), `alpha_one` on the resource: uploads get alpha 1 (CPU conversion), the view swizzle reads A as ONE, read-backs force alpha 1, blend factors read destination alpha as 1 (`state::dst_alpha_as_one`) |
 //! | generic compressed internal formats and S3TC without the extension | uncompressed `RGBA8`/`RGB8`/`SRGB8_ALPHA8` storage |
 //! | `DEPTH_COMPONENT32` (unorm) | `DEPTH_COMPONENT24`, `UNSIGNED_INT` data accepted as is |
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
@@ -55,6 +56,10 @@ pub struct StorageFormat {
     pub ty: u32,
     /// The emulation applied, for logs (None: native).
     pub emulation: Option<&'static str>,
+    /// A format without alpha stored with one (`RGB16F` as `RGBA16F`):
+    /// uploads write alpha 1, sampling swizzles A to ONE and read-backs
+    /// answer alpha 1 (what GL gives for a format without alpha).
+    pub alpha_one: bool,
 }
 
 /// Sample class of a format, for readback and clears.
@@ -249,12 +254,24 @@ pub fn format_class(internal: u32) -> FormatClass {
 /// (`RGBA8`, emulation "unknown internal format") for anything unknown.
 pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
     let native = |internal: u32| row(internal).filter(|_| norm16 || !is_norm16(internal));
+    if let Some((internal, why)) = renderable_with_alpha(desktop, norm16) {
+        if let Some(r) = row(internal) {
+            return StorageFormat {
+                internal: r.0,
+                format: r.1,
+                ty: r.2,
+                emulation: Some(why),
+                alpha_one: true,
+            };
+        }
+    }
     if let Some(r) = native(desktop) {
         return StorageFormat {
             internal: r.0,
             format: r.1,
             ty: r.2,
             emulation: None,
+            alpha_one: false,
         };
     }
     let (internal, why): (u32, &'static str) = match desktop {
@@ -273,15 +290,12 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         // norm16 without the extension
         g::R16 => (g::R16F, "R16 as R16F"),
         g::RG16 => (g::RG16F, "RG16 as RG16F"),
-        g::RGB16 => (g::RGB16F, "RGB16 as RGB16F"),
         g::RGBA16 => (g::RGBA16F, "RGBA16 as RGBA16F"),
         g::R16_SNORM => (g::R16F, "R16_SNORM as R16F"),
         g::RG16_SNORM => (g::RG16F, "RG16_SNORM as RG16F"),
-        g::RGB16_SNORM => (g::RGB16F, "RGB16_SNORM as RGB16F"),
         g::RGBA16_SNORM => (g::RGBA16F, "RGBA16_SNORM as RGBA16F"),
         // desktop-only sized formats
         g::RGBA12 => (if norm16 { g::RGBA16 } else { g::RGBA16F }, "RGBA12"),
-        g::RGB12 => (if norm16 { g::RGB16 } else { g::RGB16F }, "RGB12"),
         g::RGB10 => (g::RGB10_A2, "RGB10"),
         g::RGBA2 => (g::RGBA8, "small desktop format"),
         // Without alpha: RGB8 (renderable), so alpha reads 1 after rendering.
@@ -311,9 +325,6 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         | g::COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT => {
             (g::SRGB8_ALPHA8, "compressed format stored uncompressed")
         }
-        g::COMPRESSED_RGB_BPTC_SIGNED_FLOAT | g::COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT => {
-            (g::RGBA16F, "compressed format stored uncompressed")
-        }
         _ => (g::RGBA8, "unknown internal format, RGBA8 fallback"),
     };
     match row(internal) {
@@ -322,13 +333,62 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
             format: r.1,
             ty: r.2,
             emulation: Some(why),
+            alpha_one: false,
         },
         None => StorageFormat {
             internal: g::RGBA8,
             format: g::RGBA,
             ty: UB,
             emulation: Some(why),
+            alpha_one: false,
         },
+    }
+}
+
+/// Formats without alpha that GLES can sample but not render into (the
+/// RGB integer, float and sRGB formats, `RGB9_E5`, 16-bit RGB): stored as
+/// the 4-component format GLES renders into (`RGBA16F` for `RGB9_E5` and
+/// 16-bit RGB without EXT_texture_norm16), alpha kept at 1 by the
+/// backend (`StorageFormat::alpha_one`). `RGB8`/`RGB565`, renderable as
+/// they are, keep their own storage.
+fn renderable_with_alpha(desktop: u32, norm16: bool) -> Option<(u32, &'static str)> {
+    const WHY: &str = "RGB format stored as RGBA to be renderable";
+    let rgba16 = if norm16 { g::RGBA16 } else { g::RGBA16F };
+    Some(match desktop {
+        g::RGB8UI => (g::RGBA8UI, WHY),
+        g::RGB8I => (g::RGBA8I, WHY),
+        g::RGB16UI => (g::RGBA16UI, WHY),
+        g::RGB16I => (g::RGBA16I, WHY),
+        g::RGB32UI => (g::RGBA32UI, WHY),
+        g::RGB32I => (g::RGBA32I, WHY),
+        g::RGB16F => (g::RGBA16F, WHY),
+        g::RGB32F => (g::RGBA32F, WHY),
+        g::SRGB8 => (g::SRGB8_ALPHA8, WHY),
+        g::RGB9_E5 => (g::RGBA16F, "RGB9_E5 stored as RGBA16F to be renderable"),
+        g::RGB16 | g::RGB12 => (rgba16, WHY),
+        // Renderable where the driver has EXT_render_snorm.
+        g::RGB8_SNORM => (g::RGBA8_SNORM, WHY),
+        g::RGB16_SNORM => (if norm16 { g::RGBA16_SNORM } else { g::RGBA16F }, WHY),
+        g::COMPRESSED_RGB_BPTC_SIGNED_FLOAT | g::COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT => {
+            (g::RGBA16F, "compressed format stored uncompressed")
+        }
+        _ => return None,
+    })
+}
+
+/// Make every pixel of `data` (read back in `format`/`ty`, one of the
+/// [`readable_pair`]s) answer alpha 1 the way GL reads a format without
+/// alpha: max for unorm bytes, 1.0 for floats, 1 for integers.
+pub fn force_alpha_one(data: &mut [u8], format: u32, ty: u32) {
+    let one: [u8; 4] = match (format, ty) {
+        (g::RGBA, UB) => [255, 0, 0, 0],
+        (g::RGBA, FL) => 1.0f32.to_le_bytes(),
+        (g::RGBA_INTEGER, UI | SI) => 1u32.to_le_bytes(),
+        _ => return,
+    };
+    let (px, at, n) = if ty == UB { (4, 3, 1) } else { (16, 12, 4) };
+    for p in data.chunks_exact_mut(px) {
+        p[at..at + n].copy_from_slice(&one[..n]);
     }
 }
 
@@ -545,6 +605,46 @@ mod tests {
 
     /// Every pair `readable_pair` asks GLES for can be sized and converted
     /// by the shared tables.
+    #[test]
+    fn rgb_formats_gles_cannot_render_are_stored_with_alpha() {
+        for (desktop, stored) in [
+            (g::RGB8UI, g::RGBA8UI),
+            (g::RGB16I, g::RGBA16I),
+            (g::RGB32UI, g::RGBA32UI),
+            (g::RGB16F, g::RGBA16F),
+            (g::RGB32F, g::RGBA32F),
+            (g::SRGB8, g::SRGB8_ALPHA8),
+            (g::RGB9_E5, g::RGBA16F),
+        ] {
+            let sf = storage_format(desktop, false);
+            assert_eq!((sf.internal, sf.alpha_one), (stored, true), "{desktop:#x}");
+            assert_eq!(row(sf.internal).map(|r| r.1), Some(sf.format));
+        }
+        assert_eq!(storage_format(g::RGB16, true).internal, g::RGBA16);
+        // Renderable as they are: native, no alpha to keep.
+        for f in [g::RGB8, g::RGB565, g::RGBA8UI] {
+            assert!(!storage_format(f, false).alpha_one, "{f:#x}");
+        }
+        // RGB client data gets alpha 1 on its way to the RGBA storage.
+        let sf = storage_format(g::RGB8UI, false);
+        let v = convert(&[1, 2, 3], g::RGB_INTEGER, UB, sf.format, sf.ty, 1).unwrap();
+        assert_eq!(v, [1, 2, 3, 1]);
+    }
+
+    #[test]
+    fn alpha_forced_to_one_on_read_back() {
+        let mut ub = vec![9u8; 8];
+        force_alpha_one(&mut ub, g::RGBA, UB);
+        assert_eq!(ub, [9, 9, 9, 255, 9, 9, 9, 255]);
+        let mut f = vec![0u8; 16];
+        force_alpha_one(&mut f, g::RGBA, FL);
+        assert_eq!(&f[12..], &1.0f32.to_le_bytes());
+        let mut i = vec![0xffu8; 16];
+        force_alpha_one(&mut i, g::RGBA_INTEGER, SI);
+        assert_eq!(&i[12..], &1i32.to_le_bytes());
+        assert_eq!(&i[..4], &[0xff; 4]);
+    }
+
     #[test]
     fn readable_pairs_are_known() {
         for class in [

@@ -276,6 +276,9 @@ pub(crate) enum ResKind {
         target: u32,
         /// GLES internal format of the last defined level (0 until known).
         internal: u32,
+        /// The client's format has no alpha; `internal` has one, kept at
+        /// 1 for GL (`emulation::StorageFormat::alpha_one`).
+        alpha_one: bool,
         samples: u32,
         /// View parameters last set on the texture object.
         params: TexParams,
@@ -286,6 +289,8 @@ pub(crate) enum ResKind {
     Renderbuffer {
         rb: glow::Renderbuffer,
         internal: u32,
+        /// As for textures.
+        alpha_one: bool,
         samples: u32,
     },
 }

@@ -217,14 +217,15 @@ impl GlesBackend {
             return;
         }
         self.prepare();
-        let Some((tex, internal, target)) =
+        let Some((tex, internal, target, alpha_one)) =
             self.scr.resources.get(p.res).and_then(|r| match r.kind {
                 ResKind::Texture {
                     tex,
                     internal,
                     target,
+                    alpha_one,
                     ..
-                } => Some((tex, internal, target)),
+                } => Some((tex, internal, target, alpha_one)),
                 _ => None,
             })
         else {
@@ -303,6 +304,9 @@ impl GlesBackend {
                     rt,
                     glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
                 );
+                if alpha_one {
+                    emulation::force_alpha_one(&mut tmp, rf, rt);
+                }
                 if (rf, rt) == (p.format, p.r#type) {
                     if let Some(src) = tmp.get(..dst.len()) {
                         dst.copy_from_slice(src);

@@ -576,6 +576,7 @@ impl Screen for GlesBackend {
                     tex,
                     target,
                     internal: 0,
+                    alpha_one: false,
                     samples: p.samples,
                     params: TexParams::default(),
                     storage: TexStorage::Mutable,
@@ -599,6 +600,7 @@ impl Screen for GlesBackend {
                 ResKind::Renderbuffer {
                     rb,
                     internal: sf.internal,
+                    alpha_one: sf.alpha_one,
                     samples: p.samples,
                 }
             }

@@ -31,6 +31,18 @@ pub struct AttribState {
     pub divisor: u32,
 }
 
+/// Blend factors `[src rgb, dst rgb, src alpha, dst alpha]` for a
+/// destination whose alpha reads 1 (a format without alpha stored with
+/// one): DST_ALPHA is ONE, ONE_MINUS_DST_ALPHA ZERO and
+/// SRC_ALPHA_SATURATE's min(As, 1 - Ad) ZERO.
+pub fn dst_alpha_as_one(f: [u32; 4]) -> [u32; 4] {
+    f.map(|x| match x {
+        glow::DST_ALPHA => glow::ONE,
+        glow::ONE_MINUS_DST_ALPHA | glow::SRC_ALPHA_SATURATE => glow::ZERO,
+        x => x,
+    })
+}
+
 #[derive(Default)]
 pub struct Shadow {
     enables: [Option<bool>; CAPS.len()],
@@ -38,6 +50,10 @@ pub struct Shadow {
     /// Per draw buffer (index 0 also stands for the non-indexed call).
     blend_func: [Option<[u32; 4]>; 8],
     blend_eq: [Option<[u32; 2]>; 8],
+    /// Draw buffers whose attachment has no alpha in GL but is stored with
+    /// one (`emulation::StorageFormat::alpha_one`): their destination
+    /// alpha blends as 1 (bit i: draw buffer i).
+    pub dst_alpha_one: u32,
     /// glClipControlEXT's (origin, depth).
     clip_control: Option<(u32, u32)>,
     /// GL_SAMPLE_SHADING and glMinSampleShading's value.
@@ -141,8 +157,9 @@ impl Shadow {
         max_draw_buffers: usize,
     ) {
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
+        let alpha_one = self.dst_alpha_one;
         let func = |i: usize| {
-            if rs.blend_per_buffer != 0 {
+            let f = if rs.blend_per_buffer != 0 {
                 [
                     or(rs.blend_src_rgb_i[i], glow::ONE),
                     or(rs.blend_dst_rgb_i[i], glow::ZERO),
@@ -156,6 +173,11 @@ impl Shadow {
                     or(rs.blend_src_alpha, glow::ONE),
                     or(rs.blend_dst_alpha, glow::ZERO),
                 ]
+            };
+            if alpha_one & (1 << i) != 0 {
+                dst_alpha_as_one(f)
+            } else {
+                f
             }
         };
         let eq = |i: usize| {
@@ -171,7 +193,7 @@ impl Shadow {
                 ]
             }
         };
-        if rs.blend_per_buffer == 0 || !indexed {
+        if (rs.blend_per_buffer == 0 && alpha_one == 0) || !indexed {
             if rs.blend_per_buffer != 0 {
                 tracing::warn!("per-draw-buffer blending needs GLES 3.2: buffer 0's state used");
             }
@@ -269,7 +291,8 @@ impl Shadow {
         self.sample_shading = Some(want);
     }
 
-    /// Apply a render-state CSO. `indexed`: GLES 3.2 per-draw-buffer calls;
+    /// Apply a render-state CSO (its blend factors for the draw buffers in
+    /// `dst_alpha_one`, set before, rewritten by [`dst_alpha_as_one`]). `indexed`: GLES 3.2 per-draw-buffer calls;
     /// `fns`: the driver's extra entry points; without glSampleMaski
     /// (GLES 3.1) the sample mask stays off.
     pub fn apply_render_state(

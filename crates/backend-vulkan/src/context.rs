@@ -4132,11 +4132,18 @@ impl Context for VulkanBackend {
             [0.0, 0.0, 0.0, 0.0] => vk::BorderColor::FLOAT_TRANSPARENT_BLACK,
             [0.0, 0.0, 0.0, 1.0] => vk::BorderColor::FLOAT_OPAQUE_BLACK,
             [1.0, 1.0, 1.0, 1.0] => vk::BorderColor::FLOAT_OPAQUE_WHITE,
+            _ if self.gpu.feat.custom_border_color => vk::BorderColor::FLOAT_CUSTOM_EXT,
             _ => {
-                self.warn_once("border", "custom sampler border colours are not supported: transparent black used (named gap)");
+                self.warn_once("border", "custom sampler border colours need VK_EXT_custom_border_color: transparent black used (named gap)");
                 vk::BorderColor::FLOAT_TRANSPARENT_BLACK
             }
         };
+        // The colour itself, any image format (customBorderColorWithoutFormat).
+        let mut custom = vk::SamplerCustomBorderColorCreateInfoEXT::default()
+            .custom_border_color(vk::ClearColorValue {
+                float32: p.border_color,
+            })
+            .format(vk::Format::UNDEFINED);
         let ci = vk::SamplerCreateInfo::default()
             .mag_filter(f(mag == gl::LINEAR))
             .min_filter(min_f)
@@ -4156,6 +4163,11 @@ impl Context for VulkanBackend {
             .min_lod(min_lod)
             .max_lod(max_lod)
             .border_color(border);
+        let ci = if border == vk::BorderColor::FLOAT_CUSTOM_EXT {
+            ci.push_next(&mut custom)
+        } else {
+            ci
+        };
         // SAFETY: valid device and create info.
         let sampler = match unsafe { self.gpu.device.create_sampler(&ci, None) } {
             Ok(s) => s,

@@ -20,6 +20,13 @@ pub(crate) struct Features {
     pub core_dynamic_rendering: bool,
     /// VK_EXT_depth_clip_control (GL's [-1,1] clip-space depth).
     pub depth_clip_control: bool,
+    /// VK_EXT_custom_border_color (customBorderColors and
+    /// customBorderColorWithoutFormat): GL's TEXTURE_BORDER_COLOR.
+    pub custom_border_color: bool,
+    /// VK_EXT_border_color_swizzle (borderColorSwizzle and
+    /// borderColorSwizzleFromImage): the view's swizzle applies to the
+    /// border colour, as GL's texture swizzle does.
+    pub border_color_swizzle: bool,
     /// VK_{KHR,EXT}_vertex_attribute_divisor with instance-rate divisors.
     pub divisor: bool,
     /// VK_{KHR,EXT}_index_type_uint8.
@@ -290,6 +297,10 @@ impl Gpu {
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut fdr = vk::PhysicalDeviceDynamicRenderingFeatures::default();
         let mut fdcc = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+        let mut fcbc = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default();
+        let has_cbc = has_ext(&exts, ash::ext::custom_border_color::NAME);
+        let mut fbcs = vk::PhysicalDeviceBorderColorSwizzleFeaturesEXT::default();
+        let has_bcs = has_cbc && has_ext(&exts, ash::ext::border_color_swizzle::NAME);
         let mut fdiv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default();
         let mut fu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
         let mut fmd = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
@@ -328,6 +339,12 @@ impl Gpu {
             }
             if has_dcc {
                 f2 = f2.push_next(&mut fdcc);
+            }
+            if has_cbc {
+                f2 = f2.push_next(&mut fcbc);
+            }
+            if has_bcs {
+                f2 = f2.push_next(&mut fbcs);
             }
             if div_name.is_some() {
                 f2 = f2.push_next(&mut fdiv);
@@ -377,6 +394,12 @@ impl Gpu {
         let feat = Features {
             core_dynamic_rendering: core13,
             depth_clip_control: has_dcc && fdcc.depth_clip_control != 0,
+            custom_border_color: has_cbc
+                && fcbc.custom_border_colors != 0
+                && fcbc.custom_border_color_without_format != 0,
+            border_color_swizzle: has_bcs
+                && fbcs.border_color_swizzle != 0
+                && fbcs.border_color_swizzle_from_image != 0,
             divisor: div_name.is_some() && fdiv.vertex_attribute_instance_rate_divisor != 0,
             index_u8: u8_name.is_some() && fu8.index_type_uint8 != 0,
             wide_lines: core_f.wide_lines != 0,
@@ -412,6 +435,12 @@ impl Gpu {
         }
         if feat.depth_clip_control {
             dev_exts.push(ash::ext::depth_clip_control::NAME.as_ptr());
+        }
+        if feat.custom_border_color {
+            dev_exts.push(ash::ext::custom_border_color::NAME.as_ptr());
+        }
+        if feat.custom_border_color && feat.border_color_swizzle {
+            dev_exts.push(ash::ext::border_color_swizzle::NAME.as_ptr());
         }
         if let (true, Some(n)) = (feat.divisor, div_name) {
             dev_exts.push(n.as_ptr());
@@ -461,6 +490,12 @@ impl Gpu {
         let mut edr = vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
         let mut edcc =
             vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
+        let mut ecbc = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
+            .custom_border_colors(true)
+            .custom_border_color_without_format(true);
+        let mut ebcs = vk::PhysicalDeviceBorderColorSwizzleFeaturesEXT::default()
+            .border_color_swizzle(true)
+            .border_color_swizzle_from_image(true);
         let mut ediv = vk::PhysicalDeviceVertexAttributeDivisorFeaturesKHR::default()
             .vertex_attribute_instance_rate_divisor(true);
         let mut eu8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
@@ -489,6 +524,12 @@ impl Gpu {
         }
         if feat.depth_clip_control {
             dci = dci.push_next(&mut edcc);
+        }
+        if feat.custom_border_color {
+            dci = dci.push_next(&mut ecbc);
+        }
+        if feat.custom_border_color && feat.border_color_swizzle {
+            dci = dci.push_next(&mut ebcs);
         }
         if feat.divisor {
             dci = dci.push_next(&mut ediv);

@@ -32,8 +32,10 @@
 //! as strips), `gl_InstanceID` with a base instance (Vulkan's
 //! InstanceIndex includes it), depth-stencil
 //! uploads of packed `DEPTH_STENCIL` data, multisampled `read_pixels`
-//! resolves only the colour aspect, custom sampler border colours (only
-//! transparent black / opaque black / opaque white), rectangle samplers,
+//! resolves only the colour aspect, custom sampler border colours on
+//! devices without `VK_EXT_custom_border_color` (only transparent black /
+//! opaque black / opaque white; with it, the view swizzle applies to the
+//! border colour where `VK_EXT_border_color_swizzle` is there), rectangle samplers,
 //! separate depth and stencil images in one framebuffer (stencil dropped),
 //! redefining a texture's level 0 with another size/format discards its
 //! other levels, transform feedback (no calls in the catalogue yet).

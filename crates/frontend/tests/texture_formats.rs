@@ -15,6 +15,7 @@ fn texture_formats() {
         texfmt::check_dst_alpha_on_rgb_float();
         texfmt::check_level_rendering_and_self_blit();
         texfmt::check_legacy_get_tex_image();
-        texfmt::check_rgb32f_attachment(true);
+        texfmt::check_rgb_attachments();
+        texfmt::check_custom_border_color();
     }
 }

@@ -232,10 +232,102 @@ fn read_uint(b: &[u8]) -> Option<u64> {
     })
 }
 
+/// An unsigned small float of `bits` bits (5 exponent bits, `bits - 5`
+/// mantissa bits: the 11- and 10-bit floats of `10F_11F_11F_REV`) to f64.
+fn small_float_to_f64(v: u32, bits: u32) -> f64 {
+    // Same exponent bias and width as half floats: shift into one.
+    f16_to_f32((v << (15 - bits)) as u16) as f64
+}
+
+/// f64 to an unsigned small float of `bits` bits (negative values and
+/// -0 give 0, values past the largest finite one give it, NaN stays NaN).
+fn f64_to_small_float(x: f64, bits: u32) -> u32 {
+    // Half-float mantissa bits below the ones kept.
+    let drop = 15 - bits;
+    if x.is_nan() {
+        return (0x1f << (bits - 5)) | 1;
+    }
+    if x <= 0.0 {
+        return 0;
+    }
+    let h = f32_to_f16(x as f32) as u32;
+    let inf = 0x1f << (bits - 5);
+    if h >= 0x7c00 {
+        return if x.is_infinite() { inf } else { inf - 1 };
+    }
+    // Round to nearest on the dropped bits; a carry into the exponent is
+    // the next representable value.
+    let r = (h + (1 << (drop - 1))) >> drop;
+    if r >= inf {
+        inf - 1
+    } else {
+        r
+    }
+}
+
+/// `UNSIGNED_INT_5_9_9_9_REV` / `UNSIGNED_INT_10F_11F_11F_REV` (RGB only)
+/// to RGB floats.
+fn decode_packed_float(v: u32, ty: u32) -> Option<[f64; 3]> {
+    Some(match ty {
+        g::UNSIGNED_INT_5_9_9_9_REV => {
+            let scale = 2f64.powi((v >> 27) as i32 - 15 - 9);
+            [0, 9, 18].map(|s| ((v >> s) & 0x1ff) as f64 * scale)
+        }
+        g::UNSIGNED_INT_10F_11F_11F_REV => [
+            small_float_to_f64(v & 0x7ff, 11),
+            small_float_to_f64((v >> 11) & 0x7ff, 11),
+            small_float_to_f64(v >> 22, 10),
+        ],
+        _ => return None,
+    })
+}
+
+/// RGB floats to `UNSIGNED_INT_5_9_9_9_REV` / `10F_11F_11F_REV`.
+fn encode_packed_float(c: [f64; 3], ty: u32) -> Option<u32> {
+    Some(match ty {
+        g::UNSIGNED_INT_5_9_9_9_REV => {
+            // EXT_texture_shared_exponent's encoding: N = 9 mantissa bits,
+            // bias 15, exponent at most 31.
+            let max = 511.0 / 512.0 * 65536.0;
+            let c = c.map(|x| if x.is_nan() { 0.0 } else { x.clamp(0.0, max) });
+            let maxc = c[0].max(c[1]).max(c[2]);
+            let mut e = if maxc > 0.0 {
+                (maxc.log2().floor() as i32).max(-16) + 16
+            } else {
+                0
+            };
+            let mut denom = 2f64.powi(e - 15 - 9);
+            if (maxc / denom + 0.5).floor() >= 512.0 {
+                denom *= 2.0;
+                e += 1;
+            }
+            let m = c.map(|x| ((x / denom + 0.5).floor() as u32).min(511));
+            m[0] | (m[1] << 9) | (m[2] << 18) | ((e.clamp(0, 31) as u32) << 27)
+        }
+        g::UNSIGNED_INT_10F_11F_11F_REV => {
+            f64_to_small_float(c[0], 11)
+                | (f64_to_small_float(c[1], 11) << 11)
+                | (f64_to_small_float(c[2], 10) << 22)
+        }
+        _ => return None,
+    })
+}
+
 /// One pixel to RGBA (normalised for non-integer formats, raw otherwise).
 fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
     let (chans, integer) = channels(format)?;
     let mut out = [0.0, 0.0, 0.0, 1.0];
+    if matches!(
+        ty,
+        g::UNSIGNED_INT_5_9_9_9_REV | g::UNSIGNED_INT_10F_11F_11F_REV
+    ) {
+        if format != g::RGB {
+            return None;
+        }
+        let v = u32::from_le_bytes(px.get(..4)?.try_into().ok()?);
+        let [r, gg, b] = decode_packed_float(v, ty)?;
+        return Some([r, gg, b, 1.0]);
+    }
     if let Some((bits, rev, bytes)) = packed(ty) {
         let v = read_uint(px.get(..bytes)?)?;
         let total: u32 = bits.iter().sum();
@@ -282,6 +374,17 @@ fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
 
 fn encode(v: [f64; 4], format: u32, ty: u32, dst: &mut [u8]) -> Option<()> {
     let (chans, integer) = channels(format)?;
+    if matches!(
+        ty,
+        g::UNSIGNED_INT_5_9_9_9_REV | g::UNSIGNED_INT_10F_11F_11F_REV
+    ) {
+        if format != g::RGB {
+            return None;
+        }
+        let w = encode_packed_float([v[0], v[1], v[2]], ty)?;
+        dst.get_mut(..4)?.copy_from_slice(&w.to_le_bytes());
+        return Some(());
+    }
     if let Some((bits, rev, bytes)) = packed(ty) {
         let total: u32 = bits.iter().sum();
         let mut word = 0u64;
@@ -574,6 +677,52 @@ mod tests {
             )
             .unwrap(),
             vec![255]
+        );
+    }
+
+    #[test]
+    fn shared_exponent_and_packed_floats_convert() {
+        let rgb = [1.0f32, 0.5, 0.25];
+        let src: Vec<u8> = rgb.iter().flat_map(|f| f.to_le_bytes()).collect();
+        for ty in [g::UNSIGNED_INT_5_9_9_9_REV, g::UNSIGNED_INT_10F_11F_11F_REV] {
+            let packed = convert(&src, g::RGB, FL, g::RGB, ty, 1).unwrap();
+            assert_eq!(packed.len(), 4);
+            let back = convert(&packed, g::RGB, ty, g::RGBA, FL, 1).unwrap();
+            let f: Vec<f32> = back
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(f, [1.0, 0.5, 0.25, 1.0], "type {ty:#x}");
+        }
+        // 1.0 in RGB9_E5: mantissa 256, exponent 16 (2^(16 - 15 - 9) * 256).
+        let one = (256u32) | (16 << 27);
+        let back = convert(
+            &one.to_le_bytes(),
+            g::RGB,
+            g::UNSIGNED_INT_5_9_9_9_REV,
+            g::RGB,
+            FL,
+            1,
+        )
+        .unwrap();
+        assert_eq!(&back[..4], &1.0f32.to_le_bytes());
+        // Negative values clamp to 0; only RGB has these packings.
+        let neg: Vec<u8> = [-1.0f32, 0.0, 0.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let p = convert(&neg, g::RGB, FL, g::RGB, g::UNSIGNED_INT_10F_11F_11F_REV, 1).unwrap();
+        assert_eq!(p, [0, 0, 0, 0]);
+        assert_eq!(
+            convert(
+                &[0; 4],
+                g::RGBA,
+                g::UNSIGNED_INT_5_9_9_9_REV,
+                g::RGBA,
+                FL,
+                1
+            ),
+            None
         );
     }
 

@@ -159,6 +159,18 @@ impl LegacyFormat {
         }
     }
 
+    /// GL_TEXTURE_BORDER_COLOR `b` as the storage's channels should hold
+    /// it: GL converts the border colour to the base format first, so the
+    /// components the format lacks never show, whatever a driver does with
+    /// a border colour under the view's ZERO/ONE selectors.
+    pub fn storage_border(&self, b: [f32; 4]) -> [f32; 4] {
+        match self.base {
+            LegacyBase::Alpha => [0.0, 0.0, 0.0, b[3]],
+            LegacyBase::Luminance | LegacyBase::Intensity => [b[0], 0.0, 0.0, 1.0],
+            LegacyBase::LuminanceAlpha => [b[0], 0.0, 0.0, b[3]],
+        }
+    }
+
     /// The size query `pname` (GL_TEXTURE_*_SIZE) of this format.
     pub fn component_bits(&self, pname: u32) -> u32 {
         use LegacyBase::*;
@@ -356,6 +368,15 @@ mod tests {
         assert_eq!(legacy_format(glow::RGB16UI), None);
         assert_eq!(legacy_format(glow::RGBA8), None);
         assert_eq!(legacy_format(glow::R8), None);
+    }
+
+    #[test]
+    fn border_colour_keeps_only_the_format_components() {
+        let b = [0.1, 0.9, 0.5, 0.8];
+        let a = legacy_format(glow::ALPHA).unwrap();
+        assert_eq!(a.storage_border(b), [0.0, 0.0, 0.0, 0.8]);
+        let la = legacy_format(glow::LUMINANCE_ALPHA).unwrap();
+        assert_eq!(la.storage_border(b), [0.1, 0.0, 0.0, 0.8]);
     }
 
     #[test]

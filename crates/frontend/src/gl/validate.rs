@@ -216,17 +216,10 @@ impl Gl<'_> {
             if role == 0 && self.is_legacy_format_attachment(a) {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
-            // GLES renders into none of RGB32F, RGB9_E5 and SRGB8 (not even
-            // with EXT_color_buffer_float): offered as unsupported there
-            // when the application asked for that sized format (an unsized
-            // GL_RGB level keeps its old, complete, answer).
-            if role == 0
-                && self.conn.caps.backend_kind == mgpipe::caps::BACKEND_GLES
-                && matches!(r.format, glow::RGB32F | glow::RGB9_E5 | glow::SRGB8)
-                && self
-                    .attached_level(a)
-                    .is_none_or(|(_, l)| l.requested == l.internal_format)
-            {
+            // RGB9_E5 is not colour-renderable in GL (4.6 table 8.12);
+            // like Mesa, a framebuffer attaching it is unsupported rather
+            // than incomplete.
+            if role == 0 && r.format == glow::RGB9_E5 {
                 return glow::FRAMEBUFFER_UNSUPPORTED;
             }
             if let Some(s) = samples {
@@ -856,7 +849,7 @@ impl Gl<'_> {
                 swizzle: tex.view_swizzle(!self.st.is_core()),
                 depth_stencil_mode: tex.depth_stencil_mode,
             };
-            let params = match self
+            let mut params = match self
                 .st
                 .sampler_units
                 .get(unit as usize)
@@ -866,6 +859,12 @@ impl Gl<'_> {
                 0 => tex.params,
                 s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
             };
+            if let Some(f) = tex
+                .level(0, tex.base_level as usize)
+                .and_then(|l| l.legacy())
+            {
+                params.border = f.storage_border(params.border);
+            }
             let key = cso_key(&sv);
             let view = match self.st.cso.sampler_view.get(&key) {
                 Some(h) => *h,

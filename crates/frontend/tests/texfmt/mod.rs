@@ -319,29 +319,88 @@ pub unsafe fn check_level_rendering_and_self_blit() {
     }
 }
 
-/// An RGB32F colour attachment: unsupported on GLES (which cannot render
-/// to it), complete on Vulkan.
-pub unsafe fn check_rgb32f_attachment(gles: bool) {
+/// RGB colour attachments the GLES driver cannot render into as such
+/// (RGB32F, RGB8UI: stored with alpha there) are complete, keep what is
+/// drawn and read back alpha 1; RGB9_E5 is not colour-renderable in GL and
+/// offered as unsupported (as Mesa does).
+pub unsafe fn check_rgb_attachments() {
     // SAFETY (whole body): GL calls on this thread with a current context.
     unsafe {
         common::make_context();
-        let t = texture(glow::RGB32F, 4, 4);
-        let mut f = 0;
-        fb::glGenFramebuffers(1, &mut f);
-        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
-        fb::glFramebufferTexture2D(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::TEXTURE_2D,
-            t,
-            0,
-        );
-        let want = if gles {
-            glow::FRAMEBUFFER_UNSUPPORTED
-        } else {
-            glow::FRAMEBUFFER_COMPLETE
+        let attach = |t: u32| {
+            let mut f = 0;
+            fb::glGenFramebuffers(1, &mut f);
+            fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+            fb::glFramebufferTexture2D(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                t,
+                0,
+            );
+            fb::glCheckFramebufferStatus(glow::FRAMEBUFFER)
         };
-        assert_eq!(fb::glCheckFramebufferStatus(glow::FRAMEBUFFER), want);
+        let t = texture(glow::RGB32F, 4, 4);
+        assert_eq!(attach(t), glow::FRAMEBUFFER_COMPLETE, "RGB32F");
+        state::glViewport(0, 0, 4, 4);
+        state::glClearColor(0.25, 0.5, 0.75, 0.125);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        no_gl_error("clear RGB32F");
+        assert_eq!(read_f32(1, 1, glow::RGBA, 4), [0.25, 0.5, 0.75, 1.0]);
+        let mut img = vec![0f32; 4 * 4 * 4];
+        mobilegl::gl::queries::glGetTexImage(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA,
+            glow::FLOAT,
+            img.as_mut_ptr() as *mut c_void,
+        );
+        assert_eq!(&img[..4], &[0.25, 0.5, 0.75, 1.0], "glGetTexImage RGB32F");
+
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        let texel = [1u8, 2, 3];
+        let data: Vec<u8> = texel.iter().copied().cycle().take(4 * 4 * 3).collect();
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGB8UI as i32,
+            4,
+            4,
+            0,
+            glow::RGB_INTEGER,
+            glow::UNSIGNED_BYTE,
+            data.as_ptr() as *const c_void,
+        );
+        assert_eq!(attach(t), glow::FRAMEBUFFER_COMPLETE, "RGB8UI");
+        let mut px = [9u32; 4];
+        pixels::glReadPixels(
+            1,
+            1,
+            1,
+            1,
+            glow::RGBA_INTEGER,
+            glow::UNSIGNED_INT,
+            px.as_mut_ptr() as *mut c_void,
+        );
+        no_gl_error("read RGB8UI");
+        assert_eq!(px, [1, 2, 3, 1], "RGB8UI upload read back");
+        let clear = [7u32, 8, 9, 10];
+        state::glClearBufferuiv(glow::COLOR, 0, clear.as_ptr());
+        pixels::glReadPixels(
+            1,
+            1,
+            1,
+            1,
+            glow::RGBA_INTEGER,
+            glow::UNSIGNED_INT,
+            px.as_mut_ptr() as *mut c_void,
+        );
+        assert_eq!(px, [7, 8, 9, 1], "RGB8UI cleared: alpha reads 1");
+
+        let t = texture(glow::RGB9_E5, 4, 4);
+        assert_eq!(attach(t), glow::FRAMEBUFFER_UNSUPPORTED, "RGB9_E5");
     }
 }
 
@@ -386,5 +445,48 @@ pub unsafe fn check_legacy_get_tex_image() {
                 "{internal:#x}: got {got:?}, want {want:?}"
             );
         }
+    }
+}
+
+/// CLAMP_TO_BORDER with a border colour other than the three Vulkan
+/// names, sampled through a texture swizzle: GL applies the swizzle to the
+/// border colour too.
+pub unsafe fn check_custom_border_color() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_context();
+        common::bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        let texel = [255u8, 255, 255, 255];
+        common::texture_1x1(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, texel.as_ptr());
+        let border = [0.2f32, 0.4, 0.6, 0.8];
+        textures::glTexParameterfv(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_BORDER_COLOR,
+            border.as_ptr(),
+        );
+        for pname in [glow::TEXTURE_WRAP_S, glow::TEXTURE_WRAP_T] {
+            textures::glTexParameteri(glow::TEXTURE_2D, pname, glow::CLAMP_TO_BORDER as i32);
+        }
+        // Swizzle (B, R, A, G): the border reads (0.6, 0.2, 0.8, 0.4).
+        let sw = [glow::BLUE, glow::RED, glow::ALPHA, glow::GREEN].map(|c| c as i32);
+        textures::glTexParameteriv(glow::TEXTURE_2D, glow::TEXTURE_SWIZZLE_RGBA, sw.as_ptr());
+        let p = common::link_program(
+            "#version 330 core\nlayout(location = 0) in vec4 p;\nvoid main() { gl_Position = p; }\n",
+            "#version 330 core\nuniform sampler2D t;\nout vec4 o;\nvoid main() { o = texture(t, vec2(3.0, -2.0)); }\n",
+        );
+        mobilegl::gl::shaders::glUseProgram(p);
+        let mut vao = 0;
+        mobilegl::gl::vertex::glGenVertexArrays(1, &mut vao);
+        mobilegl::gl::vertex::glBindVertexArray(vao);
+        common::fullscreen_strip();
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 0, 4);
+        no_gl_error("draw sampling the border");
+        let px = common::pixel(1, 1);
+        let want = [153u8, 51, 204, 102];
+        assert!(
+            px.iter().zip(want).all(|(&g, w)| g.abs_diff(w) <= 2),
+            "swizzled border colour: got {px:?}, want {want:?}"
+        );
     }
 }
