@@ -1184,6 +1184,13 @@ pub(crate) fn prepass_linked(
         // GL_ARB_arrays_of_arrays; the extension's sources compile as 4.30
         // (a superset of what they may use) with the directive dropped.
         "430".to_owned()
+    } else if version.number < 430 && uses_memory_atomics(src, &toks) {
+        // glslang declares the atomic memory functions (`atomicAdd(inout
+        // int, int)` ...) from GLSL 4.30 only, not for
+        // GL_ARB_shader_storage_buffer_object or GL_ARB_compute_shader
+        // sources of earlier versions, which Mesa takes: such a source
+        // compiles as 4.30 (a superset of the earlier core versions).
+        "430".to_owned()
     } else if stage == Stage::Compute && version.number < 430 {
         // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
         // is core in 4.30); 3.30 + the extension compiles as 4.30.
@@ -1320,6 +1327,24 @@ pub(crate) fn prepass_linked(
                 && !skipped.contains(&k)
                 && !blanked.iter().any(|&(a, b)| (a..=b).contains(&k))
         });
+    // GLSL 1.30 section 7.1: when the last vertex stage of a legacy
+    // program writes neither gl_ClipVertex nor gl_ClipDistance, the user
+    // clip planes clip gl_Position (the eye-space planes dotted with the
+    // clip coordinates, as Mesa does): the same lowering as for
+    // gl_ClipVertex, reading gl_Position.
+    let clip_position = legacy
+        && !es
+        && link.last_vertex_stage
+        && !ident("gl_ClipVertex")
+        && !ident("gl_ClipDistance")
+        && ident("gl_Position")
+        && match stage {
+            Stage::Vertex => defines_main && !vs_feeds_gs,
+            Stage::Geometry => ident("EmitVertex"),
+            _ => false,
+        };
+    let clip_vertex_wrapper = clip_vertex_wrapper || (clip_position && stage == Stage::Vertex);
+    let gs_clip_vertex = gs_clip_vertex || (clip_position && stage == Stage::Geometry);
 
     let mut i = 0usize;
     while i < toks.len() {
@@ -1709,9 +1734,16 @@ pub(crate) fn prepass_linked(
     if gs_clip_vertex || clip_vertex_wrapper {
         compat_decls.push((CLIP_PLANE.to_owned(), clip_decl));
         for k in 0..8 {
-            epilogue.push_str(&format!(
-                "  gl_ClipDistance[{k}] = dot(mgl_ClipVertex, {CLIP_PLANE}[{k}]);\n"
-            ));
+            epilogue.push_str(&if clip_position {
+                // A disabled plane (zero) gives 0, not the NaN an infinite
+                // position would make of the dot product (Vulkan clips by
+                // every distance written).
+                format!(
+                    "  gl_ClipDistance[{k}] = mix(0.0, dot(gl_Position, {CLIP_PLANE}[{k}]), any(notEqual({CLIP_PLANE}[{k}], vec4(0.0))));\n"
+                )
+            } else {
+                format!("  gl_ClipDistance[{k}] = dot(mgl_ClipVertex, {CLIP_PLANE}[{k}]);\n")
+            });
         }
     }
     if point_size {
@@ -1984,6 +2016,26 @@ fn tok_text<'a>(src: &'a str, toks: &[Tok], i: usize) -> &'a str {
 }
 
 /// Whether `src` declares a shader storage block (`buffer Name {`).
+/// Calls one of the atomic memory functions (`atomicAdd` ... on buffer or
+/// shared variables; not the `atomicCounter*` ones).
+fn uses_memory_atomics(src: &str, toks: &[Tok]) -> bool {
+    const FUNCTIONS: [&str; 8] = [
+        "atomicAdd",
+        "atomicMin",
+        "atomicMax",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
+        "atomicExchange",
+        "atomicCompSwap",
+    ];
+    toks.iter().enumerate().any(|(k, t)| {
+        t.kind == Kind::Ident
+            && FUNCTIONS.contains(&&src[t.start..t.end])
+            && next_significant(toks, k + 1).map(|j| &src[toks[j].start..toks[j].end]) == Some("(")
+    })
+}
+
 fn declares_buffer_block(src: &str) -> bool {
     let toks = code_tokens(src);
     (0..toks.len()).any(|i| {

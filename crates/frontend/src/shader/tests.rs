@@ -1134,6 +1134,22 @@ fn storage_blocks_compile_under_glsl_130_with_the_extension() {
     assert!(pre.source.starts_with("#version 150"), "{}", pre.source);
 }
 
+#[test]
+fn storage_block_atomics_compile_before_glsl_430() {
+    let fs = "#version 330\n#extension GL_ARB_shader_storage_buffer_object: require\n\
+        layout(binding = 0, std430) buffer b { int a[4]; int v; };\nout vec4 c;\n\
+        void main() { int x = atomicMin(v, 7); x += atomicExchange(a[1], x);\n\
+        c = vec4(float(x)); }\n";
+    let vs = "#version 330\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // A user function of that name is not a reason to raise the version.
+    let own = "#version 330\nint atomicMin2(int a) { return a; }\nout vec4 c;\n\
+        void main() { c = vec4(float(atomicMin2(1))); }\n";
+    let pre = prepass::prepass(Stage::Fragment, own).unwrap();
+    assert!(pre.source.starts_with("#version 330"), "{}", pre.source);
+}
+
 const VS_150_PASSTHROUGH: &str =
     "#version 150\nin vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
 
@@ -1267,5 +1283,74 @@ fn vulkan_glsl_keywords_are_user_names_in_core_shaders() {
         p.uniforms.iter().any(|u| u.name == "sampler"),
         "{:?}",
         p.uniforms
+    );
+}
+
+#[test]
+fn legacy_position_is_clipped_by_user_planes_without_clip_vertex() {
+    let vs = "#version 130\n\
+        void main() { gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex; }\n";
+    let fs = "#version 130\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    assert!(p
+        .hidden_uniforms
+        .iter()
+        .any(|u| u.name == "mgl_ClipPlane[0]"));
+    let essl = to_essl(p.stage_spirv[0].as_ref().unwrap());
+    assert!(essl.contains("gl_ClipDistance[7]"), "{essl}");
+    assert!(essl.contains("dot(gl_Position"), "{essl}");
+    // Not for a core shader, nor one writing gl_ClipDistance itself.
+    let core = "#version 140\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs140 = "#version 140\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let p = link_vs_fs(core, fs140, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    assert!(!p
+        .hidden_uniforms
+        .iter()
+        .any(|u| u.name.contains("ClipPlane")));
+    let own = "#version 130\nvoid main() { gl_Position = gl_Vertex; gl_ClipDistance[0] = 1.0; }\n";
+    let p = link_vs_fs(own, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    assert!(!p
+        .hidden_uniforms
+        .iter()
+        .any(|u| u.name.contains("ClipPlane")));
+}
+
+#[test]
+fn precise_reaches_the_builtin_functions_it_uses() {
+    let vs = VS_150_PASSTHROUGH;
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5: require\n\
+        uniform float a;\nuniform float b;\nout vec4 c;\n\
+        void main() { precise float x = fract(floor(a / b) * 42.0);\n\
+        float y = sin(a); c = vec4(x, y, 0.0, 1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let words = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+    // (GLSL.std.450 instruction number, result id) of each extended
+    // instruction, and the ids decorated NoContraction.
+    let mut ext = Vec::new();
+    let mut no_contraction = Vec::new();
+    for (opcode, inst) in spirv::instructions(words) {
+        match opcode {
+            12 => ext.push((inst[4], inst[2])),
+            71 if inst[2] == 42 => no_contraction.push(inst[1]),
+            _ => {}
+        }
+    }
+    let id_of = |n: u32| ext.iter().find(|e| e.0 == n).unwrap().1;
+    const FLOOR: u32 = 8;
+    const FRACT: u32 = 10;
+    const SIN: u32 = 13;
+    assert!(
+        no_contraction.contains(&id_of(FRACT)),
+        "{ext:?} {no_contraction:?}"
+    );
+    assert!(
+        no_contraction.contains(&id_of(FLOOR)),
+        "{ext:?} {no_contraction:?}"
+    );
+    assert!(
+        !no_contraction.contains(&id_of(SIN)),
+        "{ext:?} {no_contraction:?}"
     );
 }
