@@ -1354,3 +1354,31 @@ fn precise_reaches_the_builtin_functions_it_uses() {
         "{ext:?} {no_contraction:?}"
     );
 }
+
+#[test]
+fn output_argument_indices_are_taken_before_the_call() {
+    let vs = "#version 120\nuniform int u = 1;\nvoid f(inout int i, out int x)\n{\n  x = 4;\n  i = 0;\n}\n\
+        void main()\n{\n  gl_Position = gl_Vertex;\n  vec4 value;\n  int i = u;\n  f(i, value[i]);\n\
+        gl_FrontColor = vec4(1.0/value[1]);\n}\n";
+    let pre = prepass::prepass(Stage::Vertex, vs).unwrap();
+    assert!(
+        pre.source
+            .contains("(mgl_oi0 = int(i), f(i, value[mgl_oi0]));"),
+        "{}",
+        pre.source
+    );
+    // On the line it was on (after the lines the pre-pass puts first).
+    let line_of = |text: &str, what: &str| text.lines().position(|l| l.contains(what));
+    let shift = pre.source.lines().count() - vs.lines().count();
+    assert_eq!(
+        line_of(&pre.source, "f(i, value[mgl_oi0])"),
+        line_of(vs, "f(i, value[i])").map(|l| l + shift)
+    );
+    let fs = "void main() { gl_FragColor = gl_Color; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // Constant indices, inputs and declarations are left alone.
+    let same = "#version 130\nvoid f(in float a, out float b) { b = a; }\n\
+        void main() { float v[2]; int k = 1; f(v[k], v[1]); gl_Position = vec4(v[0]); }\n";
+    assert!(prepass::hoist_out_argument_indices(same).is_none());
+}
