@@ -40,6 +40,9 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     if let Some(lowered) = interpolate_whole_vectors(&words) {
         words = std::borrow::Cow::Owned(lowered);
     }
+    if let std::borrow::Cow::Owned(marked) = precise_store_targets(&words) {
+        words = std::borrow::Cow::Owned(marked);
+    }
     let module = Module::from_words(&words);
     let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
     let mut opts = Glsl::options();
@@ -187,6 +190,73 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
     }
     out[3] = bound;
     changed.then_some(out)
+}
+
+/// Emulation: `precise` reaches SPIR-V as `NoContraction` on the
+/// instructions computing the value, while SPIRV-Cross writes `precise`
+/// only on the temporaries of binary operators: a `precise` built-in call
+/// (`x = fract(y)`, decorated by `frontend`'s `propagate_no_contraction`)
+/// is forwarded into a plain variable and the GLSL compiler under it may
+/// fold it (Mesa takes `fract` of an integral-looking value as 0, NaN or
+/// not). A function-local variable that a `NoContraction` value is stored
+/// to is decorated `NoContraction` too, which SPIRV-Cross writes as a
+/// `precise` variable (GLSL then treats every computation assigned to it
+/// as precise). Only this translator sees the decoration (SPIR-V puts
+/// `NoContraction` on instructions only).
+pub fn precise_store_targets(words: &[u32]) -> std::borrow::Cow<'_, [u32]> {
+    const OP_FUNCTION: u32 = 54;
+    const OP_VARIABLE: u32 = 59;
+    const OP_STORE: u32 = 62;
+    const OP_DECORATE: u32 = 71;
+    const NO_CONTRACTION: u32 = 42;
+    const STORAGE_FUNCTION: u32 = 7;
+    let mut marked: rustc_hash::FxHashSet<u32> = Default::default();
+    let mut locals: rustc_hash::FxHashSet<u32> = Default::default();
+    let mut stores: Vec<(u32, u32)> = Vec::new();
+    let mut annotation_end = None;
+    let mut in_functions = false;
+    let mut at = 5usize;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        let Some(ins) = words.get(at..at.saturating_add(len)).filter(|_| len > 0) else {
+            break;
+        };
+        match op {
+            OP_DECORATE if len >= 3 && !in_functions => {
+                if ins[2] == NO_CONTRACTION {
+                    marked.insert(ins[1]);
+                }
+                annotation_end = Some(at + len);
+            }
+            OP_FUNCTION => in_functions = true,
+            OP_VARIABLE if len >= 4 && ins[3] == STORAGE_FUNCTION => {
+                locals.insert(ins[2]);
+            }
+            OP_STORE if len >= 3 => stores.push((ins[1], ins[2])),
+            _ => {}
+        }
+        at += len;
+    }
+    let (Some(pos), false) = (annotation_end, marked.is_empty()) else {
+        return std::borrow::Cow::Borrowed(words);
+    };
+    let mut targets: Vec<u32> = stores
+        .iter()
+        .filter(|(p, v)| marked.contains(v) && locals.contains(p) && !marked.contains(p))
+        .map(|(p, _)| *p)
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    if targets.is_empty() {
+        return std::borrow::Cow::Borrowed(words);
+    }
+    let mut out = words.to_vec();
+    let decorations: Vec<u32> = targets
+        .iter()
+        .flat_map(|&p| [(3u32 << 16) | OP_DECORATE, p, NO_CONTRACTION])
+        .collect();
+    out.splice(pos..pos, decorations);
+    std::borrow::Cow::Owned(out)
 }
 
 /// SPIR-V `ImageFormat` values used by [`fill_unknown_image_formats`].
@@ -734,6 +804,48 @@ mod tests {
         assert!(!fs.contains("interpolateAtCentroid(a."), "{fs}");
         assert!(interpolate_whole_vectors(fixtures::COLOR_FRAG).is_none());
         assert!(interpolate_whole_vectors(&words[..words.len() / 2]).is_none());
+    }
+
+    #[test]
+    fn precise_values_stored_to_locals_make_precise_variables() {
+        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+        let src = "#version 450\nlayout(binding = 0) uniform U { float a; float b; };\n\
+            layout(location = 0) out vec4 c;\n\
+            void main() { precise float x = (a / b) * 42.0; float y = a * 2.0;\n\
+            c = vec4(x, y, 0.0, 1.0); }\n";
+        let compiler = Compiler::acquire().expect("glslang");
+        let source = ShaderSource::from(src);
+        let input = ShaderInput::new(
+            &source,
+            ShaderStage::Fragment,
+            &CompilerOptions::default(),
+            None::<&[(&str, Option<&str>)]>,
+            None,
+        )
+        .expect("input");
+        let words = compiler
+            .create_shader(input)
+            .expect("parse")
+            .compile()
+            .expect("compile");
+        assert!(matches!(
+            precise_store_targets(&words),
+            std::borrow::Cow::Owned(_)
+        ));
+        let fs = spirv_to_essl(&words).expect("translation");
+        assert!(fs.contains("precise float x"), "{fs}");
+        assert!(!fs.contains("precise float y"), "{fs}");
+        // Nothing precise: the words come back as they are.
+        assert!(matches!(
+            precise_store_targets(fixtures::COLOR_FRAG),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        for garbage in [
+            &[0x0723_0203, 0xffff_ffff][..],
+            &[0x0723_0203, 0, 0, 0, 0, 0x0003_0047, 1, 42, 0x0003_003e][..],
+        ] {
+            assert_eq!(&*precise_store_targets(garbage), garbage);
+        }
     }
 
     #[test]

@@ -1043,6 +1043,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         // After reflection, which reports rectangle samplers as such.
         let module = spirv::lower_rect_images(module)?;
         let module = spirv::flatten_resource_arrays(module)?;
+        let module = spirv::propagate_no_contraction(module)?;
         linked.push((sm.stage, module));
     }
     // Arrays of arrays between the last vertex stage and the fragment

@@ -662,6 +662,186 @@ fn fold_bit_query(src: &str, toks: &[Tok], i: usize, msb: bool) -> Option<(usize
 /// Calls whose argument is made of integer literals are replaced by their
 /// value (newlines inside a call are kept). A shader declaring a function
 /// of that name (legal before 4.00) is left alone. None: nothing folded.
+/// The array indices in the `out`/`inout` arguments of calls to the
+/// source's own functions, evaluated once before the call: `f(i,
+/// value[i])` becomes `(mgl_oi0 = int(i), f(i, value[mgl_oi0]))` with
+/// `int mgl_oi0;` declared at the top of the enclosing function. GLSL
+/// takes an output argument's lvalue (index included) before the call
+/// (GLSL 1.30 section 6.1), while glslang re-evaluates the argument
+/// expression when it writes a converted result back (`out int` to a
+/// `float` element), so an index the call changed picked another element.
+/// A constant index, or one spanning lines, is left alone; a call nested
+/// in a rewritten one is not rewritten itself. None when nothing changes.
+pub(crate) fn hoist_out_argument_indices(src: &str) -> Option<String> {
+    use std::collections::HashMap;
+    if !src.contains("out") || !src.contains('[') {
+        return None;
+    }
+    let toks = code_tokens(src);
+    let text = |i: usize| tok_text(src, &toks, i);
+    // The matching closer of the opener at `open` (same kind), if any.
+    let matching = |open: usize, o: &str, c: &str| {
+        let mut depth = 0i32;
+        for k in open..toks.len() {
+            if text(k) == o {
+                depth += 1;
+            } else if text(k) == c {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+        }
+        None
+    };
+    // Top-level comma-separated pieces of the list in (open, close).
+    let split = |open: usize, close: usize| {
+        let mut pieces = Vec::new();
+        let mut depth = 0i32;
+        let mut start = open + 1;
+        for k in open + 1..close {
+            match text(k) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                "," if depth == 0 => {
+                    pieces.push((start, k));
+                    start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        if start < close {
+            pieces.push((start, close));
+        }
+        pieces
+    };
+    // Functions with output parameters: name -> parameter positions.
+    let mut outs: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut depth = 0i32;
+    for k in 0..toks.len() {
+        match text(k) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            "(" if depth == 0
+                && k >= 2
+                && toks[k - 1].kind == Kind::Ident
+                && (toks[k - 2].kind == Kind::Ident || text(k - 2) == "]") =>
+            {
+                let Some(close) = matching(k, "(", ")") else {
+                    continue;
+                };
+                for (p, (a, b)) in split(k, close).into_iter().enumerate() {
+                    if (a..b).any(|j| matches!(text(j), "out" | "inout")) {
+                        outs.entry(text(k - 1)).or_default().push(p);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if outs.is_empty() {
+        return None;
+    }
+    // (start, end, replacement) byte edits.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut counter = 0usize;
+    let mut body_open: Option<usize> = None;
+    let mut body_decls = String::new();
+    let mut depth = 0i32;
+    let mut k = 0usize;
+    while k < toks.len() {
+        match text(k) {
+            "{" => {
+                if depth == 0 {
+                    body_open = Some(k);
+                }
+                depth += 1;
+            }
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    if let Some(open) = body_open.take() {
+                        if !body_decls.is_empty() {
+                            let at = toks[open].end;
+                            edits.push((at, at, std::mem::take(&mut body_decls)));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        let call = depth >= 1
+            && toks[k].kind == Kind::Ident
+            && text(k + 1) == "("
+            && k >= 1
+            && (toks[k - 1].kind == Kind::Punct || text(k - 1) == "return");
+        let positions = if call { outs.get(text(k)) } else { None };
+        let Some((positions, close)) =
+            positions.and_then(|p| matching(k + 1, "(", ")").map(|c| (p, c)))
+        else {
+            k += 1;
+            continue;
+        };
+        let mut assigns = Vec::new();
+        for (p, (a, b)) in split(k + 1, close).into_iter().enumerate() {
+            if !positions.contains(&p) {
+                continue;
+            }
+            let mut j = a;
+            let mut nest = 0i32;
+            while j < b {
+                match text(j) {
+                    "(" | "{" => nest += 1,
+                    ")" | "}" => nest -= 1,
+                    "[" if nest == 0 => {
+                        let Some(end) = matching(j, "[", "]").filter(|&e| e < b) else {
+                            break;
+                        };
+                        let inner = &src[toks[j].end..toks[end].start];
+                        let constant = end == j + 2 && toks[j + 1].kind == Kind::Number;
+                        if !constant && end > j + 1 && !inner.contains('\n') {
+                            let name = format!("mgl_oi{counter}");
+                            counter += 1;
+                            assigns.push(format!("{name} = int({inner})"));
+                            body_decls.push_str(&format!(" int {name};"));
+                            edits.push((toks[j].end, toks[end].start, name));
+                        }
+                        j = end;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        if !assigns.is_empty() {
+            edits.push((
+                toks[k].start,
+                toks[k].start,
+                format!("({}, ", assigns.join(", ")),
+            ));
+            edits.push((toks[close].end, toks[close].end, ")".to_owned()));
+            k = close;
+        }
+        k += 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|e| (e.0, e.1));
+    let mut out = String::with_capacity(src.len() + 64 * edits.len());
+    let mut done = 0usize;
+    for (start, end, rep) in edits {
+        if start < done {
+            return None;
+        }
+        out.push_str(&src[done..start]);
+        out.push_str(&rep);
+        done = end;
+    }
+    out.push_str(&src[done..]);
+    Some(out)
+}
+
 fn fold_bit_queries(src: &str) -> Option<String> {
     if !src.contains("findMSB") && !src.contains("findLSB") {
         return None;
@@ -1147,6 +1327,8 @@ pub(crate) fn prepass_linked(
     }
     let folded = fold_bit_queries(src);
     let src = folded.as_deref().unwrap_or(src);
+    let hoisted = hoist_out_argument_indices(src);
+    let src = hoisted.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -1183,6 +1365,13 @@ pub(crate) fn prepass_linked(
         // glslang takes arrays of arrays from GLSL 4.30 only and knows no
         // GL_ARB_arrays_of_arrays; the extension's sources compile as 4.30
         // (a superset of what they may use) with the directive dropped.
+        "430".to_owned()
+    } else if version.number < 430 && uses_memory_atomics(src, &toks) {
+        // glslang declares the atomic memory functions (`atomicAdd(inout
+        // int, int)` ...) from GLSL 4.30 only, not for
+        // GL_ARB_shader_storage_buffer_object or GL_ARB_compute_shader
+        // sources of earlier versions, which Mesa takes: such a source
+        // compiles as 4.30 (a superset of the earlier core versions).
         "430".to_owned()
     } else if stage == Stage::Compute && version.number < 430 {
         // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
@@ -1984,6 +2173,26 @@ fn tok_text<'a>(src: &'a str, toks: &[Tok], i: usize) -> &'a str {
 }
 
 /// Whether `src` declares a shader storage block (`buffer Name {`).
+/// Calls one of the atomic memory functions (`atomicAdd` ... on buffer or
+/// shared variables; not the `atomicCounter*` ones).
+fn uses_memory_atomics(src: &str, toks: &[Tok]) -> bool {
+    const FUNCTIONS: [&str; 8] = [
+        "atomicAdd",
+        "atomicMin",
+        "atomicMax",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
+        "atomicExchange",
+        "atomicCompSwap",
+    ];
+    toks.iter().enumerate().any(|(k, t)| {
+        t.kind == Kind::Ident
+            && FUNCTIONS.contains(&&src[t.start..t.end])
+            && next_significant(toks, k + 1).map(|j| &src[toks[j].start..toks[j].end]) == Some("(")
+    })
+}
+
 fn declares_buffer_block(src: &str) -> bool {
     let toks = code_tokens(src);
     (0..toks.len()).any(|i| {

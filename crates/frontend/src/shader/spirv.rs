@@ -375,6 +375,96 @@ impl Module {
     }
 }
 
+/// `precise` through the GLSL.std.450 built-ins: glslang decorates the
+/// arithmetic instructions a `precise` value is computed by with
+/// `NoContraction` but not the extended instructions among them
+/// (`fract(floor(a / b) * 42.0)` leaves `fract` and `floor` undecorated),
+/// so drivers may still apply value-changing rewrites there (Mesa folds
+/// `fract` of an integral-looking product to 0 even for NaN; SPIRV-Cross
+/// writes no `precise` for them). An `OpExtInst` of GLSL.std.450 with a
+/// floating-point result is decorated too when one of its operands is
+/// `NoContraction` or its result feeds a `NoContraction` instruction, to a
+/// fixed point. Decorating more than needed only forgoes optimisations.
+pub(crate) fn propagate_no_contraction(m: Module) -> Result<Module, String> {
+    const EXT_INST_IMPORT: u16 = 11;
+    const EXT_INST: u16 = 12;
+    const NO_CONTRACTION: u32 = 42;
+    let mut glsl_std = None;
+    let mut marked: HashSet<u32> = HashSet::new();
+    for (opcode, inst) in instructions(&m.words) {
+        match opcode {
+            EXT_INST_IMPORT if decode_string(inst.get(2..).unwrap_or(&[])) == "GLSL.std.450" => {
+                glsl_std = inst.get(1).copied();
+            }
+            op::DECORATE if inst.get(2) == Some(&NO_CONTRACTION) => {
+                marked.extend(inst.get(1).copied());
+            }
+            _ => {}
+        }
+    }
+    let Some(glsl_std) = glsl_std else {
+        return Ok(m);
+    };
+    if marked.is_empty() {
+        return Ok(m);
+    }
+    let is_float = |ty: u32| match m.types.get(&ty) {
+        Some(Type::Float { .. }) => true,
+        Some(Type::Vector { component, .. }) => {
+            matches!(m.types.get(component), Some(Type::Float { .. }))
+        }
+        _ => false,
+    };
+    // (result id, operand ids) of the float GLSL.std.450 instructions, and
+    // the operands of every instruction with a result (opcode, words).
+    let mut ext: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut operands_of: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (opcode, inst) in instructions(&m.words) {
+        if opcode == EXT_INST && inst.len() >= 5 && inst[3] == glsl_std && is_float(inst[1]) {
+            ext.push((inst[2], inst[5..].to_vec()));
+        }
+        if marked.contains(inst.get(2).unwrap_or(&0)) && inst.len() > 3 {
+            operands_of.insert(inst[2], inst[3..].to_vec());
+        }
+    }
+    let original = marked.clone();
+    loop {
+        let mut changed = false;
+        for (id, operands) in &ext {
+            if marked.contains(id) {
+                continue;
+            }
+            let feeds_marked = marked
+                .iter()
+                .any(|r| operands_of.get(r).is_some_and(|ops| ops.contains(id)));
+            if feeds_marked || operands.iter().any(|o| marked.contains(o)) {
+                marked.insert(*id);
+                operands_of.insert(*id, operands.clone());
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let added: Vec<u32> = ext
+        .iter()
+        .map(|(id, _)| *id)
+        .filter(|id| marked.contains(id) && !original.contains(id))
+        .collect();
+    if added.is_empty() {
+        return Ok(m);
+    }
+    let pos = m.annotation_end.min(m.words.len());
+    let mut words = m.words;
+    let decorations: Vec<u32> = added
+        .iter()
+        .flat_map(|&id| [(3u32 << 16) | op::DECORATE as u32, id, NO_CONTRACTION])
+        .collect();
+    words.splice(pos..pos, decorations);
+    Module::parse(words)
+}
+
 /// ARB_gpu_shader5 vertex streams, lowered to the single stream GLES and
 /// core Vulkan rasterize: `EmitStreamVertex(0)`/`EndStreamPrimitive(0)`
 /// become `EmitVertex`/`EndPrimitive`; emits to streams 1..3 are dropped

@@ -1134,6 +1134,22 @@ fn storage_blocks_compile_under_glsl_130_with_the_extension() {
     assert!(pre.source.starts_with("#version 150"), "{}", pre.source);
 }
 
+#[test]
+fn storage_block_atomics_compile_before_glsl_430() {
+    let fs = "#version 330\n#extension GL_ARB_shader_storage_buffer_object: require\n\
+        layout(binding = 0, std430) buffer b { int a[4]; int v; };\nout vec4 c;\n\
+        void main() { int x = atomicMin(v, 7); x += atomicExchange(a[1], x);\n\
+        c = vec4(float(x)); }\n";
+    let vs = "#version 330\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // A user function of that name is not a reason to raise the version.
+    let own = "#version 330\nint atomicMin2(int a) { return a; }\nout vec4 c;\n\
+        void main() { c = vec4(float(atomicMin2(1))); }\n";
+    let pre = prepass::prepass(Stage::Fragment, own).unwrap();
+    assert!(pre.source.starts_with("#version 330"), "{}", pre.source);
+}
+
 const VS_150_PASSTHROUGH: &str =
     "#version 150\nin vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
 
@@ -1268,4 +1284,71 @@ fn vulkan_glsl_keywords_are_user_names_in_core_shaders() {
         "{:?}",
         p.uniforms
     );
+}
+
+#[test]
+fn precise_reaches_the_builtin_functions_it_uses() {
+    let vs = VS_150_PASSTHROUGH;
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5: require\n\
+        uniform float a;\nuniform float b;\nout vec4 c;\n\
+        void main() { precise float x = fract(floor(a / b) * 42.0);\n\
+        float y = sin(a); c = vec4(x, y, 0.0, 1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    let words = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+    // (GLSL.std.450 instruction number, result id) of each extended
+    // instruction, and the ids decorated NoContraction.
+    let mut ext = Vec::new();
+    let mut no_contraction = Vec::new();
+    for (opcode, inst) in spirv::instructions(words) {
+        match opcode {
+            12 => ext.push((inst[4], inst[2])),
+            71 if inst[2] == 42 => no_contraction.push(inst[1]),
+            _ => {}
+        }
+    }
+    let id_of = |n: u32| ext.iter().find(|e| e.0 == n).unwrap().1;
+    const FLOOR: u32 = 8;
+    const FRACT: u32 = 10;
+    const SIN: u32 = 13;
+    assert!(
+        no_contraction.contains(&id_of(FRACT)),
+        "{ext:?} {no_contraction:?}"
+    );
+    assert!(
+        no_contraction.contains(&id_of(FLOOR)),
+        "{ext:?} {no_contraction:?}"
+    );
+    assert!(
+        !no_contraction.contains(&id_of(SIN)),
+        "{ext:?} {no_contraction:?}"
+    );
+}
+
+#[test]
+fn output_argument_indices_are_taken_before_the_call() {
+    let vs = "#version 120\nuniform int u = 1;\nvoid f(inout int i, out int x)\n{\n  x = 4;\n  i = 0;\n}\n\
+        void main()\n{\n  gl_Position = gl_Vertex;\n  vec4 value;\n  int i = u;\n  f(i, value[i]);\n\
+        gl_FrontColor = vec4(1.0/value[1]);\n}\n";
+    let pre = prepass::prepass(Stage::Vertex, vs).unwrap();
+    assert!(
+        pre.source
+            .contains("(mgl_oi0 = int(i), f(i, value[mgl_oi0]));"),
+        "{}",
+        pre.source
+    );
+    // On the line it was on (after the lines the pre-pass puts first).
+    let line_of = |text: &str, what: &str| text.lines().position(|l| l.contains(what));
+    let shift = pre.source.lines().count() - vs.lines().count();
+    assert_eq!(
+        line_of(&pre.source, "f(i, value[mgl_oi0])"),
+        line_of(vs, "f(i, value[i])").map(|l| l + shift)
+    );
+    let fs = "void main() { gl_FragColor = gl_Color; }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    // Constant indices, inputs and declarations are left alone.
+    let same = "#version 130\nvoid f(in float a, out float b) { b = a; }\n\
+        void main() { float v[2]; int k = 1; f(v[k], v[1]); gl_Position = vec4(v[0]); }\n";
+    assert!(prepass::hoist_out_argument_indices(same).is_none());
 }
