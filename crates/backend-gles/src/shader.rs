@@ -737,11 +737,10 @@ mod tests {
         include!("../tests/fixtures/spirv.rs");
     }
 
-    #[test]
-    fn fine_and_coarse_derivatives_become_plain_ones() {
+    /// A fragment shader compiled by glslang (Vulkan rules, as the
+    /// tests need nothing else).
+    fn fragment_spirv(src: &str) -> Vec<u32> {
         use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
-        let src = "#version 450\nlayout(location = 0) in vec2 v;\nlayout(location = 0) out vec4 c;\n\
-                   void main() { c = vec4(dFdxFine(v.x), dFdyCoarse(v.y), fwidthFine(v.x), 1.0); }\n";
         let compiler = Compiler::acquire().expect("glslang");
         let source = ShaderSource::from(src);
         let input = ShaderInput::new(
@@ -752,11 +751,18 @@ mod tests {
             None,
         )
         .expect("input");
-        let words = compiler
+        compiler
             .create_shader(input)
             .expect("parse")
             .compile()
-            .expect("compile");
+            .expect("compile")
+    }
+
+    #[test]
+    fn fine_and_coarse_derivatives_become_plain_ones() {
+        let src = "#version 450\nlayout(location = 0) in vec2 v;\nlayout(location = 0) out vec4 c;\n\
+                   void main() { c = vec4(dFdxFine(v.x), dFdyCoarse(v.y), fwidthFine(v.x), 1.0); }\n";
+        let words = fragment_spirv(src);
         let lowered = lower_derivative_control(&words).expect("something lowered");
         assert_eq!(lowered.len(), words.len());
         assert!(lower_derivative_control(&lowered).is_none(), "nothing left");
@@ -773,26 +779,11 @@ mod tests {
 
     #[test]
     fn interpolants_of_one_component_interpolate_the_whole_vector() {
-        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
         let src = "#version 450\nlayout(location = 0) in vec3 a;\nlayout(location = 0) out vec4 c;\n\
                    layout(binding = 0) uniform U { int i; };\n\
                    void main() { c = vec4(interpolateAtCentroid(a.z), interpolateAtSample(a[i], 1),\n\
                    interpolateAtOffset(a, vec2(0.0)).x, 1.0); }\n";
-        let compiler = Compiler::acquire().expect("glslang");
-        let source = ShaderSource::from(src);
-        let input = ShaderInput::new(
-            &source,
-            ShaderStage::Fragment,
-            &CompilerOptions::default(),
-            None::<&[(&str, Option<&str>)]>,
-            None,
-        )
-        .expect("input");
-        let words = compiler
-            .create_shader(input)
-            .expect("parse")
-            .compile()
-            .expect("compile");
+        let words = fragment_spirv(src);
         let lowered = interpolate_whole_vectors(&words).expect("rewritten");
         assert!(
             interpolate_whole_vectors(&lowered).is_none(),
@@ -808,26 +799,11 @@ mod tests {
 
     #[test]
     fn precise_values_stored_to_locals_make_precise_variables() {
-        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
         let src = "#version 450\nlayout(binding = 0) uniform U { float a; float b; };\n\
             layout(location = 0) out vec4 c;\n\
             void main() { precise float x = (a / b) * 42.0; float y = a * 2.0;\n\
             c = vec4(x, y, 0.0, 1.0); }\n";
-        let compiler = Compiler::acquire().expect("glslang");
-        let source = ShaderSource::from(src);
-        let input = ShaderInput::new(
-            &source,
-            ShaderStage::Fragment,
-            &CompilerOptions::default(),
-            None::<&[(&str, Option<&str>)]>,
-            None,
-        )
-        .expect("input");
-        let words = compiler
-            .create_shader(input)
-            .expect("parse")
-            .compile()
-            .expect("compile");
+        let words = fragment_spirv(src);
         assert!(matches!(
             precise_store_targets(&words),
             std::borrow::Cow::Owned(_)

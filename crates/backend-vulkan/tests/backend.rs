@@ -407,14 +407,14 @@ fn buffer_upload_subdata_copy_readback() {
 /// blue, white) over a unit quad strip, with `u_xform` mapping [0,1]^2 onto
 /// clip space and `u_color` halving green, and a white tint UBO: returns
 /// (shader, texture, tint buffer).
-fn textured_quad(b: &mut VulkanBackend) -> (Handle, Handle, Handle) {
-    // Shader: the frontend's blob layout (stages back to back).
-    let vs = words(include_bytes!("data/draw.vert.spv"));
-    let fs = words(include_bytes!("data/draw.frag.spv"));
+/// Create and bind shader `sh` from a vertex and a fragment module, in the
+/// frontend's blob layout (stages back to back), with a 32-byte default
+/// uniform block at binding 1.
+fn vertex_fragment_shader(b: &mut VulkanBackend, sh: Handle, vs: &[u8], fs: &[u8]) -> Handle {
+    let (vs, fs) = (words(vs), words(fs));
     let mut blob: Vec<u8> = Vec::new();
     blob.extend(vs.iter().flat_map(|w| w.to_le_bytes()));
     blob.extend(fs.iter().flat_map(|w| w.to_le_bytes()));
-    let sh = Handle::new(1, 1);
     let mut stage_words = [0u32; 6];
     stage_words[STAGE_VERTEX] = vs.len() as u32;
     stage_words[STAGE_FRAGMENT] = fs.len() as u32;
@@ -430,6 +430,16 @@ fn textured_quad(b: &mut VulkanBackend) -> (Handle, Handle, Handle) {
         &blob,
     );
     b.bind_shader(&BindShader { cso: sh });
+    sh
+}
+
+fn textured_quad(b: &mut VulkanBackend) -> (Handle, Handle, Handle) {
+    let sh = vertex_fragment_shader(
+        b,
+        Handle::new(1, 1),
+        include_bytes!("data/draw.vert.spv"),
+        include_bytes!("data/draw.frag.spv"),
+    );
     // Default block: u_xform maps [0,1]^2 onto clip space; u_color halves green.
     let globals: Vec<f32> = vec![2.0, 2.0, -1.0, -1.0, 1.0, 0.5, 1.0, 1.0];
     b.set_global_constants(
@@ -746,27 +756,12 @@ fn buffer_texture_reads_its_buffer_as_a_texel_buffer() {
 
     // The same vertex stage with a fragment stage reading a samplerBuffer
     // at unit 0.
-    let vs = words(include_bytes!("data/draw.vert.spv"));
-    let fs = words(include_bytes!("data/texbuf.frag.spv"));
-    let mut blob: Vec<u8> = Vec::new();
-    blob.extend(vs.iter().flat_map(|w| w.to_le_bytes()));
-    blob.extend(fs.iter().flat_map(|w| w.to_le_bytes()));
-    let sh = Handle::new(2, 1);
-    let mut stage_words = [0u32; 6];
-    stage_words[STAGE_VERTEX] = vs.len() as u32;
-    stage_words[STAGE_FRAGMENT] = fs.len() as u32;
-    b.create_shader(
-        &CreateShader {
-            cso: sh,
-            stage_mask: (1 << STAGE_VERTEX) | (1 << STAGE_FRAGMENT),
-            stage_words,
-            global_binding: 1,
-            global_size: 32,
-            ..Default::default()
-        },
-        &blob,
+    let sh = vertex_fragment_shader(
+        &mut b,
+        Handle::new(2, 1),
+        include_bytes!("data/draw.vert.spv"),
+        include_bytes!("data/texbuf.frag.spv"),
     );
-    b.bind_shader(&BindShader { cso: sh });
     let globals: Vec<f32> = vec![2.0, 2.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0];
     b.set_global_constants(
         &SetGlobalConstants { shader: sh },
