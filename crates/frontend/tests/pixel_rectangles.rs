@@ -231,7 +231,8 @@ fn hostile_sizes_and_pairs_do_not_panic() {
         let one = [0u8; 4];
         pr::glBitmap(i32::MAX, i32::MAX, 0.0, 0.0, 1.0, 0.0, one.as_ptr());
         expect_error("a bitmap no memory holds", glow::OUT_OF_MEMORY);
-        // A packed-float colour type is accepted and not drawn.
+        // A packed-float colour type is converted and drawn (RGB data:
+        // alpha 1).
         pr::glDrawPixels(
             1,
             1,
@@ -240,7 +241,7 @@ fn hostile_sizes_and_pairs_do_not_panic() {
             one.as_ptr().cast(),
         );
         no_gl_error("a packed-float pixel");
-        assert_eq!(pixel(0, 0), [0, 0, 0, 0]);
+        assert_eq!(pixel(0, 0), [0, 0, 0, 255]);
         // Far outside the framebuffer: nothing to upload or draw.
         raster::glWindowPos2f(1.0e30, -1.0e30);
         pr::glDrawPixels(1, 1, glow::RGBA, glow::UNSIGNED_BYTE, one.as_ptr().cast());

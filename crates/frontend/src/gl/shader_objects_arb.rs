@@ -2,7 +2,8 @@
 //! extension's other commands alias the GL 2.0 ones (`exports`), these have
 //! no core twin. A `GLhandleARB` is the object's name (shaders and programs
 //! share one namespace here, as the extension requires). Answered from the
-//! frontend's objects; no backend call.
+//! frontend's objects; no backend call. Extension-only commands: not
+//! exported by name (`#[no_mangle]`), reached through GetProcAddress.
 
 use std::ffi::c_char;
 
@@ -31,7 +32,6 @@ fn invalid_value() {
     with_gl(|gl| gl.st.set_error(glow::INVALID_VALUE));
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glDeleteObjectARB(obj: u32) {
     match kind(obj) {
         // SAFETY: forwarded; no pointers.
@@ -43,7 +43,6 @@ pub unsafe extern "C" fn glDeleteObjectARB(obj: u32) {
     }
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glGetHandleARB(pname: u32) -> u32 {
     if pname != PROGRAM_OBJECT_ARB {
         with_gl(|gl| gl.st.set_error(glow::INVALID_ENUM));
@@ -55,7 +54,6 @@ pub unsafe extern "C" fn glGetHandleARB(pname: u32) -> u32 {
     v as u32
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glGetInfoLogARB(
     obj: u32,
     max_length: i32,
@@ -71,7 +69,6 @@ pub unsafe extern "C" fn glGetInfoLogARB(
     }
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glGetAttachedObjectsARB(
     container: u32,
     max_count: i32,
@@ -82,7 +79,6 @@ pub unsafe extern "C" fn glGetAttachedObjectsARB(
     unsafe { shaders::glGetAttachedShaders(container, max_count, count, obj) }
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glGetObjectParameterivARB(obj: u32, pname: u32, params: *mut i32) {
     let Some(program) = kind(obj) else {
         return invalid_value();
@@ -111,7 +107,6 @@ pub unsafe extern "C" fn glGetObjectParameterivARB(obj: u32, pname: u32, params:
     }
 }
 
-#[no_mangle]
 pub unsafe extern "C" fn glGetObjectParameterfvARB(obj: u32, pname: u32, params: *mut f32) {
     // Every pname answers one value; an error leaves `v` unwritten.
     let mut v = i32::MIN;
