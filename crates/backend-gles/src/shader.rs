@@ -58,6 +58,31 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     Ok(out.to_string())
 }
 
+/// The instructions of a SPIR-V module after its 5-word header: (word
+/// offset, opcode, the instruction's words, head included). Ends at the
+/// first malformed instruction (length 0, or past the end).
+fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
+    let mut at = 5usize;
+    std::iter::from_fn(move || {
+        let head = *words.get(at)?;
+        let len = (head >> 16) as usize;
+        let ins = words.get(at..at.checked_add(len)?).filter(|_| len > 0)?;
+        let item = (at, head & 0xffff, ins);
+        at += len;
+        Some(item)
+    })
+}
+
+/// Whether every word after the header belongs to a well-formed
+/// instruction (a rewrite that copies the module relies on it).
+fn well_formed(words: &[u32]) -> bool {
+    words.len() >= 5
+        && instructions(words)
+            .last()
+            .map_or(5, |(at, _, ins)| at + ins.len())
+            == words.len()
+}
+
 /// Emulation: ESSL has no derivative control (ARB_derivative_control's
 /// `dFdxFine`/`dFdxCoarse`/... , core in GLSL 4.50): the fine and coarse
 /// derivatives become the plain ones (which the implementation computes
@@ -71,23 +96,16 @@ pub fn lower_derivative_control(words: &[u32]) -> Option<Vec<u32>> {
     // OpDPdxFine .. OpFwidthCoarse, in the order dx, dy, fwidth.
     const FINE_AND_COARSE: std::ops::RangeInclusive<u32> = 210..=215;
     let mut out: Option<Vec<u32>> = None;
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        if len == 0 || at + len > words.len() {
-            break;
-        }
+    for (at, op, ins) in instructions(words) {
         if FINE_AND_COARSE.contains(&op) {
             let plain = OP_DPDX + (op - 210) % 3;
-            out.get_or_insert_with(|| words.to_vec())[at] = (head & 0xffff_0000) | plain;
-        } else if op == OP_CAPABILITY && len == 2 && words[at + 1] == CAPABILITY_DERIVATIVE_CONTROL
-        {
+            out.get_or_insert_with(|| words.to_vec())[at] = (ins[0] & 0xffff_0000) | plain;
+        } else if op == OP_CAPABILITY && ins.len() == 2 && ins[1] == CAPABILITY_DERIVATIVE_CONTROL {
             let w = out.get_or_insert_with(|| words.to_vec());
             // Two one-word OpNops keep every offset.
             w[at] = (1 << 16) | OP_NOP;
             w[at + 1] = (1 << 16) | OP_NOP;
         }
-        at += len;
     }
     out
 }
@@ -119,10 +137,11 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
     let mut var_type: rustc_hash::FxHashMap<u32, u32> = Default::default();
     // access chain result -> (base, index) for one-index chains.
     let mut chains: rustc_hash::FxHashMap<u32, (u32, u32)> = Default::default();
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        let ins = words.get(at..at + len).filter(|_| len > 0)?;
+    if !well_formed(words) {
+        return None;
+    }
+    for (_, op, ins) in instructions(words) {
+        let len = ins.len();
         match op {
             OP_EXT_INST_IMPORT if len >= 3 => {
                 let name: Vec<u8> = ins[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -144,7 +163,6 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
             }
             _ => {}
         }
-        at += len;
     }
     let glsl_set = glsl_set?;
     // The vector type a one-index chain at `ptr` reads a component of.
@@ -157,10 +175,8 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
     let mut out: Vec<u32> = Vec::with_capacity(words.len() + 8);
     out.extend_from_slice(&words[..5]);
     let mut changed = false;
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        let ins = &words[at..at + len];
+    for (_, op, ins) in instructions(words) {
+        let len = ins.len();
         let target = (op == OP_EXT_INST
             && len >= 6
             && ins[3] == glsl_set
@@ -172,7 +188,7 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
                 let (result_ty, result) = (ins[1], ins[2]);
                 let full = bound;
                 bound += 1;
-                out.push(head);
+                out.push(ins[0]);
                 out.extend_from_slice(&[vec_ty, full, glsl_set, ins[4], base]);
                 out.extend_from_slice(&ins[6..]);
                 out.extend_from_slice(&[
@@ -186,7 +202,6 @@ pub fn interpolate_whole_vectors(words: &[u32]) -> Option<Vec<u32>> {
             }
             None => out.extend_from_slice(ins),
         }
-        at += len;
     }
     out[3] = bound;
     changed.then_some(out)
@@ -215,12 +230,8 @@ pub fn precise_store_targets(words: &[u32]) -> std::borrow::Cow<'_, [u32]> {
     let mut stores: Vec<(u32, u32)> = Vec::new();
     let mut annotation_end = None;
     let mut in_functions = false;
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        let Some(ins) = words.get(at..at.saturating_add(len)).filter(|_| len > 0) else {
-            break;
-        };
+    for (at, op, ins) in instructions(words) {
+        let len = ins.len();
         match op {
             OP_DECORATE if len >= 3 && !in_functions => {
                 if ins[2] == NO_CONTRACTION {
@@ -235,7 +246,6 @@ pub fn precise_store_targets(words: &[u32]) -> std::borrow::Cow<'_, [u32]> {
             OP_STORE if len >= 3 => stores.push((ins[1], ins[2])),
             _ => {}
         }
-        at += len;
     }
     let (Some(pos), false) = (annotation_end, marked.is_empty()) else {
         return std::borrow::Cow::Borrowed(words);
@@ -280,12 +290,8 @@ pub fn fill_unknown_image_formats(words: &[u32]) -> std::borrow::Cow<'_, [u32]> 
     // id -> Some(signed) for integer types, None for floats.
     let mut scalar: rustc_hash::FxHashMap<u32, Option<bool>> = Default::default();
     let mut patches: Vec<(usize, u32)> = Vec::new();
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        let Some(ins) = words.get(at..at.saturating_add(len)).filter(|_| len > 0) else {
-            break;
-        };
+    for (at, op, ins) in instructions(words) {
+        let len = ins.len();
         match op {
             OP_TYPE_INT if len >= 4 => {
                 scalar.insert(ins[1], Some(ins[3] != 0));
@@ -310,7 +316,6 @@ pub fn fill_unknown_image_formats(words: &[u32]) -> std::borrow::Cow<'_, [u32]> 
             }
             _ => {}
         }
-        at += len;
     }
     if patches.is_empty() {
         return std::borrow::Cow::Borrowed(words);

@@ -30,13 +30,11 @@ unsafe fn texels(target: u32, n: usize) -> Vec<[u8; 4]> {
     out.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect()
 }
 
-#[test]
-fn copies_the_read_rectangle_into_the_level() {
-    // SAFETY: GL calls on this thread with a current context; every
-    // pointer covers what the call reads or writes.
+/// Source framebuffer: 8x8 RGBA8, red, with pixel (0, 0) green; the
+/// scissor test is left enabled on that pixel.
+unsafe fn red_source_with_green_origin() {
+    // SAFETY: GL calls on this thread with a current context.
     unsafe {
-        make_context();
-        // Source: 8x8, red, with pixel (0, 0) green.
         bind_rgba8_framebuffer(8, 8);
         state::glClearColor(1.0, 0.0, 0.0, 1.0);
         state::glClear(glow::COLOR_BUFFER_BIT);
@@ -44,6 +42,16 @@ fn copies_the_read_rectangle_into_the_level() {
         state::glScissor(0, 0, 1, 1);
         state::glClearColor(0.0, 1.0, 0.0, 1.0);
         state::glClear(glow::COLOR_BUFFER_BIT);
+    }
+}
+
+#[test]
+fn copies_the_read_rectangle_into_the_level() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context();
+        red_source_with_green_origin();
         // The scissor box stays enabled and small: copies ignore it.
 
         let mut tex = 0;
@@ -143,13 +151,7 @@ fn copy_tex_image_defines_and_fills_the_level() {
     // pointer covers what the call reads or writes.
     unsafe {
         make_context();
-        bind_rgba8_framebuffer(8, 8);
-        state::glClearColor(1.0, 0.0, 0.0, 1.0);
-        state::glClear(glow::COLOR_BUFFER_BIT);
-        state::glEnable(glow::SCISSOR_TEST);
-        state::glScissor(0, 0, 1, 1);
-        state::glClearColor(0.0, 1.0, 0.0, 1.0);
-        state::glClear(glow::COLOR_BUFFER_BIT);
+        red_source_with_green_origin();
         state::glDisable(glow::SCISSOR_TEST);
 
         let mut tex = 0;
