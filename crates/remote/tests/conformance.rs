@@ -235,15 +235,17 @@ fn big_blobs_wrap_stage(kind: TransportKind) {
     d.upload(99, &whole); // exactly the whole ring
     d.check();
     if kind != TransportKind::Monolith {
-        // Each blob after the first either waited for the server to release
-        // the ring or, the server having kept up, restarted at its front;
-        // which one is a race (uploads publish every 128 KiB). The blocked
-        // producer itself is covered by
-        // spawn_death_wakes_a_producer_waiting_for_space.
+        // The stream went round the ring several times (each blob after the
+        // first wrapped: `check` above proves every byte arrived intact).
+        // Whether a wrap waited for the server, rewound a drained ring or
+        // found the space already free is a race (uploads publish every
+        // 128 KiB; a natural wrap into freed space counts as neither), so
+        // only the distance is asserted. The blocked producer itself is
+        // covered by spawn_death_wakes_a_producer_waiting_for_space.
         let s = d.t.stats();
         assert!(
-            s.stage_waits + s.stage_rewinds > 0,
-            "expected the producer to wait or rewind: {s:?}"
+            s.bytes > 4 * cfg.stage_bytes as u64,
+            "expected the stream to go round the ring: {s:?}"
         );
     }
 }
