@@ -72,25 +72,11 @@ const CAP_FLOAT64: u32 = 10;
 /// Whether the module declares `Capability Float64` (a scan of the
 /// capability instructions at the head of the module).
 pub fn uses_float64(words: &[u32]) -> bool {
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        if len == 0 {
-            return false;
-        }
-        match op {
-            OP_CAPABILITY => {
-                if words.get(at + 1) == Some(&CAP_FLOAT64) {
-                    return true;
-                }
-            }
-            // OpExtension, OpExtInstImport, OpSource*, OpName... may not
-            // precede capabilities; anything else ends the section.
-            _ => return false,
-        }
-        at += len;
-    }
-    false
+    // OpExtension, OpExtInstImport, OpSource*, OpName... may not precede
+    // capabilities; anything else ends the section.
+    crate::shader::instructions(words)
+        .take_while(|&(_, op, _)| op == OP_CAPABILITY)
+        .any(|(_, _, ins)| ins.get(1) == Some(&CAP_FLOAT64))
 }
 
 /// Every instruction's word count is non-zero and inside the module (the
@@ -99,13 +85,8 @@ fn check_stream(words: &[u32]) -> R<()> {
     if words.len() < 5 || words[0] != 0x0723_0203 {
         return Err(Fp64Error::Malformed("not a SPIR-V module"));
     }
-    let mut at = 5usize;
-    while let Some(&head) = words.get(at) {
-        let len = (head >> 16) as usize;
-        if len == 0 || at + len > words.len() {
-            return Err(Fp64Error::Malformed("instruction overruns the module"));
-        }
-        at += len;
+    if !crate::shader::well_formed(words) {
+        return Err(Fp64Error::Malformed("instruction overruns the module"));
     }
     Ok(())
 }

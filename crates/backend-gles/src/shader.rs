@@ -61,7 +61,7 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
 /// The instructions of a SPIR-V module after its 5-word header: (word
 /// offset, opcode, the instruction's words, head included). Ends at the
 /// first malformed instruction (length 0, or past the end).
-fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
+pub(crate) fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
     let mut at = 5usize;
     std::iter::from_fn(move || {
         let head = *words.get(at)?;
@@ -75,7 +75,7 @@ fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, &[u32])> + '
 
 /// Whether every word after the header belongs to a well-formed
 /// instruction (a rewrite that copies the module relies on it).
-fn well_formed(words: &[u32]) -> bool {
+pub(crate) fn well_formed(words: &[u32]) -> bool {
     words.len() >= 5
         && instructions(words)
             .last()
@@ -527,13 +527,7 @@ pub fn take_xfb(words: &[u32]) -> (std::borrow::Cow<'_, [u32]>, XfbCaptures) {
     let mut offset = std::collections::HashMap::new();
     let mut order = Vec::new();
     let mut any = false;
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        let Some(inst) = words.get(i..i + count).filter(|_| count > 0) else {
-            break;
-        };
+    for (_, opcode, inst) in instructions(words) {
         match (opcode, inst.get(1), inst.get(2), inst.get(3)) {
             (OP_NAME, Some(&id), _, _) => {
                 names.insert(id, spirv_string(&inst[2..]));
@@ -549,7 +543,6 @@ pub fn take_xfb(words: &[u32]) -> (std::borrow::Cow<'_, [u32]>, XfbCaptures) {
             (OP_EXECUTION_MODE, _, Some(&MODE_XFB), _) => any = true,
             _ => {}
         }
-        i += count;
     }
     if !any {
         return (words.into(), caps);
@@ -563,14 +556,10 @@ pub fn take_xfb(words: &[u32]) -> (std::borrow::Cow<'_, [u32]>, XfbCaptures) {
     }
     let mut out = Vec::with_capacity(words.len());
     out.extend_from_slice(&words[..5]);
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        let Some(inst) = words.get(i..i + count).filter(|_| count > 0) else {
-            out.extend_from_slice(&words[i..]);
-            break;
-        };
+    // A malformed tail (where the walk stops) is kept as it came.
+    let mut end = 5;
+    for (at, opcode, inst) in instructions(words) {
+        end = at + inst.len();
         let drop = match opcode {
             OP_CAPABILITY => inst.get(1) == Some(&CAP_TRANSFORM_FEEDBACK),
             OP_EXECUTION_MODE => inst.get(2) == Some(&MODE_XFB),
@@ -584,8 +573,8 @@ pub fn take_xfb(words: &[u32]) -> (std::borrow::Cow<'_, [u32]>, XfbCaptures) {
         if !drop {
             out.extend_from_slice(inst);
         }
-        i += count;
     }
+    out.extend_from_slice(&words[end..]);
     (out.into(), caps)
 }
 
