@@ -183,6 +183,64 @@ struct Capture {
     offset: u32,
 }
 
+/// One step of a captured varying's name after the output it starts at.
+#[derive(Debug, PartialEq, Eq)]
+enum Selector<'a> {
+    Index(u32),
+    Member(&'a str),
+    Bad,
+}
+
+/// The output a varying name starts at (the longest output name that is
+/// the whole name or followed by `[` or `.`) and the selectors after it:
+/// `v[1].a` is output `v`, then `[1]`, then `.a`; a block member
+/// `Blk.v[0].c` starts at output `Blk.v`.
+fn find_output<'o, 'n>(
+    outs: &'o [Output],
+    name: &'n str,
+) -> Option<(&'o Output, Vec<Selector<'n>>)> {
+    let o = outs
+        .iter()
+        .filter(|o| {
+            name.strip_prefix(o.name.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
+        })
+        .max_by_key(|o| o.name.len())?;
+    Some((o, selectors(&name[o.name.len()..])))
+}
+
+fn selectors(mut rest: &str) -> Vec<Selector<'_>> {
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let Some((digits, after)) = r.split_once(']') else {
+                out.push(Selector::Bad);
+                break;
+            };
+            match digits.parse::<u32>() {
+                Ok(i) if digits.bytes().all(|b| b.is_ascii_digit()) => out.push(Selector::Index(i)),
+                _ => {
+                    out.push(Selector::Bad);
+                    break;
+                }
+            }
+            rest = after;
+        } else if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['[', '.']).unwrap_or(r.len());
+            if end == 0 {
+                out.push(Selector::Bad);
+                break;
+            }
+            out.push(Selector::Member(&r[..end]));
+            rest = &r[end..];
+        } else {
+            out.push(Selector::Bad);
+            break;
+        }
+    }
+    out
+}
+
 fn link_error(msg: String) -> String {
     format!("ERROR: Linking: transform feedback: {msg}\n")
 }
@@ -255,34 +313,42 @@ pub(crate) fn apply(
             layout.buffers = layout.buffers.max(buffer + 1);
             continue;
         }
-        let (base, index) = match name.strip_suffix(']').and_then(|n| n.rsplit_once('[')) {
-            Some((b, i)) => match i.parse::<u32>() {
-                Ok(i) => (b, Some(i)),
-                Err(_) => return Err(link_error(format!("`{name}` is not a varying name"))),
-            },
-            None => (name.as_str(), None),
-        };
-        let Some(o) = outs.iter().find(|o| o.name == base) else {
+        let Some((o, selectors)) = find_output(&outs, name) else {
             return Err(link_error(format!(
                 "`{name}` is not an output of the last vertex-processing stage"
             )));
         };
         let mut path = o.path.clone();
         let mut ty = o.ty;
+        for sel in selectors {
+            match (sel, m.types.get(&ty)) {
+                (Selector::Index(i), Some(Type::Array { element, len })) => {
+                    if i >= len.unwrap_or(0) {
+                        return Err(link_error(format!("`{name}` is out of range")));
+                    }
+                    path.push(i);
+                    ty = *element;
+                }
+                (Selector::Member(s), Some(Type::Struct { members })) => {
+                    let Some(k) = (0..members.len() as u32).find(|&k| m.member_name(ty, k) == s)
+                    else {
+                        return Err(link_error(format!("`{name}`: no member `{s}`")));
+                    };
+                    path.push(k);
+                    ty = members[k as usize];
+                }
+                (Selector::Index(_), _) => {
+                    return Err(link_error(format!("`{name}` is out of range")));
+                }
+                (Selector::Bad, _) | (Selector::Member(_), _) => {
+                    return Err(link_error(format!("`{name}` is not a varying name")));
+                }
+            }
+        }
+        // A whole array is captured element after element.
         let (elem, size) = match m.types.get(&ty) {
             Some(Type::Array { element, len }) => (*element, len.unwrap_or(1)),
             _ => (ty, 1),
-        };
-        let size = match index {
-            Some(i) => {
-                if elem == ty || i >= size {
-                    return Err(link_error(format!("`{name}` is out of range")));
-                }
-                path.push(i);
-                ty = elem;
-                1
-            }
-            None => size,
         };
         let Some(comps) = components(&m, ty, 0) else {
             return Err(link_error(format!("`{name}` cannot be captured (type)")));
@@ -571,4 +637,43 @@ fn add_captures(
         *b = bound;
     }
     Module::parse(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(name: &str) -> Output {
+        Output {
+            name: name.into(),
+            var: 1,
+            path: Vec::new(),
+            ty: 2,
+        }
+    }
+
+    #[test]
+    fn varying_names_split_into_output_and_selectors() {
+        let outs = [out("v"), out("Blk.v"), out("vv")];
+        let (o, sel) = find_output(&outs, "v[1].a").unwrap();
+        assert_eq!(o.name, "v");
+        assert_eq!(sel, vec![Selector::Index(1), Selector::Member("a")]);
+        let (o, sel) = find_output(&outs, "Blk.v[0].c[2]").unwrap();
+        assert_eq!(o.name, "Blk.v");
+        assert_eq!(
+            sel,
+            vec![
+                Selector::Index(0),
+                Selector::Member("c"),
+                Selector::Index(2)
+            ]
+        );
+        let (o, sel) = find_output(&outs, "vv").unwrap();
+        assert_eq!(o.name, "vv");
+        assert!(sel.is_empty());
+        assert!(find_output(&outs, "vw").is_none());
+        assert_eq!(find_output(&outs, "v[x]").unwrap().1, vec![Selector::Bad]);
+        assert_eq!(find_output(&outs, "v[+1]").unwrap().1, vec![Selector::Bad]);
+        assert_eq!(find_output(&outs, "v.").unwrap().1, vec![Selector::Bad]);
+    }
 }
