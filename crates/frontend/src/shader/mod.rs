@@ -784,6 +784,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         }
     }
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
+    let mut builtin_inputs: Vec<&str> = Vec::new();
     for (stage, source) in input.shaders {
         // Tessellation stages are not linked (GL_PATCHES is refused).
         let last_vertex_stage = match stage {
@@ -802,6 +803,20 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             previous_writes: Some(&written),
             points_program,
         };
+        if *stage == Stage::Vertex {
+            // GL 4.6 §11.1.1: "all active vertex shader input variables are
+            // enumerated, including the special built-in inputs gl_VertexID
+            // and gl_InstanceID" (what the application's source reads; the
+            // emulations may read them too).
+            for (names, name) in [
+                (&["gl_VertexID"][..], "gl_VertexID"),
+                (&["gl_InstanceID", "gl_InstanceIDARB"][..], "gl_InstanceID"),
+            ] {
+                if names.iter().any(|n| prepass::names_identifier(source, n)) {
+                    builtin_inputs.push(name);
+                }
+            }
+        }
         let mut pre = prepass::prepass_linked(*stage, source, &view)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         if Some(stage.index()) != first_stage {
@@ -1001,6 +1016,16 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         if let Some(slot) = prepass::compat_input_slot(&a.name) {
             out.ff_inputs.push((slot, a.location));
             a.location = u32::MAX;
+        }
+    }
+    for name in builtin_inputs {
+        if !out.attributes.iter().any(|a| a.name == name) {
+            out.attributes.push(Variable {
+                name: name.to_owned(),
+                gl_type: 0x1404, // GL_INT
+                array_size: 1,
+                location: u32::MAX,
+            });
         }
     }
     // Emulated fixed-function inputs are active attributes without a

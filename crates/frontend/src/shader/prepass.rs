@@ -886,6 +886,97 @@ fn fold_bit_queries(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// `uniform T name[] = T[](a, b, c);`: the array's size is the
+/// initializer's, but glslang ignores uniform initializers and leaves the
+/// array unsized (then refuses dynamic indexing); the size is written into
+/// the declarator (`name[3]`). Initializers themselves are evaluated at
+/// link (`initializers`).
+fn size_initialized_uniform_arrays(src: &str) -> Option<String> {
+    if !src.contains("uniform") || !src.contains("[]") {
+        return None;
+    }
+    let toks = lex(src);
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let mut inserts: Vec<(usize, usize)> = Vec::new();
+    let (mut depth, mut statement_start) = (0i32, 0usize);
+    for k in 0..sig.len() {
+        match text(sig[k]) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            _ => {}
+        }
+        if matches!(text(sig[k]), ";" | "{" | "}") {
+            statement_start = k + 1;
+            continue;
+        }
+        // NAME [ ] = at file scope in a `uniform` declaration.
+        let at = |d: usize| sig.get(k + d).map(|&i| text(i));
+        if depth != 0
+            || toks[sig[k]].kind != Kind::Ident
+            || at(1) != Some("[")
+            || at(2) != Some("]")
+            || at(3) != Some("=")
+            || !sig[statement_start..k]
+                .iter()
+                .any(|&i| text(i) == "uniform")
+        {
+            continue;
+        }
+        // The constructor: TYPE [ N? ] ( args ).
+        let mut j = k + 4;
+        if sig.get(j).is_none_or(|&i| toks[i].kind != Kind::Ident) || at(5) != Some("[") {
+            continue;
+        }
+        j += 2;
+        let explicit = sig.get(j).and_then(|&i| text(i).parse::<u32>().ok());
+        if explicit.is_some() {
+            j += 1;
+        }
+        if sig.get(j).map(|&i| text(i)) != Some("]")
+            || sig.get(j + 1).map(|&i| text(i)) != Some("(")
+        {
+            continue;
+        }
+        let mut count = explicit;
+        if count.is_none() {
+            let (mut nest, mut args, mut any) = (0i32, 1u32, false);
+            for &i in &sig[j + 1..] {
+                match text(i) {
+                    "(" | "[" | "{" => nest += 1,
+                    ")" | "]" | "}" => {
+                        nest -= 1;
+                        if nest == 0 {
+                            break;
+                        }
+                    }
+                    "," if nest == 1 => args += 1,
+                    _ if nest >= 1 => any = true,
+                    _ => {}
+                }
+            }
+            count = any.then_some(args);
+        }
+        if let Some(n) = count {
+            inserts.push((toks[sig[k + 1]].end, n as usize));
+        }
+    }
+    if inserts.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(src.len() + 8 * inserts.len());
+    let mut copied = 0;
+    for (at, n) in inserts {
+        out.push_str(&src[copied..at]);
+        out.push_str(&n.to_string());
+        copied = at;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 /// GLSL 1.10/1.20 built-in functions a shader may redefine (1.30 made
 /// that an error). The texture lookups are left out: the pre-pass lowers
 /// them before glslang sees them.
@@ -1329,6 +1420,8 @@ pub(crate) fn prepass_linked(
     let src = folded.as_deref().unwrap_or(src);
     let hoisted = hoist_out_argument_indices(src);
     let src = hoisted.as_deref().unwrap_or(src);
+    let sized = size_initialized_uniform_arrays(src);
+    let src = sized.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -2136,6 +2229,14 @@ fn parse_int(n: &str) -> Option<u32> {
 
 /// The tokens of preprocessed GLSL that carry code (no spaces, comments
 /// or directives).
+/// Whether `src` names identifier `name` outside comments and directives.
+pub(crate) fn names_identifier(src: &str, name: &str) -> bool {
+    src.contains(name)
+        && lex(src)
+            .iter()
+            .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
+}
+
 fn code_tokens(preprocessed: &str) -> Vec<Tok> {
     lex(preprocessed)
         .into_iter()
@@ -2595,4 +2696,25 @@ pub(crate) fn frag_coord_declaration(preprocessed: &str) -> (Option<String>, boo
             s[..ty].join(" ")
         });
     (redeclared, used)
+}
+
+#[cfg(test)]
+mod initialized_array_tests {
+    use super::size_initialized_uniform_arrays as sized;
+
+    #[test]
+    fn unsized_uniform_arrays_take_the_initializer_size() {
+        let src = "uniform vec4 c[] = vec4[](vec4(0.0, 1.0, 0.0, 1.0),\n vec4(1.0), vec4(f(1, 2)));\nvoid main() {}\n";
+        let out = sized(src).unwrap();
+        assert!(out.starts_with("uniform vec4 c[3] = vec4[]("), "{out}");
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert_eq!(
+            sized("uniform float k[] = float[2](1.0, 2.0);").as_deref(),
+            Some("uniform float k[2] = float[2](1.0, 2.0);")
+        );
+        // Not uniforms, sized already, or inside a function: left alone.
+        assert_eq!(sized("const float k[] = float[](1.0);"), None);
+        assert_eq!(sized("uniform float k[1] = float[](1.0);"), None);
+        assert_eq!(sized("void f() { float k[] = float[](1.0); }"), None);
+    }
 }

@@ -1023,6 +1023,37 @@ pub(crate) fn reflect(
     if let Some(fi) = stages.iter().position(|s| s.stage == Stage::Fragment) {
         let mut slots = collect_io(&stages[fi], fi, storage::OUTPUT, names);
         let locs = assign_locations(&mut slots, frag_data_bindings);
+        // GL 4.6 §15.2.3: a link error when an output (a bound array
+        // included) does not fit below GL_MAX_DRAW_BUFFERS.
+        let max = crate::context::MAX_DRAW_BUFFERS as u32;
+        if let Some((s, loc)) = slots
+            .iter()
+            .zip(&locs)
+            .find(|(s, loc)| loc.saturating_add(s.count) > max)
+        {
+            return Err(format!(
+                "ERROR: Linking: fragment output `{}` at location {loc} needs {} locations, beyond GL_MAX_DRAW_BUFFERS ({max})\n",
+                s.name, s.count
+            ));
+        }
+        // Fragment outputs may not alias (unlike attributes); two
+        // locations the shader declared were checked by the compiler
+        // (components may share a location there).
+        for (i, (a, la)) in slots.iter().zip(&locs).enumerate() {
+            for (b, lb) in slots.iter().zip(&locs).skip(i + 1) {
+                if (a.explicit.is_none() || b.explicit.is_none())
+                    && *la < lb.saturating_add(b.count)
+                    && *lb < la.saturating_add(a.count)
+                {
+                    return Err(format!(
+                        "ERROR: Linking: fragment outputs `{}` and `{}` overlap at location {}\n",
+                        a.name,
+                        b.name,
+                        la.max(lb)
+                    ));
+                }
+            }
+        }
         for (s, loc) in slots.iter().zip(locs) {
             stages[s.stage_idx]
                 .module
