@@ -107,6 +107,13 @@ pub fn storage_binding_limit(gl: &Gl) -> usize {
     (gl.conn.caps.max_shader_storage_buffer_bindings as usize).min(MAX_STORAGE_BINDINGS)
 }
 
+/// GL_MAX_COMBINED_SHADER_STORAGE_BLOCKS: blocks of all stages together.
+/// No more than the binding points, so that every block of a program can
+/// have a binding of its own.
+pub fn combined_storage_block_limit(gl: &Gl) -> usize {
+    storage_binding_limit(gl)
+}
+
 /// Image units this context offers.
 pub fn image_unit_limit(gl: &Gl) -> usize {
     (gl.conn.caps.max_image_units as usize).min(MAX_IMAGE_UNITS)

@@ -528,9 +528,15 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         }
         glow::MAX_VERTEX_ATOMIC_COUNTERS => i(0),
         glow::ATOMIC_COUNTER_BUFFER_BINDING => e(s.compute.atomic_counter_buffer),
-        glow::MAX_IMAGE_UNITS | glow::MAX_COMBINED_IMAGE_UNITS_AND_FRAGMENT_OUTPUTS => {
-            i(super::compute::image_unit_limit(gl) as i64)
-        }
+        glow::MAX_IMAGE_UNITS => i(super::compute::image_unit_limit(gl) as i64),
+        // Also GL_MAX_COMBINED_SHADER_OUTPUT_RESOURCES (GL 4.3): draw
+        // buffers, image units and storage blocks together.
+        glow::MAX_COMBINED_IMAGE_UNITS_AND_FRAGMENT_OUTPUTS => i((c
+            .max_draw_buffers
+            .min(MAX_DRAW_BUFFERS as u32) as usize
+            + super::compute::image_unit_limit(gl)
+            + super::compute::combined_storage_block_limit(gl))
+            as i64),
         glow::MAX_COMPUTE_IMAGE_UNIFORMS
         | glow::MAX_FRAGMENT_IMAGE_UNIFORMS
         | glow::MAX_COMBINED_IMAGE_UNIFORMS => i(super::compute::image_unit_limit(gl) as i64),
@@ -538,9 +544,11 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_IMAGE_SAMPLES => i(0),
         glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS
         | glow::MAX_COMPUTE_SHADER_STORAGE_BLOCKS
-        | glow::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS
-        | glow::MAX_COMBINED_SHADER_STORAGE_BLOCKS => {
+        | glow::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS => {
             i(super::compute::storage_binding_limit(gl) as i64)
+        }
+        glow::MAX_COMBINED_SHADER_STORAGE_BLOCKS => {
+            i(super::compute::combined_storage_block_limit(gl) as i64)
         }
         // Storage blocks before the fragment stage where the backend has
         // them; images only in fragment and compute shaders (GLES 3.1

@@ -710,6 +710,30 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                         b.name, b.data_size
                     ));
                 }
+                // GL 4.6 §7.8: a link error when a stage uses more storage
+                // blocks than GL_MAX_<STAGE>_SHADER_STORAGE_BLOCKS, or the
+                // stages together more than the combined limit.
+                let ssbo_limit = super::compute::storage_binding_limit(gl);
+                let per_stage: Vec<usize> = (0..6)
+                    .map(|s| {
+                        prog.storage_blocks
+                            .iter()
+                            .filter(|b| b.stages & (1 << s) != 0)
+                            .count()
+                    })
+                    .collect();
+                if let Some(n) = per_stage.iter().find(|&&n| n > ssbo_limit) {
+                    return Err(format!(
+                        "ERROR: Linking: a stage uses {n} storage blocks; the limit per stage is {ssbo_limit}\n"
+                    ));
+                }
+                let combined: usize = per_stage.iter().sum();
+                let combined_limit = super::compute::combined_storage_block_limit(gl);
+                if combined > combined_limit {
+                    return Err(format!(
+                        "ERROR: Linking: the stages use {combined} storage blocks together; GL_MAX_COMBINED_SHADER_STORAGE_BLOCKS is {combined_limit}\n"
+                    ));
+                }
                 // ARB_transform_feedback3 layouts reach only a backend
                 // that captures any layout (GLES cannot express them).
                 let layouts =

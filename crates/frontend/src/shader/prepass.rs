@@ -2288,9 +2288,13 @@ fn uses_memory_atomics(src: &str, toks: &[Tok]) -> bool {
         "atomicCompSwap",
     ];
     toks.iter().enumerate().any(|(k, t)| {
-        t.kind == Kind::Ident
-            && FUNCTIONS.contains(&&src[t.start..t.end])
-            && next_significant(toks, k + 1).map(|j| &src[toks[j].start..toks[j].end]) == Some("(")
+        // Atomic counters (GL_ARB_shader_atomic_counters in an earlier
+        // version) are lowered to the same functions.
+        t.kind == Kind::Ident && &src[t.start..t.end] == "atomic_uint"
+            || t.kind == Kind::Ident
+                && FUNCTIONS.contains(&&src[t.start..t.end])
+                && next_significant(toks, k + 1).map(|j| &src[toks[j].start..toks[j].end])
+                    == Some("(")
     })
 }
 
