@@ -44,6 +44,7 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
         words = std::borrow::Cow::Owned(marked);
     }
     let module = Module::from_words(&words);
+    let pixel_center_integer = has_execution_mode(&words, EXEC_MODE_PIXEL_CENTER_INTEGER);
     let compiler = Compiler::<Glsl>::new(module).map_err(|e| format!("spirv-cross parse: {e}"))?;
     let mut opts = Glsl::options();
     opts.version = GlslVersion::Glsl320Es;
@@ -55,7 +56,45 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     let out = compiler
         .compile(&opts)
         .map_err(|e| format!("spirv-cross compile: {e}"))?;
-    Ok(out.to_string())
+    let out = out.to_string();
+    Ok(if pixel_center_integer {
+        shift_frag_coord_to_integer_centers(&out)
+    } else {
+        out
+    })
+}
+
+/// SPIR-V `ExecutionMode PixelCenterInteger`.
+const EXEC_MODE_PIXEL_CENTER_INTEGER: u32 = 6;
+
+/// Whether the module declares execution mode `mode` (`OpExecutionMode`).
+fn has_execution_mode(words: &[u32], mode: u32) -> bool {
+    const OP_EXECUTION_MODE: u32 = 16;
+    instructions(words).any(|(_, op, inst)| op == OP_EXECUTION_MODE && inst.get(2) == Some(&mode))
+}
+
+/// Emulation: `layout(pixel_center_integer) in vec4 gl_FragCoord`
+/// (GL_ARB_fragment_coord_conventions) has no ESSL form (spirv-cross
+/// drops the mode): every read of `gl_FragCoord` becomes one with the
+/// centres moved from half-integers to integers.
+fn shift_frag_coord_to_integer_centers(src: &str) -> String {
+    const NAME: &str = "gl_FragCoord";
+    let mut out = String::with_capacity(src.len() + 64);
+    let mut rest = src;
+    while let Some(at) = rest.find(NAME) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + NAME.len()..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        if ident(before) || ident(after) {
+            out.push_str(NAME);
+        } else {
+            out.push_str("(gl_FragCoord - vec4(0.5, 0.5, 0.0, 0.0))");
+        }
+        rest = &rest[at + NAME.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The instructions of a SPIR-V module after its 5-word header: (word
@@ -750,6 +789,26 @@ mod tests {
             .expect("parse")
             .compile()
             .expect("compile")
+    }
+
+    #[test]
+    fn integer_pixel_centers_shift_frag_coord_reads() {
+        let src = "#version 450\nlayout(pixel_center_integer) in vec4 gl_FragCoord;\n\
+                   layout(location = 0) out vec4 c;\n\
+                   void main() { c = vec4(gl_FragCoord.xy, 0.0, 1.0); }\n";
+        let essl = spirv_to_essl(&fragment_spirv(src)).expect("translates");
+        assert!(
+            essl.contains("(gl_FragCoord - vec4(0.5, 0.5, 0.0, 0.0))"),
+            "{essl}"
+        );
+        let plain = "#version 450\nlayout(location = 0) out vec4 c;\n\
+                     void main() { c = vec4(gl_FragCoord.xy, 0.0, 1.0); }\n";
+        let essl = spirv_to_essl(&fragment_spirv(plain)).expect("translates");
+        assert!(!essl.contains("vec4(0.5, 0.5"), "{essl}");
+        assert_eq!(
+            shift_frag_coord_to_integer_centers("x = my_gl_FragCoord + gl_FragCoordX;"),
+            "x = my_gl_FragCoord + gl_FragCoordX;"
+        );
     }
 
     #[test]

@@ -785,6 +785,28 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     }
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     let mut builtin_inputs: Vec<&str> = Vec::new();
+    // A fragment shader of the program that redeclares gl_FragCoord: the
+    // fragment shaders that neither redeclare nor use it get the same
+    // redeclaration (glslang's linker wants it in every unit; GLSL 1.50
+    // §4.3.8.1 only in those that use it).
+    let fragment_units = input
+        .shaders
+        .iter()
+        .filter(|(s, _)| *s == Stage::Fragment)
+        .count();
+    let mut integer_pixel_centers = false;
+    let frag_coord_redeclarations: Vec<String> = input
+        .shaders
+        .iter()
+        .filter(|(s, _)| *s == Stage::Fragment)
+        .filter_map(|(_, src)| prepass::frag_coord_declaration(src).0)
+        .collect();
+    // Redeclarations that differ are a link error
+    // (`check_frag_coord_redeclarations`): nothing is added or stripped.
+    let frag_coord_redeclaration = frag_coord_redeclarations
+        .first()
+        .filter(|d| frag_coord_redeclarations.iter().all(|o| o == *d))
+        .cloned();
     for (stage, source) in input.shaders {
         // Tessellation stages are not linked (GL_PATCHES is refused).
         let last_vertex_stage = match stage {
@@ -840,6 +862,21 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                 renames.push(r);
             }
         }
+        if let (Stage::Fragment, Some(d)) = (*stage, &frag_coord_redeclaration) {
+            if prepass::frag_coord_declaration(&pre.source) == (None, false) {
+                pre.source.push_str(&format!("\n{d} vec4 gl_FragCoord;\n"));
+            }
+            // glslang's linker of several fragment units compares each
+            // unit's pixel_center_integer with a fresh one's (never
+            // equal): the qualifier is taken out of the units and the mode
+            // put back on the linked module.
+            if fragment_units > 1 {
+                if let Some(stripped) = prepass::strip_pixel_center_integer(&pre.source) {
+                    pre.source = stripped;
+                    integer_pixel_centers = true;
+                }
+            }
+        }
         let (shader, _) = glsl::parse(*stage, &pre.source)
             .map_err(|log| format!("ERROR: Linking: {stage:?} shader failed to compile\n{log}"))?;
         check_layout_limits(&shader)
@@ -884,7 +921,10 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         if sources.is_empty() {
             continue;
         }
-        let words = program.spirv(stage)?;
+        let mut words = program.spirv(stage)?;
+        if stage == Stage::Fragment && integer_pixel_centers {
+            words = spirv::add_execution_mode(words, spirv::EXEC_MODE_PIXEL_CENTER_INTEGER);
+        }
         let mut module = spirv::Module::parse(words)?;
         if stage == Stage::Geometry {
             module = spirv::lower_vertex_streams(module)?;

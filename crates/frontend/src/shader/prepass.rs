@@ -2702,6 +2702,56 @@ pub(crate) fn frag_coord_declaration(preprocessed: &str) -> (Option<String>, boo
     (redeclared, used)
 }
 
+/// `src` without the `pixel_center_integer` layout qualifier (and the
+/// comma joining it to another; an emptied `layout()` goes too), or None
+/// when it has none. Line breaks are kept.
+pub(crate) fn strip_pixel_center_integer(src: &str) -> Option<String> {
+    const Q: &str = "pixel_center_integer";
+    let toks = lex(src);
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment))
+        .collect();
+    let text = |k: usize| &src[toks[sig[k]].start..toks[sig[k]].end];
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    for k in 0..sig.len() {
+        if toks[sig[k]].kind != Kind::Ident || text(k) != Q {
+            continue;
+        }
+        let (mut from, mut to) = (k, k);
+        if k + 1 < sig.len() && text(k + 1) == "," {
+            to = k + 1;
+        } else if k > 0 && text(k - 1) == "," {
+            from = k - 1;
+        }
+        // `layout ( pixel_center_integer )`: the whole qualifier.
+        if k >= 2
+            && text(k - 1) == "("
+            && text(k - 2) == "layout"
+            && sig.get(k + 1).is_some()
+            && text(k + 1) == ")"
+        {
+            from = k - 2;
+            to = k + 1;
+        }
+        cut.push((toks[sig[from]].start, toks[sig[to]].end));
+    }
+    if cut.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut copied = 0;
+    for (a, b) in cut {
+        if a < copied {
+            continue;
+        }
+        out.push_str(&src[copied..a]);
+        out.extend(src[a..b].chars().filter(|&c| c == '\n'));
+        copied = b;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod initialized_array_tests {
     use super::size_initialized_uniform_arrays as sized;
@@ -2720,5 +2770,25 @@ mod initialized_array_tests {
         assert_eq!(sized("const float k[] = float[](1.0);"), None);
         assert_eq!(sized("uniform float k[1] = float[](1.0);"), None);
         assert_eq!(sized("void f() { float k[] = float[](1.0); }"), None);
+    }
+
+    #[test]
+    fn pixel_center_integer_qualifier_stripped() {
+        use super::strip_pixel_center_integer as strip;
+        assert_eq!(
+            strip("layout(origin_upper_left, pixel_center_integer) in vec4 gl_FragCoord;")
+                .as_deref(),
+            Some("layout(origin_upper_left) in vec4 gl_FragCoord;")
+        );
+        assert_eq!(
+            strip("layout(pixel_center_integer ,origin_upper_left) in vec4 gl_FragCoord;")
+                .as_deref(),
+            Some("layout(origin_upper_left) in vec4 gl_FragCoord;")
+        );
+        assert_eq!(
+            strip("layout(pixel_center_integer) in vec4 gl_FragCoord;").as_deref(),
+            Some(" in vec4 gl_FragCoord;")
+        );
+        assert_eq!(strip("in vec4 gl_FragCoord;"), None);
     }
 }

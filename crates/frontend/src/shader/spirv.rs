@@ -138,6 +138,47 @@ pub(crate) fn instructions(words: &[u32]) -> impl Iterator<Item = (u16, &[u32])>
     })
 }
 
+/// SPIR-V `ExecutionMode PixelCenterInteger`.
+pub(crate) const EXEC_MODE_PIXEL_CENTER_INTEGER: u32 = 6;
+
+/// `words` with `OpExecutionMode <each entry point> mode` added after the
+/// entry points' other execution modes (unchanged when it is there).
+pub(crate) fn add_execution_mode(words: Vec<u32>, mode: u32) -> Vec<u32> {
+    const OP_ENTRY_POINT: u16 = 15;
+    const OP_EXECUTION_MODE: u16 = 16;
+    let mut entries = Vec::new();
+    let mut insert_at = None;
+    let mut at = 5usize;
+    for (op, inst) in instructions(&words) {
+        match op {
+            OP_ENTRY_POINT => {
+                if let Some(&f) = inst.get(2) {
+                    entries.push(f);
+                }
+                insert_at = Some(at + inst.len());
+            }
+            OP_EXECUTION_MODE => {
+                if inst.get(2) == Some(&mode) {
+                    entries.retain(|&f| Some(&f) != inst.get(1));
+                }
+                insert_at = Some(at + inst.len());
+            }
+            _ => {}
+        }
+        at += inst.len();
+    }
+    let Some(insert_at) = insert_at else {
+        return words;
+    };
+    let mut out = Vec::with_capacity(words.len() + 3 * entries.len());
+    out.extend_from_slice(&words[..insert_at]);
+    for f in entries {
+        out.extend_from_slice(&[(3 << 16) | u32::from(OP_EXECUTION_MODE), f, mode]);
+    }
+    out.extend_from_slice(&words[insert_at..]);
+    out
+}
+
 fn decode_string(words: &[u32]) -> String {
     let mut bytes = Vec::with_capacity(words.len() * 4);
     'outer: for w in words {
