@@ -59,22 +59,18 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         _ => &[],
     };
     // Transform feedback where the backend captures (`gl::xfb`).
+    // ARB_transform_feedback3 (core in the 4.x contexts we create) is
+    // listed on GLES too: its API (indexed queries and buffers, stream
+    // draws) works there; of its layouts, what GLES cannot place
+    // (gl_SkipComponents gaps, several varyings after gl_NextBuffer) is a
+    // link error that says so (`shaders::link_program`).
     let xfb: &[&CStr] = if caps.implements(mgpipe::Opcode::XfbBegin as u16) {
-        if caps.features & mgpipe::caps::CAPS_FEATURE_XFB_LAYOUTS != 0 {
-            &[
-                c"GL_EXT_transform_feedback",
-                c"GL_ARB_transform_feedback2",
-                c"GL_ARB_transform_feedback_instanced",
-                c"GL_ARB_transform_feedback3",
-            ]
-        } else {
-            // GLES cannot place gl_SkipComponents / gl_NextBuffer layouts.
-            &[
-                c"GL_EXT_transform_feedback",
-                c"GL_ARB_transform_feedback2",
-                c"GL_ARB_transform_feedback_instanced",
-            ]
-        }
+        &[
+            c"GL_EXT_transform_feedback",
+            c"GL_ARB_transform_feedback2",
+            c"GL_ARB_transform_feedback_instanced",
+            c"GL_ARB_transform_feedback3",
+        ]
     } else {
         &[]
     };
