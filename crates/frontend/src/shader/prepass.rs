@@ -1603,6 +1603,27 @@ pub(crate) fn prepass_linked(
                 && !blanked.iter().any(|&(a, b)| (a..=b).contains(&k))
         });
 
+    // A legacy redeclaration `varying vec4 gl_TexCoord[N]` keeps its
+    // qualifiers but takes the size every stage's emulated
+    // `mgl_TexCoord[8]` has (stages must agree on the array's size in
+    // the linked SPIR-V; GL lets each stage size it by its own use).
+    let texcoord_size_toks: Vec<usize> = if !legacy {
+        Vec::new()
+    } else {
+        (0..toks.len())
+            .filter_map(|k| {
+                let t = |j: usize| &src[toks[j].start..toks[j].end];
+                if toks[k].kind != Kind::Ident
+                    || t(k) != "gl_TexCoord"
+                    || prev_significant(&toks, k).is_none_or(|p| t(p) != "vec4")
+                {
+                    return None;
+                }
+                let open = next_significant(&toks, k + 1).filter(|&j| t(j) == "[")?;
+                next_significant(&toks, open + 1).filter(|&j| toks[j].kind == Kind::Number)
+            })
+            .collect()
+    };
     let mut i = 0usize;
     while i < toks.len() {
         let t = toks[i];
@@ -1616,6 +1637,11 @@ pub(crate) fn prepass_linked(
             for _ in 0..text.matches('\n').count() {
                 out.push('\n');
             }
+            i += 1;
+            continue;
+        }
+        if texcoord_size_toks.contains(&i) {
+            out.push('8');
             i += 1;
             continue;
         }
