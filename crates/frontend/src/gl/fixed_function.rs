@@ -953,6 +953,7 @@ mod tests {
                 shaders: &shaders,
                 attrib_bindings: &[],
                 frag_data_bindings: &[],
+                varying_limit: 0,
             })
             .unwrap_or_else(|e| panic!("{e}\n{vs}\n{fs}"));
             assert_eq!(

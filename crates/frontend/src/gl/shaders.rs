@@ -687,6 +687,9 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 frag_data_bindings: &frags,
                 xfb_varyings: &xfb_varyings,
                 xfb_mode,
+                // Varyings are packed when the program needs more
+                // locations than the backend has (`shader::packing`).
+                varying_limit: (gl.conn.caps.max_varying_components / 4).max(1),
             })
             .and_then(|prog| {
                 // Doubles reach only a backend that has them (GLES has no

@@ -57,6 +57,7 @@
 mod glsl;
 pub mod gltypes;
 mod initializers;
+mod packing;
 mod prepass;
 pub(crate) use prepass::rename_identifiers;
 mod reflect;
@@ -129,6 +130,10 @@ pub struct LinkInput<'a> {
     /// `glTransformFeedbackVaryings` state: names and buffer mode.
     pub xfb_varyings: &'a [String],
     pub xfb_mode: u32,
+    /// Varying locations the backend has between the last vertex stage
+    /// and the fragment stage; a program needing more gets its varyings
+    /// packed (`packing`). 0: never pack.
+    pub varying_limit: u32,
 }
 
 /// An active vertex input or fragment output.
@@ -1130,6 +1135,35 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             for (k, r) in sides {
                 if let Ok(Some(m)) = r {
                     linked[k].1 = m;
+                }
+            }
+        }
+    }
+    // Varyings over the backend's location limit: packed.
+    if input.xfb_varyings.is_empty() && input.varying_limit > 0 {
+        let producer = linked
+            .iter()
+            .position(|(s, _)| Some(s.index()) == last_vertex && *s != Stage::TessEval);
+        let consumer = linked.iter().position(|(s, _)| *s == Stage::Fragment);
+        if let (Some(p), Some(c)) = (producer, consumer) {
+            if packing::output_locations(&linked[p].1) > input.varying_limit {
+                let geometry = linked[p].0 == Stage::Geometry;
+                if let Some((pw, cw)) =
+                    packing::pack(&linked[p].1, &linked[c].1, geometry, input.varying_limit)?
+                {
+                    linked[p].1 = spirv::Module::parse(pw)?;
+                    linked[c].1 = spirv::Module::parse(cw)?;
+                    out.varying_locations = linked
+                        .iter()
+                        .filter(|(s, _)| !matches!(s, Stage::Fragment | Stage::Compute))
+                        .map(|(_, m)| packing::output_locations(m))
+                        .max()
+                        .unwrap_or(0);
+                    tracing::debug!(
+                        target: "mobilegl::shader",
+                        locations = out.varying_locations,
+                        "varyings packed"
+                    );
                 }
             }
         }

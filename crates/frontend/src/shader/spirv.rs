@@ -122,7 +122,7 @@ pub(crate) struct Module {
     /// Ids referenced from function bodies (a superset: literal words too).
     pub used: HashSet<u32>,
     /// Word index where annotations can be inserted (before types).
-    annotation_end: usize,
+    pub(crate) annotation_end: usize,
 }
 
 /// The instructions after the module header, each as (opcode, its words

@@ -68,6 +68,7 @@ fn link_vs_fs(vs: &str, fs: &str, attribs: &[(String, u32)]) -> Result<LinkedPro
         shaders: &shaders,
         attrib_bindings: attribs,
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
 }
 
@@ -385,6 +386,7 @@ fn explicit_locations_and_frag_data_binding() {
         shaders: &shaders,
         attrib_bindings: &attribs,
         frag_data_bindings: &frag,
+        varying_limit: 0,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
@@ -424,7 +426,8 @@ fn bad_inputs_do_not_panic() {
         xfb_mode: 0,
         shaders: &[],
         attrib_bindings: &[],
-        frag_data_bindings: &[]
+        frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .is_err());
     let shaders = [
@@ -442,7 +445,8 @@ fn bad_inputs_do_not_panic() {
         xfb_mode: 0,
         shaders: &shaders,
         attrib_bindings: &[],
-        frag_data_bindings: &[]
+        frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .is_err());
 }
@@ -511,6 +515,7 @@ void main() { o = vec4(g_n * g_w, only_fs.x); }
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
@@ -564,6 +569,7 @@ fn compute_program() {
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
@@ -594,6 +600,7 @@ fn compute_images_storage_and_counters() {
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     validate_all(&p);
@@ -684,6 +691,7 @@ fn geometry_layout_and_block_references() {
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
     .unwrap_or_else(|e| panic!("link failed:\n{e}"));
     let g = p.geometry_layout().unwrap();
@@ -723,6 +731,7 @@ fn link_with_gs(gs: &str) -> Result<LinkedProgram, String> {
         shaders: &shaders,
         attrib_bindings: &[],
         frag_data_bindings: &[],
+        varying_limit: 0,
     })
 }
 
@@ -928,6 +937,7 @@ fn global_initializers_must_agree_across_shaders_of_a_stage() {
             shaders: &shaders,
             attrib_bindings: &[],
             frag_data_bindings: &[],
+            varying_limit: 0,
         })
     };
     let log = link3(" = 1.0", " = 2.0").expect_err("different initializers");
@@ -955,6 +965,7 @@ fn frag_coord_redeclarations_must_agree() {
             shaders: &shaders,
             attrib_bindings: &[],
             frag_data_bindings: &[],
+            varying_limit: 0,
         })
     };
     let redecl = "layout(origin_upper_left) in vec4 gl_FragCoord;";
@@ -1351,4 +1362,40 @@ fn output_argument_indices_are_taken_before_the_call() {
     let same = "#version 130\nvoid f(in float a, out float b) { b = a; }\n\
         void main() { float v[2]; int k = 1; f(v[k], v[1]); gl_Position = vec4(v[0]); }\n";
     assert!(prepass::hoist_out_argument_indices(same).is_none());
+}
+
+#[test]
+fn varyings_over_the_location_limit_are_packed() {
+    let vs = "#version 130\nin vec4 p;\nout float f[40];\nflat out ivec3 i[4];\nout vec2 unread;\n\
+              void main() { gl_Position = p; for (int k = 0; k < 40; k++) f[k] = float(k); \
+              for (int k = 0; k < 4; k++) i[k] = ivec3(k); unread = p.xy; }\n";
+    let fs = "#version 130\nin float f[40];\nflat in ivec3 i[4];\nout vec4 c;\n\
+              void main() { c = vec4(f[int(gl_FragCoord.x) % 40] + float(i[1].y)); }\n";
+    let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
+    let input = |limit| LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        varying_limit: limit,
+    };
+    let plain = link(&input(0)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        plain.varying_locations, 45,
+        "one location per element unpacked"
+    );
+    let packed = link(&input(16)).unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&packed);
+    // 40 floats in 10 vec4s, 12 ints in 3 flat uvec4s.
+    assert_eq!(packed.varying_locations, 13);
+    let essl = to_essl(
+        packed.stage_spirv[Stage::Fragment.index()]
+            .as_ref()
+            .unwrap(),
+    );
+    assert!(essl.contains("flat in uvec4"), "{essl}");
+    // Not packed when it fits.
+    let fits = link(&input(64)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(fits.varying_locations, 45);
 }
