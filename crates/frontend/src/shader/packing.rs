@@ -12,13 +12,13 @@
 //! consumer copies the pool components into it at the start of its entry
 //! point. A pool per interpolation (smooth, `noperspective`, `centroid`,
 //! `sample`; flat values and integers share a `flat uvec4` pool, as bit
-//! patterns). Producer outputs the fragment stage does not read become
+//! patterns; a double takes two of its components). Producer outputs the fragment stage does not read become
 //! `Private` as well.
 //!
 //! Taken only when needed (the program is over the limit) and only for the
 //! shapes handled; anything else leaves the modules as they were (and the
-//! link fails on the location count as before): 64-bit or boolean
-//! components, structs, interface blocks, `interpolateAt*` in the
+//! link fails on the location count as before): 64-bit integer or
+//! boolean components, structs, interface blocks, `interpolateAt*` in the
 //! fragment stage, a varying passed to a function by pointer.
 //!
 //! Owns: nothing beyond the two modules' words. Never touches reflection
@@ -29,7 +29,13 @@ use std::collections::HashMap;
 
 use super::spirv::{dec, instructions, op, storage, Module, Type};
 
+const OP_EXT_INST_IMPORT: u16 = 11;
 const OP_EXT_INST: u16 = 12;
+const OP_COMPOSITE_CONSTRUCT: u32 = 80;
+const OP_COMPOSITE_EXTRACT: u32 = 81;
+/// GLSL.std.450 PackDouble2x32 / UnpackDouble2x32.
+const GLSL_PACK_DOUBLE_2X32: u32 = 59;
+const GLSL_UNPACK_DOUBLE_2X32: u32 = 65;
 const OP_ENTRY_POINT: u16 = 15;
 const OP_FUNCTION_END: u16 = 56;
 const OP_FUNCTION_CALL: u16 = 57;
@@ -65,6 +71,18 @@ enum Kind {
     Float,
     Int,
     UInt,
+    /// Two components (its bit pattern, as `unpackDouble2x32` gives it).
+    Double,
+}
+
+impl Kind {
+    fn components(self) -> u32 {
+        if self == Kind::Double {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 /// One 32-bit component of a varying: its access path and scalar type.
@@ -89,10 +107,14 @@ fn leaves(m: &Module, ty: u32, path: &mut Vec<u32>, out: &mut Vec<Leaf>) -> Opti
         return None;
     }
     match m.types.get(&ty)? {
-        Type::Float { width: 32 } => out.push(Leaf {
+        Type::Float { width } if *width == 32 || *width == 64 => out.push(Leaf {
             path: path.clone(),
             scalar: ty,
-            kind: Kind::Float,
+            kind: if *width == 64 {
+                Kind::Double
+            } else {
+                Kind::Float
+            },
         }),
         Type::Int { width: 32, signed } => out.push(Leaf {
             path: path.clone(),
@@ -178,8 +200,9 @@ fn key_of(m: &Module, v: &Varying) -> Key {
     }
 }
 
-/// Where each leaf of a packed variable goes: (pool, slot, component).
-type Placement = Vec<(usize, u32, u32)>;
+/// Where each leaf of a packed variable goes: (pool, first component of
+/// the pool; a double takes that one and the next).
+type Placement = Vec<(usize, u32)>;
 
 /// A rewrite plan for one module.
 struct Plan<'a> {
@@ -233,10 +256,10 @@ pub(crate) fn pack(
             }
         };
         let mut placement = Vec::with_capacity(v.leaves.len());
-        for _ in &v.leaves {
+        for leaf in &v.leaves {
             let n = counts[pool];
-            placement.push((pool, n / 4, n % 4));
-            counts[pool] = n + 1;
+            placement.push((pool, n));
+            counts[pool] = n + leaf.kind.components();
         }
         if let Some(o) = outs.iter().find(|o| o.location == v.location) {
             let same = o.leaves.len() == v.leaves.len()
@@ -471,9 +494,15 @@ fn rewrite(m: &Module, plan: &Plan, pools: &[(Key, u32)], side: Side) -> Option<
     let entry_fn = entry_fn?;
     let version = words.get(1).copied().unwrap_or(0);
 
-    let copy = |b: &mut Builder, (v, placement): &(&Varying, Placement)| -> Vec<u32> {
+    let glsl = instructions(words)
+        .find(|(opc, w)| {
+            *opc == OP_EXT_INST_IMPORT
+                && super::spirv::decode_string(w.get(2..).unwrap_or(&[])) == "GLSL.std.450"
+        })
+        .and_then(|(_, w)| w.get(1).copied());
+    let copy = |b: &mut Builder, (v, placement): &(&Varying, Placement)| -> Option<Vec<u32>> {
         let mut code = Vec::new();
-        for (leaf, &(pool, slot, comp)) in v.leaves.iter().zip(placement) {
+        for (leaf, &(pool, first)) in v.leaves.iter().zip(placement) {
             let ps = pool_scalar[pool];
             let private_ptr = b.pointer(STORAGE_PRIVATE, leaf.scalar);
             let io_ptr = b.pointer(class, ps);
@@ -487,30 +516,73 @@ fn rewrite(m: &Module, plan: &Plan, pools: &[(Key, u32)], side: Side) -> Option<
                 code.extend(inst(u32::from(OP_ACCESS_CHAIN), &ops));
                 id
             };
-            let (s, c) = (b.constant(slot), b.constant(comp));
-            let pool_ptr = b.fresh();
-            code.extend(inst(
-                u32::from(OP_ACCESS_CHAIN),
-                &[io_ptr, pool_ptr, pool_vars[pool], s, c],
-            ));
-            let cast = leaf.scalar != ps;
-            match side {
-                Side::Producer { .. } => {
-                    let val = b.fresh();
+            let mut pool_ptrs = Vec::with_capacity(2);
+            for n in first..first + leaf.kind.components() {
+                let (s, c) = (b.constant(n / 4), b.constant(n % 4));
+                let pool_ptr = b.fresh();
+                code.extend(inst(
+                    u32::from(OP_ACCESS_CHAIN),
+                    &[io_ptr, pool_ptr, pool_vars[pool], s, c],
+                ));
+                pool_ptrs.push(pool_ptr);
+            }
+            let val = b.fresh();
+            match (side, leaf.kind) {
+                (Side::Producer { .. }, Kind::Double) => {
+                    let glsl = glsl?;
+                    let uvec2 = b.ty(Type::Vector {
+                        component: ps,
+                        count: 2,
+                    });
                     code.extend(inst(OP_LOAD, &[leaf.scalar, val, var_ptr]));
-                    let out = if cast {
+                    let bits = b.fresh();
+                    code.extend(inst(
+                        u32::from(OP_EXT_INST),
+                        &[uvec2, bits, glsl, GLSL_UNPACK_DOUBLE_2X32, val],
+                    ));
+                    for (k, &p) in pool_ptrs.iter().enumerate() {
+                        let part = b.fresh();
+                        code.extend(inst(OP_COMPOSITE_EXTRACT, &[ps, part, bits, k as u32]));
+                        code.extend(inst(OP_STORE, &[p, part]));
+                    }
+                }
+                (Side::Consumer, Kind::Double) => {
+                    let glsl = glsl?;
+                    let uvec2 = b.ty(Type::Vector {
+                        component: ps,
+                        count: 2,
+                    });
+                    let mut parts = Vec::with_capacity(2);
+                    for &p in &pool_ptrs {
+                        let part = b.fresh();
+                        code.extend(inst(OP_LOAD, &[ps, part, p]));
+                        parts.push(part);
+                    }
+                    let bits = b.fresh();
+                    code.extend(inst(
+                        OP_COMPOSITE_CONSTRUCT,
+                        &[uvec2, bits, parts[0], parts[1]],
+                    ));
+                    code.extend(inst(
+                        u32::from(OP_EXT_INST),
+                        &[leaf.scalar, val, glsl, GLSL_PACK_DOUBLE_2X32, bits],
+                    ));
+                    code.extend(inst(OP_STORE, &[var_ptr, val]));
+                }
+                (Side::Producer { .. }, _) => {
+                    code.extend(inst(OP_LOAD, &[leaf.scalar, val, var_ptr]));
+                    let out = if leaf.scalar != ps {
                         let o = b.fresh();
                         code.extend(inst(OP_BITCAST, &[ps, o, val]));
                         o
                     } else {
                         val
                     };
-                    code.extend(inst(OP_STORE, &[pool_ptr, out]));
+                    code.extend(inst(OP_STORE, &[pool_ptrs[0], out]));
                 }
-                Side::Consumer => {
-                    let val = b.fresh();
-                    code.extend(inst(OP_LOAD, &[ps, val, pool_ptr]));
-                    let out = if cast {
+                (Side::Consumer, _) => {
+                    code.extend(inst(OP_LOAD, &[ps, val, pool_ptrs[0]]));
+                    let out = if leaf.scalar != ps {
                         let o = b.fresh();
                         code.extend(inst(OP_BITCAST, &[leaf.scalar, o, val]));
                         o
@@ -521,11 +593,11 @@ fn rewrite(m: &Module, plan: &Plan, pools: &[(Key, u32)], side: Side) -> Option<
                 }
             }
         }
-        code
+        Some(code)
     };
     let mut copy_code = Vec::new();
     for p in &plan.packed {
-        copy_code.extend(copy(&mut b, p));
+        copy_code.extend(copy(&mut b, p)?);
     }
 
     // Insertion points (word offsets) for the copies.

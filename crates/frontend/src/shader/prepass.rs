@@ -1624,6 +1624,20 @@ pub(crate) fn prepass_linked(
             })
             .collect()
     };
+    // Names the source #defines (`#define gl_Vertex piglit_vertex`).
+    let macros: Vec<&str> = toks
+        .iter()
+        .filter(|t| t.kind == Kind::Directive)
+        .filter_map(|t| {
+            let d = src[t.start..t.end]
+                .trim_start()
+                .strip_prefix('#')?
+                .trim_start();
+            let rest = d.strip_prefix("define")?;
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|w| !w.is_empty())
+        })
+        .collect();
     let mut i = 0usize;
     while i < toks.len() {
         let t = toks[i];
@@ -1831,7 +1845,8 @@ pub(crate) fn prepass_linked(
                         helpers.push(FTRANSFORM_HELPER);
                     }
                     replacement = Some("mgl_ftransform".to_owned());
-                } else if is_compat_builtin(text) {
+                } else if is_compat_builtin(text) && !macros.iter().any(|m| *m == text) {
+                    // (A macro of that name is the preprocessor's to expand.)
                     errors.push_str(&format!(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text

@@ -179,7 +179,7 @@ pub(crate) fn add_execution_mode(words: Vec<u32>, mode: u32) -> Vec<u32> {
     out
 }
 
-fn decode_string(words: &[u32]) -> String {
+pub(crate) fn decode_string(words: &[u32]) -> String {
     let mut bytes = Vec::with_capacity(words.len() * 4);
     'outer: for w in words {
         for b in w.to_le_bytes() {

@@ -1399,3 +1399,36 @@ fn varyings_over_the_location_limit_are_packed() {
     let fits = link(&input(64)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(fits.varying_locations, 45);
 }
+
+#[test]
+fn double_varyings_pack_as_two_components() {
+    let vs = "#version 400\nin vec4 p;\nflat out double d[20];\nflat out dvec3 e;\n\
+              void main() { gl_Position = p; for (int k = 0; k < 20; k++) d[k] = double(k); e = dvec3(p.xyz); }\n";
+    let fs = "#version 400\nflat in double d[20];\nflat in dvec3 e;\nout vec4 c;\n\
+              void main() { c = vec4(float(d[int(gl_FragCoord.x) % 20] + e.z)); }\n";
+    let shaders = [(Stage::Vertex, vs), (Stage::Fragment, fs)];
+    let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        varying_limit: 8,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    // 23 doubles = 46 components in 12 flat uvec4s: still over 8, so the
+    // program is left as it was (the link reports the count).
+    assert_eq!(p.varying_locations, 22);
+    let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        varying_limit: 16,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    assert_eq!(p.varying_locations, 12);
+}
