@@ -1148,11 +1148,11 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         if let (Some(p), Some(c)) = (producer, consumer) {
             if packing::output_locations(&linked[p].1) > input.varying_limit {
                 let geometry = linked[p].0 == Stage::Geometry;
-                if let Some((pw, cw)) =
-                    packing::pack(&linked[p].1, &linked[c].1, geometry, input.varying_limit)?
+                if let Some(packed) =
+                    packing::pack(&linked[p].1, &linked[c].1, geometry, input.varying_limit)
                 {
-                    linked[p].1 = spirv::Module::parse(pw)?;
-                    linked[c].1 = spirv::Module::parse(cw)?;
+                    linked[p].1 = spirv::Module::parse(packed.producer)?;
+                    linked[c].1 = spirv::Module::parse(packed.consumer)?;
                     out.varying_locations = linked
                         .iter()
                         .filter(|(s, _)| !matches!(s, Stage::Fragment | Stage::Compute))

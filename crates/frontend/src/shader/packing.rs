@@ -212,27 +212,28 @@ struct Plan<'a> {
     dropped: Vec<&'a Varying>,
 }
 
+/// The rewritten words of both modules.
+pub(crate) struct Packed {
+    pub producer: Vec<u32>,
+    pub consumer: Vec<u32>,
+}
+
 /// Pack the varyings from `producer` (vertex or geometry stage) to
-/// `consumer` (fragment stage) when they need more than `limit`
-/// locations. Ok(None): not needed or not possible (the modules stay);
-/// Ok(Some): the rewritten words of both.
+/// `consumer` (fragment stage) into `limit` locations. None: not possible
+/// (the modules stay as they are).
 pub(crate) fn pack(
     producer: &Module,
     consumer: &Module,
     geometry: bool,
     limit: u32,
-) -> Result<Option<(Vec<u32>, Vec<u32>)>, String> {
-    let (Some(outs), Some(ins)) = (
-        varyings(producer, storage::OUTPUT),
-        varyings(consumer, storage::INPUT),
-    ) else {
-        return Ok(None);
-    };
+) -> Option<Packed> {
+    let outs = varyings(producer, storage::OUTPUT)?;
+    let ins = varyings(consumer, storage::INPUT)?;
     // interpolateAt* needs the input variable itself.
     let interpolates = instructions(&consumer.words)
         .any(|(opc, w)| opc == OP_EXT_INST && w.get(4).is_some_and(|i| INTERPOLATE_AT.contains(i)));
     if interpolates {
-        return Ok(None);
+        return None;
     }
     // Pools in order of first use; leaves placed in location order.
     let mut keys: Vec<Key> = Vec::new();
@@ -268,7 +269,7 @@ pub(crate) fn pack(
                     .zip(&v.leaves)
                     .all(|(a, b)| a.kind == b.kind);
             if !same {
-                return Ok(None);
+                return None;
             }
             producer_plan.packed.push((o, placement.clone()));
         }
@@ -281,21 +282,18 @@ pub(crate) fn pack(
     }
     let slots: Vec<u32> = counts.iter().map(|c| c.div_ceil(4)).collect();
     if slots.iter().sum::<u32>() > limit {
-        return Ok(None);
+        return None;
     }
     let pools: Vec<(Key, u32)> = keys.into_iter().zip(slots).collect();
-    let Some(p) = rewrite(
-        producer,
-        &producer_plan,
-        &pools,
-        Side::Producer { geometry },
-    ) else {
-        return Ok(None);
-    };
-    let Some(c) = rewrite(consumer, &consumer_plan, &pools, Side::Consumer) else {
-        return Ok(None);
-    };
-    Ok(Some((p, c)))
+    Some(Packed {
+        producer: rewrite(
+            producer,
+            &producer_plan,
+            &pools,
+            Side::Producer { geometry },
+        )?,
+        consumer: rewrite(consumer, &consumer_plan, &pools, Side::Consumer)?,
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

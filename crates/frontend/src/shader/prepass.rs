@@ -1845,7 +1845,7 @@ pub(crate) fn prepass_linked(
                         helpers.push(FTRANSFORM_HELPER);
                     }
                     replacement = Some("mgl_ftransform".to_owned());
-                } else if is_compat_builtin(text) && !macros.iter().any(|m| *m == text) {
+                } else if is_compat_builtin(text) && !macros.contains(&text) {
                     // (A macro of that name is the preprocessor's to expand.)
                     errors.push_str(&format!(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
