@@ -431,8 +431,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_UNIFORM_BLOCK_SIZE => i(c.max_uniform_block_size),
         glow::MAX_VERTEX_UNIFORM_BLOCKS
         | glow::MAX_FRAGMENT_UNIFORM_BLOCKS
-        | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(12),
-        glow::MAX_COMBINED_UNIFORM_BLOCKS => i(36),
+        | glow::MAX_GEOMETRY_UNIFORM_BLOCKS => i(super::shaders::MAX_STAGE_UNIFORM_BLOCKS as i64),
+        glow::MAX_COMBINED_UNIFORM_BLOCKS => i(super::shaders::MAX_COMBINED_UNIFORM_BLOCKS as i64),
         glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT => i(c.uniform_buffer_offset_alignment),
         glow::MAX_VERTEX_UNIFORM_COMPONENTS => {
             i(stage_uniforms(&c, c.max_vertex_uniform_components))

@@ -473,6 +473,9 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
 
 /// GL_MAX_UNIFORM_LOCATIONS (GL 4.3's minimum).
 pub const MAX_UNIFORM_LOCATIONS: usize = 1024;
+/// GL_MAX_<STAGE>_UNIFORM_BLOCKS and GL_MAX_COMBINED_UNIFORM_BLOCKS.
+pub const MAX_STAGE_UNIFORM_BLOCKS: usize = 12;
+pub const MAX_COMBINED_UNIFORM_BLOCKS: usize = 36;
 
 /// Uniform locations of a linked program: explicit `layout(location = N)`
 /// ones first (an array's elements at N, N + 1, ...; GL 4.6 §7.6.1,
@@ -735,6 +738,22 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if combined > combined_limit {
                     return Err(format!(
                         "ERROR: Linking: the stages use {combined} storage blocks together; GL_MAX_COMBINED_SHADER_STORAGE_BLOCKS is {combined_limit}\n"
+                    ));
+                }
+                // The same for uniform blocks (GL 4.6 §7.6.2): 12 per
+                // stage, 36 together (what glGet reports).
+                let ubo_per_stage = (0..6).map(|s| {
+                    prog.blocks.iter().filter(|b| b.stages & (1 << s) != 0).count()
+                });
+                if let Some(n) = ubo_per_stage.clone().find(|&n| n > MAX_STAGE_UNIFORM_BLOCKS) {
+                    return Err(format!(
+                        "ERROR: Linking: a stage uses {n} uniform blocks; the limit per stage is {MAX_STAGE_UNIFORM_BLOCKS}\n"
+                    ));
+                }
+                let combined = ubo_per_stage.sum::<usize>();
+                if combined > MAX_COMBINED_UNIFORM_BLOCKS {
+                    return Err(format!(
+                        "ERROR: Linking: the stages use {combined} uniform blocks together; GL_MAX_COMBINED_UNIFORM_BLOCKS is {MAX_COMBINED_UNIFORM_BLOCKS}\n"
                     ));
                 }
                 // ARB_transform_feedback3 layouts reach only a backend

@@ -191,6 +191,8 @@ pub struct UniformBlock {
     /// `glUniformBlockBinding` value (element i of a block array gets N + i).
     /// `None`: initial value 0.
     pub explicit_binding: Option<u32>,
+    /// Bit `Stage::index()` set for each stage declaring the block.
+    pub stages: u32,
 }
 
 /// An active shader storage block (`buffer` block).

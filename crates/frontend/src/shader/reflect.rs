@@ -573,6 +573,8 @@ pub(crate) fn reflect(
         stage: usize,
         struct_ty: u32,
         instance: bool,
+        /// Bit `Stage::index()` of each stage declaring the block.
+        stages: u32,
     }
     let mut block_infos: Vec<BlockInfo> = Vec::new();
     // Storage blocks (atomic counters included) before the fragment stage:
@@ -658,7 +660,9 @@ pub(crate) fn reflect(
                         continue;
                     }
                     let name = m.name(base).to_owned();
-                    if block_infos.iter().any(|b| b.base_name == name) {
+                    let bit = 1u32 << sm.stage.index();
+                    if let Some(b) = block_infos.iter_mut().find(|b| b.base_name == name) {
+                        b.stages |= bit;
                         continue;
                     }
                     let count = total_elements(&dims);
@@ -670,6 +674,7 @@ pub(crate) fn reflect(
                         stage: si,
                         struct_ty: base,
                         instance: !m.name(v.id).is_empty(),
+                        stages: bit,
                     });
                     next_block_binding = next_block_binding.saturating_add(count);
                 }
@@ -944,6 +949,7 @@ pub(crate) fn reflect(
                 binding: b.first_binding + i,
                 data_size: size,
                 active_uniforms: members.clone(),
+                stages: b.stages,
                 explicit_binding: names
                     .bindings
                     .blocks
