@@ -1432,3 +1432,30 @@ fn double_varyings_pack_as_two_components() {
     validate_all(&p);
     assert_eq!(p.varying_locations, 12);
 }
+
+#[test]
+fn geometry_varyings_pack_before_each_emit() {
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let gs = "#version 150\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+              out float f[24];\n\
+              void main() { for (int v = 0; v < 3; v++) { gl_Position = gl_in[v].gl_Position; \
+              for (int k = 0; k < 24; k++) f[k] = float(k + v); EmitVertex(); } }\n";
+    let fs = "#version 150\nin float f[24];\nout vec4 c;\n\
+              void main() { c = vec4(f[int(gl_FragCoord.x) % 24]); }\n";
+    let shaders = [
+        (Stage::Vertex, vs),
+        (Stage::Geometry, gs),
+        (Stage::Fragment, fs),
+    ];
+    let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        varying_limit: 8,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    validate_all(&p);
+    assert_eq!(p.varying_locations, 6);
+}
