@@ -1,5 +1,6 @@
 //! Textures, texture units and sampler objects.
 
+use super::dlist::with_gl_listed;
 use std::borrow::Cow;
 use std::ffi::c_void;
 
@@ -10,7 +11,7 @@ use mgpipe::Pipe;
 use super::pixels::{check_upload_format, reuse_scratch, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
-    target_index, with_gl, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
+    target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
     DIRTY_PROGRAM, DIRTY_RESOURCES, MAX_TEXTURE_UNITS,
 };
 
@@ -245,7 +246,7 @@ pub unsafe extern "C" fn glIsTexture(name: u32) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn glActiveTexture(unit: u32) {
     // The selector only: no draw reads it.
-    with_gl(|gl| {
+    with_gl_listed("glActiveTexture", 0, move |gl| {
         let i = unit.wrapping_sub(glow::TEXTURE0);
         if i as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -259,28 +260,32 @@ pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
     // What samplers read, not the framebuffer: a bind changes no attachment
     // (an attached texture already exists, and binding creates only
     // unattached ones).
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
-        let Some(ti) = target_index(target) else {
-            gl_err!(gl, glow::INVALID_ENUM)
-        };
-        if name != 0 {
-            match gl.sh.textures.get(&name) {
-                None => {
-                    if gl.st.is_core() {
-                        gl_err!(gl, glow::INVALID_OPERATION);
+    with_gl_listed(
+        "glBindTexture",
+        DIRTY_PROGRAM | DIRTY_RESOURCES,
+        move |gl| {
+            let Some(ti) = target_index(target) else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            if name != 0 {
+                match gl.sh.textures.get(&name) {
+                    None => {
+                        if gl.st.is_core() {
+                            gl_err!(gl, glow::INVALID_OPERATION);
+                        }
+                        gl.sh.textures.insert(name, None);
                     }
-                    gl.sh.textures.insert(name, None);
+                    Some(Some(t)) if t.target != 0 && t.target != target => {
+                        gl_err!(gl, glow::INVALID_OPERATION)
+                    }
+                    _ => {}
                 }
-                Some(Some(t)) if t.target != 0 && t.target != target => {
-                    gl_err!(gl, glow::INVALID_OPERATION)
-                }
-                _ => {}
+                texture_object(gl, name, target);
             }
-            texture_object(gl, name, target);
-        }
-        let unit = gl.st.active_texture as usize;
-        gl.st.texture_units[unit][ti] = name;
-    })
+            let unit = gl.st.active_texture as usize;
+            gl.st.texture_units[unit][ti] = name;
+        },
+    )
 }
 
 /// Make `name` (a name in the texture table) a texture object of `target`
@@ -1311,20 +1316,26 @@ pub(super) fn is_float_param(pname: u32) -> bool {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_parameter(gl, target, pname, &[], &[param])
-    })
+    with_gl_listed(
+        "glTexParameteri",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| tex_parameter(gl, target, pname, &[], &[param]),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if is_float_param(pname) {
-            tex_parameter(gl, target, pname, &[param], &[])
-        } else {
-            tex_parameter(gl, target, pname, &[], &[param as i32])
-        }
-    })
+    with_gl_listed(
+        "glTexParameterf",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| {
+            if is_float_param(pname) {
+                tex_parameter(gl, target, pname, &[param], &[])
+            } else {
+                tex_parameter(gl, target, pname, &[], &[param as i32])
+            }
+        },
+    )
 }
 
 #[no_mangle]
@@ -1339,9 +1350,11 @@ pub unsafe extern "C" fn glTexParameteriv(target: u32, pname: u32, params: *cons
     };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_parameter(gl, target, pname, &[], &v)
-    })
+    with_gl_listed(
+        "glTexParameteriv",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| tex_parameter(gl, target, pname, &[], &v),
+    )
 }
 
 #[no_mangle]
@@ -1356,14 +1369,18 @@ pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *cons
     };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
-            tex_parameter(gl, target, pname, &v, &[])
-        } else {
-            let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
-            tex_parameter(gl, target, pname, &[], &iv)
-        }
-    })
+    with_gl_listed(
+        "glTexParameterfv",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| {
+            if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
+                tex_parameter(gl, target, pname, &v, &[])
+            } else {
+                let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
+                tex_parameter(gl, target, pname, &[], &iv)
+            }
+        },
+    )
 }
 
 /// Query a texture or sampler parameter as floats.
@@ -1654,15 +1671,19 @@ pub unsafe extern "C" fn glIsSampler(name: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
-        if unit as usize >= MAX_TEXTURE_UNITS {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        if name != 0 && !gl.sh.samplers.contains_key(&name) {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        gl.st.sampler_units[unit as usize] = name;
-    })
+    with_gl_listed(
+        "glBindSampler",
+        DIRTY_PROGRAM | DIRTY_RESOURCES,
+        move |gl| {
+            if unit as usize >= MAX_TEXTURE_UNITS {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if name != 0 && !gl.sh.samplers.contains_key(&name) {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            gl.st.sampler_units[unit as usize] = name;
+        },
+    )
 }
 
 fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) {
