@@ -11,7 +11,7 @@ mod common;
 use common::{bind_rgba8_framebuffer, expect_error, link_program, make_context, no_gl_error};
 use mobilegl::gl::dlist::*;
 use mobilegl::gl::legacy_arrays as la;
-use mobilegl::gl::{draw, get, immediate, matrix, shaders, state};
+use mobilegl::gl::{draw, get, immediate, matrix, queries, shaders, state, textures};
 
 const SIZE: i32 = 16;
 /// GL_CURRENT_COLOR (compatibility profile; glow has no constant).
@@ -169,6 +169,54 @@ void main() { gl_FragColor = color; }
         assert_eq!(got, [0.0, 0.0, 1.0, 1.0]);
         la::glDisableClientState(glow::VERTEX_ARRAY);
         glDeleteLists(list, 1);
+    }
+}
+
+#[test]
+fn texture_images_are_unpacked_at_compile_time() {
+    // SAFETY: GL calls on this thread with a current context; the images
+    // outlive the calls that read them.
+    unsafe {
+        make_compat_context();
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D, tex);
+        // Two texels per row with a skipped leading texel: the unpack state
+        // of compile time applies.
+        state::glPixelStorei(glow::UNPACK_ALIGNMENT, 1);
+        state::glPixelStorei(glow::UNPACK_SKIP_PIXELS, 1);
+        let mut image: [[u8; 4]; 2] = [[9, 9, 9, 9], [10, 20, 30, 40]];
+        let list = glGenLists(1);
+        glNewList(list, COMPILE);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            1,
+            1,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            image.as_ptr().cast(),
+        );
+        glEndList();
+        no_gl_error("compile");
+        image[1] = [0; 4];
+        state::glPixelStorei(glow::UNPACK_SKIP_PIXELS, 0);
+        glCallList(list);
+        no_gl_error("call");
+        let mut got = [0u8; 4];
+        queries::glGetTexImage(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            got.as_mut_ptr().cast(),
+        );
+        no_gl_error("glGetTexImage");
+        assert_eq!(got, [10, 20, 30, 40]);
+        glDeleteLists(list, 1);
+        textures::glDeleteTextures(1, &tex);
     }
 }
 

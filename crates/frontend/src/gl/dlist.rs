@@ -587,6 +587,51 @@ pub fn refuse_in_list(gl: &mut Gl) -> bool {
     false
 }
 
+/// A glTexImage* / glTexSubImage* entry point: `run` uploads from the
+/// pointer it is given. In a list the image is unpacked now (the unpack
+/// state and buffer of compile time) into tight bytes, which the replay
+/// uploads under the default unpack state (alignment 1, no unpack buffer).
+pub(crate) fn listed_image(
+    name: &'static str,
+    dirty: u32,
+    [w, h, d]: [i32; 3],
+    (format, ty, pixels): (u32, u32, *const std::ffi::c_void),
+    run: impl Fn(&mut Gl, *const std::ffi::c_void) + Send + Sync + 'static,
+) {
+    let run = Arc::new(run);
+    let keep = Arc::clone(&run);
+    with_gl_listed_with(
+        name,
+        dirty,
+        |gl| run(gl, pixels),
+        |gl| {
+            let bytes: Vec<u8> = match super::pixels::pixel_pair(format, ty) {
+                Ok(bpp) if w > 0 && h > 0 && d > 0 => {
+                    super::textures::image_source(gl, w as u32, h as u32, d as u32, bpp, ty, pixels)
+                        .map(|c| c.into_owned())
+                        .unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            Some(move |gl: &mut Gl| {
+                let saved = (gl.st.unpack, gl.st.pixel_unpack_buffer);
+                gl.st.unpack = crate::context::PixelStore {
+                    alignment: 1,
+                    ..Default::default()
+                };
+                gl.st.pixel_unpack_buffer = 0;
+                let at = if bytes.is_empty() {
+                    std::ptr::null()
+                } else {
+                    bytes.as_ptr().cast()
+                };
+                keep(gl, at);
+                (gl.st.unpack, gl.st.pixel_unpack_buffer) = saved;
+            })
+        },
+    )
+}
+
 /// ARB_draw_instanced: the instanced draws (by entry-point name) are not
 /// compiled; called while a list is compiled they raise
 /// GL_INVALID_OPERATION at once.

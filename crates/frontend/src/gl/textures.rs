@@ -627,11 +627,17 @@ pub unsafe extern "C" fn glTexImage1D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage1D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, 1, 1],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -646,11 +652,17 @@ pub unsafe extern "C" fn glTexImage2D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage2D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, 1],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -666,11 +678,17 @@ pub unsafe extern "C" fn glTexImage3D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage3D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, depth],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -769,11 +787,17 @@ pub unsafe extern "C" fn glTexSubImage1D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage1D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, 1, 1],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -788,11 +812,17 @@ pub unsafe extern "C" fn glTexSubImage2D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage2D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, 1],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -809,11 +839,17 @@ pub unsafe extern "C" fn glTexSubImage3D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage3D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, depth],
+        (format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
