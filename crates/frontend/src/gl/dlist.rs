@@ -587,6 +587,18 @@ pub fn refuse_in_list(gl: &mut Gl) -> bool {
     false
 }
 
+/// The proxy texture targets.
+const PROXY_TARGETS: [u32; 8] = [
+    glow::PROXY_TEXTURE_1D,
+    glow::PROXY_TEXTURE_2D,
+    glow::PROXY_TEXTURE_3D,
+    glow::PROXY_TEXTURE_CUBE_MAP,
+    glow::PROXY_TEXTURE_1D_ARRAY,
+    glow::PROXY_TEXTURE_2D_ARRAY,
+    glow::PROXY_TEXTURE_RECTANGLE,
+    glow::PROXY_TEXTURE_CUBE_MAP_ARRAY,
+];
+
 /// A glTexImage* / glTexSubImage* entry point: `run` uploads from the
 /// pointer it is given. In a list the image is unpacked now (the unpack
 /// state and buffer of compile time) into tight bytes, which the replay
@@ -595,7 +607,7 @@ pub(crate) fn listed_image(
     name: &'static str,
     dirty: u32,
     [w, h, d]: [i32; 3],
-    (format, ty, pixels): (u32, u32, *const std::ffi::c_void),
+    (target, format, ty, pixels): (u32, u32, u32, *const std::ffi::c_void),
     run: impl Fn(&mut Gl, *const std::ffi::c_void) + Send + Sync + 'static,
 ) {
     let run = Arc::new(run);
@@ -605,6 +617,12 @@ pub(crate) fn listed_image(
         dirty,
         |gl| run(gl, pixels),
         |gl| {
+            // A proxy target's upload executes immediately (GL 4.6 compat
+            // §21.4).
+            if PROXY_TARGETS.contains(&target) {
+                run(gl, pixels);
+                return None;
+            }
             let bytes: Vec<u8> = match super::pixels::pixel_pair(format, ty) {
                 Ok(bpp) if w > 0 && h > 0 && d > 0 => {
                     super::textures::image_source(gl, w as u32, h as u32, d as u32, bpp, ty, pixels)

@@ -631,7 +631,7 @@ pub unsafe extern "C" fn glTexImage1D(
         "glTexImage1D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, 1, 1],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_image(
                 gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
@@ -656,7 +656,7 @@ pub unsafe extern "C" fn glTexImage2D(
         "glTexImage2D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, height, 1],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_image(
                 gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
@@ -682,7 +682,7 @@ pub unsafe extern "C" fn glTexImage3D(
         "glTexImage3D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, height, depth],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_image(
                 gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
@@ -791,7 +791,7 @@ pub unsafe extern "C" fn glTexSubImage1D(
         "glTexSubImage1D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, 1, 1],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_subimage(
                 gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
@@ -816,7 +816,7 @@ pub unsafe extern "C" fn glTexSubImage2D(
         "glTexSubImage2D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, height, 1],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_subimage(
                 gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
@@ -843,7 +843,7 @@ pub unsafe extern "C" fn glTexSubImage3D(
         "glTexSubImage3D",
         DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
         [width, height, depth],
-        (format, ty, pixels),
+        (target, format, ty, pixels),
         move |gl, pixels| {
             tex_subimage(
                 gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
