@@ -1880,9 +1880,11 @@ pub(super) fn border_from_words(words: &[u32]) -> Vec<f32> {
 }
 
 fn tex_parameter_words(target: u32, pname: u32, words: &[u32]) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    let words = words.to_vec();
+    let dirty = DIRTY_PROGRAM | DIRTY_FRAMEBUFFER;
+    with_gl_listed("glTexParameterI", dirty, move |gl| {
         if pname == glow::TEXTURE_BORDER_COLOR {
-            tex_parameter(gl, target, pname, &border_from_words(words), &[])
+            tex_parameter(gl, target, pname, &border_from_words(&words), &[])
         } else {
             let iv: Vec<i32> = words.iter().map(|w| *w as i32).collect();
             tex_parameter(gl, target, pname, &[], &iv)
