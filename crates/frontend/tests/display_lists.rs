@@ -283,6 +283,8 @@ fn errors() {
         glGenLists(-1);
         expect_error("glGenLists(-1)", glow::INVALID_VALUE);
         assert_eq!(glGenLists(0), 0);
+        assert_eq!(glGenLists(i32::MAX), 0);
+        expect_error("glGenLists(huge)", glow::OUT_OF_MEMORY);
         glDeleteLists(1, -1);
         expect_error("glDeleteLists(-1)", glow::INVALID_VALUE);
         glCallLists(1, glow::RGBA, [0u32].as_ptr().cast());

@@ -41,6 +41,9 @@ pub const LIST_INDEX: u32 = 0x0B33;
 /// GL_MAX_LIST_NESTING's value (the spec's minimum).
 pub const NESTING: u32 = 64;
 
+/// The most names one glGenLists reserves (beyond: GL_OUT_OF_MEMORY).
+const MAX_GEN_RANGE: u64 = 1 << 22;
+
 /// One compiled command.
 pub struct Entry {
     /// The `DIRTY_*` groups the command's entry point marks.
@@ -341,7 +344,8 @@ pub unsafe extern "C" fn glGenLists(range: i32) -> u32 {
                 break;
             }
         }
-        if first + range - 1 > u64::from(u32::MAX) {
+        // Each reserved name holds an (empty) list: a bound on one call.
+        if first + range - 1 > u64::from(u32::MAX) || range > MAX_GEN_RANGE {
             gl_err!(gl, glow::OUT_OF_MEMORY);
         }
         let empty: List = Vec::new().into();
