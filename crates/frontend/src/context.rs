@@ -633,6 +633,8 @@ pub struct Shared {
     pub next_name: u32,
     pub next_sync: usize,
     pub contexts: u32,
+    /// Display lists (`gl::dlist`).
+    pub lists: crate::gl::dlist::Lists,
 }
 
 impl Shared {
@@ -1020,6 +1022,8 @@ pub struct GlState {
     pub ff: crate::gl::fixed_function::FfState,
     /// Raster position and pixel-rectangle state (`gl::raster`).
     pub raster: crate::gl::raster::RasterState,
+    /// Display-list compile state and GL_LIST_BASE (`gl::dlist`).
+    pub dlist: crate::gl::dlist::DlistState,
 }
 
 impl GlState {
@@ -1182,6 +1186,7 @@ impl GlState {
             viewport_set: false,
             ff: Default::default(),
             raster: Default::default(),
+            dlist: Default::default(),
         }
     }
 
@@ -1266,8 +1271,9 @@ static NEXT_SHARE: AtomicUsize = AtomicUsize::new(0);
 
 /// Run `f` against the calling thread's current context. Without one the
 /// call is ignored (GL says: undefined; we do nothing and return the default).
+#[track_caller]
 pub fn with_gl<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
-    with_gl_inner(true, 0, f)
+    with_gl_inner(true, 0, Some(std::panic::Location::caller()), f)
 }
 
 /// Dirty groups: which validate-point emissions a GL call may invalidate.
@@ -1296,18 +1302,28 @@ pub const DIRTY_UNIFORMS: u32 = 1 << 7;
 pub const DIRTY_ALL: u32 = (1 << 8) - 1;
 
 /// `with_gl` for an entry point that changes state in the `dirty` groups.
+#[track_caller]
 pub fn with_gl_dirty<R: Default>(dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
-    with_gl_inner(true, dirty, f)
+    with_gl_inner(true, dirty, Some(std::panic::Location::caller()), f)
 }
 
 /// `with_gl` for the commands KHR_robustness exempts from raising
 /// GL_CONTEXT_LOST (glGetError, glGetGraphicsResetStatus, glGetSynciv...):
 /// an application loops on glGetError until NO_ERROR.
+#[track_caller]
 pub fn with_gl_exempt<R: Default>(f: impl FnOnce(&mut Gl) -> R) -> R {
-    with_gl_inner(false, 0, f)
+    with_gl_inner(false, 0, Some(std::panic::Location::caller()), f)
 }
 
-fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut Gl) -> R) -> R {
+/// `site`: the entry point's call site, logged once when it runs while a
+/// display list is compiled (it is executed immediately, `gl::dlist`);
+/// None for the display-list-aware entry points.
+pub(crate) fn with_gl_inner<R: Default>(
+    lost_raises: bool,
+    dirty: u32,
+    site: Option<&'static std::panic::Location<'static>>,
+    f: impl FnOnce(&mut Gl) -> R,
+) -> R {
     // The id only: no Arc clone (two atomic operations) per GL call.
     let ctx_id = CURRENT_ID.try_with(Cell::get).unwrap_or(NO_CONTEXT);
     if ctx_id == NO_CONTEXT {
@@ -1361,6 +1377,9 @@ fn with_gl_inner<R: Default>(lost_raises: bool, dirty: u32, f: impl FnOnce(&mut 
         dirty
     };
     st.dirty |= dirty;
+    if let (Some(site), Some(_)) = (site, st.dlist.compiling.as_ref()) {
+        crate::gl::dlist::note_immediate(site);
+    }
     let mut gl = Gl { st, sh, conn };
     let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let r = f(&mut gl);

@@ -11,6 +11,7 @@
 //! 10/10/10/2-bit fields of `GL_INT_2_10_10_10_REV` or
 //! `GL_UNSIGNED_INT_2_10_10_10_REV` the same way.
 
+use super::dlist::with_gl_listed;
 use super::vertex::{current_attrib, set_current_float, set_current_integer};
 use super::{gl_err, put, slice};
 use crate::context::{with_gl_dirty, DIRTY_VERTEX};
@@ -26,12 +27,16 @@ fn pad<T: Copy>(v: &[T], zero: T, one: T) -> [T; 4] {
 
 fn float_value(index: u32, v: &[f32]) {
     let v = pad(v, 0.0, 1.0);
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current_float(gl, index, v))
+    with_gl_listed("glVertexAttrib", DIRTY_VERTEX, move |gl| {
+        set_current_float(gl, index, v)
+    })
 }
 
 fn integer_value(index: u32, v: &[u32]) {
     let v = pad(v, 0, 1);
-    with_gl_dirty(DIRTY_VERTEX, |gl| set_current_integer(gl, index, v))
+    with_gl_listed("glVertexAttribI", DIRTY_VERTEX, move |gl| {
+        set_current_integer(gl, index, v)
+    })
 }
 
 /// Signed normalized: max(c / (2^(bits−1) − 1), −1).
@@ -196,12 +201,14 @@ fn unpack_2_10_10_10(ty: u32, normalized: bool, packed: u32) -> Result<[f32; 4],
 }
 
 fn packed_value(index: u32, ty: u32, normalized: u8, packed: u32, n: usize) {
-    with_gl_dirty(DIRTY_VERTEX, |gl| {
-        match unpack_2_10_10_10(ty, normalized != 0, packed) {
+    with_gl_listed(
+        "glVertexAttribP",
+        DIRTY_VERTEX,
+        move |gl| match unpack_2_10_10_10(ty, normalized != 0, packed) {
             Ok(v) => set_current_float(gl, index, pad(&v[..n], 0.0, 1.0)),
             Err(e) => gl_err!(gl, e),
-        }
-    })
+        },
+    )
 }
 
 macro_rules! packed_forms {

@@ -13,6 +13,7 @@
 //! (one blocking round trip, ordered after earlier work), as indirect draws
 //! do (`indirect.rs`).
 
+use super::dlist::with_gl_listed;
 use mgpipe::calls;
 
 use super::gl_err;
@@ -365,7 +366,7 @@ fn dispatch(gl: &mut Gl, groups: [u32; 3]) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDispatchCompute(x: u32, y: u32, z: u32) {
-    with_gl(|gl| {
+    with_gl_listed("glDispatchCompute", 0, move |gl| {
         if let Err(e) = check_compute_program(gl) {
             gl_err!(gl, e);
         }
@@ -380,6 +381,10 @@ pub unsafe extern "C" fn glDispatchCompute(x: u32, y: u32, z: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glDispatchComputeIndirect(indirect: isize) {
     with_gl(|gl| {
+        // Not compiled into display lists: an error while compiling one.
+        if super::dlist::refuse_in_list(gl) {
+            return;
+        }
         if indirect < 0 || indirect % 4 != 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }

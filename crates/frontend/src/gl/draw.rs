@@ -8,7 +8,7 @@ use mgpipe::Pipe;
 
 use super::legacy_arrays::{self, Reads};
 use super::{gl_err, slice};
-use crate::context::{with_gl, Gl};
+use crate::context::Gl;
 
 pub(super) fn valid_mode(mode: u32) -> bool {
     matches!(
@@ -210,6 +210,10 @@ pub(super) fn draw(
     base_vertex: i32,
     base_instance: u32,
 ) {
+    // Not a command allowed between glBegin and glEnd (GL 4.6 compat §10.7.5).
+    if gl.st.ff.immediate.is_some() {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     if super::immediate::legacy_mode_draw(
         gl,
         mode,
@@ -420,6 +424,9 @@ fn multi_draw(
     counts: &[i32],
     each: impl FnOnce(&mut Gl, u32),
 ) {
+    if gl.st.ff.immediate.is_some() {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
     if drawcount < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
@@ -442,12 +449,21 @@ fn multi_draw(
 
 #[no_mangle]
 pub unsafe extern "C" fn glDrawArrays(mode: u32, first: i32, count: i32) {
-    with_gl(|gl| draw(gl, mode, first, count, None, 0, 1, 0, 0))
+    super::dlist::listed_arrays("glDrawArrays", first, count, 1, 0, move |gl| {
+        draw(gl, mode, first, count, None, 0, 1, 0, 0)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDrawArraysInstanced(mode: u32, first: i32, count: i32, instances: i32) {
-    with_gl(|gl| draw(gl, mode, first, count, None, 0, instances, 0, 0))
+    super::dlist::listed_arrays(
+        "glDrawArraysInstanced",
+        first,
+        count,
+        instances,
+        0,
+        move |gl| draw(gl, mode, first, count, None, 0, instances, 0, 0),
+    )
 }
 
 #[no_mangle]
@@ -458,12 +474,28 @@ pub unsafe extern "C" fn glDrawArraysInstancedBaseInstance(
     instances: i32,
     base_instance: u32,
 ) {
-    with_gl(|gl| draw(gl, mode, first, count, None, 0, instances, 0, base_instance))
+    super::dlist::listed_arrays(
+        "glDrawArraysInstancedBaseInstance",
+        first,
+        count,
+        instances,
+        base_instance,
+        move |gl| draw(gl, mode, first, count, None, 0, instances, 0, base_instance),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDrawElements(mode: u32, count: i32, ty: u32, indices: *const c_void) {
-    with_gl(|gl| draw(gl, mode, 0, count, Some(ty), indices as usize, 1, 0, 0))
+    super::dlist::listed_elements(
+        "glDrawElements",
+        count,
+        ty,
+        indices,
+        0,
+        1,
+        0,
+        move |gl, indices| draw(gl, mode, 0, count, Some(ty), indices, 1, 0, 0),
+    )
 }
 
 #[no_mangle]
@@ -474,19 +506,16 @@ pub unsafe extern "C" fn glDrawElementsBaseVertex(
     indices: *const c_void,
     base_vertex: i32,
 ) {
-    with_gl(|gl| {
-        draw(
-            gl,
-            mode,
-            0,
-            count,
-            Some(ty),
-            indices as usize,
-            1,
-            base_vertex,
-            0,
-        )
-    })
+    super::dlist::listed_elements(
+        "glDrawElementsBaseVertex",
+        count,
+        ty,
+        indices,
+        base_vertex,
+        1,
+        0,
+        move |gl, indices| draw(gl, mode, 0, count, Some(ty), indices, 1, base_vertex, 0),
+    )
 }
 
 #[no_mangle]
@@ -497,19 +526,16 @@ pub unsafe extern "C" fn glDrawElementsInstanced(
     indices: *const c_void,
     instances: i32,
 ) {
-    with_gl(|gl| {
-        draw(
-            gl,
-            mode,
-            0,
-            count,
-            Some(ty),
-            indices as usize,
-            instances,
-            0,
-            0,
-        )
-    })
+    super::dlist::listed_elements(
+        "glDrawElementsInstanced",
+        count,
+        ty,
+        indices,
+        0,
+        instances,
+        0,
+        move |gl, indices| draw(gl, mode, 0, count, Some(ty), indices, instances, 0, 0),
+    )
 }
 
 #[no_mangle]
@@ -521,19 +547,28 @@ pub unsafe extern "C" fn glDrawElementsInstancedBaseVertex(
     instances: i32,
     base_vertex: i32,
 ) {
-    with_gl(|gl| {
-        draw(
-            gl,
-            mode,
-            0,
-            count,
-            Some(ty),
-            indices as usize,
-            instances,
-            base_vertex,
-            0,
-        )
-    })
+    super::dlist::listed_elements(
+        "glDrawElementsInstancedBaseVertex",
+        count,
+        ty,
+        indices,
+        base_vertex,
+        instances,
+        0,
+        move |gl, indices| {
+            draw(
+                gl,
+                mode,
+                0,
+                count,
+                Some(ty),
+                indices,
+                instances,
+                base_vertex,
+                0,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -546,19 +581,28 @@ pub unsafe extern "C" fn glDrawElementsInstancedBaseVertexBaseInstance(
     base_vertex: i32,
     base_instance: u32,
 ) {
-    with_gl(|gl| {
-        draw(
-            gl,
-            mode,
-            0,
-            count,
-            Some(ty),
-            indices as usize,
-            instances,
-            base_vertex,
-            base_instance,
-        )
-    })
+    super::dlist::listed_elements(
+        "glDrawElementsInstancedBaseVertexBaseInstance",
+        count,
+        ty,
+        indices,
+        base_vertex,
+        instances,
+        base_instance,
+        move |gl, indices| {
+            draw(
+                gl,
+                mode,
+                0,
+                count,
+                Some(ty),
+                indices,
+                instances,
+                base_vertex,
+                base_instance,
+            )
+        },
+    )
 }
 
 /// glDrawElementsInstancedBaseInstance (GL 4.2): base vertex 0.
@@ -594,12 +638,21 @@ pub unsafe extern "C" fn glDrawRangeElements(
     ty: u32,
     indices: *const c_void,
 ) {
-    with_gl(|gl| {
-        if end < start {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        draw(gl, mode, 0, count, Some(ty), indices as usize, 1, 0, 0)
-    })
+    super::dlist::listed_elements(
+        "glDrawRangeElements",
+        count,
+        ty,
+        indices,
+        0,
+        1,
+        0,
+        move |gl, indices| {
+            if end < start {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            draw(gl, mode, 0, count, Some(ty), indices, 1, 0, 0)
+        },
+    )
 }
 
 #[no_mangle]
@@ -612,22 +665,21 @@ pub unsafe extern "C" fn glDrawRangeElementsBaseVertex(
     indices: *const c_void,
     base_vertex: i32,
 ) {
-    with_gl(|gl| {
-        if end < start {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        draw(
-            gl,
-            mode,
-            0,
-            count,
-            Some(ty),
-            indices as usize,
-            1,
-            base_vertex,
-            0,
-        )
-    })
+    super::dlist::listed_elements(
+        "glDrawRangeElementsBaseVertex",
+        count,
+        ty,
+        indices,
+        base_vertex,
+        1,
+        0,
+        move |gl, indices| {
+            if end < start {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            draw(gl, mode, 0, count, Some(ty), indices, 1, base_vertex, 0)
+        },
+    )
 }
 
 #[no_mangle]
@@ -639,16 +691,21 @@ pub unsafe extern "C" fn glMultiDrawArrays(
 ) {
     // SAFETY: GL promises `drawcount` entries in each array.
     let (firsts, counts) = unsafe { (slice(first, drawcount), slice(count, drawcount)) };
-    with_gl(|gl| {
-        multi_draw(gl, mode, drawcount, None, counts, |gl, _| {
-            let ranges: Vec<(i64, i32, i32)> = firsts
-                .iter()
-                .zip(counts)
-                .map(|(f, c)| (i64::from(*f), *c, 0))
-                .collect();
-            emit_multi(gl, mode, 0, &ranges);
-        })
-    })
+    super::dlist::listed_multi_arrays(
+        "glMultiDrawArrays",
+        firsts,
+        counts,
+        move |gl, firsts, counts| {
+            multi_draw(gl, mode, drawcount, None, counts, |gl, _| {
+                let ranges: Vec<(i64, i32, i32)> = firsts
+                    .iter()
+                    .zip(counts)
+                    .map(|(f, c)| (i64::from(*f), *c, 0))
+                    .collect();
+                emit_multi(gl, mode, 0, &ranges);
+            })
+        },
+    )
 }
 
 #[no_mangle]
@@ -661,16 +718,23 @@ pub unsafe extern "C" fn glMultiDrawElements(
 ) {
     // SAFETY: GL promises `drawcount` entries in each array.
     let (counts, idx) = unsafe { (slice(count, drawcount), slice(indices, drawcount)) };
-    with_gl(|gl| {
-        multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
-            let ranges: Vec<(i64, i32, i32)> = counts
-                .iter()
-                .zip(idx)
-                .map(|(c, i)| (*i as usize as i64, *c, 0))
-                .collect();
-            emit_multi(gl, mode, isize_, &ranges);
-        })
-    })
+    super::dlist::listed_multi_elements(
+        "glMultiDrawElements",
+        counts,
+        ty,
+        idx,
+        &[],
+        move |gl, counts, idx, _| {
+            multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
+                let ranges: Vec<(i64, i32, i32)> = counts
+                    .iter()
+                    .zip(idx)
+                    .map(|(c, i)| (*i as i64, *c, 0))
+                    .collect();
+                emit_multi(gl, mode, isize_, &ranges);
+            })
+        },
+    )
 }
 
 #[no_mangle]
@@ -690,15 +754,22 @@ pub unsafe extern "C" fn glMultiDrawElementsBaseVertex(
             slice(basevertex, drawcount),
         )
     };
-    with_gl(|gl| {
-        multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
-            let ranges: Vec<(i64, i32, i32)> = counts
-                .iter()
-                .zip(idx)
-                .zip(bases)
-                .map(|((c, i), b)| (*i as usize as i64, *c, *b))
-                .collect();
-            emit_multi(gl, mode, isize_, &ranges);
-        })
-    })
+    super::dlist::listed_multi_elements(
+        "glMultiDrawElementsBaseVertex",
+        counts,
+        ty,
+        idx,
+        bases,
+        move |gl, counts, idx, bases| {
+            multi_draw(gl, mode, drawcount, Some(ty), counts, |gl, isize_| {
+                let ranges: Vec<(i64, i32, i32)> = counts
+                    .iter()
+                    .zip(idx)
+                    .zip(bases)
+                    .map(|((c, i), b)| (*i as i64, *c, *b))
+                    .collect();
+                emit_multi(gl, mode, isize_, &ranges);
+            })
+        },
+    )
 }

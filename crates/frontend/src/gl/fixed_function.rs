@@ -18,13 +18,14 @@
 //! coordinate generation, colour sum, point sprites' coordinate
 //! replacement, the alpha test while an application program is bound.
 
+use super::dlist::with_gl_listed;
 use std::collections::HashMap;
 
 use super::gl_err;
 
 use crate::context::{
-    with_gl, with_gl_dirty, Gl, ProgramObj, ShaderObj, ShaderOrProgram, DIRTY_PROGRAM,
-    DIRTY_RESOURCES, DIRTY_UNIFORMS, DIRTY_VERTEX,
+    with_gl, Gl, ProgramObj, ShaderObj, ShaderOrProgram, DIRTY_PROGRAM, DIRTY_RESOURCES,
+    DIRTY_UNIFORMS, DIRTY_VERTEX,
 };
 
 const TEXTURE_ENV: u32 = 0x2300;
@@ -770,12 +771,16 @@ fn get_combine(cb: &Combine, pname: u32) -> Option<f32> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexEnvi(target: u32, pname: u32, param: i32) {
-    with_gl(|gl| tex_env(gl, target, pname, &[param as f32], false))
+    with_gl_listed("glTexEnvi", 0, move |gl| {
+        tex_env(gl, target, pname, &[param as f32], false)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexEnvf(target: u32, pname: u32, param: f32) {
-    with_gl(|gl| tex_env(gl, target, pname, &[param], false))
+    with_gl_listed("glTexEnvf", 0, move |gl| {
+        tex_env(gl, target, pname, &[param], false)
+    })
 }
 
 /// GL_TEXTURE_ENV_COLOR takes four values, the others one.
@@ -789,26 +794,26 @@ fn env_values(pname: u32) -> usize {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexEnviv(target: u32, pname: u32, params: *const i32) {
-    with_gl(|gl| {
-        if params.is_null() {
+    // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
+    let p = unsafe { super::slice(params, env_values(pname) as i32) };
+    let v: Vec<f32> = p.iter().map(|x| *x as f32).collect();
+    with_gl_listed("glTexEnviv", 0, move |gl| {
+        if v.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
-        let p = unsafe { std::slice::from_raw_parts(params, env_values(pname)) };
-        let v: Vec<f32> = p.iter().map(|x| *x as f32).collect();
         tex_env(gl, target, pname, &v, pname == TEXTURE_ENV_COLOR)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexEnvfv(target: u32, pname: u32, params: *const f32) {
-    with_gl(|gl| {
-        if params.is_null() {
+    // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
+    let p = unsafe { super::slice(params, env_values(pname) as i32) }.to_vec();
+    with_gl_listed("glTexEnvfv", 0, move |gl| {
+        if p.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        // SAFETY: GL promises one value (four for GL_TEXTURE_ENV_COLOR).
-        let p = unsafe { std::slice::from_raw_parts(params, env_values(pname)) };
-        tex_env(gl, target, pname, p, false)
+        tex_env(gl, target, pname, &p, false)
     })
 }
 
@@ -872,7 +877,7 @@ pub unsafe extern "C" fn glGetTexEnvfv(target: u32, pname: u32, params: *mut f32
 
 #[no_mangle]
 pub unsafe extern "C" fn glAlphaFunc(func: u32, reference: f32) {
-    with_gl(|gl| {
+    with_gl_listed("glAlphaFunc", 0, move |gl| {
         if !compat_only(gl, "glAlphaFunc") {
             return;
         }
@@ -886,7 +891,7 @@ pub unsafe extern "C" fn glAlphaFunc(func: u32, reference: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glShadeModel(mode: u32) {
-    with_gl_dirty(0, |gl| {
+    with_gl_listed("glShadeModel", 0, move |gl| {
         if !compat_only(gl, "glShadeModel") {
             return;
         }

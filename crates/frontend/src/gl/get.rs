@@ -824,6 +824,9 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         p if !gl.st.is_core() && super::fixed_function::get(gl, p).is_some() => {
             super::fixed_function::get(gl, p).map(Vals::F)
         }
+        p if !gl.st.is_core() && super::dlist::get(gl, p).is_some() => {
+            super::dlist::get(gl, p).map(Vals::I)
+        }
         p if !gl.st.is_core() && super::raster::get(gl, p).is_some() => {
             super::raster::get(gl, p).map(Vals::F)
         }

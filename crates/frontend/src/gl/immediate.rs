@@ -14,7 +14,8 @@
 //! registry stubs did) or the application's arrays (saved and restored
 //! around the `glEnd` draw).
 
-use crate::context::{with_gl, FfArray, Gl, DIRTY_VERTEX};
+use super::dlist::with_gl_listed;
+use crate::context::{FfArray, Gl, DIRTY_VERTEX};
 use crate::shader::{FF_TEXCOORD0, FF_VERTEX};
 
 use super::gl_err;
@@ -51,7 +52,7 @@ fn valid_begin_mode(mode: u32) -> bool {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBegin(mode: u32) {
-    with_gl(|gl| {
+    with_gl_listed("glBegin", 0, move |gl| {
         if gl.st.is_core() || gl.st.ff.immediate.is_some() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -80,7 +81,7 @@ fn vertex(gl: &mut Gl, pos: [f32; 4]) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnd() {
-    with_gl(|gl| {
+    with_gl_listed("glEnd", 0, move |gl| {
         let Some(im) = gl.st.ff.immediate.take() else {
             gl_err!(gl, glow::INVALID_OPERATION);
         };
@@ -125,7 +126,7 @@ macro_rules! vertex_fns {
     ($($name:ident($($arg:ident: $t:ty),*) => $pos:expr;)*) => {$(
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $t),*) {
-            with_gl(|gl| {
+            with_gl_listed(stringify!($name), 0, move |gl| {
                 if gl.st.is_core() {
                     gl_err!(gl, glow::INVALID_OPERATION);
                 }
@@ -139,18 +140,21 @@ macro_rules! vertex_v_fns {
     ($($name:ident($t:ty, $n:expr);)*) => {$(
         #[no_mangle]
         pub unsafe extern "C" fn $name(v: *const $t) {
-            with_gl(|gl| {
+            let null = v.is_null();
+            let mut pos = [0.0f32, 0.0, 0.0, 1.0];
+            if !null {
+                // SAFETY: GL promises `$n` components at `v`.
+                let c = unsafe { std::slice::from_raw_parts(v, $n) };
+                for (d, s) in pos.iter_mut().zip(c) {
+                    *d = *s as f32;
+                }
+            }
+            with_gl_listed(stringify!($name), 0, move |gl| {
                 if gl.st.is_core() {
                     gl_err!(gl, glow::INVALID_OPERATION);
                 }
-                if v.is_null() {
+                if null {
                     return;
-                }
-                // SAFETY: GL promises `$n` components at `v`.
-                let c = unsafe { std::slice::from_raw_parts(v, $n) };
-                let mut pos = [0.0f32, 0.0, 0.0, 1.0];
-                for (d, s) in pos.iter_mut().zip(c) {
-                    *d = *s as f32;
                 }
                 vertex(gl, pos)
             })
@@ -209,22 +213,28 @@ fn rect(gl: &mut Gl, x1: f32, y1: f32, x2: f32, y2: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glRectf(x1: f32, y1: f32, x2: f32, y2: f32) {
-    with_gl(|gl| rect(gl, x1, y1, x2, y2))
+    with_gl_listed("glRect", 0, move |gl| rect(gl, x1, y1, x2, y2))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glRectd(x1: f64, y1: f64, x2: f64, y2: f64) {
-    with_gl(|gl| rect(gl, x1 as f32, y1 as f32, x2 as f32, y2 as f32))
+    with_gl_listed("glRect", 0, move |gl| {
+        rect(gl, x1 as f32, y1 as f32, x2 as f32, y2 as f32)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glRecti(x1: i32, y1: i32, x2: i32, y2: i32) {
-    with_gl(|gl| rect(gl, x1 as f32, y1 as f32, x2 as f32, y2 as f32))
+    with_gl_listed("glRect", 0, move |gl| {
+        rect(gl, x1 as f32, y1 as f32, x2 as f32, y2 as f32)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glRects(x1: i16, y1: i16, x2: i16, y2: i16) {
-    with_gl(|gl| rect(gl, x1.into(), y1.into(), x2.into(), y2.into()))
+    with_gl_listed("glRect", 0, move |gl| {
+        rect(gl, x1.into(), y1.into(), x2.into(), y2.into())
+    })
 }
 
 /// A draw of a legacy primitive type in a compatibility context, redrawn

@@ -24,6 +24,7 @@ use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::{Handle, Pipe};
 
+use super::dlist::with_gl_listed;
 use super::{gl_err, slice};
 use crate::context::{with_gl, with_gl_dirty, FfArray, Gl, VertexArray, DIRTY_VERTEX, MAX_ATTRIBS};
 use crate::shader::{
@@ -648,28 +649,28 @@ macro_rules! current {
     ($f:ident, $fv:ident, $t:ty, $conv:ident, $slot:expr, 1) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(x: $t) {
-            with_gl(|gl| set_current(gl, $slot, [$conv(x), 0.0, 0.0, 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| set_current(gl, $slot, [$conv(x), 0.0, 0.0, 1.0]))
         }
         current!(@v $fv, $t, $conv, $slot, 1);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, $slot:expr, 2) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(x: $t, y: $t) {
-            with_gl(|gl| set_current(gl, $slot, [$conv(x), $conv(y), 0.0, 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| set_current(gl, $slot, [$conv(x), $conv(y), 0.0, 1.0]))
         }
         current!(@v $fv, $t, $conv, $slot, 2);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, $slot:expr, 3) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(x: $t, y: $t, z: $t) {
-            with_gl(|gl| set_current(gl, $slot, [$conv(x), $conv(y), $conv(z), 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| set_current(gl, $slot, [$conv(x), $conv(y), $conv(z), 1.0]))
         }
         current!(@v $fv, $t, $conv, $slot, 3);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, $slot:expr, 4) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(x: $t, y: $t, z: $t, w: $t) {
-            with_gl(|gl| set_current(gl, $slot, [$conv(x), $conv(y), $conv(z), $conv(w)]))
+            with_gl_listed(stringify!($f), 0, move |gl| set_current(gl, $slot, [$conv(x), $conv(y), $conv(z), $conv(w)]))
         }
         current!(@v $fv, $t, $conv, $slot, 4);
     };
@@ -678,7 +679,7 @@ macro_rules! current {
         pub unsafe extern "C" fn $fv(v: *const $t) {
             // SAFETY: GL promises the components at `v`.
             let c = unsafe { read4(v, $n, $conv) };
-            with_gl(|gl| set_current(gl, $slot, c))
+            with_gl_listed(stringify!($fv), 0, move |gl| set_current(gl, $slot, c))
         }
     };
 }
@@ -805,28 +806,28 @@ macro_rules! multi {
     ($f:ident, $fv:ident, $t:ty, $conv:ident, 1) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(target: u32, x: $t) {
-            with_gl(|gl| multi_tex_coord(gl, target, [$conv(x), 0.0, 0.0, 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| multi_tex_coord(gl, target, [$conv(x), 0.0, 0.0, 1.0]))
         }
         multi!(@v $fv, $t, $conv, 1);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, 2) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(target: u32, x: $t, y: $t) {
-            with_gl(|gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), 0.0, 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), 0.0, 1.0]))
         }
         multi!(@v $fv, $t, $conv, 2);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, 3) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(target: u32, x: $t, y: $t, z: $t) {
-            with_gl(|gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), $conv(z), 1.0]))
+            with_gl_listed(stringify!($f), 0, move |gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), $conv(z), 1.0]))
         }
         multi!(@v $fv, $t, $conv, 3);
     };
     ($f:ident, $fv:ident, $t:ty, $conv:ident, 4) => {
         #[no_mangle]
         pub unsafe extern "C" fn $f(target: u32, x: $t, y: $t, z: $t, w: $t) {
-            with_gl(|gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), $conv(z), $conv(w)]))
+            with_gl_listed(stringify!($f), 0, move |gl| multi_tex_coord(gl, target, [$conv(x), $conv(y), $conv(z), $conv(w)]))
         }
         multi!(@v $fv, $t, $conv, 4);
     };
@@ -835,7 +836,7 @@ macro_rules! multi {
         pub unsafe extern "C" fn $fv(target: u32, v: *const $t) {
             // SAFETY: GL promises the components at `v`.
             let c = unsafe { read4(v, $n, $conv) };
-            with_gl(|gl| multi_tex_coord(gl, target, c))
+            with_gl_listed(stringify!($fv), 0, move |gl| multi_tex_coord(gl, target, c))
         }
     };
 }

@@ -16,6 +16,7 @@
 //! the glGet names an INVALID_ENUM. No colour matrix (GL_ARB_imaging is not
 //! offered): `glMatrixMode(GL_COLOR)` is an INVALID_ENUM.
 
+use super::dlist::with_gl_listed;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{gl_err, slice};
@@ -463,25 +464,27 @@ fn current_stack<'a>(gl: &'a mut Gl<'_>) -> Result<(&'a mut Vec<Mat4>, usize), u
 
 /// Run `f` on the current matrix of a compatibility context (core:
 /// INVALID_OPERATION); the programs reading matrices are refreshed.
-fn edit(f: impl FnOnce(&mut Mat4)) {
-    with_gl(|gl| {
-        if gl.st.is_core() {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        let top = match current_stack(gl) {
-            Ok((s, _)) => s.last_mut(),
-            Err(e) => gl_err!(gl, e),
-        };
-        if let Some(top) = top {
-            f(top);
-        }
-        gl.st.matrices.serial = next_serial();
-        gl.st.dirty |= DIRTY_UNIFORMS;
-    })
+fn edit(f: impl Fn(&mut Mat4) + Send + Sync + 'static) {
+    with_gl_listed("glMatrix", 0, move |gl| edit_gl(gl, &f))
+}
+
+fn edit_gl(gl: &mut Gl, f: &dyn Fn(&mut Mat4)) {
+    if gl.st.is_core() {
+        gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    let top = match current_stack(gl) {
+        Ok((s, _)) => s.last_mut(),
+        Err(e) => gl_err!(gl, e),
+    };
+    if let Some(top) = top {
+        f(top);
+    }
+    gl.st.matrices.serial = next_serial();
+    gl.st.dirty |= DIRTY_UNIFORMS;
 }
 
 fn mult(m: Mat4) {
-    edit(|top| *top = mul(top, &m))
+    edit(move |top| *top = mul(top, &m))
 }
 
 /// SAFETY contract of the pointer variants: `m` is null or 16 values.
@@ -493,7 +496,7 @@ unsafe fn read16<T: Copy + Into<f64>>(m: *const T) -> Option<Mat4> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glMatrixMode(mode: u32) {
-    with_gl(|gl| {
+    with_gl_listed("glMatrixMode", 0, move |gl| {
         if gl.st.is_core() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -515,7 +518,7 @@ pub unsafe extern "C" fn glLoadMatrixf(m: *const f32) {
     let Some(m) = (unsafe { read16(m) }) else {
         return;
     };
-    edit(|top| *top = m)
+    edit(move |top| *top = m)
 }
 
 #[no_mangle]
@@ -524,7 +527,7 @@ pub unsafe extern "C" fn glLoadMatrixd(m: *const f64) {
     let Some(m) = (unsafe { read16(m) }) else {
         return;
     };
-    edit(|top| *top = m)
+    edit(move |top| *top = m)
 }
 
 #[no_mangle]
@@ -533,7 +536,7 @@ pub unsafe extern "C" fn glLoadTransposeMatrixf(m: *const f32) {
     let Some(m) = (unsafe { read16(m) }) else {
         return;
     };
-    edit(|top| *top = transpose(&m))
+    edit(move |top| *top = transpose(&m))
 }
 
 #[no_mangle]
@@ -542,7 +545,7 @@ pub unsafe extern "C" fn glLoadTransposeMatrixd(m: *const f64) {
     let Some(m) = (unsafe { read16(m) }) else {
         return;
     };
-    edit(|top| *top = transpose(&m))
+    edit(move |top| *top = transpose(&m))
 }
 
 #[no_mangle]
@@ -634,16 +637,12 @@ pub unsafe extern "C" fn glTranslated(x: f64, y: f64, z: f64) {
 /// glOrtho / glFrustum: the INVALID_VALUE cases are checked after the
 /// profile (a core context answers INVALID_OPERATION).
 fn projection_op(bad: bool, m: Mat4) {
-    let refused = with_gl(|gl| {
+    with_gl_listed("glOrtho/glFrustum", 0, move |gl| {
         if !gl.st.is_core() && bad {
-            gl.st.set_error(glow::INVALID_VALUE);
-            return true;
+            gl_err!(gl, glow::INVALID_VALUE);
         }
-        false
-    });
-    if !refused {
-        mult(m)
-    }
+        edit_gl(gl, &|top| *top = mul(top, &m))
+    })
 }
 
 #[no_mangle]
@@ -659,7 +658,7 @@ pub unsafe extern "C" fn glFrustum(l: f64, r: f64, b: f64, t: f64, n: f64, f: f6
 
 #[no_mangle]
 pub unsafe extern "C" fn glPushMatrix() {
-    with_gl(|gl| {
+    with_gl_listed("glPushMatrix", 0, move |gl| {
         if gl.st.is_core() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -677,7 +676,7 @@ pub unsafe extern "C" fn glPushMatrix() {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPopMatrix() {
-    with_gl(|gl| {
+    with_gl_listed("glPopMatrix", 0, move |gl| {
         if gl.st.is_core() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
@@ -697,8 +696,8 @@ pub unsafe extern "C" fn glPopMatrix() {
 #[no_mangle]
 pub unsafe extern "C" fn glClipPlane(plane: u32, equation: *const f64) {
     // SAFETY: GL says `equation` points at 4 values.
-    let eq = unsafe { slice(equation, 4) };
-    with_gl(|gl| {
+    let eq = unsafe { slice(equation, 4) }.to_vec();
+    with_gl_listed("glClipPlane", 0, move |gl| {
         if gl.st.is_core() {
             gl_err!(gl, glow::INVALID_OPERATION);
         }

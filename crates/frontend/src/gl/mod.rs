@@ -17,6 +17,7 @@ pub mod clear_buffer;
 pub mod compute;
 pub mod copy_texture;
 pub mod debug;
+pub mod dlist;
 pub mod draw;
 pub mod dsa;
 pub mod es2_compat;
@@ -60,6 +61,9 @@ pub use compute::{
 };
 pub use copy_texture::*;
 pub use debug::*;
+pub use dlist::{
+    glCallList, glCallLists, glDeleteLists, glEndList, glGenLists, glIsList, glListBase, glNewList,
+};
 pub use draw::*;
 pub use dsa::*;
 pub use es2_compat::*;

@@ -10,6 +10,7 @@
 //! stage program's default-uniform values, sampler units and block
 //! bindings into it by name (`sync_composite`).
 
+use super::dlist::with_gl_listed;
 use std::ffi::c_char;
 
 use super::shaders::{program_mut, release_program, write_log};
@@ -252,7 +253,7 @@ fn linked_program_arg<'a>(gl: &'a mut Gl, program: u32) -> Result<Option<&'a mut
 
 #[no_mangle]
 pub unsafe extern "C" fn glUseProgramStages(pipeline: u32, stages: u32, program: u32) {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+    with_gl_listed("glUseProgramStages", DIRTY_PROGRAM, move |gl| {
         let valid: u32 = (0..6)
             .filter(|&i| stage_supported(gl, i))
             .fold(0, |a, i| a | STAGE_BITS[i]);
@@ -286,7 +287,7 @@ pub unsafe extern "C" fn glUseProgramStages(pipeline: u32, stages: u32, program:
 
 #[no_mangle]
 pub unsafe extern "C" fn glActiveShaderProgram(pipeline: u32, program: u32) {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+    with_gl_listed("glActiveShaderProgram", DIRTY_PROGRAM, move |gl| {
         // An unknown program (or a shader) is reported before the
         // pipeline, an unlinked program after it.
         let linked = match program {

@@ -45,6 +45,7 @@
 //! active transform feedback around the rectangle. Integer formats are
 //! GL_INVALID_OPERATION, as GL 3.0 says.
 
+use super::dlist::{with_gl_listed, with_gl_listed_with};
 use std::ffi::c_void;
 
 use mgpipe::pixels as mp;
@@ -54,8 +55,8 @@ use super::log_once;
 use super::raster::legacy_call;
 use super::validate::{has_depth, has_stencil};
 use crate::context::{
-    target_index, with_gl, Gl, PixelStore, StencilFace, Texture, VertexArray, DIRTY_ALL,
-    MAX_DRAW_BUFFERS, TEXTURE_TARGETS,
+    target_index, Gl, PixelStore, StencilFace, Texture, VertexArray, DIRTY_ALL, MAX_DRAW_BUFFERS,
+    TEXTURE_TARGETS,
 };
 use crate::shader::{FF_ARRAYS, FF_COLOR, FF_TEXCOORD0, FF_VERTEX};
 
@@ -197,10 +198,56 @@ pub unsafe extern "C" fn glDrawPixels(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl(|gl| draw_pixels(gl, width, height, format, ty, pixels))
+    with_gl_listed_with(
+        "glDrawPixels",
+        0,
+        |gl| draw_pixels(gl, width, height, format, ty, pixels, None),
+        |gl| {
+            // A display list keeps the image, unpacked now (tight bytes).
+            let bpp = super::pixels::pixel_pair(format, ty).ok();
+            let pre: Vec<u8> = match bpp {
+                Some(bpp)
+                    if width > 0 && height > 0 && !super::pixels::is_integer_format(format) =>
+                {
+                    super::textures::image_source(
+                        gl,
+                        width as u32,
+                        height as u32,
+                        1,
+                        bpp,
+                        ty,
+                        pixels,
+                    )
+                    .map(|c| c.into_owned())
+                    .unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            Some(move |gl: &mut Gl| {
+                draw_pixels(
+                    gl,
+                    width,
+                    height,
+                    format,
+                    ty,
+                    std::ptr::null(),
+                    Some(pre.as_slice()),
+                )
+            })
+        },
+    )
 }
 
-fn draw_pixels(gl: &mut Gl, width: i32, height: i32, format: u32, ty: u32, pixels: *const c_void) {
+/// `pre`: the tight image a display list copied at compile time.
+fn draw_pixels(
+    gl: &mut Gl,
+    width: i32,
+    height: i32,
+    format: u32,
+    ty: u32,
+    pixels: *const c_void,
+    pre: Option<&[u8]>,
+) {
     if !legacy_call(gl, "glDrawPixels") {
         return;
     }
@@ -229,7 +276,11 @@ fn draw_pixels(gl: &mut Gl, width: i32, height: i32, format: u32, ty: u32, pixel
         return;
     }
     let (w, h) = (width as u32, height as u32);
-    let Some(bytes) = super::textures::image_source(gl, w, h, 1, bpp, ty, pixels) else {
+    let bytes = match pre {
+        Some(b) => Some(std::borrow::Cow::Borrowed(b)),
+        None => super::textures::image_source(gl, w, h, 1, bpp, ty, pixels),
+    };
+    let Some(bytes) = bytes else {
         // The unpack buffer's error was raised.
         return;
     };
@@ -256,7 +307,9 @@ fn draw_pixels(gl: &mut Gl, width: i32, height: i32, format: u32, ty: u32, pixel
 
 #[no_mangle]
 pub unsafe extern "C" fn glCopyPixels(x: i32, y: i32, width: i32, height: i32, ty: u32) {
-    with_gl(|gl| copy_pixels(gl, x, y, width, height, ty))
+    with_gl_listed("glCopyPixels", 0, move |gl| {
+        copy_pixels(gl, x, y, width, height, ty)
+    })
 }
 
 fn copy_pixels(gl: &mut Gl, x: i32, y: i32, width: i32, height: i32, ty: u32) {
@@ -360,7 +413,9 @@ pub unsafe extern "C" fn glBitmap(
     ymove: f32,
     bitmap: *const u8,
 ) {
-    with_gl(|gl| {
+    type Bits = Result<Option<Vec<u8>>, u32>;
+    // `pre`: the bits a display list copied at compile time.
+    let body = move |gl: &mut Gl, bitmap: *const u8, pre: Option<&Bits>| {
         if !legacy_call(gl, "glBitmap") {
             return;
         }
@@ -376,7 +431,10 @@ pub unsafe extern "C" fn glBitmap(
         }
         if !gl.st.rasterizer_discard && width > 0 && height > 0 {
             let (w, h) = (width as u32, height as u32);
-            let bits = match unpack_bitmap(gl, w, h, bitmap) {
+            let bits = match pre
+                .cloned()
+                .unwrap_or_else(|| unpack_bitmap(gl, w, h, bitmap))
+            {
                 Ok(b) => b,
                 Err(e) => gl_err!(gl, e),
             };
@@ -397,7 +455,20 @@ pub unsafe extern "C" fn glBitmap(
         let r = &mut gl.st.raster;
         r.pos[0] += xmove;
         r.pos[1] += ymove;
-    })
+    };
+    with_gl_listed_with(
+        "glBitmap",
+        0,
+        |gl| body(gl, bitmap, None),
+        |gl| {
+            let pre: Bits = if width > 0 && height > 0 {
+                unpack_bitmap(gl, width as u32, height as u32, bitmap)
+            } else {
+                Ok(None)
+            };
+            Some(move |gl: &mut Gl| body(gl, std::ptr::null(), Some(&pre)))
+        },
+    )
 }
 
 /// A bitmap's bits, one byte per pixel, under the unpack state (row

@@ -23,9 +23,10 @@
 //! Stored, not applied (logged once): the compatibility distance
 //! attenuation, size clamps and fade threshold.
 
+use super::dlist::with_gl_listed;
 use super::matrix::next_serial;
 use super::{gl_err, log_once};
-use crate::context::{with_gl, Gl, DIRTY_UNIFORMS};
+use crate::context::{Gl, DIRTY_UNIFORMS};
 
 pub const POINT_SPRITE: u32 = 0x8861;
 pub const VERTEX_PROGRAM_TWO_SIDE: u32 = 0x8643;
@@ -225,35 +226,39 @@ fn values(pname: u32) -> usize {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointParameterf(pname: u32, param: f32) {
-    with_gl(|gl| point_parameter(gl, pname, &[param]))
+    with_gl_listed("glPointParameterf", 0, move |gl| {
+        point_parameter(gl, pname, &[param])
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointParameteri(pname: u32, param: i32) {
-    with_gl(|gl| point_parameter(gl, pname, &[param as f32]))
+    with_gl_listed("glPointParameteri", 0, move |gl| {
+        point_parameter(gl, pname, &[param as f32])
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointParameterfv(pname: u32, params: *const f32) {
-    with_gl(|gl| {
-        if params.is_null() {
+    // SAFETY: GL promises one value (three for the attenuation).
+    let v = unsafe { super::slice(params, values(pname) as i32) }.to_vec();
+    with_gl_listed("glPointParameterfv", 0, move |gl| {
+        if v.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        // SAFETY: GL promises one value (three for the attenuation).
-        let v = unsafe { std::slice::from_raw_parts(params, values(pname)) };
-        point_parameter(gl, pname, v)
+        point_parameter(gl, pname, &v)
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointParameteriv(pname: u32, params: *const i32) {
-    with_gl(|gl| {
-        if params.is_null() {
+    // SAFETY: GL promises one value (three for the attenuation).
+    let p = unsafe { super::slice(params, values(pname) as i32) };
+    let v: Vec<f32> = p.iter().map(|x| *x as f32).collect();
+    with_gl_listed("glPointParameteriv", 0, move |gl| {
+        if v.is_empty() {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        // SAFETY: GL promises one value (three for the attenuation).
-        let p = unsafe { std::slice::from_raw_parts(params, values(pname)) };
-        let v: Vec<f32> = p.iter().map(|x| *x as f32).collect();
         point_parameter(gl, pname, &v)
     })
 }

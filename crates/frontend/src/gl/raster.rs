@@ -15,9 +15,10 @@
 //! stay GL_INVALID_ENUM). No lighting (not emulated: the raster colour is
 //! the current colour), no feedback or selection, no colour index mode.
 
+use super::dlist::with_gl_listed;
 use super::log_once;
 use super::matrix::{Mat4, CLIP_PLANES};
-use crate::context::{with_gl, Gl};
+use crate::context::Gl;
 use crate::shader::{FF_COLOR, FF_SECONDARY_COLOR, FF_TEXCOORD0};
 
 pub const CURRENT_RASTER_COLOR: u32 = 0x0B04;
@@ -176,7 +177,7 @@ macro_rules! raster_pos_fn {
     ($name:ident($($arg:ident: $t:ty),*) => $pos:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $t),*) {
-            with_gl(|gl| raster_pos(gl, $pos))
+            with_gl_listed(stringify!($name), 0, move |gl| raster_pos(gl, $pos))
         }
     };
 }
@@ -185,17 +186,20 @@ macro_rules! raster_pos_v_fn {
     ($name:ident, $t:ty, $n:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(v: *const $t) {
-            with_gl(|gl| {
-                if v.is_null() {
+            let null = v.is_null();
+            let mut pos = [0.0f32, 0.0, 0.0, 1.0];
+            if !null {
+                // SAFETY: GL promises `$n` components at `v` (not null).
+                let c = unsafe { std::slice::from_raw_parts(v, $n) };
+                for (d, s) in pos.iter_mut().zip(c) {
+                    *d = *s as f32;
+                }
+            }
+            with_gl_listed(stringify!($name), 0, move |gl| {
+                if null {
                     // Nothing to read: the call's other rules still apply.
                     let _ = legacy_call(gl, "glRasterPos");
                     return;
-                }
-                // SAFETY: GL promises `$n` components at `v` (not null).
-                let c = unsafe { std::slice::from_raw_parts(v, $n) };
-                let mut pos = [0.0f32, 0.0, 0.0, 1.0];
-                for (d, s) in pos.iter_mut().zip(c) {
-                    *d = *s as f32;
                 }
                 raster_pos(gl, pos)
             })
@@ -207,7 +211,7 @@ macro_rules! window_pos_fn {
     ($name:ident($($arg:ident: $t:ty),*) => $pos:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $t),*) {
-            with_gl(|gl| {
+            with_gl_listed(stringify!($name), 0, move |gl| {
                 let [x, y, z]: [f32; 3] = $pos;
                 window_pos(gl, x, y, z)
             })
@@ -219,16 +223,19 @@ macro_rules! window_pos_v_fn {
     ($name:ident, $t:ty, $n:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name(v: *const $t) {
-            with_gl(|gl| {
-                if v.is_null() {
-                    let _ = legacy_call(gl, "glWindowPos");
-                    return;
-                }
+            let null = v.is_null();
+            let mut pos = [0.0f32; 3];
+            if !null {
                 // SAFETY: GL promises `$n` components at `v` (not null).
                 let c = unsafe { std::slice::from_raw_parts(v, $n) };
-                let mut pos = [0.0f32; 3];
                 for (d, s) in pos.iter_mut().zip(c) {
                     *d = *s as f32;
+                }
+            }
+            with_gl_listed(stringify!($name), 0, move |gl| {
+                if null {
+                    let _ = legacy_call(gl, "glWindowPos");
+                    return;
                 }
                 window_pos(gl, pos[0], pos[1], pos[2])
             })
@@ -283,7 +290,7 @@ window_pos_v_fn!(glWindowPos3sv, i16, 3);
 
 #[no_mangle]
 pub unsafe extern "C" fn glPixelZoom(xfactor: f32, yfactor: f32) {
-    with_gl(|gl| {
+    with_gl_listed("glPixelZoom", 0, move |gl| {
         if !legacy_call(gl, "glPixelZoom") {
             return;
         }

@@ -1,6 +1,7 @@
 //! Shaders, programs and uniforms. Compilation runs here on the client
 //! (GLSL → SPIR-V); the server only ever sees linked SPIR-V.
 
+use super::dlist::with_gl_listed;
 use std::ffi::c_char;
 
 use mgpipe::calls;
@@ -943,7 +944,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glUseProgram(program: u32) {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+    with_gl_listed("glUseProgram", DIRTY_PROGRAM, move |gl| {
         // Not allowed between glBegin and glEnd (compatibility profile).
         if gl.st.ff.immediate.is_some() {
             gl_err!(gl, glow::INVALID_OPERATION);
@@ -1308,7 +1309,7 @@ pub unsafe extern "C" fn glGetUniformBlockIndex(program: u32, name: *const c_cha
 
 #[no_mangle]
 pub unsafe extern "C" fn glUniformBlockBinding(program: u32, index: u32, binding: u32) {
-    with_gl_dirty(DIRTY_PROGRAM, |gl| {
+    with_gl_listed("glUniformBlockBinding", DIRTY_PROGRAM, move |gl| {
         let l = match linked(gl, program) {
             Ok(l) => l,
             Err(e) => gl_err!(gl, e),
@@ -1586,6 +1587,7 @@ fn set_uniform(gl: &mut Gl, write: impl FnOnce(&mut Gl) -> UniformWrite) {
 
 /// What a uniform setter writes: `count` elements of `comps` words each
 /// (or matrices of (columns, rows, transpose)) of the `src` family.
+#[derive(Clone, Copy)]
 struct Values<'a> {
     count: i32,
     src: Src,
@@ -1797,9 +1799,26 @@ fn as_words<T: bytemuck::Pod>(v: &[T]) -> &[u32] {
 /// glProgramUniform* (a named program) write through here.
 #[inline]
 fn uniform_entry(program: Option<u32>, location: i32, v: Values) {
-    with_gl_dirty(DIRTY_UNIFORMS, |gl| {
-        set_uniform(gl, |gl| write_uniform(gl, program, location, v))
-    })
+    super::dlist::with_gl_listed_with(
+        "glUniform",
+        DIRTY_UNIFORMS,
+        |gl| set_uniform(gl, |gl| write_uniform(gl, program, location, v)),
+        // A display list keeps a copy of the values.
+        |_| {
+            let (count, src, comps, matrix) = (v.count, v.src, v.comps, v.matrix);
+            let words = v.words.to_vec();
+            Some(move |gl: &mut Gl| {
+                let v = Values {
+                    count,
+                    src,
+                    comps,
+                    matrix,
+                    words: &words,
+                };
+                set_uniform(gl, |gl| write_uniform(gl, program, location, v))
+            })
+        },
+    )
 }
 
 /// glUniform{1,2,3,4}{f,i,ui,d}v and their glProgramUniform twins.

@@ -1,5 +1,6 @@
 //! Fixed-function state, errors, clears, flush/finish.
 
+use super::dlist::with_gl_listed;
 use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::Pipe;
@@ -160,7 +161,7 @@ pub fn get_cap(gl: &Gl, cap: u32) -> Option<bool> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnable(cap: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glEnable", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         if !set_cap(gl, cap, true) && !super::legacy_arrays::enable_as_client_state(gl, cap, true) {
             gl.st.set_error(glow::INVALID_ENUM);
         }
@@ -169,7 +170,7 @@ pub unsafe extern "C" fn glEnable(cap: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glDisable(cap: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glDisable", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         if !set_cap(gl, cap, false) && !super::legacy_arrays::enable_as_client_state(gl, cap, false)
         {
             gl.st.set_error(glow::INVALID_ENUM);
@@ -212,15 +213,19 @@ fn indexed_cap(gl: &mut Gl, cap: u32, index: u32, on: Option<bool>) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glEnablei(cap: u32, index: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glEnablei", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         indexed_cap(gl, cap, index, Some(true));
     })
 }
 #[no_mangle]
 pub unsafe extern "C" fn glDisablei(cap: u32, index: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        indexed_cap(gl, cap, index, Some(false));
-    })
+    with_gl_listed(
+        "glDisablei",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            indexed_cap(gl, cap, index, Some(false));
+        },
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn glIsEnabledi(cap: u32, index: u32) -> u8 {
@@ -282,23 +287,29 @@ fn set_blend_eq(gl: &mut Gl, buf: Option<u32>, rgb: u32, alpha: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFunc(src: u32, dst: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_func(gl, None, [src, dst, src, dst])
-    })
+    with_gl_listed(
+        "glBlendFunc",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_func(gl, None, [src, dst, src, dst]),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFuncSeparate(src_rgb: u32, dst_rgb: u32, src_a: u32, dst_a: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_func(gl, None, [src_rgb, dst_rgb, src_a, dst_a])
-    })
+    with_gl_listed(
+        "glBlendFuncSeparate",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_func(gl, None, [src_rgb, dst_rgb, src_a, dst_a]),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendFunci(buf: u32, src: u32, dst: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_func(gl, Some(buf), [src, dst, src, dst])
-    })
+    with_gl_listed(
+        "glBlendFunci",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_func(gl, Some(buf), [src, dst, src, dst]),
+    )
 }
 
 #[no_mangle]
@@ -309,37 +320,47 @@ pub unsafe extern "C" fn glBlendFuncSeparatei(
     src_a: u32,
     dst_a: u32,
 ) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_func(gl, Some(buf), [src_rgb, dst_rgb, src_a, dst_a])
-    })
+    with_gl_listed(
+        "glBlendFuncSeparatei",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_func(gl, Some(buf), [src_rgb, dst_rgb, src_a, dst_a]),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquation(mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_eq(gl, None, mode, mode)
-    })
+    with_gl_listed(
+        "glBlendEquation",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_eq(gl, None, mode, mode),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquationSeparate(rgb: u32, alpha: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_eq(gl, None, rgb, alpha)
-    })
+    with_gl_listed(
+        "glBlendEquationSeparate",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_eq(gl, None, rgb, alpha),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquationi(buf: u32, mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_eq(gl, Some(buf), mode, mode)
-    })
+    with_gl_listed(
+        "glBlendEquationi",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_eq(gl, Some(buf), mode, mode),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendEquationSeparatei(buf: u32, rgb: u32, alpha: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        set_blend_eq(gl, Some(buf), rgb, alpha)
-    })
+    with_gl_listed(
+        "glBlendEquationSeparatei",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| set_blend_eq(gl, Some(buf), rgb, alpha),
+    )
 }
 
 /// glTextureBarrier (GL 4.5, ARB_texture_barrier): earlier rendering is
@@ -359,91 +380,123 @@ pub unsafe extern "C" fn glTextureBarrier() {
 /// glClipControl (GL 4.5, ARB_clip_control).
 #[no_mangle]
 pub unsafe extern "C" fn glClipControl(origin: u32, depth: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !matches!(origin, glow::LOWER_LEFT | glow::UPPER_LEFT)
-            || !matches!(depth, glow::NEGATIVE_ONE_TO_ONE | glow::ZERO_TO_ONE)
-        {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.clip_upper_left = origin == glow::UPPER_LEFT;
-        gl.st.clip_zero_to_one = depth == glow::ZERO_TO_ONE;
-    })
+    with_gl_listed(
+        "glClipControl",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if !matches!(origin, glow::LOWER_LEFT | glow::UPPER_LEFT)
+                || !matches!(depth, glow::NEGATIVE_ONE_TO_ONE | glow::ZERO_TO_ONE)
+            {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            gl.st.clip_upper_left = origin == glow::UPPER_LEFT;
+            gl.st.clip_zero_to_one = depth == glow::ZERO_TO_ONE;
+        },
+    )
 }
 
 /// glMinSampleShading (GL 4.0): the value is clamped to [0, 1].
 #[no_mangle]
 pub unsafe extern "C" fn glMinSampleShading(value: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING == 0 {
-            log_once("glMinSampleShading", || {
-                "glMinSampleShading: the backend has no per-sample shading; value kept".into()
-            });
-        }
-        gl.st.min_sample_shading = if value.is_nan() {
-            0.0
-        } else {
-            value.clamp(0.0, 1.0)
-        };
-    })
+    with_gl_listed(
+        "glMinSampleShading",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING == 0 {
+                log_once("glMinSampleShading", || {
+                    "glMinSampleShading: the backend has no per-sample shading; value kept".into()
+                });
+            }
+            gl.st.min_sample_shading = if value.is_nan() {
+                0.0
+            } else {
+                value.clamp(0.0, 1.0)
+            };
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glBlendColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.blend_color = [r, g, b, a]
-    })
+    with_gl_listed(
+        "glBlendColor",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| gl.st.blend_color = [r, g, b, a],
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glColorMask(r: u8, g: u8, b: u8, a: u8) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let m =
-            (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
-        gl.st.color_mask = [m; MAX_DRAW_BUFFERS];
-    })
+    with_gl_listed(
+        "glColorMask",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            let m = (r != 0) as u8
+                | ((g != 0) as u8) << 1
+                | ((b != 0) as u8) << 2
+                | ((a != 0) as u8) << 3;
+            gl.st.color_mask = [m; MAX_DRAW_BUFFERS];
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glColorMaski(i: u32, r: u8, g: u8, b: u8, a: u8) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if i as usize >= MAX_DRAW_BUFFERS {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        gl.st.color_mask[i as usize] =
-            (r != 0) as u8 | ((g != 0) as u8) << 1 | ((b != 0) as u8) << 2 | ((a != 0) as u8) << 3;
-    })
+    with_gl_listed(
+        "glColorMaski",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if i as usize >= MAX_DRAW_BUFFERS {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            gl.st.color_mask[i as usize] = (r != 0) as u8
+                | ((g != 0) as u8) << 1
+                | ((b != 0) as u8) << 2
+                | ((a != 0) as u8) << 3;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthFunc(f: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if !valid_compare_func(f) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.depth_func = f;
-    })
+    with_gl_listed(
+        "glDepthFunc",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if !valid_compare_func(f) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            gl.st.depth_func = f;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthMask(flag: u8) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.depth_mask = flag != 0
-    })
+    with_gl_listed(
+        "glDepthMask",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| gl.st.depth_mask = flag != 0,
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRange(n: f64, f: f64) {
     // DIRTY_UNIFORMS: a program reading `gl_DepthRange` gets the new range.
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS, |gl| {
-        gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32]
-    })
+    with_gl_listed(
+        "glDepthRange",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS,
+        move |gl| gl.st.depth_range = [n.clamp(0.0, 1.0) as f32, f.clamp(0.0, 1.0) as f32],
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glDepthRangef(n: f32, f: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS, |gl| {
-        gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)]
-    })
+    with_gl_listed(
+        "glDepthRangef",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_UNIFORMS,
+        move |gl| gl.st.depth_range = [n.clamp(0.0, 1.0), f.clamp(0.0, 1.0)],
+    )
 }
 
 fn stencil_faces(face: u32) -> Option<&'static [usize]> {
@@ -457,18 +510,22 @@ fn stencil_faces(face: u32) -> Option<&'static [usize]> {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilFuncSeparate(face: u32, func: u32, reference: i32, mask: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else {
-            gl_err!(gl, glow::INVALID_ENUM)
-        };
-        if !valid_compare_func(func) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        for &i in faces {
-            let f = &mut gl.st.stencil[i];
-            (f.func, f.reference, f.value_mask) = (func, reference, mask);
-        }
-    })
+    with_gl_listed(
+        "glStencilFuncSeparate",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            let Some(faces) = stencil_faces(face) else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            if !valid_compare_func(func) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            for &i in faces {
+                let f = &mut gl.st.stencil[i];
+                (f.func, f.reference, f.value_mask) = (func, reference, mask);
+            }
+        },
+    )
 }
 
 #[no_mangle]
@@ -479,18 +536,22 @@ pub unsafe extern "C" fn glStencilFunc(func: u32, reference: i32, mask: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilOpSeparate(face: u32, sfail: u32, dpfail: u32, dppass: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else {
-            gl_err!(gl, glow::INVALID_ENUM)
-        };
-        if ![sfail, dpfail, dppass].iter().all(|&o| valid_stencil_op(o)) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        for &i in faces {
-            let f = &mut gl.st.stencil[i];
-            (f.fail, f.zfail, f.zpass) = (sfail, dpfail, dppass);
-        }
-    })
+    with_gl_listed(
+        "glStencilOpSeparate",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            let Some(faces) = stencil_faces(face) else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            if ![sfail, dpfail, dppass].iter().all(|&o| valid_stencil_op(o)) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            for &i in faces {
+                let f = &mut gl.st.stencil[i];
+                (f.fail, f.zfail, f.zpass) = (sfail, dpfail, dppass);
+            }
+        },
+    )
 }
 
 #[no_mangle]
@@ -501,14 +562,18 @@ pub unsafe extern "C" fn glStencilOp(sfail: u32, dpfail: u32, dppass: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glStencilMaskSeparate(face: u32, mask: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let Some(faces) = stencil_faces(face) else {
-            gl_err!(gl, glow::INVALID_ENUM)
-        };
-        for &i in faces {
-            gl.st.stencil[i].write_mask = mask;
-        }
-    })
+    with_gl_listed(
+        "glStencilMaskSeparate",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            let Some(faces) = stencil_faces(face) else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            for &i in faces {
+                gl.st.stencil[i].write_mask = mask;
+            }
+        },
+    )
 }
 
 #[no_mangle]
@@ -519,39 +584,51 @@ pub unsafe extern "C" fn glStencilMask(mask: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glCullFace(mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if stencil_faces(mode).is_none() {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.cull_mode = mode;
-    })
+    with_gl_listed(
+        "glCullFace",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if stencil_faces(mode).is_none() {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            gl.st.cull_mode = mode;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glFrontFace(mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if mode != glow::CW && mode != glow::CCW {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.front_face = mode;
-    })
+    with_gl_listed(
+        "glFrontFace",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if mode != glow::CW && mode != glow::CCW {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            gl.st.front_face = mode;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glViewport(x: i32, y: i32, w: i32, h: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if w < 0 || h < 0 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        let max = gl.conn.caps.max_viewport_dims;
-        gl.st.viewport = [x, y, w.min(max[0] as i32), h.min(max[1] as i32)];
-        gl.st.viewport_set = true;
-    })
+    with_gl_listed(
+        "glViewport",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if w < 0 || h < 0 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            let max = gl.conn.caps.max_viewport_dims;
+            gl.st.viewport = [x, y, w.min(max[0] as i32), h.min(max[1] as i32)];
+            gl.st.viewport_set = true;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glScissor", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         if w < 0 || h < 0 {
             gl_err!(gl, glow::INVALID_VALUE);
         }
@@ -561,7 +638,7 @@ pub unsafe extern "C" fn glScissor(x: i32, y: i32, w: i32, h: i32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearColor(r: f32, g: f32, b: f32, a: f32) {
-    with_gl(|gl| {
+    with_gl_listed("glClearColor", 0, move |gl| {
         gl.st.clear_color = [r, g, b, a];
         gl.st.clear_color_integer = None;
     })
@@ -593,55 +670,73 @@ pub unsafe extern "C" fn glClearColorIuiEXT(r: u32, g: u32, b: u32, a: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepth(d: f64) {
-    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0))
+    with_gl_listed("glClearDepth", 0, move |gl| {
+        gl.st.clear_depth = d.clamp(0.0, 1.0)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearDepthf(d: f32) {
-    with_gl(|gl| gl.st.clear_depth = d.clamp(0.0, 1.0) as f64)
+    with_gl_listed("glClearDepthf", 0, move |gl| {
+        gl.st.clear_depth = d.clamp(0.0, 1.0) as f64
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearStencil(s: i32) {
-    with_gl(|gl| gl.st.clear_stencil = s)
+    with_gl_listed("glClearStencil", 0, move |gl| gl.st.clear_stencil = s)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonOffset(factor: f32, units: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.polygon_offset = [factor, units, 0.0]
-    })
+    with_gl_listed(
+        "glPolygonOffset",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| gl.st.polygon_offset = [factor, units, 0.0],
+    )
 }
 
 /// glPolygonOffsetClamp (GL 4.6, ARB/EXT_polygon_offset_clamp): a clamp
 /// of zero or NaN means none.
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonOffsetClamp(factor: f32, units: f32, clamp: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        let clamp = if clamp.is_nan() { 0.0 } else { clamp };
-        gl.st.polygon_offset = [factor, units, clamp]
-    })
+    with_gl_listed(
+        "glPolygonOffsetClamp",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            let clamp = if clamp.is_nan() { 0.0 } else { clamp };
+            gl.st.polygon_offset = [factor, units, clamp]
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glLineWidth(w: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if w <= 0.0 || w.is_nan() {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        gl.st.line_width = w;
-    })
+    with_gl_listed(
+        "glLineWidth",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if w <= 0.0 || w.is_nan() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            gl.st.line_width = w;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPointSize(s: f32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if s <= 0.0 || s.is_nan() {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        gl.st.point_size = s;
-        super::points::refresh(gl);
-    })
+    with_gl_listed(
+        "glPointSize",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if s <= 0.0 || s.is_nan() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            gl.st.point_size = s;
+            super::points::refresh(gl);
+        },
+    )
 }
 
 /// `GL_CLAMP_VERTEX_COLOR` (compatibility profile; glow lacks it).
@@ -665,7 +760,7 @@ pub(crate) fn clamp_color_index(target: u32, core: bool) -> Option<usize> {
 /// neither TRUE nor FIXED_ONLY for them: named gap, logged once).
 #[no_mangle]
 pub unsafe extern "C" fn glClampColor(target: u32, clamp: u32) {
-    with_gl(|gl| {
+    with_gl_listed("glClampColor", 0, move |gl| {
         let Some(i) = clamp_color_index(target, gl.st.is_core()) else {
             gl_err!(gl, glow::INVALID_ENUM);
         };
@@ -684,50 +779,64 @@ pub unsafe extern "C" fn glClampColor(target: u32, clamp: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if face != glow::FRONT_AND_BACK && (gl.st.is_core() || stencil_faces(face).is_none()) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        if !matches!(mode, glow::POINT | glow::LINE | glow::FILL) {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        if mode != glow::FILL {
-            log_once("polygon_mode", || {
-                "glPolygonMode(LINE/POINT) is tracked but not emulated yet".into()
-            });
-        }
-        gl.st.polygon_mode = mode;
-    })
+    with_gl_listed(
+        "glPolygonMode",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if face != glow::FRONT_AND_BACK && (gl.st.is_core() || stencil_faces(face).is_none()) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if !matches!(mode, glow::POINT | glow::LINE | glow::FILL) {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if mode != glow::FILL {
+                log_once("polygon_mode", || {
+                    "glPolygonMode(LINE/POINT) is tracked but not emulated yet".into()
+                });
+            }
+            gl.st.polygon_mode = mode;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glProvokingVertex(mode: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if mode != glow::FIRST_VERTEX_CONVENTION && mode != glow::LAST_VERTEX_CONVENTION {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        gl.st.provoking_vertex = mode;
-    })
+    with_gl_listed(
+        "glProvokingVertex",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if mode != glow::FIRST_VERTEX_CONVENTION && mode != glow::LAST_VERTEX_CONVENTION {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            gl.st.provoking_vertex = mode;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glPrimitiveRestartIndex(index: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.primitive_restart_index = index
-    })
+    with_gl_listed(
+        "glPrimitiveRestartIndex",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| gl.st.primitive_restart_index = index,
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSampleCoverage(value: f32, invert: u8) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        gl.st.sample_coverage_value = value.clamp(0.0, 1.0);
-        gl.st.sample_coverage_invert = invert != 0;
-    })
+    with_gl_listed(
+        "glSampleCoverage",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            gl.st.sample_coverage_value = value.clamp(0.0, 1.0);
+            gl.st.sample_coverage_invert = invert != 0;
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glSampleMaski(index: u32, mask: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE, |gl| {
+    with_gl_listed("glSampleMaski", DIRTY_RENDER_STATE, move |gl| {
         // GL_MAX_SAMPLE_MASK_WORDS is 1.
         if index != 0 {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -738,7 +847,7 @@ pub unsafe extern "C" fn glSampleMaski(index: u32, mask: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glLogicOp(op: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glLogicOp", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         if !(glow::CLEAR..=glow::SET).contains(&op) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -748,7 +857,7 @@ pub unsafe extern "C" fn glLogicOp(op: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glHint(target: u32, mode: u32) {
-    with_gl(|gl| {
+    with_gl_listed("glHint", 0, move |gl| {
         if !matches!(mode, glow::FASTEST | glow::NICEST | glow::DONT_CARE) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
@@ -840,7 +949,7 @@ pub unsafe extern "C" fn glFinish() {
 
 #[no_mangle]
 pub unsafe extern "C" fn glClear(mask: u32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
+    with_gl_listed("glClear", DIRTY_RENDER_STATE | DIRTY_DYNAMIC, move |gl| {
         if mask & !(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT) != 0
         {
             gl_err!(gl, glow::INVALID_VALUE);
@@ -941,93 +1050,109 @@ pub(super) fn clear_buffer(
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *const f32) {
     // SAFETY: GL promises 4 (colour) or 1 (depth) values.
-    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if v.is_empty() {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        let words = if v.len() == 4 {
-            Some([
-                v[0].to_bits(),
-                v[1].to_bits(),
-                v[2].to_bits(),
-                v[3].to_bits(),
-            ])
-        } else {
-            None
-        };
-        clear_buffer(
-            gl,
-            buffer,
-            drawbuffer,
-            CLEAR_FLOAT,
-            words,
-            Some(v[0].clamp(0.0, 1.0)),
-            None,
-        )
-    })
+    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) }.to_vec();
+    with_gl_listed(
+        "glClearBufferfv",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if v.is_empty() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            let words = if v.len() == 4 {
+                Some([
+                    v[0].to_bits(),
+                    v[1].to_bits(),
+                    v[2].to_bits(),
+                    v[3].to_bits(),
+                ])
+            } else {
+                None
+            };
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_FLOAT,
+                words,
+                Some(v[0].clamp(0.0, 1.0)),
+                None,
+            )
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferiv(buffer: u32, drawbuffer: i32, value: *const i32) {
     // SAFETY: GL promises 4 (colour) or 1 (stencil) values.
-    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if v.is_empty() {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        let words = if v.len() == 4 {
-            Some([v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32])
-        } else {
-            None
-        };
-        clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
-    })
+    let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) }.to_vec();
+    with_gl_listed(
+        "glClearBufferiv",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if v.is_empty() {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            let words = if v.len() == 4 {
+                Some([v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32])
+            } else {
+                None
+            };
+            clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferuiv(buffer: u32, drawbuffer: i32, value: *const u32) {
     // SAFETY: GL promises 4 values.
-    let v = unsafe { slice(value, 4) };
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if buffer != glow::COLOR {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        if v.len() != 4 {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        clear_buffer(
-            gl,
-            buffer,
-            drawbuffer,
-            CLEAR_UINT,
-            Some([v[0], v[1], v[2], v[3]]),
-            None,
-            None,
-        )
-    })
+    let v = unsafe { slice(value, 4) }.to_vec();
+    with_gl_listed(
+        "glClearBufferuiv",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if buffer != glow::COLOR {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            if v.len() != 4 {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_UINT,
+                Some([v[0], v[1], v[2], v[3]]),
+                None,
+                None,
+            )
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferfi(buffer: u32, drawbuffer: i32, depth: f32, stencil: i32) {
-    with_gl_dirty(DIRTY_RENDER_STATE | DIRTY_DYNAMIC, |gl| {
-        if buffer != glow::DEPTH_STENCIL {
-            gl_err!(gl, glow::INVALID_ENUM);
-        }
-        clear_buffer(
-            gl,
-            buffer,
-            drawbuffer,
-            CLEAR_FLOAT,
-            None,
-            Some(depth.clamp(0.0, 1.0)),
-            Some(stencil),
-        )
-    })
+    with_gl_listed(
+        "glClearBufferfi",
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        move |gl| {
+            if buffer != glow::DEPTH_STENCIL {
+                gl_err!(gl, glow::INVALID_ENUM);
+            }
+            clear_buffer(
+                gl,
+                buffer,
+                drawbuffer,
+                CLEAR_FLOAT,
+                None,
+                Some(depth.clamp(0.0, 1.0)),
+                Some(stencil),
+            )
+        },
+    )
 }

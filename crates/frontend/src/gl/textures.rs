@@ -1,5 +1,6 @@
 //! Textures, texture units and sampler objects.
 
+use super::dlist::with_gl_listed;
 use std::borrow::Cow;
 use std::ffi::c_void;
 
@@ -10,7 +11,7 @@ use mgpipe::Pipe;
 use super::pixels::{check_upload_format, reuse_scratch, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
-    target_index, with_gl, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
+    target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
     DIRTY_PROGRAM, DIRTY_RESOURCES, MAX_TEXTURE_UNITS,
 };
 
@@ -245,7 +246,7 @@ pub unsafe extern "C" fn glIsTexture(name: u32) -> u8 {
 #[no_mangle]
 pub unsafe extern "C" fn glActiveTexture(unit: u32) {
     // The selector only: no draw reads it.
-    with_gl(|gl| {
+    with_gl_listed("glActiveTexture", 0, move |gl| {
         let i = unit.wrapping_sub(glow::TEXTURE0);
         if i as usize >= MAX_TEXTURE_UNITS {
             gl_err!(gl, glow::INVALID_ENUM);
@@ -259,28 +260,32 @@ pub unsafe extern "C" fn glBindTexture(target: u32, name: u32) {
     // What samplers read, not the framebuffer: a bind changes no attachment
     // (an attached texture already exists, and binding creates only
     // unattached ones).
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
-        let Some(ti) = target_index(target) else {
-            gl_err!(gl, glow::INVALID_ENUM)
-        };
-        if name != 0 {
-            match gl.sh.textures.get(&name) {
-                None => {
-                    if gl.st.is_core() {
-                        gl_err!(gl, glow::INVALID_OPERATION);
+    with_gl_listed(
+        "glBindTexture",
+        DIRTY_PROGRAM | DIRTY_RESOURCES,
+        move |gl| {
+            let Some(ti) = target_index(target) else {
+                gl_err!(gl, glow::INVALID_ENUM)
+            };
+            if name != 0 {
+                match gl.sh.textures.get(&name) {
+                    None => {
+                        if gl.st.is_core() {
+                            gl_err!(gl, glow::INVALID_OPERATION);
+                        }
+                        gl.sh.textures.insert(name, None);
                     }
-                    gl.sh.textures.insert(name, None);
+                    Some(Some(t)) if t.target != 0 && t.target != target => {
+                        gl_err!(gl, glow::INVALID_OPERATION)
+                    }
+                    _ => {}
                 }
-                Some(Some(t)) if t.target != 0 && t.target != target => {
-                    gl_err!(gl, glow::INVALID_OPERATION)
-                }
-                _ => {}
+                texture_object(gl, name, target);
             }
-            texture_object(gl, name, target);
-        }
-        let unit = gl.st.active_texture as usize;
-        gl.st.texture_units[unit][ti] = name;
-    })
+            let unit = gl.st.active_texture as usize;
+            gl.st.texture_units[unit][ti] = name;
+        },
+    )
 }
 
 /// Make `name` (a name in the texture table) a texture object of `target`
@@ -622,11 +627,17 @@ pub unsafe extern "C" fn glTexImage1D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage1D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, 1, 1],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 1, target, level, internal, width, 1, 1, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -641,11 +652,17 @@ pub unsafe extern "C" fn glTexImage2D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage2D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, 1],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 2, target, level, internal, width, height, 1, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -661,11 +678,17 @@ pub unsafe extern "C" fn glTexImage3D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_image(
-            gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexImage3D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, depth],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_image(
+                gl, 3, target, level, internal, width, height, depth, border, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -764,11 +787,17 @@ pub unsafe extern "C" fn glTexSubImage1D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage1D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, 1, 1],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 1, target, level, x, 0, 0, width, 1, 1, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -783,11 +812,17 @@ pub unsafe extern "C" fn glTexSubImage2D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage2D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, 1],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 2, target, level, x, y, 0, width, height, 1, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -804,11 +839,17 @@ pub unsafe extern "C" fn glTexSubImage3D(
     ty: u32,
     pixels: *const c_void,
 ) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_subimage(
-            gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
-        )
-    })
+    super::dlist::listed_image(
+        "glTexSubImage3D",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        [width, height, depth],
+        (target, format, ty, pixels),
+        move |gl, pixels| {
+            tex_subimage(
+                gl, 3, target, level, x, y, z, width, height, depth, format, ty, pixels,
+            )
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1311,20 +1352,26 @@ pub(super) fn is_float_param(pname: u32) -> bool {
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameteri(target: u32, pname: u32, param: i32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_parameter(gl, target, pname, &[], &[param])
-    })
+    with_gl_listed(
+        "glTexParameteri",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| tex_parameter(gl, target, pname, &[], &[param]),
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn glTexParameterf(target: u32, pname: u32, param: f32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if is_float_param(pname) {
-            tex_parameter(gl, target, pname, &[param], &[])
-        } else {
-            tex_parameter(gl, target, pname, &[], &[param as i32])
-        }
-    })
+    with_gl_listed(
+        "glTexParameterf",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| {
+            if is_float_param(pname) {
+                tex_parameter(gl, target, pname, &[param], &[])
+            } else {
+                tex_parameter(gl, target, pname, &[], &[param as i32])
+            }
+        },
+    )
 }
 
 #[no_mangle]
@@ -1339,9 +1386,11 @@ pub unsafe extern "C" fn glTexParameteriv(target: u32, pname: u32, params: *cons
     };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        tex_parameter(gl, target, pname, &[], &v)
-    })
+    with_gl_listed(
+        "glTexParameteriv",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| tex_parameter(gl, target, pname, &[], &v),
+    )
 }
 
 #[no_mangle]
@@ -1356,14 +1405,18 @@ pub unsafe extern "C" fn glTexParameterfv(target: u32, pname: u32, params: *cons
     };
     // SAFETY: GL promises the values of `pname`.
     let v = unsafe { slice(params, n) }.to_vec();
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
-        if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
-            tex_parameter(gl, target, pname, &v, &[])
-        } else {
-            let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
-            tex_parameter(gl, target, pname, &[], &iv)
-        }
-    })
+    with_gl_listed(
+        "glTexParameterfv",
+        DIRTY_PROGRAM | DIRTY_FRAMEBUFFER,
+        move |gl| {
+            if is_float_param(pname) || pname == glow::TEXTURE_BORDER_COLOR {
+                tex_parameter(gl, target, pname, &v, &[])
+            } else {
+                let iv: Vec<i32> = v.iter().map(|f| *f as i32).collect();
+                tex_parameter(gl, target, pname, &[], &iv)
+            }
+        },
+    )
 }
 
 /// Query a texture or sampler parameter as floats.
@@ -1654,15 +1707,19 @@ pub unsafe extern "C" fn glIsSampler(name: u32) -> u8 {
 
 #[no_mangle]
 pub unsafe extern "C" fn glBindSampler(unit: u32, name: u32) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_RESOURCES, |gl| {
-        if unit as usize >= MAX_TEXTURE_UNITS {
-            gl_err!(gl, glow::INVALID_VALUE);
-        }
-        if name != 0 && !gl.sh.samplers.contains_key(&name) {
-            gl_err!(gl, glow::INVALID_OPERATION);
-        }
-        gl.st.sampler_units[unit as usize] = name;
-    })
+    with_gl_listed(
+        "glBindSampler",
+        DIRTY_PROGRAM | DIRTY_RESOURCES,
+        move |gl| {
+            if unit as usize >= MAX_TEXTURE_UNITS {
+                gl_err!(gl, glow::INVALID_VALUE);
+            }
+            if name != 0 && !gl.sh.samplers.contains_key(&name) {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            gl.st.sampler_units[unit as usize] = name;
+        },
+    )
 }
 
 fn sampler_parameter(gl: &mut Gl, name: u32, pname: u32, v: &[f32], iv: &[i32]) {
@@ -1823,9 +1880,11 @@ pub(super) fn border_from_words(words: &[u32]) -> Vec<f32> {
 }
 
 fn tex_parameter_words(target: u32, pname: u32, words: &[u32]) {
-    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+    let words = words.to_vec();
+    let dirty = DIRTY_PROGRAM | DIRTY_FRAMEBUFFER;
+    with_gl_listed("glTexParameterI", dirty, move |gl| {
         if pname == glow::TEXTURE_BORDER_COLOR {
-            tex_parameter(gl, target, pname, &border_from_words(words), &[])
+            tex_parameter(gl, target, pname, &border_from_words(&words), &[])
         } else {
             let iv: Vec<i32> = words.iter().map(|w| *w as i32).collect();
             tex_parameter(gl, target, pname, &[], &iv)
