@@ -23,6 +23,7 @@
 //! the nesting depth of each context. Never touches: core contexts (every
 //! display-list entry point answers GL_INVALID_OPERATION there).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -614,17 +615,22 @@ pub(crate) fn listed_image(
     (target, format, ty, pixels): (u32, u32, u32, *const std::ffi::c_void),
     run: impl Fn(&mut Gl, *const std::ffi::c_void) + Send + Sync + 'static,
 ) {
-    let run = Arc::new(run);
-    let keep = Arc::clone(&run);
+    // Moved into whichever closure runs: no allocation outside a list.
+    let slot = Cell::new(Some(run));
     with_gl_listed_with(
         name,
         dirty,
-        |gl| run(gl, pixels),
         |gl| {
+            if let Some(run) = slot.take() {
+                run(gl, pixels);
+            }
+        },
+        |gl| {
+            let keep = slot.take()?;
             // A proxy target's upload executes immediately (GL 4.6 compat
             // §21.4).
             if PROXY_TARGETS.contains(&target) {
-                run(gl, pixels);
+                keep(gl, pixels);
                 return None;
             }
             let bytes: Vec<u8> = match super::pixels::pixel_pair(format, ty) {
@@ -675,13 +681,18 @@ pub(crate) fn listed_arrays(
     base_instance: u32,
     run: impl Fn(&mut Gl) + Send + Sync + 'static,
 ) {
-    let run = Arc::new(run);
-    let keep = Arc::clone(&run);
+    // Moved into whichever closure runs: no allocation outside a list.
+    let slot = Cell::new(Some(run));
     with_gl_listed_with(
         name,
         0,
-        |gl| run(gl),
         |gl| {
+            if let Some(run) = slot.take() {
+                run(gl);
+            }
+        },
+        |gl| {
+            let keep = slot.take()?;
             if refuse_instanced(gl, name) {
                 return None;
             }
@@ -704,13 +715,18 @@ pub(crate) fn listed_multi_arrays(
     counts: &[i32],
     run: impl Fn(&mut Gl, &[i32], &[i32]) + Send + Sync + 'static,
 ) {
-    let run = Arc::new(run);
-    let keep = Arc::clone(&run);
+    // Moved into whichever closure runs: no allocation outside a list.
+    let slot = Cell::new(Some(run));
     with_gl_listed_with(
         name,
         0,
-        |gl| run(gl, firsts, counts),
         |gl| {
+            if let Some(run) = slot.take() {
+                run(gl, firsts, counts);
+            }
+        },
+        |gl| {
+            let keep = slot.take()?;
             let (f, c) = (firsts.to_vec(), counts.to_vec());
             let mut vertices: Option<(u64, u64)> = None;
             for (&first, &count) in f.iter().zip(&c) {
@@ -748,13 +764,18 @@ pub(crate) fn listed_elements(
     run: impl Fn(&mut Gl, usize) + Send + Sync + 'static,
 ) {
     let offset = indices as usize;
-    let run = Arc::new(run);
-    let keep = Arc::clone(&run);
+    // Moved into whichever closure runs: no allocation outside a list.
+    let slot = Cell::new(Some(run));
     with_gl_listed_with(
         name,
         0,
-        |gl| run(gl, offset),
         |gl| {
+            if let Some(run) = slot.take() {
+                run(gl, offset);
+            }
+        },
+        |gl| {
+            let keep = slot.take()?;
             if refuse_instanced(gl, name) {
                 return None;
             }
@@ -809,13 +830,18 @@ pub(crate) fn listed_multi_elements(
     run: impl Fn(&mut Gl, &[i32], &[usize], &[i32]) + Send + Sync + 'static,
 ) {
     let offsets: Vec<usize> = indices.iter().map(|p| *p as usize).collect();
-    let run = Arc::new(run);
-    let keep = Arc::clone(&run);
+    // Moved into whichever closure runs: no allocation outside a list.
+    let slot = Cell::new(Some(run));
     with_gl_listed_with(
         name,
         0,
-        |gl| run(gl, counts, &offsets, bases),
         |gl| {
+            if let Some(run) = slot.take() {
+                run(gl, counts, &offsets, bases);
+            }
+        },
+        |gl| {
+            let keep = slot.take()?;
             let isize_: u32 = match ty {
                 glow::UNSIGNED_BYTE => 1,
                 glow::UNSIGNED_SHORT => 2,
