@@ -141,6 +141,13 @@ impl VulkanBackend {
     }
 
     fn attach(&mut self, r: ImgRef, kind: u32, level: u32, layer: u32) -> Option<Attach> {
+        // Layered rendering is not implemented here: a layered attachment
+        // renders into its first layer.
+        let layer = if layer == mgpipe::consts::ATTACH_LAYERED {
+            0
+        } else {
+            layer
+        };
         let gpu = &self.gpu;
         let img = image_of(&mut self.scr, r, kind)?;
         let view = resource::attachment_view(gpu, img, level, layer)?;
@@ -215,12 +222,22 @@ impl VulkanBackend {
                 }
                 if p.depth_kind != SURFACE_NONE && !p.depth.is_null() {
                     fb.depth = self
-                        .attach(ImgRef::Res(p.depth), p.depth_kind, p.depth_level, 0)
+                        .attach(
+                            ImgRef::Res(p.depth),
+                            p.depth_kind,
+                            p.depth_level,
+                            p.depth_layer,
+                        )
                         .filter(|a| a.format.class.has_depth());
                 }
                 if p.stencil_kind != SURFACE_NONE && !p.stencil.is_null() {
                     fb.stencil = self
-                        .attach(ImgRef::Res(p.stencil), p.stencil_kind, p.stencil_level, 0)
+                        .attach(
+                            ImgRef::Res(p.stencil),
+                            p.stencil_kind,
+                            p.stencil_level,
+                            p.stencil_layer,
+                        )
                         .filter(|a| a.format.class.has_stencil());
                 }
                 // Separate depth and stencil images cannot both attach in
@@ -856,12 +873,18 @@ impl VulkanBackend {
                 0,
                 0,
             ),
-            Some(rd) if aspect == vk::ImageAspectFlags::DEPTH => {
-                (ImgRef::Res(rd.depth), rd.depth_kind, 0, 0)
-            }
-            Some(rd) if aspect == vk::ImageAspectFlags::STENCIL => {
-                (ImgRef::Res(rd.stencil), rd.stencil_kind, 0, 0)
-            }
+            Some(rd) if aspect == vk::ImageAspectFlags::DEPTH => (
+                ImgRef::Res(rd.depth),
+                rd.depth_kind,
+                rd.depth_level,
+                rd.depth_layer,
+            ),
+            Some(rd) if aspect == vk::ImageAspectFlags::STENCIL => (
+                ImgRef::Res(rd.stencil),
+                rd.stencil_kind,
+                rd.stencil_level,
+                rd.stencil_layer,
+            ),
             Some(rd) => (
                 ImgRef::Res(rd.color),
                 rd.color_kind,

@@ -1,0 +1,200 @@
+//! Framebuffer attachments: depth levels, depth/stencil image pairing and
+//! layered colour clears (`framebuffer_levels*.rs`).
+
+use mobilegl::gl::{framebuffers as fb, pixels, state, textures};
+
+use super::no_gl_error;
+
+/// A mipmapped 2D texture of `levels` levels, level 0 `size` square.
+unsafe fn mip_texture(internal: u32, format: u32, ty: u32, size: i32, levels: i32) -> u32 {
+    let mut tex = 0;
+    // SAFETY (whole body): a context is current; no pixel data is read.
+    unsafe {
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D, tex);
+        for l in 0..levels {
+            let d = (size >> l).max(1);
+            textures::glTexImage2D(
+                glow::TEXTURE_2D,
+                l,
+                internal as i32,
+                d,
+                d,
+                0,
+                format,
+                ty,
+                std::ptr::null(),
+            );
+        }
+    }
+    no_gl_error("mip_texture");
+    tex
+}
+
+/// Depth cleared into each level of a depth texture reads back from that
+/// level (the read framebuffer's depth level travels to the backend).
+pub unsafe fn check_depth_levels() {
+    const LEVELS: i32 = 3;
+    // SAFETY (whole body): a context is current; the names are ours and
+    // `d` holds the one float each read writes.
+    unsafe {
+        let color = mip_texture(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, 4, LEVELS);
+        let depth = mip_texture(
+            glow::DEPTH_COMPONENT24,
+            glow::DEPTH_COMPONENT,
+            glow::UNSIGNED_INT,
+            4,
+            LEVELS,
+        );
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        let attach = |l: i32| {
+            fb::glFramebufferTexture2D(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                color,
+                l,
+            );
+            fb::glFramebufferTexture2D(
+                glow::FRAMEBUFFER,
+                glow::DEPTH_ATTACHMENT,
+                glow::TEXTURE_2D,
+                depth,
+                l,
+            );
+            assert_eq!(
+                fb::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+                glow::FRAMEBUFFER_COMPLETE,
+                "level {l}"
+            );
+        };
+        let value = |l: i32| (l + 1) as f32 / LEVELS as f32;
+        for l in 0..LEVELS {
+            attach(l);
+            state::glClearDepth(f64::from(value(l)));
+            state::glClear(glow::DEPTH_BUFFER_BIT);
+        }
+        for l in 0..LEVELS {
+            attach(l);
+            let mut d = -1.0f32;
+            pixels::glReadPixels(
+                0,
+                0,
+                1,
+                1,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                (&mut d as *mut f32).cast(),
+            );
+            no_gl_error("depth read");
+            assert!(
+                (d - value(l)).abs() < 1e-3,
+                "level {l}: depth {d}, want {}",
+                value(l)
+            );
+        }
+    }
+}
+
+/// Depth and stencil attachments of two different images are refused as
+/// FRAMEBUFFER_UNSUPPORTED; one packed image on both points is complete.
+pub unsafe fn check_depth_stencil_pairing() {
+    // SAFETY (whole body): a context is current; the names are ours.
+    unsafe {
+        let color = mip_texture(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, 4, 1);
+        let ds = |levels| {
+            mip_texture(
+                glow::DEPTH24_STENCIL8,
+                glow::DEPTH_STENCIL,
+                glow::UNSIGNED_INT_24_8,
+                4,
+                levels,
+            )
+        };
+        let (a, b) = (ds(2), ds(1));
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        let t2d = glow::TEXTURE_2D;
+        let f = glow::FRAMEBUFFER;
+        fb::glFramebufferTexture2D(f, glow::COLOR_ATTACHMENT0, t2d, color, 0);
+        fb::glFramebufferTexture2D(f, glow::DEPTH_ATTACHMENT, t2d, a, 0);
+        fb::glFramebufferTexture2D(f, glow::STENCIL_ATTACHMENT, t2d, b, 0);
+        assert_eq!(
+            fb::glCheckFramebufferStatus(f),
+            glow::FRAMEBUFFER_UNSUPPORTED
+        );
+        fb::glFramebufferTexture2D(f, glow::STENCIL_ATTACHMENT, t2d, a, 0);
+        assert_eq!(fb::glCheckFramebufferStatus(f), glow::FRAMEBUFFER_COMPLETE);
+        // Same texture, different levels: two images.
+        fb::glFramebufferTexture2D(f, glow::COLOR_ATTACHMENT0, t2d, 0, 0);
+        fb::glFramebufferTexture2D(f, glow::STENCIL_ATTACHMENT, t2d, a, 1);
+        assert_eq!(
+            fb::glCheckFramebufferStatus(f),
+            glow::FRAMEBUFFER_UNSUPPORTED
+        );
+        fb::glFramebufferTexture2D(f, glow::DEPTH_STENCIL_ATTACHMENT, t2d, a, 1);
+        assert_eq!(fb::glCheckFramebufferStatus(f), glow::FRAMEBUFFER_COMPLETE);
+        no_gl_error("pairing");
+    }
+}
+
+/// glClear of a layered attachment (glFramebufferTexture on a 2D array)
+/// clears every layer.
+pub unsafe fn check_layered_clear() {
+    const LAYERS: i32 = 3;
+    // SAFETY (whole body): a context is current; the names are ours and
+    // `px` holds the one RGBA8 pixel each read writes.
+    unsafe {
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_2D_ARRAY, tex);
+        textures::glTexImage3D(
+            glow::TEXTURE_2D_ARRAY,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            4,
+            LAYERS,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        let (mut draw, mut read) = (0, 0);
+        fb::glGenFramebuffers(1, &mut draw);
+        fb::glGenFramebuffers(1, &mut read);
+        fb::glBindFramebuffer(glow::DRAW_FRAMEBUFFER, draw);
+        fb::glFramebufferTexture(glow::DRAW_FRAMEBUFFER, glow::COLOR_ATTACHMENT0, tex, 0);
+        assert_eq!(
+            fb::glCheckFramebufferStatus(glow::DRAW_FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
+        state::glClearColor(0.0, 1.0, 0.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, read);
+        for layer in 0..LAYERS {
+            fb::glFramebufferTextureLayer(
+                glow::READ_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                tex,
+                0,
+                layer,
+            );
+            let mut px = [0u8; 4];
+            pixels::glReadPixels(
+                1,
+                1,
+                1,
+                1,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                px.as_mut_ptr().cast(),
+            );
+            assert_eq!(px, [0, 255, 0, 255], "layer {layer}");
+        }
+        no_gl_error("layered clear");
+    }
+}

@@ -1,0 +1,17 @@
+//! Framebuffer attachments on the GLES backend (`common::fbo`): depth
+//! levels, depth/stencil pairing, layered clears.
+//!
+//! `cargo nextest run -p frontend --test framebuffer_levels`
+
+mod common;
+
+#[test]
+fn framebuffer_levels_pairing_and_layers() {
+    // SAFETY: the helpers run on the context made here, on this thread.
+    unsafe {
+        common::make_context_version(3, 3);
+        common::fbo::check_depth_levels();
+        common::fbo::check_depth_stencil_pairing();
+        common::fbo::check_layered_clear();
+    }
+}
