@@ -2150,6 +2150,23 @@ impl Context for GlesBackend {
                 Err(()) => return,
             }
         };
+        if img_target == glow::TEXTURE_2D_ARRAY && h == 1 {
+            // Emulation: Mesa sizes a mutable 2D array of height 1 (a
+            // desktop 1D array) for one level while the texture object has
+            // its default minification filter, and then refuses to render
+            // into any of its levels (FRAMEBUFFER_UNSUPPORTED). Another
+            // mipmap filter on the texture object makes it allocate the
+            // whole chain; sampling goes through sampler objects, so this
+            // filter is never the one that samples.
+            // SAFETY: a parameter of the texture bound to `bind`.
+            unsafe {
+                o.gl.tex_parameter_i32(
+                    bind,
+                    glow::TEXTURE_MIN_FILTER,
+                    glow::LINEAR_MIPMAP_NEAREST as i32,
+                )
+            };
+        }
         let px = glow::PixelUnpackData::Slice(data.as_deref());
         // SAFETY: the texture is bound to `bind`; the data slice holds the
         // full tight image (checked) and UNPACK_ALIGNMENT is 1.

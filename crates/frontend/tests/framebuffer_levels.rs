@@ -13,5 +13,6 @@ fn framebuffer_levels_pairing_and_layers() {
         common::fbo::check_depth_levels();
         common::fbo::check_depth_stencil_pairing();
         common::fbo::check_layered_clear();
+        common::fbo::check_1d_array_level();
     }
 }

@@ -612,6 +612,7 @@ pub(super) fn texture_attachment(
                 | glow::TEXTURE_2D_ARRAY
                 | glow::TEXTURE_1D_ARRAY
                 | glow::TEXTURE_CUBE_MAP
+                | glow::TEXTURE_CUBE_MAP_ARRAY
                 | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
         );
     attach(

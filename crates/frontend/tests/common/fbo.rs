@@ -198,3 +198,51 @@ pub unsafe fn check_layered_clear() {
         no_gl_error("layered clear");
     }
 }
+
+/// A level above 0 of a mipmapped 1D array texture renders (GLES stores it
+/// as a 2D array of height 1).
+pub unsafe fn check_1d_array_level() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // `px` holds the one RGBA8 pixel the read writes.
+    unsafe {
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_1D_ARRAY, tex);
+        for l in 0..4 {
+            textures::glTexImage2D(
+                glow::TEXTURE_1D_ARRAY,
+                l,
+                glow::RGBA8 as i32,
+                8 >> l,
+                2,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                std::ptr::null(),
+            );
+        }
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        fb::glFramebufferTextureLayer(glow::FRAMEBUFFER, glow::COLOR_ATTACHMENT0, tex, 1, 1);
+        assert_eq!(
+            fb::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
+        state::glClearColor(0.0, 0.0, 1.0, 1.0);
+        state::glClear(glow::COLOR_BUFFER_BIT);
+        no_gl_error("1D array level clear");
+        let mut px = [0u8; 4];
+        pixels::glReadPixels(
+            3,
+            0,
+            1,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            px.as_mut_ptr().cast(),
+        );
+        no_gl_error("1D array level read");
+        assert_eq!(px, [0, 0, 255, 255]);
+    }
+}
