@@ -396,6 +396,11 @@ pub(super) fn tex_image(
     {
         gl_err!(gl, glow::INVALID_VALUE);
     }
+    // GL 4.6 §8.5.3: a cube map array's faces are square and its depth
+    // counts whole cubes (layer-faces, a multiple of 6).
+    if target == glow::TEXTURE_CUBE_MAP_ARRAY && (width != height || depth % 6 != 0) {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
     let name = bound_texture_name(gl, target);
     if name == 0 {
         gl_err!(gl, glow::INVALID_OPERATION);

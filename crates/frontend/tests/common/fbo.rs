@@ -1,9 +1,9 @@
 //! Framebuffer attachments: depth levels, depth/stencil image pairing and
 //! layered colour clears (`framebuffer_levels*.rs`).
 
-use mobilegl::gl::{framebuffers as fb, pixels, state, textures};
+use mobilegl::gl::{framebuffers as fb, get, multisample, pixels, state, textures};
 
-use super::no_gl_error;
+use super::{expect_error, no_gl_error};
 
 /// A mipmapped 2D texture of `levels` levels, level 0 `size` square.
 unsafe fn mip_texture(internal: u32, format: u32, ty: u32, size: i32, levels: i32) -> u32 {
@@ -244,5 +244,88 @@ pub unsafe fn check_1d_array_level() {
         );
         no_gl_error("1D array level read");
         assert_eq!(px, [0, 0, 255, 255]);
+    }
+}
+
+/// Error rules of texture and framebuffer entry points: cube map array
+/// dimensions, sized formats for multisample storage, the multisample
+/// proxy target, BACK in glDrawBuffers, and RGBA_INTEGER_MODE_EXT.
+pub unsafe fn check_error_rules() {
+    // SAFETY (whole body): a context is current; the names are ours; null
+    // pixel pointers upload nothing; `mode` holds one boolean.
+    unsafe {
+        let mut tex = [0; 3];
+        textures::glGenTextures(3, tex.as_mut_ptr());
+        textures::glBindTexture(glow::TEXTURE_CUBE_MAP_ARRAY, tex[0]);
+        let cube_array = |w: i32, h: i32, d: i32| {
+            textures::glTexImage3D(
+                glow::TEXTURE_CUBE_MAP_ARRAY,
+                0,
+                glow::RGBA8 as i32,
+                w,
+                h,
+                d,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                std::ptr::null(),
+            )
+        };
+        cube_array(4, 4, 5);
+        expect_error("cube map array depth 5", glow::INVALID_VALUE);
+        cube_array(4, 2, 6);
+        expect_error("cube map array 4x2", glow::INVALID_VALUE);
+        cube_array(4, 4, 12);
+        no_gl_error("cube map array 4x4x12");
+
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, tex[1]);
+        multisample::glTexStorage2DMultisample(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            1,
+            glow::RGBA,
+            4,
+            4,
+            1,
+        );
+        expect_error("unsized multisample storage", glow::INVALID_ENUM);
+        multisample::glTexImage2DMultisample(0x9101, 1, glow::RGBA8, 4, 4, 1);
+        no_gl_error("multisample proxy");
+
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        fb::glDrawBuffers(1, [glow::BACK].as_ptr());
+        no_gl_error("BACK on the default framebuffer");
+        fb::glDrawBuffers(2, [glow::BACK, glow::NONE].as_ptr());
+        expect_error("BACK with n = 2", glow::INVALID_OPERATION);
+
+        textures::glBindTexture(glow::TEXTURE_2D, tex[2]);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8UI as i32,
+            4,
+            4,
+            0,
+            glow::RGBA_INTEGER,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        fb::glDrawBuffers(1, [glow::BACK].as_ptr());
+        expect_error("BACK on a framebuffer object", glow::INVALID_ENUM);
+        let mut mode = 0u8;
+        get::glGetBooleanv(0x8D9E, &mut mode);
+        assert_eq!(mode, 0, "no integer attachment yet");
+        fb::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            tex[2],
+            0,
+        );
+        get::glGetBooleanv(0x8D9E, &mut mode);
+        assert_eq!(mode, 1, "RGBA_INTEGER_MODE_EXT with an RGBA8UI draw buffer");
+        no_gl_error("error rules");
     }
 }
