@@ -15,5 +15,6 @@ fn framebuffer_levels_pairing_and_layers() {
         common::fbo::check_layered_clear();
         common::fbo::check_1d_array_level();
         common::fbo::check_error_rules();
+        common::fbo::check_parameter_rules();
     }
 }

@@ -1,7 +1,7 @@
 //! Framebuffer attachments: depth levels, depth/stencil image pairing and
 //! layered colour clears (`framebuffer_levels*.rs`).
 
-use mobilegl::gl::{framebuffers as fb, get, multisample, pixels, state, textures};
+use mobilegl::gl::{dsa, fb_params, framebuffers as fb, get, multisample, pixels, state, textures};
 
 use super::{expect_error, no_gl_error};
 
@@ -327,5 +327,55 @@ pub unsafe fn check_error_rules() {
         get::glGetBooleanv(0x8D9E, &mut mode);
         assert_eq!(mode, 1, "RGBA_INTEGER_MODE_EXT with an RGBA8UI draw buffer");
         no_gl_error("error rules");
+    }
+}
+
+/// Texture parameter rules (rectangle textures, vector-only parameters,
+/// DSA sampler state on a multisample texture) and the default
+/// framebuffer's DOUBLEBUFFER agreeing between its two queries.
+pub unsafe fn check_parameter_rules() {
+    // SAFETY (whole body): a context is current; the names are ours; the
+    // out pointers hold one value each.
+    unsafe {
+        let mut rect = 0;
+        dsa::glCreateTextures(glow::TEXTURE_RECTANGLE, 1, &mut rect);
+        dsa::glTextureParameteri(rect, glow::TEXTURE_WRAP_S, glow::REPEAT as i32);
+        expect_error("rectangle REPEAT", glow::INVALID_ENUM);
+        dsa::glTextureParameteri(rect, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
+        no_gl_error("rectangle CLAMP_TO_EDGE");
+        dsa::glTextureParameteri(
+            rect,
+            glow::TEXTURE_MIN_FILTER,
+            glow::LINEAR_MIPMAP_LINEAR as i32,
+        );
+        expect_error("rectangle mipmap filter", glow::INVALID_ENUM);
+        dsa::glTextureParameteri(rect, glow::TEXTURE_BASE_LEVEL, 1);
+        expect_error("rectangle base level 1", glow::INVALID_OPERATION);
+        dsa::glTextureParameteri(rect, glow::TEXTURE_BORDER_COLOR, 0);
+        expect_error("scalar BORDER_COLOR", glow::INVALID_ENUM);
+
+        let mut ms = 0;
+        dsa::glCreateTextures(glow::TEXTURE_2D_MULTISAMPLE, 1, &mut ms);
+        dsa::glTextureParameteri(ms, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+        expect_error("DSA sampler state, multisample", glow::INVALID_OPERATION);
+        textures::glBindTexture(glow::TEXTURE_2D_MULTISAMPLE, ms);
+        textures::glTexParameteri(
+            glow::TEXTURE_2D_MULTISAMPLE,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        expect_error("sampler state, multisample", glow::INVALID_ENUM);
+
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        let mut param = -1;
+        fb_params::glGetFramebufferParameteriv(
+            glow::DRAW_FRAMEBUFFER,
+            glow::DOUBLEBUFFER,
+            &mut param,
+        );
+        let mut flag = 2u8;
+        get::glGetBooleanv(glow::DOUBLEBUFFER, &mut flag);
+        no_gl_error("DOUBLEBUFFER queries");
+        assert_eq!(param, i32::from(flag), "DOUBLEBUFFER: two answers");
     }
 }
