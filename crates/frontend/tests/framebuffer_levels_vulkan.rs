@@ -16,5 +16,6 @@ fn framebuffer_levels_pairing_and_layers_on_vulkan() {
         common::fbo::check_depth_stencil_pairing();
         common::fbo::check_layered_clear();
         common::fbo::check_1d_array_level();
+        common::fbo::check_depth_get_tex_image();
     }
 }

@@ -1,7 +1,10 @@
 //! Framebuffer attachments: depth levels, depth/stencil image pairing and
-//! layered colour clears (`framebuffer_levels*.rs`).
+//! layered colour clears, texture error rules, depth read-back
+//! (`framebuffer_levels*.rs`).
 
-use mobilegl::gl::{dsa, fb_params, framebuffers as fb, get, multisample, pixels, state, textures};
+use mobilegl::gl::{
+    dsa, fb_params, framebuffers as fb, get, multisample, pixels, queries, state, textures,
+};
 
 use super::{expect_error, no_gl_error};
 
@@ -377,5 +380,48 @@ pub unsafe fn check_parameter_rules() {
         get::glGetBooleanv(glow::DOUBLEBUFFER, &mut flag);
         no_gl_error("DOUBLEBUFFER queries");
         assert_eq!(param, i32::from(flag), "DOUBLEBUFFER: two answers");
+    }
+}
+
+/// glGetTexImage of a depth texture reads what was rendered into it (a
+/// GLES driver reads no depth texture directly: it is read as the read
+/// surface's depth buffer).
+pub unsafe fn check_depth_get_tex_image() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // `out` holds the 16 floats the read writes.
+    unsafe {
+        let depth = mip_texture(
+            glow::DEPTH_COMPONENT24,
+            glow::DEPTH_COMPONENT,
+            glow::UNSIGNED_INT,
+            4,
+            2,
+        );
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        fb::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::TEXTURE_2D,
+            depth,
+            1,
+        );
+        state::glClearDepth(0.25);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        no_gl_error("depth clear");
+        textures::glBindTexture(glow::TEXTURE_2D, depth);
+        let mut out = [-1.0f32; 4];
+        queries::glGetTexImage(
+            glow::TEXTURE_2D,
+            1,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            out.as_mut_ptr().cast(),
+        );
+        no_gl_error("glGetTexImage depth");
+        for d in out {
+            assert!((d - 0.25).abs() < 1e-3, "depth {d}, want 0.25");
+        }
     }
 }
