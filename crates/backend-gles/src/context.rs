@@ -318,7 +318,7 @@ impl Cx<'_> {
     /// max) level; the recorded view parameters change with it, so the next
     /// draw that samples the texture sets its own levels again.
     fn rebase_for_attach(&mut self, res: Handle, kind: u32, level: u32) {
-        if kind != SURFACE_TEXTURE || level == 0 || res.is_null() {
+        if kind != SURFACE_TEXTURE || res.is_null() {
             return;
         }
         let Some(ResKind::Texture {
@@ -335,6 +335,10 @@ impl Cx<'_> {
             *target,
             glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
         ) || (params.base_level == level && params.max_level == level)
+            // Level 0 of a texture never rebased needs nothing; one
+            // rebased before goes back to level 0 (GLES: an attached level
+            // below the base level is incomplete).
+            || (level == 0 && params.base_level == 0)
         {
             return;
         }
@@ -390,7 +394,11 @@ impl Cx<'_> {
                 attach(gl, self.scr, &self.f, fbt, att, NO_ATT);
             }
         }
-        let same = p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null();
+        let same = p.depth == p.stencil
+            && p.depth_kind == p.stencil_kind
+            && p.depth_level == p.stencil_level
+            && p.depth_layer == p.stencil_layer
+            && !p.depth.is_null();
         if same {
             attach(
                 gl,
@@ -402,7 +410,7 @@ impl Cx<'_> {
                     res: p.depth,
                     kind: p.depth_kind,
                     level: p.depth_level,
-                    layer: 0,
+                    layer: p.depth_layer,
                 },
             );
         } else {
@@ -416,7 +424,7 @@ impl Cx<'_> {
                     res: p.depth,
                     kind: p.depth_kind,
                     level: p.depth_level,
-                    layer: 0,
+                    layer: p.depth_layer,
                 },
             );
             attach(
@@ -429,7 +437,7 @@ impl Cx<'_> {
                     res: p.stencil,
                     kind: p.stencil_kind,
                     level: p.stencil_level,
-                    layer: 0,
+                    layer: p.stencil_layer,
                 },
             );
         }
@@ -451,6 +459,8 @@ impl Cx<'_> {
     /// (bound for reading).
     fn attach_read_desc(&mut self, p: &calls::SetReadSurface) {
         self.rebase_for_attach(p.color, p.color_kind, p.color_level);
+        self.rebase_for_attach(p.depth, p.depth_kind, p.depth_level);
+        self.rebase_for_attach(p.stencil, p.stencil_kind, p.stencil_level);
         let gl = self.gl;
         let fbt = glow::READ_FRAMEBUFFER;
         attach(
@@ -466,7 +476,12 @@ impl Cx<'_> {
                 layer: p.color_layer,
             },
         );
-        if p.depth == p.stencil && p.depth_kind == p.stencil_kind && !p.depth.is_null() {
+        if p.depth == p.stencil
+            && p.depth_kind == p.stencil_kind
+            && p.depth_level == p.stencil_level
+            && p.depth_layer == p.stencil_layer
+            && !p.depth.is_null()
+        {
             attach(
                 gl,
                 self.scr,
@@ -476,8 +491,8 @@ impl Cx<'_> {
                 Att {
                     res: p.depth,
                     kind: p.depth_kind,
-                    level: 0,
-                    layer: 0,
+                    level: p.depth_level,
+                    layer: p.depth_layer,
                 },
             );
         } else {
@@ -490,8 +505,8 @@ impl Cx<'_> {
                 Att {
                     res: p.depth,
                     kind: p.depth_kind,
-                    level: 0,
-                    layer: 0,
+                    level: p.depth_level,
+                    layer: p.depth_layer,
                 },
             );
             attach(
@@ -503,8 +518,8 @@ impl Cx<'_> {
                 Att {
                     res: p.stencil,
                     kind: p.stencil_kind,
-                    level: 0,
-                    layer: 0,
+                    level: p.stencil_level,
+                    layer: p.stencil_layer,
                 },
             );
         }
@@ -2135,6 +2150,23 @@ impl Context for GlesBackend {
                 Err(()) => return,
             }
         };
+        if img_target == glow::TEXTURE_2D_ARRAY && h == 1 {
+            // Emulation: Mesa sizes a mutable 2D array of height 1 (a
+            // desktop 1D array) for one level while the texture object has
+            // its default minification filter, and then refuses to render
+            // into any of its levels (FRAMEBUFFER_UNSUPPORTED). Another
+            // mipmap filter on the texture object makes it allocate the
+            // whole chain; sampling goes through sampler objects, so this
+            // filter is never the one that samples.
+            // SAFETY: a parameter of the texture bound to `bind`.
+            unsafe {
+                o.gl.tex_parameter_i32(
+                    bind,
+                    glow::TEXTURE_MIN_FILTER,
+                    glow::LINEAR_MIPMAP_NEAREST as i32,
+                )
+            };
+        }
         let px = glow::PixelUnpackData::Slice(data.as_deref());
         // SAFETY: the texture is bound to `bind`; the data slice holds the
         // full tight image (checked) and UNPACK_ALIGNMENT is 1.

@@ -13,6 +13,7 @@
 //! | generic compressed internal formats and S3TC without the extension | uncompressed `RGBA8`/`RGB8`/`SRGB8_ALPHA8` storage |
 //! | `DEPTH_COMPONENT32` (unorm) | `DEPTH_COMPONENT24`, `UNSIGNED_INT` data accepted as is |
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
+//! | a mutable `TEXTURE_1D_ARRAY` (a height-1 2D array, which Mesa allocates for one level under the default filter and then refuses as a render target) | the texture object's own min filter set to `LINEAR_MIPMAP_NEAREST` before each image (`Context::texture_image`); samplers are separate objects |
 //! | wrap `CLAMP` / `MIRROR_CLAMP_TO_EDGE` | `CLAMP_TO_EDGE` |
 //! | sampler LOD bias | not in GLES: ignored, warned once |
 //! | base instance | instanced attributes' offsets advanced by `base_instance` strides (GL fetches element ⌊instance / divisor⌋ + baseinstance; `gl_InstanceID` does not include it) |

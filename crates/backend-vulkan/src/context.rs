@@ -4,8 +4,9 @@
 use ash::vk;
 use mgpipe::calls;
 use mgpipe::consts::{
-    CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT, CLEAR_STENCIL,
-    CLEAR_UINT, IMAGE_LAYERED, NO_ATTACHMENT, SURFACE_NONE, SURFACE_RENDERBUFFER, SURFACE_TEXTURE,
+    ATTACH_LAYERED, CLEAR_COLOR_ALL, CLEAR_COLOR_ONE, CLEAR_DEPTH, CLEAR_FLOAT, CLEAR_INT,
+    CLEAR_STENCIL, CLEAR_UINT, IMAGE_LAYERED, NO_ATTACHMENT, SURFACE_NONE, SURFACE_RENDERBUFFER,
+    SURFACE_TEXTURE,
 };
 use mgpipe::{Context, Handle};
 use tracing::{debug, warn};
@@ -48,6 +49,8 @@ struct Attach {
     z: i32,
     /// A 3D image.
     three_d: bool,
+    /// Layers the view renders to (more than 1: a layered attachment).
+    layers: u32,
     format: StorageFormat,
     extent: vk::Extent2D,
     samples: vk::SampleCountFlags,
@@ -74,7 +77,21 @@ impl Fb {
             depth: self.depth.map(|a| a.view).unwrap_or_default(),
             stencil: self.stencil.map(|a| a.view).unwrap_or_default(),
             extent: self.extent,
+            layers: self.layers(),
         }
+    }
+    /// The rendering instance's layer count: the fewest layers of any
+    /// attachment (1 unless every attachment is layered).
+    fn layers(&self) -> u32 {
+        self.colors
+            .iter()
+            .flatten()
+            .chain(self.depth.iter())
+            .chain(self.stencil.iter())
+            .map(|a| a.layers)
+            .min()
+            .unwrap_or(1)
+            .max(1)
     }
     fn samples(&self) -> vk::SampleCountFlags {
         self.colors
@@ -143,11 +160,14 @@ impl VulkanBackend {
     fn attach(&mut self, r: ImgRef, kind: u32, level: u32, layer: u32) -> Option<Attach> {
         let gpu = &self.gpu;
         let img = image_of(&mut self.scr, r, kind)?;
-        let view = resource::attachment_view(gpu, img, level, layer)?;
+        let (view, layers) = resource::attachment_view(gpu, img, level, layer)?;
         let e = level_extent(img.extent, level);
-        let (layer, z) = slice_of(img, level, layer);
+        // Copies from a layered attachment read its first layer.
+        let single = if layer == ATTACH_LAYERED { 0 } else { layer };
+        let (layer, z) = slice_of(img, level, single);
         Some(Attach {
             view,
+            layers,
             image: img.image,
             level,
             layer,
@@ -215,12 +235,22 @@ impl VulkanBackend {
                 }
                 if p.depth_kind != SURFACE_NONE && !p.depth.is_null() {
                     fb.depth = self
-                        .attach(ImgRef::Res(p.depth), p.depth_kind, p.depth_level, 0)
+                        .attach(
+                            ImgRef::Res(p.depth),
+                            p.depth_kind,
+                            p.depth_level,
+                            p.depth_layer,
+                        )
                         .filter(|a| a.format.class.has_depth());
                 }
                 if p.stencil_kind != SURFACE_NONE && !p.stencil.is_null() {
                     fb.stencil = self
-                        .attach(ImgRef::Res(p.stencil), p.stencil_kind, p.stencil_level, 0)
+                        .attach(
+                            ImgRef::Res(p.stencil),
+                            p.stencil_kind,
+                            p.stencil_level,
+                            p.stencil_layer,
+                        )
                         .filter(|a| a.format.class.has_stencil());
                 }
                 // Separate depth and stencil images cannot both attach in
@@ -301,7 +331,7 @@ impl VulkanBackend {
                 offset: vk::Offset2D { x: 0, y: 0 },
                 extent: target.extent,
             })
-            .layer_count(1)
+            .layer_count(target.layers)
             .color_attachments(&colors);
         if target.depth != vk::ImageView::null() {
             info = info.depth_attachment(&depth);
@@ -856,12 +886,18 @@ impl VulkanBackend {
                 0,
                 0,
             ),
-            Some(rd) if aspect == vk::ImageAspectFlags::DEPTH => {
-                (ImgRef::Res(rd.depth), rd.depth_kind, 0, 0)
-            }
-            Some(rd) if aspect == vk::ImageAspectFlags::STENCIL => {
-                (ImgRef::Res(rd.stencil), rd.stencil_kind, 0, 0)
-            }
+            Some(rd) if aspect == vk::ImageAspectFlags::DEPTH => (
+                ImgRef::Res(rd.depth),
+                rd.depth_kind,
+                rd.depth_level,
+                rd.depth_layer,
+            ),
+            Some(rd) if aspect == vk::ImageAspectFlags::STENCIL => (
+                ImgRef::Res(rd.stencil),
+                rd.stencil_kind,
+                rd.stencil_level,
+                rd.stencil_layer,
+            ),
             Some(rd) => (
                 ImgRef::Res(rd.color),
                 rd.color_kind,
@@ -2223,7 +2259,7 @@ impl VulkanBackend {
         let rects = [vk::ClearRect {
             rect,
             base_array_layer: 0,
-            layer_count: 1,
+            layer_count: fb.layers(),
         }];
         let d = &self.gpu.device;
         // SAFETY: inside the rendering instance of `fb`; every attachment

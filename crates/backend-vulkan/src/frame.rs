@@ -241,6 +241,8 @@ pub(crate) struct RenderTarget {
     pub depth: vk::ImageView,
     pub stencil: vk::ImageView,
     pub extent: vk::Extent2D,
+    /// The rendering instance's layer count (above 1: layered rendering).
+    pub layers: u32,
 }
 
 pub(crate) struct Frames {

@@ -94,17 +94,32 @@ pub(crate) fn view(gpu: &Gpu, img: &mut ImageRes, key: ViewKey) -> Option<vk::Im
     }
 }
 
-/// A single-level, single-layer 2D-ish view for rendering into `level`/`layer`.
+/// A single-level view for rendering into `level`: one layer (a 2D-ish
+/// view), or every layer of the level for `ATTACH_LAYERED` (an array view;
+/// a 3D image's slices through its 2D-array-compatible flag). Returns the
+/// view and its layer count.
 pub(crate) fn attachment_view(
     gpu: &Gpu,
     img: &mut ImageRes,
     level: u32,
     layer: u32,
-) -> Option<vk::ImageView> {
+) -> Option<(vk::ImageView, u32)> {
     if level >= img.levels {
         return None;
     }
-    let (layer, layers, ty) = if img.view_type == vk::ImageViewType::TYPE_3D {
+    let layered = layer == mgpipe::consts::ATTACH_LAYERED;
+    let (layer, layers, ty) = if layered {
+        if img.view_type == vk::ImageViewType::TYPE_3D {
+            let depth = (img.extent.depth >> level).max(1);
+            (0, depth, vk::ImageViewType::TYPE_2D_ARRAY)
+        } else if img.view_type == vk::ImageViewType::TYPE_1D
+            || img.view_type == vk::ImageViewType::TYPE_1D_ARRAY
+        {
+            (0, img.layers.max(1), vk::ImageViewType::TYPE_1D_ARRAY)
+        } else {
+            (0, img.layers.max(1), vk::ImageViewType::TYPE_2D_ARRAY)
+        }
+    } else if img.view_type == vk::ImageViewType::TYPE_3D {
         let depth = (img.extent.depth >> level).max(1);
         (layer.min(depth - 1), 1, vk::ImageViewType::TYPE_2D)
     } else if img.view_type == vk::ImageViewType::TYPE_1D
@@ -123,11 +138,9 @@ pub(crate) fn attachment_view(
         layers,
         swizzle: [0; 4],
     };
-    let v = view(gpu, img, key);
-    if v.is_some() {
-        img.defined |= 1u64 << level.min(63);
-    }
-    v
+    let v = view(gpu, img, key)?;
+    img.defined |= 1u64 << level.min(63);
+    Some((v, layers))
 }
 
 /// Extent of `level` (at least 1 in every dimension).

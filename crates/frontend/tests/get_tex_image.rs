@@ -1,8 +1,8 @@
 //! glGetTexImage of levels larger than one reply (the REPLY area of the
 //! ring transports is 32 MiB; `Conn::max_reply` a little less): the frontend
 //! reads colour images layer by layer in bands of whole rows and must hand
-//! back every byte; a depth image it cannot split is left unwritten (logged
-//! once), never answered with zeros. Also: glGetTexImage into a pixel pack
+//! back every byte; a depth image is read the same way, as the read
+//! surface's depth buffer. Also: glGetTexImage into a pixel pack
 //! buffer, and the GL errors of refused (format, type) pairs.
 //!
 //! `cargo nextest run -p frontend --test get_tex_image` (the default
@@ -197,10 +197,9 @@ unsafe fn large_layered(target: u32, w: i32, h: i32, d: i32, seed: u32) {
     }
 }
 
-/// A depth level larger than one reply cannot be read in bands: the
-/// frontend writes nothing (and logs once) rather than zeros, and raises
-/// no error GL does not have.
-unsafe fn large_depth_is_left_unwritten() {
+/// A depth level larger than one reply is read in bands, as the read
+/// surface's depth buffer: every value comes back.
+unsafe fn large_depth_is_read_in_bands() {
     let (w, h) = (3000i32, 2900i32);
     let len = w as usize * h as usize * 4;
     assert!(len > REPLY);
@@ -219,11 +218,27 @@ unsafe fn large_depth_is_left_unwritten() {
             std::ptr::null(),
         );
         no_gl_error("glTexImage2D depth");
+        let mut fbo = 0;
+        framebuffers::glGenFramebuffers(1, &mut fbo);
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        framebuffers::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::TEXTURE_2D,
+            tex,
+            0,
+        );
+        state::glClearDepth(0.5);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        no_gl_error("depth clear");
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        framebuffers::glDeleteFramebuffers(1, &fbo);
         let got = get(glow::TEXTURE_2D, glow::DEPTH_COMPONENT, glow::FLOAT, len);
         no_gl_error("glGetTexImage depth");
+        let half = 0.5f32.to_ne_bytes();
         assert!(
-            got.iter().all(|&b| b == 0xEE),
-            "a depth image larger than one reply was answered (zeros?) instead of left unwritten"
+            got.chunks_exact(4).all(|d| d == half),
+            "a depth image larger than one reply was not read back whole"
         );
         textures::glDeleteTextures(1, &tex);
     }
@@ -558,7 +573,7 @@ fn get_tex_image_reads_levels_larger_than_one_reply() {
         // 40 slices of 1 MiB (Vulkan: needs the backend to read slice z
         // of a 3D read attachment, not slice 0).
         large_layered(glow::TEXTURE_3D, 512, 512, 40, 7);
-        large_depth_is_left_unwritten();
+        large_depth_is_read_in_bands();
         state::glFinish();
         no_gl_error("end");
     }

@@ -51,3 +51,7 @@ pub const MAP_PERSISTENT_REPORTS_GPU_WRITES: u32 = 1;
 
 /// `set_shader_images` layer: every layer of the level is bound.
 pub const IMAGE_LAYERED: u32 = u32::MAX;
+
+/// `set_framebuffer_state` attachment layer: every layer of the attached
+/// level (a layered attachment, GL 4.6 §9.8).
+pub const ATTACH_LAYERED: u32 = u32::MAX;

@@ -298,9 +298,11 @@ pub(super) fn copy_tex_sub_image(
         }
         if mask & glow::DEPTH_BUFFER_BIT != 0 {
             (p.depth, p.depth_kind, p.depth_level) = (handle, SURFACE_TEXTURE, level as u32);
+            p.depth_layer = layer;
         }
         if mask & glow::STENCIL_BUFFER_BIT != 0 {
             (p.stencil, p.stencil_kind, p.stencil_level) = (handle, SURFACE_TEXTURE, level as u32);
+            p.stencil_layer = layer;
         }
         p.content_hash = xxh3_64(bytemuck::bytes_of(&p));
         gl.conn.pipe.set_framebuffer_state(&p);

@@ -891,6 +891,16 @@ fn param_count(pname: u32) -> i32 {
 
 fn texture_parameter(gl: &mut Gl, texture: u32, pname: u32, v: &[f32], iv: &[i32]) {
     with_texture(gl, texture, |gl, target| {
+        // GL 4.6 §8.10: sampler state on a multisample texture is an
+        // INVALID_OPERATION through the DSA commands (INVALID_ENUM through
+        // the bind-to-edit ones).
+        let multisample = matches!(
+            target,
+            glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+        );
+        if multisample && textures::is_sampler_state(pname) {
+            gl_err!(gl, glow::INVALID_OPERATION);
+        }
         textures::tex_parameter(gl, target, pname, v, iv)
     })
 }

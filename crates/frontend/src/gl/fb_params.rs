@@ -70,8 +70,9 @@ fn get_param(gl: &mut Gl, fbo: u32, pname: u32) -> Option<i32> {
     if fbo == 0 {
         // The default framebuffer answers its own state, not defaults.
         return Some(match pname {
-            glow::DOUBLEBUFFER => 1,
-            glow::STEREO => 0,
+            // Our default framebuffers are pbuffers or surfaceless (one
+            // colour buffer), as glGet(DOUBLEBUFFER) answers.
+            glow::DOUBLEBUFFER | glow::STEREO => 0,
             glow::SAMPLES => gl.framebuffer_samples(0) as i32,
             glow::SAMPLE_BUFFERS => (gl.framebuffer_samples(0) > 0) as i32,
             glow::IMPLEMENTATION_COLOR_READ_FORMAT => glow::RGBA as i32,

@@ -612,6 +612,7 @@ pub(super) fn texture_attachment(
                 | glow::TEXTURE_2D_ARRAY
                 | glow::TEXTURE_1D_ARRAY
                 | glow::TEXTURE_CUBE_MAP
+                | glow::TEXTURE_CUBE_MAP_ARRAY
                 | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
         );
     attach(
@@ -931,6 +932,24 @@ pub(super) fn attachment_param(
     }
 }
 
+/// Whether a draw buffer of the draw framebuffer is an integer colour
+/// buffer (EXT_texture_integer's RGBA_INTEGER_MODE_EXT).
+pub(super) fn draws_integer(gl: &Gl) -> bool {
+    let Some(Some(fb)) = gl.st.fbos.get(&gl.st.draw_fbo) else {
+        return false;
+    };
+    fb.draw_buffers.iter().any(|&b| {
+        let i = b.wrapping_sub(glow::COLOR_ATTACHMENT0) as usize;
+        i < MAX_DRAW_BUFFERS
+            && gl.resolve_attachment(&fb.color[i]).is_some_and(|r| {
+                matches!(
+                    format_component_type(r.format),
+                    glow::INT | glow::UNSIGNED_INT
+                )
+            })
+    })
+}
+
 /// GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE of a colour format.
 pub fn format_component_type(f: u32) -> u32 {
     match f {
@@ -994,21 +1013,29 @@ pub(super) fn set_draw_buffers(gl: &mut Gl, n: i32, bufs: &[u32]) {
         if n < 0 || n as usize > MAX_DRAW_BUFFERS {
             gl_err!(gl, glow::INVALID_VALUE);
         }
-        // FRONT, BACK, LEFT, RIGHT and FRONT_AND_BACK name several buffers:
-        // not allowed in glDrawBuffers on any framebuffer.
+        // FRONT, LEFT, RIGHT and FRONT_AND_BACK name several buffers: not
+        // allowed in glDrawBuffers on any framebuffer (GL 4.6 §17.4.1).
         if bufs.iter().any(|b| {
             matches!(
                 *b,
-                glow::FRONT | glow::BACK | glow::LEFT | glow::RIGHT | glow::FRONT_AND_BACK
+                glow::FRONT | glow::LEFT | glow::RIGHT | glow::FRONT_AND_BACK
             )
         }) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let fbo = gl.st.draw_fbo;
+        // BACK is valid on the default framebuffer, as the only buffer.
+        if bufs.contains(&glow::BACK) && fbo != 0 {
+            gl_err!(gl, glow::INVALID_ENUM);
+        }
         let default_names = |b: u32| {
             matches!(
                 b,
-                glow::FRONT_LEFT | glow::FRONT_RIGHT | glow::BACK_LEFT | glow::BACK_RIGHT
+                glow::FRONT_LEFT
+                    | glow::FRONT_RIGHT
+                    | glow::BACK_LEFT
+                    | glow::BACK_RIGHT
+                    | glow::BACK
             )
         };
         if fbo == 0 {

@@ -345,6 +345,8 @@ pub unsafe extern "C" fn glGetStringi(name: u32, index: u32) -> *const u8 {
     .0 as *const u8
 }
 
+const RGBA_INTEGER_MODE_EXT: u32 = 0x8D9E;
+
 fn i(v: impl Into<i64>) -> Option<Vals> {
     Some(Vals::I(vec![v.into()]))
 }
@@ -622,6 +624,8 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         // on it when complete; our window surfaces are single-sampled.
         glow::SAMPLE_BUFFERS => i((gl.framebuffer_samples(s.draw_fbo) > 0) as i64),
         glow::SAMPLES => i(gl.framebuffer_samples(s.draw_fbo)),
+        // EXT_texture_integer (advertised): a draw buffer is an integer one.
+        RGBA_INTEGER_MODE_EXT => b(super::framebuffers::draws_integer(gl)),
         glow::DOUBLEBUFFER | glow::STEREO => b(false),
         glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => {
             i(if s.draw_fbo == 0 {

@@ -26,6 +26,9 @@ use crate::context::{with_gl_dirty, Gl, LevelInfo, DIRTY_FRAMEBUFFER, DIRTY_PROG
 /// The sized format a multisample image of `internal` gets: the unsized
 /// renderable base formats name their 8-bit (or 24-bit depth) sizes, as
 /// renderbuffers do.
+const PROXY_TEXTURE_2D_MULTISAMPLE: u32 = 0x9101;
+const PROXY_TEXTURE_2D_MULTISAMPLE_ARRAY: u32 = 0x9103;
+
 pub(super) fn sized(internal: u32) -> u32 {
     super::framebuffers::sized_renderbuffer_format(internal)
 }
@@ -64,11 +67,23 @@ pub(super) fn tex_multisample(
     } else {
         glow::TEXTURE_2D_MULTISAMPLE_ARRAY
     };
-    if target != want {
+    // glTexImage*Multisample also takes the proxy target (GL 4.6 §8.8);
+    // the storage commands do not.
+    let proxy = if dims == 2 {
+        PROXY_TEXTURE_2D_MULTISAMPLE
+    } else {
+        PROXY_TEXTURE_2D_MULTISAMPLE_ARRAY
+    };
+    let is_proxy = !storage && target == proxy;
+    if target != want && !is_proxy {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let f = sized(internal);
     if !renderable(f) {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    // GL 4.6 §8.19: immutable storage takes sized internal formats only.
+    if storage && f != internal {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let caps = &gl.conn.caps;
@@ -87,6 +102,11 @@ pub(super) fn tex_multisample(
     // all answered from the backend's one sample limit.
     if samples as u32 > gl.conn.caps.max_samples {
         gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    // A proxy image is only checked: no proxy state is kept (its level
+    // queries are not implemented), nothing is allocated.
+    if is_proxy {
+        return;
     }
     let name = bound_texture_name(gl, target);
     let Some(Some(tex)) = gl.sh.textures.get(&name) else {

@@ -5,7 +5,9 @@
 //! reply. The call has no offset (it always reads from the level's first
 //! row and first layer), so a bigger level of a colour texture is read the
 //! way glReadPixels reads a big rectangle: the image, layer by layer, is
-//! made the read surface and read in bands of whole rows.
+//! made the read surface and read in bands of whole rows. Depth/stencil
+//! images are always read that way, as the read surface's depth/stencil
+//! buffer (a GLES driver reads no depth/stencil texture directly).
 
 use std::ffi::c_void;
 
@@ -479,7 +481,22 @@ struct TexImage {
 fn read_tex_image(gl: &mut Gl, t: &TexImage) -> Option<Vec<u8>> {
     let (w, h, d) = (t.info.width, t.info.height, t.info.depth.max(1));
     let total = mgpipe::pixels::image_size(t.format, t.ty, w, h, d);
-    if let Some(total) = total.filter(|&n| n <= gl.conn.max_reply) {
+    let row_bytes = (w as usize).checked_mul(t.bpp);
+    let layered = matches!(
+        t.obj_target,
+        glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY | glow::TEXTURE_3D
+    );
+    let banded = layered
+        || matches!(
+            t.obj_target,
+            glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_CUBE_MAP
+        );
+    let colour = !has_depth(t.info.internal_format) && !has_stencil(t.info.internal_format);
+    // A depth/stencil image is read as the read surface's depth/stencil
+    // buffer (glReadPixels of it), which both backends read, where a GLES
+    // driver cannot read the texture itself.
+    let depth_stencil_bands = !colour && banded && (layered || d == 1);
+    if let Some(total) = total.filter(|&n| n <= gl.conn.max_reply && !depth_stencil_bands) {
         if !gl.conn.caps.implements(Opcode::GetTextureImage as u16) {
             log_once("get_texture_image_declined", || {
                 "the backend declines glGetTexImage: zeros returned".into()
@@ -502,25 +519,13 @@ fn read_tex_image(gl: &mut Gl, t: &TexImage) -> Option<Vec<u8>> {
         reply.resize(total, 0);
         return Some(reply);
     }
-    // Larger than one reply: each layer of a colour image becomes the read
-    // surface and is read in bands of whole rows. Depth/stencil images stay
-    // out (the read surface names no level or layer for them), and so do
-    // 1D arrays (their layers are the client's rows but the backends' array
-    // layers).
-    let row_bytes = (w as usize).checked_mul(t.bpp);
-    let layered = matches!(
-        t.obj_target,
-        glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY | glow::TEXTURE_3D
-    );
-    let banded = layered
-        || matches!(
-            t.obj_target,
-            glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_CUBE_MAP
-        );
-    let colour = !has_depth(t.info.internal_format) && !has_stencil(t.info.internal_format);
+    // Larger than one reply (or a depth/stencil image): each layer of the
+    // image becomes the read surface and is read in bands of whole rows.
+    // 1D arrays stay out (their layers are the client's rows but the
+    // backends' array layers).
     match (total, row_bytes) {
         (Some(total), Some(row_bytes))
-            if banded && colour && row_bytes <= gl.conn.max_reply && (layered || d == 1) =>
+            if banded && row_bytes <= gl.conn.max_reply && (layered || d == 1) =>
         {
             let tight = read_tex_image_bands(gl, t, row_bytes, total);
             if tight.is_none() {
@@ -551,9 +556,10 @@ fn read_tex_image(gl: &mut Gl, t: &TexImage) -> Option<Vec<u8>> {
     }
 }
 
-/// Read a colour image layer by layer as the read surface, each in bands
-/// of whole rows (`pixels::read_bands`); the application's read surface is
-/// sent again at its next use. None: `total` bytes do not fit in memory.
+/// Read an image layer by layer as the read surface (its colour, or its
+/// depth and/or stencil buffer), each in bands of whole rows
+/// (`pixels::read_bands`); the application's read surface is sent again at
+/// its next use. None: `total` bytes do not fit in memory.
 fn read_tex_image_bands(
     gl: &mut Gl,
     t: &TexImage,
@@ -565,15 +571,32 @@ fn read_tex_image_bands(
     tight.try_reserve_exact(total).ok()?;
     let mut layer = Vec::new();
     let fbo = gl.conn.alloc.framebuffer.alloc();
+    let f = t.info.internal_format;
+    let (depth, stencil) = (has_depth(f), has_stencil(f));
+    let kind = mgpipe::consts::SURFACE_TEXTURE;
     for z in 0..d {
-        gl.conn.pipe.set_read_surface(&calls::SetReadSurface {
+        let at = t.layer0.saturating_add(z);
+        let mut rs = calls::SetReadSurface {
             fbo,
-            color: t.handle,
-            color_kind: mgpipe::consts::SURFACE_TEXTURE,
-            color_level: t.level,
-            color_layer: t.layer0.saturating_add(z),
             ..Default::default()
-        });
+        };
+        if depth {
+            (rs.depth, rs.depth_kind, rs.depth_level, rs.depth_layer) =
+                (t.handle, kind, t.level, at);
+        }
+        if stencil {
+            (
+                rs.stencil,
+                rs.stencil_kind,
+                rs.stencil_level,
+                rs.stencil_layer,
+            ) = (t.handle, kind, t.level, at);
+        }
+        if !depth && !stencil {
+            (rs.color, rs.color_kind, rs.color_level, rs.color_layer) =
+                (t.handle, kind, t.level, at);
+        }
+        gl.conn.pipe.set_read_surface(&rs);
         let ok = read_bands(gl, 0, 0, w, h, t.format, t.ty, row_bytes, &mut layer, false);
         if !ok {
             break;

@@ -401,6 +401,11 @@ pub(super) fn tex_image(
     {
         gl_err!(gl, glow::INVALID_VALUE);
     }
+    // GL 4.6 §8.5.3: a cube map array's faces are square and its depth
+    // counts whole cubes (layer-faces, a multiple of 6).
+    if target == glow::TEXTURE_CUBE_MAP_ARRAY && (width != height || depth % 6 != 0) {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
     let name = bound_texture_name(gl, target);
     if name == 0 {
         gl_err!(gl, glow::INVALID_OPERATION);
@@ -1245,7 +1250,31 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
         t.target,
         glow::TEXTURE_2D_MULTISAMPLE | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
     );
+    let rectangle = t.target == glow::TEXTURE_RECTANGLE;
+    let vector_only = matches!(
+        pname,
+        glow::TEXTURE_BORDER_COLOR | glow::TEXTURE_SWIZZLE_RGBA
+    );
     let r = match pname {
+        // GL 4.6 §8.10: the scalar entry points take no vector parameter.
+        _ if vector_only && v.len() + iv.len() == 1 => Err(glow::INVALID_ENUM),
+        // GL 4.6 §8.10: a rectangle texture has level 0 only, clamping
+        // wraps only and no mipmap filtering.
+        glow::TEXTURE_BASE_LEVEL if rectangle && e != 0 => Err(glow::INVALID_OPERATION),
+        glow::TEXTURE_WRAP_S | glow::TEXTURE_WRAP_T | glow::TEXTURE_WRAP_R
+            if rectangle
+                && !matches!(
+                    e as u32,
+                    WRAP_CLAMP | glow::CLAMP_TO_EDGE | glow::CLAMP_TO_BORDER
+                ) =>
+        {
+            Err(glow::INVALID_ENUM)
+        }
+        glow::TEXTURE_MIN_FILTER
+            if rectangle && !matches!(e as u32, glow::NEAREST | glow::LINEAR) =>
+        {
+            Err(glow::INVALID_ENUM)
+        }
         // GL 4.6 §8.10: a multisample texture has no sampler state, and
         // level 0 only.
         glow::TEXTURE_BASE_LEVEL if multisample && e != 0 => Err(glow::INVALID_OPERATION),
@@ -1320,7 +1349,7 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
 
 /// The sampler-state parameters (GL 4.6 table 23.18), which multisample
 /// textures do not take.
-fn is_sampler_state(pname: u32) -> bool {
+pub(super) fn is_sampler_state(pname: u32) -> bool {
     matches!(
         pname,
         glow::TEXTURE_MIN_FILTER

@@ -90,6 +90,23 @@ pub fn has_stencil(f: u32) -> bool {
     )
 }
 
+/// The layer a draw framebuffer attaches for `a` (resolved as `r`): every
+/// layer (`ATTACH_LAYERED`) for a layered texture attachment, else the
+/// resolved layer or face.
+pub(crate) fn draw_layer(a: &Attachment, r: &Resolved) -> u32 {
+    if a.layered && r.kind == SURFACE_TEXTURE {
+        ATTACH_LAYERED
+    } else {
+        r.layer
+    }
+}
+
+/// Whether a framebuffer's depth and stencil attachments are both present
+/// but name different images (object, level, layer or face).
+pub(crate) fn separate_depth_stencil(depth: &Attachment, stencil: &Attachment) -> bool {
+    depth.kind != SURFACE_NONE && stencil.kind != SURFACE_NONE && depth != stencil
+}
+
 /// A resolved attachment: handle, kind, level, layer, format, size.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Resolved {
@@ -239,6 +256,13 @@ impl Gl<'_> {
         if !any {
             return glow::FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT;
         }
+        // Depth and stencil from two different images: neither backend can
+        // attach them together (GLES 3.2 §9.4.3 and Vulkan need one image),
+        // and GL lets an implementation refuse the combination, as Mesa
+        // does.
+        if separate_depth_stencil(&fb.depth, &fb.stencil) {
+            return glow::FRAMEBUFFER_UNSUPPORTED;
+        }
         // No FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER / _READ_BUFFER: GL 4.1 and
         // ARB_ES2_compatibility (advertised) dropped both rules; a draw or
         // read buffer naming an empty attachment point writes nothing or
@@ -318,7 +342,7 @@ impl Gl<'_> {
                     p.color[i] = r.handle;
                     p.color_kind[i] = r.kind;
                     p.color_level[i] = r.level;
-                    p.color_layer[i] = r.layer;
+                    p.color_layer[i] = draw_layer(&fb.color[i], &r);
                 }
                 let db = fb.draw_buffers[i];
                 if db != glow::NONE {
@@ -329,11 +353,13 @@ impl Gl<'_> {
                 p.depth = r.handle;
                 p.depth_kind = r.kind;
                 p.depth_level = r.level;
+                p.depth_layer = draw_layer(&fb.depth, &r);
             }
             if let Some(r) = self.resolve_attachment(&fb.stencil) {
                 p.stencil = r.handle;
                 p.stencil_kind = r.kind;
                 p.stencil_level = r.level;
+                p.stencil_layer = draw_layer(&fb.stencil, &r);
             }
             let (w, h) = self.framebuffer_size(name, true);
             p.width = w;
@@ -391,13 +417,19 @@ impl Gl<'_> {
                     p.color_layer = r.layer;
                 }
             }
+            // A layered attachment reads its first layer (GL 4.6 §9.8):
+            // the resolved layer of a layered attachment is 0 / face 0.
             if let Some(r) = self.resolve_attachment(&fb.depth) {
                 p.depth = r.handle;
                 p.depth_kind = r.kind;
+                p.depth_level = r.level;
+                p.depth_layer = r.layer;
             }
             if let Some(r) = self.resolve_attachment(&fb.stencil) {
                 p.stencil = r.handle;
                 p.stencil_kind = r.kind;
+                p.stencil_level = r.level;
+                p.stencil_layer = r.layer;
             }
         }
         if self.st.sent.read_surface.as_ref() != Some(&p) {

@@ -4,6 +4,7 @@
 
 use std::ffi::CString;
 
+pub mod fbo;
 pub mod xfb;
 
 use mobilegl::egl::consts::*;

@@ -1,0 +1,21 @@
+//! Framebuffer attachments on the GLES backend (`common::fbo`): depth
+//! levels, depth/stencil pairing, layered clears.
+//!
+//! `cargo nextest run -p frontend --test framebuffer_levels`
+
+mod common;
+
+#[test]
+fn framebuffer_levels_pairing_and_layers() {
+    // SAFETY: the helpers run on the context made here, on this thread.
+    unsafe {
+        common::make_context_version(3, 3);
+        common::fbo::check_depth_levels();
+        common::fbo::check_depth_stencil_pairing();
+        common::fbo::check_layered_clear();
+        common::fbo::check_1d_array_level();
+        common::fbo::check_depth_get_tex_image();
+        common::fbo::check_error_rules();
+        common::fbo::check_parameter_rules();
+    }
+}
