@@ -14,7 +14,9 @@
 //! | `DEPTH_COMPONENT32` (unorm) | `DEPTH_COMPONENT24`, `UNSIGNED_INT` data accepted as is |
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
 //! | wrap `CLAMP` / `MIRROR_CLAMP_TO_EDGE` | `CLAMP_TO_EDGE` |
-//! | sampler LOD bias | not in GLES: ignored, warned once |
+//! | sampler LOD bias | not in GLES: a program variant built on the first draw that finds a non-zero bias on a unit it samples reads `mgl_LodBias[unit]` (added to implicit/explicit LODs, gradients scaled by 2^bias; `sampling.rs`) |
+//! | 1D samplers/images in shaders | `Dim1D` lowered to `Dim2D` in the SPIR-V: second coordinate 0.5 (0.5·q projective, 0 texel), gradients/offsets widened, size queries narrowed (`sampling::lower_1d_images`) |
+//! | `texture`/`textureOffset` with bias or offset on 2D array shadow samplers (and 1D array shadow ones) | `textureGrad(Offset)` with `dFdx`/`dFdy` of the coordinate scaled by 2^bias (`sampling::lower_lod`) |
 //! | base instance | instanced attributes' offsets advanced by `base_instance` strides (GL fetches element ⌊instance / divisor⌋ + baseinstance; `gl_InstanceID` does not include it) |
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
@@ -41,8 +43,9 @@
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes through
 //! `glVertexAttribPointer` (converted to float), `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without
-//! `GL_NV_read_*` (or of a multisampled surface), texture buffers, shaders
-//! sampling 1D/rectangle samplers.
+//! `GL_NV_read_*` (or of a multisampled surface), texture buffers, the
+//! sampler LOD bias on lookups through a sampler function parameter and
+//! on `samplerCubeArrayShadow` implicit lookups.
 
 use glow as g;
 

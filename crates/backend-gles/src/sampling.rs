@@ -998,3 +998,111 @@ fn rewrite_lod(
     ));
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shader::spirv_to_essl;
+
+    fn fragment_spirv(src: &str) -> Vec<u32> {
+        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+        let compiler = Compiler::acquire().expect("glslang");
+        let source = ShaderSource::from(src);
+        let input = ShaderInput::new(
+            &source,
+            ShaderStage::Fragment,
+            &CompilerOptions::default(),
+            None::<&[(&str, Option<&str>)]>,
+            None,
+        )
+        .expect("input");
+        compiler
+            .create_shader(input)
+            .expect("parse")
+            .compile()
+            .expect("compile")
+    }
+
+    const ONE_D: &str = "#version 450\n\
+        layout(binding = 0) uniform sampler1D a;\n\
+        layout(binding = 1) uniform isampler1DArray b;\n\
+        layout(binding = 2) uniform sampler1DShadow c;\n\
+        layout(location = 0) in vec4 v;\n\
+        layout(location = 0) out vec4 o;\n\
+        void main() {\n\
+          vec4 x = textureGradOffset(a, v.x, 0.5, 0.25, 3);\n\
+          x += textureProjGrad(a, v, 0.5, 0.25);\n\
+          x += vec4(textureSize(b, 1), texelFetchOffset(b, ivec2(2, 1), 0, -1).xy);\n\
+          x += vec4(textureOffset(c, v.xyz, 2, 1.0));\n\
+          o = x;\n\
+        }\n";
+
+    #[test]
+    fn one_d_images_become_two_d_with_widened_operands() {
+        let words = fragment_spirv(ONE_D);
+        assert!(uses_1d_images(&words));
+        let lowered = lower_1d_images(&words).expect("lowered");
+        assert!(!uses_1d_images(&lowered));
+        assert!(lower_1d_images(&lowered).is_none(), "nothing left");
+        let fs = spirv_to_essl(&lowered).expect("translation");
+        assert!(!fs.contains("1D"), "{fs}");
+        // Gradients and offsets are 2D, the size query keeps (w, layers).
+        assert!(fs.contains("ivec2(3, 0)"), "{fs}");
+        assert!(fs.contains("ivec2(-1, 0)"), "{fs}");
+        assert!(fs.contains("vec2(0.5, 0.0)"), "{fs}");
+        assert!(fs.contains(".xz"), "{fs}");
+        // The old translation left scalar gradients (no ESSL overload).
+        let old = spirv_to_essl(&words).expect("translation");
+        assert!(old.contains("0.5, 0.25, 3)"), "{old}");
+        // A malformed module is left alone (no panic).
+        assert!(lower_1d_images(&words[..3]).is_none());
+        let _ = lower_1d_images(&words[..words.len() / 2]);
+    }
+
+    const LODS: &str = "#version 450\n\
+        layout(binding = 0) uniform sampler2D a;\n\
+        layout(binding = 3) uniform sampler2D b[2];\n\
+        layout(binding = 6) uniform sampler2DShadow c;\n\
+        layout(binding = 7) uniform sampler2D unbiased;\n\
+        layout(location = 0) in vec4 v;\n\
+        layout(location = 1) flat in int i;\n\
+        layout(location = 0) out vec4 o;\n\
+        void main() {\n\
+          o = texture(a, v.xy) + textureLod(b[i], v.xy, 2.0) + textureGrad(a, v.xy, v.zw, v.wz);\n\
+          o += vec4(texture(c, v.xyz, 1.5)) + texelFetch(unbiased, ivec2(0), 0);\n\
+        }\n";
+
+    #[test]
+    fn sampler_lod_bias_reaches_every_lod() {
+        let words = fragment_spirv(LODS);
+        // a (0), b[i] (3 and up: dynamically indexed), c (6).
+        let units = lod_units(&words);
+        assert_eq!(units & 0b0100_1001, 0b0100_1001, "{units:b}");
+        assert_eq!(units & 0b0110, 0, "{units:b}");
+        assert!(lower_lod(&words, true, false).is_none(), "no fix needed");
+        let biased = lower_lod(&words, true, true).expect("biased");
+        let fs = spirv_to_essl(&biased).expect("translation");
+        assert!(fs.contains("uniform float mgl_LodBias[32];"), "{fs}");
+        assert!(fs.contains("mgl_LodBias[0]"), "{fs}");
+        assert!(fs.contains("mgl_LodBias[3 + i]"), "{fs}");
+        assert!(fs.contains("exp2(mgl_LodBias[0])"), "{fs}");
+        assert!(fs.contains("1.5 + mgl_LodBias[6]"), "{fs}");
+        assert!(!fs.contains("mgl_LodBias[7]"), "{fs}");
+    }
+
+    #[test]
+    fn array_shadow_bias_becomes_gradients() {
+        let src = "#version 450\n\
+            layout(binding = 0) uniform sampler1DArrayShadow s;\n\
+            layout(location = 0) in vec4 v;\n\
+            layout(location = 0) out vec4 o;\n\
+            void main() { o = vec4(texture(s, v.xyz, 2.0)); }\n";
+        let words = lower_1d_images(&fragment_spirv(src)).expect("1D lowered");
+        assert!(may_need_lod_fix(&words));
+        let fixed = lower_lod(&words, true, false).expect("fixed");
+        let fs = spirv_to_essl(&fixed).expect("translation");
+        assert!(fs.contains("textureGrad(s"), "{fs}");
+        assert!(fs.contains("exp2(2.0)"), "{fs}");
+        assert!(!fs.contains("mgl_LodBias"), "{fs}");
+    }
+}
