@@ -1039,23 +1039,15 @@ impl Cx<'_> {
             if tgt == glow::TEXTURE_BUFFER {
                 continue;
             }
-            // Emulation: a format without alpha stored with one reads
-            // alpha 1 wherever the view's swizzle selects alpha.
-            let alpha_one = *alpha_one;
-            let sw = |s: u32, d: u32| match if s == 0 { d } else { s } {
-                glow::ALPHA if alpha_one => glow::ONE,
-                c => c,
-            };
             let want = TexParams {
                 base_level: v.base_level,
                 max_level: v.max_level,
-                swizzle: [
-                    sw(v.swizzle[0], glow::RED),
-                    sw(v.swizzle[1], glow::GREEN),
-                    sw(v.swizzle[2], glow::BLUE),
-                    sw(v.swizzle[3], glow::ALPHA),
-                ],
-                depth_stencil_mode: sw(v.depth_stencil_mode, glow::DEPTH_COMPONENT),
+                swizzle: emulation::view_swizzle(v.swizzle, *alpha_one),
+                depth_stencil_mode: if v.depth_stencil_mode == 0 {
+                    glow::DEPTH_COMPONENT
+                } else {
+                    v.depth_stencil_mode
+                },
             };
             if *params != want {
                 let old = *params;

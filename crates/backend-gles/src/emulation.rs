@@ -451,6 +451,26 @@ pub fn is_3d_target(target: u32) -> bool {
 }
 
 /// Sampler wrap modes GLES lacks.
+/// The texture swizzle a sampler view asks for, as GLES parameters: 0
+/// leaves a component at identity, `SWIZZLE_ZERO` selects `GL_ZERO` (which
+/// is 0 itself). Emulation: a format without alpha stored with one
+/// (`alpha_one`) reads alpha 1 wherever the swizzle selects alpha.
+pub fn view_swizzle(swizzle: [u32; 4], alpha_one: bool) -> [u32; 4] {
+    let identity = [g::RED, g::GREEN, g::BLUE, g::ALPHA];
+    let mut out = [0; 4];
+    for i in 0..4 {
+        out[i] = match swizzle[i] {
+            0 => identity[i],
+            mgpipe::consts::SWIZZLE_ZERO => g::ZERO,
+            c => c,
+        };
+        if out[i] == g::ALPHA && alpha_one {
+            out[i] = g::ONE;
+        }
+    }
+    out
+}
+
 pub fn wrap_mode(w: u32) -> u32 {
     match w {
         g::REPEAT | g::CLAMP_TO_EDGE | g::MIRRORED_REPEAT | g::CLAMP_TO_BORDER => w,
@@ -525,6 +545,26 @@ pub fn readable_pair(class: FormatClass) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn view_swizzle_keeps_zero_selectors() {
+        // ext_texture_swizzle: GL_ZERO arrives as SWIZZLE_ZERO (0: identity).
+        let z = mgpipe::consts::SWIZZLE_ZERO;
+        let s = [g::ONE, g::GREEN, g::ALPHA, z];
+        assert_eq!(
+            view_swizzle(s, false),
+            [g::ONE, g::GREEN, g::ALPHA, g::ZERO]
+        );
+        assert_eq!(
+            view_swizzle([g::RED, z, g::BLUE, g::ALPHA], true),
+            [g::RED, g::ZERO, g::BLUE, g::ONE]
+        );
+        assert_eq!(
+            view_swizzle([0; 4], false),
+            [g::RED, g::GREEN, g::BLUE, g::ALPHA]
+        );
+        assert_eq!(view_swizzle([z; 4], false), [g::ZERO; 4]);
+    }
 
     #[test]
     fn formats_map() {
