@@ -169,6 +169,9 @@ struct Ed {
     /// Variable -> binding.
     bindings: FxHashMap<Word, u32>,
     glsl: Option<Word>,
+    /// Bias variant: a sampler function parameter -> the float parameter
+    /// added next to it carrying its bias.
+    param_bias: FxHashMap<Word, Word>,
 }
 
 fn id_of(o: &Operand) -> Option<Word> {
@@ -202,6 +205,7 @@ impl Ed {
             defs: FxHashMap::default(),
             bindings: FxHashMap::default(),
             glsl: None,
+            param_bias: FxHashMap::default(),
         };
         ed.scan();
         Some(ed)
@@ -680,6 +684,7 @@ fn widen_size_query(
 pub fn lod_units(words: &[u32]) -> u32 {
     let Some(ed) = Ed::new(words) else { return 0 };
     let mut mask = 0u32;
+    let mut unresolved = false;
     for f in &ed.m.functions {
         for b in &f.blocks {
             for ins in &b.instructions {
@@ -692,8 +697,17 @@ pub fn lod_units(words: &[u32]) -> u32 {
                 match ed.sampler_binding(si) {
                     Some((b, None)) if b < 32 => mask |= 1 << b,
                     Some((b, Some(_))) if b < 32 => mask |= u32::MAX << b,
-                    _ => {}
+                    Some(_) => {}
+                    // Through a function parameter: any sampler may reach it.
+                    None => unresolved = true,
                 }
+            }
+        }
+    }
+    if unresolved {
+        for &b in ed.bindings.values() {
+            if b < 32 {
+                mask |= 1 << b;
             }
         }
     }
@@ -733,11 +747,7 @@ pub fn lower_lod(words: &[u32], fragment: bool, bias: bool) -> Option<Vec<u32>> 
                 if !is_lod_sample(op) {
                     return false;
                 }
-                let si = ins.operands.first().and_then(id_of);
-                if bias && si.and_then(|s| ed.sampler_binding(s)).is_some() {
-                    return true;
-                }
-                array_shadow_fix(&ed, ins)
+                bias || array_shadow_fix(&ed, ins)
             });
     if !any {
         return None;
@@ -795,12 +805,73 @@ pub fn lower_lod(words: &[u32], fragment: bool, bias: bool) -> Option<Vec<u32>> 
         None
     };
     let mut functions = std::mem::take(&mut ed.m.functions);
-    let mut changed = false;
+    // Bias variant: each sampler parameter of a function gets a float
+    // parameter with its bias, which every call passes.
+    let mut sampler_params: FxHashMap<Word, Vec<usize>> = FxHashMap::default();
+    if let Some((_, _, f)) = bias_var {
+        for func in &mut functions {
+            let found: Vec<(usize, Word)> = func
+                .parameters
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.result_type.is_some_and(|t| is_sampler_type(&ed, t)))
+                .filter_map(|(i, p)| Some((i, p.result_id?)))
+                .collect();
+            let (Some(def), false) = (func.def.as_mut(), found.is_empty()) else {
+                continue;
+            };
+            let (Some(fid), Some(old_ty)) = (def.result_id, def.operands.get(1).and_then(id_of))
+            else {
+                continue;
+            };
+            let Some(mut ty_ops) =
+                ed.m.types_global_values
+                    .iter()
+                    .find(|t| t.result_id == Some(old_ty) && t.class.opcode == Op::TypeFunction)
+                    .map(|t| t.operands.clone())
+            else {
+                continue;
+            };
+            ty_ops.extend(found.iter().map(|_| Operand::IdRef(f)));
+            let new_ty = ed.global(Op::TypeFunction, None, ty_ops);
+            def.operands[1] = Operand::IdRef(new_ty);
+            for &(_, pid) in &found {
+                let b = ed.fresh();
+                ed.type_of.insert(b, f);
+                ed.param_bias.insert(pid, b);
+                func.parameters.push(Instruction::new(
+                    Op::FunctionParameter,
+                    Some(f),
+                    Some(b),
+                    vec![],
+                ));
+            }
+            sampler_params.insert(fid, found.into_iter().map(|(i, _)| i).collect());
+        }
+    }
+    let mut changed = !sampler_params.is_empty();
     for func in &mut functions {
         for b in &mut func.blocks {
             let mut out = Vec::with_capacity(b.instructions.len() + 8);
-            for ins in std::mem::take(&mut b.instructions) {
-                if is_lod_sample(ins.class.opcode)
+            for mut ins in std::mem::take(&mut b.instructions) {
+                if ins.class.opcode == Op::FunctionCall {
+                    let callee = ins.operands.first().and_then(id_of);
+                    if let Some(params) = callee.and_then(|c| sampler_params.get(&c)).cloned() {
+                        for k in params {
+                            let arg = ins.operands.get(1 + k).and_then(id_of);
+                            let bias = arg.and_then(|a| bias_of(&mut ed, &mut out, a, bias_var));
+                            let bias = match bias {
+                                Some(v) => v,
+                                None => {
+                                    let f = ed.t_float();
+                                    ed.constant(f, 0)
+                                }
+                            };
+                            ins.operands.push(Operand::IdRef(bias));
+                        }
+                    }
+                    out.push(ins);
+                } else if is_lod_sample(ins.class.opcode)
                     && rewrite_lod(&mut ed, &mut out, &ins, fragment, bias_var)
                 {
                     changed = true;
@@ -811,8 +882,69 @@ pub fn lower_lod(words: &[u32], fragment: bool, bias: bool) -> Option<Vec<u32>> 
             b.instructions = out;
         }
     }
+
     ed.m.functions = functions;
     changed.then(|| ed.finish())
+}
+
+/// Whether `t` is a sampled-image type or a pointer to one (how glslang
+/// passes samplers to functions).
+fn is_sampler_type(ed: &Ed, t: Word) -> bool {
+    if matches!(ed.ty.get(&t), Some(Ty::SampledImage(_))) {
+        return true;
+    }
+    ed.m.types_global_values.iter().any(|i| {
+        i.result_id == Some(t)
+            && i.class.opcode == Op::TypePointer
+            && i.operands
+                .get(1)
+                .and_then(id_of)
+                .is_some_and(|p| matches!(ed.ty.get(&p), Some(Ty::SampledImage(_))))
+    })
+}
+
+/// The bias of the sampler behind `v` (a sampled-image value, a pointer
+/// to one, or a sampler parameter), loaded into `out`: from
+/// `mgl_LodBias[binding (+ index)]`, or the bias parameter of a function
+/// parameter. None: not known.
+fn bias_of(
+    ed: &mut Ed,
+    out: &mut Vec<Instruction>,
+    v: Word,
+    bias_var: Option<(Word, Word, Word)>,
+) -> Option<Word> {
+    let (var, pf, f) = bias_var?;
+    if let Some(&b) = ed.param_bias.get(&v) {
+        return Some(b);
+    }
+    let (binding, dynamic) = if let Some(&b) = ed.bindings.get(&v) {
+        (b, None)
+    } else {
+        match ed.defs.get(&v) {
+            Some((Op::Load, o)) => {
+                let p = o.first().and_then(id_of)?;
+                return bias_of(ed, out, p, bias_var);
+            }
+            Some((Op::AccessChain | Op::InBoundsAccessChain, o)) if o.len() == 2 => {
+                let b = *ed.bindings.get(&id_of(&o[0])?)?;
+                (b, Some(id_of(&o[1])?))
+            }
+            _ => return None,
+        }
+    };
+    let index = match dynamic {
+        None => {
+            let i = ed.t_int(true);
+            ed.constant(i, binding)
+        }
+        Some(d) => {
+            let dt = ed.type_of.get(&d).copied()?;
+            let b = ed.constant(dt, binding);
+            emit(ed, out, Op::IAdd, dt, ids(&[b, d]))
+        }
+    };
+    let p = emit(ed, out, Op::AccessChain, pf, ids(&[var, index]));
+    Some(emit(ed, out, Op::Load, f, ids(&[p])))
 }
 
 /// Whether a lookup is an implicit-LOD one on a 2D array shadow sampler
@@ -870,23 +1002,9 @@ fn rewrite_lod(
         return false;
     }
     // The sampler's bias value, loaded here.
-    let sampler_bias = match (bias_var, ed.sampler_binding(si)) {
-        (Some((var, pf, f)), Some((binding, dynamic))) => {
-            let index = match dynamic {
-                None => {
-                    let i = ed.t_int(true);
-                    ed.constant(i, binding)
-                }
-                Some(d) => {
-                    let dt = ed.type_of.get(&d).copied().unwrap_or(0);
-                    let b = ed.constant(dt, binding);
-                    emit(ed, out, Op::IAdd, dt, ids(&[b, d]))
-                }
-            };
-            let p = emit(ed, out, Op::AccessChain, pf, ids(&[var, index]));
-            Some((emit(ed, out, Op::Load, f, ids(&[p])), f))
-        }
-        _ => None,
+    let sampler_bias = match bias_var {
+        Some((_, _, f)) => bias_of(ed, out, si, bias_var).map(|b| (b, f)),
+        None => None,
     };
     if sampler_bias.is_none() && !fix {
         return false;
@@ -1088,6 +1206,25 @@ mod tests {
         assert!(fs.contains("exp2(mgl_LodBias[0])"), "{fs}");
         assert!(fs.contains("1.5 + mgl_LodBias[6]"), "{fs}");
         assert!(!fs.contains("mgl_LodBias[7]"), "{fs}");
+    }
+
+    #[test]
+    fn sampler_parameters_carry_their_bias() {
+        // The legacy shadow helpers take the sampler as a parameter.
+        let src = "#version 450\n\
+            layout(binding = 2) uniform sampler2D a;\n\
+            layout(binding = 5) uniform sampler2D b;\n\
+            layout(location = 0) in vec2 v;\n\
+            layout(location = 0) out vec4 o;\n\
+            vec4 look(sampler2D s, vec2 c) { return texture(s, c); }\n\
+            void main() { o = look(a, v) + look(b, v); }\n";
+        let words = fragment_spirv(src);
+        assert_eq!(lod_units(&words) & 0xff, 0b0010_0100);
+        let biased = lower_lod(&words, true, true).expect("biased");
+        let fs = spirv_to_essl(&biased).expect("translation");
+        assert!(fs.contains("mgl_LodBias[2]"), "{fs}");
+        assert!(fs.contains("mgl_LodBias[5]"), "{fs}");
+        assert!(fs.contains("float "), "{fs}");
     }
 
     #[test]
