@@ -44,8 +44,8 @@
 //! `glVertexAttribPointer` (converted to float), `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without
 //! `GL_NV_read_*` (or of a multisampled surface), texture buffers, the
-//! sampler LOD bias on lookups through a sampler function parameter and
-//! on `samplerCubeArrayShadow` implicit lookups.
+//! sampler LOD bias on lookups through an array of samplers passed to a
+//! function and on `samplerCubeArrayShadow` implicit lookups.
 
 use glow as g;
 

@@ -26,9 +26,10 @@
 //!   to) the `bias` operand, an explicit LOD has it added, explicit
 //!   gradients are scaled by `2^bias`. Programs without a biased sampler
 //!   keep the untouched program: no per-draw cost beyond one counter test.
-//!   Not biased: lookups through a sampler passed as a function parameter
-//!   (binding unknown) and `samplerCubeArrayShadow` implicit lookups (no
-//!   gradient form in ESSL).
+//!   A function taking a sampler gets a float parameter with its bias,
+//!   passed by every call. Not biased: arrays of samplers passed to
+//!   functions, and `samplerCubeArrayShadow` implicit lookups (no gradient
+//!   form in ESSL).
 
 use rspirv::dr::{self, Instruction, Operand};
 use rspirv::spirv::{Capability, Decoration, Dim, ImageOperands, Op, StorageClass, Word};
