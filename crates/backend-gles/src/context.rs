@@ -1054,23 +1054,15 @@ impl Cx<'_> {
             if tgt == glow::TEXTURE_BUFFER {
                 continue;
             }
-            // Emulation: a format without alpha stored with one reads
-            // alpha 1 wherever the view's swizzle selects alpha.
-            let alpha_one = *alpha_one;
-            let sw = |s: u32, d: u32| match if s == 0 { d } else { s } {
-                glow::ALPHA if alpha_one => glow::ONE,
-                c => c,
-            };
             let want = TexParams {
                 base_level: v.base_level,
                 max_level: v.max_level,
-                swizzle: [
-                    sw(v.swizzle[0], glow::RED),
-                    sw(v.swizzle[1], glow::GREEN),
-                    sw(v.swizzle[2], glow::BLUE),
-                    sw(v.swizzle[3], glow::ALPHA),
-                ],
-                depth_stencil_mode: sw(v.depth_stencil_mode, glow::DEPTH_COMPONENT),
+                swizzle: emulation::view_swizzle(v.swizzle, *alpha_one),
+                depth_stencil_mode: if v.depth_stencil_mode == 0 {
+                    glow::DEPTH_COMPONENT
+                } else {
+                    v.depth_stencil_mode
+                },
             };
             if *params != want {
                 let old = *params;
@@ -1117,7 +1109,7 @@ impl Cx<'_> {
                 None
             } else {
                 match self.scr.samplers.get(h) {
-                    Some(s) => Some(*s),
+                    Some(s) => Some(s.sampler),
                     None => {
                         warn!(sampler = ?h, unit, "draw: unknown sampler, unit unbound");
                         None
@@ -1843,6 +1835,8 @@ impl GlesBackend {
         let ScreenTables {
             shaders,
             uniform_stream,
+            samplers,
+            biased_samplers,
             ..
         } = &mut *cx.scr;
         let Some(sh) = shaders.get_mut(cx.ctx.shader) else {
@@ -1872,6 +1866,27 @@ impl GlesBackend {
             _ => sh.global_ubo.map(|b| (b, 0)),
         };
         let (gb, gs) = (sh.global_binding, sh.global_size);
+        // Emulation: sampler LOD bias (sampling.rs). Skipped unless some
+        // live sampler has a bias and the program samples with an LOD.
+        let program = if *biased_samplers > 0 && sh.lod_units != 0 {
+            let sams = &cx.ctx.samplers;
+            let n = (sams.count as usize).min(sams.samplers.len()).min(32);
+            let mut bias = [0.0f32; 32];
+            for (unit, b) in bias.iter_mut().enumerate().take(n) {
+                if sh.lod_units & (1 << unit) != 0 {
+                    if let Some(s) = samplers.get(sams.samplers[unit]) {
+                        *b = s.lod_bias;
+                    }
+                }
+            }
+            if bias.iter().any(|&b| b != 0.0) {
+                lod_variant(gl, cx.ctx.shader, sh, &bias).unwrap_or(program)
+            } else {
+                program
+            }
+        } else {
+            program
+        };
         cx.ctx.shadow.use_program(gl, Some(program));
         cx.apply_uniform_buffers(gb, gs, global);
         cx.apply_textures();
@@ -2555,21 +2570,31 @@ impl Context for GlesBackend {
             }
             s
         };
-        if p.lod_bias != 0.0 && !self.warned_lod_bias {
-            self.warned_lod_bias = true;
-            warn!(cso = ?p.cso, bias = p.lod_bias, "sampler LOD bias has no GLES equivalent: ignored (logged once)");
-        }
-        match self.scr.samplers.insert(p.cso, s) {
-            Ok(Some(old)) => {
-                // SAFETY: a sampler of this share group.
-                unsafe { self.gl.delete_sampler(old) };
-                self.forget_objects();
+        // Emulation: GLES has no LOD bias parameter; programs read it
+        // from a uniform in a variant (sampling.rs, program_setup).
+        let lod_bias = if p.lod_bias.is_finite() {
+            p.lod_bias
+        } else {
+            0.0
+        };
+        let entry = crate::SamplerEntry {
+            sampler: s,
+            lod_bias,
+        };
+        match self.scr.samplers.insert(p.cso, entry) {
+            Ok(old) => {
+                self.scr.biased_samplers += (lod_bias != 0.0) as u32;
+                if let Some(old) = old {
+                    self.scr.biased_samplers -= (old.lod_bias != 0.0) as u32;
+                    // SAFETY: a sampler of this share group.
+                    unsafe { self.gl.delete_sampler(old.sampler) };
+                    self.forget_objects();
+                }
             }
-            Ok(None) => {}
-            Err(s) => {
+            Err(e) => {
                 warn!(cso = ?p.cso, "create_sampler: invalid handle, skipped");
                 // SAFETY: the sampler just created.
-                unsafe { self.gl.delete_sampler(s) };
+                unsafe { self.gl.delete_sampler(e.sampler) };
             }
         }
         self.check("create_sampler");
@@ -2579,8 +2604,9 @@ impl Context for GlesBackend {
         self.prepare();
         match self.scr.samplers.remove(p.cso) {
             Some(s) => {
+                self.scr.biased_samplers -= (s.lod_bias != 0.0) as u32;
                 // SAFETY: a sampler of this share group.
-                unsafe { self.gl.delete_sampler(s) };
+                unsafe { self.gl.delete_sampler(s.sampler) };
                 self.forget_objects();
             }
             None => warn!(cso = ?p.cso, "delete_sampler: unknown sampler, skipped"),
@@ -2601,9 +2627,21 @@ impl Context for GlesBackend {
 
     fn create_shader(&mut self, p: &calls::CreateShader, blob: &[u8]) {
         self.prepare();
+        let mut lod_units = 0;
+        let mut lod_stages = None;
         let (program, f64_inputs) = match shader::split_stages(p.stage_mask, &p.stage_words, blob) {
             Ok(stages) => {
                 let program = shader::build_program(&self.gl, p.cso, &stages);
+                // Emulation: what a sampler LOD bias would change (sampling.rs).
+                if program.is_some() {
+                    lod_units = stages
+                        .iter()
+                        .flatten()
+                        .fold(0, |m, w| m | crate::sampling::lod_units(w));
+                }
+                if lod_units != 0 {
+                    lod_stages = Some(Box::new(stages.clone()));
+                }
                 // Emulation: where split 64-bit vertex inputs read (fp64.rs).
                 let vs = stages[mgpipe::consts::STAGE_VERTEX].as_deref();
                 let f64_inputs = match (program, vs.map(crate::fp64::vertex_inputs)) {
@@ -2653,6 +2691,9 @@ impl Context for GlesBackend {
             },
             global_at: None,
             is_compute: p.stage_mask == 1 << mgpipe::consts::STAGE_COMPUTE,
+            lod_units,
+            lod_stages,
+            lod_variant: None,
         };
         match self.scr.shaders.insert(p.cso, entry) {
             Ok(Some(old)) => {
@@ -3587,12 +3628,57 @@ impl GlesBackend {
             if let Some(p) = e.program {
                 self.gl.delete_program(p);
             }
+            if let Some(p) = e.lod_variant.and_then(|v| v.program) {
+                self.gl.delete_program(p);
+            }
             if let Some(b) = e.global_ubo {
                 self.gl.delete_buffer(b);
             }
         }
         self.forget_objects();
     }
+}
+
+/// The biased variant of a program (built at its first use), with
+/// `bias` written to its `mgl_LodBias` when it changed. None: it could
+/// not be built (logged once; the plain program draws unbiased).
+fn lod_variant(
+    gl: &glow::Context,
+    cso: mgpipe::Handle,
+    sh: &mut ShaderEntry,
+    bias: &[f32; 32],
+) -> Option<glow::Program> {
+    let v = sh.lod_variant.get_or_insert_with(|| {
+        let program = sh
+            .lod_stages
+            .as_deref()
+            .and_then(|stages| shader::build_program_variant(gl, cso, stages, true));
+        // SAFETY: a uniform query on the program just linked.
+        let location = program.and_then(|p| unsafe {
+            gl.get_uniform_location(p, &format!("{}[0]", crate::sampling::LOD_BIAS_UNIFORM))
+        });
+        if program.is_none() {
+            warn!(shader = ?cso, "sampler LOD bias: the biased program variant failed to build; drawn unbiased");
+        }
+        crate::LodVariant {
+            program,
+            location,
+            sent: None,
+        }
+    });
+    let program = v.program?;
+    if v.sent.as_ref() != Some(bias) {
+        if let Some(loc) = &v.location {
+            // SAFETY: the variant's own uniform; glUniform* writes the
+            // bound program, so it is bound around the write.
+            unsafe {
+                gl.use_program(Some(program));
+                gl.uniform_1_f32_slice(Some(loc), bias);
+            }
+        }
+        v.sent = Some(*bias);
+    }
+    Some(program)
 }
 
 impl Cx<'_> {

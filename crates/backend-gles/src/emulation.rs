@@ -15,7 +15,9 @@
 //! | `TEXTURE_1D` / `TEXTURE_RECTANGLE` / `TEXTURE_1D_ARRAY` | `TEXTURE_2D` (height 1) / `TEXTURE_2D` / `TEXTURE_2D_ARRAY` (height 1) |
 //! | a mutable `TEXTURE_1D_ARRAY` (a height-1 2D array, which Mesa allocates for one level under the default filter and then refuses as a render target) | the texture object's own min filter set to `LINEAR_MIPMAP_NEAREST` before each image (`Context::texture_image`); samplers are separate objects |
 //! | wrap `CLAMP` / `MIRROR_CLAMP_TO_EDGE` | `CLAMP_TO_EDGE` |
-//! | sampler LOD bias | not in GLES: ignored, warned once |
+//! | sampler LOD bias | not in GLES: a program variant built on the first draw that finds a non-zero bias on a unit it samples reads `mgl_LodBias[unit]` (added to implicit/explicit LODs, gradients scaled by 2^bias; `sampling.rs`) |
+//! | 1D samplers/images in shaders | `Dim1D` lowered to `Dim2D` in the SPIR-V: second coordinate 0.5 (0.5·q projective, 0 texel), gradients/offsets widened, size queries narrowed (`sampling::lower_1d_images`) |
+//! | `texture`/`textureOffset` with bias or offset on 2D array shadow samplers (and 1D array shadow ones) | `textureGrad(Offset)` with `dFdx`/`dFdy` of the coordinate scaled by 2^bias (`sampling::lower_lod`) |
 //! | base instance | instanced attributes' offsets advanced by `base_instance` strides (GL fetches element ⌊instance / divisor⌋ + baseinstance; `gl_InstanceID` does not include it) |
 //! | draw buffer i -> colour attachment j (j != i) | the FBO is built with attachment i = the client's attachment j |
 //! | `glReadPixels` format/type GLES cannot read | read as RGBA/UNSIGNED_BYTE (or FLOAT / INTEGER by the surface class) and converted |
@@ -42,8 +44,9 @@
 //! Not emulated (named gaps): `GL_DOUBLE` vertex attributes through
 //! `glVertexAttribPointer` (converted to float), `GL_QUADS` /
 //! `GL_POLYGON` primitives, depth/stencil `glReadPixels` on drivers without
-//! `GL_NV_read_*` (or of a multisampled surface), texture buffers, shaders
-//! sampling 1D/rectangle samplers.
+//! `GL_NV_read_*` (or of a multisampled surface), texture buffers, the
+//! sampler LOD bias on lookups through an array of samplers passed to a
+//! function and on `samplerCubeArrayShadow` implicit lookups.
 
 use glow as g;
 
@@ -449,6 +452,26 @@ pub fn is_3d_target(target: u32) -> bool {
 }
 
 /// Sampler wrap modes GLES lacks.
+/// The texture swizzle a sampler view asks for, as GLES parameters: 0
+/// leaves a component at identity, `SWIZZLE_ZERO` selects `GL_ZERO` (which
+/// is 0 itself). Emulation: a format without alpha stored with one
+/// (`alpha_one`) reads alpha 1 wherever the swizzle selects alpha.
+pub fn view_swizzle(swizzle: [u32; 4], alpha_one: bool) -> [u32; 4] {
+    let identity = [g::RED, g::GREEN, g::BLUE, g::ALPHA];
+    let mut out = [0; 4];
+    for i in 0..4 {
+        out[i] = match swizzle[i] {
+            0 => identity[i],
+            mgpipe::consts::SWIZZLE_ZERO => g::ZERO,
+            c => c,
+        };
+        if out[i] == g::ALPHA && alpha_one {
+            out[i] = g::ONE;
+        }
+    }
+    out
+}
+
 pub fn wrap_mode(w: u32) -> u32 {
     match w {
         g::REPEAT | g::CLAMP_TO_EDGE | g::MIRRORED_REPEAT | g::CLAMP_TO_BORDER => w,
@@ -523,6 +546,26 @@ pub fn readable_pair(class: FormatClass) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn view_swizzle_keeps_zero_selectors() {
+        // ext_texture_swizzle: GL_ZERO arrives as SWIZZLE_ZERO (0: identity).
+        let z = mgpipe::consts::SWIZZLE_ZERO;
+        let s = [g::ONE, g::GREEN, g::ALPHA, z];
+        assert_eq!(
+            view_swizzle(s, false),
+            [g::ONE, g::GREEN, g::ALPHA, g::ZERO]
+        );
+        assert_eq!(
+            view_swizzle([g::RED, z, g::BLUE, g::ALPHA], true),
+            [g::RED, g::ZERO, g::BLUE, g::ONE]
+        );
+        assert_eq!(
+            view_swizzle([0; 4], false),
+            [g::RED, g::GREEN, g::BLUE, g::ALPHA]
+        );
+        assert_eq!(view_swizzle([z; 4], false), [g::ZERO; 4]);
+    }
 
     #[test]
     fn formats_map() {

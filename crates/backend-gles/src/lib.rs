@@ -32,6 +32,7 @@ pub mod fp64;
 mod images;
 mod pipe;
 mod queries;
+pub mod sampling;
 mod screen;
 pub mod shader;
 mod state;
@@ -356,6 +357,32 @@ pub(crate) struct ShaderEntry {
     pub is_compute: bool,
     /// Double vertex inputs fed from split `GL_DOUBLE` attributes (fp64.rs).
     pub f64_inputs: Vec<fp64::F64Input>,
+    /// Emulation of the sampler LOD bias (sampling.rs): the texture units
+    /// the program samples with an LOD (bit i: unit i; 0: bias changes
+    /// nothing, and `lod_stages` is not kept).
+    pub lod_units: u32,
+    /// The stages' SPIR-V, kept to build the biased variant from.
+    pub lod_stages: Option<Box<[Option<Vec<u32>>; 6]>>,
+    /// The biased variant, built at the first draw that finds a non-zero
+    /// bias on one of `lod_units`.
+    pub lod_variant: Option<LodVariant>,
+}
+
+/// A program variant reading `mgl_LodBias[unit]` (sampling.rs).
+pub(crate) struct LodVariant {
+    /// None: its build failed (the plain program is used, unbiased).
+    pub program: Option<glow::Program>,
+    pub location: Option<glow::UniformLocation>,
+    /// The biases last written to the uniform.
+    pub sent: Option<[f32; 32]>,
+}
+
+/// A sampler CSO: the GLES sampler and the LOD bias GLES has no
+/// parameter for (emulated in the shader, sampling.rs).
+#[derive(Clone, Copy)]
+pub(crate) struct SamplerEntry {
+    pub sampler: glow::Sampler,
+    pub lod_bias: f32,
 }
 
 /// Share-group (screen-level) tables.
@@ -370,7 +397,10 @@ pub(crate) struct ScreenTables {
     /// Vertex-input CSOs with their `vao_cache::layout_key` (hashed once
     /// here, not per bind).
     pub vertex_inputs: Table<vao_cache::VertexInput>,
-    pub samplers: Table<glow::Sampler>,
+    pub samplers: Table<SamplerEntry>,
+    /// Live sampler CSOs with a non-zero LOD bias: while 0, draws skip
+    /// the bias emulation entirely.
+    pub biased_samplers: u32,
     pub views: Table<calls::CreateSamplerView>,
     pub shaders: Table<ShaderEntry>,
     pub queries: Table<queries::QueryEntry>,
@@ -472,7 +502,6 @@ pub struct GlesBackend {
     pub(crate) warned_present: bool,
     /// GL errors seen by `check` (MOBILEGL_GLES_CHECK).
     pub(crate) gl_errors: Cell<u64>,
-    pub(crate) warned_lod_bias: bool,
     /// Image formats GLES refuses, each warned about once (images.rs).
     pub(crate) warned_image_formats: Vec<u32>,
     /// Origin of CPU-clock timestamps (see queries.rs).
@@ -611,7 +640,6 @@ impl GlesBackend {
             root_shadow: Shadow::default(),
             warned_present: false,
             gl_errors: Cell::new(0),
-            warned_lod_bias: false,
             warned_image_formats: Vec::new(),
             epoch: std::time::Instant::now(),
             events: Default::default(),
@@ -770,10 +798,13 @@ impl Drop for GlesBackend {
                 gl.delete_sync(f);
             }
             for s in self.scr.samplers.drain() {
-                gl.delete_sampler(s);
+                gl.delete_sampler(s.sampler);
             }
             for s in self.scr.shaders.drain() {
                 if let Some(p) = s.program {
+                    gl.delete_program(p);
+                }
+                if let Some(p) = s.lod_variant.and_then(|v| v.program) {
                     gl.delete_program(p);
                 }
                 if let Some(b) = s.global_ubo {

@@ -6,7 +6,7 @@ use spirv_cross2::compile::glsl::GlslVersion;
 use spirv_cross2::compile::CompilableTarget;
 use spirv_cross2::targets::Glsl;
 use spirv_cross2::{Compiler, Module};
-use tracing::{error, warn};
+use tracing::{error, trace, warn};
 
 /// GL shader type per `create_shader` stage index (vs, tcs, tes, gs, fs, cs).
 pub const STAGE_GL: [u32; 6] = [
@@ -656,6 +656,17 @@ pub fn build_program(
     cso: Handle,
     stages: &[Option<Vec<u32>>; 6],
 ) -> Option<glow::Program> {
+    build_program_variant(gl, cso, stages, false)
+}
+
+/// [`build_program`], with `lod_bias`: the variant that reads the sampler
+/// LOD bias from the hidden `mgl_LodBias` uniform (sampling.rs).
+pub fn build_program_variant(
+    gl: &glow::Context,
+    cso: Handle,
+    stages: &[Option<Vec<u32>>; 6],
+    lod_bias: bool,
+) -> Option<glow::Program> {
     let mut sources: Vec<(usize, String)> = Vec::new();
     let mut xfb = XfbCaptures::default();
     for (i, words) in stages.iter().enumerate() {
@@ -677,10 +688,25 @@ pub fn build_program(
         } else {
             words
         };
+        // Emulation: 1D images as 2D ones, ESSL's missing 2D array shadow
+        // overloads and the sampler LOD bias (sampling.rs).
+        let words = match crate::sampling::lower_1d_images(&words) {
+            Some(w) => std::borrow::Cow::Owned(w),
+            None => words,
+        };
+        let fragment = i == mgpipe::consts::STAGE_FRAGMENT;
+        let lod = (lod_bias || crate::sampling::may_need_lod_fix(&words))
+            .then(|| crate::sampling::lower_lod(&words, fragment, lod_bias))
+            .flatten();
+        let words = match lod {
+            Some(w) => std::borrow::Cow::Owned(w),
+            None => words,
+        };
         match spirv_to_essl(&words) {
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
                 let src = widen_1d_texel_fetch_offsets(src);
+                trace!(shader = ?cso, stage = STAGE_NAME[i], "ESSL source:\n{src}");
                 sources.push((i, enable_geometry_point_size(src, i)));
             }
             Err(e) => {

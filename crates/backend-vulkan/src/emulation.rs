@@ -1041,13 +1041,8 @@ pub fn swizzle(s: u32, identity: vk::ComponentSwizzle) -> vk::ComponentSwizzle {
         g::GREEN_SWZ => S::G,
         g::BLUE_SWZ => S::B,
         g::ALPHA_SWZ => S::A,
-        g::ZERO => {
-            if identity == S::IDENTITY {
-                S::ZERO
-            } else {
-                identity
-            }
-        }
+        // GL_ZERO travels as SWIZZLE_ZERO: 0 leaves the component as is.
+        mgpipe::consts::SWIZZLE_ZERO => S::ZERO,
         g::ONE => S::ONE,
         _ => identity,
     }
@@ -1063,6 +1058,23 @@ pub use mgpipe::pixels::{bytes_per_pixel, convert, f16_to_f32, f32_to_f16, image
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_swizzle_selects_zero() {
+        assert_eq!(
+            swizzle(mgpipe::consts::SWIZZLE_ZERO, vk::ComponentSwizzle::A),
+            vk::ComponentSwizzle::ZERO
+        );
+        assert_eq!(swizzle(0, vk::ComponentSwizzle::B), vk::ComponentSwizzle::B);
+        assert_eq!(
+            swizzle(g::ONE, vk::ComponentSwizzle::R),
+            vk::ComponentSwizzle::ONE
+        );
+        assert_eq!(
+            swizzle(0xdead, vk::ComponentSwizzle::G),
+            vk::ComponentSwizzle::G
+        );
+    }
 
     fn all(_: vk::Format, _: FormatClass) -> bool {
         true

@@ -13,6 +13,10 @@ pub const SURFACE_RENDERBUFFER: u32 = 2;
 /// `set_framebuffer_state.draw_buffers[i]` when draw buffer i is GL_NONE.
 pub const NO_ATTACHMENT: u32 = u32::MAX;
 
+/// `create_sampler_view.swizzle[i]` selecting zero (GL_ZERO, which is 0:
+/// a 0 selector leaves component i at identity, as a zeroed payload does).
+pub const SWIZZLE_ZERO: u32 = u32::MAX;
+
 /// `create_vertex_elements.format` bits: size in bits 0..8, GL type in 8..24.
 pub const VE_NORMALIZED: u32 = 1 << 24;
 pub const VE_INTEGER: u32 = 1 << 25;

@@ -878,7 +878,14 @@ impl Gl<'_> {
                 target: tex.target,
                 base_level: tex.base_level,
                 max_level: tex.max_level,
-                swizzle: tex.view_swizzle(!self.st.is_core()),
+                // GL_ZERO is 0, which the record reads as "identity".
+                swizzle: tex.view_swizzle(!self.st.is_core()).map(|c| {
+                    if c == glow::ZERO {
+                        mgpipe::consts::SWIZZLE_ZERO
+                    } else {
+                        c
+                    }
+                }),
                 depth_stencil_mode: tex.depth_stencil_mode,
             };
             let mut params = match self

@@ -492,10 +492,20 @@ fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
             }
         }
         "shadow1DProj" => {
-            "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
+            if frag {
+                "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n\
+                 vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c, float b) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w), b)), 1.0); }\n"
+            } else {
+                "vec4 mgl_shadow1DProj(sampler1DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
+            }
         }
         "shadow2DProj" => {
-            "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
+            if frag {
+                "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n\
+                 vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c, float b) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w), b)), 1.0); }\n"
+            } else {
+                "vec4 mgl_shadow2DProj(sampler2DShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
+            }
         }
         "shadow1DLod" => {
             "vec4 mgl_shadow1DLod(sampler1DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), l)), 1.0); }\n"
@@ -503,8 +513,17 @@ fn shadow_helper(name: &str, stage: Stage) -> Option<&'static str> {
         "shadow2DLod" => {
             "vec4 mgl_shadow2DLod(sampler2DShadow s, vec3 c, float l) { return vec4(vec3(textureLod(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)), l)), 1.0); }\n"
         }
+        "shadow1DProjLod" => {
+            "vec4 mgl_shadow1DProjLod(sampler1DShadow s, vec4 c, float l) { return vec4(vec3(textureProjLod(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w), l)), 1.0); }\n"
+        }
+        "shadow2DProjLod" => {
+            "vec4 mgl_shadow2DProjLod(sampler2DShadow s, vec4 c, float l) { return vec4(vec3(textureProjLod(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w), l)), 1.0); }\n"
+        }
         "shadow2DRect" => {
             "vec4 mgl_shadow2DRect(sampler2DRectShadow s, vec3 c) { return vec4(vec3(texture(s, vec3(c.xy, clamp(c.z, 0.0, 1.0)))), 1.0); }\n"
+        }
+        "shadow2DRectProj" => {
+            "vec4 mgl_shadow2DRectProj(sampler2DRectShadow s, vec4 c) { return vec4(vec3(textureProj(s, vec4(c.xy, clamp(c.z / c.w, 0.0, 1.0) * c.w, c.w))), 1.0); }\n"
         }
         _ => return None,
     })
@@ -1891,6 +1910,19 @@ pub(crate) fn prepass_linked(
                         renames.push((new.clone(), text.to_owned()));
                     }
                     replacement = Some(new);
+                } else if !legacy
+                    && !es
+                    && version.number < 150
+                    && shadow_helper(text, stage).is_some()
+                {
+                    // GLSL 1.30 / 1.40 still have the deprecated shadow
+                    // lookups (`shadow2DRectProj` ...); glslang does not.
+                    if let Some(helper) = shadow_helper(text, stage) {
+                        if !helpers.contains(&helper) {
+                            helpers.push(helper);
+                        }
+                    }
+                    replacement = Some(format!("mgl_{text}"));
                 } else if legacy {
                     if stage == Stage::Vertex && text == "attribute" {
                         replacement = Some("in".to_owned());

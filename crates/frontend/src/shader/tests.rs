@@ -1246,6 +1246,30 @@ fn legacy_shadow_reference_is_clamped() {
 }
 
 #[test]
+fn legacy_shadow_lookups_have_bias_and_rect_proj_forms() {
+    // piglit glsl-fs-shadow2dproj-bias: the bias overload of the
+    // projective helpers (fragment shaders only).
+    let fs = "#version 110\nuniform sampler2DShadow tex;\nuniform vec4 c;\n\
+        void main() { gl_FragColor = shadow2DProj(tex, c, 1.0) + shadow2DProjLod(tex, c, 0.0); }\n";
+    let vs = "#version 110\nvoid main() { gl_Position = gl_Vertex; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("shadow2DProj with a bias links");
+    validate_all(&p);
+    // GLSL 1.40 (not legacy here) still has the deprecated shadow2DRectProj
+    // (piglit glsl-1.40 glsl-fs-shadow2drectproj).
+    let fs = "#version 140\nin vec2 t;\nout vec4 o;\nuniform sampler2DRectShadow tex;\n\
+        void main() { o = vec4(shadow2DRectProj(tex, vec4(t, t.y, 2.0)).xxx, 1.0); }\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(
+        pre.source.contains("mgl_shadow2DRectProj(tex"),
+        "{}",
+        pre.source
+    );
+    let vs = "#version 140\nin vec4 p;\nout vec2 t;\nvoid main() { gl_Position = p; t = p.xy; }\n";
+    let p = link_vs_fs(vs, fs, &[]).expect("shadow2DRectProj in GLSL 1.40 links");
+    validate_all(&p);
+}
+
+#[test]
 fn varying_arrays_of_arrays_are_flattened_for_essl() {
     // piglit varying-packing "simple mat2x4 arrays_of_arrays": ESSL refuses
     // arrays of arrays on interfaces; both sides become `[16]` at the same
