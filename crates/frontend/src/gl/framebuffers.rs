@@ -1024,8 +1024,10 @@ pub(super) fn set_draw_buffers(gl: &mut Gl, n: i32, bufs: &[u32]) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let fbo = gl.st.draw_fbo;
-        // BACK is valid on the default framebuffer, as the only buffer.
-        if bufs.contains(&glow::BACK) && fbo != 0 {
+        // BACK is valid on the default framebuffer, as the only buffer,
+        // from GL 4.x on (GL 3.x §4.2.1 lists it with the names of several
+        // buffers: INVALID_ENUM).
+        if bufs.contains(&glow::BACK) && (fbo != 0 || gl.st.version < (4, 0)) {
             gl_err!(gl, glow::INVALID_ENUM);
         }
         let default_names = |b: u32| {
