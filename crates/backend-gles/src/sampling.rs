@@ -1123,24 +1123,7 @@ mod tests {
     use super::*;
     use crate::shader::spirv_to_essl;
 
-    fn fragment_spirv(src: &str) -> Vec<u32> {
-        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
-        let compiler = Compiler::acquire().expect("glslang");
-        let source = ShaderSource::from(src);
-        let input = ShaderInput::new(
-            &source,
-            ShaderStage::Fragment,
-            &CompilerOptions::default(),
-            None::<&[(&str, Option<&str>)]>,
-            None,
-        )
-        .expect("input");
-        compiler
-            .create_shader(input)
-            .expect("parse")
-            .compile()
-            .expect("compile")
-    }
+    use crate::shader::test_fragment_spirv as fragment_spirv;
 
     const ONE_D: &str = "#version 450\n\
         layout(binding = 0) uniform sampler1D a;\n\

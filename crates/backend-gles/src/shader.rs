@@ -788,6 +788,28 @@ pub fn build_program_variant(
     }
 }
 
+/// A fragment shader compiled by glslang (Vulkan rules, as the tests
+/// need nothing else), for the unit tests of this crate's SPIR-V passes.
+#[cfg(test)]
+pub(crate) fn test_fragment_spirv(src: &str) -> Vec<u32> {
+    use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
+    let compiler = Compiler::acquire().expect("glslang");
+    let source = ShaderSource::from(src);
+    let input = ShaderInput::new(
+        &source,
+        ShaderStage::Fragment,
+        &CompilerOptions::default(),
+        None::<&[(&str, Option<&str>)]>,
+        None,
+    )
+    .expect("input");
+    compiler
+        .create_shader(input)
+        .expect("parse")
+        .compile()
+        .expect("compile")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -796,26 +818,7 @@ mod tests {
         include!("../tests/fixtures/spirv.rs");
     }
 
-    /// A fragment shader compiled by glslang (Vulkan rules, as the
-    /// tests need nothing else).
-    fn fragment_spirv(src: &str) -> Vec<u32> {
-        use glslang::{Compiler, CompilerOptions, ShaderInput, ShaderSource, ShaderStage};
-        let compiler = Compiler::acquire().expect("glslang");
-        let source = ShaderSource::from(src);
-        let input = ShaderInput::new(
-            &source,
-            ShaderStage::Fragment,
-            &CompilerOptions::default(),
-            None::<&[(&str, Option<&str>)]>,
-            None,
-        )
-        .expect("input");
-        compiler
-            .create_shader(input)
-            .expect("parse")
-            .compile()
-            .expect("compile")
-    }
+    use super::test_fragment_spirv as fragment_spirv;
 
     #[test]
     fn integer_pixel_centers_shift_frag_coord_reads() {

@@ -14,7 +14,7 @@
 
 use std::ffi::c_void;
 
-use mgpipe::consts::{CLEAR_FLOAT, CLEAR_INT, CLEAR_UINT};
+use mgpipe::consts::CLEAR_FLOAT;
 
 use super::buffers::{self, BufSel, Ptr};
 use super::framebuffers as fbs;
@@ -1583,22 +1583,7 @@ pub unsafe extern "C" fn glClearNamedFramebufferfv(
     let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
     with_gl_dirty(CLEAR_DIRTY, |gl| {
         with_fbo(gl, framebuffer, false, |gl| {
-            if v.is_empty() {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i].to_bits()));
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_FLOAT,
-                words,
-                Some(v[0].clamp(0.0, 1.0)),
-                None,
-            )
+            super::state::clear_buffer_fv(gl, buffer, drawbuffer, v)
         })
     })
 }
@@ -1614,14 +1599,7 @@ pub unsafe extern "C" fn glClearNamedFramebufferiv(
     let v = unsafe { slice(value, if buffer == glow::COLOR { 4 } else { 1 }) };
     with_gl_dirty(CLEAR_DIRTY, |gl| {
         with_fbo(gl, framebuffer, false, |gl| {
-            if v.is_empty() {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i] as u32));
-            clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
+            super::state::clear_buffer_iv(gl, buffer, drawbuffer, v)
         })
     })
 }
@@ -1637,21 +1615,7 @@ pub unsafe extern "C" fn glClearNamedFramebufferuiv(
     let v = unsafe { slice(value, 4) };
     with_gl_dirty(CLEAR_DIRTY, |gl| {
         with_fbo(gl, framebuffer, false, |gl| {
-            if buffer != glow::COLOR {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            if v.len() != 4 {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_UINT,
-                Some([v[0], v[1], v[2], v[3]]),
-                None,
-                None,
-            )
+            super::state::clear_buffer_uiv(gl, buffer, drawbuffer, v)
         })
     })
 }

@@ -1047,6 +1047,58 @@ pub(super) fn clear_buffer(
     gl.conn.pipe.clear(&p);
 }
 
+/// glClearBufferfv / glClearNamedFramebufferfv on the bound or named draw
+/// framebuffer: `v` holds 4 (colour) or 1 (depth) values.
+pub(super) fn clear_buffer_fv(gl: &mut Gl, buffer: u32, drawbuffer: i32, v: &[f32]) {
+    if v.is_empty() {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i].to_bits()));
+    clear_buffer(
+        gl,
+        buffer,
+        drawbuffer,
+        CLEAR_FLOAT,
+        words,
+        Some(v[0].clamp(0.0, 1.0)),
+        None,
+    )
+}
+
+/// glClearBufferiv and its named twin: 4 (colour) or 1 (stencil) values.
+pub(super) fn clear_buffer_iv(gl: &mut Gl, buffer: u32, drawbuffer: i32, v: &[i32]) {
+    if v.is_empty() {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    let words = (v.len() == 4).then(|| [0, 1, 2, 3].map(|i| v[i] as u32));
+    clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
+}
+
+/// glClearBufferuiv and its named twin: 4 colour values.
+pub(super) fn clear_buffer_uiv(gl: &mut Gl, buffer: u32, drawbuffer: i32, v: &[u32]) {
+    if buffer != glow::COLOR {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    if v.len() != 4 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    clear_buffer(
+        gl,
+        buffer,
+        drawbuffer,
+        CLEAR_UINT,
+        Some([v[0], v[1], v[2], v[3]]),
+        None,
+        None,
+    )
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *const f32) {
     // SAFETY: GL promises 4 (colour) or 1 (depth) values.
@@ -1054,33 +1106,7 @@ pub unsafe extern "C" fn glClearBufferfv(buffer: u32, drawbuffer: i32, value: *c
     with_gl_listed(
         "glClearBufferfv",
         DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
-        move |gl| {
-            if v.is_empty() {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            if buffer == glow::STENCIL || buffer == glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            let words = if v.len() == 4 {
-                Some([
-                    v[0].to_bits(),
-                    v[1].to_bits(),
-                    v[2].to_bits(),
-                    v[3].to_bits(),
-                ])
-            } else {
-                None
-            };
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_FLOAT,
-                words,
-                Some(v[0].clamp(0.0, 1.0)),
-                None,
-            )
-        },
+        move |gl| clear_buffer_fv(gl, buffer, drawbuffer, &v),
     )
 }
 
@@ -1091,20 +1117,7 @@ pub unsafe extern "C" fn glClearBufferiv(buffer: u32, drawbuffer: i32, value: *c
     with_gl_listed(
         "glClearBufferiv",
         DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
-        move |gl| {
-            if v.is_empty() {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            if buffer == glow::DEPTH || buffer == glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            let words = if v.len() == 4 {
-                Some([v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32])
-            } else {
-                None
-            };
-            clear_buffer(gl, buffer, drawbuffer, CLEAR_INT, words, None, Some(v[0]))
-        },
+        move |gl| clear_buffer_iv(gl, buffer, drawbuffer, &v),
     )
 }
 
@@ -1115,23 +1128,7 @@ pub unsafe extern "C" fn glClearBufferuiv(buffer: u32, drawbuffer: i32, value: *
     with_gl_listed(
         "glClearBufferuiv",
         DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
-        move |gl| {
-            if buffer != glow::COLOR {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            if v.len() != 4 {
-                gl_err!(gl, glow::INVALID_VALUE);
-            }
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_UINT,
-                Some([v[0], v[1], v[2], v[3]]),
-                None,
-                None,
-            )
-        },
+        move |gl| clear_buffer_uiv(gl, buffer, drawbuffer, &v),
     )
 }
 
