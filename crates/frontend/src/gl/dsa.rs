@@ -14,11 +14,8 @@
 
 use std::ffi::c_void;
 
-use mgpipe::consts::CLEAR_FLOAT;
-
 use super::buffers::{self, BufSel, Ptr};
 use super::framebuffers as fbs;
-use super::state::clear_buffer;
 use super::{gl_err, put, slice, textures, vertex};
 use crate::context::{
     target_index, with_gl, with_gl_dirty, Attachment, Framebuffer, Gl, QueryObj, Renderbuffer,
@@ -1630,18 +1627,7 @@ pub unsafe extern "C" fn glClearNamedFramebufferfi(
 ) {
     with_gl_dirty(CLEAR_DIRTY, |gl| {
         with_fbo(gl, framebuffer, false, |gl| {
-            if buffer != glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_FLOAT,
-                None,
-                Some(depth.clamp(0.0, 1.0)),
-                Some(stencil),
-            )
+            super::state::clear_buffer_fi(gl, buffer, drawbuffer, depth, stencil)
         })
     })
 }

@@ -1137,19 +1137,22 @@ pub unsafe extern "C" fn glClearBufferfi(buffer: u32, drawbuffer: i32, depth: f3
     with_gl_listed(
         "glClearBufferfi",
         DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
-        move |gl| {
-            if buffer != glow::DEPTH_STENCIL {
-                gl_err!(gl, glow::INVALID_ENUM);
-            }
-            clear_buffer(
-                gl,
-                buffer,
-                drawbuffer,
-                CLEAR_FLOAT,
-                None,
-                Some(depth.clamp(0.0, 1.0)),
-                Some(stencil),
-            )
-        },
+        move |gl| clear_buffer_fi(gl, buffer, drawbuffer, depth, stencil),
+    )
+}
+
+/// glClearBufferfi and its named twin: depth and stencil together.
+pub(super) fn clear_buffer_fi(gl: &mut Gl, buffer: u32, drawbuffer: i32, depth: f32, stencil: i32) {
+    if buffer != glow::DEPTH_STENCIL {
+        gl_err!(gl, glow::INVALID_ENUM);
+    }
+    clear_buffer(
+        gl,
+        buffer,
+        drawbuffer,
+        CLEAR_FLOAT,
+        None,
+        Some(depth.clamp(0.0, 1.0)),
+        Some(stencil),
     )
 }

@@ -1148,7 +1148,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             .position(|(s, _)| Some(s.index()) == last_vertex && *s != Stage::TessEval);
         let consumer = linked.iter().position(|(s, _)| *s == Stage::Fragment);
         if let (Some(p), Some(c)) = (producer, consumer) {
-            if packing::output_locations(&linked[p].1) > input.varying_limit {
+            if reflect::output_locations(&linked[p].1) > input.varying_limit {
                 let geometry = linked[p].0 == Stage::Geometry;
                 if let Some(packed) =
                     packing::pack(&linked[p].1, &linked[c].1, geometry, input.varying_limit)
@@ -1158,7 +1158,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                     out.varying_locations = linked
                         .iter()
                         .filter(|(s, _)| !matches!(s, Stage::Fragment | Stage::Compute))
-                        .map(|(_, m)| packing::output_locations(m))
+                        .map(|(_, m)| reflect::output_locations(m))
                         .max()
                         .unwrap_or(0);
                     tracing::debug!(

@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use super::spirv::{dec, instructions, op, storage, Module, Type};
+use super::spirv::{dec, inst, instructions, op, storage, Module, Type};
 
 const OP_EXT_INST_IMPORT: u16 = 11;
 const OP_EXT_INST: u16 = 12;
@@ -300,13 +300,6 @@ pub(crate) fn pack(
 enum Side {
     Producer { geometry: bool },
     Consumer,
-}
-
-fn inst(opcode: u32, operands: &[u32]) -> Vec<u32> {
-    let mut v = Vec::with_capacity(operands.len() + 1);
-    v.push(((operands.len() as u32 + 1) << 16) | opcode);
-    v.extend_from_slice(operands);
-    v
 }
 
 /// Declarations added to a module: fresh ids, types found or made.
@@ -697,18 +690,4 @@ fn rewrite(m: &Module, plan: &Plan, pools: &[(Key, u32)], side: Side) -> Option<
     }
     out[3] = b.bound;
     Some(out)
-}
-
-/// The highest output location end of `m` (the varying locations it
-/// needs).
-pub(crate) fn output_locations(m: &Module) -> u32 {
-    m.variables
-        .iter()
-        .filter(|v| v.storage == storage::OUTPUT)
-        .filter_map(|v| {
-            let loc = m.decoration(v.id, dec::LOCATION)?;
-            Some(loc.saturating_add(super::reflect::location_count(m, m.pointee(v)?)))
-        })
-        .max()
-        .unwrap_or(0)
 }

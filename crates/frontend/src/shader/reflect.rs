@@ -1228,19 +1228,22 @@ pub(crate) fn reflect(
         varying_locations: stages
             .iter()
             .filter(|sm| sm.stage != Stage::Fragment && sm.stage != Stage::Compute)
-            .map(|sm| {
-                let m = &sm.module;
-                m.variables
-                    .iter()
-                    .filter(|v| v.storage == storage::OUTPUT)
-                    .filter_map(|v| {
-                        let loc = m.decoration(v.id, dec::LOCATION)?;
-                        Some(loc.saturating_add(location_count(m, m.pointee(v)?)))
-                    })
-                    .max()
-                    .unwrap_or(0)
-            })
+            .map(|sm| output_locations(&sm.module))
             .max()
             .unwrap_or(0),
     })
+}
+
+/// The highest output location end of `m` (the varying locations it
+/// needs).
+pub(crate) fn output_locations(m: &Module) -> u32 {
+    m.variables
+        .iter()
+        .filter(|v| v.storage == storage::OUTPUT)
+        .filter_map(|v| {
+            let loc = m.decoration(v.id, dec::LOCATION)?;
+            Some(loc.saturating_add(location_count(m, m.pointee(v)?)))
+        })
+        .max()
+        .unwrap_or(0)
 }

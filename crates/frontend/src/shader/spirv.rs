@@ -138,6 +138,14 @@ pub(crate) fn instructions(words: &[u32]) -> impl Iterator<Item = (u16, &[u32])>
     })
 }
 
+/// One instruction: its head word (word count, opcode) and operands.
+pub(crate) fn inst(opcode: u32, operands: &[u32]) -> Vec<u32> {
+    let mut v = Vec::with_capacity(operands.len() + 1);
+    v.push(((operands.len() as u32 + 1) << 16) | opcode);
+    v.extend_from_slice(operands);
+    v
+}
+
 /// SPIR-V `ExecutionMode PixelCenterInteger`.
 pub(crate) const EXEC_MODE_PIXEL_CENTER_INTEGER: u32 = 6;
 
@@ -173,7 +181,7 @@ pub(crate) fn add_execution_mode(words: Vec<u32>, mode: u32) -> Vec<u32> {
     let mut out = Vec::with_capacity(words.len() + 3 * entries.len());
     out.extend_from_slice(&words[..insert_at]);
     for f in entries {
-        out.extend_from_slice(&[(3 << 16) | u32::from(OP_EXECUTION_MODE), f, mode]);
+        out.extend(inst(u32::from(OP_EXECUTION_MODE), &[f, mode]));
     }
     out.extend_from_slice(&words[insert_at..]);
     out

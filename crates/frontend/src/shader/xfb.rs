@@ -12,7 +12,7 @@
 //! every capture one whole variable, which is what Vulkan's decorations and
 //! GLES's `glTransformFeedbackVaryings` both can name.
 
-use super::spirv::{dec, instructions, op, storage, Module, Type};
+use super::spirv::{dec, inst, instructions, op, storage, Module, Type};
 
 /// GL_INTERLEAVED_ATTRIBS / GL_SEPARATE_ATTRIBS.
 pub const INTERLEAVED_ATTRIBS: u32 = 0x8C8C;
@@ -411,13 +411,6 @@ const MODE_XFB: u32 = 11;
 const DEC_FLAT: u32 = 14;
 const DEC_XFB_BUFFER: u32 = 36;
 const DEC_XFB_STRIDE: u32 = 37;
-
-fn inst(opcode: u32, operands: &[u32]) -> Vec<u32> {
-    let mut v = Vec::with_capacity(operands.len() + 1);
-    v.push(((operands.len() as u32 + 1) << 16) | opcode);
-    v.extend_from_slice(operands);
-    v
-}
 
 fn name_inst(id: u32, name: &str) -> Vec<u32> {
     let mut bytes = name.as_bytes().to_vec();
