@@ -49,7 +49,7 @@ pub(crate) const MAX_REPLY: usize = 1 << 30;
 struct Cx<'a> {
     gl: &'a glow::Context,
     scr: &'a mut ScreenTables,
-    f: Features,
+    f: &'a Features,
     ctx: &'a mut Ctx,
 }
 
@@ -57,7 +57,7 @@ struct Cx<'a> {
 struct Ox<'a> {
     gl: &'a glow::Context,
     scr: &'a mut ScreenTables,
-    f: Features,
+    f: &'a Features,
     shadow: &'a mut Shadow,
 }
 
@@ -86,7 +86,7 @@ impl GlesBackend {
         Some(Cx {
             gl: &self.gl,
             scr: &mut self.scr,
-            f: self.features,
+            f: &self.features,
             ctx,
         })
     }
@@ -116,7 +116,7 @@ impl GlesBackend {
         Ox {
             gl: &self.gl,
             scr: &mut self.scr,
-            f: self.features,
+            f: &self.features,
             shadow,
         }
     }
@@ -376,7 +376,7 @@ impl Cx<'_> {
                 attach(
                     gl,
                     self.scr,
-                    &self.f,
+                    self.f,
                     fbt,
                     att,
                     Att {
@@ -391,7 +391,7 @@ impl Cx<'_> {
                     bufs[i] = att;
                 }
             } else if i < self.f.max_draw_buffers {
-                attach(gl, self.scr, &self.f, fbt, att, NO_ATT);
+                attach(gl, self.scr, self.f, fbt, att, NO_ATT);
             }
         }
         let same = p.depth == p.stencil
@@ -403,7 +403,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::DEPTH_STENCIL_ATTACHMENT,
                 Att {
@@ -417,7 +417,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::DEPTH_ATTACHMENT,
                 Att {
@@ -430,7 +430,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::STENCIL_ATTACHMENT,
                 Att {
@@ -466,7 +466,7 @@ impl Cx<'_> {
         attach(
             gl,
             self.scr,
-            &self.f,
+            self.f,
             fbt,
             glow::COLOR_ATTACHMENT0,
             Att {
@@ -485,7 +485,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::DEPTH_STENCIL_ATTACHMENT,
                 Att {
@@ -499,7 +499,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::DEPTH_ATTACHMENT,
                 Att {
@@ -512,7 +512,7 @@ impl Cx<'_> {
             attach(
                 gl,
                 self.scr,
-                &self.f,
+                self.f,
                 fbt,
                 glow::STENCIL_ATTACHMENT,
                 Att {

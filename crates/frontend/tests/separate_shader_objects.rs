@@ -322,3 +322,33 @@ void main() { o = texture(s2[1], vec2(0.0)) + texture(s3[1], vec3(0.0)); }
         expect_error("draw with a conflict", glow::INVALID_OPERATION);
     }
 }
+
+#[test]
+fn geometry_stage_without_vertex_stage_fails_validation() {
+    const GS: &str = "#version 410 core
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+void main() {
+    for (int i = 0; i < 3; i++) { gl_Position = gl_in[i].gl_Position; EmitVertex(); }
+}
+";
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context_version(4, 3);
+        let gs = shader_program(glow::GEOMETRY_SHADER, GS);
+        let fs = shader_program(glow::FRAGMENT_SHADER, FS);
+        let vs = shader_program(glow::VERTEX_SHADER, VS);
+        let mut pipe = 0;
+        pipelines::glCreateProgramPipelines(1, &mut pipe);
+        pipelines::glUseProgramStages(pipe, glow::GEOMETRY_SHADER_BIT, gs);
+        pipelines::glUseProgramStages(pipe, glow::FRAGMENT_SHADER_BIT, fs);
+        pipelines::glValidateProgramPipeline(pipe);
+        assert_eq!(pipeline_iv(pipe, glow::VALIDATE_STATUS), 0);
+        assert!(pipeline_iv(pipe, glow::INFO_LOG_LENGTH) > 0);
+        // With a vertex stage the same pipeline validates.
+        pipelines::glUseProgramStages(pipe, glow::VERTEX_SHADER_BIT, vs);
+        pipelines::glValidateProgramPipeline(pipe);
+        assert_eq!(pipeline_iv(pipe, glow::VALIDATE_STATUS), 1);
+    }
+}

@@ -390,6 +390,17 @@ fn pipeline_problem(gl: &Gl, name: u32) -> Option<String> {
     if pipe.stages.iter().all(|&s| s == 0) {
         return Some("error: the program pipeline object has no program\n".into());
     }
+    // Tessellation or geometry stages need a vertex stage to feed them
+    // (GL 4.6 §11.1.3.11; ES 3.2 says the same).
+    let pre_raster = [Stage::TessControl, Stage::TessEval, Stage::Geometry];
+    if !ext
+        && pipe.stages[Stage::Vertex.index()] == 0
+        && pre_raster.iter().any(|s| pipe.stages[s.index()] != 0)
+    {
+        return Some(
+            "error: a tessellation or geometry stage is active without a vertex stage\n".into(),
+        );
+    }
     let mut units: Vec<(u32, u32)> = Vec::new();
     for (i, &prog) in pipe.stages.iter().enumerate() {
         if prog == 0 || pipe.stages[..i].contains(&prog) {
