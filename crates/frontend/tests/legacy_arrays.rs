@@ -212,6 +212,46 @@ void main() { o = c; }
 }
 
 #[test]
+fn client_arrays_keep_gl_vertex_id() {
+    // SAFETY: as above.
+    unsafe {
+        make_compat_context();
+        // The colour says which vertex this is: 4..8 draw green, anything
+        // else (gl_VertexID moved by the staging) red.
+        let vs = "#version 130
+in vec2 pos;
+out vec4 c;
+void main() {
+    gl_Position = vec4(pos, 0.0, 1.0);
+    c = gl_VertexID >= 4 && gl_VertexID < 8 ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+}
+";
+        let fs = "#version 130
+in vec4 c;
+out vec4 o;
+void main() { o = c; }
+";
+        let p = shaders::glCreateProgram();
+        for (ty, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+            let s = shaders::glCreateShader(ty);
+            let c = std::ffi::CString::new(src).unwrap();
+            shaders::glShaderSource(s, 1, &c.as_ptr(), std::ptr::null());
+            shaders::glCompileShader(s);
+            shaders::glAttachShader(p, s);
+        }
+        shaders::glBindAttribLocation(p, 0, c"pos".as_ptr());
+        shaders::glLinkProgram(p);
+        shaders::glUseProgram(p);
+        vertex::glVertexAttribPointer(0, 2, glow::FLOAT, 0, 0, QUADS.as_ptr().cast());
+        vertex::glEnableVertexAttribArray(0);
+        clear();
+        draw::glDrawArrays(glow::TRIANGLE_STRIP, 4, 4);
+        no_gl_error("client array draw from vertex 4");
+        assert!(near(at(12, 8), [0, 255, 0, 255]), "{:?}", at(12, 8));
+    }
+}
+
+#[test]
 fn pointer_errors_and_queries() {
     // SAFETY: as above; the pointers are never read (no draw).
     unsafe {

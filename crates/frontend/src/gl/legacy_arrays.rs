@@ -101,6 +101,9 @@ pub const MAX_TEXTURE_COORDS: u32 = 8;
 
 /// Staged client arrays start at multiples of this many bytes.
 const STREAM_ALIGN: usize = 16;
+/// The most zero bytes a draw stages below its first vertex to keep
+/// gl_VertexID (`emit_vertex_input_per_draw`).
+const MAX_ID_PADDING: u64 = 4 << 20;
 
 // ------------------------------------------------------------- array state
 
@@ -1050,6 +1053,20 @@ pub(crate) fn emit_vertex_input_per_draw(
     } else {
         (0, 0)
     };
+    // The draw normally starts at the first staged vertex (its first vertex
+    // or base vertex lowered by `lo`), which moves gl_VertexID: a program
+    // reading it gets the client copies placed at their own indices instead
+    // (zeros below `lo`, up to a bound on the padding).
+    let keep_ids = lo > 0
+        && super::validate::program_reads_vertex_id(gl.sh, gl.st.program)
+        && sources
+            .iter()
+            .flatten()
+            .filter(|s| s.buffer == 0 && s.divisor == 0)
+            .map(|s| lo.saturating_mul(s.stride.into()))
+            .sum::<u64>()
+            <= MAX_ID_PADDING;
+    let shift = if keep_ids { 0 } else { lo };
 
     let mut ve = calls::CreateVertexElements::default();
     let mut vb = calls::SetVertexBuffers::default();
@@ -1074,7 +1091,7 @@ pub(crate) fn emit_vertex_input_per_draw(
             if let Some(Some(buf)) = gl.sh.buffers.get(&s.buffer) {
                 vb.buffers[i] = buf.handle;
             }
-            let shift = if s.divisor == 0 { lo } else { 0 };
+            let shift = if s.divisor == 0 { shift } else { 0 };
             vb.offsets[i] = s
                 .offset
                 .saturating_add(shift.saturating_mul(s.stride.into()));
@@ -1098,6 +1115,10 @@ pub(crate) fn emit_vertex_input_per_draw(
         scratch.resize(scratch.len() + pad, 0);
         vb.offsets[i] = scratch.len() as u64;
         staged |= 1 << i;
+        if keep_ids && s.divisor == 0 {
+            // Elements 0..lo are not read: zeros keep the indices.
+            scratch.resize(scratch.len() + (lo * u64::from(s.stride)) as usize, 0);
+        }
         let start = s
             .offset
             .saturating_add(first.saturating_mul(s.stride.into()));
@@ -1178,7 +1199,7 @@ pub(crate) fn emit_vertex_input_per_draw(
     }
     // The next ordinary emission compares what it derives with what went.
     gl.st.sent_attrib_rev = 0;
-    Ok(lo)
+    Ok(shift)
 }
 
 /// The streaming buffer's handle, created on first use.

@@ -1502,6 +1502,13 @@ fn linked_program(
     }
 }
 
+/// Whether program `pname`'s vertex shader reads gl_VertexID (false when
+/// it is not a linked program).
+pub(crate) fn program_reads_vertex_id(sh: &crate::context::Shared, pname: u32) -> bool {
+    linked_program(sh, pname)
+        .is_ok_and(|l| l.prog.attributes.iter().any(|a| a.name == "gl_VertexID"))
+}
+
 /// GL sampler target per sampler slot of a linked program.
 pub(crate) fn sampler_targets(p: &crate::shader::LinkedProgram) -> Vec<u32> {
     let mut out = vec![glow::TEXTURE_2D; p.sampler_slots as usize];
