@@ -1483,3 +1483,17 @@ fn geometry_varyings_pack_before_each_emit() {
     validate_all(&p);
     assert_eq!(p.varying_locations, 6);
 }
+
+#[test]
+fn default_uniform_declarations_are_told_from_blocks_and_opaque_types() {
+    use super::prepass::declares_default_uniform as d;
+    assert!(d("uniform vec4 u;\nvoid main() {}"));
+    assert!(d("layout(location = 2) uniform highp mat4 m;"));
+    assert!(d("uniform Light { vec4 c; } light;\nuniform float f;"));
+    assert!(!d("uniform sampler2D s;\nuniform usampler3D t;"));
+    assert!(!d("layout(binding = 0, rgba8) uniform image2D img;"));
+    assert!(!d("layout(binding = 0) uniform atomic_uint c;"));
+    assert!(!d("layout(std140) uniform Block { vec4 c; };"));
+    assert!(!d("// uniform vec4 commented;\nvoid main() {}"));
+    assert!(!d("void main() { float uniformity = 1.0; }"));
+}
