@@ -142,6 +142,8 @@ pub(crate) type MinSampleShadingFn = unsafe extern "system" fn(f32);
 pub(crate) type PolygonOffsetClampFn = unsafe extern "system" fn(f32, f32, f32);
 /// `glClipControlEXT` (EXT_clip_control).
 pub(crate) type ClipControlFn = unsafe extern "system" fn(u32, u32);
+/// glPolygonModeNV (GL_NV_polygon_mode): (face, mode).
+pub(crate) type PolygonModeFn = unsafe extern "system" fn(u32, u32);
 /// `glGetTexLevelParameteriv` (GLES 3.1 core).
 pub(crate) type GetTexLevelParameterivFn = unsafe extern "system" fn(u32, i32, u32, *mut i32);
 
@@ -162,10 +164,17 @@ pub(crate) struct ExtraFns {
     pub polygon_offset_clamp: Option<PolygonOffsetClampFn>,
     pub clip_control: Option<ClipControlFn>,
     pub get_tex_level_parameter_iv: Option<GetTexLevelParameterivFn>,
+    pub polygon_mode: Option<PolygonModeFn>,
 }
 
 impl ExtraFns {
-    fn load(egl: &egl::Egl, minor: u32, offset_clamp: bool, clip_control: bool) -> ExtraFns {
+    fn load(
+        egl: &egl::Egl,
+        minor: u32,
+        offset_clamp: bool,
+        clip_control: bool,
+        polygon_mode: bool,
+    ) -> ExtraFns {
         let get = |name: &str| {
             let f = egl.proc_address(name);
             (!f.is_null()).then_some(f)
@@ -214,6 +223,10 @@ impl ExtraFns {
                     .map(|f| {
                         std::mem::transmute::<*const std::ffi::c_void, GetTexLevelParameterivFn>(f)
                     }),
+                polygon_mode: polygon_mode
+                    .then(|| get("glPolygonModeNV"))
+                    .flatten()
+                    .map(|f| std::mem::transmute::<*const std::ffi::c_void, PolygonModeFn>(f)),
             }
         }
     }
@@ -610,6 +623,7 @@ impl GlesBackend {
                     minor,
                     ext.contains("GL_EXT_polygon_offset_clamp"),
                     ext.contains("GL_EXT_clip_control"),
+                    ext.contains("GL_NV_polygon_mode"),
                 ),
             }
         };

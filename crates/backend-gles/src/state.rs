@@ -6,7 +6,7 @@ use glow::HasContext;
 use crate::pipe::calls;
 
 /// Capabilities toggled with glEnable/glDisable (blend is per draw buffer).
-const CAPS: [u32; 10] = [
+const CAPS: [u32; 12] = [
     glow::DEPTH_TEST,
     glow::STENCIL_TEST,
     glow::CULL_FACE,
@@ -17,6 +17,9 @@ const CAPS: [u32; 10] = [
     glow::DITHER,
     glow::PRIMITIVE_RESTART_FIXED_INDEX,
     glow::SAMPLE_MASK,
+    // GL_POLYGON_OFFSET_LINE_NV / _POINT_NV (GL_NV_polygon_mode only).
+    glow::POLYGON_OFFSET_LINE,
+    glow::POLYGON_OFFSET_POINT,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,6 +59,7 @@ pub struct Shadow {
     pub dst_alpha_one: u32,
     /// glClipControlEXT's (origin, depth).
     clip_control: Option<(u32, u32)>,
+    polygon_mode: Option<u32>,
     /// GL_SAMPLE_SHADING and glMinSampleShading's value.
     sample_shading: Option<(bool, u32)>,
     color_mask: [Option<[bool; 4]>; 8],
@@ -262,6 +266,41 @@ impl Shadow {
         self.clip_control = Some(want);
     }
 
+    /// glPolygonMode through GL_NV_polygon_mode (one mode for both faces:
+    /// the face culling leaves, else the front one); without it polygons
+    /// stay filled (logged once).
+    fn apply_polygon_mode(
+        &mut self,
+        gl: &glow::Context,
+        rs: &calls::CreateRenderState,
+        polygon_mode: Option<crate::PolygonModeFn>,
+    ) {
+        let fill = |m: u32| if m == 0 { glow::FILL } else { m };
+        let [front, back] = rs.polygon_mode.map(fill);
+        let want = if rs.cull_enable != 0 && rs.cull_face == glow::FRONT {
+            back
+        } else {
+            front
+        };
+        let Some(f) = polygon_mode else {
+            if want != glow::FILL && self.polygon_mode.is_none() {
+                tracing::warn!(
+                    "glPolygonMode(GL_LINE/GL_POINT) needs GL_NV_polygon_mode on GLES: polygons are filled (logged once per context)"
+                );
+                self.polygon_mode = Some(want);
+            }
+            return;
+        };
+        if self.polygon_mode != Some(want) {
+            // SAFETY: the driver's glPolygonModeNV with GL_FRONT_AND_BACK
+            // and a mode it accepts.
+            unsafe { f(glow::FRONT_AND_BACK, want) };
+            self.polygon_mode = Some(want);
+        }
+        self.enable(gl, 10, rs.polygon_offset_line_point & 1 != 0);
+        self.enable(gl, 11, rs.polygon_offset_line_point & 2 != 0);
+    }
+
     /// GL_SAMPLE_SHADING and its minimum fraction (GLES 3.2 core).
     fn apply_sample_shading(
         &mut self,
@@ -306,6 +345,7 @@ impl Shadow {
         let sample_mask_i = fns.sample_mask_i;
         self.apply_sample_shading(gl, rs, fns.min_sample_shading);
         self.apply_clip_control(rs, fns.clip_control);
+        self.apply_polygon_mode(gl, rs, fns.polygon_mode);
         let or = |v: u32, d: u32| if v == 0 { d } else { v };
         let n = if indexed {
             max_draw_buffers.clamp(1, 8)

@@ -39,6 +39,8 @@ pub(crate) struct Features {
     /// sampleRateShading: GL_SAMPLE_SHADING and gl_SampleID/Position.
     pub sample_rate_shading: bool,
     pub large_points: bool,
+    /// fillModeNonSolid: glPolygonMode(GL_LINE / GL_POINT).
+    pub fill_mode_non_solid: bool,
     /// VK_EXT_multi_draw: runs of draws with identical bindings become one
     /// vkCmdDrawMulti*EXT.
     pub multi_draw: bool,
@@ -408,6 +410,7 @@ impl Gpu {
             sample_rate_shading: core_f.sample_rate_shading != 0,
             depth_bias_clamp: core_f.depth_bias_clamp != 0,
             large_points: core_f.large_points != 0,
+            fill_mode_non_solid: core_f.fill_mode_non_solid != 0,
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
             lvp_image_slots,
@@ -477,6 +480,7 @@ impl Gpu {
             .sample_rate_shading(feat.sample_rate_shading)
             .depth_bias_clamp(feat.depth_bias_clamp)
             .large_points(feat.large_points)
+            .fill_mode_non_solid(feat.fill_mode_non_solid)
             .occlusion_query_precise(feat.occlusion_precise)
             .geometry_shader(feat.lvp_image_slots)
             .tessellation_shader(feat.lvp_image_slots)

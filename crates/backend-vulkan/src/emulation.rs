@@ -220,6 +220,9 @@ pub mod gl {
     pub const FRONT_AND_BACK: u32 = 0x0408;
     pub const CW: u32 = 0x0900;
     pub const CCW: u32 = 0x0901;
+    pub const POINT: u32 = 0x1B00;
+    pub const LINE: u32 = 0x1B01;
+    pub const FILL: u32 = 0x1B02;
 
     pub const SRC_COLOR: u32 = 0x0300;
     pub const ONE_MINUS_SRC_COLOR: u32 = 0x0301;

@@ -482,12 +482,13 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
     } else {
         vk::FrontFace::CLOCKWISE
     };
+    let (mode, offset) = polygon_mode(gpu, rs);
     let raster = vk::PipelineRasterizationStateCreateInfo::default()
         .rasterizer_discard_enable(rs.rasterizer_discard != 0)
-        .polygon_mode(vk::PolygonMode::FILL)
+        .polygon_mode(mode)
         .cull_mode(cull)
         .front_face(front)
-        .depth_bias_enable(rs.polygon_offset_fill != 0)
+        .depth_bias_enable(offset)
         .line_width(1.0);
     // GL_SAMPLE_MASK: word 0 covers every count up to 32 samples.
     let sample_mask = [rs.sample_mask];
@@ -887,5 +888,57 @@ pub(crate) fn create_clear_pipeline(
                 result,
             })
         }
+    }
+}
+
+/// The pipeline's polygon mode for glPolygonMode (GL 4.6 §14.6.4) and
+/// whether polygon offset applies in that mode (POLYGON_OFFSET_FILL /
+/// _LINE / _POINT). Vulkan has one mode for both faces: where GL's front
+/// and back modes differ, the face culling leaves is the one drawn, else
+/// the front mode is used (logged once). Without fillModeNonSolid
+/// polygons stay filled (logged once).
+fn polygon_mode(gpu: &Gpu, rs: &calls::CreateRenderState) -> (vk::PolygonMode, bool) {
+    let fill = |m: u32| if m == 0 { gl::FILL } else { m };
+    let [front, back] = rs.polygon_mode.map(fill);
+    let mode = if front == back {
+        front
+    } else if rs.cull_enable != 0 && rs.cull_face == gl::FRONT {
+        back
+    } else {
+        if rs.cull_enable == 0 || rs.cull_face != gl::BACK {
+            warn_once(
+                &FACES_WARNED,
+                "glPolygonMode with different front and back modes: both faces use the front mode",
+            );
+        }
+        front
+    };
+    let (mode, offset) = match mode {
+        gl::LINE => (vk::PolygonMode::LINE, rs.polygon_offset_line_point & 1 != 0),
+        gl::POINT => (
+            vk::PolygonMode::POINT,
+            rs.polygon_offset_line_point & 2 != 0,
+        ),
+        _ => (vk::PolygonMode::FILL, rs.polygon_offset_fill != 0),
+    };
+    if mode != vk::PolygonMode::FILL && !gpu.feat.fill_mode_non_solid {
+        warn_once(
+            &UNSUPPORTED_WARNED,
+            "glPolygonMode(GL_LINE/GL_POINT): the device lacks fillModeNonSolid; polygons are filled",
+        );
+        return (vk::PolygonMode::FILL, rs.polygon_offset_fill != 0);
+    }
+    (mode, offset)
+}
+
+static FACES_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static UNSUPPORTED_WARNED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Log `msg` the first time `flag` is seen clear (pipelines are built
+/// away from the backend's own once-per-key log).
+fn warn_once(flag: &std::sync::atomic::AtomicBool, msg: &str) {
+    if !flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!("{msg} (logged once)");
     }
 }

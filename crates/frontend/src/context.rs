@@ -950,7 +950,8 @@ pub struct GlState {
     pub clip_distances: u32,
     pub line_width: f32,
     pub point_size: f32,
-    pub polygon_mode: u32,
+    /// glPolygonMode [front, back].
+    pub polygon_mode: [u32; 2],
     /// glClampColor: CLAMP_READ_COLOR, CLAMP_VERTEX_COLOR and
     /// CLAMP_FRAGMENT_COLOR (the last two compatibility only), each TRUE,
     /// FALSE or FIXED_ONLY.
@@ -1143,7 +1144,7 @@ impl GlState {
             clip_distances: 0,
             line_width: 1.0,
             point_size: 1.0,
-            polygon_mode: glow::FILL,
+            polygon_mode: [glow::FILL; 2],
             clamp_color: [glow::FIXED_ONLY, glow::TRUE as u32, glow::FIXED_ONLY],
             provoking_vertex: glow::LAST_VERTEX_CONVENTION,
             clear_color: [0.0; 4],

@@ -754,7 +754,10 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::POLYGON_OFFSET_FACTOR => f(s.polygon_offset[0]),
         glow::POLYGON_OFFSET_UNITS => f(s.polygon_offset[1]),
         GL_POLYGON_OFFSET_CLAMP => f(s.polygon_offset[2]),
-        glow::POLYGON_MODE => Some(Vals::E(vec![s.polygon_mode as i64, s.polygon_mode as i64])),
+        glow::POLYGON_MODE => Some(Vals::E(vec![
+            s.polygon_mode[0] as i64,
+            s.polygon_mode[1] as i64,
+        ])),
         glow::LINE_WIDTH => f(s.line_width),
         glow::MIN_SAMPLE_SHADING_VALUE => f(s.min_sample_shading),
         glow::CLIP_ORIGIN => e(if s.clip_upper_left {

@@ -786,7 +786,7 @@ struct Saved {
     viewport: [i32; 4],
     depth_range: [f32; 2],
     cull_face: bool,
-    polygon_mode: u32,
+    polygon_mode: [u32; 2],
     polygon_offset_fill: bool,
     clip_distances: u32,
     unit0: [u32; TEXTURE_TARGETS.len()],
@@ -923,7 +923,7 @@ fn draw_quad(gl: &mut Gl, program: u32, texture: u32, q: &Quad, mode: f32, pass:
     s.viewport = [0, 0, fw as i32, fh as i32];
     s.depth_range = [0.0, 1.0];
     s.cull_face = false;
-    s.polygon_mode = POLYGON_FILL;
+    s.polygon_mode = [POLYGON_FILL; 2];
     s.polygon_offset_fill = false;
     s.clip_distances = 0;
     if let (Some(u), Some(i)) = (s.texture_units.first_mut(), target_index(glow::TEXTURE_2D)) {

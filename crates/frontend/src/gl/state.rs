@@ -789,12 +789,11 @@ pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
             if !matches!(mode, glow::POINT | glow::LINE | glow::FILL) {
                 gl_err!(gl, glow::INVALID_ENUM);
             }
-            if mode != glow::FILL {
-                log_once("polygon_mode", || {
-                    "glPolygonMode(LINE/POINT) is tracked but not emulated yet".into()
-                });
+            match face {
+                glow::FRONT => gl.st.polygon_mode[0] = mode,
+                glow::BACK => gl.st.polygon_mode[1] = mode,
+                _ => gl.st.polygon_mode = [mode; 2],
             }
-            gl.st.polygon_mode = mode;
         },
     )
 }

@@ -494,6 +494,9 @@ impl Gl<'_> {
             sample_shading: s.sample_shading as u32,
             clip_upper_left: s.clip_upper_left as u32,
             clip_zero_to_one: s.clip_zero_to_one as u32,
+            polygon_mode: s.polygon_mode,
+            polygon_offset_line_point: s.polygon_offset_line as u32
+                | (s.polygon_offset_point as u32) << 1,
             // Only the enable's state distinguishes CSOs while it is off.
             min_sample_shading: if s.sample_shading {
                 s.min_sample_shading

@@ -2311,17 +2311,28 @@ pub(crate) fn names_identifier(src: &str, name: &str) -> bool {
             .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
 }
 
-/// Whether `src` declares a uniform of the default uniform block: a
-/// `uniform` declaration whose type is not opaque (samplers, images,
-/// atomic counters) and that does not open a block (`uniform Name {`).
-/// Directives are not evaluated: a declaration under `#if 0` counts.
+/// Whether `src` gives its program a default uniform block: a `uniform`
+/// declaration whose type is not opaque (samplers, images, atomic
+/// counters) and that does not open a block (`uniform Name {`), or a
+/// built-in the pre-pass turns into a default-block uniform (the matrix
+/// state, `ftransform`, `gl_DepthRange`). Directives are not evaluated: a
+/// declaration under `#if 0` counts.
 pub(crate) fn declares_default_uniform(src: &str) -> bool {
-    if !src.contains("uniform") {
-        return false;
-    }
     let toks = code_tokens(src);
     let text = |t: &Tok| &src[t.start..t.end];
     toks.iter().enumerate().any(|(k, t)| {
+        if t.kind == Kind::Ident
+            && t.end - t.start > 3
+            && matches!(src.as_bytes()[t.start], b'g' | b'f')
+        {
+            let name = text(t);
+            if name == "ftransform"
+                || name == "gl_DepthRange"
+                || matrix_uniform_type(name).is_some()
+            {
+                return true;
+            }
+        }
         if t.kind != Kind::Ident || text(t) != "uniform" {
             return false;
         }
