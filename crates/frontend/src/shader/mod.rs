@@ -928,6 +928,10 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
     let (program, log) = glsl::Program::link(&parsed)?;
 
     let mut stages: Vec<reflect::StageModule> = Vec::new();
+    // The vertex stream of each geometry output (read before the streams
+    // are lowered away): transform feedback may not mix streams in one
+    // buffer.
+    let mut output_streams: Vec<(u32, u32)> = Vec::new();
     for stage in Stage::ALL {
         let sources: Vec<&glsl::ParsedShader> =
             parsed.iter().filter(|p| p.stage == stage).collect();
@@ -940,6 +944,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         }
         let mut module = spirv::Module::parse(words)?;
         if stage == Stage::Geometry {
+            output_streams = spirv::output_streams(&module);
             module = spirv::lower_vertex_streams(module)?;
         }
         let storage = match stage {
@@ -1114,6 +1119,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
                 input.xfb_varyings,
                 input.xfb_mode,
                 &renames,
+                &output_streams,
             )?;
             module = m;
             out.xfb = layout;

@@ -514,6 +514,25 @@ pub(crate) fn propagate_no_contraction(m: Module) -> Result<Module, String> {
     Module::parse(words)
 }
 
+/// (output variable, vertex stream) of every geometry output on a stream
+/// other than 0: the variable's `Stream` decoration, or its block's
+/// (glslang decorates the block type's members).
+pub(crate) fn output_streams(m: &Module) -> Vec<(u32, u32)> {
+    const STORAGE_OUTPUT: u32 = 3;
+    const DEC_STREAM: u32 = 29;
+    m.variables
+        .iter()
+        .filter(|v| v.storage == STORAGE_OUTPUT)
+        .filter_map(|v| {
+            let stream = m.decoration(v.id, DEC_STREAM).or_else(|| {
+                m.pointee(v)
+                    .and_then(|ty| m.member_decoration(ty, 0, DEC_STREAM))
+            })?;
+            (stream != 0).then_some((v.id, stream))
+        })
+        .collect()
+}
+
 /// ARB_gpu_shader5 vertex streams, lowered to the single stream GLES and
 /// core Vulkan rasterize: `EmitStreamVertex(0)`/`EndStreamPrimitive(0)`
 /// become `EmitVertex`/`EndPrimitive`; emits to streams 1..3 are dropped

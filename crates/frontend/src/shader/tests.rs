@@ -1502,3 +1502,40 @@ fn default_uniform_declarations_are_told_from_blocks_and_opaque_types() {
     ));
     assert!(!d("void main() { gl_Position = gl_Vertex; }"));
 }
+
+#[test]
+fn transform_feedback_refuses_two_streams_in_one_buffer() {
+    let vs = "#version 150\nvoid main() { gl_Position = vec4(0.0); }\n";
+    let gs = "#version 150
+#extension GL_ARB_gpu_shader5 : enable
+layout(points) in;
+layout(points, max_vertices = 1) out;
+out float s0;
+layout(stream = 1) out vec2 s1;
+void main() {
+    gl_Position = gl_in[0].gl_Position;
+    s0 = 0.0;
+    s1 = vec2(1.0, 2.0);
+    EmitVertex();
+}
+";
+    let shaders = [(Stage::Vertex, vs), (Stage::Geometry, gs)];
+    let names = ["s0".to_owned(), "s1".to_owned()];
+    let run = |names: &[String]| {
+        link(&LinkInput {
+            xfb_varyings: names,
+            xfb_mode: 0x8C8C, // GL_INTERLEAVED_ATTRIBS
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+            varying_limit: 0,
+        })
+    };
+    let err = run(&names)
+        .err()
+        .expect("two streams in buffer 0 must not link");
+    assert!(err.contains("stream"), "{err}");
+    // Each stream in its own buffer links.
+    let split = ["s0".to_owned(), "gl_NextBuffer".to_owned(), "s1".to_owned()];
+    assert!(run(&split).is_ok());
+}

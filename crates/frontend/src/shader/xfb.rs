@@ -253,6 +253,7 @@ pub(crate) fn apply(
     names: &[String],
     mode: u32,
     renames: &[(String, String)],
+    streams: &[(u32, u32)],
 ) -> Result<(Module, XfbLayout), String> {
     let outs = outputs(&m, renames);
     let separate = mode == SEPARATE_ATTRIBS;
@@ -262,6 +263,9 @@ pub(crate) fn apply(
     };
     let mut captures = Vec::new();
     let (mut buffer, mut offset) = (0u32, 0u32);
+    // The vertex stream feeding each buffer (ARB_transform_feedback3: one
+    // buffer may not capture varyings of two streams).
+    let mut buffer_streams: [Option<u32>; MAX_BUFFERS] = [None; MAX_BUFFERS];
     for (i, name) in names.iter().enumerate() {
         let is_marker = name.starts_with("gl_SkipComponents") || name == "gl_NextBuffer";
         if names[..i].contains(name) && !is_marker {
@@ -318,6 +322,20 @@ pub(crate) fn apply(
                 "`{name}` is not an output of the last vertex-processing stage"
             )));
         };
+        let stream = streams
+            .iter()
+            .find(|(v, _)| *v == o.var)
+            .map_or(0, |(_, s)| *s);
+        if let Some(slot) = buffer_streams.get_mut(buffer as usize) {
+            match *slot {
+                Some(s) if s != stream => {
+                    return Err(link_error(format!(
+                        "`{name}` (vertex stream {stream}) is captured to buffer {buffer} with varyings of stream {s}"
+                    )));
+                }
+                _ => *slot = Some(stream),
+            }
+        }
         let mut path = o.path.clone();
         let mut ty = o.ty;
         for sel in selectors {
