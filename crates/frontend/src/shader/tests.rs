@@ -1531,9 +1531,9 @@ void main() {
             varying_limit: 0,
         })
     };
-    let err = run(&names)
-        .err()
-        .expect("two streams in buffer 0 must not link");
+    let Err(err) = run(&names) else {
+        panic!("two streams in buffer 0 must not link");
+    };
     assert!(err.contains("stream"), "{err}");
     // Each stream in its own buffer links.
     let split = ["s0".to_owned(), "gl_NextBuffer".to_owned(), "s1".to_owned()];
