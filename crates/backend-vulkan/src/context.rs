@@ -1060,7 +1060,7 @@ impl VulkanBackend {
                 let mut info = None;
                 if globals == Some(slot) {
                     info = self.globals_range(shader);
-                } else if (slot as usize) < (cbufs.count as usize).min(16) {
+                } else if (slot as usize) < (cbufs.count as usize).min(cbufs.buffers.len()) {
                     let si = slot as usize;
                     let h = cbufs.buffers[si];
                     if let Some((raw, size)) = self.buffer_use(h) {

@@ -2224,3 +2224,17 @@ pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut 
         }
     }
 }
+
+#[cfg(test)]
+mod uniform_block_limit_tests {
+    use super::MAX_COMBINED_UNIFORM_BLOCKS;
+
+    /// Every block a linkable program may use over all its stages has a
+    /// slot in the uniform-buffer table sent to the backend (blocks past
+    /// the table would read nothing).
+    #[test]
+    fn constant_buffer_table_holds_the_combined_limit() {
+        let table = mgpipe::calls::SetConstantBuffers::default();
+        assert!(table.buffers.len() >= MAX_COMBINED_UNIFORM_BLOCKS);
+    }
+}

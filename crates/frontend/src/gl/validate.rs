@@ -972,11 +972,12 @@ impl Gl<'_> {
         }
         // Uniform blocks: block i reads the GL binding point the program names.
         let blocks = &linked.block_bindings;
+        let cb_slots = calls::SetConstantBuffers::default().buffers.len();
         let mut cb = calls::SetConstantBuffers {
-            count: blocks.len().min(16) as u32,
+            count: blocks.len().min(cb_slots) as u32,
             ..Default::default()
         };
-        for (i, &bp) in blocks.iter().enumerate().take(16) {
+        for (i, &bp) in blocks.iter().enumerate().take(cb_slots) {
             (cb.buffers[i], cb.offsets[i], cb.sizes[i]) = self.constant_buffer_of(bp);
         }
         if !self
@@ -1062,7 +1063,8 @@ impl Gl<'_> {
             let pname = self.st.program;
             return self.emit_uniform_buffers(pname);
         }
-        for (i, &bp) in linked.block_bindings.iter().enumerate().take(16) {
+        let cb_slots = calls::SetConstantBuffers::default().buffers.len();
+        for (i, &bp) in linked.block_bindings.iter().enumerate().take(cb_slots) {
             if bp >= 64 || points & (1 << bp) == 0 {
                 continue;
             }
