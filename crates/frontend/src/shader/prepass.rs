@@ -996,6 +996,131 @@ fn size_initialized_uniform_arrays(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// A structure defined inside an interface block (`uniform B { struct
+/// { vec2 pos; } info[4]; };`, which desktop GLSL and Mesa take but
+/// glslang refuses: "cannot nest a structure definition"): the definition
+/// moves in front of the block's declaration, named `mgl_block_struct<n>`
+/// when it had no name, and the member keeps only the type name. The moved
+/// text is joined onto one line so later line numbers do not change.
+fn hoist_block_struct_definitions(src: &str) -> Option<String> {
+    if !src.contains("struct") {
+        return None;
+    }
+    let toks = lex(src);
+    if toks.iter().any(|t| t.kind == Kind::Directive && src[t.start..t.end].contains("struct")) {
+        return None;
+    }
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    // (byte offset, text to insert) and (byte range, replacement).
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut anonymous = 0u32;
+    let (mut depth, mut statement_start) = (0i32, 0usize);
+    let mut block: Option<usize> = None; // byte offset where the block's declaration starts
+    let mut k = 0usize;
+    while k < sig.len() {
+        let t = text(sig[k]);
+        if depth == 0 && t == "{" {
+            // A block: `... uniform|buffer|in|out NAME {` (not `struct NAME {`,
+            // not a function body, which follows `)`).
+            let before = &sig[statement_start..k];
+            let is_block = k >= 1
+                && toks[sig[k - 1]].kind == Kind::Ident
+                && (k < 2 || text(sig[k - 2]) != "struct")
+                && before
+                    .iter()
+                    .any(|&i| matches!(text(i), "uniform" | "buffer" | "in" | "out"));
+            block = is_block.then(|| toks[sig[statement_start]].start);
+        }
+        match t {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    block = None;
+                }
+            }
+            _ => {}
+        }
+        if depth == 0 && matches!(t, ";" | "{" | "}") {
+            statement_start = k + 1;
+        }
+        // `struct [NAME] {` directly inside a block.
+        if let (Some(insert_at), 1, "struct") = (block, depth, t) {
+            let named = sig
+                .get(k + 1)
+                .is_some_and(|&i| toks[i].kind == Kind::Ident);
+            let open = if named { k + 2 } else { k + 1 };
+            if sig.get(open).map(|&i| text(i)) != Some("{") {
+                k += 1;
+                continue;
+            }
+            let mut nest = 0i32;
+            let mut close = None;
+            for (m, &i) in sig.iter().enumerate().skip(open) {
+                match text(i) {
+                    "{" => nest += 1,
+                    "}" => {
+                        nest -= 1;
+                        if nest == 0 {
+                            close = Some(m);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(close) = close else {
+                return None;
+            };
+            let name = if named {
+                text(sig[k + 1]).to_owned()
+            } else {
+                anonymous += 1;
+                format!("mgl_block_struct{anonymous}")
+            };
+            // The definition on one line: every token of the body, spaces
+            // and comments as one space.
+            let mut def = format!("struct {name} ");
+            for tok in &toks[sig[open]..=sig[close]] {
+                if matches!(tok.kind, Kind::Space | Kind::Comment) {
+                    if !def.ends_with(' ') {
+                        def.push(' ');
+                    }
+                } else {
+                    def.push_str(&src[tok.start..tok.end]);
+                }
+            }
+            def.push_str("; ");
+            edits.push((insert_at, insert_at, def));
+            // In the block: the type name, then the line breaks the
+            // definition had.
+            let (from, to) = (toks[sig[k]].start, toks[sig[close]].end);
+            let breaks = src[from..to].matches('\n').count();
+            edits.push((from, to, format!("{name}{}", "\n".repeat(breaks))));
+            k = close + 1;
+            continue;
+        }
+        k += 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    // Inserts at one offset keep their order; ranges never overlap.
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(src.len() + 64);
+    let mut copied = 0;
+    for (from, to, with) in edits {
+        out.push_str(&src[copied..from]);
+        out.push_str(&with);
+        copied = to;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 /// GLSL 1.10/1.20 built-in functions a shader may redefine (1.30 made
 /// that an error). The texture lookups are left out: the pre-pass lowers
 /// them before glslang sees them.
@@ -1441,6 +1566,8 @@ pub(crate) fn prepass_linked(
     let src = hoisted.as_deref().unwrap_or(src);
     let sized = size_initialized_uniform_arrays(src);
     let src = sized.as_deref().unwrap_or(src);
+    let unnested = hoist_block_struct_definitions(src);
+    let src = unnested.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -2863,5 +2990,33 @@ mod initialized_array_tests {
             Some(" in vec4 gl_FragCoord;")
         );
         assert_eq!(strip("in vec4 gl_FragCoord;"), None);
+    }
+}
+
+#[cfg(test)]
+mod block_struct_tests {
+    use super::hoist_block_struct_definitions as hoist;
+
+    #[test]
+    fn struct_defined_in_a_block_moves_before_it() {
+        let src = "layout(std140) uniform;\nuniform ub {\n   struct {\n      vec2 pos; // p\n      vec4 color;\n   } info[4];\n   float k;\n};\nvoid main() {}\n";
+        let out = hoist(src).unwrap();
+        assert_eq!(out.lines().count(), src.lines().count(), "{out}");
+        assert!(
+            out.contains(
+                "\nstruct mgl_block_struct1 { vec2 pos; vec4 color; }; uniform ub {\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("   mgl_block_struct1\n\n\n info[4];\n   float k;"), "{out}");
+        // A named one keeps its name; two in one block keep their order.
+        let two = hoist("uniform B { struct S { float a; } s; struct { int b; } t; };").unwrap();
+        assert_eq!(
+            two,
+            "struct S { float a; }; struct mgl_block_struct1 { int b; }; uniform B { S s; mgl_block_struct1 t; };"
+        );
+        // Structs outside blocks, and struct-typed members, are left alone.
+        assert_eq!(hoist("struct S { float a; };\nuniform B { S s; };"), None);
+        assert_eq!(hoist("void main() { struct T { int x; } t; }"), None);
     }
 }
