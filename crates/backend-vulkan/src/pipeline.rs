@@ -482,13 +482,20 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
     } else {
         vk::FrontFace::CLOCKWISE
     };
-    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+    let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
         .rasterizer_discard_enable(rs.rasterizer_discard != 0)
         .polygon_mode(vk::PolygonMode::FILL)
         .cull_mode(cull)
         .front_face(front)
         .depth_bias_enable(rs.polygon_offset_fill != 0)
         .line_width(1.0);
+    // GL's provoking vertex (glProvokingVertex, last by default); without
+    // VK_EXT_provoking_vertex Vulkan's first vertex stands.
+    let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+        .provoking_vertex_mode(provoking_mode(rs.provoking_first));
+    if gpu.feat.provoking_last {
+        raster = raster.push_next(&mut provoking);
+    }
     // GL_SAMPLE_MASK: word 0 covers every count up to 32 samples.
     let sample_mask = [rs.sample_mask];
     let ms = vk::PipelineMultisampleStateCreateInfo::default()
@@ -887,5 +894,15 @@ pub(crate) fn create_clear_pipeline(
                 result,
             })
         }
+    }
+}
+
+/// The Vulkan provoking-vertex mode for GL's convention
+/// (`create_render_state.provoking_first`).
+fn provoking_mode(provoking_first: u32) -> vk::ProvokingVertexModeEXT {
+    if provoking_first != 0 {
+        vk::ProvokingVertexModeEXT::FIRST_VERTEX
+    } else {
+        vk::ProvokingVertexModeEXT::LAST_VERTEX
     }
 }

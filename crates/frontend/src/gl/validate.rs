@@ -494,6 +494,7 @@ impl Gl<'_> {
             sample_shading: s.sample_shading as u32,
             clip_upper_left: s.clip_upper_left as u32,
             clip_zero_to_one: s.clip_zero_to_one as u32,
+            provoking_first: (s.provoking_vertex == glow::FIRST_VERTEX_CONVENTION) as u32,
             // Only the enable's state distinguishes CSOs while it is off.
             min_sample_shading: if s.sample_shading {
                 s.min_sample_shading
