@@ -456,6 +456,9 @@ pub struct VectorSlot {
 pub struct LinkedState {
     pub prog: crate::shader::LinkedProgram,
     pub cso: Handle,
+    /// The program under glShadeModel(GL_FLAT) (`prog.shade_model_colors`
+    /// flat), made at the first draw that needs it; NULL until then.
+    pub flat_cso: Handle,
     pub locations: Vec<UniformLocation>,
     pub scratch: Vec<u8>,
     pub scratch_version: u64,

@@ -6,6 +6,7 @@ use std::ffi::c_char;
 
 use mgpipe::calls;
 use mgpipe::Pipe;
+use mgpipe::Handle;
 
 use super::{cstr, gl_err, put, slice};
 use crate::context::{
@@ -318,10 +319,7 @@ pub(crate) fn destroy_program(gl: &mut Gl, name: u32) {
             detach(gl, s);
         }
         if let Some(l) = p.linked {
-            gl.conn
-                .pipe
-                .delete_shader(&calls::DeleteShader { cso: l.cso });
-            gl.conn.alloc.shader.free(l.cso);
+            delete_shader_csos(gl.conn, &[l.cso, l.flat_cso]);
         }
     }
 }
@@ -470,6 +468,56 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
             Err(e) => gl.st.set_error(e),
         }
     })
+}
+
+/// A new shader CSO holding `stages` (the SPIR-V of `prog` or of a
+/// variant of it) with `prog`'s default uniform block.
+pub(crate) fn create_shader_cso(
+    conn: &mut crate::runtime::Conn,
+    prog: &crate::shader::LinkedProgram,
+    stages: &[Option<Vec<u32>>; 6],
+) -> Handle {
+    let cso = conn.alloc.shader.alloc();
+    let mut blob: Vec<u8> = Vec::new();
+    let mut stage_mask = 0u32;
+    let mut stage_words = [0u32; 6];
+    for (i, words) in stages.iter().enumerate() {
+        if let Some(w) = words {
+            stage_mask |= 1 << i;
+            stage_words[i] = w.len() as u32;
+            blob.extend_from_slice(bytemuck::cast_slice(w));
+        }
+    }
+    let (global_binding, global_size) = prog
+        .global_block
+        .as_ref()
+        .map(|g| (g.binding, g.size))
+        .unwrap_or((0, 0));
+    conn.pipe.create_shader(
+        &calls::CreateShader {
+            cso,
+            stage_mask,
+            stage_words,
+            global_binding,
+            global_size,
+            ..Default::default()
+        },
+        &blob,
+    );
+    cso
+}
+
+/// Delete and free the shader CSOs among `csos` (NULL and repeated ones
+/// skipped).
+fn delete_shader_csos(conn: &mut crate::runtime::Conn, csos: &[Handle]) {
+    for (i, &cso) in csos.iter().enumerate() {
+        // A variant that changed nothing is the program's own CSO.
+        if cso.is_null() || csos[..i].contains(&cso) {
+            continue;
+        }
+        conn.pipe.delete_shader(&calls::DeleteShader { cso });
+        conn.alloc.shader.free(cso);
+    }
 }
 
 /// GL_MAX_UNIFORM_LOCATIONS (GL 4.3's minimum).
@@ -779,38 +827,13 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             })
         };
         let old_cso = match program_mut(gl, program) {
-            Ok(p) => p.linked.as_ref().map(|l| l.cso),
+            Ok(p) => p.linked.as_ref().map(|l| [l.cso, l.flat_cso]),
             Err(_) => None,
         };
         match result {
             Ok((prog, locations)) => {
-                let cso = gl.conn.alloc.shader.alloc();
-                let mut blob: Vec<u8> = Vec::new();
-                let mut stage_mask = 0u32;
-                let mut stage_words = [0u32; 6];
-                for (i, words) in prog.stage_spirv.iter().enumerate() {
-                    if let Some(w) = words {
-                        stage_mask |= 1 << i;
-                        stage_words[i] = w.len() as u32;
-                        blob.extend_from_slice(bytemuck::cast_slice(w));
-                    }
-                }
-                let (global_binding, global_size) = prog
-                    .global_block
-                    .as_ref()
-                    .map(|g| (g.binding, g.size))
-                    .unwrap_or((0, 0));
-                gl.conn.pipe.create_shader(
-                    &calls::CreateShader {
-                        cso,
-                        stage_mask,
-                        stage_words,
-                        global_binding,
-                        global_size,
-                        ..Default::default()
-                    },
-                    &blob,
-                );
+                let cso = create_shader_cso(gl.conn, &prog, &prog.stage_spirv);
+                let global_size = prog.global_block.as_ref().map_or(0, |g| g.size);
                 // `layout(binding = N)` in the source gives initial units and
                 // block bindings; everything else starts at 0.
                 let mut sampler_units = vec![0u32; prog.sampler_slots as usize];
@@ -911,6 +934,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                     image_units,
                     locations,
                     cso,
+                    flat_cso: Handle::NULL,
                     prog,
                 };
                 if let Ok(p) = program_mut(gl, program) {
@@ -934,10 +958,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             }
         }
         if let Some(old) = old_cso {
-            gl.conn
-                .pipe
-                .delete_shader(&calls::DeleteShader { cso: old });
-            gl.conn.alloc.shader.free(old);
+            delete_shader_csos(gl.conn, &old);
         }
     }
 }

@@ -712,7 +712,11 @@ impl Gl<'_> {
             self.update_matrices();
             linked = linked_program(self.sh, self.st.program)?;
         }
-        let cso = linked.cso;
+        let mut cso = linked.cso;
+        if self.st.ff.flat && !linked.prog.shade_model_colors.is_empty() {
+            cso = self.flat_shaded_cso();
+            linked = linked_program(self.sh, self.st.program)?;
+        }
         if self.st.sent.shader != cso {
             if self.st.verify_dry {
                 self.st.diverged("bind_shader", Some("shader"));
@@ -737,6 +741,28 @@ impl Gl<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The current program's glShadeModel(GL_FLAT) variant (its colour
+    /// varyings that follow the shade model made flat), created at the
+    /// first draw that needs it; the program itself when nothing changes.
+    fn flat_shaded_cso(&mut self) -> Handle {
+        let pname = self.st.program;
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get_mut(&pname)
+        else {
+            return Handle::NULL;
+        };
+        let Some(linked) = prog.linked.as_mut() else {
+            return Handle::NULL;
+        };
+        if linked.flat_cso.is_null() && !self.st.verify_dry {
+            linked.flat_cso = match linked.prog.flat_shaded_spirv() {
+                Some(stages) => crate::gl::shaders::create_shader_cso(self.conn, &linked.prog, &stages),
+                None => linked.cso,
+            };
+        }
+        linked.flat_cso
     }
 
     /// A program reading `gl_DepthRange` gets the current depth range in

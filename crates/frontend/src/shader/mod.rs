@@ -297,6 +297,11 @@ pub struct LinkedProgram {
     pub initial_values: Vec<(u32, Vec<u8>)>,
     /// Transform feedback capture layout (empty without varyings).
     pub xfb: xfb::XfbLayout,
+    /// SPIR-V names of the colour varyings whose interpolation follows
+    /// glShadeModel (GLSL 1.30 §4.3.7: `gl_Color` / `gl_SecondaryColor`
+    /// read without an interpolation qualifier): flat under
+    /// glShadeModel(GL_FLAT), through [`LinkedProgram::flat_shaded_spirv`].
+    pub shade_model_colors: Vec<&'static str>,
 }
 
 /// Fixed-function vertex array slots (compatibility profile): the arrays
@@ -325,6 +330,34 @@ pub struct GeometryLayout {
 }
 
 impl LinkedProgram {
+    /// The stages' SPIR-V with the [`LinkedProgram::shade_model_colors`]
+    /// flat (outputs of the last stage before rasterisation, inputs of
+    /// the fragment shader): the program under glShadeModel(GL_FLAT).
+    /// None when that changes nothing.
+    pub fn flat_shaded_spirv(&self) -> Option<[Option<Vec<u32>>; 6]> {
+        if self.shade_model_colors.is_empty() {
+            return None;
+        }
+        let last = [Stage::Geometry, Stage::TessEval, Stage::Vertex]
+            .into_iter()
+            .find(|s| self.stage_spirv[s.index()].is_some())?;
+        let mut out = self.stage_spirv.clone();
+        let mut changed = false;
+        for (stage, storage) in [
+            (last, spirv::storage::OUTPUT),
+            (Stage::Fragment, spirv::storage::INPUT),
+        ] {
+            let Some(words) = &self.stage_spirv[stage.index()] else {
+                continue;
+            };
+            if let Some(w) = spirv::decorate_flat(words, &self.shade_model_colors, storage) {
+                out[stage.index()] = Some(w);
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
+
     /// The geometry stage's layout, read from its SPIR-V execution modes;
     /// `None` without a geometry stage.
     pub fn geometry_layout(&self) -> Option<GeometryLayout> {
@@ -660,6 +693,29 @@ fn check_invariance(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
     Ok(())
 }
 
+/// The colour varyings (their SPIR-V names) a fragment shader reads
+/// through `gl_Color` / `gl_SecondaryColor` without an interpolation
+/// qualifier: those follow glShadeModel (GLSL 1.30 §4.3.7), smooth by
+/// default, flat under GL_FLAT.
+fn shade_model_colors(varyings: &[(Stage, prepass::CompatVarying)]) -> Vec<&'static str> {
+    let pairs: [(&str, [&'static str; 2]); 2] = [
+        ("gl_Color", ["mgl_FrontColor", "mgl_BackColor"]),
+        (
+            "gl_SecondaryColor",
+            ["mgl_FrontSecondaryColor", "mgl_BackSecondaryColor"],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (input, names) in pairs {
+        if varyings.iter().any(|(s, v)| {
+            *s == Stage::Fragment && v.name == input && v.used && v.interpolation.is_none()
+        }) {
+            out.extend(names);
+        }
+    }
+    out
+}
+
 /// GLSL 1.30 (§4.3.7 as Mesa applies it): when the fragment shader reads
 /// `gl_Color` (`gl_SecondaryColor`), each of `gl_FrontColor` and
 /// `gl_BackColor` (their secondary twins) the vertex shader writes must
@@ -915,6 +971,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
 
     check_invariance(&parsed)?;
     check_compat_color_interpolation(&compat_varyings)?;
+    let shade_model_colors = shade_model_colors(&compat_varyings);
     check_global_initializers(&parsed)?;
     check_frag_coord_redeclarations(&parsed)?;
     check_local_size_declared(&parsed)?;
@@ -1017,6 +1074,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         pre_fragment_stores: r.pre_fragment_stores,
         uniform_locations,
         info_log: log,
+        shade_model_colors,
         ..Default::default()
     };
     if out

@@ -1483,3 +1483,71 @@ fn geometry_varyings_pack_before_each_emit() {
     validate_all(&p);
     assert_eq!(p.varying_locations, 6);
 }
+
+/// glShadeModel(GL_FLAT): colour varyings read without an interpolation
+/// qualifier get a flat variant (both sides of the interface, so GLES sees
+/// matching `flat` qualifiers); explicitly qualified ones and other
+/// varyings keep theirs.
+#[test]
+fn shade_model_flat_variant_of_colour_varyings() {
+    let vs = "#version 110
+varying vec4 other;
+void main() { gl_Position = gl_Vertex; gl_FrontColor = gl_Color; gl_FrontSecondaryColor = gl_Color; other = gl_Color; }
+";
+    let fs = "#version 110
+varying vec4 other;
+void main() { gl_FragColor = gl_Color + gl_SecondaryColor + other; }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    assert_eq!(
+        p.shade_model_colors,
+        [
+            "mgl_FrontColor",
+            "mgl_BackColor",
+            "mgl_FrontSecondaryColor",
+            "mgl_BackSecondaryColor"
+        ]
+    );
+    let flat = p.flat_shaded_spirv().expect("a flat variant");
+    let is_flat = |words: &[u32], name: &str, storage: u32| {
+        let m = Module::parse(words.to_vec()).unwrap();
+        let v = m
+            .variables
+            .iter()
+            .find(|v| v.storage == storage && m.names.get(&v.id).map(String::as_str) == Some(name))
+            .unwrap_or_else(|| panic!("{name} declared"));
+        m.decorations
+            .get(&v.id)
+            .is_some_and(|d| d.iter().any(|(k, _)| *k == 14))
+    };
+    let (vs_words, fs_words) = (
+        flat[Stage::Vertex.index()].as_ref().unwrap(),
+        flat[Stage::Fragment.index()].as_ref().unwrap(),
+    );
+    for name in ["mgl_FrontColor", "mgl_FrontSecondaryColor"] {
+        assert!(is_flat(vs_words, name, spirv::storage::OUTPUT), "{name} out");
+        assert!(is_flat(fs_words, name, spirv::storage::INPUT), "{name} in");
+        let plain = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+        assert!(!is_flat(plain, name, spirv::storage::INPUT), "{name} smooth by default");
+    }
+    assert!(!is_flat(fs_words, "other", spirv::storage::INPUT));
+    for words in flat.iter().flatten() {
+        validate(words);
+        let _ = to_essl(words);
+    }
+
+    // An explicit qualifier wins over the shade model.
+    let vs = "#version 130
+smooth out vec4 gl_FrontColor;
+in vec4 pos;
+void main() { gl_Position = pos; gl_FrontColor = vec4(1.0); }
+";
+    let fs = "#version 130
+smooth in vec4 gl_Color;
+out vec4 o;
+void main() { o = gl_Color; }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    assert!(p.shade_model_colors.is_empty());
+    assert!(p.flat_shaded_spirv().is_none());
+}
