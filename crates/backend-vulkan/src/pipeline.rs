@@ -490,9 +490,17 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         .depth_bias_enable(rs.polygon_offset_fill != 0)
         .line_width(1.0);
     // GL's provoking vertex (glProvokingVertex, last by default); without
-    // VK_EXT_provoking_vertex Vulkan's first vertex stands.
+    // VK_EXT_provoking_vertex Vulkan's first vertex stands. With a
+    // geometry shader the last vertex always provokes: the frontend's
+    // first-vertex variant of the program does the rest, and the last-
+    // vertex mode orders odd strip triangles (their adjacency) as GL does.
+    let has_gs = d
+        .build
+        .modules
+        .iter()
+        .any(|(st, _, _)| *st == vk::ShaderStageFlags::GEOMETRY);
     let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
-        .provoking_vertex_mode(provoking_mode(rs.provoking_first));
+        .provoking_vertex_mode(provoking_mode(rs.provoking_first != 0 && !has_gs));
     if gpu.feat.provoking_last {
         raster = raster.push_next(&mut provoking);
     }
@@ -897,10 +905,10 @@ pub(crate) fn create_clear_pipeline(
     }
 }
 
-/// The Vulkan provoking-vertex mode for GL's convention
-/// (`create_render_state.provoking_first`).
-fn provoking_mode(provoking_first: u32) -> vk::ProvokingVertexModeEXT {
-    if provoking_first != 0 {
+/// The Vulkan provoking-vertex mode: the first vertex or GL's default,
+/// the last (`create_render_state.provoking_first`).
+fn provoking_mode(first: bool) -> vk::ProvokingVertexModeEXT {
+    if first {
         vk::ProvokingVertexModeEXT::FIRST_VERTEX
     } else {
         vk::ProvokingVertexModeEXT::LAST_VERTEX

@@ -319,7 +319,10 @@ pub(crate) fn destroy_program(gl: &mut Gl, name: u32) {
             detach(gl, s);
         }
         if let Some(l) = p.linked {
-            delete_shader_csos(gl.conn, &[l.cso, l.flat_cso]);
+            let csos: Vec<Handle> = std::iter::once(l.cso)
+                .chain(l.variants.iter().map(|v| v.1))
+                .collect();
+            delete_shader_csos(gl.conn, &csos);
         }
     }
 }
@@ -827,7 +830,11 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             })
         };
         let old_cso = match program_mut(gl, program) {
-            Ok(p) => p.linked.as_ref().map(|l| [l.cso, l.flat_cso]),
+            Ok(p) => p.linked.as_ref().map(|l| {
+                std::iter::once(l.cso)
+                    .chain(l.variants.iter().map(|v| v.1))
+                    .collect::<Vec<Handle>>()
+            }),
             Err(_) => None,
         };
         match result {
@@ -934,7 +941,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                     image_units,
                     locations,
                     cso,
-                    flat_cso: Handle::NULL,
+                    variants: Vec::new(),
                     prog,
                 };
                 if let Ok(p) = program_mut(gl, program) {

@@ -330,24 +330,50 @@ pub struct GeometryLayout {
 }
 
 impl LinkedProgram {
-    /// The stages' SPIR-V with the [`LinkedProgram::shade_model_colors`]
+    /// Same interface as `other`: attributes, outputs, uniforms (names,
+    /// offsets), blocks and the default block's size; what a variant
+    /// linked from the same sources must keep to share its state.
+    pub fn same_interface(&self, other: &LinkedProgram) -> bool {
+        let uniforms = |p: &LinkedProgram| {
+            p.uniforms
+                .iter()
+                .chain(&p.hidden_uniforms)
+                .map(|u| (u.name.clone(), u.offset, u.block_index))
+                .collect::<Vec<_>>()
+        };
+        self.attributes.len() == other.attributes.len()
+            && self.outputs.len() == other.outputs.len()
+            && self.blocks.len() == other.blocks.len()
+            && self.sampler_slots == other.sampler_slots
+            && self.image_slots == other.image_slots
+            && self.storage_blocks.len() == other.storage_blocks.len()
+            && self.global_block.as_ref().map(|g| (g.binding, g.size))
+                == other.global_block.as_ref().map(|g| (g.binding, g.size))
+            && uniforms(self) == uniforms(other)
+    }
+
+    /// `stages` (this program's SPIR-V or a variant's) with the
+    /// [`LinkedProgram::shade_model_colors`]
     /// flat (outputs of the last stage before rasterisation, inputs of
     /// the fragment shader): the program under glShadeModel(GL_FLAT).
     /// None when that changes nothing.
-    pub fn flat_shaded_spirv(&self) -> Option<[Option<Vec<u32>>; 6]> {
+    pub fn flat_shaded_spirv(
+        &self,
+        stages: &[Option<Vec<u32>>; 6],
+    ) -> Option<[Option<Vec<u32>>; 6]> {
         if self.shade_model_colors.is_empty() {
             return None;
         }
         let last = [Stage::Geometry, Stage::TessEval, Stage::Vertex]
             .into_iter()
-            .find(|s| self.stage_spirv[s.index()].is_some())?;
-        let mut out = self.stage_spirv.clone();
+            .find(|s| stages[s.index()].is_some())?;
+        let mut out = stages.clone();
         let mut changed = false;
         for (stage, storage) in [
             (last, spirv::storage::OUTPUT),
             (Stage::Fragment, spirv::storage::INPUT),
         ] {
-            let Some(words) = &self.stage_spirv[stage.index()] else {
+            let Some(words) = &stages[stage.index()] else {
                 continue;
             };
             if let Some(w) = spirv::decorate_flat(words, &self.shade_model_colors, storage) {
@@ -763,7 +789,16 @@ fn check_compat_color_interpolation(
 /// `glLinkProgram`: compiles and links the attached shaders, assigns
 /// locations/bindings per the module conventions and reflects the result.
 pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
-    catch("program link", || link_inner(input))
+    catch("program link", || link_inner(input, false))
+}
+
+/// [`link`] for glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) on a
+/// program with a geometry shader: its output strips give each primitive
+/// the flat values of its first vertex while the driver provokes with the
+/// last (`prepass::first_vertex_provokes`). The rest of the program (its
+/// interface, uniforms and their layout) is the plain link's.
+pub fn link_provoking_first(input: &LinkInput) -> Result<LinkedProgram, String> {
+    catch("program link", || link_inner(input, true))
 }
 
 /// Inputs of a stage after the first with an explicit `layout(location)`
@@ -788,7 +823,7 @@ fn rename_located_inputs(pre: &mut prepass::Prepassed) {
         .extend(renames.into_iter().map(|(from, to)| (to, from)));
 }
 
-fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
+fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram, String> {
     if input.shaders.is_empty() {
         return Err("ERROR: Linking: no shaders attached\n".to_owned());
     }
@@ -887,6 +922,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             },
             previous_writes: Some(&written),
             points_program,
+            provoking_first: provoking_first && *stage == Stage::Geometry,
         };
         if *stage == Stage::Vertex {
             // GL 4.6 §11.1.1: "all active vertex shader input variables are

@@ -996,6 +996,139 @@ fn size_initialized_uniform_arrays(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) for a geometry shader's
+/// output strips, on drivers that provoke with the last vertex: each
+/// `EmitVertex()` of a strip writes the `flat` outputs the vertex one
+/// (lines) or two (triangles) places back had, which makes the last
+/// vertex of every primitive carry its first vertex's flat values. The
+/// calls become `mgl_EmitVertex()` / `mgl_EndPrimitive()`, declared before
+/// the first declaration and defined at the end (line numbers kept). None
+/// when nothing changes: point output, no `flat` output, vertex streams,
+/// or a declaration this does not take apart.
+fn first_vertex_provokes(src: &str) -> Option<String> {
+    let toks = lex(src);
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let has = |name: &str| {
+        toks.iter()
+            .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
+    };
+    let back = if has("triangle_strip") {
+        2
+    } else if has("line_strip") {
+        1
+    } else {
+        return None;
+    };
+    if !has("EmitVertex") || has("EmitStreamVertex") || has("mgl_EmitVertex") {
+        return None;
+    }
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    // (type, name, array suffix) of each top-level `flat out` variable.
+    let mut flat: Vec<(String, String, String)> = Vec::new();
+    let mut first_statement: Option<usize> = None;
+    let (mut depth, mut start) = (0i32, 0usize);
+    for k in 0..sig.len() {
+        let t = text(sig[k]);
+        match t {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            _ => {}
+        }
+        if depth != 0 || !matches!(t, ";" | "}") {
+            continue;
+        }
+        let stmt: Vec<&str> = sig[start..k].iter().map(|&i| text(i)).collect();
+        let stmt_start = start;
+        start = k + 1;
+        first_statement.get_or_insert(stmt_start);
+        if t != ";" || !stmt.contains(&"flat") || !stmt.contains(&"out") {
+            continue;
+        }
+        if stmt.contains(&"{") {
+            return None; // an output block with flat members
+        }
+        // Qualifiers (layout(...) skipped), the type, then declarators.
+        let mut j = 0;
+        while j < stmt.len() {
+            match stmt[j] {
+                "layout" => {
+                    let close = stmt[j..].iter().position(|&s| s == ")")?;
+                    j += close + 1;
+                }
+                "flat" | "out" | "centroid" | "sample" | "invariant" | "precise" | "highp"
+                | "mediump" | "lowp" => j += 1,
+                _ => break,
+            }
+        }
+        let ty = *stmt.get(j)?;
+        if stmt.get(j + 1) == Some(&"[") {
+            return None; // `vec4[2] name`
+        }
+        j += 1;
+        while j < stmt.len() {
+            let name = stmt[j];
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                return None;
+            }
+            j += 1;
+            let mut suffix = String::new();
+            while stmt.get(j) == Some(&"[") {
+                let close = j + stmt[j..].iter().position(|&s| s == "]")?;
+                suffix.push_str(&stmt[j..=close].concat());
+                j = close + 1;
+            }
+            flat.push((ty.to_owned(), name.to_owned(), suffix));
+            match stmt.get(j) {
+                Some(&",") => j += 1,
+                None => {}
+                _ => return None,
+            }
+        }
+    }
+    if flat.is_empty() {
+        return None;
+    }
+    let insert_at = toks[sig[first_statement?]].start;
+    let mut out = String::with_capacity(src.len() + 512);
+    out.push_str(&src[..insert_at]);
+    out.push_str("void mgl_EmitVertex(); void mgl_EndPrimitive(); ");
+    let mut copied = insert_at;
+    for (i, tok) in toks.iter().enumerate() {
+        if tok.start < insert_at || tok.kind != Kind::Ident {
+            continue;
+        }
+        let to = match text(i) {
+            "EmitVertex" => "mgl_EmitVertex",
+            "EndPrimitive" => "mgl_EndPrimitive",
+            _ => continue,
+        };
+        out.push_str(&src[copied..tok.start]);
+        out.push_str(to);
+        copied = tok.end;
+    }
+    out.push_str(&src[copied..]);
+    out.push_str("\nint mgl_pv_count = 0;\n");
+    let (mut keep, mut put, mut shift) = (String::new(), String::new(), String::new());
+    for (ty, name, suffix) in &flat {
+        for d in 1..=back {
+            out.push_str(&format!("{ty} mgl_pv{d}_{name}{suffix};\n"));
+        }
+        keep.push_str(&format!(" {ty} mgl_cur_{name}{suffix} = {name};"));
+        put.push_str(&format!(" {name} = mgl_pv{back}_{name};"));
+        if back == 2 {
+            shift.push_str(&format!(" mgl_pv2_{name} = mgl_pv1_{name};"));
+        }
+        shift.push_str(&format!(" mgl_pv1_{name} = mgl_cur_{name};"));
+    }
+    out.push_str(&format!(
+        "void mgl_EmitVertex() {{{keep} if (mgl_pv_count >= {back}) {{{put} }} EmitVertex();{shift} mgl_pv_count += 1; }}\n"
+    ));
+    out.push_str("void mgl_EndPrimitive() { EndPrimitive(); mgl_pv_count = 0; }\n");
+    Some(out)
+}
+
 /// A structure defined inside an interface block (`uniform B { struct
 /// { vec2 pos; } info[4]; };`, which desktop GLSL and Mesa take but
 /// glslang refuses: "cannot nest a structure definition"): the definition
@@ -1533,6 +1666,9 @@ pub(crate) struct LinkView<'a> {
     /// extra uniform block for every program measurably slowed per-draw
     /// uniform-range binds on llvmpipe).
     pub points_program: bool,
+    /// The geometry-shader variant for glProvokingVertex(GL_FIRST_VERTEX_
+    /// CONVENTION) (`first_vertex_provokes`).
+    pub provoking_first: bool,
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -1568,6 +1704,12 @@ pub(crate) fn prepass_linked(
     let src = sized.as_deref().unwrap_or(src);
     let unnested = hoist_block_struct_definitions(src);
     let src = unnested.as_deref().unwrap_or(src);
+    let provoked = if link.provoking_first && stage == Stage::Geometry {
+        first_vertex_provokes(src)
+    } else {
+        None
+    };
+    let src = provoked.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -3018,5 +3160,33 @@ mod block_struct_tests {
         // Structs outside blocks, and struct-typed members, are left alone.
         assert_eq!(hoist("struct S { float a; };\nuniform B { S s; };"), None);
         assert_eq!(hoist("void main() { struct T { int x; } t; }"), None);
+    }
+}
+
+#[cfg(test)]
+mod first_vertex_tests {
+    use super::first_vertex_provokes as rewrite;
+
+    #[test]
+    fn emit_vertex_delays_flat_outputs_and_keeps_lines() {
+        let src = "#version 150\nlayout(lines_adjacency) in;\nlayout(line_strip, max_vertices = 2) out;\nflat out vec4 a, b[2];\nout vec4 smooth_one;\nvoid main() {\n  EmitVertex();\n  EndPrimitive();\n}\n";
+        let out = rewrite(src).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[1],
+            "void mgl_EmitVertex(); void mgl_EndPrimitive(); layout(lines_adjacency) in;"
+        );
+        assert_eq!(lines[6], "  mgl_EmitVertex();");
+        assert_eq!(lines[7], "  mgl_EndPrimitive();");
+        assert!(out.contains("vec4 mgl_pv1_b[2];"), "{out}");
+        assert!(!out.contains("mgl_pv2_"), "lines look one vertex back: {out}");
+        assert!(out.contains("if (mgl_pv_count >= 1) { a = mgl_pv1_a; b = mgl_pv1_b; }"), "{out}");
+        assert!(!out.contains("smooth_one ="), "{out}");
+        // Triangles look two back; points, streams and no flat output: none.
+        let tri = src.replace("line_strip", "triangle_strip");
+        assert!(rewrite(&tri).unwrap().contains("mgl_pv2_a = mgl_pv1_a;"));
+        assert_eq!(rewrite(&src.replace("line_strip", "points")), None);
+        assert_eq!(rewrite(&src.replace("flat out vec4 a, b[2];", "")), None);
+        assert_eq!(rewrite(&src.replace("EmitVertex();\n", "EmitStreamVertex(0);\n")), None);
     }
 }

@@ -1508,7 +1508,7 @@ void main() { gl_FragColor = gl_Color + gl_SecondaryColor + other; }
             "mgl_BackSecondaryColor"
         ]
     );
-    let flat = p.flat_shaded_spirv().expect("a flat variant");
+    let flat = p.flat_shaded_spirv(&p.stage_spirv).expect("a flat variant");
     let is_flat = |words: &[u32], name: &str, storage: u32| {
         let m = Module::parse(words.to_vec()).unwrap();
         let v = m
@@ -1549,5 +1549,61 @@ void main() { o = gl_Color; }
 ";
     let p = link_vs_fs(vs, fs, &[]).expect("links");
     assert!(p.shade_model_colors.is_empty());
-    assert!(p.flat_shaded_spirv().is_none());
+    assert!(p.flat_shaded_spirv(&p.stage_spirv).is_none());
+}
+
+/// glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) with a geometry shader:
+/// the variant links (flat outputs, arrays among them, delayed by one or
+/// two vertices) with the plain link's interface; point output or no flat
+/// output leave the geometry stage as it was.
+#[test]
+fn first_vertex_geometry_variant_links() {
+    let vs = "#version 150
+in vec4 pos;
+out vec4 c;
+void main() { gl_Position = pos; c = pos; }
+";
+    let fs = "#version 150
+flat in vec4 gc;
+flat in int gi[2];
+out vec4 o;
+void main() { o = gc + float(gi[1]); }
+";
+    let gs = |out: &str| {
+        format!(
+            "#version 150
+layout(triangles) in;
+layout({out}, max_vertices = 3) out;
+in vec4 c[];
+flat out vec4 gc; flat out int gi[2];
+void main() {{
+  for (int k = 0; k < 3; k++) {{ gc = c[k]; gi[0] = k; gi[1] = k; gl_Position = gl_in[k].gl_Position; EmitVertex(); }}
+  EndPrimitive();
+}}
+"
+        )
+    };
+    for (out, changes) in [("triangle_strip", true), ("line_strip", true), ("points", false)] {
+        let src = gs(out);
+        let shaders = [
+            (Stage::Vertex, vs),
+            (Stage::Geometry, src.as_str()),
+            (Stage::Fragment, fs),
+        ];
+        let input = LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+            varying_limit: 0,
+        };
+        let plain = link(&input).expect("plain link");
+        let first = link_provoking_first(&input).expect("first-vertex variant links");
+        assert!(first.same_interface(&plain), "{out}");
+        let g = Stage::Geometry.index();
+        assert_eq!(first.stage_spirv[g] != plain.stage_spirv[g], changes, "{out}");
+        validate_all(&first);
+        let _ = to_essl(first.stage_spirv[g].as_ref().unwrap());
+    }
 }
