@@ -47,8 +47,9 @@ pub(crate) struct Features {
     /// Geometry and tessellation stages enabled, only for the lavapipe
     /// image-slot quirk (`lvp_quirk.rs`), which names those stages.
     pub lvp_image_slots: bool,
-    /// VK_EXT_robustness2's nullDescriptor, enabled only for that quirk
-    /// (an empty slot costs llvmpipe less than a real image).
+    /// VK_EXT_robustness2's nullDescriptor: empty slots of that quirk (an
+    /// empty slot costs llvmpipe less than a real image) and GL's invalid
+    /// image units (loads and atomics give zero, stores do nothing).
     pub null_descriptor: bool,
     /// VK_EXT_external_memory_host, for read-backs into the caller's
     /// memory (`host_import.rs`).
@@ -423,7 +424,7 @@ impl Gpu {
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
             lvp_image_slots,
-            null_descriptor: lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
+            null_descriptor: has_rb2 && frb2.null_descriptor != 0,
             host_import: has_hi
                 && host_import.unwrap_or(props.device_type == vk::PhysicalDeviceType::CPU),
             prims_generated: has_pgq

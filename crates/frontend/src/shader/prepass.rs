@@ -2398,6 +2398,14 @@ pub(crate) fn prepass_linked(
         // glslang needs the extensions named.
         inject.push_str("#extension GL_ARB_shader_storage_buffer_object : enable\n#extension GL_ARB_shading_language_420pack : enable\n");
     }
+    if !es && version.number < 400 && names_extension(src, &toks, "GL_ARB_shader_image_load_store")
+    {
+        // GL_ARB_shader_image_load_store lets image arrays be indexed
+        // with dynamically uniform expressions (Mesa takes them); glslang
+        // allows non-constant indexing of opaque arrays before GLSL 4.00
+        // only with GL_ARB_gpu_shader5.
+        inject.push_str("#extension GL_ARB_gpu_shader5 : enable\n");
+    }
     if !es && version.number < 440 && names_extension(src, &toks, "GL_ARB_separate_shader_objects")
     {
         // Mesa takes `layout(location)` on interface blocks with

@@ -1607,3 +1607,23 @@ void main() {{
         let _ = to_essl(first.stage_spirv[g].as_ref().unwrap());
     }
 }
+
+/// GL_ARB_shader_image_load_store lets a GLSL 1.50 shader index an image
+/// array with a dynamically uniform expression (glslang wants
+/// GL_ARB_gpu_shader5 for that before 4.00).
+#[test]
+fn image_arrays_take_dynamically_uniform_indices() {
+    let vs = "#version 150
+in vec4 pos;
+void main() { gl_Position = pos; }
+";
+    let fs = "#version 150
+#extension GL_ARB_shader_image_load_store : enable
+layout(r32ui) uniform uimage2D imgs[4];
+uniform int u;
+out uvec4 o;
+void main() { o = imageLoad(imgs[(u + 1) % 4], ivec2(0)); }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("dynamic image array index links");
+    validate_all(&p);
+}
