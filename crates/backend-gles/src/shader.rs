@@ -427,6 +427,67 @@ pub fn enable_geometry_point_size(src: String, stage: usize) -> String {
     }
 }
 
+/// Emulation: SPIRV-Cross leaves `gl_in[]` of a geometry or tessellation
+/// shader undeclared, so its `gl_ClipDistance` is an unsized array in
+/// ESSL, which only constant indices may index (Mesa: "unsized array
+/// index must be constant"). When such a stage reads it and the stage
+/// before writes `gl_ClipDistance[N]` outside a block (a vertex or
+/// evaluation shader), both sides get the same `gl_PerVertex`
+/// redeclaration (GLES links only matching ones): `out` in the stage
+/// before, `in ... gl_in[]` here. `sources` is in stage order.
+pub fn size_input_clip_distances(sources: &mut [(usize, String)]) {
+    use mgpipe::consts::{STAGE_GEOMETRY, STAGE_TESS_CONTROL, STAGE_TESS_EVAL, STAGE_VERTEX};
+    for k in 1..sources.len() {
+        let (stage, ref src) = sources[k];
+        if !matches!(stage, STAGE_GEOMETRY | STAGE_TESS_CONTROL | STAGE_TESS_EVAL)
+            || !src.contains("].gl_ClipDistance")
+            || src.contains("} gl_in[")
+        {
+            continue;
+        }
+        let (prev_stage, ref prev) = sources[k - 1];
+        if !matches!(prev_stage, STAGE_VERTEX | STAGE_TESS_EVAL) {
+            continue;
+        }
+        let Some((line, size)) = prev.lines().find_map(|l| {
+            l.strip_prefix("out float gl_ClipDistance[")
+                .and_then(|r| r.strip_suffix("];"))
+                .and_then(|n| n.parse::<u32>().ok())
+                .map(|n| (l.to_owned(), n))
+        }) else {
+            continue;
+        };
+        let point_size = if prev.contains("gl_PointSize") || src.contains("].gl_PointSize") {
+            if stage != STAGE_GEOMETRY {
+                continue;
+            }
+            "    highp float gl_PointSize;\n"
+        } else {
+            ""
+        };
+        let members = format!(
+            "{{\n    highp vec4 gl_Position;\n{point_size}    highp float gl_ClipDistance[{size}];\n}}"
+        );
+        let prev = prev.replacen(&line, &format!("out gl_PerVertex\n{members};"), 1);
+        // After the directives (`#version`, `#extension`) that open it.
+        let mut at = 0;
+        for l in src.split_inclusive('\n') {
+            if !l.starts_with('#') {
+                break;
+            }
+            at += l.len();
+        }
+        let cur = format!("{}in gl_PerVertex\n{members} gl_in[];\n{}", &src[..at], &src[at..]);
+        let cur = if cur.contains("GL_EXT_geometry_point_size") {
+            cur
+        } else {
+            enable_geometry_point_size(cur, stage)
+        };
+        sources[k - 1].1 = prev;
+        sources[k].1 = cur;
+    }
+}
+
 /// Split a `create_shader` blob into per-stage word vectors.
 pub fn split_stages(
     stage_mask: u32,
@@ -715,6 +776,7 @@ pub fn build_program_variant(
             }
         }
     }
+    size_input_clip_distances(&mut sources);
     // Emulation: desktop GL links a program without a fragment shader (the
     // fragment outputs are undefined); GLES refuses it, so add one that
     // writes nothing.
@@ -1025,5 +1087,45 @@ mod tests {
             g.starts_with("#version 320 es\n#extension GL_EXT_geometry_point_size : enable\n"),
             "{g}"
         );
+    }
+
+    #[test]
+    fn geometry_input_clip_distances_get_a_matching_size() {
+        use mgpipe::consts::{STAGE_FRAGMENT, STAGE_GEOMETRY, STAGE_VERTEX};
+        let vs = "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nout float gl_ClipDistance[6];\nvoid main() { gl_Position = vec4(0.0); }\n";
+        let gs = "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nlayout(triangles) in;\nvoid main() { float d = gl_in[0].gl_ClipDistance[k]; }\n";
+        let fs = "#version 320 es\nvoid main() {}\n";
+        let mut sources = vec![
+            (STAGE_VERTEX, vs.to_owned()),
+            (STAGE_GEOMETRY, gs.to_owned()),
+            (STAGE_FRAGMENT, fs.to_owned()),
+        ];
+        size_input_clip_distances(&mut sources);
+        let block = "{\n    highp vec4 gl_Position;\n    highp float gl_ClipDistance[6];\n}";
+        assert!(
+            sources[0].1.contains(&format!("out gl_PerVertex\n{block};")),
+            "{}",
+            sources[0].1
+        );
+        assert!(!sources[0].1.contains("out float gl_ClipDistance"));
+        assert!(
+            sources[1].1.starts_with(&format!(
+                "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nin gl_PerVertex\n{block} gl_in[];\nlayout(triangles) in;"
+            )),
+            "{}",
+            sources[1].1
+        );
+        assert_eq!(sources[2].1, fs);
+        // Applied once; a stage before that writes no clip distances
+        // leaves both alone.
+        let again = sources.clone();
+        size_input_clip_distances(&mut sources);
+        assert_eq!(sources, again);
+        let mut plain = vec![
+            (STAGE_VERTEX, "#version 320 es\nvoid main() {}\n".to_owned()),
+            (STAGE_GEOMETRY, gs.to_owned()),
+        ];
+        size_input_clip_distances(&mut plain);
+        assert_eq!(plain[1].1, gs);
     }
 }
