@@ -1408,6 +1408,11 @@ pub unsafe extern "C" fn glGetActiveUniformBlockName(
     name: *mut c_char,
 ) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // GL 4.6 §7.6: a negative bufSize is INVALID_VALUE.
+        Ok(_) if buf_size < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => match l.prog.blocks.get(index as usize) {
             Some(b) => Some(b.name.clone()),
             None => {
@@ -1439,6 +1444,12 @@ pub unsafe extern "C" fn glGetUniformIndices(
         .map(|p| unsafe { cstr(*p) })
         .collect();
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // ARB_uniform_buffer_object: a negative uniformCount is
+        // INVALID_VALUE (nothing written).
+        Ok(_) if count < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => Some(
             names
                 .iter()
@@ -1483,6 +1494,10 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(
                 return None;
             }
         };
+        if count < 0 {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        }
         let mut v = Vec::new();
         for i in &idx {
             let Some(u) = l.prog.uniforms.get(*i as usize) else {
@@ -1546,6 +1561,11 @@ pub unsafe extern "C" fn glGetActiveUniformName(
     name: *mut c_char,
 ) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // GL 4.6 §7.6: a negative bufSize is INVALID_VALUE.
+        Ok(_) if buf_size < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => match l.prog.uniforms.get(index as usize) {
             Some(u) => Some(u.name.clone()),
             None => {

@@ -1113,15 +1113,29 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
         shade_model_colors,
         ..Default::default()
     };
-    if out
-        .uniforms
-        .iter()
-        .any(|u| prepass::is_hidden_uniform(&u.name))
-    {
+    // A program the implementation completed with its fixed-function
+    // vertex stage (a fragment shader alone in a compatibility context,
+    // `gl::shaders`) reads the matrix state there; those built-ins are
+    // not the application's active uniforms unless its own shaders name
+    // them (Mesa's internal fixed-function stage lists none either).
+    let internal = |src: &str| src == crate::gl::shaders::FIXED_FUNCTION_VS;
+    let completed = input.shaders.iter().any(|(_, s)| internal(s));
+    let hidden = |name: &str| {
+        prepass::is_hidden_uniform(name)
+            || (completed && name.starts_with("gl_") && {
+                let base = name.split(['[', '.']).next().unwrap_or(name);
+                !input
+                    .shaders
+                    .iter()
+                    .filter(|(_, s)| !internal(s))
+                    .any(|(_, s)| prepass::names_identifier(s, base))
+            })
+    };
+    if out.uniforms.iter().any(|u| hidden(&u.name)) {
         let mut remap = Vec::with_capacity(out.uniforms.len());
         let mut kept = Vec::new();
         for u in std::mem::take(&mut out.uniforms) {
-            if prepass::is_hidden_uniform(&u.name) {
+            if hidden(&u.name) {
                 remap.push(u32::MAX);
                 out.hidden_uniforms.push(u);
             } else {
