@@ -477,7 +477,11 @@ pub fn size_input_clip_distances(sources: &mut [(usize, String)]) {
             }
             at += l.len();
         }
-        let cur = format!("{}in gl_PerVertex\n{members} gl_in[];\n{}", &src[..at], &src[at..]);
+        let cur = format!(
+            "{}in gl_PerVertex\n{members} gl_in[];\n{}",
+            &src[..at],
+            &src[at..]
+        );
         let cur = if cur.contains("GL_EXT_geometry_point_size") {
             cur
         } else {
@@ -1103,7 +1107,9 @@ mod tests {
         size_input_clip_distances(&mut sources);
         let block = "{\n    highp vec4 gl_Position;\n    highp float gl_ClipDistance[6];\n}";
         assert!(
-            sources[0].1.contains(&format!("out gl_PerVertex\n{block};")),
+            sources[0]
+                .1
+                .contains(&format!("out gl_PerVertex\n{block};")),
             "{}",
             sources[0].1
         );

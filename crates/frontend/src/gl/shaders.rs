@@ -5,8 +5,8 @@ use super::dlist::with_gl_listed;
 use std::ffi::c_char;
 
 use mgpipe::calls;
-use mgpipe::Pipe;
 use mgpipe::Handle;
+use mgpipe::Pipe;
 
 use super::{cstr, gl_err, put, slice};
 use crate::context::{

@@ -785,8 +785,11 @@ impl Gl<'_> {
         let mut changed = false;
         if bits & VARIANT_FIRST_VERTEX_GS != 0 {
             let input = &linked.link_input;
-            let refs: Vec<(crate::shader::Stage, &str)> =
-                input.sources.iter().map(|(s, t)| (*s, t.as_str())).collect();
+            let refs: Vec<(crate::shader::Stage, &str)> = input
+                .sources
+                .iter()
+                .map(|(s, t)| (*s, t.as_str()))
+                .collect();
             let relinked = crate::shader::link_provoking_first(&crate::shader::LinkInput {
                 shaders: &refs,
                 attrib_bindings: &input.attrib_bindings,

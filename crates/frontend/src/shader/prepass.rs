@@ -1140,7 +1140,10 @@ fn hoist_block_struct_definitions(src: &str) -> Option<String> {
         return None;
     }
     let toks = lex(src);
-    if toks.iter().any(|t| t.kind == Kind::Directive && src[t.start..t.end].contains("struct")) {
+    if toks
+        .iter()
+        .any(|t| t.kind == Kind::Directive && src[t.start..t.end].contains("struct"))
+    {
         return None;
     }
     let text = |i: usize| &src[toks[i].start..toks[i].end];
@@ -1182,9 +1185,7 @@ fn hoist_block_struct_definitions(src: &str) -> Option<String> {
         }
         // `struct [NAME] {` directly inside a block.
         if let (Some(insert_at), 1, "struct") = (block, depth, t) {
-            let named = sig
-                .get(k + 1)
-                .is_some_and(|&i| toks[i].kind == Kind::Ident);
+            let named = sig.get(k + 1).is_some_and(|&i| toks[i].kind == Kind::Ident);
             let open = if named { k + 2 } else { k + 1 };
             if sig.get(open).map(|&i| text(i)) != Some("{") {
                 k += 1;
@@ -1205,9 +1206,7 @@ fn hoist_block_struct_definitions(src: &str) -> Option<String> {
                     _ => {}
                 }
             }
-            let Some(close) = close else {
-                return None;
-            };
+            let close = close?;
             let name = if named {
                 text(sig[k + 1]).to_owned()
             } else {
@@ -3153,12 +3152,13 @@ mod block_struct_tests {
         let out = hoist(src).unwrap();
         assert_eq!(out.lines().count(), src.lines().count(), "{out}");
         assert!(
-            out.contains(
-                "\nstruct mgl_block_struct1 { vec2 pos; vec4 color; }; uniform ub {\n"
-            ),
+            out.contains("\nstruct mgl_block_struct1 { vec2 pos; vec4 color; }; uniform ub {\n"),
             "{out}"
         );
-        assert!(out.contains("   mgl_block_struct1\n\n\n info[4];\n   float k;"), "{out}");
+        assert!(
+            out.contains("   mgl_block_struct1\n\n\n info[4];\n   float k;"),
+            "{out}"
+        );
         // A named one keeps its name; two in one block keep their order.
         let two = hoist("uniform B { struct S { float a; } s; struct { int b; } t; };").unwrap();
         assert_eq!(
@@ -3187,14 +3187,23 @@ mod first_vertex_tests {
         assert_eq!(lines[6], "  mgl_EmitVertex();");
         assert_eq!(lines[7], "  mgl_EndPrimitive();");
         assert!(out.contains("vec4 mgl_pv1_b[2];"), "{out}");
-        assert!(!out.contains("mgl_pv2_"), "lines look one vertex back: {out}");
-        assert!(out.contains("if (mgl_pv_count >= 1) { a = mgl_pv1_a; b = mgl_pv1_b; }"), "{out}");
+        assert!(
+            !out.contains("mgl_pv2_"),
+            "lines look one vertex back: {out}"
+        );
+        assert!(
+            out.contains("if (mgl_pv_count >= 1) { a = mgl_pv1_a; b = mgl_pv1_b; }"),
+            "{out}"
+        );
         assert!(!out.contains("smooth_one ="), "{out}");
         // Triangles look two back; points, streams and no flat output: none.
         let tri = src.replace("line_strip", "triangle_strip");
         assert!(rewrite(&tri).unwrap().contains("mgl_pv2_a = mgl_pv1_a;"));
         assert_eq!(rewrite(&src.replace("line_strip", "points")), None);
         assert_eq!(rewrite(&src.replace("flat out vec4 a, b[2];", "")), None);
-        assert_eq!(rewrite(&src.replace("EmitVertex();\n", "EmitStreamVertex(0);\n")), None);
+        assert_eq!(
+            rewrite(&src.replace("EmitVertex();\n", "EmitStreamVertex(0);\n")),
+            None
+        );
     }
 }

@@ -437,7 +437,11 @@ pub(crate) fn decorate_flat(words: &[u32], names: &[&str], storage: u32) -> Opti
         .variables
         .iter()
         .filter(|v| v.storage == storage)
-        .filter(|v| m.names.get(&v.id).is_some_and(|n| names.contains(&n.as_str())))
+        .filter(|v| {
+            m.names
+                .get(&v.id)
+                .is_some_and(|n| names.contains(&n.as_str()))
+        })
         .filter(|v| {
             !m.decorations
                 .get(&v.id)

@@ -1525,10 +1525,16 @@ void main() { gl_FragColor = gl_Color + gl_SecondaryColor + other; }
         flat[Stage::Fragment.index()].as_ref().unwrap(),
     );
     for name in ["mgl_FrontColor", "mgl_FrontSecondaryColor"] {
-        assert!(is_flat(vs_words, name, spirv::storage::OUTPUT), "{name} out");
+        assert!(
+            is_flat(vs_words, name, spirv::storage::OUTPUT),
+            "{name} out"
+        );
         assert!(is_flat(fs_words, name, spirv::storage::INPUT), "{name} in");
         let plain = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
-        assert!(!is_flat(plain, name, spirv::storage::INPUT), "{name} smooth by default");
+        assert!(
+            !is_flat(plain, name, spirv::storage::INPUT),
+            "{name} smooth by default"
+        );
     }
     assert!(!is_flat(fs_words, "other", spirv::storage::INPUT));
     for words in flat.iter().flatten() {
@@ -1583,7 +1589,11 @@ void main() {{
 "
         )
     };
-    for (out, changes) in [("triangle_strip", true), ("line_strip", true), ("points", false)] {
+    for (out, changes) in [
+        ("triangle_strip", true),
+        ("line_strip", true),
+        ("points", false),
+    ] {
         let src = gs(out);
         let shaders = [
             (Stage::Vertex, vs),
@@ -1602,7 +1612,11 @@ void main() {{
         let first = link_provoking_first(&input).expect("first-vertex variant links");
         assert!(first.same_interface(&plain), "{out}");
         let g = Stage::Geometry.index();
-        assert_eq!(first.stage_spirv[g] != plain.stage_spirv[g], changes, "{out}");
+        assert_eq!(
+            first.stage_spirv[g] != plain.stage_spirv[g],
+            changes,
+            "{out}"
+        );
         validate_all(&first);
         let _ = to_essl(first.stage_spirv[g].as_ref().unwrap());
     }
