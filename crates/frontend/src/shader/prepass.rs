@@ -1764,6 +1764,19 @@ pub(crate) fn prepass_linked(
         // GL_ARB_shader_storage_buffer_object only in a profile, which
         // GLSL 1.50 is the first to have.
         "150".to_owned()
+    } else if version.number < 330
+        && toks.iter().any(|t| {
+            t.kind == Kind::Ident
+                && matches!(
+                    &src[t.start..t.end],
+                    "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat"
+                )
+        })
+    {
+        // The bit-encoding built-ins (GL_ARB_shader_bit_encoding, also in
+        // GL_ARB_gpu_shader5), which Mesa gives earlier versions through
+        // those extensions: glslang declares them from GLSL 3.30 on.
+        "330".to_owned()
     } else if version.number < 140 {
         "140".to_owned()
     } else if version.number == 140 || compat || version.profile.is_empty() {

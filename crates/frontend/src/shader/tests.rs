@@ -1641,3 +1641,22 @@ void main() { o = imageLoad(imgs[(u + 1) % 4], ivec2(0)); }
     let p = link_vs_fs(vs, fs, &[]).expect("dynamic image array index links");
     validate_all(&p);
 }
+
+/// The bit-encoding built-ins in a GLSL 1.30 source (through
+/// GL_ARB_shader_bit_encoding / GL_ARB_gpu_shader5, as Mesa takes them).
+#[test]
+fn bit_encoding_builtins_before_glsl_330() {
+    let vs = "#version 130
+#extension GL_ARB_shader_bit_encoding : enable
+in vec4 pos;
+flat out uint bits;
+void main() { gl_Position = pos; bits = floatBitsToUint(pos.x) ^ uint(floatBitsToInt(intBitsToFloat(1))); }
+";
+    let fs = "#version 130
+flat in uint bits;
+out vec4 o;
+void main() { o = vec4(uintBitsToFloat(bits)); }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("bit-encoding built-ins link");
+    validate_all(&p);
+}
