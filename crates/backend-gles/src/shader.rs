@@ -492,6 +492,133 @@ pub fn size_input_clip_distances(sources: &mut [(usize, String)]) {
     }
 }
 
+/// Emulation: GL (4.00, GL_ARB_shader_image_load_store) indexes image
+/// arrays with dynamically uniform expressions; ESSL only with constant
+/// ones (Mesa: "image arrays indexed with non-constant expressions are
+/// forbidden"). Each image built-in call whose image is `name[expr]` of
+/// a declared array `name[N]` becomes a choice among the N calls with
+/// constant indices: a conditional expression, or an `if` chain for a call
+/// that is a statement of its own (`imageStore`). An index out of range
+/// takes the last element (GL leaves that undefined).
+pub fn index_image_arrays_constantly(src: String) -> String {
+    if !src.contains("image") {
+        return src;
+    }
+    let arrays: Vec<(String, u32)> = src
+        .lines()
+        .filter(|l| l.contains("uniform ") && l.contains("image"))
+        .filter_map(|l| {
+            let (before, n) = l.trim_end().strip_suffix("];")?.rsplit_once('[')?;
+            let n = n.parse::<u32>().ok()?;
+            let mut words = before.split_whitespace().rev();
+            let name = words.next()?;
+            words
+                .next()
+                .filter(|ty| ty.contains("image"))
+                .map(|_| (name.to_owned(), n))
+        })
+        .collect();
+    if arrays.is_empty() {
+        return src;
+    }
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut src = src;
+    // Bounded: each pass removes one dynamic index (copies of a call may
+    // hold further ones).
+    for _ in 0..256 {
+        let b = src.as_bytes();
+        let mut found = None;
+        'search: for (name, n) in &arrays {
+            let pat = format!("{name}[");
+            let mut from = 0;
+            while let Some(k) = src[from..].find(&pat) {
+                let at = from + k;
+                from = at + pat.len();
+                if at > 0 && is_ident(b[at - 1]) {
+                    continue;
+                }
+                // The index: up to the matching `]`.
+                let open = at + name.len();
+                let Some(close) = matching(b, open, b'[', b']') else {
+                    continue;
+                };
+                let expr = &src[open + 1..close];
+                if expr
+                    .trim()
+                    .trim_end_matches(['u', 'U'])
+                    .parse::<u32>()
+                    .is_ok()
+                {
+                    continue;
+                }
+                // The call around it: `imageXxx(` right before the name.
+                let before = src[..at].trim_end();
+                let Some(paren) = before.strip_suffix('(') else {
+                    continue;
+                };
+                let fstart = paren
+                    .bytes()
+                    .rposition(|c| !is_ident(c))
+                    .map_or(0, |p| p + 1);
+                if !paren[fstart..].starts_with("image") {
+                    continue;
+                }
+                let Some(cend) = matching(b, paren.len(), b'(', b')') else {
+                    continue;
+                };
+                found = Some((fstart, cend + 1, at, close + 1, expr.to_owned(), *n));
+                break 'search;
+            }
+        }
+        let Some((cstart, cend, istart, iend, expr, n)) = found else {
+            break;
+        };
+        let name = &src[istart..src[istart..].find('[').map_or(istart, |p| istart + p)];
+        let call = |k: u32| format!("{}{name}[{k}]{}", &src[cstart..istart], &src[iend..cend]);
+        let statement = src[..cstart].trim_end().ends_with(['{', '}', ';'])
+            && src[cend..].trim_start().starts_with(';');
+        let with = if n <= 1 {
+            call(0)
+        } else if statement {
+            let mut t = format!("{{ int mgl_image_index = int({expr}); ");
+            for k in 0..n {
+                if k + 1 < n {
+                    t.push_str(&format!("if (mgl_image_index == {k}) {}; else ", call(k)));
+                } else {
+                    t.push_str(&format!("{}; }}", call(k)));
+                }
+            }
+            t
+        } else {
+            let mut t = String::from("(");
+            for k in 0..n - 1 {
+                t.push_str(&format!("int({expr}) == {k} ? {} : ", call(k)));
+            }
+            t.push_str(&call(n - 1));
+            t.push(')');
+            t
+        };
+        src = format!("{}{with}{}", &src[..cstart], &src[cend..]);
+    }
+    src
+}
+
+/// The index of the `close` byte matching the `open` byte at `at`.
+fn matching(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, &c) in b.iter().enumerate().skip(at) {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
 /// Split a `create_shader` blob into per-stage word vectors.
 pub fn split_stages(
     stage_mask: u32,
@@ -771,6 +898,7 @@ pub fn build_program_variant(
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
                 let src = widen_1d_texel_fetch_offsets(src);
+                let src = index_image_arrays_constantly(src);
                 trace!(shader = ?cso, stage = STAGE_NAME[i], "ESSL source:\n{src}");
                 sources.push((i, enable_geometry_point_size(src, i)));
             }
@@ -1133,5 +1261,26 @@ mod tests {
         ];
         size_input_clip_distances(&mut plain);
         assert_eq!(plain[1].1, gs);
+    }
+
+    #[test]
+    fn image_arrays_indexed_dynamically_become_constant_choices() {
+        let src = "#version 320 es\nlayout(binding = 0, r32ui) uniform highp uimage2D imgs[3];\nlayout(binding = 3, r32ui) uniform highp uimage2D one[1];\nvoid main()\n{\n    uint x = imageLoad(imgs[(i + u) % 3], ivec2(0)).x + imageLoad(imgs[2], p).x;\n    imageStore(imgs[u], ivec2(1), uvec4(x));\n    uint y = imageAtomicAdd(one[u], ivec2(0), 1u);\n}\n";
+        let out = index_image_arrays_constantly(src.to_owned());
+        assert!(
+            out.contains("uint x = (int((i + u) % 3) == 0 ? imageLoad(imgs[0], ivec2(0)) : int((i + u) % 3) == 1 ? imageLoad(imgs[1], ivec2(0)) : imageLoad(imgs[2], ivec2(0))).x + imageLoad(imgs[2], p).x;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("{ int mgl_image_index = int(u); if (mgl_image_index == 0) imageStore(imgs[0], ivec2(1), uvec4(x)); else if (mgl_image_index == 1) imageStore(imgs[1], ivec2(1), uvec4(x)); else imageStore(imgs[2], ivec2(1), uvec4(x)); };"),
+            "{out}"
+        );
+        assert!(
+            out.contains("uint y = imageAtomicAdd(one[0], ivec2(0), 1u);"),
+            "{out}"
+        );
+        // Constant indices and sources without image arrays: unchanged.
+        let plain = "layout(binding = 0, r32ui) uniform highp uimage2D imgs[3];\nvoid main() { imageStore(imgs[1], ivec2(0), uvec4(0)); }\n";
+        assert_eq!(index_image_arrays_constantly(plain.to_owned()), plain);
     }
 }
