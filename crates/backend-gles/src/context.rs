@@ -1127,7 +1127,7 @@ impl Cx<'_> {
         sh_block: Option<(glow::Buffer, u32)>,
     ) {
         let gl = self.gl;
-        // Slot by slot, not a copy of the whole 392-byte table per draw.
+        // Slot by slot, not a copy of the whole table per draw.
         let n = (self.ctx.cbufs.count as usize).min(self.ctx.cbufs.buffers.len());
         for i in 0..n {
             let cb = &self.ctx.cbufs;

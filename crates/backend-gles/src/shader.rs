@@ -427,6 +427,198 @@ pub fn enable_geometry_point_size(src: String, stage: usize) -> String {
     }
 }
 
+/// Emulation: SPIRV-Cross leaves `gl_in[]` of a geometry or tessellation
+/// shader undeclared, so its `gl_ClipDistance` is an unsized array in
+/// ESSL, which only constant indices may index (Mesa: "unsized array
+/// index must be constant"). When such a stage reads it and the stage
+/// before writes `gl_ClipDistance[N]` outside a block (a vertex or
+/// evaluation shader), both sides get the same `gl_PerVertex`
+/// redeclaration (GLES links only matching ones): `out` in the stage
+/// before, `in ... gl_in[]` here. `sources` is in stage order.
+pub fn size_input_clip_distances(sources: &mut [(usize, String)]) {
+    use mgpipe::consts::{STAGE_GEOMETRY, STAGE_TESS_CONTROL, STAGE_TESS_EVAL, STAGE_VERTEX};
+    for k in 1..sources.len() {
+        let (stage, ref src) = sources[k];
+        if !matches!(stage, STAGE_GEOMETRY | STAGE_TESS_CONTROL | STAGE_TESS_EVAL)
+            || !src.contains("].gl_ClipDistance")
+            || src.contains("} gl_in[")
+        {
+            continue;
+        }
+        let (prev_stage, ref prev) = sources[k - 1];
+        if !matches!(prev_stage, STAGE_VERTEX | STAGE_TESS_EVAL) {
+            continue;
+        }
+        let Some((line, size)) = prev.lines().find_map(|l| {
+            l.strip_prefix("out float gl_ClipDistance[")
+                .and_then(|r| r.strip_suffix("];"))
+                .and_then(|n| n.parse::<u32>().ok())
+                .map(|n| (l.to_owned(), n))
+        }) else {
+            continue;
+        };
+        let point_size = if prev.contains("gl_PointSize") || src.contains("].gl_PointSize") {
+            if stage != STAGE_GEOMETRY {
+                continue;
+            }
+            "    highp float gl_PointSize;\n"
+        } else {
+            ""
+        };
+        let members = format!(
+            "{{\n    highp vec4 gl_Position;\n{point_size}    highp float gl_ClipDistance[{size}];\n}}"
+        );
+        let prev = prev.replacen(&line, &format!("out gl_PerVertex\n{members};"), 1);
+        // After the directives (`#version`, `#extension`) that open it.
+        let mut at = 0;
+        for l in src.split_inclusive('\n') {
+            if !l.starts_with('#') {
+                break;
+            }
+            at += l.len();
+        }
+        let cur = format!(
+            "{}in gl_PerVertex\n{members} gl_in[];\n{}",
+            &src[..at],
+            &src[at..]
+        );
+        let cur = if cur.contains("GL_EXT_geometry_point_size") {
+            cur
+        } else {
+            enable_geometry_point_size(cur, stage)
+        };
+        sources[k - 1].1 = prev;
+        sources[k].1 = cur;
+    }
+}
+
+/// Emulation: GL (4.00, GL_ARB_shader_image_load_store) indexes image
+/// arrays with dynamically uniform expressions; ESSL only with constant
+/// ones (Mesa: "image arrays indexed with non-constant expressions are
+/// forbidden"). Each image built-in call whose image is `name[expr]` of
+/// a declared array `name[N]` becomes a choice among the N calls with
+/// constant indices: a conditional expression, or an `if` chain for a call
+/// that is a statement of its own (`imageStore`). An index out of range
+/// takes the last element (GL leaves that undefined).
+pub fn index_image_arrays_constantly(src: String) -> String {
+    if !src.contains("image") {
+        return src;
+    }
+    let arrays: Vec<(String, u32)> = src
+        .lines()
+        .filter(|l| l.contains("uniform ") && l.contains("image"))
+        .filter_map(|l| {
+            let (before, n) = l.trim_end().strip_suffix("];")?.rsplit_once('[')?;
+            let n = n.parse::<u32>().ok()?;
+            let mut words = before.split_whitespace().rev();
+            let name = words.next()?;
+            words
+                .next()
+                .filter(|ty| ty.contains("image"))
+                .map(|_| (name.to_owned(), n))
+        })
+        .collect();
+    if arrays.is_empty() {
+        return src;
+    }
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut src = src;
+    // Bounded: each pass removes one dynamic index (copies of a call may
+    // hold further ones).
+    for _ in 0..256 {
+        let b = src.as_bytes();
+        let mut found = None;
+        'search: for (name, n) in &arrays {
+            let pat = format!("{name}[");
+            let mut from = 0;
+            while let Some(k) = src[from..].find(&pat) {
+                let at = from + k;
+                from = at + pat.len();
+                if at > 0 && is_ident(b[at - 1]) {
+                    continue;
+                }
+                // The index: up to the matching `]`.
+                let open = at + name.len();
+                let Some(close) = matching(b, open, b'[', b']') else {
+                    continue;
+                };
+                let expr = &src[open + 1..close];
+                if expr
+                    .trim()
+                    .trim_end_matches(['u', 'U'])
+                    .parse::<u32>()
+                    .is_ok()
+                {
+                    continue;
+                }
+                // The call around it: `imageXxx(` right before the name.
+                let before = src[..at].trim_end();
+                let Some(paren) = before.strip_suffix('(') else {
+                    continue;
+                };
+                let fstart = paren
+                    .bytes()
+                    .rposition(|c| !is_ident(c))
+                    .map_or(0, |p| p + 1);
+                if !paren[fstart..].starts_with("image") {
+                    continue;
+                }
+                let Some(cend) = matching(b, paren.len(), b'(', b')') else {
+                    continue;
+                };
+                found = Some((fstart, cend + 1, at, close + 1, expr.to_owned(), *n));
+                break 'search;
+            }
+        }
+        let Some((cstart, cend, istart, iend, expr, n)) = found else {
+            break;
+        };
+        let name = &src[istart..src[istart..].find('[').map_or(istart, |p| istart + p)];
+        let call = |k: u32| format!("{}{name}[{k}]{}", &src[cstart..istart], &src[iend..cend]);
+        let statement = src[..cstart].trim_end().ends_with(['{', '}', ';'])
+            && src[cend..].trim_start().starts_with(';');
+        let with = if n <= 1 {
+            call(0)
+        } else if statement {
+            let mut t = format!("{{ int mgl_image_index = int({expr}); ");
+            for k in 0..n {
+                if k + 1 < n {
+                    t.push_str(&format!("if (mgl_image_index == {k}) {}; else ", call(k)));
+                } else {
+                    t.push_str(&format!("{}; }}", call(k)));
+                }
+            }
+            t
+        } else {
+            let mut t = String::from("(");
+            for k in 0..n - 1 {
+                t.push_str(&format!("int({expr}) == {k} ? {} : ", call(k)));
+            }
+            t.push_str(&call(n - 1));
+            t.push(')');
+            t
+        };
+        src = format!("{}{with}{}", &src[..cstart], &src[cend..]);
+    }
+    src
+}
+
+/// The index of the `close` byte matching the `open` byte at `at`.
+fn matching(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, &c) in b.iter().enumerate().skip(at) {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
 /// Split a `create_shader` blob into per-stage word vectors.
 pub fn split_stages(
     stage_mask: u32,
@@ -706,6 +898,7 @@ pub fn build_program_variant(
             Ok(src) => {
                 let src = strip_block_array_locations(&src, i);
                 let src = widen_1d_texel_fetch_offsets(src);
+                let src = index_image_arrays_constantly(src);
                 trace!(shader = ?cso, stage = STAGE_NAME[i], "ESSL source:\n{src}");
                 sources.push((i, enable_geometry_point_size(src, i)));
             }
@@ -715,6 +908,7 @@ pub fn build_program_variant(
             }
         }
     }
+    size_input_clip_distances(&mut sources);
     // Emulation: desktop GL links a program without a fragment shader (the
     // fragment outputs are undefined); GLES refuses it, so add one that
     // writes nothing.
@@ -1025,5 +1219,68 @@ mod tests {
             g.starts_with("#version 320 es\n#extension GL_EXT_geometry_point_size : enable\n"),
             "{g}"
         );
+    }
+
+    #[test]
+    fn geometry_input_clip_distances_get_a_matching_size() {
+        use mgpipe::consts::{STAGE_FRAGMENT, STAGE_GEOMETRY, STAGE_VERTEX};
+        let vs = "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nout float gl_ClipDistance[6];\nvoid main() { gl_Position = vec4(0.0); }\n";
+        let gs = "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nlayout(triangles) in;\nvoid main() { float d = gl_in[0].gl_ClipDistance[k]; }\n";
+        let fs = "#version 320 es\nvoid main() {}\n";
+        let mut sources = vec![
+            (STAGE_VERTEX, vs.to_owned()),
+            (STAGE_GEOMETRY, gs.to_owned()),
+            (STAGE_FRAGMENT, fs.to_owned()),
+        ];
+        size_input_clip_distances(&mut sources);
+        let block = "{\n    highp vec4 gl_Position;\n    highp float gl_ClipDistance[6];\n}";
+        assert!(
+            sources[0]
+                .1
+                .contains(&format!("out gl_PerVertex\n{block};")),
+            "{}",
+            sources[0].1
+        );
+        assert!(!sources[0].1.contains("out float gl_ClipDistance"));
+        assert!(
+            sources[1].1.starts_with(&format!(
+                "#version 320 es\n#extension GL_EXT_clip_cull_distance : require\nin gl_PerVertex\n{block} gl_in[];\nlayout(triangles) in;"
+            )),
+            "{}",
+            sources[1].1
+        );
+        assert_eq!(sources[2].1, fs);
+        // Applied once; a stage before that writes no clip distances
+        // leaves both alone.
+        let again = sources.clone();
+        size_input_clip_distances(&mut sources);
+        assert_eq!(sources, again);
+        let mut plain = vec![
+            (STAGE_VERTEX, "#version 320 es\nvoid main() {}\n".to_owned()),
+            (STAGE_GEOMETRY, gs.to_owned()),
+        ];
+        size_input_clip_distances(&mut plain);
+        assert_eq!(plain[1].1, gs);
+    }
+
+    #[test]
+    fn image_arrays_indexed_dynamically_become_constant_choices() {
+        let src = "#version 320 es\nlayout(binding = 0, r32ui) uniform highp uimage2D imgs[3];\nlayout(binding = 3, r32ui) uniform highp uimage2D one[1];\nvoid main()\n{\n    uint x = imageLoad(imgs[(i + u) % 3], ivec2(0)).x + imageLoad(imgs[2], p).x;\n    imageStore(imgs[u], ivec2(1), uvec4(x));\n    uint y = imageAtomicAdd(one[u], ivec2(0), 1u);\n}\n";
+        let out = index_image_arrays_constantly(src.to_owned());
+        assert!(
+            out.contains("uint x = (int((i + u) % 3) == 0 ? imageLoad(imgs[0], ivec2(0)) : int((i + u) % 3) == 1 ? imageLoad(imgs[1], ivec2(0)) : imageLoad(imgs[2], ivec2(0))).x + imageLoad(imgs[2], p).x;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("{ int mgl_image_index = int(u); if (mgl_image_index == 0) imageStore(imgs[0], ivec2(1), uvec4(x)); else if (mgl_image_index == 1) imageStore(imgs[1], ivec2(1), uvec4(x)); else imageStore(imgs[2], ivec2(1), uvec4(x)); };"),
+            "{out}"
+        );
+        assert!(
+            out.contains("uint y = imageAtomicAdd(one[0], ivec2(0), 1u);"),
+            "{out}"
+        );
+        // Constant indices and sources without image arrays: unchanged.
+        let plain = "layout(binding = 0, r32ui) uniform highp uimage2D imgs[3];\nvoid main() { imageStore(imgs[1], ivec2(0), uvec4(0)); }\n";
+        assert_eq!(index_image_arrays_constantly(plain.to_owned()), plain);
     }
 }

@@ -1060,7 +1060,7 @@ impl VulkanBackend {
                 let mut info = None;
                 if globals == Some(slot) {
                     info = self.globals_range(shader);
-                } else if (slot as usize) < (cbufs.count as usize).min(16) {
+                } else if (slot as usize) < (cbufs.count as usize).min(cbufs.buffers.len()) {
                     let si = slot as usize;
                     let h = cbufs.buffers[si];
                     if let Some((raw, size)) = self.buffer_use(h) {
@@ -3509,8 +3509,13 @@ impl VulkanBackend {
         for ib in plan.images.iter() {
             for k in 0..ib.count.max(1) {
                 let unit = ib.binding.saturating_add(k) as usize;
+                // GL 4.6 §8.26: an invalid unit's loads and atomics return
+                // zero and its stores do nothing, what a null descriptor
+                // does; a dummy image (which keeps what was stored)
+                // without one.
                 let view = match self.storage_view(c, unit, ib) {
                     Some(v) => v,
+                    None if self.gpu.feat.null_descriptor => vk::ImageView::null(),
                     None => self
                         .dummy_storage_view(ib)
                         .ok_or("no dummy storage image for the shader's image type")?,

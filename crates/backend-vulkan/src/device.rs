@@ -49,8 +49,9 @@ pub(crate) struct Features {
     /// Geometry and tessellation stages enabled, only for the lavapipe
     /// image-slot quirk (`lvp_quirk.rs`), which names those stages.
     pub lvp_image_slots: bool,
-    /// VK_EXT_robustness2's nullDescriptor, enabled only for that quirk
-    /// (an empty slot costs llvmpipe less than a real image).
+    /// VK_EXT_robustness2's nullDescriptor: empty slots of that quirk (an
+    /// empty slot costs llvmpipe less than a real image) and GL's invalid
+    /// image units (loads and atomics give zero, stores do nothing).
     pub null_descriptor: bool,
     /// VK_EXT_external_memory_host, for read-backs into the caller's
     /// memory (`host_import.rs`).
@@ -83,6 +84,13 @@ pub(crate) struct Features {
     /// shaderStorageImageExtendedFormats: the GL image formats beyond the
     /// Vulkan base set (rg32f, r16f, r8, ...).
     pub image_extended_formats: bool,
+    /// VK_EXT_provoking_vertex's `provokingVertexLast`: GL's default
+    /// provoking vertex (the last of each primitive; Vulkan's own is the
+    /// first) and its ordering of strip triangles (`pipeline.rs`).
+    pub provoking_last: bool,
+    /// `transformFeedbackPreservesProvokingVertex`: captured primitives
+    /// keep the vertex order the provoking-vertex mode gives.
+    pub xfb_provoking: bool,
 }
 
 /// The device and what we know about it.
@@ -312,6 +320,8 @@ impl Gpu {
         let has_xfb = has_ext(&exts, ash::ext::transform_feedback::NAME);
         let mut flr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
         let has_lr = has_ext(&exts, ash::ext::primitive_topology_list_restart::NAME);
+        let mut fpv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+        let has_pv = has_ext(&exts, ash::ext::provoking_vertex::NAME);
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
         let has_dcc = has_ext(&exts, ash::ext::depth_clip_control::NAME);
@@ -369,6 +379,9 @@ impl Gpu {
             if has_lr {
                 f2 = f2.push_next(&mut flr);
             }
+            if has_pv {
+                f2 = f2.push_next(&mut fpv);
+            }
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
             f2.features
@@ -414,7 +427,7 @@ impl Gpu {
             multi_draw: has_md && fmd.multi_draw != 0,
             occlusion_precise: core_f.occlusion_query_precise != 0,
             lvp_image_slots,
-            null_descriptor: lvp_image_slots && has_rb2 && frb2.null_descriptor != 0,
+            null_descriptor: has_rb2 && frb2.null_descriptor != 0,
             host_import: has_hi
                 && host_import.unwrap_or(props.device_type == vk::PhysicalDeviceType::CPU),
             prims_generated: has_pgq
@@ -429,6 +442,12 @@ impl Gpu {
             image_read_without_format: core_f.shader_storage_image_read_without_format != 0,
             image_write_without_format: core_f.shader_storage_image_write_without_format != 0,
             image_extended_formats: core_f.shader_storage_image_extended_formats != 0,
+            provoking_last: has_pv && fpv.provoking_vertex_last != 0,
+            xfb_provoking: has_pv
+                && fpv.provoking_vertex_last != 0
+                && has_xfb
+                && fxfb.transform_feedback != 0
+                && fpv.transform_feedback_preserves_provoking_vertex != 0,
         };
 
         // Enable exactly what we use.
@@ -469,6 +488,9 @@ impl Gpu {
         }
         if feat.list_restart {
             dev_exts.push(ash::ext::primitive_topology_list_restart::NAME.as_ptr());
+        }
+        if feat.provoking_last {
+            dev_exts.push(ash::ext::provoking_vertex::NAME.as_ptr());
         }
         if has_ext(&exts, ash::khr::portability_subset::NAME) {
             dev_exts.push(ash::khr::portability_subset::NAME.as_ptr());
@@ -513,6 +535,9 @@ impl Gpu {
             .geometry_streams(false);
         let mut elr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
             .primitive_topology_list_restart(true);
+        let mut epv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default()
+            .provoking_vertex_last(true)
+            .transform_feedback_preserves_provoking_vertex(feat.xfb_provoking);
         let prio = [1.0f32];
         let qci = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(qfam)
@@ -555,6 +580,9 @@ impl Gpu {
         }
         if feat.xfb {
             dci = dci.push_next(&mut exfb);
+        }
+        if feat.provoking_last {
+            dci = dci.push_next(&mut epv);
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.

@@ -483,13 +483,28 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         vk::FrontFace::CLOCKWISE
     };
     let (mode, offset) = polygon_mode(gpu, rs);
-    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+    let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
         .rasterizer_discard_enable(rs.rasterizer_discard != 0)
         .polygon_mode(mode)
         .cull_mode(cull)
         .front_face(front)
         .depth_bias_enable(offset)
         .line_width(1.0);
+    // GL's provoking vertex (glProvokingVertex, last by default); without
+    // VK_EXT_provoking_vertex Vulkan's first vertex stands. With a
+    // geometry shader the last vertex always provokes: the frontend's
+    // first-vertex variant of the program does the rest, and the last-
+    // vertex mode orders odd strip triangles (their adjacency) as GL does.
+    let has_gs = d
+        .build
+        .modules
+        .iter()
+        .any(|(st, _, _)| *st == vk::ShaderStageFlags::GEOMETRY);
+    let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+        .provoking_vertex_mode(provoking_mode(rs.provoking_first != 0 && !has_gs));
+    if gpu.feat.provoking_last {
+        raster = raster.push_next(&mut provoking);
+    }
     // GL_SAMPLE_MASK: word 0 covers every count up to 32 samples.
     let sample_mask = [rs.sample_mask];
     let ms = vk::PipelineMultisampleStateCreateInfo::default()
@@ -940,5 +955,15 @@ static UNSUPPORTED_WARNED: std::sync::atomic::AtomicBool =
 fn warn_once(flag: &std::sync::atomic::AtomicBool, msg: &str) {
     if !flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
         tracing::warn!("{msg} (logged once)");
+    }
+}
+
+/// The Vulkan provoking-vertex mode: the first vertex or GL's default,
+/// the last (`create_render_state.provoking_first`).
+fn provoking_mode(first: bool) -> vk::ProvokingVertexModeEXT {
+    if first {
+        vk::ProvokingVertexModeEXT::FIRST_VERTEX
+    } else {
+        vk::ProvokingVertexModeEXT::LAST_VERTEX
     }
 }

@@ -456,6 +456,10 @@ pub struct VectorSlot {
 pub struct LinkedState {
     pub prog: crate::shader::LinkedProgram,
     pub cso: Handle,
+    /// Variants of the program for draw state its SPIR-V depends on
+    /// (`Gl::variant_cso`): (VARIANT_* bits, CSO), each made at the first
+    /// draw that needs it; the CSO is `cso` itself where nothing changes.
+    pub variants: Vec<(u8, Handle)>,
     pub locations: Vec<UniformLocation>,
     pub scratch: Vec<u8>,
     pub scratch_version: u64,

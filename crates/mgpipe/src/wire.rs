@@ -247,9 +247,18 @@ mod constant_buffer_tests {
         assert!(apply_constant_buffer(&mut t, &p));
         assert_eq!(t.count, 6);
         assert_eq!(t.buffers[5], Handle::new(9, 1));
+        // Slots past 16 exist (a program may use 36 blocks over its stages).
+        let high = SetConstantBuffer {
+            slot: 35,
+            buffer: Handle::new(7, 1),
+            size: 16,
+            ..Default::default()
+        };
+        assert!(apply_constant_buffer(&mut t, &high));
+        assert_eq!(t.count, 36);
         let before = t;
         let far = SetConstantBuffer {
-            slot: 16,
+            slot: t.buffers.len() as u32,
             ..Default::default()
         };
         assert!(!apply_constant_buffer(&mut t, &far));

@@ -549,7 +549,10 @@ impl Gl<'_> {
             let Some(Some(tex)) = self.sh.textures.get(&u.texture) else {
                 continue;
             };
-            if !tex.created {
+            // GL 4.6 §8.26: an incomplete texture or a level outside its
+            // base..maximum range makes the unit invalid (loads return 0,
+            // stores and atomics do nothing): sent as unbound.
+            if !tex.created || !image_level_valid(tex, u.level) {
                 continue;
             }
             images.resources[i] = tex.handle;
@@ -585,8 +588,124 @@ impl Gl<'_> {
     }
 }
 
+/// Whether `level` of `tex` can back an image unit (GL 4.6 §8.26, as Mesa
+/// reads it): `level` lies in [base, q]; the base level needs the base
+/// image (every face of a cube) defined, any other level the whole
+/// mipmap chain base..=q consistent (§8.17). Buffer textures are not
+/// judged here.
+pub(crate) fn image_level_valid(tex: &crate::context::Texture, level: u32) -> bool {
+    if tex.target == glow::TEXTURE_BUFFER || tex.buffer.is_some() {
+        return true;
+    }
+    let faces: &[Vec<Option<crate::context::LevelInfo>>] = if tex.target == glow::TEXTURE_CUBE_MAP {
+        &tex.levels[..tex.levels.len().min(6)]
+    } else {
+        &tex.levels[..tex.levels.len().min(1)]
+    };
+    let at = |face: &Vec<Option<crate::context::LevelInfo>>, l: u32| {
+        face.get(l as usize).copied().flatten()
+    };
+    let (base, max) = if tex.immutable_levels > 0 {
+        let last = tex.immutable_levels - 1;
+        let base = tex.base_level.min(last);
+        (base, tex.max_level.clamp(base, last))
+    } else {
+        (tex.base_level, tex.max_level)
+    };
+    let Some(b) = faces.first().and_then(|f| at(f, base)) else {
+        return false;
+    };
+    if faces.iter().any(|f| at(f, base) != Some(b)) {
+        return false;
+    }
+    // q = min(base + floor(log2(largest dimension)), max level).
+    let largest = if tex.target == glow::TEXTURE_3D {
+        b.width.max(b.height).max(b.depth)
+    } else if matches!(tex.target, glow::TEXTURE_1D | glow::TEXTURE_1D_ARRAY) {
+        b.width
+    } else {
+        b.width.max(b.height)
+    };
+    let q = (base + largest.max(1).ilog2()).min(max);
+    // Rectangle and multisample textures have one level whatever the filter.
+    let single_level = tex.samples > 0
+        || matches!(
+            tex.target,
+            glow::TEXTURE_RECTANGLE
+                | glow::TEXTURE_2D_MULTISAMPLE
+                | glow::TEXTURE_2D_MULTISAMPLE_ARRAY
+        );
+    let q = if single_level { base } else { q };
+    if level < base || level > q {
+        return false;
+    }
+    if level == base || tex.immutable_levels > 0 {
+        return true;
+    }
+    // A level past the base needs the whole chain base..=q consistent
+    // (what Mesa calls mipmap-complete), whatever the filter.
+    let arrays = matches!(
+        tex.target,
+        glow::TEXTURE_1D_ARRAY | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
+    );
+    (base + 1..=q).all(|l| {
+        let k = l - base;
+        let want = |d: u32| (d >> k).max(1);
+        faces.iter().all(|f| {
+            at(f, l).is_some_and(|i| {
+                i.internal_format == b.internal_format
+                    && i.width == want(b.width)
+                    && (i.height == want(b.height)
+                        || (tex.target == glow::TEXTURE_1D_ARRAY && i.height == b.height))
+                    && (i.depth == want(b.depth) || (arrays && i.depth == b.depth))
+            })
+        })
+    })
+}
+
 /// `GL_COMPUTE_WORK_GROUP_SIZE` of a linked program: Err(INVALID_OPERATION)
 /// without a compute stage (GL 4.6 §7.13).
 pub fn work_group_size(prog: &crate::shader::LinkedProgram) -> Result<[u32; 3], u32> {
     prog.local_size().ok_or(glow::INVALID_OPERATION)
+}
+
+#[cfg(test)]
+mod image_unit_tests {
+    use super::image_level_valid;
+    use crate::context::{LevelInfo, Texture};
+
+    fn level(w: u32, h: u32) -> Option<LevelInfo> {
+        Some(LevelInfo {
+            width: w,
+            height: h,
+            depth: 1,
+            internal_format: glow::R32UI,
+            requested: glow::R32UI,
+        })
+    }
+
+    #[test]
+    fn image_units_need_a_complete_level_in_range() {
+        let mut t = Texture::new(mgpipe::Handle::NULL);
+        t.target = glow::TEXTURE_2D;
+        t.levels[0] = vec![level(4, 4)];
+        // The base level alone serves, whatever the filter.
+        assert!(image_level_valid(&t, 0));
+        assert!(!image_level_valid(&t, 1), "no level 1");
+        // Level 1 of the wrong size: the chain is not mipmap-complete.
+        t.levels[0].push(level(4, 4));
+        assert!(image_level_valid(&t, 0));
+        assert!(!image_level_valid(&t, 1));
+        // A consistent chain makes every level usable.
+        t.levels[0] = vec![level(4, 4), level(2, 2), level(1, 1)];
+        assert!(image_level_valid(&t, 1));
+        assert!(image_level_valid(&t, 2));
+        // Below the base level: invalid.
+        t.base_level = 1;
+        assert!(!image_level_valid(&t, 0));
+        assert!(image_level_valid(&t, 1));
+        // No image at the base level: invalid.
+        t.base_level = 5;
+        assert!(!image_level_valid(&t, 5));
+    }
 }

@@ -891,7 +891,9 @@ pub unsafe extern "C" fn glAlphaFunc(func: u32, reference: f32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glShadeModel(mode: u32) {
-    with_gl_listed("glShadeModel", 0, move |gl| {
+    // Programs whose colour varyings follow the shade model draw through
+    // a variant (`Gl::flat_shaded_cso`): the program is re-resolved.
+    with_gl_listed("glShadeModel", DIRTY_PROGRAM, move |gl| {
         if !compat_only(gl, "glShadeModel") {
             return;
         }

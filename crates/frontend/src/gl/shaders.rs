@@ -5,6 +5,7 @@ use super::dlist::with_gl_listed;
 use std::ffi::c_char;
 
 use mgpipe::calls;
+use mgpipe::Handle;
 use mgpipe::Pipe;
 
 use super::{cstr, gl_err, put, slice};
@@ -318,10 +319,10 @@ pub(crate) fn destroy_program(gl: &mut Gl, name: u32) {
             detach(gl, s);
         }
         if let Some(l) = p.linked {
-            gl.conn
-                .pipe
-                .delete_shader(&calls::DeleteShader { cso: l.cso });
-            gl.conn.alloc.shader.free(l.cso);
+            let csos: Vec<Handle> = std::iter::once(l.cso)
+                .chain(l.variants.iter().map(|v| v.1))
+                .collect();
+            delete_shader_csos(gl.conn, &csos);
         }
     }
 }
@@ -470,6 +471,56 @@ pub unsafe extern "C" fn glBindFragDataLocation(program: u32, color: u32, name: 
             Err(e) => gl.st.set_error(e),
         }
     })
+}
+
+/// A new shader CSO holding `stages` (the SPIR-V of `prog` or of a
+/// variant of it) with `prog`'s default uniform block.
+pub(crate) fn create_shader_cso(
+    conn: &mut crate::runtime::Conn,
+    prog: &crate::shader::LinkedProgram,
+    stages: &[Option<Vec<u32>>; 6],
+) -> Handle {
+    let cso = conn.alloc.shader.alloc();
+    let mut blob: Vec<u8> = Vec::new();
+    let mut stage_mask = 0u32;
+    let mut stage_words = [0u32; 6];
+    for (i, words) in stages.iter().enumerate() {
+        if let Some(w) = words {
+            stage_mask |= 1 << i;
+            stage_words[i] = w.len() as u32;
+            blob.extend_from_slice(bytemuck::cast_slice(w));
+        }
+    }
+    let (global_binding, global_size) = prog
+        .global_block
+        .as_ref()
+        .map(|g| (g.binding, g.size))
+        .unwrap_or((0, 0));
+    conn.pipe.create_shader(
+        &calls::CreateShader {
+            cso,
+            stage_mask,
+            stage_words,
+            global_binding,
+            global_size,
+            ..Default::default()
+        },
+        &blob,
+    );
+    cso
+}
+
+/// Delete and free the shader CSOs among `csos` (NULL and repeated ones
+/// skipped).
+fn delete_shader_csos(conn: &mut crate::runtime::Conn, csos: &[Handle]) {
+    for (i, &cso) in csos.iter().enumerate() {
+        // A variant that changed nothing is the program's own CSO.
+        if cso.is_null() || csos[..i].contains(&cso) {
+            continue;
+        }
+        conn.pipe.delete_shader(&calls::DeleteShader { cso });
+        conn.alloc.shader.free(cso);
+    }
 }
 
 /// GL_MAX_UNIFORM_LOCATIONS (GL 4.3's minimum).
@@ -779,38 +830,17 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             })
         };
         let old_cso = match program_mut(gl, program) {
-            Ok(p) => p.linked.as_ref().map(|l| l.cso),
+            Ok(p) => p.linked.as_ref().map(|l| {
+                std::iter::once(l.cso)
+                    .chain(l.variants.iter().map(|v| v.1))
+                    .collect::<Vec<Handle>>()
+            }),
             Err(_) => None,
         };
         match result {
             Ok((prog, locations)) => {
-                let cso = gl.conn.alloc.shader.alloc();
-                let mut blob: Vec<u8> = Vec::new();
-                let mut stage_mask = 0u32;
-                let mut stage_words = [0u32; 6];
-                for (i, words) in prog.stage_spirv.iter().enumerate() {
-                    if let Some(w) = words {
-                        stage_mask |= 1 << i;
-                        stage_words[i] = w.len() as u32;
-                        blob.extend_from_slice(bytemuck::cast_slice(w));
-                    }
-                }
-                let (global_binding, global_size) = prog
-                    .global_block
-                    .as_ref()
-                    .map(|g| (g.binding, g.size))
-                    .unwrap_or((0, 0));
-                gl.conn.pipe.create_shader(
-                    &calls::CreateShader {
-                        cso,
-                        stage_mask,
-                        stage_words,
-                        global_binding,
-                        global_size,
-                        ..Default::default()
-                    },
-                    &blob,
-                );
+                let cso = create_shader_cso(gl.conn, &prog, &prog.stage_spirv);
+                let global_size = prog.global_block.as_ref().map_or(0, |g| g.size);
                 // `layout(binding = N)` in the source gives initial units and
                 // block bindings; everything else starts at 0.
                 let mut sampler_units = vec![0u32; prog.sampler_slots as usize];
@@ -911,6 +941,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                     image_units,
                     locations,
                     cso,
+                    variants: Vec::new(),
                     prog,
                 };
                 if let Ok(p) = program_mut(gl, program) {
@@ -934,10 +965,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             }
         }
         if let Some(old) = old_cso {
-            gl.conn
-                .pipe
-                .delete_shader(&calls::DeleteShader { cso: old });
-            gl.conn.alloc.shader.free(old);
+            delete_shader_csos(gl.conn, &old);
         }
     }
 }
@@ -1380,6 +1408,11 @@ pub unsafe extern "C" fn glGetActiveUniformBlockName(
     name: *mut c_char,
 ) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // GL 4.6 §7.6: a negative bufSize is INVALID_VALUE.
+        Ok(_) if buf_size < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => match l.prog.blocks.get(index as usize) {
             Some(b) => Some(b.name.clone()),
             None => {
@@ -1411,6 +1444,12 @@ pub unsafe extern "C" fn glGetUniformIndices(
         .map(|p| unsafe { cstr(*p) })
         .collect();
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // ARB_uniform_buffer_object: a negative uniformCount is
+        // INVALID_VALUE (nothing written).
+        Ok(_) if count < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => Some(
             names
                 .iter()
@@ -1455,6 +1494,10 @@ pub unsafe extern "C" fn glGetActiveUniformsiv(
                 return None;
             }
         };
+        if count < 0 {
+            gl.st.set_error(glow::INVALID_VALUE);
+            return None;
+        }
         let mut v = Vec::new();
         for i in &idx {
             let Some(u) = l.prog.uniforms.get(*i as usize) else {
@@ -1518,6 +1561,11 @@ pub unsafe extern "C" fn glGetActiveUniformName(
     name: *mut c_char,
 ) {
     let r = with_gl_dirty(DIRTY_PROGRAM, |gl| match linked(gl, program) {
+        // GL 4.6 §7.6: a negative bufSize is INVALID_VALUE.
+        Ok(_) if buf_size < 0 => {
+            gl.st.set_error(glow::INVALID_VALUE);
+            None
+        }
         Ok(l) => match l.prog.uniforms.get(index as usize) {
             Some(u) => Some(u.name.clone()),
             None => {
@@ -2222,5 +2270,19 @@ pub unsafe extern "C" fn glGetUniformuiv(program: u32, location: i32, out: *mut 
             // SAFETY: GL promises room for the uniform's values.
             unsafe { put(out.add(i), v) };
         }
+    }
+}
+
+#[cfg(test)]
+mod uniform_block_limit_tests {
+    use super::MAX_COMBINED_UNIFORM_BLOCKS;
+
+    /// Every block a linkable program may use over all its stages has a
+    /// slot in the uniform-buffer table sent to the backend (blocks past
+    /// the table would read nothing).
+    #[test]
+    fn constant_buffer_table_holds_the_combined_limit() {
+        let table = mgpipe::calls::SetConstantBuffers::default();
+        assert!(table.buffers.len() >= MAX_COMBINED_UNIFORM_BLOCKS);
     }
 }

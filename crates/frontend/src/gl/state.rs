@@ -7,7 +7,8 @@ use mgpipe::Pipe;
 
 use super::{gl_err, log_once, slice};
 use crate::context::{
-    with_gl, with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_RENDER_STATE, DIRTY_UNIFORMS, MAX_DRAW_BUFFERS,
+    with_gl, with_gl_dirty, Gl, DIRTY_DYNAMIC, DIRTY_PROGRAM, DIRTY_RENDER_STATE, DIRTY_UNIFORMS,
+    MAX_DRAW_BUFFERS,
 };
 
 fn valid_blend_factor(f: u32) -> bool {
@@ -800,9 +801,11 @@ pub unsafe extern "C" fn glPolygonMode(face: u32, mode: u32) {
 
 #[no_mangle]
 pub unsafe extern "C" fn glProvokingVertex(mode: u32) {
+    // DIRTY_PROGRAM: a program with a geometry shader draws through its
+    // first-vertex variant (`Gl::variant_cso`).
     with_gl_listed(
         "glProvokingVertex",
-        DIRTY_RENDER_STATE | DIRTY_DYNAMIC,
+        DIRTY_RENDER_STATE | DIRTY_DYNAMIC | DIRTY_PROGRAM,
         move |gl| {
             if mode != glow::FIRST_VERTEX_CONVENTION && mode != glow::LAST_VERTEX_CONVENTION {
                 gl_err!(gl, glow::INVALID_ENUM);

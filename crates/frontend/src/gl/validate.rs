@@ -16,6 +16,13 @@ use crate::context::{
 
 /// Hash a payload's bytes with its handle field (the first 8 bytes, by the
 /// catalogue's convention that every CSO create starts with `cso`) zeroed.
+/// Program variant bits (`Gl::variant_cso`): glShadeModel(GL_FLAT) with
+/// colour varyings that follow it.
+const VARIANT_FLAT_SHADED: u8 = 1;
+/// glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) with a geometry shader
+/// (the backends provoke its output with the last vertex).
+const VARIANT_FIRST_VERTEX_GS: u8 = 2;
+
 pub(crate) fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
     // A copy on the stack, not a heap Vec: this runs at draw time.
     let mut c = *p;
@@ -497,6 +504,7 @@ impl Gl<'_> {
             polygon_mode: s.polygon_mode,
             polygon_offset_line_point: s.polygon_offset_line as u32
                 | (s.polygon_offset_point as u32) << 1,
+            provoking_first: (s.provoking_vertex == glow::FIRST_VERTEX_CONVENTION) as u32,
             // Only the enable's state distinguishes CSOs while it is off.
             min_sample_shading: if s.sample_shading {
                 s.min_sample_shading
@@ -714,7 +722,22 @@ impl Gl<'_> {
             self.update_matrices();
             linked = linked_program(self.sh, self.st.program)?;
         }
-        let cso = linked.cso;
+        let mut cso = linked.cso;
+        // Draw state the program's SPIR-V depends on (rare: compatibility
+        // shade model, first-vertex convention with a geometry shader).
+        let mut variant = 0u8;
+        if self.st.ff.flat && !linked.prog.shade_model_colors.is_empty() {
+            variant |= VARIANT_FLAT_SHADED;
+        }
+        if self.st.provoking_vertex == glow::FIRST_VERTEX_CONVENTION
+            && linked.prog.stage_spirv[crate::shader::Stage::Geometry.index()].is_some()
+        {
+            variant |= VARIANT_FIRST_VERTEX_GS;
+        }
+        if variant != 0 {
+            cso = self.variant_cso(variant);
+            linked = linked_program(self.sh, self.st.program)?;
+        }
         if self.st.sent.shader != cso {
             if self.st.verify_dry {
                 self.st.diverged("bind_shader", Some("shader"));
@@ -739,6 +762,76 @@ impl Gl<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The current program's variant `bits` (VARIANT_*), created at the
+    /// first draw that needs it; the program's own CSO when the variant
+    /// changes nothing or cannot be made.
+    fn variant_cso(&mut self, bits: u8) -> Handle {
+        let pname = self.st.program;
+        let varying_limit = (self.conn.caps.max_varying_components / 4).max(1);
+        let Some(crate::context::ShaderOrProgram::Program(prog)) =
+            self.sh.shader_objects.get_mut(&pname)
+        else {
+            return Handle::NULL;
+        };
+        let Some(linked) = prog.linked.as_mut() else {
+            return Handle::NULL;
+        };
+        if let Some(&(_, h)) = linked.variants.iter().find(|v| v.0 == bits) {
+            return h;
+        }
+        if self.st.verify_dry {
+            return linked.cso;
+        }
+        let mut stages = linked.prog.stage_spirv.clone();
+        let mut changed = false;
+        if bits & VARIANT_FIRST_VERTEX_GS != 0 {
+            let input = &linked.link_input;
+            let refs: Vec<(crate::shader::Stage, &str)> = input
+                .sources
+                .iter()
+                .map(|(s, t)| (*s, t.as_str()))
+                .collect();
+            let relinked = crate::shader::link_provoking_first(&crate::shader::LinkInput {
+                shaders: &refs,
+                attrib_bindings: &input.attrib_bindings,
+                frag_data_bindings: &input.frag_data_bindings,
+                xfb_varyings: &input.xfb_varyings,
+                xfb_mode: input.xfb_mode,
+                varying_limit,
+            });
+            match relinked {
+                // Same interface and default-block layout: only the
+                // geometry stage's code differs.
+                Ok(p) if p.same_interface(&linked.prog) => {
+                    changed |= p.stage_spirv != stages;
+                    stages = p.stage_spirv;
+                }
+                Ok(_) => tracing::warn!(
+                    program = pname,
+                    "first-vertex variant: relinked interface differs; last vertex provokes"
+                ),
+                Err(log) => tracing::warn!(
+                    program = pname,
+                    %log,
+                    "first-vertex variant: relink failed; last vertex provokes"
+                ),
+            }
+        }
+        if bits & VARIANT_FLAT_SHADED != 0 {
+            if let Some(s) = linked.prog.flat_shaded_spirv(&stages) {
+                stages = s;
+                changed = true;
+            }
+        }
+        let h = if changed {
+            crate::gl::shaders::create_shader_cso(self.conn, &linked.prog, &stages)
+        } else {
+            linked.cso
+        };
+        linked.variants.push((bits, h));
+        h
     }
 
     /// A program reading `gl_DepthRange` gets the current depth range in
@@ -975,11 +1068,12 @@ impl Gl<'_> {
         }
         // Uniform blocks: block i reads the GL binding point the program names.
         let blocks = &linked.block_bindings;
+        let cb_slots = calls::SetConstantBuffers::default().buffers.len();
         let mut cb = calls::SetConstantBuffers {
-            count: blocks.len().min(16) as u32,
+            count: blocks.len().min(cb_slots) as u32,
             ..Default::default()
         };
-        for (i, &bp) in blocks.iter().enumerate().take(16) {
+        for (i, &bp) in blocks.iter().enumerate().take(cb_slots) {
             (cb.buffers[i], cb.offsets[i], cb.sizes[i]) = self.constant_buffer_of(bp);
         }
         if !self
@@ -1065,7 +1159,8 @@ impl Gl<'_> {
             let pname = self.st.program;
             return self.emit_uniform_buffers(pname);
         }
-        for (i, &bp) in linked.block_bindings.iter().enumerate().take(16) {
+        let cb_slots = calls::SetConstantBuffers::default().buffers.len();
+        for (i, &bp) in linked.block_bindings.iter().enumerate().take(cb_slots) {
             if bp >= 64 || points & (1 << bp) == 0 {
                 continue;
             }

@@ -297,6 +297,11 @@ pub struct LinkedProgram {
     pub initial_values: Vec<(u32, Vec<u8>)>,
     /// Transform feedback capture layout (empty without varyings).
     pub xfb: xfb::XfbLayout,
+    /// SPIR-V names of the colour varyings whose interpolation follows
+    /// glShadeModel (GLSL 1.30 §4.3.7: `gl_Color` / `gl_SecondaryColor`
+    /// read without an interpolation qualifier): flat under
+    /// glShadeModel(GL_FLAT), through [`LinkedProgram::flat_shaded_spirv`].
+    pub shade_model_colors: Vec<&'static str>,
 }
 
 /// Fixed-function vertex array slots (compatibility profile): the arrays
@@ -325,6 +330,60 @@ pub struct GeometryLayout {
 }
 
 impl LinkedProgram {
+    /// Same interface as `other`: attributes, outputs, uniforms (names,
+    /// offsets), blocks and the default block's size; what a variant
+    /// linked from the same sources must keep to share its state.
+    pub fn same_interface(&self, other: &LinkedProgram) -> bool {
+        let uniforms = |p: &LinkedProgram| {
+            p.uniforms
+                .iter()
+                .chain(&p.hidden_uniforms)
+                .map(|u| (u.name.clone(), u.offset, u.block_index))
+                .collect::<Vec<_>>()
+        };
+        self.attributes.len() == other.attributes.len()
+            && self.outputs.len() == other.outputs.len()
+            && self.blocks.len() == other.blocks.len()
+            && self.sampler_slots == other.sampler_slots
+            && self.image_slots == other.image_slots
+            && self.storage_blocks.len() == other.storage_blocks.len()
+            && self.global_block.as_ref().map(|g| (g.binding, g.size))
+                == other.global_block.as_ref().map(|g| (g.binding, g.size))
+            && uniforms(self) == uniforms(other)
+    }
+
+    /// `stages` (this program's SPIR-V or a variant's) with the
+    /// [`LinkedProgram::shade_model_colors`]
+    /// flat (outputs of the last stage before rasterisation, inputs of
+    /// the fragment shader): the program under glShadeModel(GL_FLAT).
+    /// None when that changes nothing.
+    pub fn flat_shaded_spirv(
+        &self,
+        stages: &[Option<Vec<u32>>; 6],
+    ) -> Option<[Option<Vec<u32>>; 6]> {
+        if self.shade_model_colors.is_empty() {
+            return None;
+        }
+        let last = [Stage::Geometry, Stage::TessEval, Stage::Vertex]
+            .into_iter()
+            .find(|s| stages[s.index()].is_some())?;
+        let mut out = stages.clone();
+        let mut changed = false;
+        for (stage, storage) in [
+            (last, spirv::storage::OUTPUT),
+            (Stage::Fragment, spirv::storage::INPUT),
+        ] {
+            let Some(words) = &stages[stage.index()] else {
+                continue;
+            };
+            if let Some(w) = spirv::decorate_flat(words, &self.shade_model_colors, storage) {
+                out[stage.index()] = Some(w);
+                changed = true;
+            }
+        }
+        changed.then_some(out)
+    }
+
     /// The geometry stage's layout, read from its SPIR-V execution modes;
     /// `None` without a geometry stage.
     pub fn geometry_layout(&self) -> Option<GeometryLayout> {
@@ -660,6 +719,29 @@ fn check_invariance(parsed: &[glsl::ParsedShader]) -> Result<(), String> {
     Ok(())
 }
 
+/// The colour varyings (their SPIR-V names) a fragment shader reads
+/// through `gl_Color` / `gl_SecondaryColor` without an interpolation
+/// qualifier: those follow glShadeModel (GLSL 1.30 §4.3.7), smooth by
+/// default, flat under GL_FLAT.
+fn shade_model_colors(varyings: &[(Stage, prepass::CompatVarying)]) -> Vec<&'static str> {
+    let pairs: [(&str, [&'static str; 2]); 2] = [
+        ("gl_Color", ["mgl_FrontColor", "mgl_BackColor"]),
+        (
+            "gl_SecondaryColor",
+            ["mgl_FrontSecondaryColor", "mgl_BackSecondaryColor"],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (input, names) in pairs {
+        if varyings.iter().any(|(s, v)| {
+            *s == Stage::Fragment && v.name == input && v.used && v.interpolation.is_none()
+        }) {
+            out.extend(names);
+        }
+    }
+    out
+}
+
 /// GLSL 1.30 (§4.3.7 as Mesa applies it): when the fragment shader reads
 /// `gl_Color` (`gl_SecondaryColor`), each of `gl_FrontColor` and
 /// `gl_BackColor` (their secondary twins) the vertex shader writes must
@@ -707,7 +789,16 @@ fn check_compat_color_interpolation(
 /// `glLinkProgram`: compiles and links the attached shaders, assigns
 /// locations/bindings per the module conventions and reflects the result.
 pub fn link(input: &LinkInput) -> Result<LinkedProgram, String> {
-    catch("program link", || link_inner(input))
+    catch("program link", || link_inner(input, false))
+}
+
+/// [`link`] for glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) on a
+/// program with a geometry shader: its output strips give each primitive
+/// the flat values of its first vertex while the driver provokes with the
+/// last (`prepass::first_vertex_provokes`). The rest of the program (its
+/// interface, uniforms and their layout) is the plain link's.
+pub fn link_provoking_first(input: &LinkInput) -> Result<LinkedProgram, String> {
+    catch("program link", || link_inner(input, true))
 }
 
 /// Inputs of a stage after the first with an explicit `layout(location)`
@@ -732,7 +823,7 @@ fn rename_located_inputs(pre: &mut prepass::Prepassed) {
         .extend(renames.into_iter().map(|(from, to)| (to, from)));
 }
 
-fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
+fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram, String> {
     if input.shaders.is_empty() {
         return Err("ERROR: Linking: no shaders attached\n".to_owned());
     }
@@ -837,6 +928,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
             },
             previous_writes: Some(&written),
             points_program,
+            provoking_first: provoking_first && *stage == Stage::Geometry,
         };
         if *stage == Stage::Vertex {
             // GL 4.6 §11.1.1: "all active vertex shader input variables are
@@ -921,6 +1013,7 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
 
     check_invariance(&parsed)?;
     check_compat_color_interpolation(&compat_varyings)?;
+    let shade_model_colors = shade_model_colors(&compat_varyings);
     check_global_initializers(&parsed)?;
     check_frag_coord_redeclarations(&parsed)?;
     check_local_size_declared(&parsed)?;
@@ -1028,17 +1121,32 @@ fn link_inner(input: &LinkInput) -> Result<LinkedProgram, String> {
         pre_fragment_stores: r.pre_fragment_stores,
         uniform_locations,
         info_log: log,
+        shade_model_colors,
         ..Default::default()
     };
-    if out
-        .uniforms
-        .iter()
-        .any(|u| prepass::is_hidden_uniform(&u.name))
-    {
+    // A program the implementation completed with its fixed-function
+    // vertex stage (a fragment shader alone in a compatibility context,
+    // `gl::shaders`) reads the matrix state there; those built-ins are
+    // not the application's active uniforms unless its own shaders name
+    // them (Mesa's internal fixed-function stage lists none either).
+    let internal = |src: &str| src == crate::gl::shaders::FIXED_FUNCTION_VS;
+    let completed = input.shaders.iter().any(|(_, s)| internal(s));
+    let hidden = |name: &str| {
+        prepass::is_hidden_uniform(name)
+            || (completed && name.starts_with("gl_") && {
+                let base = name.split(['[', '.']).next().unwrap_or(name);
+                !input
+                    .shaders
+                    .iter()
+                    .filter(|(_, s)| !internal(s))
+                    .any(|(_, s)| prepass::names_identifier(s, base))
+            })
+    };
+    if out.uniforms.iter().any(|u| hidden(&u.name)) {
         let mut remap = Vec::with_capacity(out.uniforms.len());
         let mut kept = Vec::new();
         for u in std::mem::take(&mut out.uniforms) {
-            if prepass::is_hidden_uniform(&u.name) {
+            if hidden(&u.name) {
                 remap.push(u32::MAX);
                 out.hidden_uniforms.push(u);
             } else {

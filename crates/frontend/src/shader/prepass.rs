@@ -996,6 +996,263 @@ fn size_initialized_uniform_arrays(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) for a geometry shader's
+/// output strips, on drivers that provoke with the last vertex: each
+/// `EmitVertex()` of a strip writes the `flat` outputs the vertex one
+/// (lines) or two (triangles) places back had, which makes the last
+/// vertex of every primitive carry its first vertex's flat values. The
+/// calls become `mgl_EmitVertex()` / `mgl_EndPrimitive()`, declared before
+/// the first declaration and defined at the end (line numbers kept). None
+/// when nothing changes: point output, no `flat` output, vertex streams,
+/// or a declaration this does not take apart.
+fn first_vertex_provokes(src: &str) -> Option<String> {
+    let toks = lex(src);
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let has = |name: &str| {
+        toks.iter()
+            .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
+    };
+    let back = if has("triangle_strip") {
+        2
+    } else if has("line_strip") {
+        1
+    } else {
+        return None;
+    };
+    if !has("EmitVertex") || has("EmitStreamVertex") || has("mgl_EmitVertex") {
+        return None;
+    }
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    // (type, name, array suffix) of each top-level `flat out` variable.
+    let mut flat: Vec<(String, String, String)> = Vec::new();
+    let mut first_statement: Option<usize> = None;
+    let (mut depth, mut start) = (0i32, 0usize);
+    for k in 0..sig.len() {
+        let t = text(sig[k]);
+        match t {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            _ => {}
+        }
+        if depth != 0 || !matches!(t, ";" | "}") {
+            continue;
+        }
+        let stmt: Vec<&str> = sig[start..k].iter().map(|&i| text(i)).collect();
+        let stmt_start = start;
+        start = k + 1;
+        first_statement.get_or_insert(stmt_start);
+        if t != ";" || !stmt.contains(&"flat") || !stmt.contains(&"out") {
+            continue;
+        }
+        if stmt.contains(&"{") {
+            return None; // an output block with flat members
+        }
+        // Qualifiers (layout(...) skipped), the type, then declarators.
+        let mut j = 0;
+        while j < stmt.len() {
+            match stmt[j] {
+                "layout" => {
+                    let close = stmt[j..].iter().position(|&s| s == ")")?;
+                    j += close + 1;
+                }
+                "flat" | "out" | "centroid" | "sample" | "invariant" | "precise" | "highp"
+                | "mediump" | "lowp" => j += 1,
+                _ => break,
+            }
+        }
+        let ty = *stmt.get(j)?;
+        if stmt.get(j + 1) == Some(&"[") {
+            return None; // `vec4[2] name`
+        }
+        j += 1;
+        while j < stmt.len() {
+            let name = stmt[j];
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                return None;
+            }
+            j += 1;
+            let mut suffix = String::new();
+            while stmt.get(j) == Some(&"[") {
+                let close = j + stmt[j..].iter().position(|&s| s == "]")?;
+                suffix.push_str(&stmt[j..=close].concat());
+                j = close + 1;
+            }
+            flat.push((ty.to_owned(), name.to_owned(), suffix));
+            match stmt.get(j) {
+                Some(&",") => j += 1,
+                None => {}
+                _ => return None,
+            }
+        }
+    }
+    if flat.is_empty() {
+        return None;
+    }
+    let insert_at = toks[sig[first_statement?]].start;
+    let mut out = String::with_capacity(src.len() + 512);
+    out.push_str(&src[..insert_at]);
+    out.push_str("void mgl_EmitVertex(); void mgl_EndPrimitive(); ");
+    let mut copied = insert_at;
+    for (i, tok) in toks.iter().enumerate() {
+        if tok.start < insert_at || tok.kind != Kind::Ident {
+            continue;
+        }
+        let to = match text(i) {
+            "EmitVertex" => "mgl_EmitVertex",
+            "EndPrimitive" => "mgl_EndPrimitive",
+            _ => continue,
+        };
+        out.push_str(&src[copied..tok.start]);
+        out.push_str(to);
+        copied = tok.end;
+    }
+    out.push_str(&src[copied..]);
+    out.push_str("\nint mgl_pv_count = 0;\n");
+    let (mut keep, mut put, mut shift) = (String::new(), String::new(), String::new());
+    for (ty, name, suffix) in &flat {
+        for d in 1..=back {
+            out.push_str(&format!("{ty} mgl_pv{d}_{name}{suffix};\n"));
+        }
+        keep.push_str(&format!(" {ty} mgl_cur_{name}{suffix} = {name};"));
+        put.push_str(&format!(" {name} = mgl_pv{back}_{name};"));
+        if back == 2 {
+            shift.push_str(&format!(" mgl_pv2_{name} = mgl_pv1_{name};"));
+        }
+        shift.push_str(&format!(" mgl_pv1_{name} = mgl_cur_{name};"));
+    }
+    out.push_str(&format!(
+        "void mgl_EmitVertex() {{{keep} if (mgl_pv_count >= {back}) {{{put} }} EmitVertex();{shift} mgl_pv_count += 1; }}\n"
+    ));
+    out.push_str("void mgl_EndPrimitive() { EndPrimitive(); mgl_pv_count = 0; }\n");
+    Some(out)
+}
+
+/// A structure defined inside an interface block (`uniform B { struct
+/// { vec2 pos; } info[4]; };`, which desktop GLSL and Mesa take but
+/// glslang refuses: "cannot nest a structure definition"): the definition
+/// moves in front of the block's declaration, named `mgl_block_struct<n>`
+/// when it had no name, and the member keeps only the type name. The moved
+/// text is joined onto one line so later line numbers do not change.
+fn hoist_block_struct_definitions(src: &str) -> Option<String> {
+    if !src.contains("struct") {
+        return None;
+    }
+    let toks = lex(src);
+    if toks
+        .iter()
+        .any(|t| t.kind == Kind::Directive && src[t.start..t.end].contains("struct"))
+    {
+        return None;
+    }
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let sig: Vec<usize> = (0..toks.len())
+        .filter(|&i| !matches!(toks[i].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    // (byte offset, text to insert) and (byte range, replacement).
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut anonymous = 0u32;
+    let (mut depth, mut statement_start) = (0i32, 0usize);
+    let mut block: Option<usize> = None; // byte offset where the block's declaration starts
+    let mut k = 0usize;
+    while k < sig.len() {
+        let t = text(sig[k]);
+        if depth == 0 && t == "{" {
+            // A block: `... uniform|buffer|in|out NAME {` (not `struct NAME {`,
+            // not a function body, which follows `)`).
+            let before = &sig[statement_start..k];
+            let is_block = k >= 1
+                && toks[sig[k - 1]].kind == Kind::Ident
+                && (k < 2 || text(sig[k - 2]) != "struct")
+                && before
+                    .iter()
+                    .any(|&i| matches!(text(i), "uniform" | "buffer" | "in" | "out"));
+            block = is_block.then(|| toks[sig[statement_start]].start);
+        }
+        match t {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    block = None;
+                }
+            }
+            _ => {}
+        }
+        if depth == 0 && matches!(t, ";" | "{" | "}") {
+            statement_start = k + 1;
+        }
+        // `struct [NAME] {` directly inside a block.
+        if let (Some(insert_at), 1, "struct") = (block, depth, t) {
+            let named = sig.get(k + 1).is_some_and(|&i| toks[i].kind == Kind::Ident);
+            let open = if named { k + 2 } else { k + 1 };
+            if sig.get(open).map(|&i| text(i)) != Some("{") {
+                k += 1;
+                continue;
+            }
+            let mut nest = 0i32;
+            let mut close = None;
+            for (m, &i) in sig.iter().enumerate().skip(open) {
+                match text(i) {
+                    "{" => nest += 1,
+                    "}" => {
+                        nest -= 1;
+                        if nest == 0 {
+                            close = Some(m);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let close = close?;
+            let name = if named {
+                text(sig[k + 1]).to_owned()
+            } else {
+                anonymous += 1;
+                format!("mgl_block_struct{anonymous}")
+            };
+            // The definition on one line: every token of the body, spaces
+            // and comments as one space.
+            let mut def = format!("struct {name} ");
+            for tok in &toks[sig[open]..=sig[close]] {
+                if matches!(tok.kind, Kind::Space | Kind::Comment) {
+                    if !def.ends_with(' ') {
+                        def.push(' ');
+                    }
+                } else {
+                    def.push_str(&src[tok.start..tok.end]);
+                }
+            }
+            def.push_str("; ");
+            edits.push((insert_at, insert_at, def));
+            // In the block: the type name, then the line breaks the
+            // definition had.
+            let (from, to) = (toks[sig[k]].start, toks[sig[close]].end);
+            let breaks = src[from..to].matches('\n').count();
+            edits.push((from, to, format!("{name}{}", "\n".repeat(breaks))));
+            k = close + 1;
+            continue;
+        }
+        k += 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    // Inserts at one offset keep their order; ranges never overlap.
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(src.len() + 64);
+    let mut copied = 0;
+    for (from, to, with) in edits {
+        out.push_str(&src[copied..from]);
+        out.push_str(&with);
+        copied = to;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 /// GLSL 1.10/1.20 built-in functions a shader may redefine (1.30 made
 /// that an error). The texture lookups are left out: the pre-pass lowers
 /// them before glslang sees them.
@@ -1409,6 +1666,9 @@ pub(crate) struct LinkView<'a> {
     /// measurably slowed per-draw uniform-range binds on llvmpipe; one
     /// more member of an existing block costs nothing per draw).
     pub points_program: bool,
+    /// The geometry-shader variant for glProvokingVertex(GL_FIRST_VERTEX_
+    /// CONVENTION) (`first_vertex_provokes`).
+    pub provoking_first: bool,
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -1442,6 +1702,14 @@ pub(crate) fn prepass_linked(
     let src = hoisted.as_deref().unwrap_or(src);
     let sized = size_initialized_uniform_arrays(src);
     let src = sized.as_deref().unwrap_or(src);
+    let unnested = hoist_block_struct_definitions(src);
+    let src = unnested.as_deref().unwrap_or(src);
+    let provoked = if link.provoking_first && stage == Stage::Geometry {
+        first_vertex_provokes(src)
+    } else {
+        None
+    };
+    let src = provoked.as_deref().unwrap_or(src);
     let toks = lex(src);
     let version = parse_version(src, &toks)?;
     let es = version.profile == "es";
@@ -1497,6 +1765,19 @@ pub(crate) fn prepass_linked(
         // GL_ARB_shader_storage_buffer_object only in a profile, which
         // GLSL 1.50 is the first to have.
         "150".to_owned()
+    } else if version.number < 330
+        && toks.iter().any(|t| {
+            t.kind == Kind::Ident
+                && matches!(
+                    &src[t.start..t.end],
+                    "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat"
+                )
+        })
+    {
+        // The bit-encoding built-ins (GL_ARB_shader_bit_encoding, also in
+        // GL_ARB_gpu_shader5), which Mesa gives earlier versions through
+        // those extensions: glslang declares them from GLSL 3.30 on.
+        "330".to_owned()
     } else if version.number < 140 {
         "140".to_owned()
     } else if version.number == 140 || compat || version.profile.is_empty() {
@@ -2129,6 +2410,14 @@ pub(crate) fn prepass_linked(
         // exposes GL_ARB_shader_storage_buffer_object, enabled or not;
         // glslang needs the extensions named.
         inject.push_str("#extension GL_ARB_shader_storage_buffer_object : enable\n#extension GL_ARB_shading_language_420pack : enable\n");
+    }
+    if !es && version.number < 400 && names_extension(src, &toks, "GL_ARB_shader_image_load_store")
+    {
+        // GL_ARB_shader_image_load_store lets image arrays be indexed
+        // with dynamically uniform expressions (Mesa takes them); glslang
+        // allows non-constant indexing of opaque arrays before GLSL 4.00
+        // only with GL_ARB_gpu_shader5.
+        inject.push_str("#extension GL_ARB_gpu_shader5 : enable\n");
     }
     if !es && version.number < 440 && names_extension(src, &toks, "GL_ARB_separate_shader_objects")
     {
@@ -2908,5 +3197,71 @@ mod initialized_array_tests {
             Some(" in vec4 gl_FragCoord;")
         );
         assert_eq!(strip("in vec4 gl_FragCoord;"), None);
+    }
+}
+
+#[cfg(test)]
+mod block_struct_tests {
+    use super::hoist_block_struct_definitions as hoist;
+
+    #[test]
+    fn struct_defined_in_a_block_moves_before_it() {
+        let src = "layout(std140) uniform;\nuniform ub {\n   struct {\n      vec2 pos; // p\n      vec4 color;\n   } info[4];\n   float k;\n};\nvoid main() {}\n";
+        let out = hoist(src).unwrap();
+        assert_eq!(out.lines().count(), src.lines().count(), "{out}");
+        assert!(
+            out.contains("\nstruct mgl_block_struct1 { vec2 pos; vec4 color; }; uniform ub {\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("   mgl_block_struct1\n\n\n info[4];\n   float k;"),
+            "{out}"
+        );
+        // A named one keeps its name; two in one block keep their order.
+        let two = hoist("uniform B { struct S { float a; } s; struct { int b; } t; };").unwrap();
+        assert_eq!(
+            two,
+            "struct S { float a; }; struct mgl_block_struct1 { int b; }; uniform B { S s; mgl_block_struct1 t; };"
+        );
+        // Structs outside blocks, and struct-typed members, are left alone.
+        assert_eq!(hoist("struct S { float a; };\nuniform B { S s; };"), None);
+        assert_eq!(hoist("void main() { struct T { int x; } t; }"), None);
+    }
+}
+
+#[cfg(test)]
+mod first_vertex_tests {
+    use super::first_vertex_provokes as rewrite;
+
+    #[test]
+    fn emit_vertex_delays_flat_outputs_and_keeps_lines() {
+        let src = "#version 150\nlayout(lines_adjacency) in;\nlayout(line_strip, max_vertices = 2) out;\nflat out vec4 a, b[2];\nout vec4 smooth_one;\nvoid main() {\n  EmitVertex();\n  EndPrimitive();\n}\n";
+        let out = rewrite(src).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[1],
+            "void mgl_EmitVertex(); void mgl_EndPrimitive(); layout(lines_adjacency) in;"
+        );
+        assert_eq!(lines[6], "  mgl_EmitVertex();");
+        assert_eq!(lines[7], "  mgl_EndPrimitive();");
+        assert!(out.contains("vec4 mgl_pv1_b[2];"), "{out}");
+        assert!(
+            !out.contains("mgl_pv2_"),
+            "lines look one vertex back: {out}"
+        );
+        assert!(
+            out.contains("if (mgl_pv_count >= 1) { a = mgl_pv1_a; b = mgl_pv1_b; }"),
+            "{out}"
+        );
+        assert!(!out.contains("smooth_one ="), "{out}");
+        // Triangles look two back; points, streams and no flat output: none.
+        let tri = src.replace("line_strip", "triangle_strip");
+        assert!(rewrite(&tri).unwrap().contains("mgl_pv2_a = mgl_pv1_a;"));
+        assert_eq!(rewrite(&src.replace("line_strip", "points")), None);
+        assert_eq!(rewrite(&src.replace("flat out vec4 a, b[2];", "")), None);
+        assert_eq!(
+            rewrite(&src.replace("EmitVertex();\n", "EmitStreamVertex(0);\n")),
+            None
+        );
     }
 }

@@ -424,6 +424,44 @@ impl Module {
     }
 }
 
+/// `words` with a `Flat` decoration on each global variable of storage
+/// class `storage` named in `names` that has no interpolation decoration
+/// yet (`Flat`, `NoPerspective`); None when no variable gained one.
+/// glShadeModel(GL_FLAT) variants of a program's colour varyings
+/// (`LinkedProgram::flat_shaded_spirv`).
+pub(crate) fn decorate_flat(words: &[u32], names: &[&str], storage: u32) -> Option<Vec<u32>> {
+    const FLAT: u32 = 14;
+    const NO_PERSPECTIVE: u32 = 13;
+    let m = Module::parse(words.to_vec()).ok()?;
+    let ids: Vec<u32> = m
+        .variables
+        .iter()
+        .filter(|v| v.storage == storage)
+        .filter(|v| {
+            m.names
+                .get(&v.id)
+                .is_some_and(|n| names.contains(&n.as_str()))
+        })
+        .filter(|v| {
+            !m.decorations
+                .get(&v.id)
+                .is_some_and(|d| d.iter().any(|(k, _)| matches!(*k, FLAT | NO_PERSPECTIVE)))
+        })
+        .map(|v| v.id)
+        .collect();
+    if ids.is_empty() {
+        return None;
+    }
+    let pos = m.annotation_end.min(m.words.len());
+    let mut out = m.words;
+    let inst: Vec<u32> = ids
+        .iter()
+        .flat_map(|&id| [(3u32 << 16) | u32::from(op::DECORATE), id, FLAT])
+        .collect();
+    out.splice(pos..pos, inst);
+    Some(out)
+}
+
 /// `precise` through the GLSL.std.450 built-ins: glslang decorates the
 /// arithmetic instructions a `precise` value is computed by with
 /// `NoContraction` but not the extended instructions among them

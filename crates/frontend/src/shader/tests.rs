@@ -1484,6 +1484,183 @@ fn geometry_varyings_pack_before_each_emit() {
     assert_eq!(p.varying_locations, 6);
 }
 
+/// glShadeModel(GL_FLAT): colour varyings read without an interpolation
+/// qualifier get a flat variant (both sides of the interface, so GLES sees
+/// matching `flat` qualifiers); explicitly qualified ones and other
+/// varyings keep theirs.
+#[test]
+fn shade_model_flat_variant_of_colour_varyings() {
+    let vs = "#version 110
+varying vec4 other;
+void main() { gl_Position = gl_Vertex; gl_FrontColor = gl_Color; gl_FrontSecondaryColor = gl_Color; other = gl_Color; }
+";
+    let fs = "#version 110
+varying vec4 other;
+void main() { gl_FragColor = gl_Color + gl_SecondaryColor + other; }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    assert_eq!(
+        p.shade_model_colors,
+        [
+            "mgl_FrontColor",
+            "mgl_BackColor",
+            "mgl_FrontSecondaryColor",
+            "mgl_BackSecondaryColor"
+        ]
+    );
+    let flat = p.flat_shaded_spirv(&p.stage_spirv).expect("a flat variant");
+    let is_flat = |words: &[u32], name: &str, storage: u32| {
+        let m = Module::parse(words.to_vec()).unwrap();
+        let v = m
+            .variables
+            .iter()
+            .find(|v| v.storage == storage && m.names.get(&v.id).map(String::as_str) == Some(name))
+            .unwrap_or_else(|| panic!("{name} declared"));
+        m.decorations
+            .get(&v.id)
+            .is_some_and(|d| d.iter().any(|(k, _)| *k == 14))
+    };
+    let (vs_words, fs_words) = (
+        flat[Stage::Vertex.index()].as_ref().unwrap(),
+        flat[Stage::Fragment.index()].as_ref().unwrap(),
+    );
+    for name in ["mgl_FrontColor", "mgl_FrontSecondaryColor"] {
+        assert!(
+            is_flat(vs_words, name, spirv::storage::OUTPUT),
+            "{name} out"
+        );
+        assert!(is_flat(fs_words, name, spirv::storage::INPUT), "{name} in");
+        let plain = p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap();
+        assert!(
+            !is_flat(plain, name, spirv::storage::INPUT),
+            "{name} smooth by default"
+        );
+    }
+    assert!(!is_flat(fs_words, "other", spirv::storage::INPUT));
+    for words in flat.iter().flatten() {
+        validate(words);
+        let _ = to_essl(words);
+    }
+
+    // An explicit qualifier wins over the shade model.
+    let vs = "#version 130
+smooth out vec4 gl_FrontColor;
+in vec4 pos;
+void main() { gl_Position = pos; gl_FrontColor = vec4(1.0); }
+";
+    let fs = "#version 130
+smooth in vec4 gl_Color;
+out vec4 o;
+void main() { o = gl_Color; }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("links");
+    assert!(p.shade_model_colors.is_empty());
+    assert!(p.flat_shaded_spirv(&p.stage_spirv).is_none());
+}
+
+/// glProvokingVertex(GL_FIRST_VERTEX_CONVENTION) with a geometry shader:
+/// the variant links (flat outputs, arrays among them, delayed by one or
+/// two vertices) with the plain link's interface; point output or no flat
+/// output leave the geometry stage as it was.
+#[test]
+fn first_vertex_geometry_variant_links() {
+    let vs = "#version 150
+in vec4 pos;
+out vec4 c;
+void main() { gl_Position = pos; c = pos; }
+";
+    let fs = "#version 150
+flat in vec4 gc;
+flat in int gi[2];
+out vec4 o;
+void main() { o = gc + float(gi[1]); }
+";
+    let gs = |out: &str| {
+        format!(
+            "#version 150
+layout(triangles) in;
+layout({out}, max_vertices = 3) out;
+in vec4 c[];
+flat out vec4 gc; flat out int gi[2];
+void main() {{
+  for (int k = 0; k < 3; k++) {{ gc = c[k]; gi[0] = k; gi[1] = k; gl_Position = gl_in[k].gl_Position; EmitVertex(); }}
+  EndPrimitive();
+}}
+"
+        )
+    };
+    for (out, changes) in [
+        ("triangle_strip", true),
+        ("line_strip", true),
+        ("points", false),
+    ] {
+        let src = gs(out);
+        let shaders = [
+            (Stage::Vertex, vs),
+            (Stage::Geometry, src.as_str()),
+            (Stage::Fragment, fs),
+        ];
+        let input = LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+            varying_limit: 0,
+        };
+        let plain = link(&input).expect("plain link");
+        let first = link_provoking_first(&input).expect("first-vertex variant links");
+        assert!(first.same_interface(&plain), "{out}");
+        let g = Stage::Geometry.index();
+        assert_eq!(
+            first.stage_spirv[g] != plain.stage_spirv[g],
+            changes,
+            "{out}"
+        );
+        validate_all(&first);
+        let _ = to_essl(first.stage_spirv[g].as_ref().unwrap());
+    }
+}
+
+/// GL_ARB_shader_image_load_store lets a GLSL 1.50 shader index an image
+/// array with a dynamically uniform expression (glslang wants
+/// GL_ARB_gpu_shader5 for that before 4.00).
+#[test]
+fn image_arrays_take_dynamically_uniform_indices() {
+    let vs = "#version 150
+in vec4 pos;
+void main() { gl_Position = pos; }
+";
+    let fs = "#version 150
+#extension GL_ARB_shader_image_load_store : enable
+layout(r32ui) uniform uimage2D imgs[4];
+uniform int u;
+out uvec4 o;
+void main() { o = imageLoad(imgs[(u + 1) % 4], ivec2(0)); }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("dynamic image array index links");
+    validate_all(&p);
+}
+
+/// The bit-encoding built-ins in a GLSL 1.30 source (through
+/// GL_ARB_shader_bit_encoding / GL_ARB_gpu_shader5, as Mesa takes them).
+#[test]
+fn bit_encoding_builtins_before_glsl_330() {
+    let vs = "#version 130
+#extension GL_ARB_shader_bit_encoding : enable
+in vec4 pos;
+flat out uint bits;
+void main() { gl_Position = pos; bits = floatBitsToUint(pos.x) ^ uint(floatBitsToInt(intBitsToFloat(1))); }
+";
+    let fs = "#version 130
+flat in uint bits;
+out vec4 o;
+void main() { o = vec4(uintBitsToFloat(bits)); }
+";
+    let p = link_vs_fs(vs, fs, &[]).expect("bit-encoding built-ins link");
+    validate_all(&p);
+}
+
 #[test]
 fn default_uniform_declarations_are_told_from_blocks_and_opaque_types() {
     use super::prepass::declares_default_uniform as d;
