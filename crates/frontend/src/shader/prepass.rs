@@ -61,6 +61,12 @@ pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
 /// (`LinkedProgram::hidden_uniforms`).
 pub(crate) const CLIP_PLANE: &str = "mgl_ClipPlane";
 
+/// The fragment outputs at locations 1.. that repeat `gl_FragColor` for
+/// draw buffers 1.. (see `prepass`); not listed as program outputs.
+pub(crate) const FRAG_COLOR_BROADCAST: &str = "mgl_FragColorB";
+/// Their count: GL_MAX_DRAW_BUFFERS less draw buffer 0.
+const FRAG_COLOR_BROADCAST_LEN: usize = crate::context::MAX_DRAW_BUFFERS - 1;
+
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
 pub(crate) struct Prepassed {
@@ -1347,6 +1353,23 @@ fn emits_points(src: &str, toks: &[Tok]) -> bool {
     })
 }
 
+/// Whether the source declares a global `out` variable (not an `out`
+/// function parameter): a fragment shader with user outputs.
+fn declares_global_out(src: &str, toks: &[Tok]) -> bool {
+    let (mut braces, mut parens) = (0i32, 0i32);
+    toks.iter().any(|t| {
+        match (t.kind, &src[t.start..t.end]) {
+            (Kind::Punct, "{") => braces += 1,
+            (Kind::Punct, "}") => braces -= 1,
+            (Kind::Punct, "(") => parens += 1,
+            (Kind::Punct, ")") => parens -= 1,
+            (Kind::Ident, "out" | "inout") => return braces == 0 && parens == 0,
+            _ => {}
+        }
+        false
+    })
+}
+
 /// The size in a redeclaration `vec4 <name>[N]`, if any.
 fn redeclared_array_size(src: &str, toks: &[Tok], name: &str) -> Option<u32> {
     let text = |k: usize| &src[toks[k].start..toks[k].end];
@@ -1605,6 +1628,18 @@ pub(crate) fn prepass_linked(
     // point coordinate (GL_COORD_REPLACE).
     let texcoord_replace =
         legacy && !es && stage == Stage::Fragment && defines_main && ident("gl_TexCoord");
+    // GL 4.6 compatibility §17.4.1 (and GLSL 1.10 §7.2): what a shader
+    // writes to gl_FragColor goes to every enabled draw buffer. Draw
+    // buffer i is fragment output location i on both backends, so main()
+    // becomes mgl_main() and a new main() copies mgl_FragColor (location 0)
+    // to `FRAG_COLOR_BROADCAST` (locations 1..). Not where the shader
+    // also declares outputs (which it may not write then, GLSL 1.30
+    // §7.2): those take the free locations.
+    let frag_color_broadcast = !es
+        && stage == Stage::Fragment
+        && defines_main
+        && ident("gl_FragColor")
+        && !declares_global_out(src, &toks);
     let texcoord_count = if texcoord_replace {
         redeclared_array_size(src, &toks, "gl_TexCoord").unwrap_or(8)
     } else {
@@ -1715,6 +1750,7 @@ pub(crate) fn prepass_linked(
                 let mut replacement: Option<String> = None;
                 if (clip_vertex_wrapper
                     || texcoord_replace
+                    || frag_color_broadcast
                     || (point_size && stage == Stage::Vertex))
                     && text == "main"
                 {
@@ -2107,15 +2143,23 @@ pub(crate) fn prepass_linked(
     if stage == Stage::Vertex && !epilogue.is_empty() {
         out.push_str(&format!("\nvoid main() {{\n  mgl_main();\n{epilogue}}}\n"));
     }
-    if texcoord_replace {
-        wrapper_helper.push_str(&format!("vec4 mgl_TexCoordR[{texcoord_count}];\n"));
+    if stage == Stage::Fragment && (texcoord_replace || frag_color_broadcast) {
         out.push_str("\nvoid main() {\n");
-        for k in 0..texcoord_count {
-            out.push_str(&format!(
-                "  mgl_TexCoordR[{k}] = ((int({POINTS}.z) >> {k}) & 1) != 0 ? vec4(mgl_pointcoord(), 0.0, 1.0) : mgl_TexCoord[{k}];\n"
-            ));
+        if texcoord_replace {
+            wrapper_helper.push_str(&format!("vec4 mgl_TexCoordR[{texcoord_count}];\n"));
+            for k in 0..texcoord_count {
+                out.push_str(&format!(
+                    "  mgl_TexCoordR[{k}] = ((int({POINTS}.z) >> {k}) & 1) != 0 ? vec4(mgl_pointcoord(), 0.0, 1.0) : mgl_TexCoord[{k}];\n"
+                ));
+            }
         }
-        out.push_str("  mgl_main();\n}\n");
+        out.push_str("  mgl_main();\n");
+        if frag_color_broadcast && uses_frag_color {
+            for k in 0..FRAG_COLOR_BROADCAST_LEN {
+                out.push_str(&format!("  {FRAG_COLOR_BROADCAST}[{k}] = mgl_FragColor;\n"));
+            }
+        }
+        out.push_str("}\n");
     }
     // Declarations injected right after the #version line.
     let mut inject = String::new();
@@ -2166,6 +2210,15 @@ pub(crate) fn prepass_linked(
     }
     if uses_frag_color {
         inject.push_str(&format!("out {prec}vec4 mgl_FragColor;\n"));
+        if frag_color_broadcast {
+            if version.number < 330 {
+                // #extension before any declaration.
+                inject.insert_str(0, "#extension GL_ARB_explicit_attrib_location : enable\n");
+            }
+            inject.push_str(&format!(
+                "layout(location = 1) out {prec}vec4 {FRAG_COLOR_BROADCAST}[{FRAG_COLOR_BROADCAST_LEN}];\n"
+            ));
+        }
     }
     if frag_data_max.is_some() || frag_data_dynamic {
         let n = if frag_data_dynamic {

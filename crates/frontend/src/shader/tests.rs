@@ -359,6 +359,39 @@ fn legacy_errors_keep_line_numbers() {
     );
 }
 
+/// GL 4.6 compatibility §17.4.1: gl_FragColor reaches every draw buffer,
+/// i.e. every fragment output location; the copies stay hidden.
+#[test]
+fn frag_color_is_broadcast_to_every_draw_buffer() {
+    let fs = "#version 110\nuniform vec4 c;\nvoid main() {\n  if (c.x > 2.0) { gl_FragColor = c; return; }\n  gl_FragColor = c * 0.5;\n}\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    assert_eq!(p.outputs.len(), 1, "{:?}", p.outputs);
+    assert_eq!(p.outputs[0].location, 0);
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColor", 3), Some(0));
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), Some(1));
+    let essl = to_essl(words);
+    for k in 0..7 {
+        assert!(essl.contains(&format!("mgl_FragColorB[{k}] = ")), "{essl}");
+    }
+    // Core outputs are not broadcast: `out vec4 color` is location 0 alone.
+    let p = link_vs_fs(VS_330, FS_330, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+    // A declared (unwritten) user output keeps its free location 1.
+    let vs = "#version 130\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 130\nout vec4 color;\nvoid f(out vec4 x) { x = vec4(1.0); }\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+    // gl_FragData is not broadcast either.
+    let fs = "#version 120\nvoid main() { gl_FragData[0] = vec4(1.0); }\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+}
+
 #[test]
 fn frag_data_and_shadow() {
     let vs = "#version 120\nattribute vec4 p;\nvarying vec3 c;\nvoid main() { c = p.xyz; gl_Position = p; }\n";
