@@ -173,7 +173,20 @@ pub(super) fn copy_tex_image(
     if failed {
         return;
     }
-    copy_tex_sub_image(gl, 2, target, level, [0, 0, 0], src, width, height);
+    // A border (compatibility profile, validated above) is dropped as
+    // `tex_image` drops it: the level is the inner rectangle.
+    let strip = super::textures::BorderStrip::new(2, target, border);
+    let (bx, by) = (i32::from(strip.x), i32::from(strip.y));
+    copy_tex_sub_image(
+        gl,
+        2,
+        target,
+        level,
+        [0, 0, 0],
+        [src[0].saturating_add(bx), src[1].saturating_add(by)],
+        width - 2 * bx,
+        height - 2 * by,
+    );
 }
 
 /// What a texture level's format reads from: the read format whose source
