@@ -133,9 +133,7 @@ pub(super) fn copy_tex_image(
     height: i32,
     border: i32,
 ) {
-    // Rectangle textures as `copy_tex_sub_image` (refused before the level
-    // is touched).
-    if !valid_image_target(target, 2) || target == glow::TEXTURE_RECTANGLE {
+    if !valid_image_target(target, 2) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let fb = match read_framebuffer(gl) {
@@ -217,11 +215,13 @@ pub(super) fn copy_tex_sub_image(
     width: i32,
     height: i32,
 ) {
-    if !valid_image_target(target, dims) || target == glow::TEXTURE_RECTANGLE {
+    if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let [xoff, yoff, zoff] = offset;
-    if level < 0 || width < 0 || height < 0 || xoff < 0 || yoff < 0 || zoff < 0 {
+    // A rectangle texture has level 0 alone (GL 4.6 §8.6, §8.5).
+    let rect_level = target == glow::TEXTURE_RECTANGLE && level != 0;
+    if level < 0 || rect_level || width < 0 || height < 0 || xoff < 0 || yoff < 0 || zoff < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let fb = match read_framebuffer(gl) {

@@ -1190,7 +1190,11 @@ pub unsafe extern "C" fn glCopyTextureSubImage2D(
 ) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         with_texture(gl, texture, |gl, target| {
-            if !matches!(target, glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY) {
+            // GL 4.6 §8.6: 2D, 1D-array and rectangle textures.
+            if !matches!(
+                target,
+                glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_RECTANGLE
+            ) {
                 gl_err!(gl, glow::INVALID_OPERATION);
             }
             super::copy_texture::copy_tex_sub_image(
