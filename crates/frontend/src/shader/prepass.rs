@@ -1474,6 +1474,10 @@ pub(crate) fn prepass_linked(
         version.number < 140 || compat
     };
     let rename_reserved = !es && version.number < 130;
+    // ARB_texture_cube_map_array gives GLSL 1.10/1.20 the GLSL 1.30 lookup
+    // names for its samplers: those stay built-ins there.
+    let cube_array_lookups =
+        rename_reserved && names_extension(src, &toks, "GL_ARB_texture_cube_map_array");
     let redefined = if rename_reserved {
         redefined_builtins(src, &toks)
     } else {
@@ -1986,6 +1990,8 @@ pub(crate) fn prepass_linked(
                         && is_reserved_in_140(text)
                         // GLSL 1.20 has these two built in already.
                         && !(version.number >= 120 && matches!(text, "outerProduct" | "transpose"))
+                        && !(cube_array_lookups
+                            && matches!(text, "texture" | "textureLod" | "textureGrad" | "textureSize"))
                     {
                         let new = format!("mgl_r_{text}");
                         if !renames.iter().any(|(n, _)| *n == new) {

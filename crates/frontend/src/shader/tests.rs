@@ -392,6 +392,17 @@ fn frag_color_is_broadcast_to_every_draw_buffer() {
     assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
 }
 
+/// ARB_texture_cube_map_array in GLSL 1.10: `texture()` & co. are its
+/// built-in lookups, not user names to rename.
+#[test]
+fn cube_map_array_lookups_in_glsl_110() {
+    let fs = "#extension GL_ARB_texture_cube_map_array : enable\nuniform samplerCubeArray tex;\nvoid main() {\n  gl_FragColor = texture(tex, gl_TexCoord[0]) + textureLod(tex, vec4(1.0), 0.0) + vec4(textureSize(tex, 0), 0.0);\n}\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    // Without the extension `texture` is still a GLSL 1.10 user name.
+    let fs = "float texture(float x) { return x; }\nvoid main() { gl_FragColor = vec4(texture(1.0)); }\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn frag_data_and_shadow() {
     let vs = "#version 120\nattribute vec4 p;\nvarying vec3 c;\nvoid main() { c = p.xyz; gl_Position = p; }\n";
