@@ -433,3 +433,135 @@ pub unsafe fn check_depth_get_tex_image() {
         }
     }
 }
+
+/// A 16x16 framebuffer whose depth and stencil are one DEPTH24_STENCIL8
+/// renderbuffer (bound for drawing and reading); its name.
+unsafe fn depth_stencil_fbo() -> u32 {
+    // SAFETY: a context is current; the names are ours.
+    unsafe {
+        let mut rb = 0;
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, 16, 16);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        for att in [glow::DEPTH_ATTACHMENT, glow::STENCIL_ATTACHMENT] {
+            fb::glFramebufferRenderbuffer(glow::FRAMEBUFFER, att, glow::RENDERBUFFER, rb);
+        }
+        f
+    }
+}
+
+/// GL 4.6 §18.3.1: a depth-only blit between depth/stencil images leaves
+/// the destination's stencil alone (lavapipe zeroes it without the Vulkan
+/// backend's workaround).
+pub unsafe fn check_depth_only_blit_keeps_stencil() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // every read writes one value into the buffer given.
+    unsafe {
+        let src = depth_stencil_fbo();
+        state::glClearDepth(0.5);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        let dst = depth_stencil_fbo();
+        state::glClearDepth(0.0);
+        state::glClearStencil(0xfe);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, src);
+        fb::glBlitFramebuffer(
+            8,
+            8,
+            16,
+            16,
+            0,
+            0,
+            8,
+            8,
+            glow::DEPTH_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        no_gl_error("depth-only blit");
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, dst);
+        for (x, y, depth) in [(1, 1, 0.5f32), (12, 12, 0.0)] {
+            let mut s = [0u8; 4];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::STENCIL_INDEX,
+                glow::UNSIGNED_BYTE,
+                s.as_mut_ptr().cast(),
+            );
+            assert_eq!(s[0], 0xfe, "stencil at ({x}, {y})");
+            let mut d = [0f32; 1];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                d.as_mut_ptr().cast(),
+            );
+            assert!((d[0] - depth).abs() < 1e-4, "depth at ({x}, {y}): {}", d[0]);
+        }
+        no_gl_error("read-back");
+    }
+}
+
+/// The stencil-only twin of `check_depth_only_blit_keeps_stencil`.
+pub unsafe fn check_stencil_only_blit_keeps_depth() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // every read writes one value into the buffer given.
+    unsafe {
+        let src = depth_stencil_fbo();
+        state::glClearDepth(0.5);
+        state::glClearStencil(0x12);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        let dst = depth_stencil_fbo();
+        state::glClearDepth(0.25);
+        state::glClearStencil(0xfe);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, src);
+        fb::glBlitFramebuffer(
+            8,
+            8,
+            16,
+            16,
+            0,
+            0,
+            8,
+            8,
+            glow::STENCIL_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        no_gl_error("stencil-only blit");
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, dst);
+        for (x, y, stencil) in [(1, 1, 0x12u8), (12, 12, 0xfe)] {
+            let mut s = [0u8; 4];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::STENCIL_INDEX,
+                glow::UNSIGNED_BYTE,
+                s.as_mut_ptr().cast(),
+            );
+            assert_eq!(s[0], stencil, "stencil at ({x}, {y})");
+            let mut d = [0f32; 1];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                d.as_mut_ptr().cast(),
+            );
+            assert!((d[0] - 0.25).abs() < 1e-4, "depth at ({x}, {y}): {}", d[0]);
+        }
+        no_gl_error("read-back");
+    }
+}
