@@ -598,6 +598,7 @@ impl Cx<'_> {
     fn bind_draw(&mut self) {
         if !self.ctx.draw_default {
             self.refresh_draw_fbo();
+            self.ctx.fbo_written = true;
         }
         let fb = self.draw_target();
         self.ctx.shadow.bind_draw_fb(self.gl, fb);
@@ -3257,6 +3258,17 @@ impl Context for GlesBackend {
         let Some(cx) = self.program_setup("dispatch_compute", true) else {
             return;
         };
+        // Emulation: rendering into a texture and then fetching it in a
+        // compute shader needs no barrier in GL (or GLES), but llvmpipe's
+        // GLES (Mesa 22.3) runs the dispatch before the binned clear or
+        // draw when the program and its textures are the ones already
+        // bound, so the shader reads the old texels. A flush after
+        // framebuffer writes orders them first (tilers submit the pass
+        // there anyway).
+        if std::mem::take(&mut cx.ctx.fbo_written) {
+            // SAFETY: a plain flush of this context.
+            unsafe { cx.gl.flush() };
+        }
         // SAFETY: a dispatch of the bound compute program, counts checked
         // against the driver's limits.
         unsafe { cx.gl.dispatch_compute(x, y, z) };
