@@ -3260,14 +3260,14 @@ impl Context for GlesBackend {
         };
         // Emulation: rendering into a texture and then fetching it in a
         // compute shader needs no barrier in GL (or GLES), but llvmpipe's
-        // GLES (Mesa 22.3) runs the dispatch before the binned clear or
-        // draw when the program and its textures are the ones already
-        // bound, so the shader reads the old texels. A flush after
-        // framebuffer writes orders them first (tilers submit the pass
-        // there anyway).
-        if std::mem::take(&mut cx.ctx.fbo_written) {
-            // SAFETY: a plain flush of this context.
-            unsafe { cx.gl.flush() };
+        // GLES (Mesa 22.3) starts the dispatch without waiting for the
+        // binned clears and draws still being rasterised (when the program
+        // and its textures are the ones already bound), so the shader reads
+        // old texels. On CPU rasterisers the framebuffer writes are
+        // finished first; GPU drivers order them themselves.
+        if std::mem::take(&mut cx.ctx.fbo_written) && cx.f.software {
+            // SAFETY: a plain wait on this context's work.
+            unsafe { cx.gl.finish() };
         }
         // SAFETY: a dispatch of the bound compute program, counts checked
         // against the driver's limits.

@@ -16,7 +16,8 @@
 //!   under their original name.
 //! - every fragment shader: `gl_FragColor` → `out vec4 mgl_FragColor`,
 //!   `gl_FragData[n]` → `out vec4 mgl_FragData[N]` (N = highest constant
-//!   index + 1, or 4 when indexed dynamically).
+//!   index + 1, or GL_MAX_DRAW_BUFFERS when indexed dynamically);
+//!   `gl_FragColor` also reaches draw buffers 1.. (hidden outputs).
 //! - `layout(packed)` / `layout(shared)` → `std140` (a valid choice for both;
 //!   Vulkan rejects them).
 //! - `gl_DepthRange` (a core built-in uniform that SPIR-V has no place
@@ -2227,8 +2228,11 @@ pub(crate) fn prepass_linked(
         }
     }
     if frag_data_max.is_some() || frag_data_dynamic {
+        // Indexed dynamically: gl_FragData[gl_MaxDrawBuffers], as GLSL
+        // declares it.
         let n = if frag_data_dynamic {
-            frag_data_max.map_or(4, |m| (m + 1).max(4))
+            let all = crate::context::MAX_DRAW_BUFFERS as u32;
+            frag_data_max.map_or(all, |m| (m + 1).max(all))
         } else {
             frag_data_max.unwrap_or(0) + 1
         };

@@ -385,6 +385,11 @@ fn frag_color_is_broadcast_to_every_draw_buffer() {
     let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
     let words = p.stage_spirv[4].as_ref().unwrap();
     assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+    // gl_FragData indexed dynamically has GL_MAX_DRAW_BUFFERS elements.
+    let fs = "#version 120\nuniform int n;\nvoid main() { for (int i = 0; i < n; i++) gl_FragData[i] = vec4(1.0); }\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.outputs.len(), 1, "{:?}", p.outputs);
+    assert_eq!(p.outputs[0].array_size, 8);
     // gl_FragData is not broadcast either.
     let fs = "#version 120\nvoid main() { gl_FragData[0] = vec4(1.0); }\n";
     let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
