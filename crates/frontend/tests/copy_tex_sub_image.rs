@@ -230,3 +230,42 @@ fn rectangle_and_bordered_copies() {
         assert_eq!(texels(glow::TEXTURE_2D, 2), [GREEN, RED]);
     }
 }
+
+/// 1D textures: glCopyTexImage1D defines the level from one row,
+/// glCopyTexSubImage1D and glCopyTextureSubImage1D copy into it.
+#[test]
+fn one_dimensional_copies() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context();
+        red_source_with_green_origin();
+        state::glDisable(glow::SCISSOR_TEST);
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_1D, tex);
+        ct::glCopyTexImage1D(glow::TEXTURE_1D, 0, glow::RGBA8, 0, 0, 3, 0);
+        no_gl_error("glCopyTexImage1D");
+        let mut w = 0;
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_1D, 0, glow::TEXTURE_WIDTH, &mut w);
+        assert_eq!(w, 3);
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [GREEN, RED, RED]);
+        ct::glCopyTexSubImage1D(glow::TEXTURE_1D, 0, 2, 0, 0, 1);
+        no_gl_error("glCopyTexSubImage1D");
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [GREEN, RED, GREEN]);
+        mobilegl::gl::dsa::glCopyTextureSubImage1D(tex, 0, 0, 1, 0, 1);
+        no_gl_error("glCopyTextureSubImage1D");
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [RED, RED, GREEN]);
+        ct::glCopyTexSubImage1D(glow::TEXTURE_1D, 0, 2, 0, 0, 2);
+        expect_error("past the level's width", glow::INVALID_VALUE);
+        ct::glCopyTexImage1D(glow::TEXTURE_2D, 0, glow::RGBA8, 0, 0, 3, 0);
+        expect_error("2D target", glow::INVALID_ENUM);
+        let mut t2 = 0;
+        textures::glGenTextures(1, &mut t2);
+        textures::glBindTexture(glow::TEXTURE_2D, t2);
+        textures::glTexStorage2D(glow::TEXTURE_2D, 1, glow::RGBA8, 2, 2);
+        mobilegl::gl::dsa::glCopyTextureSubImage1D(t2, 0, 0, 0, 0, 1);
+        expect_error("DSA 1D copy into a 2D texture", glow::INVALID_OPERATION);
+    }
+}

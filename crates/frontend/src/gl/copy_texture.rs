@@ -9,8 +9,8 @@
 //! `TEXTURE_1D_ARRAY` copies one source row into each destination layer.
 //! `glCopyTexImage2D` (re)specifies the level as `glTexImage2D` with no
 //! data, then copies into all of it.
-//! 1D textures are not implemented (`glCopyTexSubImage1D` and
-//! `glCopyTexImage1D` stay stubs).
+//! 1D textures copy one row into a level of height 1 (`glCopyTexImage1D`,
+//! `glCopyTexSubImage1D`, `glCopyTextureSubImage1D`).
 
 use mgpipe::calls;
 use mgpipe::consts::*;
@@ -96,6 +96,36 @@ pub unsafe extern "C" fn glCopyTexImage2D(
     })
 }
 
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glCopyTexImage1D(
+    target: u32,
+    level: i32,
+    internal: u32,
+    x: i32,
+    y: i32,
+    width: i32,
+    border: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_image_dims(gl, 1, target, level, internal, [x, y], width, 1, border)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCopyTexSubImage1D(
+    target: u32,
+    level: i32,
+    xoffset: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_sub_image(gl, 1, target, level, [xoffset, 0, 0], [x, y], width, 1)
+    })
+}
+
 /// The client format and type a level of `internal` is (re)specified with
 /// before a copy fills it: any pair `tex_image` accepts for it (no pixels
 /// travel, so the backend picks its own transfer format).
@@ -133,7 +163,24 @@ pub(super) fn copy_tex_image(
     height: i32,
     border: i32,
 ) {
-    if !valid_image_target(target, 2) {
+    copy_tex_image_dims(gl, 2, target, level, internal, src, width, height, border)
+}
+
+/// `copy_tex_image` for `glCopyTexImage1D` (`dims` 1, `height` 1) and
+/// `glCopyTexImage2D` (`dims` 2).
+#[allow(clippy::too_many_arguments)]
+fn copy_tex_image_dims(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    level: i32,
+    internal: u32,
+    src: [i32; 2],
+    width: i32,
+    height: i32,
+    border: i32,
+) {
+    if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let fb = match read_framebuffer(gl) {
@@ -151,7 +198,7 @@ pub(super) fn copy_tex_image(
     let earlier = std::mem::replace(&mut gl.st.error, glow::NO_ERROR);
     super::textures::tex_image(
         gl,
-        2,
+        dims,
         target,
         level,
         internal as i32,
@@ -173,11 +220,11 @@ pub(super) fn copy_tex_image(
     }
     // A border (compatibility profile, validated above) is dropped as
     // `tex_image` drops it: the level is the inner rectangle.
-    let strip = super::textures::BorderStrip::new(2, target, border);
+    let strip = super::textures::BorderStrip::new(dims, target, border);
     let (bx, by) = (i32::from(strip.x), i32::from(strip.y));
     copy_tex_sub_image(
         gl,
-        2,
+        dims,
         target,
         level,
         [0, 0, 0],
