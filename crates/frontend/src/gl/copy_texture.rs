@@ -180,7 +180,8 @@ fn copy_tex_image_dims(
     height: i32,
     border: i32,
 ) {
-    if !valid_image_target(target, dims) {
+    // GL 4.6 compatibility §8.6: not GL 1.0's component counts 1 to 4.
+    if !valid_image_target(target, dims) || (1..=4).contains(&internal) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let fb = match read_framebuffer(gl) {
@@ -232,6 +233,51 @@ fn copy_tex_image_dims(
         width - 2 * bx,
         height - 2 * by,
     );
+}
+
+/// `copy_tex_sub_image` of depth values read back as floats and uploaded
+/// into the level (`offset`: x, y and layer or slice; a 1D array's y is
+/// its first layer, one source row each). The part of the source outside
+/// the read framebuffer leaves the level as it was (undefined in GL).
+#[allow(clippy::too_many_arguments)]
+fn copy_depth_through_client(
+    gl: &mut Gl,
+    handle: mgpipe::Handle,
+    target: u32,
+    level: i32,
+    offset: [i32; 3],
+    src: [i32; 2],
+    width: i32,
+    height: i32,
+) {
+    let Some(r) = super::pixels::read_rect(
+        gl,
+        src[0],
+        src[1],
+        width as u32,
+        height as u32,
+        glow::DEPTH_COMPONENT,
+        glow::FLOAT,
+    ) else {
+        return;
+    };
+    if r.width == 0 || r.height == 0 {
+        return;
+    }
+    let p = calls::TextureSubimage {
+        res: handle,
+        target,
+        level: level as u32,
+        x: offset[0] + r.skip[0] as i32,
+        y: offset[1] + r.skip[1] as i32,
+        z: offset[2],
+        width: r.width,
+        height: r.height,
+        depth: 1,
+        format: glow::DEPTH_COMPONENT,
+        r#type: glow::FLOAT,
+    };
+    super::textures::send_subimage(gl, &p, 4, &r.bytes);
 }
 
 /// What a texture level's format reads from: the read format whose source
@@ -300,6 +346,25 @@ pub(super) fn copy_tex_sub_image(
     let handle = t.handle;
     // Depth and stencil attachments name no layer in a framebuffer state.
     let layered = array_1d || dims == 3 || face != 0;
+    // A depth-only level that a blit cannot fill (another depth format
+    // than the read buffer's: GL 4.6 §18.3.1 and GLES refuse such blits;
+    // or a layer): the depth values travel through the client as floats.
+    if mask == glow::DEPTH_BUFFER_BIT && (layered || fb.depth_format != info.internal_format) {
+        if width > 0 && height > 0 {
+            let z = if dims == 3 { zoff } else { 0 };
+            copy_depth_through_client(
+                gl,
+                handle,
+                target,
+                level,
+                [xoff, yoff, z],
+                src,
+                width,
+                height,
+            );
+        }
+        return;
+    }
     if mask != glow::COLOR_BUFFER_BIT && layered {
         super::log_once("copy_tex_depth_layer", || {
             "glCopyTexSubImage* into a layer of a depth/stencil texture is not implemented: GL_INVALID_OPERATION".into()

@@ -619,6 +619,17 @@ fn upload_bands(gl: &Gl, w: u32, h: u32, d: u32, bpp: usize, blob: &[u8]) -> Vec
     texture_bands(w, h, d, bpp, max_blob)
 }
 
+/// Send the tight `blob` of `p`'s box (`bpp` bytes a pixel) as one
+/// `texture_subimage` record, or in bands where it is too large for one.
+pub(super) fn send_subimage(gl: &mut Gl, p: &calls::TextureSubimage, bpp: usize, blob: &[u8]) {
+    let bands = upload_bands(gl, p.width, p.height, p.depth, bpp, blob);
+    if bands.is_empty() {
+        gl.conn.pipe.texture_subimage(p, blob);
+    } else {
+        send_bands(gl, p, &bands, blob);
+    }
+}
+
 /// Send `blob` as one `texture_subimage` record per band, each a box of
 /// `whole` (the upload's box) shifted to the band's rows and slices.
 fn send_bands(gl: &mut Gl, whole: &calls::TextureSubimage, bands: &[Band], blob: &[u8]) {
