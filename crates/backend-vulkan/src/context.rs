@@ -3383,7 +3383,6 @@ impl VulkanBackend {
         if ext.width == 0 || ext.height == 0 || ext.depth == 0 || nlayers == 0 {
             return Ok(());
         }
-        let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
         let b = resource::TexelBox {
             level,
             offset: off,
@@ -3391,6 +3390,24 @@ impl VulkanBackend {
             base_layer,
             layers: nlayers,
         };
+        // Packed DEPTH_STENCIL pixels: each aspect uploaded on its own.
+        if format == gl::DEPTH_STENCIL && sf.class.has_depth() && sf.class.has_stencil() {
+            let pixels = bx.3 as usize * bx.4 as usize * bx.5.max(1) as usize;
+            let (depth, stencil) = emulation::split_depth_stencil(blob, ty, pixels)
+                .ok_or_else(|| format!("no DEPTH_STENCIL unpacking of type 0x{ty:X}"))?;
+            let depth_bytes: Vec<u8> = depth.iter().flat_map(|d| d.to_le_bytes()).collect();
+            let extent = (bx.3, bx.4, bx.5);
+            for (bytes, format, ty) in [
+                (&depth_bytes, gl::DEPTH_COMPONENT, gl::FLOAT),
+                (&stencil, gl::STENCIL_INDEX, gl::UNSIGNED_BYTE),
+            ] {
+                let (data, aspect) = self.texel_data(&sf, bytes, format, ty, extent)?;
+                self.upload_image(image, aspect, b, &data)
+                    .map_err(|e| e.to_string())?;
+            }
+            return Ok(());
+        }
+        let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
         if aspect == vk::ImageAspectFlags::COLOR && self.host_write_image(res, b, &data) {
             return Ok(());
         }

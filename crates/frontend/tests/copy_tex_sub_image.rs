@@ -7,7 +7,7 @@
 
 mod common;
 use common::{bind_rgba8_framebuffer, expect_error, make_context, no_gl_error};
-use mobilegl::gl::{copy_texture as ct, framebuffers, pixels, queries, state, textures};
+use mobilegl::gl::{copy_texture as ct, pixels, queries, state, textures};
 
 const RED: [u8; 4] = [255, 0, 0, 255];
 const GREEN: [u8; 4] = [0, 255, 0, 255];
@@ -274,70 +274,12 @@ fn one_dimensional_copies() {
     }
 }
 
-/// Depth copies between depth formats (a blit cannot convert them) and
-/// into an array layer take the depth values as they are.
+/// Depth copies between depth formats (`common::fbo::check_depth_copies`).
 #[test]
 fn depth_copies_convert_formats_and_reach_layers() {
-    // SAFETY: GL calls on this thread with a current context; every
-    // pointer covers what the call reads or writes.
+    // SAFETY: the helper runs on the context made here, on this thread.
     unsafe {
         make_context();
-        // Source: a 4x4 DEPTH24_STENCIL8 framebuffer cleared to 0.25 with
-        // the left half 0.75.
-        let mut rb = 0;
-        framebuffers::glGenRenderbuffers(1, &mut rb);
-        framebuffers::glBindRenderbuffer(glow::RENDERBUFFER, rb);
-        framebuffers::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, 4, 4);
-        let mut f = 0;
-        framebuffers::glGenFramebuffers(1, &mut f);
-        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, f);
-        framebuffers::glFramebufferRenderbuffer(
-            glow::FRAMEBUFFER,
-            glow::DEPTH_STENCIL_ATTACHMENT,
-            glow::RENDERBUFFER,
-            rb,
-        );
-        state::glClearDepth(0.25);
-        state::glClear(glow::DEPTH_BUFFER_BIT);
-        state::glEnable(glow::SCISSOR_TEST);
-        state::glScissor(0, 0, 2, 4);
-        state::glClearDepth(0.75);
-        state::glClear(glow::DEPTH_BUFFER_BIT);
-        no_gl_error("source");
-
-        let depths = |target: u32, n: usize| {
-            let mut out = vec![-1.0f32; n];
-            queries::glGetTexImage(
-                target,
-                0,
-                glow::DEPTH_COMPONENT,
-                glow::FLOAT,
-                out.as_mut_ptr().cast(),
-            );
-            no_gl_error("glGetTexImage(DEPTH_COMPONENT)");
-            out
-        };
-        let near = |got: &[f32], want: &[f32]| {
-            assert!(
-                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-3),
-                "{got:?} vs {want:?}"
-            );
-        };
-        for internal in [glow::DEPTH_COMPONENT16, glow::DEPTH_COMPONENT32F] {
-            let mut t = 0;
-            textures::glGenTextures(1, &mut t);
-            textures::glBindTexture(glow::TEXTURE_2D, t);
-            ct::glCopyTexImage2D(glow::TEXTURE_2D, 0, internal, 1, 0, 2, 1, 0);
-            no_gl_error("glCopyTexImage2D(depth)");
-            near(&depths(glow::TEXTURE_2D, 2), &[0.75, 0.25]);
-        }
-        let mut a = 0;
-        textures::glGenTextures(1, &mut a);
-        textures::glBindTexture(glow::TEXTURE_2D_ARRAY, a);
-        textures::glTexStorage3D(glow::TEXTURE_2D_ARRAY, 1, glow::DEPTH_COMPONENT32F, 2, 1, 2);
-        ct::glCopyTexSubImage3D(glow::TEXTURE_2D_ARRAY, 0, 0, 0, 1, 1, 0, 2, 1);
-        no_gl_error("glCopyTexSubImage3D(depth layer)");
-        let got = depths(glow::TEXTURE_2D_ARRAY, 4);
-        near(&got[2..], &[0.75, 0.25]);
+        common::fbo::check_depth_copies();
     }
 }

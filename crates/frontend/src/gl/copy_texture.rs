@@ -235,10 +235,11 @@ fn copy_tex_image_dims(
     );
 }
 
-/// `copy_tex_sub_image` of depth values read back as floats and uploaded
-/// into the level (`offset`: x, y and layer or slice; a 1D array's y is
-/// its first layer, one source row each). The part of the source outside
-/// the read framebuffer leaves the level as it was (undefined in GL).
+/// `copy_tex_sub_image` of depth (and stencil) values read back as
+/// `pixels` (format, type, bytes a pixel) and uploaded into the level
+/// (`offset`: x, y and layer or slice; a 1D array's y is its first layer,
+/// one source row each). The part of the source outside the read
+/// framebuffer leaves the level as it was (undefined in GL).
 #[allow(clippy::too_many_arguments)]
 fn copy_depth_through_client(
     gl: &mut Gl,
@@ -247,18 +248,12 @@ fn copy_depth_through_client(
     level: i32,
     offset: [i32; 3],
     src: [i32; 2],
-    width: i32,
-    height: i32,
+    [width, height]: [i32; 2],
+    (format, ty, bpp): (u32, u32, usize),
 ) {
-    let Some(r) = super::pixels::read_rect(
-        gl,
-        src[0],
-        src[1],
-        width as u32,
-        height as u32,
-        glow::DEPTH_COMPONENT,
-        glow::FLOAT,
-    ) else {
+    let Some(r) =
+        super::pixels::read_rect(gl, src[0], src[1], width as u32, height as u32, format, ty)
+    else {
         return;
     };
     if r.width == 0 || r.height == 0 {
@@ -274,10 +269,10 @@ fn copy_depth_through_client(
         width: r.width,
         height: r.height,
         depth: 1,
-        format: glow::DEPTH_COMPONENT,
-        r#type: glow::FLOAT,
+        format,
+        r#type: ty,
     };
-    super::textures::send_subimage(gl, &p, 4, &r.bytes);
+    super::textures::send_subimage(gl, &p, bpp, &r.bytes);
 }
 
 /// What a texture level's format reads from: the read format whose source
@@ -349,19 +344,24 @@ pub(super) fn copy_tex_sub_image(
     // A depth-only level that a blit cannot fill (another depth format
     // than the read buffer's: GL 4.6 §18.3.1 and GLES refuse such blits;
     // or a layer): the depth values travel through the client as floats.
-    if mask == glow::DEPTH_BUFFER_BIT && (layered || fb.depth_format != info.internal_format) {
+    // Depth and stencil together go as packed DEPTH_STENCIL pixels.
+    let through_client = match mask {
+        glow::DEPTH_BUFFER_BIT => Some((glow::DEPTH_COMPONENT, glow::FLOAT, 4)),
+        m if m == glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT => {
+            Some(if info.internal_format == glow::DEPTH32F_STENCIL8 {
+                (glow::DEPTH_STENCIL, glow::FLOAT_32_UNSIGNED_INT_24_8_REV, 8)
+            } else {
+                (glow::DEPTH_STENCIL, glow::UNSIGNED_INT_24_8, 4)
+            })
+        }
+        _ => None,
+    }
+    .filter(|_| layered || fb.depth_format != info.internal_format);
+    if let Some(pixels) = through_client {
         if width > 0 && height > 0 {
             let z = if dims == 3 { zoff } else { 0 };
-            copy_depth_through_client(
-                gl,
-                handle,
-                target,
-                level,
-                [xoff, yoff, z],
-                src,
-                width,
-                height,
-            );
+            let at = [xoff, yoff, z];
+            copy_depth_through_client(gl, handle, target, level, at, src, [width, height], pixels);
         }
         return;
     }
