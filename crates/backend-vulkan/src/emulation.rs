@@ -1122,21 +1122,24 @@ mod tests {
 /// `FLOAT_32_UNSIGNED_INT_24_8_REV` (a float, then a word whose low 8 bits
 /// are the stencil). None for another type or a short blob.
 pub fn split_depth_stencil(blob: &[u8], ty: u32, pixels: usize) -> Option<(Vec<f32>, Vec<u8>)> {
-    let (size, depth_of, stencil_of): (usize, fn(&[u8]) -> f32, fn(&[u8]) -> u8) = match ty {
-        gl::UNSIGNED_INT_24_8 => (
-            4,
-            |p| (u32::from_le_bytes([p[0], p[1], p[2], p[3]]) >> 8) as f32 / 16_777_215.0,
-            |p| p[0],
-        ),
-        gl::FLOAT_32_UNSIGNED_INT_24_8_REV => (
-            8,
-            |p| f32::from_le_bytes([p[0], p[1], p[2], p[3]]),
-            |p| p[4],
-        ),
+    let size = match ty {
+        gl::UNSIGNED_INT_24_8 => 4,
+        gl::FLOAT_32_UNSIGNED_INT_24_8_REV => 8,
         _ => return None,
     };
     let texels = blob.get(..pixels.checked_mul(size)?)?.chunks_exact(size);
-    Some(texels.map(|p| (depth_of(p), stencil_of(p))).unzip())
+    Some(
+        texels
+            .map(|p| {
+                let word = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+                if size == 4 {
+                    ((word >> 8) as f32 / 16_777_215.0, p[0])
+                } else {
+                    (f32::from_bits(word), p[4])
+                }
+            })
+            .unzip(),
+    )
 }
 
 #[cfg(test)]
@@ -1145,7 +1148,7 @@ mod depth_stencil_split_tests {
 
     #[test]
     fn packed_depth_stencil_splits_into_aspects() {
-        let packed = [(0xFFFF_FFu32 << 8) | 0x12, 0x5A];
+        let packed = [(0x00FF_FFFF_u32 << 8) | 0x12, 0x5A];
         let blob: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
         let (d, s) = split_depth_stencil(&blob, gl::UNSIGNED_INT_24_8, 2).unwrap();
         assert_eq!(d, [1.0, 0.0]);
