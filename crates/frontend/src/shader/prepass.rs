@@ -1479,6 +1479,9 @@ pub(crate) fn prepass_linked(
     // names for its samplers: those stay built-ins there.
     let cube_array_lookups =
         rename_reserved && names_extension(src, &toks, "GL_ARB_texture_cube_map_array");
+    // EXT_texture_array gives GLSL 1.10/1.20 the array sampler types and
+    // texture{1,2}DArray[Lod]() (GLSL 1.30's texture[Lod]() on them).
+    let ext_texture_array = rename_reserved && names_extension(src, &toks, "GL_EXT_texture_array");
     let redefined = if rename_reserved {
         redefined_builtins(src, &toks)
     } else {
@@ -1976,6 +1979,14 @@ pub(crate) fn prepass_linked(
                         replacement = Some("out".to_owned());
                     } else if let Some(new) = texture_rename(text) {
                         replacement = Some(new.to_owned());
+                    } else if ext_texture_array
+                        && matches!(text, "texture1DArray" | "texture2DArray")
+                    {
+                        replacement = Some("texture".to_owned());
+                    } else if ext_texture_array
+                        && matches!(text, "texture1DArrayLod" | "texture2DArrayLod")
+                    {
+                        replacement = Some("textureLod".to_owned());
                     } else if let Some(helper) = shadow_helper(text, stage) {
                         if !helpers.contains(&helper) {
                             helpers.push(helper);
@@ -1993,6 +2004,8 @@ pub(crate) fn prepass_linked(
                         && !(version.number >= 120 && matches!(text, "outerProduct" | "transpose"))
                         && !(cube_array_lookups
                             && matches!(text, "texture" | "textureLod" | "textureGrad" | "textureSize"))
+                        && !(ext_texture_array
+                            && matches!(text, "sampler1DArray" | "sampler2DArray"))
                     {
                         let new = format!("mgl_r_{text}");
                         if !renames.iter().any(|(n, _)| *n == new) {

@@ -403,6 +403,9 @@ fn frag_color_is_broadcast_to_every_draw_buffer() {
 fn cube_map_array_lookups_in_glsl_110() {
     let fs = "#extension GL_ARB_texture_cube_map_array : enable\nuniform samplerCubeArray tex;\nvoid main() {\n  gl_FragColor = texture(tex, gl_TexCoord[0]) + textureLod(tex, vec4(1.0), 0.0) + vec4(textureSize(tex, 0), 0.0);\n}\n";
     compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    // EXT_texture_array: its sampler types and texture2DArray() & co.
+    let fs = "#extension GL_EXT_texture_array : require\nuniform sampler2DArray s;\nuniform sampler1DArray t;\nvoid main() {\n  gl_FragColor = texture2DArray(s, gl_TexCoord[0].xyz) + texture1DArray(t, vec2(0.5)) + texture2DArrayLod(s, vec3(0.5), 0.0);\n}\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
     // Without the extension `texture` is still a GLSL 1.10 user name.
     let fs = "float texture(float x) { return x; }\nvoid main() { gl_FragColor = vec4(texture(1.0)); }\n";
     compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
