@@ -598,6 +598,7 @@ impl Cx<'_> {
     fn bind_draw(&mut self) {
         if !self.ctx.draw_default {
             self.refresh_draw_fbo();
+            self.ctx.fbo_written = true;
         }
         let fb = self.draw_target();
         self.ctx.shadow.bind_draw_fb(self.gl, fb);
@@ -3257,6 +3258,17 @@ impl Context for GlesBackend {
         let Some(cx) = self.program_setup("dispatch_compute", true) else {
             return;
         };
+        // Emulation: rendering into a texture and then fetching it in a
+        // compute shader needs no barrier in GL (or GLES), but llvmpipe's
+        // GLES (Mesa 22.3) starts the dispatch without waiting for the
+        // binned clears and draws still being rasterised (when the program
+        // and its textures are the ones already bound), so the shader reads
+        // old texels. On CPU rasterisers the framebuffer writes are
+        // finished first; GPU drivers order them themselves.
+        if std::mem::take(&mut cx.ctx.fbo_written) && cx.f.software {
+            // SAFETY: a plain wait on this context's work.
+            unsafe { cx.gl.finish() };
+        }
         // SAFETY: a dispatch of the bound compute program, counts checked
         // against the driver's limits.
         unsafe { cx.gl.dispatch_compute(x, y, z) };

@@ -452,6 +452,9 @@ pub(crate) struct Ctx {
     /// Surface handles -> this context's FBO for that surface.
     pub surface_fbos: Table<glow::Framebuffer>,
     pub draw_default: bool,
+    /// Something was drawn, cleared or blitted into a client framebuffer
+    /// since the last compute dispatch (`Cx::flush_before_compute`).
+    pub fbo_written: bool,
     pub draw_fbo: Handle,
     pub read_default: bool,
     pub read_fbo: Option<glow::Framebuffer>,

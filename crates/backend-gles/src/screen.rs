@@ -388,6 +388,7 @@ impl Screen for GlesBackend {
             fbos: Default::default(),
             surface_fbos: Default::default(),
             draw_default: true,
+            fbo_written: false,
             draw_fbo: Handle::DEFAULT_FRAMEBUFFER,
             read_default: true,
             read_fbo: None,

@@ -2781,6 +2781,21 @@ impl VulkanBackend {
                             },
                         }],
                     );
+                } else if asp != vk::ImageAspectFlags::COLOR
+                    && asp != vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+                    && dst.format.class.has_depth()
+                    && dst.format.class.has_stencil()
+                {
+                    let filter = self.blit_filter(p.filter, &src, asp);
+                    if let Err(e) =
+                        self.blit_keeping_other_aspect(&src, &dst, srs, so, drs, dof, filter)
+                    {
+                        warn!("depth/stencil blit keeping the other aspect: {e}, skipped");
+                    }
+                    cmd = self
+                        .frames
+                        .transfer_cmd(&self.gpu)
+                        .map_err(|e| e.to_string())?;
                 } else {
                     let filter = self.blit_filter(p.filter, &src, asp);
                     self.gpu.device.cmd_blit_image(
@@ -2802,6 +2817,106 @@ impl VulkanBackend {
         }
         frame::barrier(&self.gpu, cmd);
         Ok(())
+    }
+
+    /// A depth-only or stencil-only blit (aspect of `drs`) into a
+    /// depth/stencil image whose other aspect must stay (GL 4.6 §18.3.1;
+    /// Vulkan promises it too). Emulation: lavapipe (Mesa 22.3) blits and
+    /// copies packed depth/stencil texels whole, whatever the aspect, so the
+    /// destination rectangle's other aspect is saved to a buffer first and
+    /// written back after the blit (buffer copies of one aspect do keep the
+    /// other).
+    #[allow(clippy::too_many_arguments)]
+    fn blit_keeping_other_aspect(
+        &mut self,
+        src: &Src,
+        dst: &Attach,
+        srs: vk::ImageSubresourceLayers,
+        so: [vk::Offset3D; 2],
+        drs: vk::ImageSubresourceLayers,
+        dof: [vk::Offset3D; 2],
+        filter: vk::Filter,
+    ) -> Result<(), String> {
+        let (x0, x1) = (dof[0].x.min(dof[1].x), dof[0].x.max(dof[1].x));
+        let (y0, y1) = (dof[0].y.min(dof[1].y), dof[0].y.max(dof[1].y));
+        let (w, h) = ((x1 - x0) as u32, (y1 - y0) as u32);
+        let (other, texel) = if drs.aspect_mask == vk::ImageAspectFlags::DEPTH {
+            // One byte per stencil texel (S8_UINT's buffer layout).
+            (vk::ImageAspectFlags::STENCIL, 1)
+        } else if dst.format.vk == vk::Format::D16_UNORM_S8_UINT {
+            (vk::ImageAspectFlags::DEPTH, 2)
+        } else {
+            // X8_D24 words or 32-bit floats.
+            (vk::ImageAspectFlags::DEPTH, 4)
+        };
+        let saved = self
+            .gpu
+            .create_buffer(
+                u64::from(w) * u64::from(h) * texel,
+                vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                false,
+            )
+            .map_err(|e| e.to_string())?;
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: other,
+                ..drs
+            },
+            image_offset: vk::Offset3D {
+                x: x0,
+                y: y0,
+                z: dst.z,
+            },
+            image_extent: vk::Extent3D {
+                width: w,
+                height: h,
+                depth: 1,
+            },
+        };
+        let res = self.frames.transfer_cmd(&self.gpu).map(|cmd| {
+            // SAFETY: recording outside rendering (transfer_cmd); both
+            // images in GENERAL; the rectangle lies inside the destination
+            // level (clamped by the caller) and the buffer holds its
+            // `other`-aspect bytes.
+            unsafe {
+                self.gpu.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    dst.image,
+                    vk::ImageLayout::GENERAL,
+                    saved.buffer,
+                    &[region],
+                );
+                frame::barrier(&self.gpu, cmd);
+                self.gpu.device.cmd_blit_image(
+                    cmd,
+                    src.image,
+                    vk::ImageLayout::GENERAL,
+                    dst.image,
+                    vk::ImageLayout::GENERAL,
+                    &[vk::ImageBlit {
+                        src_subresource: srs,
+                        src_offsets: so,
+                        dst_subresource: drs,
+                        dst_offsets: dof,
+                    }],
+                    filter,
+                );
+                frame::barrier(&self.gpu, cmd);
+                self.gpu.device.cmd_copy_buffer_to_image(
+                    cmd,
+                    saved.buffer,
+                    dst.image,
+                    vk::ImageLayout::GENERAL,
+                    &[region],
+                );
+                frame::barrier(&self.gpu, cmd);
+            }
+        });
+        self.retire(vec![Garbage::Buffer(saved)]);
+        res.map_err(|e| e.to_string())
     }
 
     /// The filter of a blit from `src`: LINEAR only where GL asked for it
@@ -3268,7 +3383,6 @@ impl VulkanBackend {
         if ext.width == 0 || ext.height == 0 || ext.depth == 0 || nlayers == 0 {
             return Ok(());
         }
-        let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
         let b = resource::TexelBox {
             level,
             offset: off,
@@ -3276,6 +3390,24 @@ impl VulkanBackend {
             base_layer,
             layers: nlayers,
         };
+        // Packed DEPTH_STENCIL pixels: each aspect uploaded on its own.
+        if format == gl::DEPTH_STENCIL && sf.class.has_depth() && sf.class.has_stencil() {
+            let pixels = bx.3 as usize * bx.4 as usize * bx.5.max(1) as usize;
+            let (depth, stencil) = emulation::split_depth_stencil(blob, ty, pixels)
+                .ok_or_else(|| format!("no DEPTH_STENCIL unpacking of type 0x{ty:X}"))?;
+            let depth_bytes: Vec<u8> = depth.iter().flat_map(|d| d.to_le_bytes()).collect();
+            let extent = (bx.3, bx.4, bx.5);
+            for (bytes, format, ty) in [
+                (&depth_bytes, gl::DEPTH_COMPONENT, gl::FLOAT),
+                (&stencil, gl::STENCIL_INDEX, gl::UNSIGNED_BYTE),
+            ] {
+                let (data, aspect) = self.texel_data(&sf, bytes, format, ty, extent)?;
+                self.upload_image(image, aspect, b, &data)
+                    .map_err(|e| e.to_string())?;
+            }
+            return Ok(());
+        }
+        let (data, aspect) = self.texel_data(&sf, blob, format, ty, (bx.3, bx.4, bx.5))?;
         if aspect == vk::ImageAspectFlags::COLOR && self.host_write_image(res, b, &data) {
             return Ok(());
         }

@@ -1119,3 +1119,48 @@ mod tests {
         }
     }
 }
+
+/// Packed `DEPTH_STENCIL` client pixels of `ty` split into depth values
+/// and stencil bytes: `UNSIGNED_INT_24_8` (depth in the high 24 bits) or
+/// `FLOAT_32_UNSIGNED_INT_24_8_REV` (a float, then a word whose low 8 bits
+/// are the stencil). None for another type or a short blob.
+pub fn split_depth_stencil(blob: &[u8], ty: u32, pixels: usize) -> Option<(Vec<f32>, Vec<u8>)> {
+    let size = match ty {
+        gl::UNSIGNED_INT_24_8 => 4,
+        gl::FLOAT_32_UNSIGNED_INT_24_8_REV => 8,
+        _ => return None,
+    };
+    let texels = blob.get(..pixels.checked_mul(size)?)?.chunks_exact(size);
+    Some(
+        texels
+            .map(|p| {
+                let word = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+                if size == 4 {
+                    ((word >> 8) as f32 / 16_777_215.0, p[0])
+                } else {
+                    (f32::from_bits(word), p[4])
+                }
+            })
+            .unzip(),
+    )
+}
+
+#[cfg(test)]
+mod depth_stencil_split_tests {
+    use super::*;
+
+    #[test]
+    fn packed_depth_stencil_splits_into_aspects() {
+        let packed = [(0x00FF_FFFF_u32 << 8) | 0x12, 0x5A];
+        let blob: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (d, s) = split_depth_stencil(&blob, gl::UNSIGNED_INT_24_8, 2).unwrap();
+        assert_eq!(d, [1.0, 0.0]);
+        assert_eq!(s, [0x12, 0x5A]);
+        let mut blob = 0.25f32.to_le_bytes().to_vec();
+        blob.extend_from_slice(&0xFFFF_FF07u32.to_le_bytes());
+        let (d, s) = split_depth_stencil(&blob, gl::FLOAT_32_UNSIGNED_INT_24_8_REV, 1).unwrap();
+        assert_eq!((d, s), (vec![0.25], vec![7]));
+        assert!(split_depth_stencil(&blob, gl::FLOAT_32_UNSIGNED_INT_24_8_REV, 2).is_none());
+        assert!(split_depth_stencil(&blob, gl::FLOAT, 1).is_none());
+    }
+}

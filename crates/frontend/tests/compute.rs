@@ -10,3 +10,9 @@ fn compute_writes_images_and_storage_buffers() {
     // SAFETY: the helper makes its own context on this thread.
     unsafe { common::check_compute() }
 }
+
+#[test]
+fn compute_reads_a_cleared_depth_texture() {
+    // SAFETY: the helper makes its own context on this thread.
+    unsafe { common::check_compute_reads_cleared_depth() }
+}

@@ -177,3 +177,109 @@ fn copy_tex_image_defines_and_fills_the_level() {
         expect_error("3D target", glow::INVALID_ENUM);
     }
 }
+
+/// Rectangle textures take copies (level 0 only), through the DSA entry
+/// point too; a compatibility context's bordered copy keeps the inner
+/// rectangle.
+#[test]
+fn rectangle_and_bordered_copies() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        common::make_compat_context_version(3, 0);
+        red_source_with_green_origin();
+        state::glDisable(glow::SCISSOR_TEST);
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_RECTANGLE, tex);
+        ct::glCopyTexImage2D(glow::TEXTURE_RECTANGLE, 0, glow::RGBA8, 0, 0, 3, 1, 0);
+        no_gl_error("glCopyTexImage2D(RECTANGLE)");
+        assert_eq!(texels(glow::TEXTURE_RECTANGLE, 3), [GREEN, RED, RED]);
+        let blue: Vec<u8> = BLUE.repeat(3);
+        textures::glTexSubImage2D(
+            glow::TEXTURE_RECTANGLE,
+            0,
+            0,
+            0,
+            3,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            blue.as_ptr().cast(),
+        );
+        mobilegl::gl::dsa::glCopyTextureSubImage2D(tex, 0, 1, 0, 0, 0, 1, 1);
+        no_gl_error("glCopyTextureSubImage2D(RECTANGLE)");
+        assert_eq!(texels(glow::TEXTURE_RECTANGLE, 3), [BLUE, GREEN, BLUE]);
+        ct::glCopyTexSubImage2D(glow::TEXTURE_RECTANGLE, 1, 0, 0, 0, 0, 1, 1);
+        expect_error("rectangle level 1", glow::INVALID_VALUE);
+        ct::glCopyTexImage2D(glow::TEXTURE_RECTANGLE, 0, glow::RGBA8, 0, 0, 3, 3, 1);
+        expect_error("rectangle border", glow::INVALID_VALUE);
+
+        // Border 1: the level is the 2x1 inside of the 4x3 source at (0, 0).
+        let mut t2 = 0;
+        textures::glGenTextures(1, &mut t2);
+        textures::glBindTexture(glow::TEXTURE_2D, t2);
+        ct::glCopyTexImage2D(glow::TEXTURE_2D, 0, glow::RGBA8, 0, 0, 4, 3, 1);
+        no_gl_error("bordered glCopyTexImage2D");
+        let mut w = 0;
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_2D, 0, glow::TEXTURE_WIDTH, &mut w);
+        assert_eq!(w, 2);
+        assert_eq!(texels(glow::TEXTURE_2D, 2), [RED, RED]);
+        ct::glCopyTexImage2D(glow::TEXTURE_2D, 0, glow::RGBA8, -1, -1, 4, 3, 1);
+        assert_eq!(texels(glow::TEXTURE_2D, 2), [GREEN, RED]);
+    }
+}
+
+/// 1D textures: glCopyTexImage1D defines the level from one row,
+/// glCopyTexSubImage1D and glCopyTextureSubImage1D copy into it.
+#[test]
+fn one_dimensional_copies() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        make_context();
+        red_source_with_green_origin();
+        state::glDisable(glow::SCISSOR_TEST);
+
+        let mut tex = 0;
+        textures::glGenTextures(1, &mut tex);
+        textures::glBindTexture(glow::TEXTURE_1D, tex);
+        ct::glCopyTexImage1D(glow::TEXTURE_1D, 0, glow::RGBA8, 0, 0, 3, 0);
+        no_gl_error("glCopyTexImage1D");
+        let mut w = 0;
+        textures::glGetTexLevelParameteriv(glow::TEXTURE_1D, 0, glow::TEXTURE_WIDTH, &mut w);
+        assert_eq!(w, 3);
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [GREEN, RED, RED]);
+        ct::glCopyTexSubImage1D(glow::TEXTURE_1D, 0, 2, 0, 0, 1);
+        no_gl_error("glCopyTexSubImage1D");
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [GREEN, RED, GREEN]);
+        mobilegl::gl::dsa::glCopyTextureSubImage1D(tex, 0, 0, 1, 0, 1);
+        no_gl_error("glCopyTextureSubImage1D");
+        assert_eq!(texels(glow::TEXTURE_1D, 3), [RED, RED, GREEN]);
+        ct::glCopyTexSubImage1D(glow::TEXTURE_1D, 0, 2, 0, 0, 2);
+        expect_error("past the level's width", glow::INVALID_VALUE);
+        ct::glCopyTexImage1D(glow::TEXTURE_2D, 0, glow::RGBA8, 0, 0, 3, 0);
+        expect_error("2D target", glow::INVALID_ENUM);
+        for n in 1..=4 {
+            ct::glCopyTexImage1D(glow::TEXTURE_1D, 0, n, 0, 0, 3, 0);
+            expect_error("GL 1.0 component count", glow::INVALID_ENUM);
+        }
+        let mut t2 = 0;
+        textures::glGenTextures(1, &mut t2);
+        textures::glBindTexture(glow::TEXTURE_2D, t2);
+        textures::glTexStorage2D(glow::TEXTURE_2D, 1, glow::RGBA8, 2, 2);
+        mobilegl::gl::dsa::glCopyTextureSubImage1D(t2, 0, 0, 0, 0, 1);
+        expect_error("DSA 1D copy into a 2D texture", glow::INVALID_OPERATION);
+    }
+}
+
+/// Depth copies between depth formats (`common::fbo::check_depth_copies`).
+#[test]
+fn depth_copies_convert_formats_and_reach_layers() {
+    // SAFETY: the helper runs on the context made here, on this thread.
+    unsafe {
+        make_context();
+        common::fbo::check_depth_copies();
+    }
+}

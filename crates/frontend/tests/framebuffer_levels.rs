@@ -15,6 +15,8 @@ fn framebuffer_levels_pairing_and_layers() {
         common::fbo::check_layered_clear();
         common::fbo::check_1d_array_level();
         common::fbo::check_depth_get_tex_image();
+        common::fbo::check_depth_only_blit_keeps_stencil();
+        common::fbo::check_stencil_only_blit_keeps_depth();
         common::fbo::check_error_rules();
         common::fbo::check_parameter_rules();
     }

@@ -291,3 +291,163 @@ fn component_size_and_type_queries_cover_the_required_formats() {
         assert_eq!(level_param(glow::TEXTURE_RED_TYPE) as u32, glow::NONE);
     }
 }
+
+/// GL 4.6 compatibility §9.4: the legacy families are renderbuffer formats
+/// there (not in core); like legacy textures they are not offered as
+/// render targets (UNSUPPORTED) but report the format asked for.
+#[test]
+fn legacy_renderbuffer_formats() {
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        let mut rb = 0;
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            rb,
+        );
+        for internal in [
+            glow::ALPHA,
+            GL_ALPHA8,
+            glow::LUMINANCE,
+            GL_LUMINANCE8_ALPHA8,
+            GL_INTENSITY8,
+        ] {
+            fb::glRenderbufferStorage(glow::RENDERBUFFER, internal, 4, 4);
+            no_gl_error("legacy renderbuffer storage");
+            let mut v = 0;
+            fb::glGetRenderbufferParameteriv(
+                glow::RENDERBUFFER,
+                glow::RENDERBUFFER_INTERNAL_FORMAT,
+                &mut v,
+            );
+            assert_eq!(v as u32, internal);
+            assert_eq!(
+                fb::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+                glow::FRAMEBUFFER_UNSUPPORTED
+            );
+        }
+        // GL 1.0's component counts and the sRGB luminance formats are not.
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, 1, 4, 4);
+        expect_error("renderbuffer of 1 component", glow::INVALID_ENUM);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::RGBA8, 4, 4);
+        assert_eq!(
+            fb::glCheckFramebufferStatus(glow::FRAMEBUFFER),
+            glow::FRAMEBUFFER_COMPLETE
+        );
+
+        common::make_context_version(3, 3);
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, GL_ALPHA8, 4, 4);
+        expect_error("ALPHA8 renderbuffer in core", glow::INVALID_ENUM);
+    }
+}
+
+/// GL 4.6 compatibility §8.5.3: a border of 1 is accepted (not for
+/// rectangle textures, not in core); the level is the inner image, read
+/// out of the application's bordered one.
+#[test]
+fn texture_border_is_stripped() {
+    // SAFETY (whole body): GL calls on this thread with a current context;
+    // every client image holds the described pixels.
+    unsafe {
+        common::make_compat_context_version(2, 1);
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        // A 4x3 RGBA8 image: border texels 0xFF, inner texel (x, y) = 10y + x.
+        let mut img = Vec::new();
+        for y in 0..3u8 {
+            for x in 0..4u8 {
+                let inner = (1..3).contains(&x) && y == 1;
+                let v = if inner { 10 * (y - 1) + (x - 1) } else { 0xFF };
+                img.extend_from_slice(&[v, v, v, v]);
+            }
+        }
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            3,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            img.as_ptr().cast(),
+        );
+        no_gl_error("bordered glTexImage2D");
+        assert_eq!(level_param(glow::TEXTURE_WIDTH), 2);
+        assert_eq!(level_param(glow::TEXTURE_HEIGHT), 1);
+        let mut out = [0xEEu8; 8];
+        mobilegl::gl::queries::glGetTexImage(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            out.as_mut_ptr().cast(),
+        );
+        no_gl_error("glGetTexImage");
+        assert_eq!(out, [0, 0, 0, 0, 1, 1, 1, 1]);
+        // Too small to have a border, or a border of 2: INVALID_VALUE.
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            1,
+            3,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        expect_error("width 1 with a border", glow::INVALID_VALUE);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            6,
+            6,
+            2,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        expect_error("border 2", glow::INVALID_VALUE);
+        textures::glBindTexture(glow::TEXTURE_RECTANGLE, t + 100);
+        textures::glTexImage2D(
+            glow::TEXTURE_RECTANGLE,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            4,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        expect_error("rectangle texture with a border", glow::INVALID_VALUE);
+
+        common::make_context_version(3, 3);
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexImage2D(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            4,
+            4,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            std::ptr::null(),
+        );
+        expect_error("border in core", glow::INVALID_VALUE);
+    }
+}

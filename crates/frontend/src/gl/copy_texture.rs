@@ -9,8 +9,8 @@
 //! `TEXTURE_1D_ARRAY` copies one source row into each destination layer.
 //! `glCopyTexImage2D` (re)specifies the level as `glTexImage2D` with no
 //! data, then copies into all of it.
-//! 1D textures are not implemented (`glCopyTexSubImage1D` and
-//! `glCopyTexImage1D` stay stubs).
+//! 1D textures copy one row into a level of height 1 (`glCopyTexImage1D`,
+//! `glCopyTexSubImage1D`, `glCopyTextureSubImage1D`).
 
 use mgpipe::calls;
 use mgpipe::consts::*;
@@ -96,6 +96,36 @@ pub unsafe extern "C" fn glCopyTexImage2D(
     })
 }
 
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn glCopyTexImage1D(
+    target: u32,
+    level: i32,
+    internal: u32,
+    x: i32,
+    y: i32,
+    width: i32,
+    border: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_image_dims(gl, 1, target, level, internal, [x, y], width, 1, border)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn glCopyTexSubImage1D(
+    target: u32,
+    level: i32,
+    xoffset: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        copy_tex_sub_image(gl, 1, target, level, [xoffset, 0, 0], [x, y], width, 1)
+    })
+}
+
 /// The client format and type a level of `internal` is (re)specified with
 /// before a copy fills it: any pair `tex_image` accepts for it (no pixels
 /// travel, so the backend picks its own transfer format).
@@ -133,9 +163,25 @@ pub(super) fn copy_tex_image(
     height: i32,
     border: i32,
 ) {
-    // Rectangle textures as `copy_tex_sub_image` (refused before the level
-    // is touched).
-    if !valid_image_target(target, 2) || target == glow::TEXTURE_RECTANGLE {
+    copy_tex_image_dims(gl, 2, target, level, internal, src, width, height, border)
+}
+
+/// `copy_tex_image` for `glCopyTexImage1D` (`dims` 1, `height` 1) and
+/// `glCopyTexImage2D` (`dims` 2).
+#[allow(clippy::too_many_arguments)]
+fn copy_tex_image_dims(
+    gl: &mut Gl,
+    dims: u32,
+    target: u32,
+    level: i32,
+    internal: u32,
+    src: [i32; 2],
+    width: i32,
+    height: i32,
+    border: i32,
+) {
+    // GL 4.6 compatibility §8.6: not GL 1.0's component counts 1 to 4.
+    if !valid_image_target(target, dims) || (1..=4).contains(&internal) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let fb = match read_framebuffer(gl) {
@@ -153,7 +199,7 @@ pub(super) fn copy_tex_image(
     let earlier = std::mem::replace(&mut gl.st.error, glow::NO_ERROR);
     super::textures::tex_image(
         gl,
-        2,
+        dims,
         target,
         level,
         internal as i32,
@@ -173,7 +219,60 @@ pub(super) fn copy_tex_image(
     if failed {
         return;
     }
-    copy_tex_sub_image(gl, 2, target, level, [0, 0, 0], src, width, height);
+    // A border (compatibility profile, validated above) is dropped as
+    // `tex_image` drops it: the level is the inner rectangle.
+    let strip = super::textures::BorderStrip::new(dims, target, border);
+    let (bx, by) = (i32::from(strip.x), i32::from(strip.y));
+    copy_tex_sub_image(
+        gl,
+        dims,
+        target,
+        level,
+        [0, 0, 0],
+        [src[0].saturating_add(bx), src[1].saturating_add(by)],
+        width - 2 * bx,
+        height - 2 * by,
+    );
+}
+
+/// `copy_tex_sub_image` of depth (and stencil) values read back as
+/// `pixels` (format, type, bytes a pixel) and uploaded into the level
+/// (`offset`: x, y and layer or slice; a 1D array's y is its first layer,
+/// one source row each). The part of the source outside the read
+/// framebuffer leaves the level as it was (undefined in GL).
+#[allow(clippy::too_many_arguments)]
+fn copy_depth_through_client(
+    gl: &mut Gl,
+    handle: mgpipe::Handle,
+    target: u32,
+    level: i32,
+    offset: [i32; 3],
+    src: [i32; 2],
+    [width, height]: [i32; 2],
+    (format, ty, bpp): (u32, u32, usize),
+) {
+    let Some(r) =
+        super::pixels::read_rect(gl, src[0], src[1], width as u32, height as u32, format, ty)
+    else {
+        return;
+    };
+    if r.width == 0 || r.height == 0 {
+        return;
+    }
+    let p = calls::TextureSubimage {
+        res: handle,
+        target,
+        level: level as u32,
+        x: offset[0] + r.skip[0] as i32,
+        y: offset[1] + r.skip[1] as i32,
+        z: offset[2],
+        width: r.width,
+        height: r.height,
+        depth: 1,
+        format,
+        r#type: ty,
+    };
+    super::textures::send_subimage(gl, &p, bpp, &r.bytes);
 }
 
 /// What a texture level's format reads from: the read format whose source
@@ -204,11 +303,13 @@ pub(super) fn copy_tex_sub_image(
     width: i32,
     height: i32,
 ) {
-    if !valid_image_target(target, dims) || target == glow::TEXTURE_RECTANGLE {
+    if !valid_image_target(target, dims) {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let [xoff, yoff, zoff] = offset;
-    if level < 0 || width < 0 || height < 0 || xoff < 0 || yoff < 0 || zoff < 0 {
+    // A rectangle texture has level 0 alone (GL 4.6 §8.6, §8.5).
+    let rect_level = target == glow::TEXTURE_RECTANGLE && level != 0;
+    if level < 0 || rect_level || width < 0 || height < 0 || xoff < 0 || yoff < 0 || zoff < 0 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
     let fb = match read_framebuffer(gl) {
@@ -240,6 +341,30 @@ pub(super) fn copy_tex_sub_image(
     let handle = t.handle;
     // Depth and stencil attachments name no layer in a framebuffer state.
     let layered = array_1d || dims == 3 || face != 0;
+    // A depth-only level that a blit cannot fill (another depth format
+    // than the read buffer's: GL 4.6 §18.3.1 and GLES refuse such blits;
+    // or a layer): the depth values travel through the client as floats.
+    // Depth and stencil together go as packed DEPTH_STENCIL pixels.
+    let through_client = match mask {
+        glow::DEPTH_BUFFER_BIT => Some((glow::DEPTH_COMPONENT, glow::FLOAT, 4)),
+        m if m == glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT => {
+            Some(if info.internal_format == glow::DEPTH32F_STENCIL8 {
+                (glow::DEPTH_STENCIL, glow::FLOAT_32_UNSIGNED_INT_24_8_REV, 8)
+            } else {
+                (glow::DEPTH_STENCIL, glow::UNSIGNED_INT_24_8, 4)
+            })
+        }
+        _ => None,
+    }
+    .filter(|_| layered || fb.depth_format != info.internal_format);
+    if let Some(pixels) = through_client {
+        if width > 0 && height > 0 {
+            let z = if dims == 3 { zoff } else { 0 };
+            let at = [xoff, yoff, z];
+            copy_depth_through_client(gl, handle, target, level, at, src, [width, height], pixels);
+        }
+        return;
+    }
     if mask != glow::COLOR_BUFFER_BIT && layered {
         super::log_once("copy_tex_depth_layer", || {
             "glCopyTexSubImage* into a layer of a depth/stencil texture is not implemented: GL_INVALID_OPERATION".into()

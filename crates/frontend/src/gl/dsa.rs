@@ -1177,6 +1177,34 @@ fn whole_cube_image(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn glCopyTextureSubImage1D(
+    texture: u32,
+    level: i32,
+    xoffset: i32,
+    x: i32,
+    y: i32,
+    width: i32,
+) {
+    with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
+        with_texture(gl, texture, |gl, target| {
+            if target != glow::TEXTURE_1D {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+            super::copy_texture::copy_tex_sub_image(
+                gl,
+                1,
+                target,
+                level,
+                [xoffset, 0, 0],
+                [x, y],
+                width,
+                1,
+            )
+        })
+    })
+}
+
+#[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn glCopyTextureSubImage2D(
     texture: u32,
@@ -1190,7 +1218,11 @@ pub unsafe extern "C" fn glCopyTextureSubImage2D(
 ) {
     with_gl_dirty(DIRTY_PROGRAM | DIRTY_FRAMEBUFFER, |gl| {
         with_texture(gl, texture, |gl, target| {
-            if !matches!(target, glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY) {
+            // GL 4.6 §8.6: 2D, 1D-array and rectangle textures.
+            if !matches!(
+                target,
+                glow::TEXTURE_2D | glow::TEXTURE_1D_ARRAY | glow::TEXTURE_RECTANGLE
+            ) {
                 gl_err!(gl, glow::INVALID_OPERATION);
             }
             super::copy_texture::copy_tex_sub_image(

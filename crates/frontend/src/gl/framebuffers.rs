@@ -238,7 +238,18 @@ pub(super) fn renderbuffer_storage(
     height: i32,
 ) {
     let requested = internal;
-    let internal = sized_renderbuffer_format(internal);
+    // Compatibility profile (GL 4.6 compatibility §9.4, table 8.12): the
+    // ALPHA, LUMINANCE, LUMINANCE_ALPHA and INTENSITY families are
+    // colour-renderable, stored as textures of them are (`legacy_formats`);
+    // not the sRGB luminance ones, nor GL 1.0's component counts.
+    let legacy = (!gl.st.is_core() && internal > 2)
+        .then(|| super::legacy_formats::legacy_format(internal))
+        .flatten()
+        .filter(|l| l.storage != glow::SRGB8_ALPHA8);
+    let internal = match legacy {
+        Some(l) => l.storage,
+        None => sized_renderbuffer_format(internal),
+    };
     if !super::textures::valid_internal_format(internal) {
         gl_err!(gl, glow::INVALID_ENUM);
     }

@@ -677,6 +677,8 @@ pub(super) struct ReadFramebuffer {
     color: Option<u32>,
     depth: bool,
     stencil: bool,
+    /// Internal format of the depth buffer (0: none).
+    pub depth_format: u32,
     /// SAMPLE_BUFFERS > 0 of a framebuffer object (a complete one has one
     /// sample count across its attachments). The default framebuffer's
     /// samples are resolved by a read, never an error.
@@ -706,6 +708,7 @@ pub(super) fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
             color,
             depth: has_depth(ds),
             stencil: has_stencil(ds),
+            depth_format: if has_depth(ds) { ds } else { 0 },
             multisampled: false,
         });
     }
@@ -737,6 +740,7 @@ pub(super) fn read_framebuffer(gl: &Gl) -> Result<ReadFramebuffer, u32> {
         color,
         depth: depth.is_some_and(|r| has_depth(r.format)),
         stencil: stencil.is_some_and(|r| has_stencil(r.format)),
+        depth_format: depth.map_or(0, |r| r.format),
         multisampled,
     })
 }

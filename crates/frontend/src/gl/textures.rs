@@ -11,7 +11,7 @@ use mgpipe::Pipe;
 use super::pixels::{check_upload_format, reuse_scratch, unpack, unpack_tight};
 use super::{gl_err, put, slice};
 use crate::context::{
-    target_index, with_gl_dirty, Gl, LevelInfo, TexParams, Texture, DIRTY_FRAMEBUFFER,
+    target_index, with_gl_dirty, Gl, LevelInfo, PixelStore, TexParams, Texture, DIRTY_FRAMEBUFFER,
     DIRTY_PROGRAM, DIRTY_RESOURCES, MAX_TEXTURE_UNITS,
 };
 
@@ -383,12 +383,30 @@ pub(super) fn tex_image(
     {
         gl_err!(gl, glow::INVALID_OPERATION);
     }
+    // GL 4.6 compatibility §8.5.3: a border of 0 or 1, none for rectangle
+    // textures; core: 0. The border texels are dropped (GL 4.6 §8.14.2
+    // samples them only for CLAMP, which the backends lack), as Mesa does:
+    // the level is the inner image, read through a shifted unpack window.
+    let border_ok = border == 0
+        || (border == 1
+            && !gl.st.is_core()
+            && target != glow::TEXTURE_RECTANGLE
+            && target != glow::PROXY_TEXTURE_RECTANGLE);
+    if !border_ok {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let strip = BorderStrip::new(dims, target, border);
+    if width < 0 || height < 0 || depth < 0 {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
+    let Some((width, height, depth)) = strip.inner(width, height, depth) else {
+        gl_err!(gl, glow::INVALID_VALUE);
+    };
     let max = gl.conn.caps.max_texture_size as i32;
     if level < 0
         || width < 0
         || height < 0
         || depth < 0
-        || border != 0
         || width > max
         || height > max
         || depth > max.max(2048)
@@ -418,7 +436,10 @@ pub(super) fn tex_image(
         return;
     };
     let (w, h, d) = (width as u32, height.max(1) as u32, depth.max(1) as u32);
+    let saved_unpack = gl.st.unpack;
+    gl.st.unpack = strip.unpack(saved_unpack, w, h);
     let blob = image_source(gl, w, h, d, bpp, ty, pixels);
+    gl.st.unpack = saved_unpack;
     let Some(blob) = blob else { return };
     let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
     if let Some(Some(t)) = gl.sh.textures.get_mut(&name) {
@@ -470,6 +491,68 @@ pub(super) fn tex_image(
     }
     reuse_scratch(blob, &mut gl.st.upload_scratch);
     auto_mipmap(gl, target, level);
+}
+
+/// Which dimensions of a bordered image (border 1, compatibility profile)
+/// carry the border: width always, height unless it counts 1D-array
+/// layers, depth only for 3D images.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct BorderStrip {
+    pub x: bool,
+    pub y: bool,
+    pub z: bool,
+}
+
+impl BorderStrip {
+    pub(super) fn new(dims: u32, target: u32, border: i32) -> Self {
+        let b = border == 1;
+        let array_1d = target == glow::TEXTURE_1D_ARRAY || target == glow::PROXY_TEXTURE_1D_ARRAY;
+        let array_2d = matches!(
+            target,
+            glow::TEXTURE_2D_ARRAY
+                | glow::PROXY_TEXTURE_2D_ARRAY
+                | glow::TEXTURE_CUBE_MAP_ARRAY
+                | glow::PROXY_TEXTURE_CUBE_MAP_ARRAY
+        );
+        BorderStrip {
+            x: b,
+            y: b && dims >= 2 && !array_1d,
+            z: b && dims == 3 && !array_2d,
+        }
+    }
+
+    /// The inner size, or None where a bordered dimension is below 2.
+    pub(super) fn inner(self, w: i32, h: i32, d: i32) -> Option<(i32, i32, i32)> {
+        let cut = |on: bool, v: i32| {
+            if on {
+                v.checked_sub(2).filter(|v| *v >= 0)
+            } else {
+                Some(v)
+            }
+        };
+        Some((cut(self.x, w)?, cut(self.y, h)?, cut(self.z, d)?))
+    }
+
+    /// The unpack state that reads the inner `w`×`h` image out of the
+    /// application's bordered one.
+    pub(super) fn unpack(self, mut ps: PixelStore, w: u32, h: u32) -> PixelStore {
+        if self.x {
+            if ps.row_length == 0 {
+                ps.row_length = w as i32 + 2;
+            }
+            ps.skip_pixels += 1;
+        }
+        if self.y {
+            if ps.image_height == 0 {
+                ps.image_height = h as i32 + 2;
+            }
+            ps.skip_rows += 1;
+        }
+        if self.z {
+            ps.skip_images += 1;
+        }
+        ps
+    }
 }
 
 /// One sub-image record of a split upload: rows `y..y+rows` of slices
@@ -534,6 +617,17 @@ fn upload_bands(gl: &Gl, w: u32, h: u32, d: u32, bpp: usize, blob: &[u8]) -> Vec
         return Vec::new();
     }
     texture_bands(w, h, d, bpp, max_blob)
+}
+
+/// Send the tight `blob` of `p`'s box (`bpp` bytes a pixel) as one
+/// `texture_subimage` record, or in bands where it is too large for one.
+pub(super) fn send_subimage(gl: &mut Gl, p: &calls::TextureSubimage, bpp: usize, blob: &[u8]) {
+    let bands = upload_bands(gl, p.width, p.height, p.depth, bpp, blob);
+    if bands.is_empty() {
+        gl.conn.pipe.texture_subimage(p, blob);
+    } else {
+        send_bands(gl, p, &bands, blob);
+    }
 }
 
 /// Send `blob` as one `texture_subimage` record per band, each a box of

@@ -146,9 +146,15 @@ impl Gl<'_> {
         Some((t, t.level(face, a.level as usize)?))
     }
 
-    /// Whether `a` names a texture level of a legacy format
-    /// (`gl::legacy_formats`).
+    /// Whether `a` names a texture level or a renderbuffer of a legacy
+    /// format (`gl::legacy_formats`).
     fn is_legacy_format_attachment(&self, a: &Attachment) -> bool {
+        if a.kind == SURFACE_RENDERBUFFER {
+            return matches!(self.sh.renderbuffers.get(&a.name), Some(Some(r))
+                if r.requested > 2
+                    && crate::gl::legacy_formats::legacy_format(r.requested)
+                        .is_some_and(|f| f.storage == r.internal_format));
+        }
         self.attached_level(a)
             .is_some_and(|(_, l)| l.legacy().is_some())
     }
@@ -234,7 +240,7 @@ impl Gl<'_> {
             if !ok {
                 return glow::FRAMEBUFFER_INCOMPLETE_ATTACHMENT;
             }
-            // Legacy ALPHA/LUMINANCE/INTENSITY textures sample right but
+            // Legacy ALPHA/LUMINANCE/INTENSITY textures and renderbuffers
             // read back as their RGBA storage: not offered as render
             // targets (GL allows UNSUPPORTED for any combination).
             if role == 0 && self.is_legacy_format_attachment(a) {

@@ -16,7 +16,8 @@
 //!   under their original name.
 //! - every fragment shader: `gl_FragColor` → `out vec4 mgl_FragColor`,
 //!   `gl_FragData[n]` → `out vec4 mgl_FragData[N]` (N = highest constant
-//!   index + 1, or 4 when indexed dynamically).
+//!   index + 1, or GL_MAX_DRAW_BUFFERS when indexed dynamically);
+//!   `gl_FragColor` also reaches draw buffers 1.. (hidden outputs).
 //! - `layout(packed)` / `layout(shared)` → `std140` (a valid choice for both;
 //!   Vulkan rejects them).
 //! - `gl_DepthRange` (a core built-in uniform that SPIR-V has no place
@@ -60,6 +61,12 @@ pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
 /// `prepass`): a uniform the application never sees
 /// (`LinkedProgram::hidden_uniforms`).
 pub(crate) const CLIP_PLANE: &str = "mgl_ClipPlane";
+
+/// The fragment outputs at locations 1.. that repeat `gl_FragColor` for
+/// draw buffers 1.. (see `prepass`); not listed as program outputs.
+pub(crate) const FRAG_COLOR_BROADCAST: &str = "mgl_FragColorB";
+/// Their count: GL_MAX_DRAW_BUFFERS less draw buffer 0.
+const FRAG_COLOR_BROADCAST_LEN: usize = crate::context::MAX_DRAW_BUFFERS - 1;
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -1604,6 +1611,23 @@ fn emits_points(src: &str, toks: &[Tok]) -> bool {
     })
 }
 
+/// Whether the source declares a global `out` variable (not an `out`
+/// function parameter): a fragment shader with user outputs.
+fn declares_global_out(src: &str, toks: &[Tok]) -> bool {
+    let (mut braces, mut parens) = (0i32, 0i32);
+    toks.iter().any(|t| {
+        match (t.kind, &src[t.start..t.end]) {
+            (Kind::Punct, "{") => braces += 1,
+            (Kind::Punct, "}") => braces -= 1,
+            (Kind::Punct, "(") => parens += 1,
+            (Kind::Punct, ")") => parens -= 1,
+            (Kind::Ident, "out" | "inout") => return braces == 0 && parens == 0,
+            _ => {}
+        }
+        false
+    })
+}
+
 /// The size in a redeclaration `vec4 <name>[N]`, if any.
 fn redeclared_array_size(src: &str, toks: &[Tok], name: &str) -> Option<u32> {
     let text = |k: usize| &src[toks[k].start..toks[k].end];
@@ -1720,6 +1744,13 @@ pub(crate) fn prepass_linked(
         version.number < 140 || compat
     };
     let rename_reserved = !es && version.number < 130;
+    // ARB_texture_cube_map_array gives GLSL 1.10/1.20 the GLSL 1.30 lookup
+    // names for its samplers: those stay built-ins there.
+    let cube_array_lookups =
+        rename_reserved && names_extension(src, &toks, "GL_ARB_texture_cube_map_array");
+    // EXT_texture_array gives GLSL 1.10/1.20 the array sampler types and
+    // texture{1,2}DArray[Lod]() (GLSL 1.30's texture[Lod]() on them).
+    let ext_texture_array = rename_reserved && names_extension(src, &toks, "GL_EXT_texture_array");
     let redefined = if rename_reserved {
         redefined_builtins(src, &toks)
     } else {
@@ -1887,6 +1918,18 @@ pub(crate) fn prepass_linked(
     // point coordinate (GL_COORD_REPLACE).
     let texcoord_replace =
         legacy && !es && stage == Stage::Fragment && defines_main && ident("gl_TexCoord");
+    // GL 4.6 compatibility §17.4.1 (and GLSL 1.10 §7.2): what a shader
+    // writes to gl_FragColor goes to every enabled draw buffer. Draw
+    // buffer i is fragment output location i on both backends, so main()
+    // becomes mgl_main() and a new main() copies mgl_FragColor (location 0)
+    // to `FRAG_COLOR_BROADCAST` (locations 1..). Not where the shader
+    // also declares outputs (which it may not write then, GLSL 1.30
+    // §7.2): those take the free locations.
+    let frag_color_broadcast = !es
+        && stage == Stage::Fragment
+        && defines_main
+        && ident("gl_FragColor")
+        && !declares_global_out(src, &toks);
     let texcoord_count = if texcoord_replace {
         redeclared_array_size(src, &toks, "gl_TexCoord").unwrap_or(8)
     } else {
@@ -1997,6 +2040,7 @@ pub(crate) fn prepass_linked(
                 let mut replacement: Option<String> = None;
                 if (clip_vertex_wrapper
                     || texcoord_replace
+                    || frag_color_broadcast
                     || (point_size && stage == Stage::Vertex))
                     && text == "main"
                 {
@@ -2217,6 +2261,14 @@ pub(crate) fn prepass_linked(
                         replacement = Some("out".to_owned());
                     } else if let Some(new) = texture_rename(text) {
                         replacement = Some(new.to_owned());
+                    } else if ext_texture_array
+                        && matches!(text, "texture1DArray" | "texture2DArray")
+                    {
+                        replacement = Some("texture".to_owned());
+                    } else if ext_texture_array
+                        && matches!(text, "texture1DArrayLod" | "texture2DArrayLod")
+                    {
+                        replacement = Some("textureLod".to_owned());
                     } else if let Some(helper) = shadow_helper(text, stage) {
                         if !helpers.contains(&helper) {
                             helpers.push(helper);
@@ -2232,6 +2284,10 @@ pub(crate) fn prepass_linked(
                         && is_reserved_in_140(text)
                         // GLSL 1.20 has these two built in already.
                         && !(version.number >= 120 && matches!(text, "outerProduct" | "transpose"))
+                        && !(cube_array_lookups
+                            && matches!(text, "texture" | "textureLod" | "textureGrad" | "textureSize"))
+                        && !(ext_texture_array
+                            && matches!(text, "sampler1DArray" | "sampler2DArray"))
                     {
                         let new = format!("mgl_r_{text}");
                         if !renames.iter().any(|(n, _)| *n == new) {
@@ -2389,15 +2445,23 @@ pub(crate) fn prepass_linked(
     if stage == Stage::Vertex && !epilogue.is_empty() {
         out.push_str(&format!("\nvoid main() {{\n  mgl_main();\n{epilogue}}}\n"));
     }
-    if texcoord_replace {
-        wrapper_helper.push_str(&format!("vec4 mgl_TexCoordR[{texcoord_count}];\n"));
+    if stage == Stage::Fragment && (texcoord_replace || frag_color_broadcast) {
         out.push_str("\nvoid main() {\n");
-        for k in 0..texcoord_count {
-            out.push_str(&format!(
-                "  mgl_TexCoordR[{k}] = ((int({POINTS}.z) >> {k}) & 1) != 0 ? vec4(mgl_pointcoord(), 0.0, 1.0) : mgl_TexCoord[{k}];\n"
-            ));
+        if texcoord_replace {
+            wrapper_helper.push_str(&format!("vec4 mgl_TexCoordR[{texcoord_count}];\n"));
+            for k in 0..texcoord_count {
+                out.push_str(&format!(
+                    "  mgl_TexCoordR[{k}] = ((int({POINTS}.z) >> {k}) & 1) != 0 ? vec4(mgl_pointcoord(), 0.0, 1.0) : mgl_TexCoord[{k}];\n"
+                ));
+            }
         }
-        out.push_str("  mgl_main();\n}\n");
+        out.push_str("  mgl_main();\n");
+        if frag_color_broadcast && uses_frag_color {
+            for k in 0..FRAG_COLOR_BROADCAST_LEN {
+                out.push_str(&format!("  {FRAG_COLOR_BROADCAST}[{k}] = mgl_FragColor;\n"));
+            }
+        }
+        out.push_str("}\n");
     }
     // Declarations injected right after the #version line.
     let mut inject = String::new();
@@ -2456,10 +2520,22 @@ pub(crate) fn prepass_linked(
     }
     if uses_frag_color {
         inject.push_str(&format!("out {prec}vec4 mgl_FragColor;\n"));
+        if frag_color_broadcast {
+            if version.number < 330 {
+                // #extension before any declaration.
+                inject.insert_str(0, "#extension GL_ARB_explicit_attrib_location : enable\n");
+            }
+            inject.push_str(&format!(
+                "layout(location = 1) out {prec}vec4 {FRAG_COLOR_BROADCAST}[{FRAG_COLOR_BROADCAST_LEN}];\n"
+            ));
+        }
     }
     if frag_data_max.is_some() || frag_data_dynamic {
+        // Indexed dynamically: gl_FragData[gl_MaxDrawBuffers], as GLSL
+        // declares it.
         let n = if frag_data_dynamic {
-            frag_data_max.map_or(4, |m| (m + 1).max(4))
+            let all = crate::context::MAX_DRAW_BUFFERS as u32;
+            frag_data_max.map_or(all, |m| (m + 1).max(all))
         } else {
             frag_data_max.unwrap_or(0) + 1
         };

@@ -1064,6 +1064,9 @@ pub(crate) fn reflect(
             stages[s.stage_idx]
                 .module
                 .set_decoration(s.var_id, dec::LOCATION, loc);
+            if s.name == super::prepass::FRAG_COLOR_BROADCAST {
+                continue;
+            }
             outputs.push(Variable {
                 name: s.name.clone(),
                 gl_type: s.gl_type,

@@ -359,6 +359,58 @@ fn legacy_errors_keep_line_numbers() {
     );
 }
 
+/// GL 4.6 compatibility §17.4.1: gl_FragColor reaches every draw buffer,
+/// i.e. every fragment output location; the copies stay hidden.
+#[test]
+fn frag_color_is_broadcast_to_every_draw_buffer() {
+    let fs = "#version 110\nuniform vec4 c;\nvoid main() {\n  if (c.x > 2.0) { gl_FragColor = c; return; }\n  gl_FragColor = c * 0.5;\n}\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    validate_all(&p);
+    assert_eq!(p.outputs.len(), 1, "{:?}", p.outputs);
+    assert_eq!(p.outputs[0].location, 0);
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColor", 3), Some(0));
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), Some(1));
+    let essl = to_essl(words);
+    for k in 0..7 {
+        assert!(essl.contains(&format!("mgl_FragColorB[{k}] = ")), "{essl}");
+    }
+    // Core outputs are not broadcast: `out vec4 color` is location 0 alone.
+    let p = link_vs_fs(VS_330, FS_330, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+    // A declared (unwritten) user output keeps its free location 1.
+    let vs = "#version 130\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 130\nout vec4 color;\nvoid f(out vec4 x) { x = vec4(1.0); }\nvoid main() { gl_FragColor = vec4(1.0); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+    // gl_FragData indexed dynamically has GL_MAX_DRAW_BUFFERS elements.
+    let fs = "#version 120\nuniform int n;\nvoid main() { for (int i = 0; i < n; i++) gl_FragData[i] = vec4(1.0); }\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.outputs.len(), 1, "{:?}", p.outputs);
+    assert_eq!(p.outputs[0].array_size, 8);
+    // gl_FragData is not broadcast either.
+    let fs = "#version 120\nvoid main() { gl_FragData[0] = vec4(1.0); }\n";
+    let p = link_vs_fs(VS_110, fs, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let words = p.stage_spirv[4].as_ref().unwrap();
+    assert_eq!(location_of(words, "mgl_FragColorB", 3), None);
+}
+
+/// ARB_texture_cube_map_array in GLSL 1.10: `texture()` & co. are its
+/// built-in lookups, not user names to rename.
+#[test]
+fn cube_map_array_lookups_in_glsl_110() {
+    let fs = "#extension GL_ARB_texture_cube_map_array : enable\nuniform samplerCubeArray tex;\nvoid main() {\n  gl_FragColor = texture(tex, gl_TexCoord[0]) + textureLod(tex, vec4(1.0), 0.0) + vec4(textureSize(tex, 0), 0.0);\n}\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    // EXT_texture_array: its sampler types and texture2DArray() & co.
+    let fs = "#extension GL_EXT_texture_array : require\nuniform sampler2DArray s;\nuniform sampler1DArray t;\nvoid main() {\n  gl_FragColor = texture2DArray(s, gl_TexCoord[0].xyz) + texture1DArray(t, vec2(0.5)) + texture2DArrayLod(s, vec3(0.5), 0.0);\n}\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    // Without the extension `texture` is still a GLSL 1.10 user name.
+    let fs = "float texture(float x) { return x; }\nvoid main() { gl_FragColor = vec4(texture(1.0)); }\n";
+    compile(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn frag_data_and_shadow() {
     let vs = "#version 120\nattribute vec4 p;\nvarying vec3 c;\nvoid main() { c = p.xyz; gl_Position = p; }\n";

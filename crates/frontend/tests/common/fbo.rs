@@ -3,7 +3,8 @@
 //! (`framebuffer_levels*.rs`).
 
 use mobilegl::gl::{
-    dsa, fb_params, framebuffers as fb, get, multisample, pixels, queries, state, textures,
+    copy_texture, dsa, fb_params, framebuffers as fb, get, multisample, pixels, queries, state,
+    textures,
 };
 
 use super::{expect_error, no_gl_error};
@@ -431,5 +432,207 @@ pub unsafe fn check_depth_get_tex_image() {
         for d in out {
             assert!((d - 0.25).abs() < 1e-3, "depth {d}, want 0.25");
         }
+    }
+}
+
+/// A 16x16 framebuffer whose depth and stencil are one DEPTH24_STENCIL8
+/// renderbuffer (bound for drawing and reading); its name.
+unsafe fn depth_stencil_fbo() -> u32 {
+    // SAFETY: a context is current; the names are ours.
+    unsafe {
+        let mut rb = 0;
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, 16, 16);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        for att in [glow::DEPTH_ATTACHMENT, glow::STENCIL_ATTACHMENT] {
+            fb::glFramebufferRenderbuffer(glow::FRAMEBUFFER, att, glow::RENDERBUFFER, rb);
+        }
+        f
+    }
+}
+
+/// GL 4.6 §18.3.1: a depth-only blit between depth/stencil images leaves
+/// the destination's stencil alone (lavapipe zeroes it without the Vulkan
+/// backend's workaround).
+pub unsafe fn check_depth_only_blit_keeps_stencil() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // every read writes one value into the buffer given.
+    unsafe {
+        let src = depth_stencil_fbo();
+        state::glClearDepth(0.5);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        let dst = depth_stencil_fbo();
+        state::glClearDepth(0.0);
+        state::glClearStencil(0xfe);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, src);
+        fb::glBlitFramebuffer(
+            8,
+            8,
+            16,
+            16,
+            0,
+            0,
+            8,
+            8,
+            glow::DEPTH_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        no_gl_error("depth-only blit");
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, dst);
+        for (x, y, depth) in [(1, 1, 0.5f32), (12, 12, 0.0)] {
+            let mut s = [0u8; 4];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::STENCIL_INDEX,
+                glow::UNSIGNED_BYTE,
+                s.as_mut_ptr().cast(),
+            );
+            assert_eq!(s[0], 0xfe, "stencil at ({x}, {y})");
+            let mut d = [0f32; 1];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                d.as_mut_ptr().cast(),
+            );
+            assert!((d[0] - depth).abs() < 1e-4, "depth at ({x}, {y}): {}", d[0]);
+        }
+        no_gl_error("read-back");
+    }
+}
+
+/// The stencil-only twin of `check_depth_only_blit_keeps_stencil`.
+pub unsafe fn check_stencil_only_blit_keeps_depth() {
+    // SAFETY (whole body): a context is current; the names are ours and
+    // every read writes one value into the buffer given.
+    unsafe {
+        let src = depth_stencil_fbo();
+        state::glClearDepth(0.5);
+        state::glClearStencil(0x12);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        let dst = depth_stencil_fbo();
+        state::glClearDepth(0.25);
+        state::glClearStencil(0xfe);
+        state::glClear(glow::DEPTH_BUFFER_BIT | glow::STENCIL_BUFFER_BIT);
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, src);
+        fb::glBlitFramebuffer(
+            8,
+            8,
+            16,
+            16,
+            0,
+            0,
+            8,
+            8,
+            glow::STENCIL_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        no_gl_error("stencil-only blit");
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, dst);
+        for (x, y, stencil) in [(1, 1, 0x12u8), (12, 12, 0xfe)] {
+            let mut s = [0u8; 4];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::STENCIL_INDEX,
+                glow::UNSIGNED_BYTE,
+                s.as_mut_ptr().cast(),
+            );
+            assert_eq!(s[0], stencil, "stencil at ({x}, {y})");
+            let mut d = [0f32; 1];
+            pixels::glReadPixels(
+                x,
+                y,
+                1,
+                1,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                d.as_mut_ptr().cast(),
+            );
+            assert!((d[0] - 0.25).abs() < 1e-4, "depth at ({x}, {y}): {}", d[0]);
+        }
+        no_gl_error("read-back");
+    }
+}
+
+/// Depth copies between depth formats (a blit cannot convert them) and
+/// into an array layer take the depth values as they are.
+pub unsafe fn check_depth_copies() {
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer covers what the call reads or writes.
+    unsafe {
+        // Source: a 4x4 DEPTH24_STENCIL8 framebuffer cleared to 0.25 with
+        // the left half 0.75.
+        let mut rb = 0;
+        fb::glGenRenderbuffers(1, &mut rb);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rb);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, 4, 4);
+        let mut f = 0;
+        fb::glGenFramebuffers(1, &mut f);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_STENCIL_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rb,
+        );
+        state::glClearDepth(0.25);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        state::glEnable(glow::SCISSOR_TEST);
+        state::glScissor(0, 0, 2, 4);
+        state::glClearDepth(0.75);
+        state::glClear(glow::DEPTH_BUFFER_BIT);
+        no_gl_error("source");
+
+        let depths = |target: u32, n: usize| {
+            let mut out = vec![-1.0f32; n];
+            queries::glGetTexImage(
+                target,
+                0,
+                glow::DEPTH_COMPONENT,
+                glow::FLOAT,
+                out.as_mut_ptr().cast(),
+            );
+            no_gl_error("glGetTexImage(DEPTH_COMPONENT)");
+            out
+        };
+        let near = |got: &[f32], want: &[f32]| {
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-3),
+                "{got:?} vs {want:?}"
+            );
+        };
+        for internal in [
+            glow::DEPTH_COMPONENT16,
+            glow::DEPTH_COMPONENT32F,
+            glow::DEPTH32F_STENCIL8,
+        ] {
+            let mut t = 0;
+            textures::glGenTextures(1, &mut t);
+            textures::glBindTexture(glow::TEXTURE_2D, t);
+            copy_texture::glCopyTexImage2D(glow::TEXTURE_2D, 0, internal, 1, 0, 2, 1, 0);
+            no_gl_error("glCopyTexImage2D(depth)");
+            near(&depths(glow::TEXTURE_2D, 2), &[0.75, 0.25]);
+        }
+        let mut a = 0;
+        textures::glGenTextures(1, &mut a);
+        textures::glBindTexture(glow::TEXTURE_2D_ARRAY, a);
+        textures::glTexStorage3D(glow::TEXTURE_2D_ARRAY, 1, glow::DEPTH_COMPONENT32F, 2, 1, 2);
+        copy_texture::glCopyTexSubImage3D(glow::TEXTURE_2D_ARRAY, 0, 0, 0, 1, 1, 0, 2, 1);
+        no_gl_error("glCopyTexSubImage3D(depth layer)");
+        let got = depths(glow::TEXTURE_2D_ARRAY, 4);
+        near(&got[2..], &[0.75, 0.25]);
     }
 }

@@ -1294,3 +1294,51 @@ pub unsafe fn check_occlusion_ignores_clears() {
         assert_eq!(samples(q), 1, "the draw counts");
     }
 }
+
+/// A compute shader counting (atomic counter) the texels of a depth
+/// texture that differ from `want`.
+const DEPTH_PROBE_CS: &str = "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) uniform atomic_uint differences;\nuniform sampler2D source;\nuniform float want;\nvoid main() {\n  if (abs(texelFetch(source, ivec2(gl_GlobalInvocationID.xy), 0).r - want) > 0.001)\n    atomicCounterIncrement(differences);\n}\n";
+
+/// A depth texture cleared through its framebuffer is what a compute
+/// dispatch then fetches, also when the program and texture bindings are
+/// those of the previous dispatch (no barrier needed: GL 4.6 §7.13.1
+/// covers only incoherent writes).
+pub unsafe fn check_compute_reads_cleared_depth() {
+    const N: i32 = 8;
+    // SAFETY: GL calls on this thread with a current context; every
+    // pointer passed outlives its call.
+    unsafe {
+        make_context_version(4, 3);
+        let mut f = 0;
+        framebuffers::glGenFramebuffers(1, &mut f);
+        framebuffers::glBindFramebuffer(glow::FRAMEBUFFER, f);
+        let mut t = 0;
+        textures::glGenTextures(1, &mut t);
+        textures::glBindTexture(glow::TEXTURE_2D, t);
+        textures::glTexStorage2D(glow::TEXTURE_2D, 1, glow::DEPTH_COMPONENT24, N, N);
+        framebuffers::glFramebufferTexture2D(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::TEXTURE_2D,
+            t,
+            0,
+        );
+        framebuffers::glDrawBuffer(glow::NONE);
+        let prog = link_stages(&[(glow::COMPUTE_SHADER, DEPTH_PROBE_CS)]);
+        shaders::glUseProgram(prog);
+        let want = shaders::glGetUniformLocation(prog, c"want".as_ptr());
+        let counter = buffer_with(glow::ATOMIC_COUNTER_BUFFER, &[0u8; 4]);
+        buffers::glBindBufferBase(glow::ATOMIC_COUNTER_BUFFER, 0, counter);
+        for depth in [0.25f32, 0.75, 0.5] {
+            state::glClearBufferfv(glow::DEPTH, 0, &depth);
+            buffers::glBufferSubData(glow::ATOMIC_COUNTER_BUFFER, 0, 4, [0u8; 4].as_ptr().cast());
+            shaders::glUniform1f(want, depth);
+            compute::glDispatchCompute(N as u32, N as u32, 1);
+            mobilegl::gl::persistent::glMemoryBarrier(glow::ALL_BARRIER_BITS);
+            let mut got = [0u32; 1];
+            buffers::glGetBufferSubData(glow::ATOMIC_COUNTER_BUFFER, 0, 4, got.as_mut_ptr().cast());
+            assert_eq!(got[0], 0, "texels differing from the cleared {depth}");
+        }
+        no_gl_error("depth probe");
+    }
+}
