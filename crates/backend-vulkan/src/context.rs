@@ -2798,18 +2798,12 @@ impl VulkanBackend {
                         .map_err(|e| e.to_string())?;
                 } else {
                     let filter = self.blit_filter(p.filter, &src, asp);
-                    self.gpu.device.cmd_blit_image(
+                    blit_general(
+                        &self.gpu.device,
                         cmd,
                         src.image,
-                        vk::ImageLayout::GENERAL,
                         dst.image,
-                        vk::ImageLayout::GENERAL,
-                        &[vk::ImageBlit {
-                            src_subresource: srs,
-                            src_offsets: so,
-                            dst_subresource: drs,
-                            dst_offsets: dof,
-                        }],
+                        (srs, so, drs, dof),
                         filter,
                     );
                 }
@@ -2890,18 +2884,12 @@ impl VulkanBackend {
                     &[region],
                 );
                 frame::barrier(&self.gpu, cmd);
-                self.gpu.device.cmd_blit_image(
+                blit_general(
+                    &self.gpu.device,
                     cmd,
                     src.image,
-                    vk::ImageLayout::GENERAL,
                     dst.image,
-                    vk::ImageLayout::GENERAL,
-                    &[vk::ImageBlit {
-                        src_subresource: srs,
-                        src_offsets: so,
-                        dst_subresource: drs,
-                        dst_offsets: dof,
-                    }],
+                    (srs, so, drs, dof),
                     filter,
                 );
                 frame::barrier(&self.gpu, cmd);
@@ -4940,6 +4928,44 @@ fn whole_image_view(
         swizzle: [0; 4],
     };
     resource::view(gpu, img, k)
+}
+
+/// One `vkCmdBlitImage` region (source subresource and corners,
+/// destination subresource and corners) between two images in GENERAL.
+///
+/// # Safety
+/// Recording outside a rendering instance; both images are live and in
+/// GENERAL, and the corners lie inside their subresources.
+unsafe fn blit_general(
+    device: &ash::Device,
+    cmd: vk::CommandBuffer,
+    src: vk::Image,
+    dst: vk::Image,
+    (srs, so, drs, dof): (
+        vk::ImageSubresourceLayers,
+        [vk::Offset3D; 2],
+        vk::ImageSubresourceLayers,
+        [vk::Offset3D; 2],
+    ),
+    filter: vk::Filter,
+) {
+    // SAFETY: the caller's promise above.
+    unsafe {
+        device.cmd_blit_image(
+            cmd,
+            src,
+            vk::ImageLayout::GENERAL,
+            dst,
+            vk::ImageLayout::GENERAL,
+            &[vk::ImageBlit {
+                src_subresource: srs,
+                src_offsets: so,
+                dst_subresource: drs,
+                dst_offsets: dof,
+            }],
+            filter,
+        )
+    };
 }
 
 #[cfg(test)]
