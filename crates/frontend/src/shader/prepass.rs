@@ -2676,28 +2676,21 @@ pub(crate) fn names_identifier(src: &str, name: &str) -> bool {
             .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
 }
 
-/// Whether `src` gives its program a default uniform block: a `uniform`
-/// declaration whose type is not opaque (samplers, images, atomic
-/// counters) and that does not open a block (`uniform Name {`), or a
-/// built-in the pre-pass turns into a default-block uniform (the matrix
-/// state, `ftransform`, `gl_DepthRange`). Directives are not evaluated: a
-/// declaration under `#if 0` counts.
+/// Whether `src` declares a uniform of the default uniform block: a
+/// `uniform` declaration whose type is not opaque (samplers, images,
+/// atomic counters) and that does not open a block (`uniform Name {`).
+/// Directives are not evaluated: a declaration under `#if 0` counts.
+/// Built-in state the pre-pass turns into uniforms (the matrices,
+/// `ftransform`) does not count: giving those programs — the fixed-function
+/// ones among them — the point-size epilogue made llvmpipe compile far more
+/// shader variants (`ext_texture_swizzle-swizzle` 1.6 s → 15 s).
 pub(crate) fn declares_default_uniform(src: &str) -> bool {
+    if !src.contains("uniform") {
+        return false;
+    }
     let toks = code_tokens(src);
     let text = |t: &Tok| &src[t.start..t.end];
     toks.iter().enumerate().any(|(k, t)| {
-        if t.kind == Kind::Ident
-            && t.end - t.start > 3
-            && matches!(src.as_bytes()[t.start], b'g' | b'f')
-        {
-            let name = text(t);
-            if name == "ftransform"
-                || name == "gl_DepthRange"
-                || matrix_uniform_type(name).is_some()
-            {
-                return true;
-            }
-        }
         if t.kind != Kind::Ident || text(t) != "uniform" {
             return false;
         }
