@@ -391,6 +391,7 @@ fn connect() -> Result<Conn, String> {
     let pipe = remote::connect(kind, &cfg, backend_factory(), server.as_deref())
         .map_err(|e| format!("transport {kind}: {e}"))?;
     let caps = *pipe.caps();
+    crate::shader::set_draw_buffers(caps.max_draw_buffers);
     tracing::info!(
         "MobileGL connected: transport={kind} backend renderer={:?}",
         Caps::get_str(&caps.driver_renderer)

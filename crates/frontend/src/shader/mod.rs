@@ -67,6 +67,12 @@ pub mod xfb;
 #[cfg(test)]
 mod tests;
 
+/// Record the backend's GL_MAX_DRAW_BUFFERS for the fragment outputs the
+/// pre-pass adds (`prepass::set_draw_buffers`).
+pub(crate) fn set_draw_buffers(n: u32) {
+    prepass::set_draw_buffers(n)
+}
+
 use std::collections::HashSet;
 
 /// A programmable pipeline stage.

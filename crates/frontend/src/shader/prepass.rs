@@ -65,8 +65,22 @@ pub(crate) const CLIP_PLANE: &str = "mgl_ClipPlane";
 /// The fragment outputs at locations 1.. that repeat `gl_FragColor` for
 /// draw buffers 1.. (see `prepass`); not listed as program outputs.
 pub(crate) const FRAG_COLOR_BROADCAST: &str = "mgl_FragColorB";
-/// Their count: GL_MAX_DRAW_BUFFERS less draw buffer 0.
-const FRAG_COLOR_BROADCAST_LEN: usize = crate::context::MAX_DRAW_BUFFERS - 1;
+/// The backend's draw buffers (its GL_MAX_DRAW_BUFFERS, at most ours),
+/// set when the connection is made: fragment outputs the pre-pass adds
+/// (the `gl_FragColor` broadcast, a dynamically indexed `gl_FragData`)
+/// stay below it, so a GLES 3.0 driver with 4 draw buffers compiles them.
+static DRAW_BUFFERS: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(crate::context::MAX_DRAW_BUFFERS as u32);
+
+/// Record the backend's GL_MAX_DRAW_BUFFERS (`runtime::connect`).
+pub(crate) fn set_draw_buffers(n: u32) {
+    let n = n.clamp(1, crate::context::MAX_DRAW_BUFFERS as u32);
+    DRAW_BUFFERS.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn draw_buffers() -> u32 {
+    DRAW_BUFFERS.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Result of the pre-pass.
 #[derive(Debug, Clone)]
@@ -1926,6 +1940,7 @@ pub(crate) fn prepass_linked(
     // also declares outputs (which it may not write then, GLSL 1.30
     // §7.2): those take the free locations.
     let frag_color_broadcast = !es
+        && draw_buffers() > 1
         && stage == Stage::Fragment
         && defines_main
         && ident("gl_FragColor")
@@ -2457,7 +2472,7 @@ pub(crate) fn prepass_linked(
         }
         out.push_str("  mgl_main();\n");
         if frag_color_broadcast && uses_frag_color {
-            for k in 0..FRAG_COLOR_BROADCAST_LEN {
+            for k in 0..draw_buffers() - 1 {
                 out.push_str(&format!("  {FRAG_COLOR_BROADCAST}[{k}] = mgl_FragColor;\n"));
             }
         }
@@ -2526,7 +2541,8 @@ pub(crate) fn prepass_linked(
                 inject.insert_str(0, "#extension GL_ARB_explicit_attrib_location : enable\n");
             }
             inject.push_str(&format!(
-                "layout(location = 1) out {prec}vec4 {FRAG_COLOR_BROADCAST}[{FRAG_COLOR_BROADCAST_LEN}];\n"
+                "layout(location = 1) out {prec}vec4 {FRAG_COLOR_BROADCAST}[{}];\n",
+                draw_buffers() - 1
             ));
         }
     }
@@ -2534,7 +2550,7 @@ pub(crate) fn prepass_linked(
         // Indexed dynamically: gl_FragData[gl_MaxDrawBuffers], as GLSL
         // declares it.
         let n = if frag_data_dynamic {
-            let all = crate::context::MAX_DRAW_BUFFERS as u32;
+            let all = draw_buffers();
             frag_data_max.map_or(all, |m| (m + 1).max(all))
         } else {
             frag_data_max.unwrap_or(0) + 1
