@@ -88,40 +88,6 @@ fn point_size_and_sprite_origin_reach_the_shaders() {
     }
 }
 
-#[test]
-fn point_size_reaches_programs_with_default_uniforms() {
-    // No gl_PointCoord: the size still comes from glPointSize because the
-    // program has a default uniform block; a program with neither keeps
-    // the driver's size (1).
-    const UNIFORM_VS: &str = "#version 330 core
-uniform vec4 u_pos;
-void main() { gl_Position = u_pos; }
-";
-    const PLAIN_FS: &str = "#version 330 core
-out vec4 o;
-void main() { o = vec4(1.0, 0.0, 0.0, 1.0); }
-";
-    // SAFETY: GL calls on this thread with a current context; every
-    // pointer covers what the call reads or writes.
-    unsafe {
-        common::make_context();
-        bind_rgba8_framebuffer(SIZE, SIZE);
-        state::glViewport(0, 0, SIZE, SIZE);
-        let mut vao = 0;
-        mobilegl::gl::vertex::glGenVertexArrays(1, &mut vao);
-        mobilegl::gl::vertex::glBindVertexArray(vao);
-        let prog = link_program(UNIFORM_VS, PLAIN_FS);
-        shaders::glUseProgram(prog);
-        let loc = shaders::glGetUniformLocation(prog, c"u_pos".as_ptr());
-        shaders::glUniform4f(loc, 0.0, 0.0, 0.0, 1.0);
-        state::glPointSize(8.0);
-        draw_point();
-        no_gl_error("point with a uniform program");
-        assert_eq!(pixel(5, 5)[0], 255, "inside the 8-pixel point");
-        assert_eq!(pixel(2, 2)[0], 0, "outside the 8-pixel point");
-    }
-}
-
 /// A GL 2.1 compatibility context drawing into a SIZE x SIZE target with
 /// the program of `vs` and `fs` current.
 unsafe fn compat_program(vs: &str, fs: &str) -> u32 {

@@ -887,12 +887,6 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
             points_program |= p.reads_point_coord;
         }
     }
-    // glPointSize reaches programs with a default uniform block too (the
-    // hidden uniform joins that block; `LinkView::points_program`).
-    points_program |= input
-        .shaders
-        .iter()
-        .any(|(_, src)| prepass::declares_default_uniform(src));
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     let mut builtin_inputs: Vec<&str> = Vec::new();
     // A fragment shader of the program that redeclares gl_FragCoord: the

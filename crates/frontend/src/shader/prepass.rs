@@ -1698,11 +1698,12 @@ pub(crate) struct LinkView<'a> {
     /// For a fragment shader: the colour varyings (`gl_BackColor` ...) the
     /// stage before it writes; None outside a link (all assumed written).
     pub previous_writes: Option<&'a [String]>,
-    /// The last vertex stage takes its point size from `glPointSize`: the
-    /// program's fragment shader reads `gl_PointCoord`, or the program has
-    /// a default uniform block already (giving one to every program
-    /// measurably slowed per-draw uniform-range binds on llvmpipe; one
-    /// more member of an existing block costs nothing per draw).
+    /// The program's fragment shader reads `gl_PointCoord`: only then does
+    /// the last vertex stage take its point size from `glPointSize` (an
+    /// extra uniform block for every program measurably slowed per-draw
+    /// uniform-range binds on llvmpipe; giving it to programs that already
+    /// have default-block uniforms made llvmpipe and lavapipe compile many
+    /// more shader variants: docs/BENCHMARKS.md, twenty-first session).
     pub points_program: bool,
     /// The geometry-shader variant for glProvokingVertex(GL_FIRST_VERTEX_
     /// CONVENTION) (`first_vertex_provokes`).
@@ -2690,43 +2691,6 @@ pub(crate) fn names_identifier(src: &str, name: &str) -> bool {
         && lex(src)
             .iter()
             .any(|t| t.kind == Kind::Ident && &src[t.start..t.end] == name)
-}
-
-/// Whether `src` declares a uniform of the default uniform block: a
-/// `uniform` declaration whose type is not opaque (samplers, images,
-/// atomic counters) and that does not open a block (`uniform Name {`).
-/// Directives are not evaluated: a declaration under `#if 0` counts.
-/// Built-in state the pre-pass turns into uniforms (the matrices,
-/// `ftransform`) does not count: giving those programs — the fixed-function
-/// ones among them — the point-size epilogue made llvmpipe compile far more
-/// shader variants (`ext_texture_swizzle-swizzle` 1.6 s → 15 s).
-pub(crate) fn declares_default_uniform(src: &str) -> bool {
-    if !src.contains("uniform") {
-        return false;
-    }
-    let toks = code_tokens(src);
-    let text = |t: &Tok| &src[t.start..t.end];
-    toks.iter().enumerate().any(|(k, t)| {
-        if t.kind != Kind::Ident || text(t) != "uniform" {
-            return false;
-        }
-        let mut j = k + 1;
-        while toks
-            .get(j)
-            .is_some_and(|q| matches!(text(q), "lowp" | "mediump" | "highp" | "precise"))
-        {
-            j += 1;
-        }
-        let Some(ty) = toks.get(j).filter(|t| t.kind == Kind::Ident).map(text) else {
-            return false;
-        };
-        let opaque = ty.contains("sampler")
-            || ty.contains("image")
-            || ty.contains("texture")
-            || ty == "atomic_uint";
-        let block = toks.get(j + 1).is_some_and(|n| text(n) == "{");
-        !opaque && !block
-    })
 }
 
 fn code_tokens(preprocessed: &str) -> Vec<Tok> {

@@ -1714,25 +1714,6 @@ void main() { o = vec4(uintBitsToFloat(bits)); }
 }
 
 #[test]
-fn default_uniform_declarations_are_told_from_blocks_and_opaque_types() {
-    use super::prepass::declares_default_uniform as d;
-    assert!(d("uniform vec4 u;\nvoid main() {}"));
-    assert!(d("layout(location = 2) uniform highp mat4 m;"));
-    assert!(d("uniform Light { vec4 c; } light;\nuniform float f;"));
-    assert!(!d("uniform sampler2D s;\nuniform usampler3D t;"));
-    assert!(!d("layout(binding = 0, rgba8) uniform image2D img;"));
-    assert!(!d("layout(binding = 0) uniform atomic_uint c;"));
-    assert!(!d("layout(std140) uniform Block { vec4 c; };"));
-    assert!(!d("// uniform vec4 commented;\nvoid main() {}"));
-    assert!(!d("void main() { float uniformity = 1.0; }"));
-    // Built-in state the pre-pass turns into uniforms does not count.
-    assert!(!d("void main() { gl_Position = ftransform(); }"));
-    assert!(!d(
-        "void main() { gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex; }"
-    ));
-}
-
-#[test]
 fn transform_feedback_refuses_two_streams_in_one_buffer() {
     let vs = "#version 150\nvoid main() { gl_Position = vec4(0.0); }\n";
     let gs = "#version 150
