@@ -98,6 +98,12 @@ pub(crate) fn program_mut<'a>(gl: &'a mut Gl, name: u32) -> Result<&'a mut Progr
     }
 }
 
+/// The varying locations the backend has (its varying components in
+/// vec4s, at least one): the link's packing limit.
+pub(crate) fn varying_locations(caps: &mgpipe::Caps) -> u32 {
+    (caps.max_varying_components / 4).max(1)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn glCreateShader(ty: u32) -> u32 {
     with_gl_dirty(DIRTY_PROGRAM, |gl| {
@@ -744,7 +750,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 xfb_mode,
                 // Varyings are packed when the program needs more
                 // locations than the backend has (`shader::packing`).
-                varying_limit: (gl.conn.caps.max_varying_components / 4).max(1),
+                varying_limit: varying_locations(&gl.conn.caps),
             })
             .and_then(|prog| {
                 // Doubles reach only a backend that has them (GLES has no
@@ -818,7 +824,7 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 // Varyings are not packed (each takes whole locations): a
                 // program over the driver's location limit is refused here
                 // rather than handed to a driver that may not check.
-                let limit = (gl.conn.caps.max_varying_components / 4).max(1);
+                let limit = varying_locations(&gl.conn.caps);
                 if prog.varying_locations > limit {
                     return Err(format!(
                         "ERROR: Linking: the varyings need {} locations; this backend has {limit} (varyings are not packed into shared locations)\n",

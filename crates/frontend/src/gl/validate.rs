@@ -14,8 +14,6 @@ use crate::context::{
     Attachment, Gl, LevelInfo, TexParams, Texture, CSO_CACHE_LIMIT, MAX_DRAW_BUFFERS,
 };
 
-/// Hash a payload's bytes with its handle field (the first 8 bytes, by the
-/// catalogue's convention that every CSO create starts with `cso`) zeroed.
 /// Program variant bits (`Gl::variant_cso`): glShadeModel(GL_FLAT) with
 /// colour varyings that follow it.
 const VARIANT_FLAT_SHADED: u8 = 1;
@@ -23,6 +21,8 @@ const VARIANT_FLAT_SHADED: u8 = 1;
 /// (the backends provoke its output with the last vertex).
 const VARIANT_FIRST_VERTEX_GS: u8 = 2;
 
+/// Hash a payload's bytes with its handle field (the first 8 bytes, by the
+/// catalogue's convention that every CSO create starts with `cso`) zeroed.
 pub(crate) fn cso_key<T: bytemuck::Pod>(p: &T) -> u64 {
     // A copy on the stack, not a heap Vec: this runs at draw time.
     let mut c = *p;
@@ -775,7 +775,7 @@ impl Gl<'_> {
     /// changes nothing or cannot be made.
     fn variant_cso(&mut self, bits: u8) -> Handle {
         let pname = self.st.program;
-        let varying_limit = (self.conn.caps.max_varying_components / 4).max(1);
+        let varying_limit = crate::gl::shaders::varying_locations(&self.conn.caps);
         let Some(crate::context::ShaderOrProgram::Program(prog)) =
             self.sh.shader_objects.get_mut(&pname)
         else {
