@@ -1719,7 +1719,7 @@ unsafe fn read_checked(
 fn upload_data<'b>(
     blob: &'b [u8],
     internal: u32,
-    canon: (u32, u32),
+    canon: impl FnOnce() -> (u32, u32),
     format: u32,
     ty: u32,
     extent: (u32, u32, u32),
@@ -1742,6 +1742,8 @@ fn upload_data<'b>(
         return Ok((format, ty, std::borrow::Cow::Borrowed(&blob[..size])));
     }
     let pixels = extent.0 as usize * extent.1 as usize * extent.2.max(1) as usize;
+    // Only a conversion needs the storage's canonical pair.
+    let canon = canon();
     match emulation::convert(blob, format, ty, canon.0, canon.1, pixels) {
         Some(v) => {
             debug!(
@@ -1763,6 +1765,96 @@ fn upload_data<'b>(
                 "no conversion from this format/type for the texture's format, skipped"
             );
             Err(())
+        }
+    }
+}
+
+/// How a `texture_subimage` blob reaches the driver.
+enum StridedUpload<'b> {
+    /// Rows `row_length` pixels apart, read in place: the first `len`
+    /// bytes of the blob.
+    InPlace { row_length: i32, len: usize },
+    /// Tight rows (the blob itself, or gathered from its stride).
+    Tight(std::borrow::Cow<'b, [u8]>),
+}
+
+/// Err: the record's stride or blob do not describe its box.
+fn strided_upload<'b>(
+    blob: &'b [u8],
+    p: &calls::TextureSubimage,
+    internal: u32,
+) -> Result<StridedUpload<'b>, ()> {
+    if p.row_stride == 0 {
+        return Ok(StridedUpload::Tight(std::borrow::Cow::Borrowed(blob)));
+    }
+    let bpp = mgpipe::pixels::bytes_per_pixel(p.format, p.r#type).ok_or(())?;
+    let row_bytes = (p.width as usize).checked_mul(bpp).ok_or(())?;
+    let rows = (p.height as usize)
+        .checked_mul(p.depth.max(1) as usize)
+        .ok_or(())?;
+    let stride = p.row_stride as usize;
+    let in_place = p.depth <= 1
+        && stride >= row_bytes
+        && stride.is_multiple_of(bpp)
+        && (internal == 0 || emulation::upload_accepted(internal, p.format, p.r#type));
+    if in_place {
+        let len = mgpipe::pixels::strided_len(stride, row_bytes, rows).ok_or(())?;
+        let row_length = i32::try_from(stride / bpp).map_err(|_| ())?;
+        if len <= blob.len() {
+            return Ok(StridedUpload::InPlace { row_length, len });
+        }
+        return Err(());
+    }
+    mgpipe::pixels::tight_rows(blob, stride, row_bytes, rows)
+        .map(StridedUpload::Tight)
+        .ok_or(())
+}
+
+/// glTexSubImage2D/3D of `data` into the texture bound to `bind`.
+///
+/// # Safety
+/// A texture is bound to `bind`; `data` holds the box under the current
+/// unpack state.
+#[allow(clippy::too_many_arguments)]
+unsafe fn sub_image(
+    gl: &glow::Context,
+    bind: u32,
+    img_target: u32,
+    level: u32,
+    (x, y, z): (i32, i32, i32),
+    (w, h, d): (u32, u32, u32),
+    (format, ty): (u32, u32),
+    data: &[u8],
+) {
+    let px = glow::PixelUnpackData::Slice(Some(data));
+    // SAFETY: the caller's promise.
+    unsafe {
+        if emulation::is_3d_target(bind) {
+            gl.tex_sub_image_3d(
+                img_target,
+                level as i32,
+                x,
+                y,
+                z,
+                w as i32,
+                h as i32,
+                d as i32,
+                format,
+                ty,
+                px,
+            );
+        } else {
+            gl.tex_sub_image_2d(
+                img_target,
+                level as i32,
+                x,
+                y,
+                w as i32,
+                h as i32,
+                format,
+                ty,
+                px,
+            );
         }
     }
 }
@@ -2156,7 +2248,7 @@ impl Context for GlesBackend {
             match upload_data(
                 blob,
                 sf.internal,
-                (sf.format, sf.ty),
+                || (sf.format, sf.ty),
                 p.format,
                 p.r#type,
                 (p.width, p.height, p.depth),
@@ -2237,10 +2329,42 @@ impl Context for GlesBackend {
         else {
             return;
         };
+        // Strided rows (monolith passes the application's own): the driver
+        // reads them in place through UNPACK_ROW_LENGTH when it takes the
+        // pair as it is; anything else is made tight first.
+        let tight = match strided_upload(blob, p, internal) {
+            Ok(StridedUpload::InPlace { row_length, len }) => {
+                if let Some(data) = blob.get(..len) {
+                    // SAFETY: texture bound to `bind`; `data` spans every row
+                    // at the stride the row length gives (alignment is 1).
+                    unsafe {
+                        o.gl.pixel_store_i32(glow::UNPACK_ROW_LENGTH, row_length);
+                        sub_image(
+                            o.gl,
+                            bind,
+                            img_target,
+                            p.level,
+                            (x, y, z),
+                            (w, h, d),
+                            (p.format, p.r#type),
+                            data,
+                        );
+                        o.gl.pixel_store_i32(glow::UNPACK_ROW_LENGTH, 0);
+                    }
+                }
+                self.check("texture_subimage");
+                return;
+            }
+            Ok(StridedUpload::Tight(t)) => t,
+            Err(()) => {
+                warn!(res = ?p.res, row_stride = p.row_stride, blob = blob.len(), "texture_subimage: strided rows do not fit the blob, skipped");
+                return;
+            }
+        };
         let (format, ty, data) = match upload_data(
-            blob,
+            &tight,
             internal,
-            canonical(internal, norm16),
+            || canonical(internal, norm16),
             p.format,
             p.r#type,
             (p.width, p.height, p.depth),
@@ -2249,37 +2373,19 @@ impl Context for GlesBackend {
             Ok(v) => v,
             Err(()) => return,
         };
-        let px = glow::PixelUnpackData::Slice(Some(&data));
         // SAFETY: texture bound to `bind`; data holds the full tight box.
         unsafe {
-            if emulation::is_3d_target(bind) {
-                o.gl.tex_sub_image_3d(
-                    img_target,
-                    p.level as i32,
-                    x,
-                    y,
-                    z,
-                    w as i32,
-                    h as i32,
-                    d as i32,
-                    format,
-                    ty,
-                    px,
-                );
-            } else {
-                o.gl.tex_sub_image_2d(
-                    img_target,
-                    p.level as i32,
-                    x,
-                    y,
-                    w as i32,
-                    h as i32,
-                    format,
-                    ty,
-                    px,
-                );
-            }
-        }
+            sub_image(
+                o.gl,
+                bind,
+                img_target,
+                p.level,
+                (x, y, z),
+                (w, h, d),
+                (format, ty),
+                &data,
+            )
+        };
         self.check("texture_subimage");
     }
 

@@ -560,6 +560,7 @@ impl GlesBackend {
                     depth: p.depth,
                     format: p.format,
                     r#type: p.r#type,
+                    ..Default::default()
                 },
                 blob,
             );

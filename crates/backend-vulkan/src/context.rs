@@ -4068,6 +4068,18 @@ impl Context for VulkanBackend {
 
     fn texture_subimage(&mut self, p: &calls::TextureSubimage, blob: &[u8]) {
         self.touch();
+        // Strided rows (monolith passes the application's own) are made
+        // tight here: the upload paths below copy tight rows.
+        let rows = mgpipe::pixels::bytes_per_pixel(p.format, p.r#type).and_then(|bpp| {
+            let row_bytes = (p.width as usize).checked_mul(bpp)?;
+            let rows = (p.height as usize).checked_mul(p.depth.max(1) as usize)?;
+            mgpipe::pixels::tight_rows(blob, p.row_stride as usize, row_bytes, rows)
+        });
+        let Some(blob) = rows.or_else(|| (p.row_stride == 0).then_some(blob.into())) else {
+            warn!(res = ?p.res, row_stride = p.row_stride, blob = blob.len(), "texture_subimage: strided rows do not fit the blob, skipped");
+            return;
+        };
+        let blob = &*blob;
         if let Err(e) = self.upload_box(
             p.res,
             p.target,

@@ -110,6 +110,7 @@ fn check(target: u32, size: [u32; 3]) {
                 depth: e[2],
                 format: GL_RGBA,
                 r#type: GL_UNSIGNED_BYTE,
+                ..Default::default()
             },
             &data,
         );

@@ -178,6 +178,40 @@ pub fn image_size(format: u32, ty: u32, w: u32, h: u32, d: u32) -> Option<usize>
     pixel_count(w, h, d)?.checked_mul(bpp)
 }
 
+/// A `texture_subimage` blob as tight rows: `blob` itself when
+/// `row_stride` is 0 or already `row_bytes`, else the `rows` rows of
+/// `row_bytes` gathered from `row_stride` apart. None when the stride is
+/// shorter than a row or the blob shorter than its last row's end (a
+/// malformed record: records cross a process boundary in `spawn`).
+pub fn tight_rows(
+    blob: &[u8],
+    row_stride: usize,
+    row_bytes: usize,
+    rows: usize,
+) -> Option<std::borrow::Cow<'_, [u8]>> {
+    if row_stride == 0 || row_stride == row_bytes || rows == 0 {
+        return Some(std::borrow::Cow::Borrowed(blob));
+    }
+    if row_stride < row_bytes || strided_len(row_stride, row_bytes, rows)? > blob.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rows * row_bytes);
+    for r in 0..rows {
+        let at = r * row_stride;
+        out.extend_from_slice(&blob[at..at + row_bytes]);
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
+/// Bytes `rows` rows of `row_bytes` span when they start `row_stride`
+/// apart: the last row ends the span (None on overflow).
+pub fn strided_len(row_stride: usize, row_bytes: usize, rows: usize) -> Option<usize> {
+    if rows == 0 {
+        return Some(0);
+    }
+    (rows - 1).checked_mul(row_stride)?.checked_add(row_bytes)
+}
+
 pub fn f16_to_f32(h: u16) -> f32 {
     let sign = ((h >> 15) as u32) << 31;
     let exp = ((h >> 10) & 0x1f) as u32;
@@ -579,6 +613,21 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn tight_rows_gathers_strided_rows_and_refuses_short_blobs() {
+        let blob: Vec<u8> = (0..10).collect();
+        // Rows of 2 bytes, 4 apart: 0 1 | 4 5 | 8 9.
+        assert_eq!(&*tight_rows(&blob, 4, 2, 3).unwrap(), &[0, 1, 4, 5, 8, 9]);
+        assert_eq!(strided_len(4, 2, 3), Some(10));
+        assert!(tight_rows(&blob[..9], 4, 2, 3).is_none());
+        assert!(tight_rows(&blob, 1, 2, 3).is_none());
+        assert!(matches!(
+            tight_rows(&blob, 0, 2, 3),
+            Some(std::borrow::Cow::Borrowed(_))
+        ));
+        assert_eq!(strided_len(usize::MAX, 2, 3), None);
     }
 
     #[test]

@@ -659,6 +659,7 @@ pub fn demo_frame<P: mgpipe::Pipe + ?Sized>(p: &mut P) {
             depth: 1,
             format: GL_RGBA,
             r#type: GL_UNSIGNED_BYTE,
+            ..Default::default()
         },
         &filler(5, 4 * 4 * 4),
     );

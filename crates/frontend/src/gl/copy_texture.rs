@@ -271,6 +271,7 @@ fn copy_depth_through_client(
         depth: 1,
         format,
         r#type: ty,
+        ..Default::default()
     };
     super::textures::send_subimage(gl, &p, bpp, &r.bytes);
 }

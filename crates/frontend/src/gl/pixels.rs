@@ -271,6 +271,42 @@ pub unsafe fn unpack_tight<'a>(
     std::borrow::Cow::Owned(out)
 }
 
+/// A client image's own rows with their stride, for a transport that hands
+/// blobs to the backend by reference (monolith): the bytes from its first
+/// pixel to the end of its last row, and the row stride. The backend's
+/// driver then reads the rows where they are (GLES 3.0 has
+/// `UNPACK_ROW_LENGTH`), saving the gather into tight rows — Minecraft
+/// uploads atlas tiles out of larger images this way. None where the
+/// gather is needed or free anyway: a tight layout (borrowed as it is by
+/// [`unpack_tight`]), swapped bytes, several images, a stride that is not
+/// a whole number of pixels or past `u32`.
+///
+/// # Safety
+/// `src` must point at the image the application described, readable for
+/// the lifetime `'a` the caller picks (the GL call it serves).
+pub unsafe fn unpack_strided<'a>(
+    ps: &PixelStore,
+    width: u32,
+    height: u32,
+    depth: u32,
+    bpp: usize,
+    src: *const u8,
+) -> Option<(&'a [u8], u32)> {
+    if ps.swap_bytes || src.is_null() || depth > 1 || height <= 1 || bpp == 0 {
+        return None;
+    }
+    let l = client_layout(ps, width as usize, height as usize, bpp);
+    if l.row_stride == l.row_bytes || !l.row_stride.is_multiple_of(bpp) || l.row_bytes == 0 {
+        return None;
+    }
+    let stride = u32::try_from(l.row_stride).ok()?;
+    let end = l.end(height as usize, 1)?;
+    // SAFETY: the described image spans `skip..end` (no overflow: `end`
+    // is Some), which the caller promises readable for `'a`.
+    let bytes = unsafe { std::slice::from_raw_parts(src.add(l.skip), end - l.skip) };
+    Some((bytes, stride))
+}
+
 /// Keep an upload's gathered bytes as the next gather's buffer (unless it
 /// grew past `UPLOAD_SCRATCH_MAX`, which is then freed rather than held).
 pub fn reuse_scratch(blob: std::borrow::Cow<'_, [u8]>, scratch: &mut Vec<u8>) {

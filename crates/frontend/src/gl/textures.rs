@@ -486,6 +486,7 @@ pub(super) fn tex_image(
             depth: d,
             format,
             r#type: ty,
+            ..Default::default()
         };
         send_bands(gl, &sub, &bands, &blob);
     }
@@ -617,6 +618,37 @@ fn upload_bands(gl: &Gl, w: u32, h: u32, d: u32, bpp: usize, blob: &[u8]) -> Vec
         return Vec::new();
     }
     texture_bands(w, h, d, bpp, max_blob)
+}
+
+/// The application's strided rows of a sub-image upload, passed by
+/// reference where the transport does that (monolith: no blob limit) and
+/// nothing else needs the tight copy (no unpack buffer, no legacy format
+/// widening); see `pixels::unpack_strided`.
+fn strided_rows<'a>(
+    gl: &Gl,
+    p: &calls::TextureSubimage,
+    bpp: usize,
+    pixels: *const c_void,
+) -> Option<(&'a [u8], u32)> {
+    if gl.conn.max_blob != usize::MAX
+        || gl.st.pixel_unpack_buffer != 0
+        || super::legacy_formats::is_legacy_client_format(p.format)
+    {
+        return None;
+    }
+    // SAFETY: the application promises the described image is readable
+    // for the duration of the GL call, which the record's use (a direct
+    // call into the backend) does not outlive.
+    unsafe {
+        super::pixels::unpack_strided(
+            &gl.st.unpack,
+            p.width,
+            p.height,
+            p.depth,
+            bpp,
+            pixels as *const u8,
+        )
+    }
 }
 
 /// Send the tight `blob` of `p`'s box (`bpp` bytes a pixel) as one
@@ -838,6 +870,27 @@ pub(super) fn tex_subimage(
     if width == 0 || height == 0 || depth == 0 {
         return;
     }
+    let p = calls::TextureSubimage {
+        res: handle,
+        target,
+        level: level as u32,
+        x,
+        y,
+        z,
+        width: width as u32,
+        height: height as u32,
+        depth: depth as u32,
+        format,
+        r#type: ty,
+        ..Default::default()
+    };
+    if let Some((rows, row_stride)) = strided_rows(gl, &p, bpp, pixels) {
+        gl.conn
+            .pipe
+            .texture_subimage(&calls::TextureSubimage { row_stride, ..p }, rows);
+        auto_mipmap(gl, target, level);
+        return;
+    }
     let Some(blob) = image_source(
         gl,
         width as u32,
@@ -853,19 +906,7 @@ pub(super) fn tex_subimage(
         return;
     }
     let (blob, format, bpp) = super::legacy_formats::widen_upload(format, ty, bpp, blob);
-    let p = calls::TextureSubimage {
-        res: handle,
-        target,
-        level: level as u32,
-        x,
-        y,
-        z,
-        width: width as u32,
-        height: height as u32,
-        depth: depth as u32,
-        format,
-        r#type: ty,
-    };
+    let p = calls::TextureSubimage { format, ..p };
     let bands = upload_bands(gl, p.width, p.height, p.depth, bpp, &blob);
     if bands.is_empty() {
         gl.conn.pipe.texture_subimage(&p, &blob);
