@@ -90,8 +90,11 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    // EXT_draw_buffers2's commands (glColorMaskIndexedEXT, gl*IndexedEXT)
+    // are the registry's aliases of the GL 3.0 indexed ones; per-buffer
+    // masks and blend enables need the same backend feature as blending.
     let blend_per_buffer: &[&CStr] = if caps.features & CAPS_FEATURE_BLEND_PER_BUFFER != 0 {
-        &[c"GL_ARB_draw_buffers_blend"]
+        &[c"GL_ARB_draw_buffers_blend", c"GL_EXT_draw_buffers2"]
     } else {
         &[]
     };

@@ -1047,6 +1047,16 @@ pub(super) fn tex_storage(
     if levels < 1 || width < 1 || height < 1 || depth < 1 {
         gl_err!(gl, glow::INVALID_VALUE);
     }
+    // GL 4.6 §8.19: the storage calls check what the image calls they
+    // stand for check: square cube faces, and a cube map array's depth in
+    // whole cubes (layer-faces, a multiple of 6).
+    let cube = matches!(
+        target,
+        glow::TEXTURE_CUBE_MAP | glow::TEXTURE_CUBE_MAP_ARRAY
+    );
+    if (cube && width != height) || (target == glow::TEXTURE_CUBE_MAP_ARRAY && depth % 6 != 0) {
+        gl_err!(gl, glow::INVALID_VALUE);
+    }
     let max_levels = 32
         - (width
             .max(height)
@@ -1414,11 +1424,18 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
         // level 0 only.
         glow::TEXTURE_BASE_LEVEL if multisample && e != 0 => Err(glow::INVALID_OPERATION),
         _ if multisample && is_sampler_state(pname) => Err(glow::INVALID_ENUM),
+        // ARB_texture_storage: with immutable storage of n levels the
+        // base level is clamped to [0, n - 1] and the max level to
+        // [base, n - 1]; the clamped values are what queries return (as
+        // Mesa stores them).
         glow::TEXTURE_BASE_LEVEL => {
             if e < 0 {
                 Err(glow::INVALID_VALUE)
             } else {
-                t.base_level = e as u32;
+                t.base_level = match t.immutable_levels {
+                    0 => e as u32,
+                    n => (e as u32).min(n - 1),
+                };
                 Ok(())
             }
         }
@@ -1426,7 +1443,10 @@ pub(super) fn tex_parameter(gl: &mut Gl, target: u32, pname: u32, v: &[f32], iv:
             if e < 0 {
                 Err(glow::INVALID_VALUE)
             } else {
-                t.max_level = e as u32;
+                t.max_level = match t.immutable_levels {
+                    0 => e as u32,
+                    n => (e as u32).clamp(t.base_level.min(n - 1), n - 1),
+                };
                 Ok(())
             }
         }
