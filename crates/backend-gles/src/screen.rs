@@ -61,6 +61,9 @@ impl GlesBackend {
         if gl.supported_extensions().contains("GL_EXT_clip_control") {
             c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;
         }
+        // GLES 3.0 has UNPACK_ROW_LENGTH: strided rows go to the driver as
+        // they are (`texture_subimage`).
+        c.features |= mgpipe::caps::CAPS_FEATURE_STRIDED_UPLOAD;
         // SAFETY: plain queries on the current context.
         unsafe {
             let u = |e: u32| gl.get_parameter_i32(e).max(0) as u32;

@@ -2,7 +2,8 @@
 //! array and 3D textures land exactly where GL says, whichever path takes
 //! them (on CPU devices: the host writing a LINEAR image in place when it
 //! is idle; elsewhere, or when busy, a staged copy). Checked through
-//! `get_texture_image` against a CPU model of the texture. Drives
+//! `get_texture_image` against a CPU model of the texture; one upload is a
+//! strided record (`row_stride`, as monolith sends them). Drives
 //! `VulkanBackend` through the MGPipe trait methods on whatever Vulkan
 //! device the loader finds (lavapipe on CI); skips without one.
 
@@ -122,6 +123,38 @@ fn check(target: u32, size: [u32; 3]) {
     }
     let [w, h, d] = m.extent(0);
     upload(&mut b, &mut m, 0, [1, 2, d - 1], [w - 2, h - 3, 1], 50);
+    // A strided record (what monolith sends): rows 12 bytes apart more
+    // than tight, the gap filled with bytes that must not land.
+    {
+        let e = [w - 3, h - 2, 1];
+        let tight = m.fill(0, [2, 1, d - 1], e, 55);
+        let row = e[0] as usize * 4;
+        let stride = row + 12;
+        let mut strided = vec![0xAB; stride * e[1] as usize];
+        for (r, src) in tight.chunks(row).enumerate() {
+            strided[r * stride..r * stride + row].copy_from_slice(src);
+        }
+        // The last row ends the blob (no gap after it).
+        strided.truncate(stride * (e[1] as usize - 1) + row);
+        b.texture_subimage(
+            &TextureSubimage {
+                res: tex,
+                target,
+                level: 0,
+                x: 2,
+                y: 1,
+                z: (d - 1) as i32,
+                width: e[0],
+                height: e[1],
+                depth: 1,
+                format: GL_RGBA,
+                r#type: GL_UNSIGNED_BYTE,
+                row_stride: stride as u32,
+                ..Default::default()
+            },
+            &strided,
+        );
+    }
     let [w1, h1, d1] = m.extent(1);
     upload(&mut b, &mut m, 1, [w1 - 1, 0, d1 - 1], [1, h1, 1], 60);
     if d > 1 {

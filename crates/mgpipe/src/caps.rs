@@ -81,6 +81,10 @@ pub const CAPS_FEATURE_BLEND_PER_BUFFER: u32 = 1 << 9;
 /// `Caps::features`: both glClipControl origins and depth modes
 /// (GL_ARB_clip_control).
 pub const CAPS_FEATURE_CLIP_CONTROL: u32 = 1 << 10;
+/// `Caps::features`: `texture_subimage` rows at a `row_stride` are read
+/// where they are (no gather copy in the backend), so a transport that
+/// passes blobs by reference (monolith) should send them strided.
+pub const CAPS_FEATURE_STRIDED_UPLOAD: u32 = 1 << 11;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

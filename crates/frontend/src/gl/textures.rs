@@ -621,9 +621,11 @@ fn upload_bands(gl: &Gl, w: u32, h: u32, d: u32, bpp: usize, blob: &[u8]) -> Vec
 }
 
 /// The application's strided rows of a sub-image upload, passed by
-/// reference where the transport does that (monolith: no blob limit) and
-/// nothing else needs the tight copy (no unpack buffer, no legacy format
-/// widening); see `pixels::unpack_strided`.
+/// reference where the transport does that (monolith: no blob limit), the
+/// backend reads them in place (`CAPS_FEATURE_STRIDED_UPLOAD`; one that
+/// would gather them anyway is better served by the frontend's reused
+/// gather buffer) and nothing else needs the tight copy (no unpack buffer,
+/// no legacy format widening); see `pixels::unpack_strided`.
 fn strided_rows<'a>(
     gl: &Gl,
     p: &calls::TextureSubimage,
@@ -631,6 +633,7 @@ fn strided_rows<'a>(
     pixels: *const c_void,
 ) -> Option<(&'a [u8], u32)> {
     if gl.conn.max_blob != usize::MAX
+        || gl.conn.caps.features & mgpipe::caps::CAPS_FEATURE_STRIDED_UPLOAD == 0
         || gl.st.pixel_unpack_buffer != 0
         || super::legacy_formats::is_legacy_client_format(p.format)
     {
