@@ -864,11 +864,11 @@ impl Cx<'_> {
                 continue;
             }
             let (internal, attachment) = if bits == glow::COLOR_BUFFER_BIT {
-                let (internal, samples) = self.read_format();
-                if samples > 1 {
-                    ok = false;
-                    continue;
-                }
+                // A multisampled source too: the copy below is the resolve
+                // GLES allows (same format, same rectangle), and the blit
+                // from it may then scale or convert (a layer of a
+                // multisample array read through a smaller window).
+                let (internal, _samples) = self.read_format();
                 (internal, glow::COLOR_ATTACHMENT0)
             } else {
                 let Some(internal) = self.read_ds_format() else {
