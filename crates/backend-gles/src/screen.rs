@@ -64,6 +64,8 @@ impl GlesBackend {
         // GLES 3.0 has UNPACK_ROW_LENGTH: strided rows go to the driver as
         // they are (`texture_subimage`).
         c.features |= mgpipe::caps::CAPS_FEATURE_STRIDED_UPLOAD;
+        // Base-instance draws are emulated with gl_InstanceID from 0.
+        c.features |= mgpipe::caps::CAPS_FEATURE_BASE_INSTANCE;
         // SAFETY: plain queries on the current context.
         unsafe {
             let u = |e: u32| gl.get_parameter_i32(e).max(0) as u32;

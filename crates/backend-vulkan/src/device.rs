@@ -91,6 +91,9 @@ pub(crate) struct Features {
     /// `transformFeedbackPreservesProvokingVertex`: captured primitives
     /// keep the vertex order the provoking-vertex mode gives.
     pub xfb_provoking: bool,
+    /// `shaderDrawParameters` (Vulkan 1.1): the `BaseInstance` built-in,
+    /// which GL's `gl_InstanceID` subtracts (`spirv::subtract_base_instance`).
+    pub draw_parameters: bool,
 }
 
 /// The device and what we know about it.
@@ -321,6 +324,7 @@ impl Gpu {
         let mut flr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
         let has_lr = has_ext(&exts, ash::ext::primitive_topology_list_restart::NAME);
         let mut fpv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+        let mut fsdp = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
         let has_pv = has_ext(&exts, ash::ext::provoking_vertex::NAME);
         let has_rb2 = has_ext(&exts, ash::ext::robustness2::NAME);
         let has_md = has_ext(&exts, ash::ext::multi_draw::NAME);
@@ -382,6 +386,7 @@ impl Gpu {
             if has_pv {
                 f2 = f2.push_next(&mut fpv);
             }
+            f2 = f2.push_next(&mut fsdp);
             // SAFETY: a well-formed pNext chain of feature structs (1.1 core query).
             unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
             f2.features
@@ -443,6 +448,7 @@ impl Gpu {
             image_write_without_format: core_f.shader_storage_image_write_without_format != 0,
             image_extended_formats: core_f.shader_storage_image_extended_formats != 0,
             provoking_last: has_pv && fpv.provoking_vertex_last != 0,
+            draw_parameters: fsdp.shader_draw_parameters != 0,
             xfb_provoking: has_pv
                 && fpv.provoking_vertex_last != 0
                 && has_xfb
@@ -535,6 +541,8 @@ impl Gpu {
             .geometry_streams(false);
         let mut elr = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
             .primitive_topology_list_restart(true);
+        let mut esdp =
+            vk::PhysicalDeviceShaderDrawParametersFeatures::default().shader_draw_parameters(true);
         let mut epv = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default()
             .provoking_vertex_last(true)
             .transform_feedback_preserves_provoking_vertex(feat.xfb_provoking);
@@ -583,6 +591,9 @@ impl Gpu {
         }
         if feat.provoking_last {
             dci = dci.push_next(&mut epv);
+        }
+        if feat.draw_parameters {
+            dci = dci.push_next(&mut esdp);
         }
         // SAFETY: every pointer in the create info outlives the call; the
         // extensions/features enabled were reported by this device.

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | GL's bottom-left origin | images keep GL row order (memory row 0 = GL row 0 = the bottom row / first uploaded row); the viewport keeps a positive height, so NDC y = -1 lands on row 0, `gl_FragCoord` equals GL window coordinates and `read_pixels` copies rows as stored. The winding flips under this mapping, so GL `CCW` is Vulkan `CLOCKWISE` |
 //! | 64-bit vertex inputs (`glVertexAttribL*`) on devices without R64 vertex formats (lavapipe) | the vertex stage's `double`/`dvec*`/`dmat*` inputs (and arrays) become private variables filled at entry from `uvec2`/`uvec4` inputs by `OpBitcast` (`spirv::lower_f64_inputs`); each attribute is fetched as `R32G32_UINT` / `R32G32B32A32_UINT` parts, a `dvec3`/`dvec4` as two (location L from its offset, L + 1 from offset + 16); Vulkan's location of every array element / matrix column is fed from GL's attribute (one per element or column) |
+//! | `gl_InstanceID` (from 0 in base-instance draws) | a vertex stage reading `InstanceIndex` reads `InstanceIndex - BaseInstance` instead, stored at entry (`spirv::subtract_base_instance`; needs `shaderDrawParameters`, Vulkan 1.1) |
 //! | `gl_PointCoord` origin | GL row order makes Vulkan's upper-left point origin GL's lower-left: a fragment stage reading `PointCoord` reads (s, 1 − t) instead (`spirv::flip_point_coord`), GL's default upper-left origin |
 //! | GL clip-space depth [-1, 1] | `VK_EXT_depth_clip_control` (`negativeOneToOne`); without it depth is a named gap |
 //! | separate texture-unit / UBO / storage-block / image-unit binding namespaces | SPIR-V rewrite (`spirv.rs`): sampled images move to descriptor set 1, storage blocks to set 2, storage images to set 3, UBOs stay in set 0 |
@@ -29,8 +30,8 @@
 //! Named gaps: partially colour-masked clears of integer buffers (cleared
 //! unmasked, warned), `GL_QUADS`/`GL_POLYGON`, double/fixed/32-bit
 //! normalised vertex formats, line loops from buffer-resident indices (drawn
-//! as strips), `gl_InstanceID` with a base instance (Vulkan's
-//! InstanceIndex includes it), depth-stencil
+//! as strips), `gl_InstanceID` with a base instance on devices without
+//! `shaderDrawParameters` (Vulkan's InstanceIndex includes it), depth-stencil
 //! uploads of packed `DEPTH_STENCIL` data, multisampled `read_pixels`
 //! resolves only the colour aspect, custom sampler border colours on
 //! devices without `VK_EXT_custom_border_color` (only transparent black /

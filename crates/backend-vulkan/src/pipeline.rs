@@ -102,6 +102,13 @@ pub(crate) fn build_shader(
                 w = lowered;
             }
         }
+        if i == STAGE_VERTEX && gpu.feat.draw_parameters {
+            if let Some(counted) =
+                spirv::subtract_base_instance(&w).map_err(|e| format!("stage {i}: {e}"))?
+            {
+                w = counted;
+            }
+        }
         if i == STAGE_FRAGMENT {
             if let Some(flipped) =
                 spirv::flip_point_coord(&w).map_err(|e| format!("stage {i}: {e}"))?

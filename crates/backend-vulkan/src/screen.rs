@@ -161,6 +161,11 @@ impl VulkanBackend {
         if self.gpu.feat.independent_blend {
             c.features |= mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }
+        if self.gpu.feat.draw_parameters {
+            // gl_InstanceID = InstanceIndex - BaseInstance in every
+            // vertex stage (`spirv::subtract_base_instance`).
+            c.features |= mgpipe::caps::CAPS_FEATURE_BASE_INSTANCE;
+        }
         Caps::put_str(&mut c.driver_renderer, &self.gpu.device_name);
         Caps::put_str(&mut c.driver_version, &self.gpu.driver_version);
         // Every call up to `present` (the catalogue's required set when

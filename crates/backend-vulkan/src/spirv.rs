@@ -11,7 +11,9 @@
 //! image to [`IMAGE_SET`] (binding = its image unit) and leaves uniform
 //! blocks in [`UBO_SET`]. [`flip_point_coord`] makes a fragment stage read
 //! `gl_PointCoord` with GL's upper-left origin (the backend keeps GL row
-//! order, so Vulkan's own point origin is GL's lower-left).
+//! order, so Vulkan's own point origin is GL's lower-left);
+//! [`subtract_base_instance`] makes a vertex stage's `gl_InstanceID` count
+//! from 0 in base-instance draws.
 
 /// Descriptor set of uniform blocks (user blocks and the default block).
 pub const UBO_SET: u32 = 0;
@@ -56,6 +58,12 @@ const OP_LABEL: u16 = 248;
 const OP_NO_LINE: u16 = 317;
 
 const BUILTIN_POINT_COORD: u32 = 16;
+const BUILTIN_INSTANCE_INDEX: u32 = 43;
+const BUILTIN_BASE_INSTANCE: u32 = 4425;
+const CAP_DRAW_PARAMETERS: u32 = 4427;
+const OP_CAPABILITY: u16 = 17;
+const OP_EXTENSION: u16 = 10;
+const OP_ISUB: u16 = 130;
 const SC_PRIVATE: u32 = 6;
 
 const DEC_BLOCK: u32 = 2;
@@ -710,6 +718,155 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     Ok(Some(out))
 }
 
+/// A vertex stage that reads the `InstanceIndex` built-in (the frontend
+/// compiles `gl_InstanceID` to it) gets GL's value: Vulkan's instance
+/// index counts from the draw's first instance, GL's `gl_InstanceID` from
+/// 0 whatever the base instance (ARB_base_instance). The entry point
+/// stores `InstanceIndex - BaseInstance` (SPV_KHR_shader_draw_parameters,
+/// core in SPIR-V 1.3) into a private variable first, and every load of
+/// the input reads that instead. None: the module reads no
+/// `InstanceIndex`.
+pub fn subtract_base_instance(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
+    let (m, ins) = parse(words)?;
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    let unsupported = SpirvError::Unsupported;
+    let Some((deco_at, index_var)) = ins.iter().find_map(|&(i, op, n)| {
+        (op == OP_DECORATE
+            && n >= 4
+            && operand(i, 2) == DEC_BUILTIN
+            && operand(i, 3) == BUILTIN_INSTANCE_INDEX)
+            .then(|| (i, operand(i, 1)))
+    }) else {
+        return Ok(None);
+    };
+    let var = ins
+        .iter()
+        .find(|&&(i, op, n)| op == OP_VARIABLE && n >= 4 && operand(i, 2) == index_var)
+        .ok_or(unsupported("InstanceIndex is not a variable"))?;
+    let ptr_input = operand(var.0, 1);
+    let Some(Ty::Pointer(int)) = m.types.get(&ptr_input).copied() else {
+        return Err(unsupported("InstanceIndex is not a pointer"));
+    };
+    if !matches!(m.types.get(&int), Some(Ty::Int(_))) {
+        return Err(unsupported("InstanceIndex is not an integer"));
+    }
+    let entry = ins
+        .iter()
+        .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
+        .map(|x| operand(x.0, 2))
+        .ok_or(unsupported("no entry point"))?;
+    let first_fn = ins
+        .iter()
+        .find(|x| x.1 == OP_FUNCTION)
+        .map(|x| x.0)
+        .ok_or(unsupported("no function"))?;
+    let first_after_caps = ins
+        .iter()
+        .find(|x| x.1 != OP_CAPABILITY)
+        .map(|x| x.0)
+        .ok_or(unsupported("empty module"))?;
+    let has_cap = ins
+        .iter()
+        .any(|&(i, op, n)| op == OP_CAPABILITY && n >= 2 && operand(i, 1) == CAP_DRAW_PARAMETERS);
+    let mut add = Additions {
+        bound: words[3],
+        globals: Vec::new(),
+    };
+    let existing_private = ins.iter().find_map(|&(i, op, n)| {
+        (op == OP_TYPE_POINTER && n >= 4 && operand(i, 2) == SC_PRIVATE && operand(i, 3) == int)
+            .then(|| operand(i, 1))
+    });
+    let ptr_private = add.decl(existing_private, OP_TYPE_POINTER, &[SC_PRIVATE, int]);
+    let (base, shadow) = (add.fresh(), add.fresh());
+    add.globals
+        .extend(inst(OP_VARIABLE, &[ptr_input, base, SC_INPUT]));
+    add.globals
+        .extend(inst(OP_VARIABLE, &[ptr_private, shadow, SC_PRIVATE]));
+    let (a, b, d) = (add.fresh(), add.fresh(), add.fresh());
+    let mut prologue: Vec<u32> = Vec::new();
+    prologue.extend(inst(OP_LOAD, &[int, a, index_var]));
+    prologue.extend(inst(OP_LOAD, &[int, b, base]));
+    prologue.extend(inst(OP_ISUB, &[int, d, a, b]));
+    prologue.extend(inst(OP_STORE, &[shadow, d]));
+    let mut header: Vec<u32> = Vec::new();
+    if !has_cap {
+        header.extend(inst(OP_CAPABILITY, &[CAP_DRAW_PARAMETERS]));
+        // Before SPIR-V 1.3 the capability comes from the extension.
+        if words[1] < 0x0001_0300 {
+            let name = b"SPV_KHR_shader_draw_parameters\0";
+            let lit: Vec<u32> = name
+                .chunks(4)
+                .map(|c| {
+                    let mut q = [0u8; 4];
+                    q[..c.len()].copy_from_slice(c);
+                    u32::from_le_bytes(q)
+                })
+                .collect();
+            header.extend(inst(OP_EXTENSION, &lit));
+        }
+    }
+    // SPIR-V 1.4 and later list every global an entry point uses.
+    let list_private = words[1] >= 0x0001_0400;
+
+    let mut out = Vec::with_capacity(words.len() + add.globals.len() + prologue.len() + 16);
+    out.extend_from_slice(&words[..5]);
+    out[3] = add.bound;
+    let (mut in_entry, mut pending, mut done) = (false, false, false);
+    for &(i, op, n) in &ins {
+        let w = &words[i..i + n];
+        if i == first_after_caps {
+            out.extend_from_slice(&header);
+        }
+        if i == first_fn {
+            out.extend_from_slice(&add.globals);
+        }
+        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
+            out.extend_from_slice(&prologue);
+            (pending, done) = (false, true);
+        }
+        match op {
+            OP_ENTRY_POINT if w.get(2) == Some(&entry) => {
+                let extra: &[u32] = if list_private {
+                    &[base, shadow]
+                } else {
+                    &[base]
+                };
+                out.push((((n + extra.len()) as u32) << 16) | op as u32);
+                out.extend_from_slice(&w[1..]);
+                out.extend_from_slice(extra);
+            }
+            OP_DECORATE if i == deco_at => {
+                out.extend_from_slice(w);
+                out.extend(inst(
+                    OP_DECORATE,
+                    &[base, DEC_BUILTIN, BUILTIN_BASE_INSTANCE],
+                ));
+            }
+            OP_FUNCTION => {
+                in_entry = w.get(2) == Some(&entry);
+                out.extend_from_slice(w);
+            }
+            OP_LABEL => {
+                pending = in_entry && !done;
+                out.extend_from_slice(w);
+            }
+            OP_LOAD if n >= 4 && w[3] == index_var => {
+                out.extend_from_slice(w);
+                let at = out.len() - n + 3;
+                out[at] = shadow;
+            }
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if n >= 4 && w[3] == index_var => {
+                return Err(unsupported("access chain into InstanceIndex"));
+            }
+            _ => out.extend_from_slice(w),
+        }
+    }
+    if !done {
+        return Err(unsupported("entry point function not found"));
+    }
+    Ok(Some(out))
+}
+
 /// Ids and global declarations a rewrite adds to a module.
 struct Additions {
     bound: u32,
@@ -1132,6 +1289,55 @@ mod tests {
         // A module without 64-bit inputs is left alone.
         let w = words(include_bytes!("../tests/data/draw.vert.spv"));
         assert!(lower_f64_inputs(&w).unwrap().is_none());
+    }
+
+    #[test]
+    fn instance_index_reads_subtract_the_base_instance() {
+        for (bytes, env) in [
+            (
+                &include_bytes!("../tests/data/instance.vert.spv")[..],
+                "vulkan1.1",
+            ),
+            (
+                &include_bytes!("../tests/data/instance.vert.spv15")[..],
+                "vulkan1.2",
+            ),
+        ] {
+            let w = words(bytes);
+            let out = subtract_base_instance(&w).unwrap().expect("rewritten");
+            validate(&out, env);
+            let (_, ins) = parse(&out).unwrap();
+            let at = |i: usize, k: usize| out.get(i + k).copied().unwrap_or(0);
+            let builtin = |b: u32| {
+                ins.iter()
+                    .find(|&&(i, op, n)| {
+                        op == OP_DECORATE && n >= 4 && at(i, 2) == DEC_BUILTIN && at(i, 3) == b
+                    })
+                    .map(|&(i, _, _)| at(i, 1))
+                    .expect("decorated")
+            };
+            let (index, base) = (
+                builtin(BUILTIN_INSTANCE_INDEX),
+                builtin(BUILTIN_BASE_INSTANCE),
+            );
+            let loads = |var: u32| {
+                ins.iter()
+                    .filter(|&&(i, op, n)| op == OP_LOAD && n >= 4 && at(i, 3) == var)
+                    .count()
+            };
+            // The prologue reads each built-in once; the shader's two
+            // reads go to the private copy.
+            assert_eq!((loads(index), loads(base)), (1, 1), "{env}");
+            assert!(ins
+                .iter()
+                .any(|&(i, op, n)| op == OP_ISUB && n == 5 && at(i, 4) != 0));
+            assert!(ins
+                .iter()
+                .any(|&(i, op, _)| op == OP_CAPABILITY && at(i, 1) == CAP_DRAW_PARAMETERS));
+        }
+        // A module without InstanceIndex is left alone.
+        let w = words(include_bytes!("../tests/data/draw.vert.spv"));
+        assert!(subtract_base_instance(&w).unwrap().is_none());
     }
 
     #[test]

@@ -85,6 +85,9 @@ pub const CAPS_FEATURE_CLIP_CONTROL: u32 = 1 << 10;
 /// where they are (no gather copy in the backend), so a transport that
 /// passes blobs by reference (monolith) should send them strided.
 pub const CAPS_FEATURE_STRIDED_UPLOAD: u32 = 1 << 11;
+/// `Caps::features`: `gl_InstanceID` counts from 0 in draws with a base
+/// instance (GL_ARB_base_instance).
+pub const CAPS_FEATURE_BASE_INSTANCE: u32 = 1 << 12;
 
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;

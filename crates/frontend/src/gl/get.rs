@@ -98,9 +98,9 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
-    // Vulkan's gl_InstanceID still includes the base instance (a named gap
-    // of that backend): the extension is listed on GLES only.
-    let base_instance: &[&CStr] = if caps.backend_kind == mgpipe::caps::BACKEND_GLES {
+    // Where gl_InstanceID counts from 0 in base-instance draws (Vulkan
+    // needs shaderDrawParameters for it).
+    let base_instance: &[&CStr] = if caps.features & mgpipe::caps::CAPS_FEATURE_BASE_INSTANCE != 0 {
         &[c"GL_ARB_base_instance"]
     } else {
         &[]
