@@ -592,74 +592,196 @@ fn inst(op: u16, operands: &[u32]) -> impl Iterator<Item = u32> + '_ {
     std::iter::once(((operands.len() as u32 + 1) << 16) | op as u32).chain(operands.iter().copied())
 }
 
+/// The parts of a module a built-in-shadowing rewrite needs: where its
+/// entry point and first function are, and what private pointer types it
+/// declares already.
+struct EntryInfo {
+    entry: u32,
+    first_fn: usize,
+    /// First instruction after the `OpCapability` section.
+    after_caps: usize,
+}
+
+impl EntryInfo {
+    fn find(words: &[u32], ins: &Instructions) -> Result<EntryInfo, SpirvError> {
+        let unsupported = SpirvError::Unsupported;
+        let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+        Ok(EntryInfo {
+            entry: ins
+                .iter()
+                .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
+                .map(|x| operand(x.0, 2))
+                .ok_or(unsupported("no entry point"))?,
+            first_fn: ins
+                .iter()
+                .find(|x| x.1 == OP_FUNCTION)
+                .map(|x| x.0)
+                .ok_or(unsupported("no function"))?,
+            after_caps: ins
+                .iter()
+                .find(|x| x.1 != OP_CAPABILITY)
+                .map(|x| x.0)
+                .ok_or(unsupported("empty module"))?,
+        })
+    }
+}
+
+/// A private pointer type to `pointee` the module declares already (a
+/// second declaration of the same type is invalid).
+fn private_pointer(words: &[u32], ins: &Instructions, pointee: u32) -> Option<u32> {
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    ins.iter().find_map(|&(i, op, n)| {
+        (op == OP_TYPE_POINTER && n >= 4 && operand(i, 2) == SC_PRIVATE && operand(i, 3) == pointee)
+            .then(|| operand(i, 1))
+    })
+}
+
+/// A rewrite that makes the entry point read a built-in input through a
+/// private copy it fills first: `prologue` runs at the top of the entry
+/// function, every `OpLoad` of `input` loads `shadow` instead, and
+/// `access_chain` rewrites an access chain into `input` (its words in,
+/// the replacement out).
+struct Shadowing<'a> {
+    input: u32,
+    shadow: u32,
+    bound: u32,
+    /// Inserted after the capabilities (capabilities, extensions).
+    header: Vec<u32>,
+    /// Inserted after the instruction at this word index (decorations).
+    after: Option<(usize, Vec<u32>)>,
+    /// Types, constants and variables, before the first function.
+    globals: Vec<u32>,
+    /// Added to the entry point's interface.
+    interface: Vec<u32>,
+    prologue: Vec<u32>,
+    access_chain: &'a AccessChainRewrite<'a>,
+}
+
+/// How a shadowing rewrite replaces an access chain into its input.
+type AccessChainRewrite<'a> = dyn Fn(&[u32]) -> Result<Vec<u32>, SpirvError> + 'a;
+
+fn emit_shadowed(
+    words: &[u32],
+    ins: &Instructions,
+    at: &EntryInfo,
+    plan: &Shadowing,
+) -> Result<Vec<u32>, SpirvError> {
+    let mut out = Vec::with_capacity(
+        words.len() + plan.header.len() + plan.globals.len() + plan.prologue.len() + 16,
+    );
+    out.extend_from_slice(&words[..5]);
+    out[3] = plan.bound;
+    let (mut in_entry, mut pending, mut done) = (false, false, false);
+    for &(i, op, n) in ins {
+        let w = &words[i..i + n];
+        if i == at.after_caps {
+            out.extend_from_slice(&plan.header);
+        }
+        if i == at.first_fn {
+            out.extend_from_slice(&plan.globals);
+        }
+        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
+            out.extend_from_slice(&plan.prologue);
+            (pending, done) = (false, true);
+        }
+        match op {
+            OP_ENTRY_POINT if w.get(2) == Some(&at.entry) => {
+                out.push((((n + plan.interface.len()) as u32) << 16) | op as u32);
+                out.extend_from_slice(&w[1..]);
+                out.extend_from_slice(&plan.interface);
+            }
+            OP_FUNCTION => {
+                in_entry = w.get(2) == Some(&at.entry);
+                out.extend_from_slice(w);
+            }
+            OP_LABEL => {
+                pending = in_entry && !done;
+                out.extend_from_slice(w);
+            }
+            OP_LOAD if n >= 4 && w[3] == plan.input => {
+                out.extend_from_slice(w);
+                let k = out.len() - n + 3;
+                out[k] = plan.shadow;
+            }
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if n >= 4 && w[3] == plan.input => {
+                out.extend((plan.access_chain)(w)?);
+            }
+            _ => out.extend_from_slice(w),
+        }
+        if let Some((k, extra)) = &plan.after {
+            if *k == i {
+                out.extend_from_slice(extra);
+            }
+        }
+    }
+    if !done {
+        return Err(SpirvError::Unsupported("entry point function not found"));
+    }
+    Ok(out)
+}
+
+/// The variable decorated `BuiltIn b`, if the module has one, and the
+/// word index of that decoration.
+fn builtin_variable(words: &[u32], ins: &Instructions, b: u32) -> Option<(usize, u32)> {
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    ins.iter().find_map(|&(i, op, n)| {
+        (op == OP_DECORATE && n >= 4 && operand(i, 2) == DEC_BUILTIN && operand(i, 3) == b)
+            .then(|| (i, operand(i, 1)))
+    })
+}
+
+/// The pointer type of variable `var` (None: not a variable).
+fn variable_type(words: &[u32], ins: &Instructions, var: u32) -> Option<u32> {
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
+    ins.iter()
+        .find(|&&(i, op, n)| op == OP_VARIABLE && n >= 4 && operand(i, 2) == var)
+        .map(|&(i, _, _)| operand(i, 1))
+}
+
 /// A fragment stage that reads the `PointCoord` built-in gets it with t
 /// flipped: the entry point copies (s, 1 − t) into a private variable
 /// first, and every load or access chain of the input reads that instead.
 /// None: the module reads no `PointCoord` (nothing to do).
 pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     let (m, ins) = parse(words)?;
-    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
-    let Some(pc) = ins.iter().find_map(|&(i, op, n)| {
-        (op == OP_DECORATE
-            && n >= 4
-            && operand(i, 2) == DEC_BUILTIN
-            && operand(i, 3) == BUILTIN_POINT_COORD)
-            .then(|| operand(i, 1))
-    }) else {
+    let Some((_, pc)) = builtin_variable(words, &ins, BUILTIN_POINT_COORD) else {
         return Ok(None);
     };
     let unsupported = SpirvError::Unsupported;
-    let var = ins
-        .iter()
-        .find(|&&(i, op, n)| op == OP_VARIABLE && n >= 4 && operand(i, 2) == pc)
-        .ok_or(unsupported("PointCoord is not a variable"))?;
-    let Some(Ty::Pointer(vec2)) = m.types.get(&operand(var.0, 1)).copied() else {
+    let ptr = variable_type(words, &ins, pc).ok_or(unsupported("PointCoord is not a variable"))?;
+    let Some(Ty::Pointer(vec2)) = m.types.get(&ptr).copied() else {
         return Err(unsupported("PointCoord is not a pointer"));
     };
     let Some(Ty::Vector(float, _)) = m.types.get(&vec2).copied() else {
         return Err(unsupported("PointCoord is not a vector"));
     };
-    let entry = ins
-        .iter()
-        .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
-        .map(|x| operand(x.0, 2))
-        .ok_or(unsupported("no entry point"))?;
-    let first_fn = ins
-        .iter()
-        .find(|x| x.1 == OP_FUNCTION)
-        .map(|x| x.0)
-        .ok_or(unsupported("no function"))?;
-    // Private pointer types are reused when the module has them (a second
-    // declaration of the same type is invalid).
-    let existing = |pointee: u32| {
-        ins.iter().find_map(|&(i, op, n)| {
-            (op == OP_TYPE_POINTER
-                && n >= 4
-                && operand(i, 2) == SC_PRIVATE
-                && operand(i, 3) == pointee)
-                .then(|| operand(i, 1))
-        })
+    let at = EntryInfo::find(words, &ins)?;
+    let mut add = Additions {
+        bound: words[3],
+        globals: Vec::new(),
     };
-    let mut bound = words[3];
-    let mut fresh = || {
-        bound += 1;
-        bound - 1
-    };
-    let mut globals: Vec<u32> = Vec::new();
-    let ptr_vec2 = existing(vec2).unwrap_or_else(|| {
-        let id = fresh();
-        globals.extend(inst(OP_TYPE_POINTER, &[id, SC_PRIVATE, vec2]));
-        id
-    });
-    let ptr_float = existing(float).unwrap_or_else(|| {
-        let id = fresh();
-        globals.extend(inst(OP_TYPE_POINTER, &[id, SC_PRIVATE, float]));
-        id
-    });
-    let (one, shadow) = (fresh(), fresh());
-    globals.extend(inst(OP_CONSTANT, &[float, one, 1.0f32.to_bits()]));
-    globals.extend(inst(OP_VARIABLE, &[ptr_vec2, shadow, SC_PRIVATE]));
-    let (st, s, t, flipped, fixed) = (fresh(), fresh(), fresh(), fresh(), fresh());
+    let ptr_vec2 = add.decl(
+        private_pointer(words, &ins, vec2),
+        OP_TYPE_POINTER,
+        &[SC_PRIVATE, vec2],
+    );
+    let ptr_float = add.decl(
+        private_pointer(words, &ins, float),
+        OP_TYPE_POINTER,
+        &[SC_PRIVATE, float],
+    );
+    let (one, shadow) = (add.fresh(), add.fresh());
+    add.globals
+        .extend(inst(OP_CONSTANT, &[float, one, 1.0f32.to_bits()]));
+    add.globals
+        .extend(inst(OP_VARIABLE, &[ptr_vec2, shadow, SC_PRIVATE]));
+    let (st, s, t, flipped, fixed) = (
+        add.fresh(),
+        add.fresh(),
+        add.fresh(),
+        add.fresh(),
+        add.fresh(),
+    );
     let mut prologue: Vec<u32> = Vec::new();
     prologue.extend(inst(OP_LOAD, &[vec2, st, pc]));
     prologue.extend(inst(OP_COMPOSITE_EXTRACT, &[float, s, st, 0]));
@@ -667,55 +789,30 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     prologue.extend(inst(OP_FSUB, &[float, flipped, one, t]));
     prologue.extend(inst(OP_COMPOSITE_CONSTRUCT, &[vec2, fixed, s, flipped]));
     prologue.extend(inst(OP_STORE, &[shadow, fixed]));
-    // SPIR-V 1.4 and later list every global an entry point uses.
-    let list_private = words[1] >= 0x0001_0400;
-
-    let mut out = Vec::with_capacity(words.len() + globals.len() + prologue.len() + 1);
-    out.extend_from_slice(&words[..5]);
-    out[3] = bound;
-    let (mut in_entry, mut pending, mut done) = (false, false, false);
-    for &(i, op, n) in &ins {
-        let w = &words[i..i + n];
-        if i == first_fn {
-            out.extend_from_slice(&globals);
+    // One index picks a component: a pointer to a float.
+    let access_chain = |w: &[u32]| {
+        if w.len() != 5 {
+            return Err(unsupported("PointCoord access chain of another depth"));
         }
-        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
-            out.extend_from_slice(&prologue);
-            (pending, done) = (false, true);
-        }
-        match op {
-            OP_ENTRY_POINT if list_private && w.get(2) == Some(&entry) => {
-                out.push((((n + 1) as u32) << 16) | op as u32);
-                out.extend_from_slice(&w[1..]);
-                out.push(shadow);
-            }
-            OP_FUNCTION => {
-                in_entry = w.get(2) == Some(&entry);
-                out.extend_from_slice(w);
-            }
-            OP_LABEL => {
-                pending = in_entry && !done;
-                out.extend_from_slice(w);
-            }
-            OP_LOAD if n >= 4 && w[3] == pc => {
-                out.extend_from_slice(w);
-                let at = out.len() - n + 3;
-                out[at] = shadow;
-            }
-            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if n >= 4 && w[3] == pc => {
-                // One index picks a component: a pointer to a float.
-                if n != 5 {
-                    return Err(unsupported("PointCoord access chain of another depth"));
-                }
-                out.extend_from_slice(&[w[0], ptr_float, w[2], shadow, w[4]]);
-            }
-            _ => out.extend_from_slice(w),
-        }
-    }
-    if !done {
-        return Err(unsupported("entry point function not found"));
-    }
-    Ok(Some(out))
+        Ok(vec![w[0], ptr_float, w[2], shadow, w[4]])
+    };
+    let plan = Shadowing {
+        input: pc,
+        shadow,
+        bound: add.bound,
+        header: Vec::new(),
+        after: None,
+        globals: add.globals,
+        // SPIR-V 1.4 and later list every global an entry point uses.
+        interface: if words[1] >= 0x0001_0400 {
+            vec![shadow]
+        } else {
+            Vec::new()
+        },
+        prologue,
+        access_chain: &access_chain,
+    };
+    emit_shadowed(words, &ins, &at, &plan).map(Some)
 }
 
 /// A vertex stage that reads the `InstanceIndex` built-in (the frontend
@@ -728,43 +825,20 @@ pub fn flip_point_coord(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
 /// `InstanceIndex`.
 pub fn subtract_base_instance(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvError> {
     let (m, ins) = parse(words)?;
-    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
-    let unsupported = SpirvError::Unsupported;
-    let Some((deco_at, index_var)) = ins.iter().find_map(|&(i, op, n)| {
-        (op == OP_DECORATE
-            && n >= 4
-            && operand(i, 2) == DEC_BUILTIN
-            && operand(i, 3) == BUILTIN_INSTANCE_INDEX)
-            .then(|| (i, operand(i, 1)))
-    }) else {
+    let Some((deco_at, index_var)) = builtin_variable(words, &ins, BUILTIN_INSTANCE_INDEX) else {
         return Ok(None);
     };
-    let var = ins
-        .iter()
-        .find(|&&(i, op, n)| op == OP_VARIABLE && n >= 4 && operand(i, 2) == index_var)
+    let unsupported = SpirvError::Unsupported;
+    let ptr_input = variable_type(words, &ins, index_var)
         .ok_or(unsupported("InstanceIndex is not a variable"))?;
-    let ptr_input = operand(var.0, 1);
     let Some(Ty::Pointer(int)) = m.types.get(&ptr_input).copied() else {
         return Err(unsupported("InstanceIndex is not a pointer"));
     };
     if !matches!(m.types.get(&int), Some(Ty::Int(_))) {
         return Err(unsupported("InstanceIndex is not an integer"));
     }
-    let entry = ins
-        .iter()
-        .find(|x| x.1 == OP_ENTRY_POINT && x.2 >= 3)
-        .map(|x| operand(x.0, 2))
-        .ok_or(unsupported("no entry point"))?;
-    let first_fn = ins
-        .iter()
-        .find(|x| x.1 == OP_FUNCTION)
-        .map(|x| x.0)
-        .ok_or(unsupported("no function"))?;
-    let first_after_caps = ins
-        .iter()
-        .find(|x| x.1 != OP_CAPABILITY)
-        .map(|x| x.0)
-        .ok_or(unsupported("empty module"))?;
+    let at = EntryInfo::find(words, &ins)?;
+    let operand = |i: usize, k: usize| words.get(i + k).copied().unwrap_or(0);
     let has_cap = ins
         .iter()
         .any(|&(i, op, n)| op == OP_CAPABILITY && n >= 2 && operand(i, 1) == CAP_DRAW_PARAMETERS);
@@ -772,11 +846,11 @@ pub fn subtract_base_instance(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvEr
         bound: words[3],
         globals: Vec::new(),
     };
-    let existing_private = ins.iter().find_map(|&(i, op, n)| {
-        (op == OP_TYPE_POINTER && n >= 4 && operand(i, 2) == SC_PRIVATE && operand(i, 3) == int)
-            .then(|| operand(i, 1))
-    });
-    let ptr_private = add.decl(existing_private, OP_TYPE_POINTER, &[SC_PRIVATE, int]);
+    let ptr_private = add.decl(
+        private_pointer(words, &ins, int),
+        OP_TYPE_POINTER,
+        &[SC_PRIVATE, int],
+    );
     let (base, shadow) = (add.fresh(), add.fresh());
     add.globals
         .extend(inst(OP_VARIABLE, &[ptr_input, base, SC_INPUT]));
@@ -805,66 +879,26 @@ pub fn subtract_base_instance(words: &[u32]) -> Result<Option<Vec<u32>>, SpirvEr
             header.extend(inst(OP_EXTENSION, &lit));
         }
     }
-    // SPIR-V 1.4 and later list every global an entry point uses.
-    let list_private = words[1] >= 0x0001_0400;
-
-    let mut out = Vec::with_capacity(words.len() + add.globals.len() + prologue.len() + 16);
-    out.extend_from_slice(&words[..5]);
-    out[3] = add.bound;
-    let (mut in_entry, mut pending, mut done) = (false, false, false);
-    for &(i, op, n) in &ins {
-        let w = &words[i..i + n];
-        if i == first_after_caps {
-            out.extend_from_slice(&header);
-        }
-        if i == first_fn {
-            out.extend_from_slice(&add.globals);
-        }
-        if pending && !(op == OP_VARIABLE || op == OP_LINE || op == OP_NO_LINE) {
-            out.extend_from_slice(&prologue);
-            (pending, done) = (false, true);
-        }
-        match op {
-            OP_ENTRY_POINT if w.get(2) == Some(&entry) => {
-                let extra: &[u32] = if list_private {
-                    &[base, shadow]
-                } else {
-                    &[base]
-                };
-                out.push((((n + extra.len()) as u32) << 16) | op as u32);
-                out.extend_from_slice(&w[1..]);
-                out.extend_from_slice(extra);
-            }
-            OP_DECORATE if i == deco_at => {
-                out.extend_from_slice(w);
-                out.extend(inst(
-                    OP_DECORATE,
-                    &[base, DEC_BUILTIN, BUILTIN_BASE_INSTANCE],
-                ));
-            }
-            OP_FUNCTION => {
-                in_entry = w.get(2) == Some(&entry);
-                out.extend_from_slice(w);
-            }
-            OP_LABEL => {
-                pending = in_entry && !done;
-                out.extend_from_slice(w);
-            }
-            OP_LOAD if n >= 4 && w[3] == index_var => {
-                out.extend_from_slice(w);
-                let at = out.len() - n + 3;
-                out[at] = shadow;
-            }
-            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN if n >= 4 && w[3] == index_var => {
-                return Err(unsupported("access chain into InstanceIndex"));
-            }
-            _ => out.extend_from_slice(w),
-        }
-    }
-    if !done {
-        return Err(unsupported("entry point function not found"));
-    }
-    Ok(Some(out))
+    let decoration: Vec<u32> =
+        inst(OP_DECORATE, &[base, DEC_BUILTIN, BUILTIN_BASE_INSTANCE]).collect();
+    let access_chain = |_: &[u32]| Err(unsupported("access chain into InstanceIndex"));
+    let plan = Shadowing {
+        input: index_var,
+        shadow,
+        bound: add.bound,
+        header,
+        after: Some((deco_at, decoration)),
+        globals: add.globals,
+        // Inputs are always listed; SPIR-V 1.4 and later list every global.
+        interface: if words[1] >= 0x0001_0400 {
+            vec![base, shadow]
+        } else {
+            vec![base]
+        },
+        prologue,
+        access_chain: &access_chain,
+    };
+    emit_shadowed(words, &ins, &at, &plan).map(Some)
 }
 
 /// Ids and global declarations a rewrite adds to a module.
