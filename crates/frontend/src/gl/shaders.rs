@@ -735,8 +735,19 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         {
             sources.push((shader::Stage::Fragment, FIXED_FUNCTION_FS.to_owned()));
         }
+        let per_vertex = if separable {
+            let uses: Vec<(shader::Stage, shader::PerVertexUse)> = sources
+                .iter()
+                .map(|(s, t)| (*s, shader::per_vertex_use(t)))
+                .collect();
+            shader::check_separable_per_vertex(&uses)
+        } else {
+            Ok(())
+        };
         let result = if !log.is_empty() {
             Err(log)
+        } else if let Err(e) = per_vertex {
+            Err(e)
         } else if sources.is_empty() {
             Err("error: no shaders attached\n".to_string())
         } else {

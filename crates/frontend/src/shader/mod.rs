@@ -60,6 +60,7 @@ mod initializers;
 mod packing;
 mod prepass;
 pub(crate) use prepass::rename_identifiers;
+pub(crate) use prepass::{check_separable_per_vertex, per_vertex_use, PerVertexUse};
 mod reflect;
 mod spirv;
 pub mod xfb;

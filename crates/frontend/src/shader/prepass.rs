@@ -1674,6 +1674,99 @@ fn out_per_vertex_close(src: &str, toks: &[Tok]) -> Option<usize> {
     (k + 1..toks.len()).find(|&j| toks[j].kind == Kind::Punct && text(j) == "}")
 }
 
+/// What one shader does with the built-in `gl_PerVertex` blocks: the
+/// facts ARB_separate_shader_objects' redeclaration rule needs
+/// ([`check_separable_per_vertex`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PerVertexUse {
+    /// `#version` (110 without one).
+    pub version: u32,
+    /// Redeclares `out gl_PerVertex { ... }` / `in gl_PerVertex { ... }`.
+    pub redeclares_out: bool,
+    pub redeclares_in: bool,
+    /// Names an output member of the block (`gl_Position`,
+    /// `gl_PointSize`, `gl_ClipDistance`, `gl_CullDistance` outside a
+    /// member selection, or `gl_out`).
+    pub uses_out: bool,
+    /// Names `gl_in`.
+    pub uses_in: bool,
+}
+
+pub(crate) fn per_vertex_use(src: &str) -> PerVertexUse {
+    let toks = lex(src);
+    let version = parse_version(src, &toks).map_or(110, |v| v.number);
+    let toks: Vec<Tok> = toks
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |k: usize| tok_text(src, &toks, k);
+    let mut u = PerVertexUse {
+        version,
+        ..Default::default()
+    };
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident {
+            continue;
+        }
+        let after_dot = k > 0 && text(k - 1) == ".";
+        match text(k) {
+            "gl_PerVertex" if text(k + 1) == "{" => match k.checked_sub(1).map(text) {
+                Some("out") => u.redeclares_out = true,
+                Some("in") => u.redeclares_in = true,
+                _ => {}
+            },
+            "gl_Position" | "gl_PointSize" | "gl_ClipDistance" | "gl_CullDistance"
+                if !after_dot =>
+            {
+                u.uses_out = true
+            }
+            "gl_out" if !after_dot => u.uses_out = true,
+            "gl_in" if !after_dot => u.uses_in = true,
+            _ => {}
+        }
+    }
+    u
+}
+
+/// ARB_separate_shader_objects (GL 4.6 §7.4): in a separable program,
+/// shaders of GLSL 1.50 and later must redeclare `gl_PerVertex` before
+/// using its members (1.40 and earlier have no interface blocks, issue
+/// 28). Checked, as desktop linkers do, between each pair of consecutive
+/// stages linked into the program: the producing stage using an output
+/// member without redeclaring the output block, or the consuming stage
+/// reading `gl_in[]` without redeclaring the input block while the
+/// producer did not redeclare its output block, fails the link.
+/// `shaders`: the stage and `PerVertexUse` of every attached shader.
+pub(crate) fn check_separable_per_vertex(shaders: &[(Stage, PerVertexUse)]) -> Result<(), String> {
+    if shaders.iter().map(|(_, u)| u.version).max().unwrap_or(0) < 150 {
+        return Ok(());
+    }
+    let mut stages: Vec<Stage> = shaders.iter().map(|(s, _)| *s).collect();
+    stages.sort_by_key(|s| s.index());
+    stages.dedup();
+    let of = |st: Stage| {
+        shaders
+            .iter()
+            .filter(move |(s, _)| *s == st)
+            .map(|(_, u)| u)
+    };
+    for pair in stages.windows(2) {
+        let (producer, consumer) = (pair[0], pair[1]);
+        let out_redeclared = of(producer).any(|u| u.redeclares_out);
+        if !out_redeclared && of(producer).any(|u| u.uses_out) {
+            return Err(format!(
+                "ERROR: Linking: {producer:?} shader uses gl_PerVertex output members without redeclaring the block (required in a separable program)\n"
+            ));
+        }
+        if !out_redeclared && of(consumer).any(|u| u.uses_in && !u.redeclares_in) {
+            return Err(format!(
+                "ERROR: Linking: {consumer:?} shader reads gl_in[] without redeclaring the gl_PerVertex input block (required in a separable program)\n"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the pre-pass on one shader's source (compiled alone). `Err` is an
 /// info log.
 pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
@@ -2809,6 +2902,38 @@ pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
                 | "coherent" | "volatile" | "restrict" | "shared" => k += 1,
                 _ => break,
             }
+        }
+        if !storage.is_empty() && text(k) == "struct" {
+            // `layout(location = N) in struct S { ... } name;`: the
+            // variable's name follows the struct's body.
+            let mut j = k + 1;
+            while j < toks.len() && text(j) != "{" && text(j) != ";" {
+                j += 1;
+            }
+            let mut depth = 0u32;
+            while j < toks.len() {
+                match text(j) {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if toks.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) {
+                result.push(LayoutDecl {
+                    storage,
+                    values,
+                    name: text(j + 1).to_owned(),
+                    is_block: false,
+                });
+            }
+            i = j.max(i + 1);
+            continue;
         }
         if !storage.is_empty() && toks.get(k).is_some_and(|t| t.kind == Kind::Ident) {
             if text(k + 1) == "{" {

@@ -1749,3 +1749,60 @@ void main() {
     let split = ["s0".to_owned(), "gl_NextBuffer".to_owned(), "s1".to_owned()];
     assert!(run(&split).is_ok());
 }
+
+#[test]
+fn located_struct_varyings_are_found_by_variable_name() {
+    let src = "#version 150\nlayout(location = 2) in struct S {\n vec4 a;\n} s;\n\
+               layout(location = 0) in struct S1 { vec4 a; } s2;\nout vec4 c;\n\
+               void main() { c = s2.a; }\n";
+    let decls = prepass::layout_declarations(src);
+    let names: Vec<(&str, bool)> = decls
+        .iter()
+        .map(|d| (d.name.as_str(), d.is_block))
+        .collect();
+    assert_eq!(names, vec![("s", false), ("s2", false)]);
+    assert_eq!(
+        prepass::explicit_locations(src, "in"),
+        vec![("s".to_owned(), 2), ("s2".to_owned(), 0)]
+    );
+}
+
+#[test]
+fn separable_programs_need_redeclared_per_vertex_blocks() {
+    let vs = "#version 150\nvoid main() { gl_Position = vec4(0.0); }\n";
+    let vs_redeclared = "#version 150\nout gl_PerVertex { vec4 gl_Position; };\n\
+                         void main() { gl_Position = vec4(0.0); }\n";
+    let gs = "#version 150\nlayout(points) in;\nlayout(points, max_vertices = 1) out;\n\
+              out vec4 g;\nvoid main() { g = gl_in[0].gl_Position; EmitVertex(); }\n";
+    let fs = "#version 150\nin vec4 g;\nout vec4 c;\nvoid main() { c = g; }\n";
+    let uses = |shaders: &[(Stage, &str)]| -> Vec<(Stage, PerVertexUse)> {
+        shaders
+            .iter()
+            .map(|(s, t)| (*s, per_vertex_use(t)))
+            .collect()
+    };
+    // The vertex stage writes gl_Position without redeclaring its block.
+    assert!(check_separable_per_vertex(&uses(&[
+        (Stage::Vertex, vs),
+        (Stage::Geometry, gs),
+        (Stage::Fragment, fs)
+    ]))
+    .is_err());
+    // Redeclared output block: the geometry stage may read gl_in[].
+    assert!(check_separable_per_vertex(&uses(&[
+        (Stage::Vertex, vs_redeclared),
+        (Stage::Geometry, gs),
+    ]))
+    .is_ok());
+    // A single stage has no interface to check; GLSL 1.40 has no blocks.
+    assert!(check_separable_per_vertex(&uses(&[(Stage::Vertex, vs)])).is_ok());
+    let vs140 = "#version 140\nvoid main() { gl_PointSize = 1.0; }\n";
+    let fs140 = "#version 140\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    assert!(
+        check_separable_per_vertex(&uses(&[(Stage::Vertex, vs140), (Stage::Fragment, fs140)]))
+            .is_ok()
+    );
+    // A member selection is not a use of the output block.
+    let u = per_vertex_use("#version 150\nvoid main() { vec4 p = gl_in[0].gl_Position; }\n");
+    assert!(u.uses_in && !u.uses_out);
+}
