@@ -785,6 +785,15 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                         b.name, b.data_size
                     ));
                 }
+                // Likewise a uniform block larger than
+                // GL_MAX_UNIFORM_BLOCK_SIZE (GL 4.6 §7.6.2).
+                let max_ubo = gl.conn.caps.max_uniform_block_size;
+                if let Some(b) = prog.blocks.iter().find(|b| b.data_size > max_ubo) {
+                    return Err(format!(
+                        "ERROR: Linking: uniform block `{}` takes {} bytes; GL_MAX_UNIFORM_BLOCK_SIZE is {max_ubo}\n",
+                        b.name, b.data_size
+                    ));
+                }
                 // GL 4.6 §7.8: a link error when a stage uses more storage
                 // blocks than GL_MAX_<STAGE>_SHADER_STORAGE_BLOCKS, or the
                 // stages together more than the combined limit.

@@ -1812,9 +1812,16 @@ pub(crate) const POINTS: &str = "mgl_Points";
 /// back colour on back faces.
 pub(crate) const TWO_SIDE: &str = "mgl_TwoSide";
 
+/// The hidden `float` uniform a fragment shader's `gl_PrimitiveID` is
+/// scaled by (`gl::points`): 1, or 0.5 while a quad or quad strip is
+/// drawn as triangles (two per quad), 0 for a polygon drawn as a fan
+/// (one primitive). Only without a geometry shader (which numbers its own
+/// primitives).
+pub(crate) const PRIMITIVE_ID_SCALE: &str = "mgl_PrimitiveIdScale";
+
 /// Uniforms the pre-pass adds that glGetActiveUniform does not list.
 pub(crate) fn is_hidden_uniform(name: &str) -> bool {
-    name.starts_with(CLIP_PLANE) || name == POINTS || name == TWO_SIDE
+    name.starts_with(CLIP_PLANE) || name == POINTS || name == TWO_SIDE || name == PRIMITIVE_ID_SCALE
 }
 
 /// [`prepass`] for a link (see [`LinkView`]).
@@ -1935,6 +1942,7 @@ pub(crate) fn prepass_linked(
     let mut layout_depth: Option<u32> = None;
     let mut pending_layout = false;
     let mut uses_depth_range = false;
+    let mut uses_primitive_id = false;
     let mut uses_clip_vertex = false;
     let mut uses_clip_distance = false;
     let mut uses_point_coord = false;
@@ -2305,6 +2313,10 @@ pub(crate) fn prepass_linked(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text
                     ));
+                } else if stage == Stage::Fragment && text == "gl_PrimitiveID" && !link.vs_feeds_gs
+                {
+                    uses_primitive_id = true;
+                    replacement = Some("mgl_primitive_id()".to_owned());
                 } else if text == "gl_DepthRange" || text == "gl_DepthRangeParameters" {
                     uses_depth_range = true;
                     replacement = Some(format!("m{text}"));
@@ -2540,6 +2552,15 @@ pub(crate) fn prepass_linked(
                 ));
             }
         }
+    }
+    if uses_primitive_id {
+        compat_decls.push((
+            PRIMITIVE_ID_SCALE.to_owned(),
+            format!("uniform float {PRIMITIVE_ID_SCALE};\n"),
+        ));
+        wrapper_helper.push_str(&format!(
+            "#define mgl_primitive_id() int(float(gl_PrimitiveID) * {PRIMITIVE_ID_SCALE})\n"
+        ));
     }
     if uses_point_coord || texcoord_replace {
         wrapper_helper.push_str(&format!(

@@ -1806,3 +1806,43 @@ fn separable_programs_need_redeclared_per_vertex_blocks() {
     let u = per_vertex_use("#version 150\nvoid main() { vec4 p = gl_in[0].gl_Position; }\n");
     assert!(u.uses_in && !u.uses_out);
 }
+
+#[test]
+fn fragment_primitive_id_is_scaled_without_a_geometry_shader() {
+    let fs = "#version 150\nflat in int e;\nout vec4 c;\n\
+              void main() { c = vec4(e == gl_PrimitiveID ? 1.0 : 0.0); }\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(
+        pre.source.contains(prepass::PRIMITIVE_ID_SCALE)
+            && pre.source.contains("mgl_primitive_id()"),
+        "{}",
+        pre.source
+    );
+    assert!(prepass::is_hidden_uniform(prepass::PRIMITIVE_ID_SCALE));
+    // With a geometry shader the id is the geometry shader's to write.
+    let view = prepass::LinkView {
+        vs_feeds_gs: true,
+        ..Default::default()
+    };
+    let pre = prepass::prepass_linked(Stage::Fragment, fs, &view).unwrap();
+    assert!(
+        !pre.source.contains(prepass::PRIMITIVE_ID_SCALE),
+        "{}",
+        pre.source
+    );
+    // The rewritten shader links, and the uniform is not listed.
+    let vs = "#version 150\nin vec4 p;\nflat out int e;\nvoid main() { gl_Position = p; e = 0; }\n";
+    let prog = link(&LinkInput {
+        shaders: &[(Stage::Vertex, vs), (Stage::Fragment, fs)],
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        xfb_varyings: &[],
+        xfb_mode: xfb::INTERLEAVED_ATTRIBS,
+        varying_limit: 0,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(prog
+        .uniforms
+        .iter()
+        .all(|u| u.name != prepass::PRIMITIVE_ID_SCALE));
+}
