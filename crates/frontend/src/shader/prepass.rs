@@ -926,6 +926,372 @@ fn fold_bit_queries(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// A constant argument of a built-in call [`fold_constant_calls`] folds:
+/// the components of an integer or floating-point literal or of a
+/// constructor of literals.
+#[derive(Debug, Clone, PartialEq)]
+enum ConstValue {
+    /// Bit patterns; true: signed (`int`, `ivecN`).
+    Int(Vec<u32>, bool),
+    /// Values; true: double precision (`double`, `dvecN`).
+    Float(Vec<f64>, bool),
+}
+
+impl ConstValue {
+    fn len(&self) -> usize {
+        match self {
+            ConstValue::Int(v, _) => v.len(),
+            ConstValue::Float(v, _) => v.len(),
+        }
+    }
+
+    /// GLSL text of the value (None for a non-finite float).
+    fn glsl(&self) -> Option<String> {
+        let n = self.len();
+        let (ty, parts): (&str, Vec<String>) = match self {
+            ConstValue::Int(v, true) => {
+                ("int", v.iter().map(|&x| (x as i32).to_string()).collect())
+            }
+            ConstValue::Int(v, false) => ("uint", v.iter().map(|x| format!("{x}u")).collect()),
+            ConstValue::Float(v, double) => {
+                if v.iter().any(|x| !x.is_finite()) {
+                    return None;
+                }
+                let parts = v
+                    .iter()
+                    .map(|&x| {
+                        if *double {
+                            format!("{x:?}lf")
+                        } else {
+                            format!("{:?}", x as f32)
+                        }
+                    })
+                    .collect();
+                (if *double { "double" } else { "float" }, parts)
+            }
+        };
+        let ty = if n == 1 {
+            ty.to_owned()
+        } else {
+            let prefix = match ty {
+                "int" => "i",
+                "uint" => "u",
+                "double" => "d",
+                _ => "",
+            };
+            format!("{prefix}vec{n}")
+        };
+        Some(format!("{ty}({})", parts.join(", ")))
+    }
+}
+
+/// One literal (optionally negated) at token `at`: the value and the
+/// index of its last token.
+fn const_scalar(src: &str, toks: &[Tok], at: usize) -> Option<(ConstValue, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let mut k = at;
+    let negative = text(k) == "-";
+    if negative {
+        k = next_significant(toks, k + 1)?;
+    }
+    if toks[k].kind != Kind::Number {
+        return None;
+    }
+    let t = text(k);
+    let hex = t.starts_with("0x") || t.starts_with("0X");
+    // The lexer ends a number before an exponent's sign (`1.5e-3` is
+    // `1.5e`, `-`, `3`): the three adjacent tokens are one literal.
+    let (t, k) = if !hex
+        && t.ends_with(['e', 'E'])
+        && toks.get(k + 2).is_some_and(|n| {
+            n.kind == Kind::Number
+                && toks[k + 1].start == toks[k].end
+                && n.start == toks[k + 1].end
+                && matches!(text(k + 1), "-" | "+")
+        }) {
+        (&src[toks[k].start..toks[k + 2].end], k + 2)
+    } else {
+        (t, k)
+    };
+    let is_float = !hex && (t.contains(['.', 'e', 'E']) || t.ends_with(['f', 'F']));
+    if is_float {
+        let double = t.ends_with("lf") || t.ends_with("LF");
+        let digits = t.trim_end_matches(['l', 'L', 'f', 'F']);
+        let v: f64 = digits.parse().ok()?;
+        return Some((
+            ConstValue::Float(vec![if negative { -v } else { v }], double),
+            k,
+        ));
+    }
+    let (v, unsigned, last) = int_literal(src, toks, at)?;
+    Some((ConstValue::Int(vec![v], !unsigned), last))
+}
+
+/// A constant argument at token `at` (see [`ConstValue`]): the value and
+/// the index of its last token.
+fn const_arg(src: &str, toks: &[Tok], at: usize) -> Option<(ConstValue, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let ctor = text(at);
+    let (n, kind) = match ctor {
+        "int" | "uint" | "float" | "double" => (1, ctor),
+        _ => {
+            let (prefix, n) = ctor.split_once("vec")?;
+            let n: usize = n.parse().ok().filter(|n| (2..=4).contains(n))?;
+            let kind = match prefix {
+                "i" => "int",
+                "u" => "uint",
+                "" => "float",
+                "d" => "double",
+                _ => return None,
+            };
+            (n, kind)
+        }
+    };
+    let open = next_significant(toks, at + 1).filter(|&k| text(k) == "(")?;
+    let mut k = next_significant(toks, open + 1)?;
+    let mut parts: Vec<ConstValue> = Vec::new();
+    loop {
+        let (v, last) = const_scalar(src, toks, k)?;
+        parts.push(v);
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," => k = next_significant(toks, sep + 1)?,
+            ")" => {
+                k = sep;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    if parts.len() == 1 && n > 1 {
+        parts.resize(n, parts[0].clone());
+    }
+    if parts.len() != n {
+        return None;
+    }
+    // Conversions between the literal and the constructor's type (only
+    // the exact ones: integers to floats below 2^24, floats to integers
+    // without a fraction are left to glslang).
+    let value = match kind {
+        "int" | "uint" => {
+            let bits = parts
+                .iter()
+                .map(|p| match p {
+                    ConstValue::Int(v, _) => Some(v[0]),
+                    ConstValue::Float(..) => None,
+                })
+                .collect::<Option<Vec<u32>>>()?;
+            ConstValue::Int(bits, kind == "int")
+        }
+        _ => {
+            let vals = parts
+                .iter()
+                .map(|p| match p {
+                    ConstValue::Float(v, _) => Some(v[0]),
+                    ConstValue::Int(..) => None,
+                })
+                .collect::<Option<Vec<f64>>>()?;
+            ConstValue::Float(vals, kind == "double")
+        }
+    };
+    Some((value, k))
+}
+
+/// The value of built-in `name` applied to constant `args` (None: not a
+/// call folded here, or not foldable).
+fn eval_builtin(name: &str, args: &[ConstValue]) -> Option<ConstValue> {
+    use ConstValue::{Float, Int};
+    let width = |v: &[u32], i: usize| v.get(i).or(v.first()).copied();
+    match (name, args) {
+        ("fma", [Float(a, d), Float(b, _), Float(c, _)])
+            if a.len() == b.len() && a.len() == c.len() =>
+        {
+            let r = a
+                .iter()
+                .zip(b)
+                .zip(c)
+                .map(|((&a, &b), &c)| {
+                    if *d {
+                        a.mul_add(b, c)
+                    } else {
+                        f64::from((a as f32).mul_add(b as f32, c as f32))
+                    }
+                })
+                .collect();
+            Some(Float(r, *d))
+        }
+        ("ldexp", [Float(x, d), Int(e, true)]) if e.len() == x.len() => {
+            let r = x
+                .iter()
+                .zip(e)
+                .map(|(&x, &e)| {
+                    let e = e as i32;
+                    if *d {
+                        x * 2f64.powi(e)
+                    } else {
+                        // Exact in f64, then rounded once; a denormal
+                        // result is flushed to zero (as drivers fold it).
+                        let r = (f64::from(x as f32) * 2f64.powi(e)) as f32;
+                        f64::from(if r.is_subnormal() {
+                            0.0f32.copysign(r)
+                        } else {
+                            r
+                        })
+                    }
+                })
+                .collect();
+            Some(Float(r, *d))
+        }
+        ("floatBitsToInt" | "floatBitsToUint", [Float(x, false)]) => Some(Int(
+            x.iter().map(|&v| (v as f32).to_bits()).collect(),
+            name == "floatBitsToInt",
+        )),
+        ("intBitsToFloat", [Int(x, true)]) | ("uintBitsToFloat", [Int(x, false)]) => Some(Float(
+            x.iter().map(|&v| f64::from(f32::from_bits(v))).collect(),
+            false,
+        )),
+        ("bitCount", [Int(x, _)]) => Some(Int(x.iter().map(|v| v.count_ones()).collect(), true)),
+        ("bitfieldReverse", [Int(x, s)]) => {
+            Some(Int(x.iter().map(|v| v.reverse_bits()).collect(), *s))
+        }
+        ("bitfieldExtract", [Int(x, s), Int(off, _), Int(bits, _)])
+            if off.len() == 1 && bits.len() == 1 =>
+        {
+            let (off, bits) = (off[0], bits[0]);
+            if off > 32 || bits > 32 || off + bits > 32 {
+                return None;
+            }
+            let r = x
+                .iter()
+                .map(|&v| {
+                    if bits == 0 {
+                        return 0;
+                    }
+                    let field = (u64::from(v) >> off) & ((1u64 << bits) - 1);
+                    let field = field as u32;
+                    if *s && bits < 32 && field & (1 << (bits - 1)) != 0 {
+                        field | (u32::MAX << bits)
+                    } else {
+                        field
+                    }
+                })
+                .collect();
+            Some(Int(r, *s))
+        }
+        ("bitfieldInsert", [Int(base, s), Int(ins, _), Int(off, _), Int(bits, _)])
+            if base.len() == ins.len() && off.len() == 1 && bits.len() == 1 =>
+        {
+            let (off, bits) = (off[0], bits[0]);
+            if off > 32 || bits > 32 || off + bits > 32 {
+                return None;
+            }
+            let mask = (((1u64 << bits) - 1) << off) as u32;
+            let r = base
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| {
+                    let v = width(ins, i).unwrap_or(0);
+                    (b & !mask) | ((v << off.min(31)) & mask)
+                })
+                .collect();
+            Some(Int(r, *s))
+        }
+        _ => None,
+    }
+}
+
+/// Built-ins glslang does not constant-fold although GLSL 4.00 /
+/// GL_ARB_gpu_shader5 make them constant expressions.
+const FOLDED_CALLS: [&str; 10] = [
+    "fma",
+    "ldexp",
+    "floatBitsToInt",
+    "floatBitsToUint",
+    "intBitsToFloat",
+    "uintBitsToFloat",
+    "bitCount",
+    "bitfieldReverse",
+    "bitfieldExtract",
+    "bitfieldInsert",
+];
+
+/// Like [`fold_bit_queries`] for [`FOLDED_CALLS`]: a call whose arguments
+/// are all literals or constructors of literals is replaced by its value
+/// (repeated, so nested calls fold from the inside), where a constant
+/// expression needs it (an array size, a `const` initializer); run-time
+/// uses get the same value the driver would compute. A shader declaring
+/// a function of one of those names is left alone. None: nothing folded.
+fn fold_constant_calls(src: &str) -> Option<String> {
+    if !FOLDED_CALLS.iter().any(|n| src.contains(n)) {
+        return None;
+    }
+    let mut cur = src.to_owned();
+    let mut changed = false;
+    for _ in 0..8 {
+        let toks = lex(&cur);
+        let text = |k: usize| &cur[toks[k].start..toks[k].end];
+        let is_call = |k: usize| toks[k].kind == Kind::Ident && FOLDED_CALLS.contains(&text(k));
+        let declared = (0..toks.len()).any(|k| {
+            is_call(k)
+                && prev_significant(&toks, k)
+                    .is_some_and(|p| toks[p].kind == Kind::Ident && text(p) != "return")
+        });
+        if declared {
+            return None;
+        }
+        let mut out = String::with_capacity(cur.len());
+        let mut copied = 0usize;
+        let mut i = 0usize;
+        while i < toks.len() {
+            if is_call(i) {
+                if let Some((close, folded)) = fold_call(&cur, &toks, i) {
+                    out.push_str(&cur[copied..toks[i].start]);
+                    out.push_str(&folded);
+                    let end = toks[close].end;
+                    for _ in 0..cur[toks[i].start..end].matches('\n').count() {
+                        out.push('\n');
+                    }
+                    copied = end;
+                    i = close + 1;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        if copied == 0 {
+            break;
+        }
+        out.push_str(&cur[copied..]);
+        cur = out;
+        changed = true;
+    }
+    changed.then_some(cur)
+}
+
+/// The call at token `i` with constant arguments: the index of its
+/// closing `)` and its value as GLSL text.
+fn fold_call(src: &str, toks: &[Tok], i: usize) -> Option<(usize, String)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let open = next_significant(toks, i + 1).filter(|&k| text(k) == "(")?;
+    let mut k = next_significant(toks, open + 1)?;
+    let mut args = Vec::new();
+    loop {
+        let (v, last) = const_arg(src, toks, k).or_else(|| const_scalar(src, toks, k))?;
+        args.push(v);
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," => k = next_significant(toks, sep + 1)?,
+            ")" => {
+                k = sep;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let value = eval_builtin(text(i), &args)?;
+    Some((k, value.glsl()?))
+}
+
 /// `uniform T name[] = T[](a, b, c);`: the array's size is the
 /// initializer's, but glslang ignores uniform initializers and leaves the
 /// array unsized (then refuses dynamic indexing); the size is written into
@@ -1837,6 +2203,8 @@ pub(crate) fn prepass_linked(
     }
     let folded = fold_bit_queries(src);
     let src = folded.as_deref().unwrap_or(src);
+    let calls_folded = fold_constant_calls(src);
+    let src = calls_folded.as_deref().unwrap_or(src);
     let hoisted = hoist_out_argument_indices(src);
     let src = hoisted.as_deref().unwrap_or(src);
     let sized = size_initialized_uniform_arrays(src);

@@ -1846,3 +1846,47 @@ fn fragment_primitive_id_is_scaled_without_a_geometry_shader() {
         .iter()
         .all(|u| u.name != prepass::PRIMITIVE_ID_SCALE));
 }
+
+#[test]
+fn constant_calls_glslang_does_not_fold_are_folded() {
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5 : enable\n\
+              #define STATIC_ASSERT(cond) { float array[(cond) ? -1 : 1]; }\nout vec4 c;\nvoid main() {\n\
+              STATIC_ASSERT(floatBitsToInt(vec4(0.0, -0.0, 0.5, -0.5)) !=\n\
+              floatBitsToInt(ldexp(vec4(0.0, -0.0, 0.5, -0.5), ivec4(0))));\n\
+              STATIC_ASSERT(ivec4(1) != bitCount(ivec4(1, 2, 4, 8)));\n\
+              STATIC_ASSERT(vec4(0.0, 1.0, 4.0, 7.0) != fma(vec4(0.0, 0.0, 2.0, 2.0), vec4(1.0, 1.0, 2.0, 2.0), vec4(0.0, 1.0, 0.0, 3.0)));\n\
+              STATIC_ASSERT(ivec4(-1, 7, 0, 1) != bitfieldExtract(ivec4(-1, 15, 7, 3), 0, 3));\n\
+              c = vec4(1.0);\n}\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    for call in [
+        "ldexp",
+        "floatBitsToInt",
+        "bitCount",
+        "fma(",
+        "bitfieldExtract",
+    ] {
+        assert!(
+            !pre.source.contains(call),
+            "{call} left in:\n{}",
+            pre.source
+        );
+    }
+    assert!(
+        pre.source
+            .contains("ivec4(0, -2147483648, 1056964608, -1090519040)"),
+        "{}",
+        pre.source
+    );
+    assert!(
+        pre.source.contains("ivec4(-1, -1, -1, 3)"),
+        "{}",
+        pre.source
+    );
+    // The lines stay where they were.
+    assert!(pre.source.matches('\n').count() >= fs.matches('\n').count());
+    // A shader with its own function of that name is left alone.
+    let own = "#version 150\nint bitCount(int x) { return 0; }\n\
+               out vec4 c;\nvoid main() { c = vec4(bitCount(3)); }\n";
+    let pre = prepass::prepass(Stage::Fragment, own).unwrap();
+    assert!(pre.source.contains("bitCount(3)"), "{}", pre.source);
+}
