@@ -1292,6 +1292,110 @@ fn fold_call(src: &str, toks: &[Tok], i: usize) -> Option<(usize, String)> {
     Some((k, value.glsl()?))
 }
 
+/// Implicitly sized arrays declared in `src` (`T name[];` at global or
+/// function scope, not a block member) and the size their constant
+/// indices give them in this unit (the largest index plus one; 0 when
+/// none is indexed with a literal).
+pub(crate) fn implicit_array_sizes(src: &str) -> Vec<(String, u32)> {
+    let toks = code_tokens(src);
+    let text = |k: usize| tok_text(src, &toks, k);
+    let mut opens: Vec<usize> = Vec::new();
+    let mut found: Vec<(String, u32)> = Vec::new();
+    for k in 0..toks.len() {
+        match text(k) {
+            "{" => opens.push(k),
+            "}" => {
+                opens.pop();
+            }
+            _ => {}
+        }
+        let declared = toks[k].kind == Kind::Ident
+            && k > 0
+            && toks[k - 1].kind == Kind::Ident
+            && text(k + 1) == "["
+            && text(k + 2) == "]"
+            && text(k + 3) == ";";
+        // A block's or structure's member (its `{` follows a name) is not
+        // an implicitly sized array of this kind.
+        let in_block = opens.last().is_some_and(|&o| {
+            o > 0 && toks[o - 1].kind == Kind::Ident && !matches!(text(o - 1), "else" | "do")
+        });
+        if declared && !in_block && !found.iter().any(|(n, _)| n == text(k)) {
+            found.push((text(k).to_owned(), 0));
+        }
+    }
+    for (name, size) in found.iter_mut() {
+        for k in 0..toks.len() {
+            if text(k) == name.as_str() && text(k + 1) == "[" && text(k + 3) == "]" {
+                if let Some(i) = parse_int(text(k + 2)) {
+                    *size = (*size).max(i.saturating_add(1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// glslang refuses `.length()` on an implicitly sized array (GLSL 4.30
+/// §4.1.9 makes it the size the whole stage's constant indices give it,
+/// known at link). Each such array whose length this unit asks for gets
+/// that size written into its declaration: from `link_sizes` (all the
+/// stage's shaders, at link) or this unit's own indices (at compile, where
+/// a unit without any gets 1 so that it compiles; the link sizes it).
+fn size_implicit_arrays(src: &str, link_sizes: &[(String, u32)]) -> Option<String> {
+    if !src.contains("length") || !src.contains("[]") {
+        return None;
+    }
+    let local = implicit_array_sizes(src);
+    let toks = lex(src);
+    let code: Vec<usize> = (0..toks.len())
+        .filter(|&k| !matches!(toks[k].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |j: usize| {
+        code.get(j)
+            .map_or("", |&k| &src[toks[k].start..toks[k].end])
+    };
+    let asks = |name: &str| {
+        (0..code.len()).any(|j| {
+            text(j) == name && text(j + 1) == "." && text(j + 2) == "length" && text(j + 3) == "("
+        })
+    };
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    for (name, size) in &local {
+        if !asks(name) {
+            continue;
+        }
+        let linked = link_sizes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, s)| *s);
+        let n = linked.max(*size).max(1);
+        for j in 1..code.len() {
+            if text(j) == name.as_str()
+                && text(j + 1) == "["
+                && text(j + 2) == "]"
+                && text(j + 3) == ";"
+            {
+                // After the `[`.
+                edits.push((toks[code[j + 1]].end, n.to_string()));
+            }
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(at, _)| *at);
+    let mut out = String::with_capacity(src.len() + 8 * edits.len());
+    let mut copied = 0;
+    for (at, text) in edits {
+        out.push_str(&src[copied..at]);
+        out.push_str(&text);
+        copied = at;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 /// `uniform T name[] = T[](a, b, c);`: the array's size is the
 /// initializer's, but glslang ignores uniform initializers and leaves the
 /// array unsized (then refuses dynamic indexing); the size is written into
@@ -2167,6 +2271,10 @@ pub(crate) struct LinkView<'a> {
     /// The geometry-shader variant for glProvokingVertex(GL_FIRST_VERTEX_
     /// CONVENTION) (`first_vertex_provokes`).
     pub provoking_first: bool,
+    /// The sizes of the stage's implicitly sized arrays (from every
+    /// shader of the stage: [`implicit_array_sizes`]), for the units that
+    /// call `.length()` on them (`size_implicit_arrays`).
+    pub implicit_array_sizes: &'a [(String, u32)],
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -2205,6 +2313,8 @@ pub(crate) fn prepass_linked(
     let src = folded.as_deref().unwrap_or(src);
     let calls_folded = fold_constant_calls(src);
     let src = calls_folded.as_deref().unwrap_or(src);
+    let implicit_sized = size_implicit_arrays(src, link.implicit_array_sizes);
+    let src = implicit_sized.as_deref().unwrap_or(src);
     let hoisted = hoist_out_argument_indices(src);
     let src = hoisted.as_deref().unwrap_or(src);
     let sized = size_initialized_uniform_arrays(src);

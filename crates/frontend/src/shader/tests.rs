@@ -1890,3 +1890,33 @@ fn constant_calls_glslang_does_not_fold_are_folded() {
     let pre = prepass::prepass(Stage::Fragment, own).unwrap();
     assert!(pre.source.contains("bitCount(3)"), "{}", pre.source);
 }
+
+#[test]
+fn implicitly_sized_arrays_get_their_stage_wide_size_for_length() {
+    let main = "#version 330\nout vec4 c;\nfloat a[];\nvoid foo();\n\
+                void main() { foo(); c = vec4(float(a.length())); }\n";
+    let other = "#version 330\nfloat a[];\nvoid foo() { a[4] = 1.0; }\n";
+    assert_eq!(
+        prepass::implicit_array_sizes(other),
+        vec![("a".to_owned(), 5)]
+    );
+    // Compiled alone, the unit asking for the length compiles (size 1).
+    let pre = prepass::prepass(Stage::Fragment, main).unwrap();
+    assert!(pre.source.contains("float a[1];"), "{}", pre.source);
+    // Linked, it takes the size the other unit's index gives.
+    let sizes = vec![("a".to_owned(), 5)];
+    let view = prepass::LinkView {
+        implicit_array_sizes: &sizes,
+        ..Default::default()
+    };
+    let pre = prepass::prepass_linked(Stage::Fragment, main, &view).unwrap();
+    assert!(pre.source.contains("float a[5];"), "{}", pre.source);
+    // A storage block's runtime-sized member is not one of them.
+    let ssbo = "#version 430\nbuffer B { float v[]; };\nout vec4 c;\n\
+                void main() { c = vec4(float(v.length())); }\n";
+    assert!(prepass::implicit_array_sizes(ssbo).is_empty());
+    assert!(prepass::prepass(Stage::Fragment, ssbo)
+        .unwrap()
+        .source
+        .contains("float v[];"));
+}
