@@ -40,6 +40,9 @@ pub fn spirv_to_essl(words: &[u32]) -> Result<String, String> {
     if let Some(lowered) = interpolate_whole_vectors(&words) {
         words = std::borrow::Cow::Owned(lowered);
     }
+    if let Some(blocks) = struct_varyings_to_blocks(&words) {
+        words = std::borrow::Cow::Owned(blocks);
+    }
     if let std::borrow::Cow::Owned(marked) = precise_store_targets(&words) {
         words = std::borrow::Cow::Owned(marked);
     }
@@ -306,6 +309,217 @@ pub fn precise_store_targets(words: &[u32]) -> std::borrow::Cow<'_, [u32]> {
         .collect();
     out.splice(pos..pos, decorations);
     std::borrow::Cow::Owned(out)
+}
+
+/// Emulation: ESSL 3.20 refuses a vertex or geometry output (or a
+/// fragment input) of a structure type that holds an array or another
+/// structure, which desktop GLSL allows. Such a variable (not an array,
+/// with a location, never loaded or stored whole) gets an output (input)
+/// block type of its own instead, a copy of the structure decorated
+/// `Block` and named `mgl_IoBlock<location>` (ESSL matches blocks by name
+/// across stages; both sides have the same location), which ESSL takes
+/// with arrays and structures as members. The variable's interpolation
+/// decorations move to the block's members (ESSL puts them there).
+/// Member access is unchanged. None: nothing to rewrite.
+pub fn struct_varyings_to_blocks(words: &[u32]) -> Option<Vec<u32>> {
+    const OP_NAME: u32 = 5;
+    const OP_MEMBER_NAME: u32 = 6;
+    const OP_ENTRY_POINT: u32 = 15;
+    const OP_TYPE_ARRAY: u32 = 28;
+    const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
+    const OP_TYPE_STRUCT: u32 = 30;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_FUNCTION_CALL: u32 = 57;
+    const OP_VARIABLE: u32 = 59;
+    const OP_LOAD: u32 = 61;
+    const OP_STORE: u32 = 62;
+    const OP_COPY_MEMORY: u32 = 63;
+    const OP_DECORATE: u32 = 71;
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const DEC_BLOCK: u32 = 2;
+    const DEC_BUFFER_BLOCK: u32 = 3;
+    const DEC_BUILTIN: u32 = 11;
+    const DEC_LOCATION: u32 = 30;
+    // NoPerspective, Flat, Centroid, Sample, Invariant.
+    const MOVED: [u32; 5] = [13, 14, 16, 17, 18];
+    const STORAGE_INPUT: u32 = 1;
+    const STORAGE_OUTPUT: u32 = 3;
+    // Vertex, TessellationEvaluation, Geometry / Fragment.
+    const OUTPUT_MODELS: [u32; 3] = [0, 2, 3];
+    const FRAGMENT: u32 = 4;
+    if !well_formed(words) {
+        return None;
+    }
+    let mut model = None;
+    let mut structs: rustc_hash::FxHashMap<u32, Vec<u32>> = Default::default();
+    let mut aggregates: rustc_hash::FxHashSet<u32> = Default::default();
+    let mut pointers: rustc_hash::FxHashMap<u32, (u32, u32)> = Default::default();
+    // variable -> (pointer type, storage)
+    let mut vars: Vec<(u32, u32, u32)> = Vec::new();
+    let mut location: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut excluded: rustc_hash::FxHashSet<u32> = Default::default();
+    let mut moved: rustc_hash::FxHashMap<u32, Vec<u32>> = Default::default();
+    let mut member_names: Vec<&[u32]> = Vec::new();
+    let mut member_decorations: Vec<&[u32]> = Vec::new();
+    let mut first_annotation = None;
+    let mut whole_uses: rustc_hash::FxHashSet<u32> = Default::default();
+    for (at, op, ins) in instructions(words) {
+        let len = ins.len();
+        match op {
+            OP_ENTRY_POINT if len >= 2 => {
+                model = model.or(Some(ins[1]));
+            }
+            OP_MEMBER_NAME if len >= 3 => member_names.push(ins),
+            OP_DECORATE | OP_MEMBER_DECORATE => {
+                first_annotation = first_annotation.or(Some(at));
+                if op == OP_DECORATE && len >= 3 {
+                    match ins[2] {
+                        DEC_BLOCK | DEC_BUFFER_BLOCK | DEC_BUILTIN => {
+                            excluded.insert(ins[1]);
+                        }
+                        DEC_LOCATION if len >= 4 => {
+                            location.insert(ins[1], ins[3]);
+                        }
+                        d if MOVED.contains(&d) && len == 3 => {
+                            moved.entry(ins[1]).or_default().push(d);
+                        }
+                        _ => {}
+                    }
+                } else if op == OP_MEMBER_DECORATE && len >= 4 {
+                    if ins[3] == DEC_BUILTIN {
+                        excluded.insert(ins[1]);
+                    }
+                    member_decorations.push(ins);
+                }
+            }
+            OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY if len >= 2 => {
+                aggregates.insert(ins[1]);
+            }
+            OP_TYPE_STRUCT if len >= 2 => {
+                aggregates.insert(ins[1]);
+                structs.insert(ins[1], ins[2..].to_vec());
+            }
+            OP_TYPE_POINTER if len >= 4 => {
+                pointers.insert(ins[1], (ins[2], ins[3]));
+            }
+            OP_VARIABLE if len >= 4 => vars.push((ins[2], ins[1], ins[3])),
+            OP_LOAD if len >= 4 => {
+                whole_uses.insert(ins[3]);
+            }
+            OP_STORE if len >= 3 => {
+                whole_uses.insert(ins[1]);
+            }
+            OP_COPY_MEMORY if len >= 3 => {
+                whole_uses.insert(ins[1]);
+                whole_uses.insert(ins[2]);
+            }
+            OP_FUNCTION_CALL if len >= 4 => whole_uses.extend(&ins[4..]),
+            _ => {}
+        }
+    }
+    let model = model?;
+    let wanted = if OUTPUT_MODELS.contains(&model) {
+        STORAGE_OUTPUT
+    } else if model == FRAGMENT {
+        STORAGE_INPUT
+    } else {
+        return None;
+    };
+    // (variable, struct, storage, location)
+    let targets: Vec<(u32, u32, u32, u32)> = vars
+        .iter()
+        .filter(|&&(var, _, storage)| {
+            storage == wanted && !excluded.contains(&var) && !whole_uses.contains(&var)
+        })
+        .filter_map(|&(var, ptr, storage)| {
+            let &(_, st) = pointers.get(&ptr)?;
+            let members = structs.get(&st)?;
+            let nested = members.iter().any(|m| aggregates.contains(m));
+            (nested && !excluded.contains(&st))
+                .then(|| Some((var, st, storage, *location.get(&var)?)))
+                .flatten()
+        })
+        .collect();
+    let first_annotation = first_annotation?;
+    if targets.is_empty() {
+        return None;
+    }
+    let mut bound = words[3];
+    // variable -> (block type, block pointer type)
+    let mut fresh: rustc_hash::FxHashMap<u32, (u32, u32)> = Default::default();
+    for &(var, ..) in &targets {
+        fresh.insert(var, (bound, bound + 1));
+        bound += 2;
+    }
+    // Names and decorations of the new types, at the start of the
+    // annotations (names end just before them).
+    let mut head: Vec<u32> = Vec::new();
+    let mut decorations: Vec<u32> = Vec::new();
+    for &(var, st, _, loc) in &targets {
+        let block = fresh[&var].0;
+        let name = format!("mgl_IoBlock{loc}");
+        let mut bytes = name.into_bytes();
+        bytes.push(0);
+        while bytes.len() % 4 != 0 {
+            bytes.push(0);
+        }
+        let text: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        head.push(((2 + text.len() as u32) << 16) | OP_NAME);
+        head.push(block);
+        head.extend(&text);
+        for m in member_names.iter().filter(|m| m[1] == st) {
+            head.push(m[0]);
+            head.push(block);
+            head.extend(&m[2..]);
+        }
+        decorations.extend([(3 << 16) | OP_DECORATE, block, DEC_BLOCK]);
+        for m in member_decorations.iter().filter(|m| m[1] == st) {
+            decorations.push(m[0]);
+            decorations.push(block);
+            decorations.extend(&m[2..]);
+        }
+        let count = structs[&st].len() as u32;
+        for d in moved.get(&var).into_iter().flatten() {
+            for member in 0..count {
+                decorations.extend([(4 << 16) | OP_MEMBER_DECORATE, block, member, *d]);
+            }
+        }
+    }
+    head.extend(decorations);
+    let mut out = Vec::with_capacity(words.len() + head.len() + 16);
+    out.extend_from_slice(&words[..5]);
+    for (at, op, ins) in instructions(words) {
+        if at == first_annotation {
+            out.extend(&head);
+        }
+        match op {
+            OP_DECORATE
+                if ins.len() == 3 && fresh.contains_key(&ins[1]) && MOVED.contains(&ins[2]) => {}
+            OP_VARIABLE if ins.len() >= 4 && fresh.contains_key(&ins[2]) => {
+                out.push(ins[0]);
+                out.push(fresh[&ins[2]].1);
+                out.extend(&ins[2..]);
+            }
+            OP_TYPE_STRUCT if ins.len() >= 2 => {
+                out.extend(ins);
+                for &(var, st, storage, _) in &targets {
+                    if st == ins[1] {
+                        let (block, ptr) = fresh[&var];
+                        out.push(ins[0]);
+                        out.push(block);
+                        out.extend(&ins[2..]);
+                        out.extend([(4 << 16) | OP_TYPE_POINTER, ptr, storage, block]);
+                    }
+                }
+            }
+            _ => out.extend(ins),
+        }
+    }
+    out[3] = bound;
+    Some(out)
 }
 
 /// SPIR-V `ImageFormat` values used by [`fill_unknown_image_formats`].
@@ -1013,6 +1227,28 @@ mod tests {
     }
 
     use super::test_fragment_spirv as fragment_spirv;
+
+    #[test]
+    fn struct_varyings_holding_arrays_become_blocks() {
+        let src = "#version 450\nstruct S { ivec4 a[2]; float b; };\n\
+                   layout(location = 3) flat in S v;\n\
+                   layout(location = 0) in vec4 plain;\n\
+                   layout(location = 0) out vec4 c;\n\
+                   void main() { c = vec4(v.a[1]) + vec4(v.b) + plain; }\n";
+        let words = fragment_spirv(src);
+        let blocks = struct_varyings_to_blocks(&words).expect("rewritten");
+        let essl = spirv_to_essl(&words).expect("translates");
+        assert!(essl.contains("mgl_IoBlock3"), "{essl}");
+        assert!(!essl.contains("flat in S"), "{essl}");
+        assert!(essl.contains("flat ivec4 a[2]"), "{essl}");
+        // A plain struct (no array or struct member) is left alone.
+        let plain = "#version 450\nstruct P { vec4 a; float b; };\n\
+                     layout(location = 0) in P p;\n\
+                     layout(location = 0) out vec4 c;\n\
+                     void main() { c = p.a + vec4(p.b); }\n";
+        assert!(struct_varyings_to_blocks(&fragment_spirv(plain)).is_none());
+        assert!(well_formed(&blocks));
+    }
 
     #[test]
     fn integer_pixel_centers_shift_frag_coord_reads() {

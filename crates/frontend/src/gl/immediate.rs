@@ -255,6 +255,37 @@ pub(super) fn legacy_mode_draw(
     if !matches!(mode, QUADS | QUAD_STRIP | POLYGON) || gl.st.is_core() {
         return false;
     }
+    // Two triangles per quad; a polygon is one primitive.
+    let scale = if mode == POLYGON { 0.0 } else { 0.5 };
+    super::points::set_primitive_id_scale(gl, scale);
+    legacy_mode_redraw(
+        gl,
+        mode,
+        first,
+        count,
+        index_ty,
+        indices,
+        instances,
+        base_vertex,
+        base_instance,
+    );
+    super::points::set_primitive_id_scale(gl, 1.0);
+    true
+}
+
+/// [`legacy_mode_draw`]'s draw as triangles.
+#[allow(clippy::too_many_arguments)]
+fn legacy_mode_redraw(
+    gl: &mut Gl,
+    mode: u32,
+    first: i32,
+    count: i32,
+    index_ty: Option<u32>,
+    indices: usize,
+    instances: i32,
+    base_vertex: i32,
+    base_instance: u32,
+) -> bool {
     let args = |m: u32, c: i32| (m, c);
     let (new_mode, new_count) = match mode {
         // A quad strip is a triangle strip over the same vertices (pairs

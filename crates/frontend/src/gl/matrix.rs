@@ -329,6 +329,9 @@ pub enum Builtin {
     Points,
     /// `mgl_TwoSide` (`gl::points`): GL_VERTEX_PROGRAM_TWO_SIDE.
     TwoSide,
+    /// `mgl_PrimitiveIdScale` (`gl::points`): what a fragment shader's
+    /// `gl_PrimitiveID` is scaled by for the draw's primitive type.
+    PrimitiveIdScale,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -380,6 +383,7 @@ impl Builtin {
             "mgl_ClipPlane" => Some(Builtin::ClipPlane),
             "mgl_Points" => Some(Builtin::Points),
             "mgl_TwoSide" => Some(Builtin::TwoSide),
+            "mgl_PrimitiveIdScale" => Some(Builtin::PrimitiveIdScale),
             _ => None,
         }
     }
@@ -402,6 +406,7 @@ impl Builtin {
             }
             Builtin::Points => (m.points.uniform.to_vec(), 4),
             Builtin::TwoSide => (vec![f32::from(u8::from(m.points.two_side))], 1),
+            Builtin::PrimitiveIdScale => (vec![m.points.primitive_id_scale], 1),
         }
     }
 }

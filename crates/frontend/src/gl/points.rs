@@ -59,6 +59,8 @@ pub struct PointParams {
     pub drawing_points: bool,
     /// The value of `mgl_Points` (module note).
     pub uniform: [f32; 4],
+    /// The value of `mgl_PrimitiveIdScale` (`set_primitive_id_scale`).
+    pub primitive_id_scale: f32,
 }
 
 impl Default for PointParams {
@@ -74,6 +76,7 @@ impl Default for PointParams {
             two_side: false,
             drawing_points: false,
             uniform: [1.0, 0.0, 0.0, 0.0],
+            primitive_id_scale: 1.0,
         }
     }
 }
@@ -126,6 +129,35 @@ pub fn set_sprite(gl: &mut Gl, on: bool) {
 pub fn set_two_side(gl: &mut Gl, on: bool) {
     if gl.st.matrices.points.two_side != on {
         gl.st.matrices.points.two_side = on;
+        gl.st.matrices.serial = next_serial();
+        gl.st.dirty |= DIRTY_UNIFORMS;
+    }
+}
+
+/// A legacy primitive type drawn as triangles (`immediate::legacy_mode_draw`)
+/// numbers its primitives differently: a fragment shader's `gl_PrimitiveID`
+/// is scaled by `scale` (0.5: two triangles per quad, 0: a polygon) until
+/// the draw is done (1 again). Only a bound program that reads it sees a
+/// change (the uniform is refreshed with the matrix built-ins).
+pub fn set_primitive_id_scale(gl: &mut Gl, scale: f32) {
+    if gl.st.matrices.points.primitive_id_scale == scale {
+        return;
+    }
+    gl.st.matrices.points.primitive_id_scale = scale;
+    let reads = gl
+        .sh
+        .shader_objects
+        .get(&gl.st.program)
+        .and_then(|o| match o {
+            crate::context::ShaderOrProgram::Program(p) => p.linked.as_ref(),
+            _ => None,
+        })
+        .is_some_and(|l| {
+            l.matrix_uniforms
+                .iter()
+                .any(|u| u.which == super::matrix::Builtin::PrimitiveIdScale)
+        });
+    if reads {
         gl.st.matrices.serial = next_serial();
         gl.st.dirty |= DIRTY_UNIFORMS;
     }

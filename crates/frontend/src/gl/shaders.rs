@@ -735,8 +735,19 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
         {
             sources.push((shader::Stage::Fragment, FIXED_FUNCTION_FS.to_owned()));
         }
+        let per_vertex = if separable {
+            let uses: Vec<(shader::Stage, shader::PerVertexUse)> = sources
+                .iter()
+                .map(|(s, t)| (*s, shader::per_vertex_use(t)))
+                .collect();
+            shader::check_separable_per_vertex(&uses)
+        } else {
+            Ok(())
+        };
         let result = if !log.is_empty() {
             Err(log)
+        } else if let Err(e) = per_vertex {
+            Err(e)
         } else if sources.is_empty() {
             Err("error: no shaders attached\n".to_string())
         } else {
@@ -771,6 +782,15 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                 if let Some(b) = prog.storage_blocks.iter().find(|b| b.data_size > max_ssbo) {
                     return Err(format!(
                         "ERROR: Linking: storage block `{}` takes {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {max_ssbo}\n",
+                        b.name, b.data_size
+                    ));
+                }
+                // Likewise a uniform block larger than
+                // GL_MAX_UNIFORM_BLOCK_SIZE (GL 4.6 §7.6.2).
+                let max_ubo = gl.conn.caps.max_uniform_block_size;
+                if let Some(b) = prog.blocks.iter().find(|b| b.data_size > max_ubo) {
+                    return Err(format!(
+                        "ERROR: Linking: uniform block `{}` takes {} bytes; GL_MAX_UNIFORM_BLOCK_SIZE is {max_ubo}\n",
                         b.name, b.data_size
                     ));
                 }

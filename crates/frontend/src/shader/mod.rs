@@ -60,6 +60,7 @@ mod initializers;
 mod packing;
 mod prepass;
 pub(crate) use prepass::rename_identifiers;
+pub(crate) use prepass::{check_separable_per_vertex, per_vertex_use, PerVertexUse};
 mod reflect;
 mod spirv;
 pub mod xfb;
@@ -911,6 +912,18 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
         .first()
         .filter(|d| frag_coord_redeclarations.iter().all(|o| o == *d))
         .cloned();
+    // Implicitly sized arrays, sized by the constant indices of every
+    // shader of their stage (`prepass::size_implicit_arrays`).
+    let mut implicit_sizes: [Vec<(String, u32)>; 6] = Default::default();
+    for (stage, source) in input.shaders {
+        let sizes = &mut implicit_sizes[stage.index()];
+        for (name, size) in prepass::implicit_array_sizes(source) {
+            match sizes.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, s)) => *s = (*s).max(size),
+                None => sizes.push((name, size)),
+            }
+        }
+    }
     for (stage, source) in input.shaders {
         // Tessellation stages are not linked (GL_PATCHES is refused).
         let last_vertex_stage = match stage {
@@ -929,6 +942,7 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
             previous_writes: Some(&written),
             points_program,
             provoking_first: provoking_first && *stage == Stage::Geometry,
+            implicit_array_sizes: &implicit_sizes[stage.index()],
         };
         if *stage == Stage::Vertex {
             // GL 4.6 §11.1.1: "all active vertex shader input variables are

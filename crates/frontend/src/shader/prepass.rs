@@ -926,6 +926,476 @@ fn fold_bit_queries(src: &str) -> Option<String> {
     Some(out)
 }
 
+/// A constant argument of a built-in call [`fold_constant_calls`] folds:
+/// the components of an integer or floating-point literal or of a
+/// constructor of literals.
+#[derive(Debug, Clone, PartialEq)]
+enum ConstValue {
+    /// Bit patterns; true: signed (`int`, `ivecN`).
+    Int(Vec<u32>, bool),
+    /// Values; true: double precision (`double`, `dvecN`).
+    Float(Vec<f64>, bool),
+}
+
+impl ConstValue {
+    fn len(&self) -> usize {
+        match self {
+            ConstValue::Int(v, _) => v.len(),
+            ConstValue::Float(v, _) => v.len(),
+        }
+    }
+
+    /// GLSL text of the value (None for a non-finite float).
+    fn glsl(&self) -> Option<String> {
+        let n = self.len();
+        let (ty, parts): (&str, Vec<String>) = match self {
+            ConstValue::Int(v, true) => {
+                ("int", v.iter().map(|&x| (x as i32).to_string()).collect())
+            }
+            ConstValue::Int(v, false) => ("uint", v.iter().map(|x| format!("{x}u")).collect()),
+            ConstValue::Float(v, double) => {
+                if v.iter().any(|x| !x.is_finite()) {
+                    return None;
+                }
+                let parts = v
+                    .iter()
+                    .map(|&x| {
+                        if *double {
+                            format!("{x:?}lf")
+                        } else {
+                            format!("{:?}", x as f32)
+                        }
+                    })
+                    .collect();
+                (if *double { "double" } else { "float" }, parts)
+            }
+        };
+        let ty = if n == 1 {
+            ty.to_owned()
+        } else {
+            let prefix = match ty {
+                "int" => "i",
+                "uint" => "u",
+                "double" => "d",
+                _ => "",
+            };
+            format!("{prefix}vec{n}")
+        };
+        Some(format!("{ty}({})", parts.join(", ")))
+    }
+}
+
+/// One literal (optionally negated) at token `at`: the value and the
+/// index of its last token.
+fn const_scalar(src: &str, toks: &[Tok], at: usize) -> Option<(ConstValue, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let mut k = at;
+    let negative = text(k) == "-";
+    if negative {
+        k = next_significant(toks, k + 1)?;
+    }
+    if toks[k].kind != Kind::Number {
+        return None;
+    }
+    let t = text(k);
+    let hex = t.starts_with("0x") || t.starts_with("0X");
+    // The lexer ends a number before an exponent's sign (`1.5e-3` is
+    // `1.5e`, `-`, `3`): the three adjacent tokens are one literal.
+    let (t, k) = if !hex
+        && t.ends_with(['e', 'E'])
+        && toks.get(k + 2).is_some_and(|n| {
+            n.kind == Kind::Number
+                && toks[k + 1].start == toks[k].end
+                && n.start == toks[k + 1].end
+                && matches!(text(k + 1), "-" | "+")
+        }) {
+        (&src[toks[k].start..toks[k + 2].end], k + 2)
+    } else {
+        (t, k)
+    };
+    let is_float = !hex && (t.contains(['.', 'e', 'E']) || t.ends_with(['f', 'F']));
+    if is_float {
+        let double = t.ends_with("lf") || t.ends_with("LF");
+        let digits = t.trim_end_matches(['l', 'L', 'f', 'F']);
+        let v: f64 = digits.parse().ok()?;
+        return Some((
+            ConstValue::Float(vec![if negative { -v } else { v }], double),
+            k,
+        ));
+    }
+    let (v, unsigned, last) = int_literal(src, toks, at)?;
+    Some((ConstValue::Int(vec![v], !unsigned), last))
+}
+
+/// A constant argument at token `at` (see [`ConstValue`]): the value and
+/// the index of its last token.
+fn const_arg(src: &str, toks: &[Tok], at: usize) -> Option<(ConstValue, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let ctor = text(at);
+    let (n, kind) = match ctor {
+        "int" | "uint" | "float" | "double" => (1, ctor),
+        _ => {
+            let (prefix, n) = ctor.split_once("vec")?;
+            let n: usize = n.parse().ok().filter(|n| (2..=4).contains(n))?;
+            let kind = match prefix {
+                "i" => "int",
+                "u" => "uint",
+                "" => "float",
+                "d" => "double",
+                _ => return None,
+            };
+            (n, kind)
+        }
+    };
+    let open = next_significant(toks, at + 1).filter(|&k| text(k) == "(")?;
+    let mut k = next_significant(toks, open + 1)?;
+    let mut parts: Vec<ConstValue> = Vec::new();
+    loop {
+        let (v, last) = const_scalar(src, toks, k)?;
+        parts.push(v);
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," => k = next_significant(toks, sep + 1)?,
+            ")" => {
+                k = sep;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    if parts.len() == 1 && n > 1 {
+        parts.resize(n, parts[0].clone());
+    }
+    if parts.len() != n {
+        return None;
+    }
+    // Conversions between the literal and the constructor's type (only
+    // the exact ones: integers to floats below 2^24, floats to integers
+    // without a fraction are left to glslang).
+    let value = match kind {
+        "int" | "uint" => {
+            let bits = parts
+                .iter()
+                .map(|p| match p {
+                    ConstValue::Int(v, _) => Some(v[0]),
+                    ConstValue::Float(..) => None,
+                })
+                .collect::<Option<Vec<u32>>>()?;
+            ConstValue::Int(bits, kind == "int")
+        }
+        _ => {
+            let vals = parts
+                .iter()
+                .map(|p| match p {
+                    ConstValue::Float(v, _) => Some(v[0]),
+                    ConstValue::Int(..) => None,
+                })
+                .collect::<Option<Vec<f64>>>()?;
+            ConstValue::Float(vals, kind == "double")
+        }
+    };
+    Some((value, k))
+}
+
+/// The value of built-in `name` applied to constant `args` (None: not a
+/// call folded here, or not foldable).
+fn eval_builtin(name: &str, args: &[ConstValue]) -> Option<ConstValue> {
+    use ConstValue::{Float, Int};
+    let width = |v: &[u32], i: usize| v.get(i).or(v.first()).copied();
+    match (name, args) {
+        ("fma", [Float(a, d), Float(b, _), Float(c, _)])
+            if a.len() == b.len() && a.len() == c.len() =>
+        {
+            let r = a
+                .iter()
+                .zip(b)
+                .zip(c)
+                .map(|((&a, &b), &c)| {
+                    if *d {
+                        a.mul_add(b, c)
+                    } else {
+                        f64::from((a as f32).mul_add(b as f32, c as f32))
+                    }
+                })
+                .collect();
+            Some(Float(r, *d))
+        }
+        ("ldexp", [Float(x, d), Int(e, true)]) if e.len() == x.len() => {
+            let r = x
+                .iter()
+                .zip(e)
+                .map(|(&x, &e)| {
+                    let e = e as i32;
+                    if *d {
+                        x * 2f64.powi(e)
+                    } else {
+                        // Exact in f64, then rounded once; a denormal
+                        // result is flushed to zero (as drivers fold it).
+                        let r = (f64::from(x as f32) * 2f64.powi(e)) as f32;
+                        f64::from(if r.is_subnormal() {
+                            0.0f32.copysign(r)
+                        } else {
+                            r
+                        })
+                    }
+                })
+                .collect();
+            Some(Float(r, *d))
+        }
+        ("floatBitsToInt" | "floatBitsToUint", [Float(x, false)]) => Some(Int(
+            x.iter().map(|&v| (v as f32).to_bits()).collect(),
+            name == "floatBitsToInt",
+        )),
+        ("intBitsToFloat", [Int(x, true)]) | ("uintBitsToFloat", [Int(x, false)]) => Some(Float(
+            x.iter().map(|&v| f64::from(f32::from_bits(v))).collect(),
+            false,
+        )),
+        ("bitCount", [Int(x, _)]) => Some(Int(x.iter().map(|v| v.count_ones()).collect(), true)),
+        ("bitfieldReverse", [Int(x, s)]) => {
+            Some(Int(x.iter().map(|v| v.reverse_bits()).collect(), *s))
+        }
+        ("bitfieldExtract", [Int(x, s), Int(off, _), Int(bits, _)])
+            if off.len() == 1 && bits.len() == 1 =>
+        {
+            let (off, bits) = (off[0], bits[0]);
+            if off > 32 || bits > 32 || off + bits > 32 {
+                return None;
+            }
+            let r = x
+                .iter()
+                .map(|&v| {
+                    if bits == 0 {
+                        return 0;
+                    }
+                    let field = (u64::from(v) >> off) & ((1u64 << bits) - 1);
+                    let field = field as u32;
+                    if *s && bits < 32 && field & (1 << (bits - 1)) != 0 {
+                        field | (u32::MAX << bits)
+                    } else {
+                        field
+                    }
+                })
+                .collect();
+            Some(Int(r, *s))
+        }
+        ("bitfieldInsert", [Int(base, s), Int(ins, _), Int(off, _), Int(bits, _)])
+            if base.len() == ins.len() && off.len() == 1 && bits.len() == 1 =>
+        {
+            let (off, bits) = (off[0], bits[0]);
+            if off > 32 || bits > 32 || off + bits > 32 {
+                return None;
+            }
+            let mask = (((1u64 << bits) - 1) << off) as u32;
+            let r = base
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| {
+                    let v = width(ins, i).unwrap_or(0);
+                    (b & !mask) | ((v << off.min(31)) & mask)
+                })
+                .collect();
+            Some(Int(r, *s))
+        }
+        _ => None,
+    }
+}
+
+/// Built-ins glslang does not constant-fold although GLSL 4.00 /
+/// GL_ARB_gpu_shader5 make them constant expressions.
+const FOLDED_CALLS: [&str; 10] = [
+    "fma",
+    "ldexp",
+    "floatBitsToInt",
+    "floatBitsToUint",
+    "intBitsToFloat",
+    "uintBitsToFloat",
+    "bitCount",
+    "bitfieldReverse",
+    "bitfieldExtract",
+    "bitfieldInsert",
+];
+
+/// Like [`fold_bit_queries`] for [`FOLDED_CALLS`]: a call whose arguments
+/// are all literals or constructors of literals is replaced by its value
+/// (repeated, so nested calls fold from the inside), where a constant
+/// expression needs it (an array size, a `const` initializer); run-time
+/// uses get the same value the driver would compute. A shader declaring
+/// a function of one of those names is left alone. None: nothing folded.
+fn fold_constant_calls(src: &str) -> Option<String> {
+    if !FOLDED_CALLS.iter().any(|n| src.contains(n)) {
+        return None;
+    }
+    let mut cur = src.to_owned();
+    let mut changed = false;
+    for _ in 0..8 {
+        let toks = lex(&cur);
+        let text = |k: usize| &cur[toks[k].start..toks[k].end];
+        let is_call = |k: usize| toks[k].kind == Kind::Ident && FOLDED_CALLS.contains(&text(k));
+        let declared = (0..toks.len()).any(|k| {
+            is_call(k)
+                && prev_significant(&toks, k)
+                    .is_some_and(|p| toks[p].kind == Kind::Ident && text(p) != "return")
+        });
+        if declared {
+            return None;
+        }
+        let mut out = String::with_capacity(cur.len());
+        let mut copied = 0usize;
+        let mut i = 0usize;
+        while i < toks.len() {
+            if is_call(i) {
+                if let Some((close, folded)) = fold_call(&cur, &toks, i) {
+                    out.push_str(&cur[copied..toks[i].start]);
+                    out.push_str(&folded);
+                    let end = toks[close].end;
+                    for _ in 0..cur[toks[i].start..end].matches('\n').count() {
+                        out.push('\n');
+                    }
+                    copied = end;
+                    i = close + 1;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        if copied == 0 {
+            break;
+        }
+        out.push_str(&cur[copied..]);
+        cur = out;
+        changed = true;
+    }
+    changed.then_some(cur)
+}
+
+/// The call at token `i` with constant arguments: the index of its
+/// closing `)` and its value as GLSL text.
+fn fold_call(src: &str, toks: &[Tok], i: usize) -> Option<(usize, String)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let open = next_significant(toks, i + 1).filter(|&k| text(k) == "(")?;
+    let mut k = next_significant(toks, open + 1)?;
+    let mut args = Vec::new();
+    loop {
+        let (v, last) = const_arg(src, toks, k).or_else(|| const_scalar(src, toks, k))?;
+        args.push(v);
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," => k = next_significant(toks, sep + 1)?,
+            ")" => {
+                k = sep;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let value = eval_builtin(text(i), &args)?;
+    Some((k, value.glsl()?))
+}
+
+/// Implicitly sized arrays declared in `src` (`T name[];` at global or
+/// function scope, not a block member) and the size their constant
+/// indices give them in this unit (the largest index plus one; 0 when
+/// none is indexed with a literal).
+pub(crate) fn implicit_array_sizes(src: &str) -> Vec<(String, u32)> {
+    let toks = code_tokens(src);
+    let text = |k: usize| tok_text(src, &toks, k);
+    let mut opens: Vec<usize> = Vec::new();
+    let mut found: Vec<(String, u32)> = Vec::new();
+    for k in 0..toks.len() {
+        match text(k) {
+            "{" => opens.push(k),
+            "}" => {
+                opens.pop();
+            }
+            _ => {}
+        }
+        let declared = toks[k].kind == Kind::Ident
+            && k > 0
+            && toks[k - 1].kind == Kind::Ident
+            && text(k + 1) == "["
+            && text(k + 2) == "]"
+            && text(k + 3) == ";";
+        // A block's or structure's member (its `{` follows a name) is not
+        // an implicitly sized array of this kind.
+        let in_block = opens.last().is_some_and(|&o| {
+            o > 0 && toks[o - 1].kind == Kind::Ident && !matches!(text(o - 1), "else" | "do")
+        });
+        if declared && !in_block && !found.iter().any(|(n, _)| n == text(k)) {
+            found.push((text(k).to_owned(), 0));
+        }
+    }
+    for (name, size) in found.iter_mut() {
+        for k in 0..toks.len() {
+            if text(k) == name.as_str() && text(k + 1) == "[" && text(k + 3) == "]" {
+                if let Some(i) = parse_int(text(k + 2)) {
+                    *size = (*size).max(i.saturating_add(1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// glslang refuses `.length()` on an implicitly sized array (GLSL 4.30
+/// §4.1.9 makes it the size the whole stage's constant indices give it,
+/// known at link). Each such array whose length this unit asks for gets
+/// that size written into its declaration: from `link_sizes` (all the
+/// stage's shaders, at link) or this unit's own indices (at compile, where
+/// a unit without any gets 1 so that it compiles; the link sizes it).
+fn size_implicit_arrays(src: &str, link_sizes: &[(String, u32)]) -> Option<String> {
+    if !src.contains("length") || !src.contains("[]") {
+        return None;
+    }
+    let local = implicit_array_sizes(src);
+    let toks = lex(src);
+    let code: Vec<usize> = (0..toks.len())
+        .filter(|&k| !matches!(toks[k].kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |j: usize| {
+        code.get(j)
+            .map_or("", |&k| &src[toks[k].start..toks[k].end])
+    };
+    let asks = |name: &str| {
+        (0..code.len()).any(|j| {
+            text(j) == name && text(j + 1) == "." && text(j + 2) == "length" && text(j + 3) == "("
+        })
+    };
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    for (name, size) in &local {
+        if !asks(name) {
+            continue;
+        }
+        let linked = link_sizes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, s)| *s);
+        let n = linked.max(*size).max(1);
+        for j in 1..code.len() {
+            if text(j) == name.as_str()
+                && text(j + 1) == "["
+                && text(j + 2) == "]"
+                && text(j + 3) == ";"
+            {
+                // After the `[`.
+                edits.push((toks[code[j + 1]].end, n.to_string()));
+            }
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(at, _)| *at);
+    let mut out = String::with_capacity(src.len() + 8 * edits.len());
+    let mut copied = 0;
+    for (at, text) in edits {
+        out.push_str(&src[copied..at]);
+        out.push_str(&text);
+        copied = at;
+    }
+    out.push_str(&src[copied..]);
+    Some(out)
+}
+
 /// `uniform T name[] = T[](a, b, c);`: the array's size is the
 /// initializer's, but glslang ignores uniform initializers and leaves the
 /// array unsized (then refuses dynamic indexing); the size is written into
@@ -1674,6 +2144,99 @@ fn out_per_vertex_close(src: &str, toks: &[Tok]) -> Option<usize> {
     (k + 1..toks.len()).find(|&j| toks[j].kind == Kind::Punct && text(j) == "}")
 }
 
+/// What one shader does with the built-in `gl_PerVertex` blocks: the
+/// facts ARB_separate_shader_objects' redeclaration rule needs
+/// ([`check_separable_per_vertex`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PerVertexUse {
+    /// `#version` (110 without one).
+    pub version: u32,
+    /// Redeclares `out gl_PerVertex { ... }` / `in gl_PerVertex { ... }`.
+    pub redeclares_out: bool,
+    pub redeclares_in: bool,
+    /// Names an output member of the block (`gl_Position`,
+    /// `gl_PointSize`, `gl_ClipDistance`, `gl_CullDistance` outside a
+    /// member selection, or `gl_out`).
+    pub uses_out: bool,
+    /// Names `gl_in`.
+    pub uses_in: bool,
+}
+
+pub(crate) fn per_vertex_use(src: &str) -> PerVertexUse {
+    let toks = lex(src);
+    let version = parse_version(src, &toks).map_or(110, |v| v.number);
+    let toks: Vec<Tok> = toks
+        .into_iter()
+        .filter(|t| !matches!(t.kind, Kind::Space | Kind::Comment | Kind::Directive))
+        .collect();
+    let text = |k: usize| tok_text(src, &toks, k);
+    let mut u = PerVertexUse {
+        version,
+        ..Default::default()
+    };
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Ident {
+            continue;
+        }
+        let after_dot = k > 0 && text(k - 1) == ".";
+        match text(k) {
+            "gl_PerVertex" if text(k + 1) == "{" => match k.checked_sub(1).map(text) {
+                Some("out") => u.redeclares_out = true,
+                Some("in") => u.redeclares_in = true,
+                _ => {}
+            },
+            "gl_Position" | "gl_PointSize" | "gl_ClipDistance" | "gl_CullDistance"
+                if !after_dot =>
+            {
+                u.uses_out = true
+            }
+            "gl_out" if !after_dot => u.uses_out = true,
+            "gl_in" if !after_dot => u.uses_in = true,
+            _ => {}
+        }
+    }
+    u
+}
+
+/// ARB_separate_shader_objects (GL 4.6 §7.4): in a separable program,
+/// shaders of GLSL 1.50 and later must redeclare `gl_PerVertex` before
+/// using its members (1.40 and earlier have no interface blocks, issue
+/// 28). Checked, as desktop linkers do, between each pair of consecutive
+/// stages linked into the program: the producing stage using an output
+/// member without redeclaring the output block, or the consuming stage
+/// reading `gl_in[]` without redeclaring the input block while the
+/// producer did not redeclare its output block, fails the link.
+/// `shaders`: the stage and `PerVertexUse` of every attached shader.
+pub(crate) fn check_separable_per_vertex(shaders: &[(Stage, PerVertexUse)]) -> Result<(), String> {
+    if shaders.iter().map(|(_, u)| u.version).max().unwrap_or(0) < 150 {
+        return Ok(());
+    }
+    let mut stages: Vec<Stage> = shaders.iter().map(|(s, _)| *s).collect();
+    stages.sort_by_key(|s| s.index());
+    stages.dedup();
+    let of = |st: Stage| {
+        shaders
+            .iter()
+            .filter(move |(s, _)| *s == st)
+            .map(|(_, u)| u)
+    };
+    for pair in stages.windows(2) {
+        let (producer, consumer) = (pair[0], pair[1]);
+        let out_redeclared = of(producer).any(|u| u.redeclares_out);
+        if !out_redeclared && of(producer).any(|u| u.uses_out) {
+            return Err(format!(
+                "ERROR: Linking: {producer:?} shader uses gl_PerVertex output members without redeclaring the block (required in a separable program)\n"
+            ));
+        }
+        if !out_redeclared && of(consumer).any(|u| u.uses_in && !u.redeclares_in) {
+            return Err(format!(
+                "ERROR: Linking: {consumer:?} shader reads gl_in[] without redeclaring the gl_PerVertex input block (required in a separable program)\n"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs the pre-pass on one shader's source (compiled alone). `Err` is an
 /// info log.
 pub(crate) fn prepass(stage: Stage, src: &str) -> Result<Prepassed, String> {
@@ -1708,6 +2271,10 @@ pub(crate) struct LinkView<'a> {
     /// The geometry-shader variant for glProvokingVertex(GL_FIRST_VERTEX_
     /// CONVENTION) (`first_vertex_provokes`).
     pub provoking_first: bool,
+    /// The sizes of the stage's implicitly sized arrays (from every
+    /// shader of the stage: [`implicit_array_sizes`]), for the units that
+    /// call `.length()` on them (`size_implicit_arrays`).
+    pub implicit_array_sizes: &'a [(String, u32)],
 }
 
 /// The hidden `vec4` uniform point state reaches programs through
@@ -1719,9 +2286,16 @@ pub(crate) const POINTS: &str = "mgl_Points";
 /// back colour on back faces.
 pub(crate) const TWO_SIDE: &str = "mgl_TwoSide";
 
+/// The hidden `float` uniform a fragment shader's `gl_PrimitiveID` is
+/// scaled by (`gl::points`): 1, or 0.5 while a quad or quad strip is
+/// drawn as triangles (two per quad), 0 for a polygon drawn as a fan
+/// (one primitive). Only without a geometry shader (which numbers its own
+/// primitives).
+pub(crate) const PRIMITIVE_ID_SCALE: &str = "mgl_PrimitiveIdScale";
+
 /// Uniforms the pre-pass adds that glGetActiveUniform does not list.
 pub(crate) fn is_hidden_uniform(name: &str) -> bool {
-    name.starts_with(CLIP_PLANE) || name == POINTS || name == TWO_SIDE
+    name.starts_with(CLIP_PLANE) || name == POINTS || name == TWO_SIDE || name == PRIMITIVE_ID_SCALE
 }
 
 /// [`prepass`] for a link (see [`LinkView`]).
@@ -1737,6 +2311,10 @@ pub(crate) fn prepass_linked(
     }
     let folded = fold_bit_queries(src);
     let src = folded.as_deref().unwrap_or(src);
+    let calls_folded = fold_constant_calls(src);
+    let src = calls_folded.as_deref().unwrap_or(src);
+    let implicit_sized = size_implicit_arrays(src, link.implicit_array_sizes);
+    let src = implicit_sized.as_deref().unwrap_or(src);
     let hoisted = hoist_out_argument_indices(src);
     let src = hoisted.as_deref().unwrap_or(src);
     let sized = size_initialized_uniform_arrays(src);
@@ -1842,6 +2420,7 @@ pub(crate) fn prepass_linked(
     let mut layout_depth: Option<u32> = None;
     let mut pending_layout = false;
     let mut uses_depth_range = false;
+    let mut uses_primitive_id = false;
     let mut uses_clip_vertex = false;
     let mut uses_clip_distance = false;
     let mut uses_point_coord = false;
@@ -2212,6 +2791,10 @@ pub(crate) fn prepass_linked(
                         "ERROR: 0:{}: '{}' : compatibility-profile built-in is not supported\n",
                         t.line, text
                     ));
+                } else if stage == Stage::Fragment && text == "gl_PrimitiveID" && !link.vs_feeds_gs
+                {
+                    uses_primitive_id = true;
+                    replacement = Some("mgl_primitive_id()".to_owned());
                 } else if text == "gl_DepthRange" || text == "gl_DepthRangeParameters" {
                     uses_depth_range = true;
                     replacement = Some(format!("m{text}"));
@@ -2447,6 +3030,15 @@ pub(crate) fn prepass_linked(
                 ));
             }
         }
+    }
+    if uses_primitive_id {
+        compat_decls.push((
+            PRIMITIVE_ID_SCALE.to_owned(),
+            format!("uniform float {PRIMITIVE_ID_SCALE};\n"),
+        ));
+        wrapper_helper.push_str(&format!(
+            "#define mgl_primitive_id() int(float(gl_PrimitiveID) * {PRIMITIVE_ID_SCALE})\n"
+        ));
     }
     if uses_point_coord || texcoord_replace {
         wrapper_helper.push_str(&format!(
@@ -2809,6 +3401,38 @@ pub(crate) fn layout_declarations(preprocessed: &str) -> Vec<LayoutDecl> {
                 | "coherent" | "volatile" | "restrict" | "shared" => k += 1,
                 _ => break,
             }
+        }
+        if !storage.is_empty() && text(k) == "struct" {
+            // `layout(location = N) in struct S { ... } name;`: the
+            // variable's name follows the struct's body.
+            let mut j = k + 1;
+            while j < toks.len() && text(j) != "{" && text(j) != ";" {
+                j += 1;
+            }
+            let mut depth = 0u32;
+            while j < toks.len() {
+                match text(j) {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if toks.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) {
+                result.push(LayoutDecl {
+                    storage,
+                    values,
+                    name: text(j + 1).to_owned(),
+                    is_block: false,
+                });
+            }
+            i = j.max(i + 1);
+            continue;
         }
         if !storage.is_empty() && toks.get(k).is_some_and(|t| t.kind == Kind::Ident) {
             if text(k + 1) == "{" {

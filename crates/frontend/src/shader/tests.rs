@@ -1749,3 +1749,174 @@ void main() {
     let split = ["s0".to_owned(), "gl_NextBuffer".to_owned(), "s1".to_owned()];
     assert!(run(&split).is_ok());
 }
+
+#[test]
+fn located_struct_varyings_are_found_by_variable_name() {
+    let src = "#version 150\nlayout(location = 2) in struct S {\n vec4 a;\n} s;\n\
+               layout(location = 0) in struct S1 { vec4 a; } s2;\nout vec4 c;\n\
+               void main() { c = s2.a; }\n";
+    let decls = prepass::layout_declarations(src);
+    let names: Vec<(&str, bool)> = decls
+        .iter()
+        .map(|d| (d.name.as_str(), d.is_block))
+        .collect();
+    assert_eq!(names, vec![("s", false), ("s2", false)]);
+    assert_eq!(
+        prepass::explicit_locations(src, "in"),
+        vec![("s".to_owned(), 2), ("s2".to_owned(), 0)]
+    );
+}
+
+#[test]
+fn separable_programs_need_redeclared_per_vertex_blocks() {
+    let vs = "#version 150\nvoid main() { gl_Position = vec4(0.0); }\n";
+    let vs_redeclared = "#version 150\nout gl_PerVertex { vec4 gl_Position; };\n\
+                         void main() { gl_Position = vec4(0.0); }\n";
+    let gs = "#version 150\nlayout(points) in;\nlayout(points, max_vertices = 1) out;\n\
+              out vec4 g;\nvoid main() { g = gl_in[0].gl_Position; EmitVertex(); }\n";
+    let fs = "#version 150\nin vec4 g;\nout vec4 c;\nvoid main() { c = g; }\n";
+    let uses = |shaders: &[(Stage, &str)]| -> Vec<(Stage, PerVertexUse)> {
+        shaders
+            .iter()
+            .map(|(s, t)| (*s, per_vertex_use(t)))
+            .collect()
+    };
+    // The vertex stage writes gl_Position without redeclaring its block.
+    assert!(check_separable_per_vertex(&uses(&[
+        (Stage::Vertex, vs),
+        (Stage::Geometry, gs),
+        (Stage::Fragment, fs)
+    ]))
+    .is_err());
+    // Redeclared output block: the geometry stage may read gl_in[].
+    assert!(check_separable_per_vertex(&uses(&[
+        (Stage::Vertex, vs_redeclared),
+        (Stage::Geometry, gs),
+    ]))
+    .is_ok());
+    // A single stage has no interface to check; GLSL 1.40 has no blocks.
+    assert!(check_separable_per_vertex(&uses(&[(Stage::Vertex, vs)])).is_ok());
+    let vs140 = "#version 140\nvoid main() { gl_PointSize = 1.0; }\n";
+    let fs140 = "#version 140\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    assert!(
+        check_separable_per_vertex(&uses(&[(Stage::Vertex, vs140), (Stage::Fragment, fs140)]))
+            .is_ok()
+    );
+    // A member selection is not a use of the output block.
+    let u = per_vertex_use("#version 150\nvoid main() { vec4 p = gl_in[0].gl_Position; }\n");
+    assert!(u.uses_in && !u.uses_out);
+}
+
+#[test]
+fn fragment_primitive_id_is_scaled_without_a_geometry_shader() {
+    let fs = "#version 150\nflat in int e;\nout vec4 c;\n\
+              void main() { c = vec4(e == gl_PrimitiveID ? 1.0 : 0.0); }\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap();
+    assert!(
+        pre.source.contains(prepass::PRIMITIVE_ID_SCALE)
+            && pre.source.contains("mgl_primitive_id()"),
+        "{}",
+        pre.source
+    );
+    assert!(prepass::is_hidden_uniform(prepass::PRIMITIVE_ID_SCALE));
+    // With a geometry shader the id is the geometry shader's to write.
+    let view = prepass::LinkView {
+        vs_feeds_gs: true,
+        ..Default::default()
+    };
+    let pre = prepass::prepass_linked(Stage::Fragment, fs, &view).unwrap();
+    assert!(
+        !pre.source.contains(prepass::PRIMITIVE_ID_SCALE),
+        "{}",
+        pre.source
+    );
+    // The rewritten shader links, and the uniform is not listed.
+    let vs = "#version 150\nin vec4 p;\nflat out int e;\nvoid main() { gl_Position = p; e = 0; }\n";
+    let prog = link(&LinkInput {
+        shaders: &[(Stage::Vertex, vs), (Stage::Fragment, fs)],
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        xfb_varyings: &[],
+        xfb_mode: xfb::INTERLEAVED_ATTRIBS,
+        varying_limit: 0,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(prog
+        .uniforms
+        .iter()
+        .all(|u| u.name != prepass::PRIMITIVE_ID_SCALE));
+}
+
+#[test]
+fn constant_calls_glslang_does_not_fold_are_folded() {
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5 : enable\n\
+              #define STATIC_ASSERT(cond) { float array[(cond) ? -1 : 1]; }\nout vec4 c;\nvoid main() {\n\
+              STATIC_ASSERT(floatBitsToInt(vec4(0.0, -0.0, 0.5, -0.5)) !=\n\
+              floatBitsToInt(ldexp(vec4(0.0, -0.0, 0.5, -0.5), ivec4(0))));\n\
+              STATIC_ASSERT(ivec4(1) != bitCount(ivec4(1, 2, 4, 8)));\n\
+              STATIC_ASSERT(vec4(0.0, 1.0, 4.0, 7.0) != fma(vec4(0.0, 0.0, 2.0, 2.0), vec4(1.0, 1.0, 2.0, 2.0), vec4(0.0, 1.0, 0.0, 3.0)));\n\
+              STATIC_ASSERT(ivec4(-1, 7, 0, 1) != bitfieldExtract(ivec4(-1, 15, 7, 3), 0, 3));\n\
+              c = vec4(1.0);\n}\n";
+    let pre = prepass::prepass(Stage::Fragment, fs).unwrap_or_else(|e| panic!("{e}"));
+    for call in [
+        "ldexp",
+        "floatBitsToInt",
+        "bitCount",
+        "fma(",
+        "bitfieldExtract",
+    ] {
+        assert!(
+            !pre.source.contains(call),
+            "{call} left in:\n{}",
+            pre.source
+        );
+    }
+    assert!(
+        pre.source
+            .contains("ivec4(0, -2147483648, 1056964608, -1090519040)"),
+        "{}",
+        pre.source
+    );
+    assert!(
+        pre.source.contains("ivec4(-1, -1, -1, 3)"),
+        "{}",
+        pre.source
+    );
+    // The lines stay where they were.
+    assert!(pre.source.matches('\n').count() >= fs.matches('\n').count());
+    // A shader with its own function of that name is left alone.
+    let own = "#version 150\nint bitCount(int x) { return 0; }\n\
+               out vec4 c;\nvoid main() { c = vec4(bitCount(3)); }\n";
+    let pre = prepass::prepass(Stage::Fragment, own).unwrap();
+    assert!(pre.source.contains("bitCount(3)"), "{}", pre.source);
+}
+
+#[test]
+fn implicitly_sized_arrays_get_their_stage_wide_size_for_length() {
+    let main = "#version 330\nout vec4 c;\nfloat a[];\nvoid foo();\n\
+                void main() { foo(); c = vec4(float(a.length())); }\n";
+    let other = "#version 330\nfloat a[];\nvoid foo() { a[4] = 1.0; }\n";
+    assert_eq!(
+        prepass::implicit_array_sizes(other),
+        vec![("a".to_owned(), 5)]
+    );
+    // Compiled alone, the unit asking for the length compiles (size 1).
+    let pre = prepass::prepass(Stage::Fragment, main).unwrap();
+    assert!(pre.source.contains("float a[1];"), "{}", pre.source);
+    // Linked, it takes the size the other unit's index gives.
+    let sizes = vec![("a".to_owned(), 5)];
+    let view = prepass::LinkView {
+        implicit_array_sizes: &sizes,
+        ..Default::default()
+    };
+    let pre = prepass::prepass_linked(Stage::Fragment, main, &view).unwrap();
+    assert!(pre.source.contains("float a[5];"), "{}", pre.source);
+    // A storage block's runtime-sized member is not one of them.
+    let ssbo = "#version 430\nbuffer B { float v[]; };\nout vec4 c;\n\
+                void main() { c = vec4(float(v.length())); }\n";
+    assert!(prepass::implicit_array_sizes(ssbo).is_empty());
+    assert!(prepass::prepass(Stage::Fragment, ssbo)
+        .unwrap()
+        .source
+        .contains("float v[];"));
+}
