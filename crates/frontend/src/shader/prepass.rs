@@ -1320,7 +1320,22 @@ pub(crate) fn implicit_array_sizes(src: &str) -> Vec<(String, u32)> {
         let in_block = opens.last().is_some_and(|&o| {
             o > 0 && toks[o - 1].kind == Kind::Ident && !matches!(text(o - 1), "else" | "do")
         });
-        if declared && !in_block && !found.iter().any(|(n, _)| n == text(k)) {
+        // Interface arrays (`in vec3 pos[];` of a geometry shader, the
+        // per-vertex arrays of the tessellation stages) take their size
+        // from the primitive or patch, which glslang knows: not sized here.
+        let interface = declared && {
+            let mut j = k;
+            let mut qualified = false;
+            while j > 0 && !matches!(text(j - 1), ";" | "{" | "}") {
+                j -= 1;
+                qualified |= matches!(
+                    text(j),
+                    "in" | "out" | "inout" | "varying" | "attribute" | "patch"
+                );
+            }
+            qualified
+        };
+        if declared && !in_block && !interface && !found.iter().any(|(n, _)| n == text(k)) {
             found.push((text(k).to_owned(), 0));
         }
     }

@@ -1919,4 +1919,17 @@ fn implicitly_sized_arrays_get_their_stage_wide_size_for_length() {
         .unwrap()
         .source
         .contains("float v[];"));
+    // Nor is a geometry shader's input array (the primitive sizes it).
+    let gs = "#version 150
+layout(lines) in;
+layout(points, max_vertices = 2) out;
+              in vec3 pos[];
+void main() { for (int i = 0; i < pos.length(); i++) {
+              gl_Position = vec4(pos[i], 1.0); EmitVertex(); } }
+";
+    assert!(prepass::implicit_array_sizes(gs).is_empty());
+    assert!(prepass::prepass(Stage::Geometry, gs)
+        .unwrap()
+        .source
+        .contains("in vec3 pos[];"));
 }
