@@ -1244,6 +1244,40 @@ fn valid_filter(f: u32, min: bool) -> bool {
 /// CLAMP_TO_EDGE, which is exact for NEAREST filtering).
 pub(super) const WRAP_CLAMP: u32 = 0x2900;
 
+/// The axes (bit 0: s, 1: t, 2: r) whose GL_CLAMP wrap differs from
+/// CLAMP_TO_EDGE under `p`'s filters: with LINEAR filtering GL clamps the
+/// coordinate to [0, 1] and the footprint at the edge blends half the
+/// border colour in (GL 4.6 compatibility §8.14.2). A program that clamps
+/// those coordinates itself samples them exactly as CLAMP_TO_BORDER
+/// (`clamp_as_border`).
+pub(crate) fn linear_clamp_axes(p: &TexParams) -> u8 {
+    let linear = p.mag_filter == glow::LINEAR
+        || !matches!(p.min_filter, glow::NEAREST | glow::NEAREST_MIPMAP_NEAREST);
+    if !linear {
+        return 0;
+    }
+    [p.wrap_s, p.wrap_t, p.wrap_r]
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w == WRAP_CLAMP)
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// `p` for a program that clamps the coordinates of `linear_clamp_axes`
+/// to the texture: those axes wrap as CLAMP_TO_BORDER.
+pub(crate) fn clamp_as_border(mut p: TexParams) -> TexParams {
+    let axes = linear_clamp_axes(&p);
+    for (i, w) in [&mut p.wrap_s, &mut p.wrap_t, &mut p.wrap_r]
+        .into_iter()
+        .enumerate()
+    {
+        if axes & 1 << i != 0 {
+            *w = glow::CLAMP_TO_BORDER;
+        }
+    }
+    p
+}
+
 fn valid_wrap(w: u32, compat: bool) -> bool {
     (compat && w == WRAP_CLAMP)
         || matches!(
@@ -2154,7 +2188,39 @@ pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut
 
 #[cfg(test)]
 mod tests {
-    use super::{texture_bands, Band};
+    use super::{clamp_as_border, linear_clamp_axes, texture_bands, Band, WRAP_CLAMP};
+    use crate::context::TexParams;
+
+    #[test]
+    fn gl_clamp_reads_the_border_only_under_linear_filtering() {
+        let p = TexParams {
+            min_filter: glow::NEAREST,
+            mag_filter: glow::NEAREST,
+            wrap_s: WRAP_CLAMP,
+            wrap_t: glow::REPEAT,
+            wrap_r: WRAP_CLAMP,
+            ..TexParams::default()
+        };
+        assert_eq!(linear_clamp_axes(&p), 0);
+        assert_eq!(clamp_as_border(p).wrap_s, WRAP_CLAMP);
+        for (min, mag) in [
+            (glow::LINEAR, glow::LINEAR),
+            (glow::NEAREST, glow::LINEAR),
+            (glow::LINEAR_MIPMAP_NEAREST, glow::NEAREST),
+        ] {
+            let q = TexParams {
+                min_filter: min,
+                mag_filter: mag,
+                ..p
+            };
+            assert_eq!(linear_clamp_axes(&q), 0b101);
+            let b = clamp_as_border(q);
+            assert_eq!(
+                [b.wrap_s, b.wrap_t, b.wrap_r],
+                [glow::CLAMP_TO_BORDER, glow::REPEAT, glow::CLAMP_TO_BORDER]
+            );
+        }
+    }
 
     fn band(y: u32, rows: u32, z: u32, slices: u32, start: usize, len: usize) -> Band {
         Band {

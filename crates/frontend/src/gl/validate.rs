@@ -1006,6 +1006,11 @@ impl Gl<'_> {
             {
                 params.border = f.storage_border(params.border);
             }
+            // The fixed-function program clamps GL_CLAMP coordinates under
+            // LINEAR filtering itself (`fixed_function`): the border shows.
+            if pname == self.st.ff.last && target != glow::TEXTURE_CUBE_MAP {
+                params = crate::gl::textures::clamp_as_border(params);
+            }
             let key = cso_key(&sv);
             let view = match self.st.cso.sampler_view.get(&key) {
                 Some(h) => *h,
