@@ -1263,6 +1263,36 @@ pub(crate) fn linear_clamp_axes(p: &TexParams) -> u8 {
         .fold(0, |m, (i, _)| m | 1 << i)
 }
 
+/// GL_TEXTURE_BORDER_COLOR `b` as a texture of colour format `internal`
+/// reads it: GL converts the border colour to the texture's base format
+/// (GL 4.6 §8.14.2), so a component the format lacks reads 0 (alpha 1),
+/// even where the backend stores the format with more channels (RGB10 in
+/// an RGBA storage). Integer, depth and unknown formats keep `b`.
+pub(crate) fn base_format_border(internal: u32, b: [f32; 4]) -> [f32; 4] {
+    use super::framebuffers::{component_bits, format_component_type};
+    if matches!(
+        format_component_type(internal),
+        glow::INT | glow::UNSIGNED_INT
+    ) {
+        return b;
+    }
+    let bits = [
+        glow::TEXTURE_RED_SIZE,
+        glow::TEXTURE_GREEN_SIZE,
+        glow::TEXTURE_BLUE_SIZE,
+        glow::TEXTURE_ALPHA_SIZE,
+    ]
+    .map(|q| component_bits(internal, q));
+    if bits == [0; 4] {
+        return b;
+    }
+    [0, 1, 2, 3].map(|i| match (bits[i], i) {
+        (0, 3) => 1.0,
+        (0, _) => 0.0,
+        _ => b[i],
+    })
+}
+
 /// `p` for a program that clamps the coordinates of `linear_clamp_axes`
 /// to the texture: those axes wrap as CLAMP_TO_BORDER.
 pub(crate) fn clamp_as_border(mut p: TexParams) -> TexParams {
@@ -2188,8 +2218,22 @@ pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut
 
 #[cfg(test)]
 mod tests {
-    use super::{clamp_as_border, linear_clamp_axes, texture_bands, Band, WRAP_CLAMP};
+    use super::{
+        base_format_border, clamp_as_border, linear_clamp_axes, texture_bands, Band, WRAP_CLAMP,
+    };
     use crate::context::TexParams;
+
+    #[test]
+    fn border_colour_takes_the_base_format_components() {
+        let b = [0.1, 0.9, 0.5, 0.8];
+        assert_eq!(base_format_border(glow::RGB10, b), [0.1, 0.9, 0.5, 1.0]);
+        assert_eq!(base_format_border(glow::RG16, b), [0.1, 0.9, 0.0, 1.0]);
+        assert_eq!(base_format_border(glow::R32F, b), [0.1, 0.0, 0.0, 1.0]);
+        assert_eq!(base_format_border(glow::RGBA8, b), b);
+        // Integer and unknown (compressed) formats are left alone.
+        assert_eq!(base_format_border(glow::RG8UI, b), b);
+        assert_eq!(base_format_border(0x83F0, b), b);
+    }
 
     #[test]
     fn gl_clamp_reads_the_border_only_under_linear_filtering() {

@@ -1000,11 +1000,14 @@ impl Gl<'_> {
                 0 => tex.params,
                 s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
             };
-            if let Some(f) = tex
-                .level(0, tex.base_level as usize)
-                .and_then(|l| l.legacy())
-            {
-                params.border = f.storage_border(params.border);
+            if let Some(level) = tex.level(0, tex.base_level as usize) {
+                params.border = match level.legacy() {
+                    Some(f) => f.storage_border(params.border),
+                    None => crate::gl::textures::base_format_border(
+                        level.internal_format,
+                        params.border,
+                    ),
+                };
             }
             // The fixed-function program clamps GL_CLAMP coordinates under
             // LINEAR filtering itself (`fixed_function`): the border shows.
