@@ -636,3 +636,49 @@ pub unsafe fn check_depth_copies() {
         near(&got[2..], &[0.75, 0.25]);
     }
 }
+
+/// GL_*_BITS answer the bound framebuffer object's attachments, not the
+/// window surface's.
+pub unsafe fn check_framebuffer_bits() {
+    // SAFETY (whole body): a context is current; each query writes one
+    // integer into `v`.
+    unsafe {
+        let mut rbs = [0u32; 2];
+        fb::glGenRenderbuffers(2, rbs.as_mut_ptr());
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rbs[0]);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::RG16F, 4, 4);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rbs[1]);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, 4, 4);
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            rbs[0],
+        );
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rbs[1],
+        );
+        no_gl_error("framebuffer for the bits queries");
+        for (pname, want) in [
+            (glow::RED_BITS, 16),
+            (glow::GREEN_BITS, 16),
+            (glow::BLUE_BITS, 0),
+            (glow::ALPHA_BITS, 0),
+            (glow::DEPTH_BITS, 16),
+            (glow::STENCIL_BITS, 0),
+        ] {
+            let mut v = -1;
+            get::glGetIntegerv(pname, &mut v);
+            assert_eq!(v, want, "pname {pname:#x}");
+        }
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        fb::glDeleteFramebuffers(1, &fbo);
+        fb::glDeleteRenderbuffers(2, rbs.as_ptr());
+    }
+}
