@@ -20,5 +20,6 @@ fn framebuffer_levels_pairing_and_layers() {
         common::fbo::check_error_rules();
         common::fbo::check_parameter_rules();
         common::fbo::check_framebuffer_bits();
+        common::fbo::check_blit_between_levels();
     }
 }
