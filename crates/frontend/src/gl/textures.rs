@@ -1293,6 +1293,57 @@ pub(crate) fn base_format_border(internal: u32, b: [f32; 4]) -> [f32; 4] {
     })
 }
 
+/// GL 4.6 §8.17: a mutable texture sampled with a mipmapped minification
+/// filter (`p`, the texture's or the unit's sampler object's) is complete
+/// only when every level from the base level down to 1x1 (or the max
+/// level) is defined, each face, at the halved sizes. An incomplete
+/// texture reads (0, 0, 0, 1) (the frontend binds no view). Immutable,
+/// multisample and buffer textures are complete; a missing base level is
+/// left to the backend, as before.
+pub(crate) fn mipmap_incomplete(t: &Texture, p: &TexParams) -> bool {
+    if t.immutable_levels > 0
+        || t.samples > 0
+        || t.buffer.is_some()
+        || matches!(p.min_filter, glow::NEAREST | glow::LINEAR)
+    {
+        return false;
+    }
+    let base = t.base_level as usize;
+    let Some(b) = t.level(0, base) else {
+        return false;
+    };
+    let faces = if t.target == glow::TEXTURE_CUBE_MAP {
+        6
+    } else {
+        1
+    };
+    let (halve_h, halve_d) = match t.target {
+        glow::TEXTURE_1D_ARRAY => (false, false),
+        glow::TEXTURE_3D => (true, true),
+        _ => (true, false),
+    };
+    let (mut w, mut h, mut d) = (b.width, b.height, b.depth);
+    let mut l = base + 1;
+    while (w > 1 || (halve_h && h > 1) || (halve_d && d > 1)) && l <= t.max_level as usize && l < 32
+    {
+        w = (w / 2).max(1);
+        if halve_h {
+            h = (h / 2).max(1);
+        }
+        if halve_d {
+            d = (d / 2).max(1);
+        }
+        for f in 0..faces {
+            match t.level(f, l) {
+                Some(i) if (i.width, i.height, i.depth) == (w, h, d) => {}
+                _ => return true,
+            }
+        }
+        l += 1;
+    }
+    false
+}
+
 /// `p` for a program that clamps the coordinates of `linear_clamp_axes`
 /// to the texture: those axes wrap as CLAMP_TO_BORDER.
 pub(crate) fn clamp_as_border(mut p: TexParams) -> TexParams {
@@ -2219,9 +2270,50 @@ pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut
 #[cfg(test)]
 mod tests {
     use super::{
-        base_format_border, clamp_as_border, linear_clamp_axes, texture_bands, Band, WRAP_CLAMP,
+        base_format_border, clamp_as_border, linear_clamp_axes, mipmap_incomplete, texture_bands,
+        Band, WRAP_CLAMP,
     };
     use crate::context::TexParams;
+
+    #[test]
+    fn mipmapped_filters_need_every_level() {
+        use crate::context::{LevelInfo, Texture};
+        let info = |w: u32, h: u32| LevelInfo {
+            width: w,
+            height: h,
+            depth: 1,
+            internal_format: glow::RGBA8,
+            requested: glow::RGBA8,
+        };
+        let mut t = Texture::new(mgpipe::Handle::NULL);
+        t.target = glow::TEXTURE_2D;
+        t.set_level(0, 0, info(4, 2));
+        let mipmapped = TexParams::default();
+        let nearest = TexParams {
+            min_filter: glow::NEAREST,
+            ..TexParams::default()
+        };
+        assert!(mipmap_incomplete(&t, &mipmapped));
+        assert!(!mipmap_incomplete(&t, &nearest));
+        t.set_level(0, 1, info(2, 1));
+        assert!(mipmap_incomplete(&t, &mipmapped), "no 1x1 level");
+        t.set_level(0, 2, info(1, 1));
+        assert!(!mipmap_incomplete(&t, &mipmapped));
+        t.set_level(0, 1, info(3, 1));
+        assert!(mipmap_incomplete(&t, &mipmapped), "wrong size");
+        t.max_level = 0;
+        assert!(!mipmap_incomplete(&t, &mipmapped), "max level 0");
+        // A cube map needs each face's levels.
+        let mut c = Texture::new(mgpipe::Handle::NULL);
+        c.target = glow::TEXTURE_CUBE_MAP;
+        for f in 0..6 {
+            c.set_level(f, 0, info(2, 2));
+            c.set_level(f, 1, info(1, 1));
+        }
+        assert!(!mipmap_incomplete(&c, &mipmapped));
+        c.levels[3].truncate(1);
+        assert!(mipmap_incomplete(&c, &mipmapped));
+    }
 
     #[test]
     fn border_colour_takes_the_base_format_components() {

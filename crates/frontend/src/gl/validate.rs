@@ -1047,6 +1047,11 @@ impl Gl<'_> {
                     ),
                 };
             }
+            // GL 4.6 §8.17: an incomplete texture reads (0, 0, 0, 1); the
+            // backends bind a placeholder for a unit without a view.
+            if crate::gl::textures::mipmap_incomplete(tex, &params) {
+                continue;
+            }
             // The fixed-function program clamps GL_CLAMP coordinates under
             // LINEAR filtering itself (`fixed_function`): the border shows.
             if pname == self.st.ff.last && target != glow::TEXTURE_CUBE_MAP {
