@@ -316,11 +316,18 @@ impl Cx<'_> {
     /// is not mipmap complete, which desktop GL allows (rendering into
     /// levels one at a time). Such a level is made the texture's base (and
     /// max) level; the recorded view parameters change with it, so the next
-    /// draw that samples the texture sets its own levels again.
+    /// draw that samples the texture sets its own levels again. Where the
+    /// bound read and draw framebuffers attach other levels of the same
+    /// texture (a blit from one level into the next), the range spans them
+    /// all, so that no attachment falls outside it.
     fn rebase_for_attach(&mut self, res: Handle, kind: u32, level: u32) {
         if kind != SURFACE_TEXTURE || res.is_null() {
             return;
         }
+        let (lo, hi) = self
+            .attached_levels(res)
+            .into_iter()
+            .fold((level, level), |(lo, hi), l| (lo.min(l), hi.max(l)));
         let Some(ResKind::Texture {
             tex,
             target,
@@ -334,11 +341,11 @@ impl Cx<'_> {
         if !matches!(
             *target,
             glow::TEXTURE_2D | glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP
-        ) || (params.base_level == level && params.max_level == level)
+        ) || (params.base_level == lo && params.max_level == hi)
             // Level 0 of a texture never rebased needs nothing; one
             // rebased before goes back to level 0 (GLES: an attached level
             // below the base level is incomplete).
-            || (level == 0 && params.base_level == 0)
+            || (hi == 0 && params.base_level == 0)
         {
             return;
         }
@@ -346,11 +353,44 @@ impl Cx<'_> {
         self.ctx.shadow.bind_texture(gl, *target, Some(*tex));
         // SAFETY: level parameters of the texture just bound to `target`.
         unsafe {
-            gl.tex_parameter_i32(*target, glow::TEXTURE_BASE_LEVEL, level as i32);
-            gl.tex_parameter_i32(*target, glow::TEXTURE_MAX_LEVEL, level as i32);
+            gl.tex_parameter_i32(*target, glow::TEXTURE_BASE_LEVEL, lo as i32);
+            gl.tex_parameter_i32(*target, glow::TEXTURE_MAX_LEVEL, hi as i32);
         }
-        params.base_level = level;
-        params.max_level = level;
+        params.base_level = lo;
+        params.max_level = hi;
+    }
+
+    /// The levels at which the bound read and draw framebuffer objects
+    /// attach texture `res` (as last described to this context).
+    fn attached_levels(&self, res: Handle) -> Vec<u32> {
+        let mut levels = Vec::new();
+        if !self.ctx.read_default {
+            if let Some(p) = &self.ctx.read_desc {
+                for (r, k, l) in [
+                    (p.color, p.color_kind, p.color_level),
+                    (p.depth, p.depth_kind, p.depth_level),
+                    (p.stencil, p.stencil_kind, p.stencil_level),
+                ] {
+                    if r == res && k == SURFACE_TEXTURE {
+                        levels.push(l);
+                    }
+                }
+            }
+        }
+        if !self.ctx.draw_default {
+            if let Some(p) = self.ctx.fbos.get(self.ctx.draw_fbo).and_then(|e| e.desc) {
+                let colour = (0..8).map(|i| (p.color[i], p.color_kind[i], p.color_level[i]));
+                for (r, k, l) in colour.chain([
+                    (p.depth, p.depth_kind, p.depth_level),
+                    (p.stencil, p.stencil_kind, p.stencil_level),
+                ]) {
+                    if r == res && k == SURFACE_TEXTURE {
+                        levels.push(l);
+                    }
+                }
+            }
+        }
+        levels
     }
 
     /// Attach the framebuffer description `p` to this context's FBO `fbo`

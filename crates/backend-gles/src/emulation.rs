@@ -331,13 +331,16 @@ pub fn storage_format(desktop: u32, norm16: bool) -> StorageFormat {
         }
         _ => (g::RGBA8, "unknown internal format, RGBA8 fallback"),
     };
+    // RGB10 gains an alpha channel in RGB10_A2: kept at 1 like the RGB
+    // formats of `renderable_with_alpha`.
+    let alpha_one = desktop == g::RGB10;
     match row(internal) {
         Some(r) => StorageFormat {
             internal: r.0,
             format: r.1,
             ty: r.2,
             emulation: Some(why),
-            alpha_one: false,
+            alpha_one,
         },
         None => StorageFormat {
             internal: g::RGBA8,
@@ -665,6 +668,9 @@ mod tests {
             assert_eq!(row(sf.internal).map(|r| r.1), Some(sf.format));
         }
         assert_eq!(storage_format(g::RGB16, true).internal, g::RGBA16);
+        // RGB10 is stored as RGB10_A2, its alpha kept at 1.
+        let sf = storage_format(g::RGB10, false);
+        assert_eq!((sf.internal, sf.alpha_one), (g::RGB10_A2, true));
         // Renderable as they are: native, no alpha to keep.
         for f in [g::RGB8, g::RGB565, g::RGBA8UI] {
             assert!(!storage_format(f, false).alpha_one, "{f:#x}");

@@ -319,6 +319,66 @@ fn whole_cube_map_images() {
                 "face {face}: {chunk:?}"
             );
         }
+        // Faces 1..5 in one glTextureSubImage3D (the faces are its layers).
+        let five: Vec<u8> = (0..5u8).flat_map(|f| [100 + f; 16]).collect();
+        dsa::glTextureSubImage3D(
+            cube,
+            0,
+            0,
+            0,
+            1,
+            2,
+            2,
+            5,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            five.as_ptr().cast(),
+        );
+        no_gl_error("five faces at once");
+        dsa::glTextureSubImage3D(
+            cube,
+            0,
+            0,
+            0,
+            2,
+            2,
+            2,
+            5,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            five.as_ptr().cast(),
+        );
+        expect_error("faces past the sixth", glow::INVALID_VALUE);
+        // The whole cube into a pixel-pack buffer.
+        let mut pbo = 0;
+        buffers::glGenBuffers(1, &mut pbo);
+        buffers::glBindBuffer(glow::PIXEL_PACK_BUFFER, pbo);
+        buffers::glBufferData(
+            glow::PIXEL_PACK_BUFFER,
+            out.len() as isize,
+            std::ptr::null(),
+            glow::STREAM_READ,
+        );
+        dsa::glGetTextureImage(
+            cube,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            out.len() as i32,
+            std::ptr::null_mut(),
+        );
+        no_gl_error("whole cube image into a buffer");
+        buffers::glGetBufferSubData(
+            glow::PIXEL_PACK_BUFFER,
+            0,
+            out.len() as isize,
+            out.as_mut_ptr().cast(),
+        );
+        buffers::glBindBuffer(glow::PIXEL_PACK_BUFFER, 0);
+        for (face, chunk) in out.chunks(16).enumerate() {
+            let want = if face == 0 { 10 } else { 99 + face as u8 };
+            assert!(chunk.iter().all(|&b| b == want), "face {face}: {chunk:?}");
+        }
     }
 }
 

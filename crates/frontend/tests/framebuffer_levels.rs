@@ -19,5 +19,7 @@ fn framebuffer_levels_pairing_and_layers() {
         common::fbo::check_stencil_only_blit_keeps_depth();
         common::fbo::check_error_rules();
         common::fbo::check_parameter_rules();
+        common::fbo::check_framebuffer_bits();
+        common::fbo::check_blit_between_levels();
     }
 }

@@ -20,5 +20,7 @@ fn framebuffer_levels_pairing_and_layers_on_vulkan() {
         common::fbo::check_depth_only_blit_keeps_stencil();
         common::fbo::check_stencil_only_blit_keeps_depth();
         common::fbo::check_depth_copies();
+        common::fbo::check_framebuffer_bits();
+        common::fbo::check_blit_between_levels();
     }
 }

@@ -63,6 +63,10 @@ pub mod gl {
     pub const RGBA_INTEGER: u32 = 0x8D99;
     pub const BGR_INTEGER: u32 = 0x8D9A;
     pub const BGRA_INTEGER: u32 = 0x8D9B;
+    // EXT_texture_integer's legacy client formats (compatibility).
+    pub const ALPHA_INTEGER: u32 = 0x8D97;
+    pub const LUMINANCE_INTEGER: u32 = 0x8D9C;
+    pub const LUMINANCE_ALPHA_INTEGER: u32 = 0x8D9D;
 }
 
 use gl as g;
@@ -94,7 +98,9 @@ pub fn channels(format: u32) -> Option<(&'static [usize], bool)> {
         g::BGR => (&[2, 1, 0], false),
         g::RGBA => (&[0, 1, 2, 3], false),
         g::BGRA => (&[2, 1, 0, 3], false),
-        g::RED_INTEGER | g::STENCIL_INDEX => (&[0], true),
+        g::RED_INTEGER | g::STENCIL_INDEX | g::LUMINANCE_INTEGER => (&[0], true),
+        g::ALPHA_INTEGER => (&[3], true),
+        g::LUMINANCE_ALPHA_INTEGER => (&[0, 3], true),
         g::GREEN_INTEGER => (&[1], true),
         g::BLUE_INTEGER => (&[2], true),
         g::RG_INTEGER => (&[0, 1], true),
@@ -399,7 +405,10 @@ fn decode(px: &[u8], format: u32, ty: u32) -> Option<[f64; 4]> {
             _ => u as f64,
         };
     }
-    if format == g::LUMINANCE || format == g::LUMINANCE_ALPHA {
+    if matches!(
+        format,
+        g::LUMINANCE | g::LUMINANCE_ALPHA | g::LUMINANCE_INTEGER | g::LUMINANCE_ALPHA_INTEGER
+    ) {
         out[1] = out[0];
         out[2] = out[0];
     }

@@ -766,20 +766,24 @@ fn texture_sub_image(
 ) {
     with_texture(gl, texture, |gl, target| {
         if dims == 3 && target == glow::TEXTURE_CUBE_MAP {
-            // A cube map's faces are its layers (GL 4.6 §8.6).
-            if !(0..6).contains(&z) || d != 1 {
-                if d == 1 || z < 0 {
-                    gl_err!(gl, glow::INVALID_VALUE);
-                }
-                super::log_once("dsa_cube_layers", || {
-                    "glTextureSubImage3D of several cube faces at once is not supported".into()
-                });
-                gl_err!(gl, glow::INVALID_OPERATION);
+            // A cube map's faces are its layers (GL 4.6 §8.6): faces z ..
+            // z + d, each the next image of the client data (UNPACK_SKIP_
+            // IMAGES steps through them).
+            if z < 0 || d < 0 || z.saturating_add(d) > 6 {
+                gl_err!(gl, glow::INVALID_VALUE);
             }
-            let face = glow::TEXTURE_CUBE_MAP_POSITIVE_X + z as u32;
-            return textures::tex_subimage(
-                gl, 2, face, level, x, y, 0, w, h, 1, format, ty, pixels,
-            );
+            let skip = gl.st.unpack.skip_images;
+            for i in 0..d {
+                gl.st.unpack.skip_images = skip.saturating_add(i);
+                let face = glow::TEXTURE_CUBE_MAP_POSITIVE_X + (z + i) as u32;
+                let before = gl.st.error;
+                textures::tex_subimage(gl, 2, face, level, x, y, 0, w, h, 1, format, ty, pixels);
+                if gl.st.error != before {
+                    break;
+                }
+            }
+            gl.st.unpack.skip_images = skip;
+            return;
         }
         if !fits(dims, target) {
             gl_err!(gl, glow::INVALID_OPERATION);
@@ -1146,13 +1150,6 @@ fn whole_cube_image(
     ty: u32,
     pixels: usize,
 ) -> super::queries::TexImageOut {
-    if gl.st.pixel_pack_buffer != 0 {
-        super::log_once("dsa_cube_image_pbo", || {
-            "glGetTextureImage of a whole cube map into a pixel-pack buffer is not supported".into()
-        });
-        gl.st.set_error(glow::INVALID_OPERATION);
-        return None;
-    }
     let sizes: Vec<Option<(u32, u32)>> = match gl.sh.textures.get(&texture) {
         Some(Some(t)) if level >= 0 => (0..6)
             .map(|f| t.level(f, level as usize).map(|i| (i.width, i.height)))
@@ -1161,6 +1158,22 @@ fn whole_cube_image(
     };
     if sizes.iter().any(|s| s.is_none() || *s != sizes[0]) {
         gl.st.set_error(glow::INVALID_OPERATION);
+        return None;
+    }
+    if gl.st.pixel_pack_buffer != 0 {
+        // Into a pixel-pack buffer: each face lands one image further
+        // (PACK_SKIP_IMAGES steps through them).
+        let skip = gl.st.pack.skip_images;
+        for face in 0..6 {
+            gl.st.pack.skip_images = skip.saturating_add(face);
+            let before = gl.st.error;
+            let target = glow::TEXTURE_CUBE_MAP_POSITIVE_X + face as u32;
+            let _ = super::queries::get_tex_image(gl, target, level, format, ty, pixels);
+            if gl.st.error != before {
+                break;
+            }
+        }
+        gl.st.pack.skip_images = skip;
         return None;
     }
     let mut all = Vec::new();

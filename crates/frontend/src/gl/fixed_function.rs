@@ -142,7 +142,7 @@ pub struct FfState {
     /// Generated programs by key; `None`: the key failed to link (logged).
     programs: HashMap<FfKey, Option<u32>>,
     /// The generated program the last fixed-function draw used.
-    last: u32,
+    pub(crate) last: u32,
     /// Between glBegin and glEnd (`gl::immediate`).
     pub immediate: Option<super::immediate::Immediate>,
 }
@@ -182,6 +182,11 @@ struct FfKey {
     /// Per unit: the bound texture is a legacy GL_ALPHA one (GL_REPLACE and
     /// GL_MODULATE keep the fragment's colour).
     alpha_only: [bool; UNITS],
+    /// Per unit: the coordinates (bit 0: s, 1: t, 2: r) the program clamps
+    /// itself, GL_CLAMP under LINEAR filtering
+    /// (`textures::linear_clamp_axes`; the sampler wraps them as
+    /// CLAMP_TO_BORDER).
+    clamp: [u8; UNITS],
     /// (function, reference bits) when the alpha test is on.
     alpha: Option<(u32, u32)>,
     flat: bool,
@@ -319,6 +324,7 @@ fn key(gl: &Gl) -> FfKey {
     let mut combine = [Combine::default(); UNITS];
     let mut has_alpha = [false; UNITS];
     let mut alpha_only = [false; UNITS];
+    let mut clamp = [0u8; UNITS];
     for u in 0..UNITS {
         let target = unit_target(ff.enabled[u]);
         if target != 0 {
@@ -337,6 +343,7 @@ fn key(gl: &Gl) -> FfKey {
                 alpha_only[u] = texture_legacy_base(gl, u, target)
                     == Some(super::legacy_formats::LegacyBase::Alpha);
             }
+            clamp[u] = clamp_axes(gl, u, target);
         }
     }
     FfKey {
@@ -345,10 +352,32 @@ fn key(gl: &Gl) -> FfKey {
         combine,
         has_alpha,
         alpha_only,
+        clamp,
         alpha: (ff.alpha_test && ff.alpha_func != glow::ALWAYS)
             .then_some((ff.alpha_func, ff.alpha_ref.to_bits())),
         flat: ff.flat,
     }
+}
+
+/// The coordinates the program clamps for `unit` sampling `target`
+/// (`FfKey::clamp`): those of the effective sampler state (the unit's
+/// sampler object, else the texture's) that the target has.
+fn clamp_axes(gl: &Gl, unit: usize, target: u32) -> u8 {
+    let name = gl.st.bound_texture(unit, target);
+    let Some(Some(t)) = gl.sh.textures.get(&name) else {
+        return 0;
+    };
+    let params = match gl.st.sampler_units.get(unit).copied().unwrap_or(0) {
+        0 => t.params,
+        s => gl.sh.samplers.get(&s).copied().unwrap_or(t.params),
+    };
+    let axes = match target {
+        TEXTURE_1D => 1,
+        TEXTURE_2D | TEXTURE_RECTANGLE => 3,
+        TEXTURE_3D => 7,
+        _ => 0,
+    };
+    super::textures::linear_clamp_axes(&params) & axes
 }
 
 /// Whether the texture bound to `target` on `unit` has an alpha channel
@@ -497,6 +526,13 @@ fn sources(key: &FfKey) -> (String, String) {
         fs.push_str(&format!(
             "in vec4 mgl_ff_tc{u};\nlayout(binding = {u}) uniform {sampler} mgl_ff_s{u};\n"
         ));
+        let lookup = match clamped_lookup(u, target, key.clamp[u]) {
+            Some((setup, lookup)) => {
+                fs_main.push_str(&setup);
+                lookup
+            }
+            None => lookup,
+        };
         fs_main.push_str(&format!("  vec4 t{u} = {lookup};\n"));
         let _ = mode;
     }
@@ -557,6 +593,40 @@ fn sources(key: &FfKey) -> (String, String) {
     vs.push_str(&vs_main);
     fs.push_str(&fs_main);
     (vs, fs)
+}
+
+/// GL_CLAMP under LINEAR filtering for the axes `axes` of unit `u`: the
+/// projected coordinate, clamped to the texture ([0, 1]; [0, size] for
+/// rectangles) on those axes, and the lookup that reads it (the sampler
+/// wraps them as CLAMP_TO_BORDER). None: no axis to clamp.
+fn clamped_lookup(u: usize, target: u32, axes: u8) -> Option<(String, String)> {
+    if axes == 0 {
+        return None;
+    }
+    let (ty, swz, n) = match target {
+        TEXTURE_1D => ("float", "x", 1),
+        TEXTURE_3D => ("vec3", "xyz", 3),
+        TEXTURE_2D | TEXTURE_RECTANGLE => ("vec2", "xy", 2),
+        _ => return None,
+    };
+    let mut setup = format!("  {ty} p{u} = mgl_ff_tc{u}.{swz} / mgl_ff_tc{u}.w;\n");
+    for (i, c) in ["x", "y", "z"].iter().enumerate().take(n) {
+        if axes & 1 << i == 0 {
+            continue;
+        }
+        let comp = if n == 1 {
+            format!("p{u}")
+        } else {
+            format!("p{u}.{c}")
+        };
+        let hi = if target == TEXTURE_RECTANGLE {
+            format!("float(textureSize(mgl_ff_s{u}).{c})")
+        } else {
+            "1.0".to_owned()
+        };
+        setup.push_str(&format!("  {comp} = clamp({comp}, 0.0, {hi});\n"));
+    }
+    Some((setup, format!("texture(mgl_ff_s{u}, p{u})")))
 }
 
 /// Link the program for `key` under fresh names in the share group.
@@ -931,6 +1001,7 @@ mod tests {
             combine,
             has_alpha: [false; UNITS],
             alpha_only: [false; UNITS],
+            clamp: [0; UNITS],
             alpha,
             flat,
         }
@@ -948,7 +1019,17 @@ mod tests {
         units[5] = (TEXTURE_2D, COMBINE);
         units[6] = (TEXTURE_2D, COMBINE);
         let textured = key_with(units, Some((glow::GREATER, 0.5f32.to_bits())), true);
-        for key in [plain, textured] {
+        // GL_CLAMP under LINEAR filtering: the coordinates clamped in the
+        // shader, for every target that has them.
+        let mut clamped = key_with(units, None, false);
+        clamped.clamp = [3, 0, 1, 5, 3, 2, 1, 0];
+        let (_, fs) = sources(&clamped);
+        assert!(fs.contains("p0.x = clamp(p0.x, 0.0, 1.0)"), "{fs}");
+        assert!(fs.contains("p2 = clamp(p2, 0.0, 1.0)"), "{fs}");
+        assert!(!fs.contains("p3.y = clamp"), "{fs}");
+        assert!(fs.contains("textureSize(mgl_ff_s4).y"), "{fs}");
+        assert!(!fs.contains("p1 "), "cube maps are not clamped: {fs}");
+        for key in [plain, textured, clamped] {
             let (vs, fs) = sources(&key);
             let shaders = [
                 (crate::shader::Stage::Vertex, vs.as_str()),

@@ -630,6 +630,18 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         // EXT_texture_integer (advertised): a draw buffer is an integer one.
         RGBA_INTEGER_MODE_EXT => b(super::framebuffers::draws_integer(gl)),
         glow::DOUBLEBUFFER | glow::STEREO => b(false),
+        glow::RED_BITS
+        | glow::GREEN_BITS
+        | glow::BLUE_BITS
+        | glow::ALPHA_BITS
+        | glow::DEPTH_BITS
+        | glow::STENCIL_BITS
+            if s.draw_fbo != 0 =>
+        {
+            i(i64::from(
+                gl.framebuffer_bits(s.draw_fbo, pname).unwrap_or(0),
+            ))
+        }
         glow::RED_BITS | glow::GREEN_BITS | glow::BLUE_BITS | glow::ALPHA_BITS => {
             i(if s.draw_fbo == 0 {
                 if s.draw_surface.is_some() {

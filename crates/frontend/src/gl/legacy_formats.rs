@@ -82,6 +82,14 @@ const SLUMINANCE_ALPHA: u32 = 0x8C44;
 const SLUMINANCE8_ALPHA8: u32 = 0x8C45;
 const SLUMINANCE: u32 = 0x8C46;
 const SLUMINANCE8: u32 = 0x8C47;
+// ARB_texture_compression's generic legacy formats (stored uncompressed,
+// as GL allows).
+const COMPRESSED_ALPHA: u32 = 0x84E9;
+const COMPRESSED_LUMINANCE: u32 = 0x84EA;
+const COMPRESSED_LUMINANCE_ALPHA: u32 = 0x84EB;
+const COMPRESSED_INTENSITY: u32 = 0x84EC;
+const COMPRESSED_SLUMINANCE: u32 = 0x8C4A;
+const COMPRESSED_SLUMINANCE_ALPHA: u32 = 0x8C4B;
 
 /// EXT_texture_integer's legacy families: (ALPHA*_EXT enum, RGBA storage,
 /// one-channel storage, bits).
@@ -100,27 +108,34 @@ const INTEGER_FAMILIES: [(u32, u32, u32, u32); 6] = [
 pub fn legacy_format(requested: u32) -> Option<LegacyFormat> {
     use LegacyBase::*;
     let (base, storage, bits) = match requested {
-        glow::ALPHA | ALPHA4 | ALPHA8 => (Alpha, glow::RGBA8, 8),
+        glow::ALPHA | ALPHA4 | ALPHA8 | COMPRESSED_ALPHA => (Alpha, glow::RGBA8, 8),
         ALPHA12 | ALPHA16 => (Alpha, glow::RGBA16, 16),
         ALPHA16F_ARB => (Alpha, glow::RGBA16F, 16),
         ALPHA32F_ARB => (Alpha, glow::RGBA32F, 32),
         // 1 is GL 1.0's "one component": LUMINANCE.
-        glow::LUMINANCE | 1 | LUMINANCE4 | LUMINANCE8 => (Luminance, glow::R8, 8),
+        glow::LUMINANCE | 1 | LUMINANCE4 | LUMINANCE8 | COMPRESSED_LUMINANCE => {
+            (Luminance, glow::R8, 8)
+        }
         LUMINANCE12 | LUMINANCE16 => (Luminance, glow::R16, 16),
         LUMINANCE16F_ARB => (Luminance, glow::R16F, 16),
         LUMINANCE32F_ARB => (Luminance, glow::R32F, 32),
-        SLUMINANCE | SLUMINANCE8 => (Luminance, glow::SRGB8_ALPHA8, 8),
+        SLUMINANCE | SLUMINANCE8 | COMPRESSED_SLUMINANCE => (Luminance, glow::SRGB8_ALPHA8, 8),
         // 2 is GL 1.0's "two components": LUMINANCE_ALPHA.
-        glow::LUMINANCE_ALPHA | 2 | LUMINANCE4_ALPHA4 | LUMINANCE6_ALPHA2 | LUMINANCE8_ALPHA8 => {
-            (LuminanceAlpha, glow::RGBA8, 8)
-        }
+        glow::LUMINANCE_ALPHA
+        | 2
+        | LUMINANCE4_ALPHA4
+        | LUMINANCE6_ALPHA2
+        | LUMINANCE8_ALPHA8
+        | COMPRESSED_LUMINANCE_ALPHA => (LuminanceAlpha, glow::RGBA8, 8),
         LUMINANCE12_ALPHA4 | LUMINANCE12_ALPHA12 | LUMINANCE16_ALPHA16 => {
             (LuminanceAlpha, glow::RGBA16, 16)
         }
         LUMINANCE_ALPHA16F_ARB => (LuminanceAlpha, glow::RGBA16F, 16),
         LUMINANCE_ALPHA32F_ARB => (LuminanceAlpha, glow::RGBA32F, 32),
-        SLUMINANCE_ALPHA | SLUMINANCE8_ALPHA8 => (LuminanceAlpha, glow::SRGB8_ALPHA8, 8),
-        INTENSITY | INTENSITY4 | INTENSITY8 => (Intensity, glow::R8, 8),
+        SLUMINANCE_ALPHA | SLUMINANCE8_ALPHA8 | COMPRESSED_SLUMINANCE_ALPHA => {
+            (LuminanceAlpha, glow::SRGB8_ALPHA8, 8)
+        }
+        INTENSITY | INTENSITY4 | INTENSITY8 | COMPRESSED_INTENSITY => (Intensity, glow::R8, 8),
         INTENSITY12 | INTENSITY16 => (Intensity, glow::R16, 16),
         INTENSITY16F_ARB => (Intensity, glow::R16F, 16),
         INTENSITY32F_ARB => (Intensity, glow::R32F, 32),
@@ -231,17 +246,55 @@ pub fn is_unsized(requested: u32) -> bool {
             | INTENSITY
             | SLUMINANCE
             | SLUMINANCE_ALPHA
+            | COMPRESSED_ALPHA
+            | COMPRESSED_LUMINANCE
+            | COMPRESSED_LUMINANCE_ALPHA
+            | COMPRESSED_INTENSITY
+            | COMPRESSED_SLUMINANCE
+            | COMPRESSED_SLUMINANCE_ALPHA
             | 1
             | 2
     )
 }
 
+/// EXT_texture_integer's legacy client formats.
+const ALPHA_INTEGER: u32 = mgpipe::pixels::gl::ALPHA_INTEGER;
+const LUMINANCE_INTEGER: u32 = mgpipe::pixels::gl::LUMINANCE_INTEGER;
+const LUMINANCE_ALPHA_INTEGER: u32 = mgpipe::pixels::gl::LUMINANCE_ALPHA_INTEGER;
+
 /// Whether `format` is a legacy client pixel format.
 pub fn is_legacy_client_format(format: u32) -> bool {
     matches!(
         format,
-        glow::ALPHA | glow::LUMINANCE | glow::LUMINANCE_ALPHA
+        glow::ALPHA
+            | glow::LUMINANCE
+            | glow::LUMINANCE_ALPHA
+            | ALPHA_INTEGER
+            | LUMINANCE_INTEGER
+            | LUMINANCE_ALPHA_INTEGER
     )
+}
+
+/// The components per pixel of a legacy client `format`, and the RGBA
+/// client format it widens to.
+fn widened(format: u32) -> (usize, u32) {
+    match format {
+        glow::LUMINANCE_ALPHA => (2, glow::RGBA),
+        LUMINANCE_ALPHA_INTEGER => (2, glow::RGBA_INTEGER),
+        ALPHA_INTEGER | LUMINANCE_INTEGER => (1, glow::RGBA_INTEGER),
+        _ => (1, glow::RGBA),
+    }
+}
+
+/// The bytes of the integer 1 in type `ty` (the alpha an integer
+/// luminance pixel gains); None for other types.
+fn integer_one(ty: u32) -> Option<&'static [u8]> {
+    Some(match ty {
+        glow::UNSIGNED_BYTE | glow::BYTE => &[1],
+        glow::UNSIGNED_SHORT | glow::SHORT => &[1, 0],
+        glow::UNSIGNED_INT | glow::INT => &[1, 0, 0, 0],
+        _ => return None,
+    })
 }
 
 /// The bytes of a component of type `ty` that read as 1.0 (or the largest
@@ -265,26 +318,26 @@ fn one_of(ty: u32) -> Option<&'static [u8]> {
 /// LUMINANCE_ALPHA → (L, L, L, A) (GL 4.6 compatibility table 8.9). None
 /// for a packed type (refused earlier by the format/type check).
 pub fn widen_client_pixels(format: u32, ty: u32, tight: &[u8]) -> Option<Vec<u8>> {
-    let one = one_of(ty)?;
-    let c = one.len();
-    let comps = if format == glow::LUMINANCE_ALPHA {
-        2
+    let (comps, rgba) = widened(format);
+    let one = if rgba == glow::RGBA_INTEGER {
+        integer_one(ty)?
     } else {
-        1
+        one_of(ty)?
     };
+    let c = one.len();
     let texels = tight.len() / (c * comps);
     let mut out = Vec::with_capacity(texels * 4 * c);
     let zero = [0u8; 4];
     for px in tight.chunks_exact(c * comps) {
         let first = &px[..c];
         match format {
-            glow::ALPHA => {
+            glow::ALPHA | ALPHA_INTEGER => {
                 for _ in 0..3 {
                     out.extend_from_slice(&zero[..c]);
                 }
                 out.extend_from_slice(first);
             }
-            glow::LUMINANCE => {
+            glow::LUMINANCE | LUMINANCE_INTEGER => {
                 for _ in 0..3 {
                     out.extend_from_slice(first);
                 }
@@ -313,17 +366,13 @@ pub fn widen_upload(
     if !is_legacy_client_format(format) {
         return (blob, format, bpp);
     }
-    let comps = if format == glow::LUMINANCE_ALPHA {
-        2
-    } else {
-        1
-    };
+    let (comps, rgba) = widened(format);
     let rgba_bpp = bpp / comps * 4;
     if blob.is_empty() {
-        return (blob, glow::RGBA, rgba_bpp);
+        return (blob, rgba, rgba_bpp);
     }
     match widen_client_pixels(format, ty, &blob) {
-        Some(w) => (std::borrow::Cow::Owned(w), glow::RGBA, rgba_bpp),
+        Some(w) => (std::borrow::Cow::Owned(w), rgba, rgba_bpp),
         None => (blob, format, bpp),
     }
 }
@@ -348,6 +397,11 @@ mod tests {
         let i = legacy_format(INTENSITY8).unwrap();
         assert_eq!(i.swizzle(), [glow::RED; 4]);
         assert_eq!(i.component_bits(TEXTURE_INTENSITY_SIZE), 8);
+        // ARB_texture_compression's generic formats store uncompressed.
+        let ci = legacy_format(COMPRESSED_INTENSITY).unwrap();
+        assert_eq!((ci.base, ci.storage), (LegacyBase::Intensity, glow::R8));
+        let cla = legacy_format(COMPRESSED_LUMINANCE_ALPHA).unwrap();
+        assert_eq!(cla.base, LegacyBase::LuminanceAlpha);
         let la = legacy_format(LUMINANCE8_ALPHA8).unwrap();
         assert_eq!(la.storage, glow::RGBA8);
         assert_eq!(la.component_bits(TEXTURE_LUMINANCE_SIZE), 8);
@@ -404,5 +458,25 @@ mod tests {
         let f = widen_client_pixels(glow::LUMINANCE, glow::FLOAT, &0.5f32.to_le_bytes()).unwrap();
         assert_eq!(&f[12..16], &1.0f32.to_le_bytes());
         assert!(widen_client_pixels(glow::ALPHA, glow::UNSIGNED_SHORT_5_6_5, &[0, 0]).is_none());
+    }
+
+    #[test]
+    fn integer_client_pixels_widen_to_rgba_integer() {
+        // LUMINANCE_INTEGER: alpha is the integer 1, not the type's maximum.
+        let l = widen_client_pixels(LUMINANCE_INTEGER, glow::SHORT, &[7, 1]).unwrap();
+        assert_eq!(l, [7, 1, 7, 1, 7, 1, 1, 0]);
+        let a = widen_client_pixels(ALPHA_INTEGER, glow::UNSIGNED_BYTE, &[5]).unwrap();
+        assert_eq!(a, [0, 0, 0, 5]);
+        let (blob, format, bpp) = widen_upload(
+            LUMINANCE_ALPHA_INTEGER,
+            glow::UNSIGNED_BYTE,
+            2,
+            std::borrow::Cow::Borrowed(&[3, 4][..]),
+        );
+        assert_eq!(
+            (&blob[..], format, bpp),
+            (&[3, 3, 3, 4][..], glow::RGBA_INTEGER, 4)
+        );
+        assert!(widen_client_pixels(ALPHA_INTEGER, glow::FLOAT, &[0; 4]).is_none());
     }
 }

@@ -113,6 +113,9 @@ pub fn is_integer_format(format: u32) -> bool {
             | glow::BGR_INTEGER
             | glow::RGBA_INTEGER
             | glow::BGRA_INTEGER
+            | mp::gl::ALPHA_INTEGER
+            | mp::gl::LUMINANCE_INTEGER
+            | mp::gl::LUMINANCE_ALPHA_INTEGER
     )
 }
 

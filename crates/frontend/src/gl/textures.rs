@@ -1298,6 +1298,121 @@ fn valid_filter(f: u32, min: bool) -> bool {
 /// CLAMP_TO_EDGE, which is exact for NEAREST filtering).
 pub(super) const WRAP_CLAMP: u32 = 0x2900;
 
+/// The axes (bit 0: s, 1: t, 2: r) whose GL_CLAMP wrap differs from
+/// CLAMP_TO_EDGE under `p`'s filters: with LINEAR filtering GL clamps the
+/// coordinate to [0, 1] and the footprint at the edge blends half the
+/// border colour in (GL 4.6 compatibility §8.14.2). A program that clamps
+/// those coordinates itself samples them exactly as CLAMP_TO_BORDER
+/// (`clamp_as_border`).
+pub(crate) fn linear_clamp_axes(p: &TexParams) -> u8 {
+    let linear = p.mag_filter == glow::LINEAR
+        || !matches!(p.min_filter, glow::NEAREST | glow::NEAREST_MIPMAP_NEAREST);
+    if !linear {
+        return 0;
+    }
+    [p.wrap_s, p.wrap_t, p.wrap_r]
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w == WRAP_CLAMP)
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// GL_TEXTURE_BORDER_COLOR `b` as a texture of colour format `internal`
+/// reads it: GL converts the border colour to the texture's base format
+/// (GL 4.6 §8.14.2), so a component the format lacks reads 0 (alpha 1),
+/// even where the backend stores the format with more channels (RGB10 in
+/// an RGBA storage). Integer, depth and unknown formats keep `b`.
+pub(crate) fn base_format_border(internal: u32, b: [f32; 4]) -> [f32; 4] {
+    use super::framebuffers::{component_bits, format_component_type};
+    if matches!(
+        format_component_type(internal),
+        glow::INT | glow::UNSIGNED_INT
+    ) {
+        return b;
+    }
+    let bits = [
+        glow::TEXTURE_RED_SIZE,
+        glow::TEXTURE_GREEN_SIZE,
+        glow::TEXTURE_BLUE_SIZE,
+        glow::TEXTURE_ALPHA_SIZE,
+    ]
+    .map(|q| component_bits(internal, q));
+    if bits == [0; 4] {
+        return b;
+    }
+    [0, 1, 2, 3].map(|i| match (bits[i], i) {
+        (0, 3) => 1.0,
+        (0, _) => 0.0,
+        _ => b[i],
+    })
+}
+
+/// GL 4.6 §8.17: a mutable texture sampled with a mipmapped minification
+/// filter (`p`, the texture's or the unit's sampler object's) is complete
+/// only when every level from the base level down to 1x1 (or the max
+/// level) is defined, each face, at the halved sizes. An incomplete
+/// texture reads (0, 0, 0, 1) (the frontend binds no view). Immutable,
+/// multisample and buffer textures are complete; a missing base level is
+/// left to the backend, as before.
+pub(crate) fn mipmap_incomplete(t: &Texture, p: &TexParams) -> bool {
+    if t.immutable_levels > 0
+        || t.samples > 0
+        || t.buffer.is_some()
+        || matches!(p.min_filter, glow::NEAREST | glow::LINEAR)
+    {
+        return false;
+    }
+    let base = t.base_level as usize;
+    let Some(b) = t.level(0, base) else {
+        return false;
+    };
+    let faces = if t.target == glow::TEXTURE_CUBE_MAP {
+        6
+    } else {
+        1
+    };
+    let (halve_h, halve_d) = match t.target {
+        glow::TEXTURE_1D_ARRAY => (false, false),
+        glow::TEXTURE_3D => (true, true),
+        _ => (true, false),
+    };
+    let (mut w, mut h, mut d) = (b.width, b.height, b.depth);
+    let mut l = base + 1;
+    while (w > 1 || (halve_h && h > 1) || (halve_d && d > 1)) && l <= t.max_level as usize && l < 32
+    {
+        w = (w / 2).max(1);
+        if halve_h {
+            h = (h / 2).max(1);
+        }
+        if halve_d {
+            d = (d / 2).max(1);
+        }
+        for f in 0..faces {
+            match t.level(f, l) {
+                Some(i) if (i.width, i.height, i.depth) == (w, h, d) => {}
+                _ => return true,
+            }
+        }
+        l += 1;
+    }
+    false
+}
+
+/// `p` for a program that clamps the coordinates of `linear_clamp_axes`
+/// to the texture: those axes wrap as CLAMP_TO_BORDER.
+pub(crate) fn clamp_as_border(mut p: TexParams) -> TexParams {
+    let axes = linear_clamp_axes(&p);
+    for (i, w) in [&mut p.wrap_s, &mut p.wrap_t, &mut p.wrap_r]
+        .into_iter()
+        .enumerate()
+    {
+        if axes & 1 << i != 0 {
+            *w = glow::CLAMP_TO_BORDER;
+        }
+    }
+    p
+}
+
 fn valid_wrap(w: u32, compat: bool) -> bool {
     (compat && w == WRAP_CLAMP)
         || matches!(
@@ -2218,7 +2333,94 @@ pub unsafe extern "C" fn glGetSamplerParameterIuiv(s: u32, pname: u32, out: *mut
 
 #[cfg(test)]
 mod tests {
-    use super::{texture_bands, Band};
+    use super::{
+        base_format_border, clamp_as_border, linear_clamp_axes, mipmap_incomplete, texture_bands,
+        Band, WRAP_CLAMP,
+    };
+    use crate::context::TexParams;
+
+    #[test]
+    fn mipmapped_filters_need_every_level() {
+        use crate::context::{LevelInfo, Texture};
+        let info = |w: u32, h: u32| LevelInfo {
+            width: w,
+            height: h,
+            depth: 1,
+            internal_format: glow::RGBA8,
+            requested: glow::RGBA8,
+        };
+        let mut t = Texture::new(mgpipe::Handle::NULL);
+        t.target = glow::TEXTURE_2D;
+        t.set_level(0, 0, info(4, 2));
+        let mipmapped = TexParams::default();
+        let nearest = TexParams {
+            min_filter: glow::NEAREST,
+            ..TexParams::default()
+        };
+        assert!(mipmap_incomplete(&t, &mipmapped));
+        assert!(!mipmap_incomplete(&t, &nearest));
+        t.set_level(0, 1, info(2, 1));
+        assert!(mipmap_incomplete(&t, &mipmapped), "no 1x1 level");
+        t.set_level(0, 2, info(1, 1));
+        assert!(!mipmap_incomplete(&t, &mipmapped));
+        t.set_level(0, 1, info(3, 1));
+        assert!(mipmap_incomplete(&t, &mipmapped), "wrong size");
+        t.max_level = 0;
+        assert!(!mipmap_incomplete(&t, &mipmapped), "max level 0");
+        // A cube map needs each face's levels.
+        let mut c = Texture::new(mgpipe::Handle::NULL);
+        c.target = glow::TEXTURE_CUBE_MAP;
+        for f in 0..6 {
+            c.set_level(f, 0, info(2, 2));
+            c.set_level(f, 1, info(1, 1));
+        }
+        assert!(!mipmap_incomplete(&c, &mipmapped));
+        c.levels[3].truncate(1);
+        assert!(mipmap_incomplete(&c, &mipmapped));
+    }
+
+    #[test]
+    fn border_colour_takes_the_base_format_components() {
+        let b = [0.1, 0.9, 0.5, 0.8];
+        assert_eq!(base_format_border(glow::RGB10, b), [0.1, 0.9, 0.5, 1.0]);
+        assert_eq!(base_format_border(glow::RG16, b), [0.1, 0.9, 0.0, 1.0]);
+        assert_eq!(base_format_border(glow::R32F, b), [0.1, 0.0, 0.0, 1.0]);
+        assert_eq!(base_format_border(glow::RGBA8, b), b);
+        // Integer and unknown (compressed) formats are left alone.
+        assert_eq!(base_format_border(glow::RG8UI, b), b);
+        assert_eq!(base_format_border(0x83F0, b), b);
+    }
+
+    #[test]
+    fn gl_clamp_reads_the_border_only_under_linear_filtering() {
+        let p = TexParams {
+            min_filter: glow::NEAREST,
+            mag_filter: glow::NEAREST,
+            wrap_s: WRAP_CLAMP,
+            wrap_t: glow::REPEAT,
+            wrap_r: WRAP_CLAMP,
+            ..TexParams::default()
+        };
+        assert_eq!(linear_clamp_axes(&p), 0);
+        assert_eq!(clamp_as_border(p).wrap_s, WRAP_CLAMP);
+        for (min, mag) in [
+            (glow::LINEAR, glow::LINEAR),
+            (glow::NEAREST, glow::LINEAR),
+            (glow::LINEAR_MIPMAP_NEAREST, glow::NEAREST),
+        ] {
+            let q = TexParams {
+                min_filter: min,
+                mag_filter: mag,
+                ..p
+            };
+            assert_eq!(linear_clamp_axes(&q), 0b101);
+            let b = clamp_as_border(q);
+            assert_eq!(
+                [b.wrap_s, b.wrap_t, b.wrap_r],
+                [glow::CLAMP_TO_BORDER, glow::REPEAT, glow::CLAMP_TO_BORDER]
+            );
+        }
+    }
 
     fn band(y: u32, rows: u32, z: u32, slices: u32, start: usize, len: usize) -> Band {
         Band {

@@ -296,6 +296,44 @@ impl Gl<'_> {
             .map_or(0, |r| r.samples)
     }
 
+    /// GL_{RED,GREEN,BLUE,ALPHA,DEPTH,STENCIL}_BITS of framebuffer object
+    /// `name` (GL 4.6 compatibility §9.2.3: the bits of its attachments;
+    /// colour from the first draw buffer's attachment, else the first
+    /// colour attachment). None for the default framebuffer.
+    pub fn framebuffer_bits(&self, name: u32, pname: u32) -> Option<u32> {
+        if name == 0 {
+            return None;
+        }
+        let Some(Some(fb)) = self.st.fbos.get(&name) else {
+            return Some(0);
+        };
+        let a = match pname {
+            glow::DEPTH_BITS => self.resolve_attachment(&fb.depth),
+            glow::STENCIL_BITS => self.resolve_attachment(&fb.stencil),
+            _ => fb
+                .draw_buffers
+                .iter()
+                .filter_map(|b| b.checked_sub(glow::COLOR_ATTACHMENT0))
+                .filter_map(|i| fb.color.get(i as usize))
+                .chain(fb.color.iter())
+                .find_map(|a| self.resolve_attachment(a)),
+        };
+        Some(a.map_or(0, |r| {
+            let f = match super::legacy_formats::legacy_format(r.format) {
+                Some(l) => l.storage,
+                // GLES has no 32-bit normalised depth: the backend stores a
+                // 24-bit one, and reads return its precision.
+                None if r.format == glow::DEPTH_COMPONENT32
+                    && self.conn.caps.backend_kind == mgpipe::caps::BACKEND_GLES =>
+                {
+                    glow::DEPTH_COMPONENT24
+                }
+                None => r.format,
+            };
+            super::framebuffers::component_bits(f, pname)
+        }))
+    }
+
     /// Size of the draw framebuffer (for clamping and reporting).
     pub fn draw_framebuffer_size(&self) -> (u32, u32) {
         self.framebuffer_size(self.st.draw_fbo, true)
@@ -1000,11 +1038,24 @@ impl Gl<'_> {
                 0 => tex.params,
                 s => self.sh.samplers.get(&s).copied().unwrap_or(tex.params),
             };
-            if let Some(f) = tex
-                .level(0, tex.base_level as usize)
-                .and_then(|l| l.legacy())
-            {
-                params.border = f.storage_border(params.border);
+            if let Some(level) = tex.level(0, tex.base_level as usize) {
+                params.border = match level.legacy() {
+                    Some(f) => f.storage_border(params.border),
+                    None => crate::gl::textures::base_format_border(
+                        level.internal_format,
+                        params.border,
+                    ),
+                };
+            }
+            // GL 4.6 §8.17: an incomplete texture reads (0, 0, 0, 1); the
+            // backends bind a placeholder for a unit without a view.
+            if crate::gl::textures::mipmap_incomplete(tex, &params) {
+                continue;
+            }
+            // The fixed-function program clamps GL_CLAMP coordinates under
+            // LINEAR filtering itself (`fixed_function`): the border shows.
+            if pname == self.st.ff.last && target != glow::TEXTURE_CUBE_MAP {
+                params = crate::gl::textures::clamp_as_border(params);
             }
             let key = cso_key(&sv);
             let view = match self.st.cso.sampler_view.get(&key) {

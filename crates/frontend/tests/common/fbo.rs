@@ -636,3 +636,121 @@ pub unsafe fn check_depth_copies() {
         near(&got[2..], &[0.75, 0.25]);
     }
 }
+
+/// GL_*_BITS answer the bound framebuffer object's attachments, not the
+/// window surface's.
+pub unsafe fn check_framebuffer_bits() {
+    // SAFETY (whole body): a context is current; each query writes one
+    // integer into `v`.
+    unsafe {
+        let mut rbs = [0u32; 2];
+        fb::glGenRenderbuffers(2, rbs.as_mut_ptr());
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rbs[0]);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::RG16F, 4, 4);
+        fb::glBindRenderbuffer(glow::RENDERBUFFER, rbs[1]);
+        fb::glRenderbufferStorage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, 4, 4);
+        let mut fbo = 0;
+        fb::glGenFramebuffers(1, &mut fbo);
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, fbo);
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            rbs[0],
+        );
+        fb::glFramebufferRenderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            rbs[1],
+        );
+        no_gl_error("framebuffer for the bits queries");
+        for (pname, want) in [
+            (glow::RED_BITS, 16),
+            (glow::GREEN_BITS, 16),
+            (glow::BLUE_BITS, 0),
+            (glow::ALPHA_BITS, 0),
+            (glow::DEPTH_BITS, 16),
+            (glow::STENCIL_BITS, 0),
+        ] {
+            let mut v = -1;
+            get::glGetIntegerv(pname, &mut v);
+            assert_eq!(v, want, "pname {pname:#x}");
+        }
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        fb::glDeleteFramebuffers(1, &fbo);
+        fb::glDeleteRenderbuffers(2, rbs.as_ptr());
+    }
+}
+
+/// glBlitFramebuffer from one level of a texture into the next (a mipmap
+/// made level by level): the read and draw framebuffers attach two levels
+/// of one texture at once.
+pub unsafe fn check_blit_between_levels() {
+    // SAFETY (whole body): a context is current; `texels` and `out` are
+    // locals the size of the images named.
+    unsafe {
+        let texels = [[200u8, 100, 50, 255]; 16];
+        let tex = mip_texture(glow::RGBA8, glow::RGBA, glow::UNSIGNED_BYTE, 4, 3);
+        textures::glTexSubImage2D(
+            glow::TEXTURE_2D,
+            0,
+            0,
+            0,
+            4,
+            4,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            texels.as_ptr().cast(),
+        );
+        let mut fbos = [0u32; 2];
+        fb::glGenFramebuffers(2, fbos.as_mut_ptr());
+        fb::glBindFramebuffer(glow::READ_FRAMEBUFFER, fbos[0]);
+        fb::glBindFramebuffer(glow::DRAW_FRAMEBUFFER, fbos[1]);
+        for level in 1..3 {
+            fb::glFramebufferTexture2D(
+                glow::READ_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                tex,
+                level - 1,
+            );
+            fb::glFramebufferTexture2D(
+                glow::DRAW_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                tex,
+                level,
+            );
+            let (s, d) = (4 >> (level - 1), 4 >> level);
+            fb::glBlitFramebuffer(
+                0,
+                0,
+                s,
+                s,
+                0,
+                0,
+                d,
+                d,
+                glow::COLOR_BUFFER_BIT,
+                glow::NEAREST,
+            );
+        }
+        no_gl_error("blits between levels");
+        fb::glBindFramebuffer(glow::FRAMEBUFFER, 0);
+        for level in 1..3 {
+            let mut out = [[0u8; 4]; 4];
+            queries::glGetTexImage(
+                glow::TEXTURE_2D,
+                level,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                out.as_mut_ptr().cast(),
+            );
+            let n = (4usize >> level).pow(2);
+            assert_eq!(&out[..n], &texels[..n], "level {level}");
+        }
+        fb::glDeleteFramebuffers(2, fbos.as_ptr());
+        textures::glDeleteTextures(1, &tex);
+    }
+}
