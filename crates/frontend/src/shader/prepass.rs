@@ -886,14 +886,30 @@ fn fold_bit_queries(src: &str) -> Option<String> {
     if !src.contains("findMSB") && !src.contains("findLSB") {
         return None;
     }
+    replace_calls(src, &["findMSB", "findLSB"], |src, toks, i| {
+        let msb = &src[toks[i].start..toks[i].end] == "findMSB";
+        fold_bit_query(src, toks, i, msb)
+    })
+}
+
+/// One pass over `src` replacing the calls of built-ins `names` that
+/// `fold(src, tokens, i)` evaluates (the call at token `i`: the index of
+/// its closing `)` and the replacement text); each replaced call keeps
+/// the newlines it spanned, so line numbers in logs stay right. None:
+/// nothing replaced, or the shader declares a function of one of those
+/// names (then it is the application's, not the built-in).
+fn replace_calls(
+    src: &str,
+    names: &[&str],
+    fold: impl Fn(&str, &[Tok], usize) -> Option<(usize, String)>,
+) -> Option<String> {
     let toks = lex(src);
-    let is_query =
-        |t: &Tok| t.kind == Kind::Ident && matches!(&src[t.start..t.end], "findMSB" | "findLSB");
-    let declared = toks.iter().enumerate().any(|(k, t)| {
-        is_query(t)
-            && prev_significant(&toks, k).is_some_and(|p| {
-                toks[p].kind == Kind::Ident && &src[toks[p].start..toks[p].end] != "return"
-            })
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let is_call = |k: usize| toks[k].kind == Kind::Ident && names.contains(&text(k));
+    let declared = (0..toks.len()).any(|k| {
+        is_call(k)
+            && prev_significant(&toks, k)
+                .is_some_and(|p| toks[p].kind == Kind::Ident && text(p) != "return")
     });
     if declared {
         return None;
@@ -902,14 +918,12 @@ fn fold_bit_queries(src: &str) -> Option<String> {
     let mut copied = 0usize;
     let mut i = 0usize;
     while i < toks.len() {
-        let t = toks[i];
-        if is_query(&t) {
-            let msb = &src[t.start..t.end] == "findMSB";
-            if let Some((close, folded)) = fold_bit_query(src, &toks, i, msb) {
-                out.push_str(&src[copied..t.start]);
+        if is_call(i) {
+            if let Some((close, folded)) = fold(src, &toks, i) {
+                out.push_str(&src[copied..toks[i].start]);
                 out.push_str(&folded);
                 let end = toks[close].end;
-                for _ in 0..src[t.start..end].matches('\n').count() {
+                for _ in 0..src[toks[i].start..end].matches('\n').count() {
                     out.push('\n');
                 }
                 copied = end;
@@ -1047,22 +1061,7 @@ fn const_arg(src: &str, toks: &[Tok], at: usize) -> Option<(ConstValue, usize)> 
             (n, kind)
         }
     };
-    let open = next_significant(toks, at + 1).filter(|&k| text(k) == "(")?;
-    let mut k = next_significant(toks, open + 1)?;
-    let mut parts: Vec<ConstValue> = Vec::new();
-    loop {
-        let (v, last) = const_scalar(src, toks, k)?;
-        parts.push(v);
-        let sep = next_significant(toks, last + 1)?;
-        match text(sep) {
-            "," => k = next_significant(toks, sep + 1)?,
-            ")" => {
-                k = sep;
-                break;
-            }
-            _ => return None,
-        }
-    }
+    let (mut parts, k) = const_list(src, toks, at, const_scalar)?;
     if parts.len() == 1 && n > 1 {
         parts.resize(n, parts[0].clone());
     }
@@ -1225,69 +1224,48 @@ fn fold_constant_calls(src: &str) -> Option<String> {
     if !FOLDED_CALLS.iter().any(|n| src.contains(n)) {
         return None;
     }
-    let mut cur = src.to_owned();
-    let mut changed = false;
+    let mut cur: Option<String> = None;
     for _ in 0..8 {
-        let toks = lex(&cur);
-        let text = |k: usize| &cur[toks[k].start..toks[k].end];
-        let is_call = |k: usize| toks[k].kind == Kind::Ident && FOLDED_CALLS.contains(&text(k));
-        let declared = (0..toks.len()).any(|k| {
-            is_call(k)
-                && prev_significant(&toks, k)
-                    .is_some_and(|p| toks[p].kind == Kind::Ident && text(p) != "return")
-        });
-        if declared {
-            return None;
+        match replace_calls(cur.as_deref().unwrap_or(src), &FOLDED_CALLS, fold_call) {
+            Some(next) => cur = Some(next),
+            None => break,
         }
-        let mut out = String::with_capacity(cur.len());
-        let mut copied = 0usize;
-        let mut i = 0usize;
-        while i < toks.len() {
-            if is_call(i) {
-                if let Some((close, folded)) = fold_call(&cur, &toks, i) {
-                    out.push_str(&cur[copied..toks[i].start]);
-                    out.push_str(&folded);
-                    let end = toks[close].end;
-                    for _ in 0..cur[toks[i].start..end].matches('\n').count() {
-                        out.push('\n');
-                    }
-                    copied = end;
-                    i = close + 1;
-                    continue;
-                }
-            }
-            i += 1;
-        }
-        if copied == 0 {
-            break;
-        }
-        out.push_str(&cur[copied..]);
-        cur = out;
-        changed = true;
     }
-    changed.then_some(cur)
+    cur
+}
+
+/// The parenthesised, comma-separated constants after the name at token
+/// `at` (a call or a constructor), each read by `item` (its value and its
+/// last token): the values and the index of the closing `)`.
+fn const_list(
+    src: &str,
+    toks: &[Tok],
+    at: usize,
+    item: impl Fn(&str, &[Tok], usize) -> Option<(ConstValue, usize)>,
+) -> Option<(Vec<ConstValue>, usize)> {
+    let text = |k: usize| &src[toks[k].start..toks[k].end];
+    let open = next_significant(toks, at + 1).filter(|&k| text(k) == "(")?;
+    let mut k = next_significant(toks, open + 1)?;
+    let mut values = Vec::new();
+    loop {
+        let (v, last) = item(src, toks, k)?;
+        values.push(v);
+        let sep = next_significant(toks, last + 1)?;
+        match text(sep) {
+            "," => k = next_significant(toks, sep + 1)?,
+            ")" => return Some((values, sep)),
+            _ => return None,
+        }
+    }
 }
 
 /// The call at token `i` with constant arguments: the index of its
 /// closing `)` and its value as GLSL text.
 fn fold_call(src: &str, toks: &[Tok], i: usize) -> Option<(usize, String)> {
     let text = |k: usize| &src[toks[k].start..toks[k].end];
-    let open = next_significant(toks, i + 1).filter(|&k| text(k) == "(")?;
-    let mut k = next_significant(toks, open + 1)?;
-    let mut args = Vec::new();
-    loop {
-        let (v, last) = const_arg(src, toks, k).or_else(|| const_scalar(src, toks, k))?;
-        args.push(v);
-        let sep = next_significant(toks, last + 1)?;
-        match text(sep) {
-            "," => k = next_significant(toks, sep + 1)?,
-            ")" => {
-                k = sep;
-                break;
-            }
-            _ => return None,
-        }
-    }
+    let (args, k) = const_list(src, toks, i, |src, toks, k| {
+        const_arg(src, toks, k).or_else(|| const_scalar(src, toks, k))
+    })?;
     let value = eval_builtin(text(i), &args)?;
     Some((k, value.glsl()?))
 }
