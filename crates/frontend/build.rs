@@ -469,6 +469,11 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
         "eglGetPlatformDisplayEXT",
         "eglCreatePlatformWindowSurfaceEXT",
         "eglCreatePlatformPixmapSurfaceEXT",
+        "eglCreateSyncKHR",
+        "eglDestroySyncKHR",
+        "eglClientWaitSyncKHR",
+        "eglGetSyncAttribKHR",
+        "eglWaitSyncKHR",
     ] {
         egl_names.insert(extra.to_owned());
     }

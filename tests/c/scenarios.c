@@ -27,6 +27,7 @@
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1302,6 +1303,62 @@ static int sc_fence(void) {
     return ok;
 }
 
+/* EGL 1.5 fence syncs: errors, attributes, and a wait from a thread that
+ * has no current context (any thread may wait on an EGLSync). */
+typedef struct {
+    EGLDisplay dpy;
+    EGLSync sync;
+    EGLint result;
+} SyncWait;
+
+static void *egl_sync_waiter(void *arg) {
+    SyncWait *w = arg;
+    w->result = eglClientWaitSync(w->dpy, w->sync, 0, EGL_FOREVER);
+    return NULL;
+}
+
+static int sc_egl_fence_sync(void) {
+    EGLDisplay dpy = eglGetCurrentDisplay();
+    CHECK(dpy != EGL_NO_DISPLAY, "no current display");
+    Target t;
+    Solid s;
+    if (!target_create(&t, W, H) || !solid_create(&s)) return 0;
+    CHECK(eglCreateSync(dpy, 0x1234, NULL) == EGL_NO_SYNC && eglGetError() == EGL_BAD_PARAMETER,
+          "eglCreateSync(bad type) must fail with EGL_BAD_PARAMETER");
+    const EGLAttrib bad[] = {EGL_SYNC_STATUS, EGL_SIGNALED, EGL_NONE};
+    CHECK(eglCreateSync(dpy, EGL_SYNC_FENCE, bad) == EGL_NO_SYNC && eglGetError() == EGL_BAD_ATTRIBUTE,
+          "eglCreateSync(EGL_SYNC_FENCE, attribs) must fail with EGL_BAD_ATTRIBUTE");
+    solid_rect(&s, -1, -1, 1, 1, C_B);
+    EGLSync sync = eglCreateSync(dpy, EGL_SYNC_FENCE, NULL);
+    CHECK(sync != EGL_NO_SYNC, "eglCreateSync(EGL_SYNC_FENCE) failed: 0x%04x", eglGetError());
+    EGLAttrib v = 0;
+    CHECK(eglGetSyncAttrib(dpy, sync, EGL_SYNC_TYPE, &v) && v == EGL_SYNC_FENCE, "EGL_SYNC_TYPE");
+    CHECK(eglGetSyncAttrib(dpy, sync, EGL_SYNC_CONDITION, &v) &&
+              v == EGL_SYNC_PRIOR_COMMANDS_COMPLETE,
+          "EGL_SYNC_CONDITION");
+    CHECK(!eglGetSyncAttrib(dpy, sync, 0x7777, &v) && eglGetError() == EGL_BAD_ATTRIBUTE,
+          "unknown sync attribute must fail with EGL_BAD_ATTRIBUTE");
+    glFlush();
+    SyncWait w = {dpy, sync, 0};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, egl_sync_waiter, &w) == 0, "pthread_create");
+    pthread_join(th, NULL);
+    CHECK(w.result == EGL_CONDITION_SATISFIED, "wait from a context-less thread = 0x%04x", w.result);
+    CHECK(eglGetSyncAttrib(dpy, sync, EGL_SYNC_STATUS, &v) && v == EGL_SIGNALED,
+          "EGL_SYNC_STATUS after the wait = 0x%04x", (unsigned)v);
+    CHECK(eglWaitSync(dpy, sync, 0), "eglWaitSync failed: 0x%04x", eglGetError());
+    CHECK(eglDestroySync(dpy, sync), "eglDestroySync failed");
+    CHECK(eglClientWaitSync(dpy, sync, 0, 0) == EGL_FALSE && eglGetError() == EGL_BAD_PARAMETER,
+          "a destroyed sync must be EGL_BAD_PARAMETER");
+    EXPECT_NO_ERROR("egl fence sync");
+    uint8_t *px = read_target(&t);
+    int ok = check_rect(px, W, 0, 0, W, H, U_B, 0, "draw before the EGL fence");
+    free(px);
+    solid_destroy(&s);
+    target_destroy(&t);
+    return ok;
+}
+
 /* ---- liveness (spawn lane only; run by name, not in the default list) -- */
 
 typedef GLenum (*PFN_RESET_STATUS)(void);
@@ -1840,6 +1897,7 @@ static const Scenario SCENARIOS[] = {
     {"multi_draw", sc_multi_draw},
     {"ubo_ranges", sc_ubo_ranges},
     {"vao_switch", sc_vao_switch},
+    {"egl_fence_sync", sc_egl_fence_sync},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

@@ -42,6 +42,7 @@ pub const SCENARIOS: &[&str] = &[
     "multi_draw",
     "ubo_ranges",
     "vao_switch",
+    "egl_fence_sync",
 ];
 
 /// Where the scenario client runs.

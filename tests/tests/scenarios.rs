@@ -163,6 +163,7 @@ all_lanes!(
     multi_draw,
     ubo_ranges,
     vao_switch,
+    egl_fence_sync,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client

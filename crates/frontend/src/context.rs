@@ -1334,6 +1334,49 @@ pub(crate) fn with_gl_inner<R: Default>(
     if ctx_id == NO_CONTEXT {
         return R::default();
     }
+    with_context_id(ctx_id, lost_raises, dirty, site, f)
+}
+
+/// The share group of the calling thread's current context.
+pub(crate) fn current_share() -> Option<usize> {
+    let ctx_id = CURRENT_ID.try_with(Cell::get).unwrap_or(NO_CONTEXT);
+    let w = world();
+    w.contexts.get(ctx_id)?.as_ref().map(|st| st.share)
+}
+
+/// Run `f` in a live context of share group `share`: the calling thread's
+/// current context when it belongs to the group, else any context of it.
+/// For objects any thread may use without a current context of their own
+/// (EGL sync objects, `egl::sync`). None when the group has no live context.
+pub(crate) fn with_share<R>(share: usize, f: impl FnOnce(&mut Gl) -> R) -> Option<R> {
+    let current = CURRENT_ID.try_with(Cell::get).unwrap_or(NO_CONTEXT);
+    let ctx_id = {
+        let w = world();
+        let in_group = |id: usize| {
+            w.contexts
+                .get(id)
+                .and_then(Option::as_ref)
+                .is_some_and(|st| st.share == share)
+        };
+        if in_group(current) {
+            current
+        } else {
+            (0..w.contexts.len()).find(|&id| in_group(id))?
+        }
+    };
+    with_context_id(ctx_id, false, 0, None, |gl| Some(f(gl)))
+}
+
+/// `with_gl_inner` once the context is known (`ctx_id` need not be the
+/// calling thread's current context: `with_share`).
+#[inline(always)]
+fn with_context_id<R: Default>(
+    ctx_id: usize,
+    lost_raises: bool,
+    dirty: u32,
+    site: Option<&'static std::panic::Location<'static>>,
+    f: impl FnOnce(&mut Gl) -> R,
+) -> R {
     let mut w = world();
     let World {
         conn,

@@ -4,12 +4,14 @@
 //! LWJGL on headless devices: the EGL_MESA_platform_surfaceless display (and
 //! `eglGetDisplay(EGL_DEFAULT_DISPLAY)`), pbuffer-only configs renderable by
 //! desktop OpenGL, EGL_KHR_create_context / EGL_KHR_surfaceless_context /
-//! EGL_KHR_no_config_context, `eglBindAPI(EGL_OPENGL_API)`. Native windows and
-//! pixmaps, fences, images and OpenGL ES are refused with the EGL error the
-//! specification names, and a log line.
+//! EGL_KHR_no_config_context, `eglBindAPI(EGL_OPENGL_API)`, fence syncs
+//! (EGL 1.5, EGL_KHR_fence_sync, EGL_KHR_wait_sync: `sync.rs`). Native
+//! windows and pixmaps, images and OpenGL ES are refused with the EGL error
+//! the specification names, and a log line.
 //!
 //! Contexts and surfaces are created through the `crate::platform` seam; this
-//! module never touches GL state.
+//! module never touches GL state, except that a fence sync inserts and waits
+//! on a GL fence through `gl::sync`.
 //!
 //! Every exported function runs its body through [`entry`], which catches
 //! panics (nothing unwinds across the C ABI), sets the thread's EGL error and
@@ -23,6 +25,12 @@
 pub mod config;
 pub mod consts;
 pub mod state;
+pub mod sync;
+
+pub use sync::{
+    eglClientWaitSync, eglClientWaitSyncKHR, eglCreateSync, eglCreateSyncKHR, eglDestroySync,
+    eglDestroySyncKHR, eglGetSyncAttrib, eglGetSyncAttribKHR, eglWaitSync, eglWaitSyncKHR,
+};
 
 use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
@@ -62,8 +70,9 @@ const MAX_ATTRIBS: usize = 1024;
 const CLIENT_EXTENSIONS: &[u8] = b"EGL_EXT_client_extensions EGL_EXT_platform_base \
 EGL_KHR_client_get_all_proc_addresses EGL_MESA_platform_surfaceless\0";
 /// Display extensions.
-const DISPLAY_EXTENSIONS: &[u8] = b"EGL_KHR_create_context EGL_KHR_get_all_proc_addresses \
-EGL_KHR_no_config_context EGL_KHR_surfaceless_context\0";
+const DISPLAY_EXTENSIONS: &[u8] = b"EGL_KHR_create_context EGL_KHR_fence_sync \
+EGL_KHR_get_all_proc_addresses EGL_KHR_no_config_context EGL_KHR_surfaceless_context \
+EGL_KHR_wait_sync\0";
 const VENDOR: &[u8] = b"MobileGL\0";
 const VERSION: &[u8] = b"1.5 MobileGL\0";
 const CLIENT_APIS: &[u8] = b"OpenGL\0";
@@ -420,6 +429,9 @@ pub unsafe extern "C" fn eglTerminate(dpy: EGLDisplay) -> EGLBoolean {
         if let Some(d) = reg.displays.get_mut(&dpy) {
             d.initialized = false;
         }
+        let syncs = sync::take_display_syncs(&mut reg, dpy);
+        drop(reg);
+        sync::forget(&syncs);
         Ok(TRUE)
     })
 }
@@ -1305,68 +1317,9 @@ pub unsafe extern "C" fn eglCopyBuffers(
 }
 
 // ---------------------------------------------------------------------------
-// Syncs and images: not supported yet (no EGL_KHR_fence_sync / image
-// extensions are advertised; the EGL 1.5 entry points exist and refuse).
+// Images: not supported yet (no EGL image extensions are advertised; the
+// EGL 1.5 entry points exist and refuse). Sync objects: `sync.rs`.
 // ---------------------------------------------------------------------------
-
-#[no_mangle]
-pub unsafe extern "C" fn eglCreateSync(
-    dpy: EGLDisplay,
-    _type: EGLenum,
-    _attrib_list: *const EGLAttrib,
-) -> EGLSync {
-    entry("eglCreateSync", NO_HANDLE, || {
-        REGISTRY.lock().initialized(handle(dpy))?;
-        Err(EglError::new(
-            EGL_BAD_PARAMETER,
-            "EGL sync objects are not supported yet",
-        ))
-    })
-}
-
-fn no_sync(dpy: EGLDisplay) -> Result<(), EglError> {
-    REGISTRY.lock().initialized(handle(dpy))?;
-    Err(EglError::new(
-        EGL_BAD_PARAMETER,
-        "not an EGLSync (sync objects are not supported yet)",
-    ))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn eglDestroySync(dpy: EGLDisplay, _sync: EGLSync) -> EGLBoolean {
-    entry("eglDestroySync", FALSE, || no_sync(dpy).map(|_| TRUE))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn eglClientWaitSync(
-    dpy: EGLDisplay,
-    _sync: EGLSync,
-    _flags: EGLint,
-    _timeout: EGLTime,
-) -> EGLint {
-    entry("eglClientWaitSync", EGL_FALSE, || {
-        no_sync(dpy).map(|_| EGL_FALSE)
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn eglGetSyncAttrib(
-    dpy: EGLDisplay,
-    _sync: EGLSync,
-    _attribute: EGLint,
-    _value: *mut EGLAttrib,
-) -> EGLBoolean {
-    entry("eglGetSyncAttrib", FALSE, || no_sync(dpy).map(|_| TRUE))
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn eglWaitSync(
-    dpy: EGLDisplay,
-    _sync: EGLSync,
-    _flags: EGLint,
-) -> EGLBoolean {
-    entry("eglWaitSync", FALSE, || no_sync(dpy).map(|_| TRUE))
-}
 
 #[no_mangle]
 pub unsafe extern "C" fn eglCreateImage(

@@ -53,11 +53,25 @@ pub struct SurfaceRec {
     pub doomed: bool,
 }
 
+/// An EGL fence sync: a GL fence in the share group of the context that
+/// was current when it was made (`egl::sync`).
+#[derive(Debug, Clone, Copy)]
+pub struct SyncRec {
+    pub display: usize,
+    /// Index of the share group (`runtime::World::shares`, never reused).
+    pub share: usize,
+    /// The fence's id in that group's sync table (`gl::sync`).
+    pub gl_sync: usize,
+    /// Seen signaled once: it stays so.
+    pub signaled: bool,
+}
+
 /// All live EGL objects of the process.
 pub struct Registry {
     pub displays: BTreeMap<usize, DisplayRec>,
     pub contexts: BTreeMap<usize, ContextRec>,
     pub surfaces: BTreeMap<usize, SurfaceRec>,
+    pub syncs: BTreeMap<usize, SyncRec>,
     next: usize,
 }
 
@@ -69,6 +83,7 @@ impl Registry {
             displays: BTreeMap::new(),
             contexts: BTreeMap::new(),
             surfaces: BTreeMap::new(),
+            syncs: BTreeMap::new(),
             next: FIRST_HANDLE,
         }
     }

@@ -27,21 +27,38 @@ pub unsafe extern "C" fn glFenceSync(condition: u32, flags: u32) -> *const c_voi
             gl.st.set_error(glow::INVALID_VALUE);
             return SyncPtr::default();
         }
-        let fence = gl.conn.alloc.fence.alloc();
-        crate::gl::persistent::push_all(gl);
-        gl.conn.pipe.fence_insert(&calls::FenceInsert { fence });
-        gl.sh.next_sync += 1;
-        let id = gl.sh.next_sync;
-        gl.sh.syncs.insert(
-            id,
-            SyncObj {
-                fence,
-                signaled: false,
-            },
-        );
-        SyncPtr(id as *const c_void)
+        SyncPtr(insert_fence(gl) as *const c_void)
     })
     .0
+}
+
+/// A fence after the context's commands so far; its id in the share
+/// group's sync table (glFenceSync, eglCreateSync).
+pub(crate) fn insert_fence(gl: &mut Gl) -> usize {
+    let fence = gl.conn.alloc.fence.alloc();
+    crate::gl::persistent::push_all(gl);
+    gl.conn.pipe.fence_insert(&calls::FenceInsert { fence });
+    gl.sh.next_sync += 1;
+    let id = gl.sh.next_sync;
+    gl.sh.syncs.insert(
+        id,
+        SyncObj {
+            fence,
+            signaled: false,
+        },
+    );
+    id
+}
+
+/// Delete sync `id` of the share group (glDeleteSync, eglDestroySync);
+/// an id no longer in the table is ignored.
+pub(crate) fn delete_fence(gl: &mut Gl, id: usize) {
+    if let Some(s) = gl.sh.syncs.remove(&id) {
+        gl.conn
+            .pipe
+            .fence_destroy(&calls::FenceDestroy { fence: s.fence });
+        gl.conn.alloc.fence.free(s.fence);
+    }
 }
 
 fn sync_id(gl: &mut Gl, sync: *const c_void) -> Option<usize> {
@@ -66,17 +83,13 @@ pub unsafe extern "C" fn glDeleteSync(sync: *const c_void) {
             return;
         }
         let Some(id) = sync_id(gl, sync) else { return };
-        if let Some(s) = gl.sh.syncs.remove(&id) {
-            gl.conn
-                .pipe
-                .fence_destroy(&calls::FenceDestroy { fence: s.fence });
-            gl.conn.alloc.fence.free(s.fence);
-        }
+        delete_fence(gl, id);
     })
 }
 
-/// Ask the server about a fence (a blocking point when it waits).
-fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
+/// Ask the server about a fence (a blocking point when it waits): a GL
+/// wait status (`glClientWaitSync`'s values).
+pub(crate) fn wait_fence(gl: &mut Gl, id: usize, flush: bool, timeout_ns: u64) -> u32 {
     if gl.sh.syncs.get(&id).is_some_and(|s| !s.signaled) {
         // A completion may already be in the EVENT ring: no round trip then.
         crate::gl::persistent::absorb_events(gl);
