@@ -888,6 +888,12 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
             points_program |= p.reads_point_coord;
         }
     }
+    // A geometry shader emitting points makes every draw of the program
+    // points (piglit `emitstreamvertex_nodraw` draws them at glPointSize 2).
+    points_program |= input
+        .shaders
+        .iter()
+        .any(|(s, src)| *s == Stage::Geometry && prepass::geometry_emits_points(src));
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     let mut builtin_inputs: Vec<&str> = Vec::new();
     // A fragment shader of the program that redeclares gl_FragCoord: the

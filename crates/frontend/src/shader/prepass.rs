@@ -2088,6 +2088,14 @@ fn emits_points(src: &str, toks: &[Tok]) -> bool {
     })
 }
 
+/// Whether a geometry shader's output primitive is points: everything it
+/// draws is a point, so its program takes its point size from
+/// `glPointSize` like one whose fragment shader reads `gl_PointCoord`
+/// (`LinkView::points_program`).
+pub(crate) fn geometry_emits_points(src: &str) -> bool {
+    src.contains("points") && emits_points(src, &lex(src))
+}
+
 /// Whether the source declares a global `out` variable (not an `out`
 /// function parameter): a fragment shader with user outputs.
 fn declares_global_out(src: &str, toks: &[Tok]) -> bool {

@@ -1933,3 +1933,35 @@ void main() { for (int i = 0; i < pos.length(); i++) {
         .source
         .contains("in vec3 pos[];"));
 }
+
+/// A geometry shader emitting points takes its point size from
+/// glPointSize (`mgl_Points`); one emitting triangles does not.
+#[test]
+fn geometry_shader_emitting_points_gets_point_size() {
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 150\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let gs = |out: &str| {
+        format!(
+            "#version 150\nlayout(points) in;\nlayout({out}, max_vertices = 3) out;\nvoid main() {{ gl_Position = gl_in[0].gl_Position; EmitVertex(); }}\n"
+        )
+    };
+    for (out, expect) in [("points", true), ("triangle_strip", false)] {
+        let g = gs(out);
+        let shaders = [
+            (Stage::Vertex, vs),
+            (Stage::Geometry, g.as_str()),
+            (Stage::Fragment, fs),
+        ];
+        let p = link(&LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+            varying_limit: 0,
+        })
+        .unwrap();
+        let essl = to_essl(p.stage_spirv[Stage::Geometry.index()].as_ref().unwrap());
+        assert_eq!(essl.contains("gl_PointSize"), expect, "{out}:\n{essl}");
+    }
+}
