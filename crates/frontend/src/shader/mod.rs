@@ -843,6 +843,7 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
 
     let mut parsed = Vec::with_capacity(input.shaders.len());
     let mut renames: Vec<(String, String)> = Vec::new();
+    let mut opaque_splits: Vec<prepass::OpaqueSplit> = Vec::new();
     let mut bool_names: HashSet<String> = HashSet::new();
     let mut bindings = reflect::ExplicitBindings::default();
     let mut uniform_locations: Vec<(String, u32)> = Vec::new();
@@ -987,6 +988,11 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
                 renames.push(r);
             }
         }
+        for split in pre.opaque_splits {
+            if !opaque_splits.contains(&split) {
+                opaque_splits.push(split);
+            }
+        }
         if let (Stage::Fragment, Some(d)) = (*stage, &frag_coord_redeclaration) {
             if prepass::frag_coord_declaration(&pre.source) == (None, false) {
                 pre.source.push_str(&format!("\n{d} vec4 gl_FragCoord;\n"));
@@ -1111,6 +1117,7 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
 
     let names = reflect::Names {
         renames: &renames,
+        opaque_splits: &opaque_splits,
         bool_names: &bool_names,
         bindings: &bindings,
     };

@@ -53,6 +53,9 @@
 
 use super::Stage;
 
+mod opaque_structs;
+pub(crate) use opaque_structs::OpaqueSplit;
+
 /// The uniform standing in for `gl_DepthRange` (see the module note); the
 /// client writes its members (`near`, `far`, `diff`) at each draw.
 pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
@@ -104,6 +107,9 @@ pub(crate) struct Prepassed {
     /// A fragment shader reading `gl_PointCoord` (its program is meant for
     /// points: `LinkView::points_program`).
     pub reads_point_coord: bool,
+    /// Arrays of structs of samplers flattened to sampler arrays
+    /// (`opaque_structs`): reflection lists them under the GL names.
+    pub opaque_splits: Vec<OpaqueSplit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2322,6 +2328,11 @@ pub(crate) fn prepass_linked(
     let src = sized.as_deref().unwrap_or(src);
     let unnested = hoist_block_struct_definitions(src);
     let src = unnested.as_deref().unwrap_or(src);
+    let (flattened, opaque_splits) = match opaque_structs::flatten_struct_sampler_arrays(src) {
+        Some((s, splits)) => (Some(s), splits),
+        None => (None, Vec::new()),
+    };
+    let src = flattened.as_deref().unwrap_or(src);
     let provoked = if link.provoking_first && stage == Stage::Geometry {
         first_vertex_provokes(src)
     } else {
@@ -3176,6 +3187,7 @@ pub(crate) fn prepass_linked(
             compat_inputs,
             fragment_reads,
             reads_point_coord: uses_point_coord,
+            opaque_splits,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -3217,6 +3229,7 @@ pub(crate) fn prepass_linked(
         compat_inputs,
         fragment_reads,
         reads_point_coord: uses_point_coord,
+        opaque_splits,
     })
 }
 
