@@ -843,6 +843,7 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
 
     let mut parsed = Vec::with_capacity(input.shaders.len());
     let mut renames: Vec<(String, String)> = Vec::new();
+    let mut opaque_splits: Vec<prepass::OpaqueSplit> = Vec::new();
     let mut bool_names: HashSet<String> = HashSet::new();
     let mut bindings = reflect::ExplicitBindings::default();
     let mut uniform_locations: Vec<(String, u32)> = Vec::new();
@@ -888,6 +889,12 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
             points_program |= p.reads_point_coord;
         }
     }
+    // A geometry shader emitting points makes every draw of the program
+    // points (piglit `emitstreamvertex_nodraw` draws them at glPointSize 2).
+    points_program |= input
+        .shaders
+        .iter()
+        .any(|(s, src)| *s == Stage::Geometry && prepass::geometry_emits_points(src));
     let first_stage = input.shaders.iter().map(|(s, _)| s.index()).min();
     let mut builtin_inputs: Vec<&str> = Vec::new();
     // A fragment shader of the program that redeclares gl_FragCoord: the
@@ -979,6 +986,11 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
         for r in pre.renames {
             if !renames.contains(&r) {
                 renames.push(r);
+            }
+        }
+        for split in pre.opaque_splits {
+            if !opaque_splits.contains(&split) {
+                opaque_splits.push(split);
             }
         }
         if let (Stage::Fragment, Some(d)) = (*stage, &frag_coord_redeclaration) {
@@ -1105,6 +1117,7 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
 
     let names = reflect::Names {
         renames: &renames,
+        opaque_splits: &opaque_splits,
         bool_names: &bool_names,
         bindings: &bindings,
     };

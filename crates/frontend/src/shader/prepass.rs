@@ -53,6 +53,9 @@
 
 use super::Stage;
 
+mod opaque_structs;
+pub(crate) use opaque_structs::OpaqueSplit;
+
 /// The uniform standing in for `gl_DepthRange` (see the module note); the
 /// client writes its members (`near`, `far`, `diff`) at each draw.
 pub(crate) const DEPTH_RANGE: &str = "mgl_DepthRange";
@@ -104,6 +107,9 @@ pub(crate) struct Prepassed {
     /// A fragment shader reading `gl_PointCoord` (its program is meant for
     /// points: `LinkView::points_program`).
     pub reads_point_coord: bool,
+    /// Arrays of structs of samplers flattened to sampler arrays
+    /// (`opaque_structs`): reflection lists them under the GL names.
+    pub opaque_splits: Vec<OpaqueSplit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2088,6 +2094,14 @@ fn emits_points(src: &str, toks: &[Tok]) -> bool {
     })
 }
 
+/// Whether a geometry shader's output primitive is points: everything it
+/// draws is a point, so its program takes its point size from
+/// `glPointSize` like one whose fragment shader reads `gl_PointCoord`
+/// (`LinkView::points_program`).
+pub(crate) fn geometry_emits_points(src: &str) -> bool {
+    src.contains("points") && emits_points(src, &lex(src))
+}
+
 /// Whether the source declares a global `out` variable (not an `out`
 /// function parameter): a fragment shader with user outputs.
 fn declares_global_out(src: &str, toks: &[Tok]) -> bool {
@@ -2314,6 +2328,11 @@ pub(crate) fn prepass_linked(
     let src = sized.as_deref().unwrap_or(src);
     let unnested = hoist_block_struct_definitions(src);
     let src = unnested.as_deref().unwrap_or(src);
+    let (flattened, opaque_splits) = match opaque_structs::flatten_struct_sampler_arrays(src) {
+        Some((s, splits)) => (Some(s), splits),
+        None => (None, Vec::new()),
+    };
+    let src = flattened.as_deref().unwrap_or(src);
     let provoked = if link.provoking_first && stage == Stage::Geometry {
         first_vertex_provokes(src)
     } else {
@@ -3168,6 +3187,7 @@ pub(crate) fn prepass_linked(
             compat_inputs,
             fragment_reads,
             reads_point_coord: uses_point_coord,
+            opaque_splits,
         });
     }
     // `#line n`: GLSL < 3.30 desktop means "the next line is n + 1"; ES and
@@ -3209,6 +3229,7 @@ pub(crate) fn prepass_linked(
         compat_inputs,
         fragment_reads,
         reads_point_coord: uses_point_coord,
+        opaque_splits,
     })
 }
 

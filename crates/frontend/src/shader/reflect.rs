@@ -76,6 +76,9 @@ pub(crate) struct ExplicitBindings {
 pub(crate) struct Names<'a> {
     pub bindings: &'a ExplicitBindings,
     pub renames: &'a [(String, String)],
+    /// Sampler arrays standing for arrays of structs of samplers
+    /// (`prepass::OpaqueSplit`): listed under the GL names.
+    pub opaque_splits: &'a [super::prepass::OpaqueSplit],
     /// Names declared `bool`/`bvecN` in the sources (glslang stores them as
     /// `uint` inside blocks).
     pub bool_names: &'a HashSet<String>,
@@ -849,6 +852,27 @@ pub(crate) fn reflect(
         .map(|s| (s, false))
         .chain(images.iter().map(|s| (s, true)))
     {
+        if let Some(split) = names.opaque_splits.iter().find(|o| o.flat == s.name) {
+            for (r, row) in split.rows.iter().enumerate() {
+                let first = s
+                    .first
+                    .saturating_add((r as u32).saturating_mul(split.inner));
+                uniforms.push(Uniform {
+                    name: names.user(row),
+                    gl_type: s.gl_type,
+                    array_size: split.inner,
+                    block_index: -1,
+                    offset: u32::MAX,
+                    array_stride: 0,
+                    matrix_stride: 0,
+                    is_row_major: false,
+                    sampler_binding: (!image).then_some(first),
+                    image_binding: image.then_some(first),
+                    explicit_binding: None,
+                });
+            }
+            continue;
+        }
         let inner = s.dims.last().map_or(1, |d| d.unwrap_or(1).max(1));
         let outer = s.dims.len().saturating_sub(1);
         let rows = (s.count / inner).max(1);

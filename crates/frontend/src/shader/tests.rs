@@ -1933,3 +1933,70 @@ void main() { for (int i = 0; i < pos.length(); i++) {
         .source
         .contains("in vec3 pos[];"));
 }
+
+/// A geometry shader emitting points takes its point size from
+/// glPointSize (`mgl_Points`); one emitting triangles does not.
+#[test]
+fn geometry_shader_emitting_points_gets_point_size() {
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 150\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    let gs = |out: &str| {
+        format!(
+            "#version 150\nlayout(points) in;\nlayout({out}, max_vertices = 3) out;\nvoid main() {{ gl_Position = gl_in[0].gl_Position; EmitVertex(); }}\n"
+        )
+    };
+    for (out, expect) in [("points", true), ("triangle_strip", false)] {
+        let g = gs(out);
+        let shaders = [
+            (Stage::Vertex, vs),
+            (Stage::Geometry, g.as_str()),
+            (Stage::Fragment, fs),
+        ];
+        let p = link(&LinkInput {
+            xfb_varyings: &[],
+            xfb_mode: 0,
+            shaders: &shaders,
+            attrib_bindings: &[],
+            frag_data_bindings: &[],
+            varying_limit: 0,
+        })
+        .unwrap();
+        let essl = to_essl(p.stage_spirv[Stage::Geometry.index()].as_ref().unwrap());
+        assert_eq!(essl.contains("gl_PointSize"), expect, "{out}:\n{essl}");
+    }
+}
+
+/// Arrays of structs of samplers indexed dynamically read the element
+/// indexed (a flat sampler array under the GL names), not unit 0.
+#[test]
+fn struct_sampler_arrays_are_flattened() {
+    let vs = "#version 150\nin vec4 p;\nvoid main() { gl_Position = p; }\n";
+    let fs = "#version 150\n#extension GL_ARB_gpu_shader5: require\n\
+        struct I { sampler2D a; sampler2D b; };\n\
+        struct S { sampler2D tex[2]; I si; };\n\
+        uniform S s[2];\nuniform int n;\nuniform int m;\nout vec4 color;\n\
+        void main() { color = texture(s[n].tex[m], vec2(0.5)) + texture(s[n].si.b, vec2(0.5)); }\n";
+    let p = link_vs_fs(vs, fs, &[]).unwrap();
+    validate_all(&p);
+    let sampler = |name: &str| {
+        let u = uniform(&p, name);
+        (u.array_size, u.sampler_binding)
+    };
+    let tex0 = sampler("s[0].tex[0]");
+    let tex1 = sampler("s[1].tex[0]");
+    assert_eq!((tex0.0, tex1.0), (2, 2));
+    assert_eq!(tex1.1.unwrap(), tex0.1.unwrap() + 2);
+    let b0 = sampler("s[0].si.b");
+    let b1 = sampler("s[1].si.b");
+    assert_eq!((b0.0, b1.0), (1, 1));
+    assert_eq!(b1.1.unwrap(), b0.1.unwrap() + 1);
+    assert!(
+        p.uniforms.iter().all(|u| !u.name.contains("mgl_os")),
+        "{:#?}",
+        p.uniforms
+    );
+    let essl = to_essl(p.stage_spirv[Stage::Fragment.index()].as_ref().unwrap());
+    // One dynamically indexed array per leaf: s[n].tex[m] is element n * 2 + m.
+    assert!(essl.contains("mgl_os_1s_3tex[4]"), "{essl}");
+    assert!(essl.contains("* 2) +"), "{essl}");
+}
