@@ -77,6 +77,7 @@ impl GlesBackend {
             c.max_draw_buffers = u(glow::MAX_DRAW_BUFFERS).min(8);
             c.max_color_attachments = u(glow::MAX_COLOR_ATTACHMENTS).min(8);
             c.max_samples = u(glow::MAX_SAMPLES);
+            c.sample_counts = sample_counts(gl);
             c.max_vertex_attribs = u(glow::MAX_VERTEX_ATTRIBS).min(16);
             c.max_texture_image_units = u(glow::MAX_TEXTURE_IMAGE_UNITS).min(32);
             c.max_combined_texture_image_units = u(glow::MAX_COMBINED_TEXTURE_IMAGE_UNITS);
@@ -725,4 +726,36 @@ impl GlesBackend {
         }
         self.forget_objects();
     }
+}
+
+/// `Caps::sample_counts` from the driver's renderbuffer sample counts
+/// (GL_SAMPLES of GLES 3.0's glGetInternalformativ) of a colour and a
+/// depth/stencil format: the counts both can be made with, and 1.
+///
+/// # Safety
+/// `gl` is current on this thread.
+unsafe fn sample_counts(gl: &glow::Context) -> u32 {
+    let mut mask = u32::MAX;
+    for f in [glow::RGBA8, glow::DEPTH24_STENCIL8] {
+        let mut n = [0i32];
+        // SAFETY: GL_NUM_SAMPLE_COUNTS answers one integer.
+        unsafe {
+            gl.get_internal_format_i32_slice(glow::RENDERBUFFER, f, glow::NUM_SAMPLE_COUNTS, &mut n)
+        };
+        let mut counts = vec![0i32; n[0].clamp(0, 32) as usize];
+        if !counts.is_empty() {
+            // SAFETY: GL_SAMPLES answers GL_NUM_SAMPLE_COUNTS integers,
+            // the length of `counts`.
+            unsafe {
+                gl.get_internal_format_i32_slice(glow::RENDERBUFFER, f, glow::SAMPLES, &mut counts)
+            };
+        }
+        let m = counts
+            .iter()
+            .filter(|&&c| c > 0 && (c as u32).is_power_of_two() && c <= 1 << 30)
+            .fold(0u32, |m, &c| m | c as u32);
+        mask &= m;
+    }
+    // A count c (a power of two) is bit log2(c): the mask is their OR.
+    mask | 1
 }

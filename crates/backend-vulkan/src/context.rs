@@ -2343,9 +2343,7 @@ impl VulkanBackend {
         let aspect = match p.format {
             gl::DEPTH_COMPONENT => vk::ImageAspectFlags::DEPTH,
             gl::STENCIL_INDEX => vk::ImageAspectFlags::STENCIL,
-            gl::DEPTH_STENCIL => {
-                return Err("DEPTH_STENCIL reads are not supported (named gap)".into())
-            }
+            gl::DEPTH_STENCIL => return self.read_depth_stencil(p, total as usize, reply),
             _ => vk::ImageAspectFlags::COLOR,
         };
         let src = self
@@ -2426,6 +2424,47 @@ impl VulkanBackend {
         let conv = Self::convert_read(src.format, aspect, data, n, p.format, p.r#type)?;
         reply.resize(total as usize, 0);
         scatter_rows(reply, &conv, (x0, y0, cw, ch), (px, py, pw), bpp);
+        Ok(())
+    }
+
+    /// A `DEPTH_STENCIL` read: the depth aspect read as floats and the
+    /// stencil aspect as bytes, packed into `UNSIGNED_INT_24_8` (depth in
+    /// the high 24 bits) or `FLOAT_32_UNSIGNED_INT_24_8_REV` (a float, then
+    /// a word with the stencil in its low 8 bits).
+    fn read_depth_stencil(
+        &mut self,
+        p: &calls::ReadPixels,
+        total: usize,
+        reply: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let n = p.width as usize * p.height as usize;
+        let (mut depth, mut stencil) = (Vec::new(), Vec::new());
+        self.do_read_pixels(
+            &calls::ReadPixels {
+                format: gl::DEPTH_COMPONENT,
+                r#type: gl::FLOAT,
+                ..*p
+            },
+            &mut depth,
+        )?;
+        self.do_read_pixels(
+            &calls::ReadPixels {
+                format: gl::STENCIL_INDEX,
+                r#type: gl::UNSIGNED_BYTE,
+                ..*p
+            },
+            &mut stencil,
+        )?;
+        if depth.is_empty() && stencil.is_empty() {
+            return Ok(());
+        }
+        depth.resize(n * 4, 0);
+        stencil.resize(n, 0);
+        let packed = emulation::pack_depth_stencil(&depth, &stencil, p.r#type)
+            .ok_or_else(|| format!("no DEPTH_STENCIL read of type 0x{:X}", p.r#type))?;
+        reply.clear();
+        reply.extend_from_slice(&packed);
+        reply.resize(total, 0);
         Ok(())
     }
 

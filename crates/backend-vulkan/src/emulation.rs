@@ -1146,9 +1146,50 @@ pub fn split_depth_stencil(blob: &[u8], ty: u32, pixels: usize) -> Option<(Vec<f
     )
 }
 
+/// The inverse of `split_depth_stencil`: depth floats (native-endian
+/// bytes, one per pixel) and stencil bytes packed as client pixels of
+/// `ty`. None for another type or short inputs.
+pub fn pack_depth_stencil(depth: &[u8], stencil: &[u8], ty: u32) -> Option<Vec<u8>> {
+    let n = stencil.len();
+    let depth = depth.get(..n.checked_mul(4)?)?;
+    let mut out = Vec::with_capacity(n * 8);
+    for (d, &s) in depth.chunks_exact(4).zip(stencil) {
+        let d = f32::from_ne_bytes([d[0], d[1], d[2], d[3]]);
+        match ty {
+            gl::UNSIGNED_INT_24_8 => {
+                let z = (d.clamp(0.0, 1.0) * 16_777_215.0).round() as u32;
+                out.extend_from_slice(&((z << 8) | u32::from(s)).to_le_bytes());
+            }
+            gl::FLOAT_32_UNSIGNED_INT_24_8_REV => {
+                out.extend_from_slice(&d.to_le_bytes());
+                out.extend_from_slice(&u32::from(s).to_le_bytes());
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod depth_stencil_split_tests {
     use super::*;
+
+    #[test]
+    fn depth_and_stencil_pack_as_client_pixels() {
+        let depth: Vec<u8> = [1.0f32, 0.5].iter().flat_map(|d| d.to_ne_bytes()).collect();
+        let packed = pack_depth_stencil(&depth, &[0x12, 0x5A], gl::UNSIGNED_INT_24_8).unwrap();
+        let (d, s) = split_depth_stencil(&packed, gl::UNSIGNED_INT_24_8, 2).unwrap();
+        assert_eq!(d[0], 1.0);
+        assert!((d[1] - 0.5).abs() < 1e-6);
+        assert_eq!(s, [0x12, 0x5A]);
+        let packed =
+            pack_depth_stencil(&depth, &[7, 9], gl::FLOAT_32_UNSIGNED_INT_24_8_REV).unwrap();
+        assert_eq!(packed.len(), 16);
+        let (d, s) = split_depth_stencil(&packed, gl::FLOAT_32_UNSIGNED_INT_24_8_REV, 2).unwrap();
+        assert_eq!((d, s), (vec![1.0, 0.5], vec![7, 9]));
+        assert!(pack_depth_stencil(&depth, &[1, 2], gl::FLOAT).is_none());
+        assert!(pack_depth_stencil(&depth[..4], &[1, 2], gl::UNSIGNED_INT_24_8).is_none());
+    }
 
     #[test]
     fn packed_depth_stencil_splits_into_aspects() {

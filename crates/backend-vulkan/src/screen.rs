@@ -92,6 +92,15 @@ impl VulkanBackend {
         c.max_samples = highest_sample_count(
             l.framebuffer_color_sample_counts & l.framebuffer_depth_sample_counts,
         );
+        // The counts an image can be made with (lavapipe: 1 and 4): GL
+        // requests between them round up in the frontend.
+        c.sample_counts = (l.framebuffer_color_sample_counts
+            & l.framebuffer_depth_sample_counts
+            & l.sampled_image_color_sample_counts
+            & l.sampled_image_depth_sample_counts
+            & l.sampled_image_integer_sample_counts)
+            .as_raw()
+            | 1;
         c.max_vertex_attribs = l.max_vertex_input_attributes.min(16);
         c.max_texture_image_units = l.max_per_stage_descriptor_samplers.min(32);
         c.max_combined_texture_image_units = l.max_descriptor_set_samplers.min(48);

@@ -227,3 +227,46 @@ fn core_contexts_refuse_fixed_function() {
         expect_error("GL_QUADS in core", glow::INVALID_ENUM);
     }
 }
+
+/// GL_DEPTH_TEXTURE_MODE picks a depth texture's base format for the
+/// texture environment: GL_REPLACE takes alpha from an INTENSITY or ALPHA
+/// depth texture and keeps the fragment's under LUMINANCE.
+#[test]
+fn depth_texture_mode_is_the_base_format_of_replace() {
+    const DEPTH_TEXTURE_MODE: u32 = 0x884B;
+    const INTENSITY: u32 = 0x8049;
+    // SAFETY (whole body): GL calls on this thread with a current context.
+    unsafe {
+        make_context(2, 1, false);
+        bind_rgba8_framebuffer(4, 4);
+        state::glViewport(0, 0, 4, 4);
+        fullscreen_strip();
+        let depth = 0.25f32;
+        texture_1x1(
+            glow::DEPTH_COMPONENT,
+            glow::DEPTH_COMPONENT,
+            glow::FLOAT,
+            (&depth as *const f32).cast(),
+        );
+        state::glEnable(glow::TEXTURE_2D);
+        ff::glTexEnvi(GL_TEXTURE_ENV, GL_TEXTURE_ENV_MODE, glow::REPLACE as i32);
+        let near =
+            |px: [u8; 4], want: [u8; 4]| px.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 1);
+        let px = clear_and_draw();
+        assert!(near(px, [64, 64, 64, 255]), "LUMINANCE: {px:?}");
+        mobilegl::gl::textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            DEPTH_TEXTURE_MODE,
+            INTENSITY as i32,
+        );
+        let px = clear_and_draw();
+        assert!(near(px, [64, 64, 64, 64]), "INTENSITY: {px:?}");
+        mobilegl::gl::textures::glTexParameteri(
+            glow::TEXTURE_2D,
+            DEPTH_TEXTURE_MODE,
+            glow::ALPHA as i32,
+        );
+        let px = clear_and_draw();
+        assert!(near(px, [255, 255, 255, 64]), "ALPHA: {px:?}");
+    }
+}

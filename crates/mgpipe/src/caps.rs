@@ -48,6 +48,13 @@ pub struct Caps {
     pub shader_storage_buffer_offset_alignment: u32,
     /// `CAPS_FEATURE_*` bits.
     pub features: u32,
+    /// Bit i set: multisample images of 2^i samples can be made (colour
+    /// and depth attachments, sampled). 0: every power of two up to
+    /// `max_samples`. A GL request for n samples gets the smallest
+    /// supported count of at least n (GL 4.6 §8.8, §9.2.4).
+    pub sample_counts: u32,
+    /// Keeps `call_mask` 8-aligned without padding.
+    pub reserved: u32,
     /// Bit i set: the backend implements call opcode i.
     pub call_mask: [u64; 2],
     /// The backend driver's own renderer string (diagnostics; our

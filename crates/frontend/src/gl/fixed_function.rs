@@ -393,6 +393,12 @@ fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
     if let Some(l) = info.legacy() {
         return l.base != super::legacy_formats::LegacyBase::Luminance;
     }
+    // A depth texture's base format is its GL_DEPTH_TEXTURE_MODE
+    // (compatibility profile §8.5.3 and table 16.1): INTENSITY and ALPHA
+    // have alpha, LUMINANCE and RED do not.
+    if reads_depth(t) {
+        return matches!(t.depth_mode, super::legacy_formats::INTENSITY | glow::ALPHA);
+    }
     !matches!(
         info.internal_format,
         glow::R8
@@ -426,17 +432,38 @@ fn texture_has_alpha(gl: &Gl, unit: usize, target: u32) -> bool {
     )
 }
 
+/// Whether sampling `t` reads depth values (a depth texture, or a
+/// depth/stencil one in GL_DEPTH_STENCIL_TEXTURE_MODE DEPTH_COMPONENT).
+fn reads_depth(t: &crate::context::Texture) -> bool {
+    use super::validate::{has_depth, has_stencil};
+    let Some(info) = t.level(0, t.base_level as usize) else {
+        return false;
+    };
+    let f = info.internal_format;
+    has_depth(f) && (!has_stencil(f) || t.depth_stencil_mode == glow::DEPTH_COMPONENT)
+}
+
 /// The legacy base format (GL_ALPHA, GL_LUMINANCE, ...) of the texture
-/// bound to `target` on `unit`, if it has one.
+/// bound to `target` on `unit`, if it has one; a depth texture's is its
+/// GL_DEPTH_TEXTURE_MODE's.
 fn texture_legacy_base(
     gl: &Gl,
     unit: usize,
     target: u32,
 ) -> Option<super::legacy_formats::LegacyBase> {
+    use super::legacy_formats::LegacyBase;
     let name = gl.st.bound_texture(unit, target);
     let Some(Some(t)) = gl.sh.textures.get(&name) else {
         return None;
     };
+    if reads_depth(t) {
+        return match t.depth_mode {
+            glow::ALPHA => Some(LegacyBase::Alpha),
+            glow::LUMINANCE => Some(LegacyBase::Luminance),
+            super::legacy_formats::INTENSITY => Some(LegacyBase::Intensity),
+            _ => None,
+        };
+    }
     Some(t.level(0, t.base_level as usize)?.legacy()?.base)
 }
 

@@ -277,7 +277,8 @@ pub(super) fn renderbuffer_storage(
     rb.height = height as u32;
     rb.internal_format = internal;
     rb.requested = requested;
-    rb.samples = samples as u32;
+    let samples = super::multisample::supported_samples(&gl.conn.caps, samples as u32);
+    rb.samples = samples;
     rb.created = true;
     let p = calls::ResourceCreate {
         res: rb.handle,
@@ -287,7 +288,7 @@ pub(super) fn renderbuffer_storage(
         height: height as u32,
         depth: 1,
         levels: 1,
-        samples: samples as u32,
+        samples,
         gl_name: name,
         ..Default::default()
     };

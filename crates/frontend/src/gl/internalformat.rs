@@ -9,14 +9,16 @@ use super::{gl_err, put};
 use crate::context::{with_gl, Gl};
 
 /// Sample counts a multisample image of `internal` may have, descending:
-/// the powers of two from the backend's GL_MAX_SAMPLES down to 2 (integer
-/// formats share the limit: GL_MAX_INTEGER_SAMPLES answers the same).
+/// the powers of two from the backend's GL_MAX_SAMPLES down to 2 that it
+/// can make images with (integer formats share the limit:
+/// GL_MAX_INTEGER_SAMPLES answers the same).
 fn sample_counts(gl: &Gl) -> Vec<i64> {
     let max = gl.conn.caps.max_samples.min(32);
     let mut v = Vec::new();
     let mut s = 32u32;
     while s >= 2 {
-        if s <= max {
+        let made = gl.conn.caps.sample_counts <= 1 || gl.conn.caps.sample_counts & s != 0;
+        if s <= max && made {
             v.push(i64::from(s));
         }
         s /= 2;

@@ -51,7 +51,7 @@ const ALPHA16F_ARB: u32 = 0x881C;
 const INTENSITY16F_ARB: u32 = 0x881D;
 const LUMINANCE16F_ARB: u32 = 0x881E;
 const LUMINANCE_ALPHA16F_ARB: u32 = 0x881F;
-const INTENSITY: u32 = 0x8049;
+pub(crate) const INTENSITY: u32 = 0x8049;
 /// GL_TEXTURE_LUMINANCE_SIZE (compatibility profile).
 pub const TEXTURE_LUMINANCE_SIZE: u32 = 0x8060;
 /// GL_TEXTURE_INTENSITY_SIZE (compatibility profile).

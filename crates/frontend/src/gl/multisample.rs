@@ -135,7 +135,8 @@ pub(super) fn tex_multisample(
     };
     t.handle = handle;
     t.created = true;
-    t.samples = samples as u32;
+    let samples = supported_samples(&gl.conn.caps, samples as u32);
+    t.samples = samples;
     t.fixed_sample_locations = fixed_locations;
     for face in t.levels.iter_mut() {
         face.clear();
@@ -164,7 +165,7 @@ pub(super) fn tex_multisample(
             height: h,
             depth: d,
             levels: 1,
-            samples: samples as u32,
+            samples,
             gl_name: name,
             ..Default::default()
         },
@@ -287,6 +288,21 @@ pub unsafe extern "C" fn glTexStorage3DMultisample(
     })
 }
 
+/// The sample count an image requested with `samples` gets: the smallest
+/// count of at least `samples` the backend can make (GL 4.6 §8.8: the
+/// resulting GL_TEXTURE_SAMPLES is at least the request and no more than
+/// the next supported count; §9.2.4 the same for renderbuffers). 0 and 1
+/// stay as asked; a request no supported count reaches stays as asked too
+/// (the caller has checked it against GL_MAX_SAMPLES).
+pub(crate) fn supported_samples(caps: &mgpipe::Caps, samples: u32) -> u32 {
+    if samples <= 1 || caps.sample_counts <= 1 {
+        return samples;
+    }
+    (samples..=caps.max_samples.min(1 << 30))
+        .find(|&n| n.is_power_of_two() && caps.sample_counts & n != 0)
+        .unwrap_or(samples)
+}
+
 /// Standard sample positions (the fixed patterns Vulkan and D3D name and
 /// llvmpipe uses), x and y from the corner at memory row 0,
 /// for 1, 2, 4, 8 and 16 samples.
@@ -364,4 +380,30 @@ pub unsafe extern "C" fn glGetMultisamplefv(pname: u32, index: u32, val: *mut f3
             *val.add(1) = y;
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::supported_samples;
+
+    #[test]
+    fn requests_round_up_to_a_supported_count() {
+        let mut caps = mgpipe::Caps::minimum();
+        caps.max_samples = 8;
+        // lavapipe's counts: 1 and 4 only.
+        caps.sample_counts = 1 | 4;
+        assert_eq!(supported_samples(&caps, 0), 0);
+        assert_eq!(supported_samples(&caps, 1), 1);
+        assert_eq!(supported_samples(&caps, 2), 4);
+        assert_eq!(supported_samples(&caps, 3), 4);
+        assert_eq!(supported_samples(&caps, 4), 4);
+        // Nothing supported reaches 8: the request stays.
+        assert_eq!(supported_samples(&caps, 8), 8);
+        caps.sample_counts = 1 | 2 | 4 | 8;
+        assert_eq!(supported_samples(&caps, 3), 4);
+        assert_eq!(supported_samples(&caps, 5), 8);
+        // No counts named: every request stays as asked.
+        caps.sample_counts = 0;
+        assert_eq!(supported_samples(&caps, 2), 2);
+    }
 }
