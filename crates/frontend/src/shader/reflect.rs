@@ -143,6 +143,31 @@ fn total_elements(dims: &[Option<u32>]) -> u32 {
 /// The GL name suffix of element `i` of a block array with these
 /// dimensions, outermost first: `[i]` for one dimension, `[a][b]` (last
 /// dimension fastest, GL's order) for arrays of arrays.
+/// The default-block entry of a sampler or image uniform (one row of an
+/// array of arrays): bound from unit `first`.
+fn opaque_uniform(
+    name: String,
+    gl_type: u32,
+    array_size: u32,
+    image: bool,
+    first: u32,
+    explicit_binding: Option<u32>,
+) -> Uniform {
+    Uniform {
+        name,
+        gl_type,
+        array_size,
+        block_index: -1,
+        offset: u32::MAX,
+        array_stride: 0,
+        matrix_stride: 0,
+        is_row_major: false,
+        sampler_binding: (!image).then_some(first),
+        image_binding: image.then_some(first),
+        explicit_binding,
+    }
+}
+
 fn element_suffix(dims: &[Option<u32>], mut i: u32) -> String {
     let mut parts = Vec::with_capacity(dims.len());
     for d in dims.iter().rev() {
@@ -857,19 +882,14 @@ pub(crate) fn reflect(
                 let first = s
                     .first
                     .saturating_add((r as u32).saturating_mul(split.inner));
-                uniforms.push(Uniform {
-                    name: names.user(row),
-                    gl_type: s.gl_type,
-                    array_size: split.inner,
-                    block_index: -1,
-                    offset: u32::MAX,
-                    array_stride: 0,
-                    matrix_stride: 0,
-                    is_row_major: false,
-                    sampler_binding: (!image).then_some(first),
-                    image_binding: image.then_some(first),
-                    explicit_binding: None,
-                });
+                uniforms.push(opaque_uniform(
+                    names.user(row),
+                    s.gl_type,
+                    split.inner,
+                    image,
+                    first,
+                    None,
+                ));
             }
             continue;
         }
@@ -884,23 +904,19 @@ pub(crate) fn reflect(
                 format!("{}{prefix}[0]", s.name)
             };
             let first = s.first.saturating_add(row.saturating_mul(inner));
-            uniforms.push(Uniform {
-                name: names.user(&name),
-                gl_type: s.gl_type,
-                array_size: inner.min(s.count),
-                block_index: -1,
-                offset: u32::MAX,
-                array_stride: 0,
-                matrix_stride: 0,
-                is_row_major: false,
-                sampler_binding: (!image).then_some(first),
-                image_binding: image.then_some(first),
-                explicit_binding: names
-                    .bindings
-                    .variables
-                    .get(&s.name)
-                    .map(|b| b.saturating_add(row.saturating_mul(inner))),
-            });
+            let explicit = names
+                .bindings
+                .variables
+                .get(&s.name)
+                .map(|b| b.saturating_add(row.saturating_mul(inner)));
+            uniforms.push(opaque_uniform(
+                names.user(&name),
+                s.gl_type,
+                inner.min(s.count),
+                image,
+                first,
+                explicit,
+            ));
         }
     }
     let mut storage_blocks = Vec::new();
