@@ -442,6 +442,43 @@ fn generate_gl(implemented: &BTreeSet<String>) -> Result<String, String> {
             n_ext_stub += 1;
         }
     }
+    // OpenGL ES extension commands (`gles2` only, so absent above) whose
+    // name is a core command's plus a vendor suffix with the same
+    // parameters: what an ES context's extension list promises
+    // (glBufferStorageEXT → glBufferStorage). Resolved through
+    // eglGetProcAddress only, as the others.
+    let es_only: BTreeSet<String> = extension_commands(&doc, &["gles2"])
+        .into_iter()
+        .filter(|n| !core.contains(n) && !ext.contains(n))
+        .collect();
+    for name in &es_only {
+        let Some(base) = ["EXT", "OES", "KHR"]
+            .iter()
+            .find_map(|sfx| name.strip_suffix(sfx))
+        else {
+            continue;
+        };
+        let (Some(cmd), Some(core_cmd)) = (commands.get(name), commands.get(base)) else {
+            continue;
+        };
+        if !core.contains(base)
+            || cmd
+                .params
+                .iter()
+                .map(|p| &p.1)
+                .ne(core_cmd.params.iter().map(|p| &p.1))
+            || cmd.ret != core_cmd.ret
+        {
+            continue;
+        }
+        let target = if implemented.contains(base) {
+            format!("crate::gl::{base}")
+        } else {
+            base.to_owned()
+        };
+        table.insert(name.clone(), target);
+        n_ext_alias += 1;
+    }
 
     let _ = writeln!(
         out,

@@ -75,6 +75,7 @@ typedef struct __GLsync *GLsync;
 #define GL_VENDOR 0x1F00
 #define GL_RENDERER 0x1F01
 #define GL_VERSION 0x1F02
+#define GL_SHADING_LANGUAGE_VERSION 0x8B8C
 #define GL_UNPACK_ROW_LENGTH 0x0CF2
 #define GL_UNPACK_ALIGNMENT 0x0CF5
 #define GL_PACK_ROW_LENGTH 0x0D02
@@ -197,6 +198,7 @@ typedef EGLDisplay (*PFN_eglGetPlatformDisplayEXT)(EGLenum, void *, const EGLint
     X(void, glDeleteVertexArrays, (GLsizei, const GLuint *))                            \
     X(void, glBindVertexArray, (GLuint))                                                \
     X(void, glEnableVertexAttribArray, (GLuint))                                        \
+    X(void, glDisableVertexAttribArray, (GLuint))                                       \
     X(void, glVertexAttribPointer, (GLuint, GLint, GLenum, GLboolean, GLsizei, const void *)) \
     X(void, glVertexAttribDivisor, (GLuint, GLuint))                                    \
     X(void, glDrawArrays, (GLenum, GLint, GLsizei))                                     \
@@ -1359,6 +1361,95 @@ static int sc_egl_fence_sync(void) {
     return ok;
 }
 
+/* An OpenGL ES 3 context beside the desktop one: EGL_OPENGL_ES_API, an
+ * ES3-renderable config, "OpenGL ES 3.x" strings, a `#version 300 es`
+ * program drawing from a client-side vertex array (legal in ES with the
+ * default vertex array), ES's one-shader-per-stage attach rule. */
+static const char *VS_ES3 = "#version 300 es\n"
+                            "in vec2 a_pos;\n"
+                            "void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }\n";
+static const char *FS_ES3 = "#version 300 es\n"
+                            "precision mediump float;\n"
+                            "uniform vec4 u_color;\n"
+                            "out vec4 o_color;\n"
+                            "void main() { o_color = u_color; }\n";
+
+static int sc_egl_es3_context(void) {
+    EGLDisplay dpy = eglGetCurrentDisplay();
+    EGLContext desktop = eglGetCurrentContext();
+    CHECK(dpy != EGL_NO_DISPLAY && desktop != EGL_NO_CONTEXT, "no current desktop context");
+    const char *apis = eglQueryString(dpy, EGL_CLIENT_APIS);
+    CHECK(apis && strstr(apis, "OpenGL_ES"), "EGL_CLIENT_APIS lacks OpenGL_ES: %s",
+          apis ? apis : "(null)");
+    CHECK(eglBindAPI(EGL_OPENGL_ES_API), "eglBindAPI(EGL_OPENGL_ES_API) failed: 0x%04x",
+          eglGetError());
+    const EGLint cfg_attrs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE,
+                                EGL_PBUFFER_BIT, EGL_NONE};
+    EGLConfig cfg;
+    EGLint n = 0;
+    CHECK(eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &n) && n == 1,
+          "no EGL_OPENGL_ES3_BIT config: 0x%04x", eglGetError());
+    const EGLint es3[] = {EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE};
+    EGLContext es = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, es3);
+    CHECK(es != EGL_NO_CONTEXT, "eglCreateContext(ES 3) failed: 0x%04x", eglGetError());
+    EGLint type = 0;
+    CHECK(eglQueryContext(dpy, es, EGL_CONTEXT_CLIENT_TYPE, &type) && type == EGL_OPENGL_ES_API,
+          "EGL_CONTEXT_CLIENT_TYPE = 0x%04x", type);
+    CHECK(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, es), "eglMakeCurrent(ES) failed");
+    const char *version = (const char *)glGetString(GL_VERSION);
+    const char *glsl = (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION);
+    int ok = version && strncmp(version, "OpenGL ES 3.", 12) == 0 && glsl &&
+             strncmp(glsl, "OpenGL ES GLSL ES 3.", 20) == 0;
+    Target t = {0};
+    if (!ok) fail("ES strings: GL_VERSION \"%s\", GLSL \"%s\"", version ? version : "(null)",
+                  glsl ? glsl : "(null)");
+    GLint major = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    if (ok && major != 3) ok = fail("GL_MAJOR_VERSION = %d in an ES 3 context", major);
+    if (ok && !target_create(&t, W, H)) ok = 0;
+    GLuint prog = 0;
+    if (ok) {
+        static const char *const attrs[] = {"a_pos", NULL};
+        prog = program(VS_ES3, FS_ES3, attrs);
+        if (!prog) ok = 0;
+    }
+    if (ok) {
+        GLuint extra = compile(GL_VERTEX_SHADER, VS_ES3);
+        glAttachShader(prog, extra);
+        GLenum e = glGetError();
+        if (e != GL_INVALID_OPERATION)
+            ok = fail("a second vertex shader attached in ES: 0x%04x, not GL_INVALID_OPERATION", e);
+        glDeleteShader(extra);
+    }
+    if (ok) {
+        static const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+        glBindVertexArray(0);
+        glClearColor(0, 0, 0, 0);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glUseProgram(prog);
+        glUniform4f(glGetUniformLocation(prog, "u_color"), C_A[0], C_A[1], C_A[2], C_A[3]);
+        glEnableVertexAttribArray(0);
+        glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glDisableVertexAttribArray(0);
+        GLenum e = glGetError();
+        if (e != GL_NO_ERROR) ok = fail("ES client-array draw raised 0x%04x", e);
+    }
+    if (ok) {
+        uint8_t *px = read_target(&t);
+        ok = check_rect(px, W, 0, 0, W, H, U_A, 0, "ES 3 client-array draw");
+        free(px);
+    }
+    if (prog) glDeleteProgram(prog);
+    if (t.fbo) target_destroy(&t);
+    eglBindAPI(EGL_OPENGL_API);
+    CHECK(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, desktop),
+          "making the desktop context current again failed");
+    CHECK(eglDestroyContext(dpy, es), "eglDestroyContext(ES) failed");
+    return ok;
+}
+
 /* ---- liveness (spawn lane only; run by name, not in the default list) -- */
 
 typedef GLenum (*PFN_RESET_STATUS)(void);
@@ -1898,6 +1989,7 @@ static const Scenario SCENARIOS[] = {
     {"ubo_ranges", sc_ubo_ranges},
     {"vao_switch", sc_vao_switch},
     {"egl_fence_sync", sc_egl_fence_sync},
+    {"egl_es3_context", sc_egl_es3_context},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

@@ -43,6 +43,7 @@ pub const SCENARIOS: &[&str] = &[
     "ubo_ranges",
     "vao_switch",
     "egl_fence_sync",
+    "egl_es3_context",
 ];
 
 /// Where the scenario client runs.

@@ -164,6 +164,7 @@ all_lanes!(
     ubo_ranges,
     vao_switch,
     egl_fence_sync,
+    egl_es3_context,
 );
 
 /// Liveness, spawn lane only (issue: transports fault-tolerant): the client

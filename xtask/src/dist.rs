@@ -4,6 +4,8 @@
 //! target/dist/lib/libmobilegl.so          copy of target/<profile>/libmobilegl.so
 //! target/dist/lib/libGL.so.1  -> libmobilegl.so   (symlink)
 //! target/dist/lib/libEGL.so.1 -> libmobilegl.so   (symlink)
+//! target/dist/lib/libGLESv2.so.2 -> libmobilegl.so (symlink: OpenGL ES
+//!                                 clients, and waffle, dlopen it for ES 2/3)
 //! target/dist/bin/mobilegl-server
 //! ```
 //!
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const LIB: &str = "libmobilegl.so";
-const ALIASES: [&str; 2] = ["libGL.so.1", "libEGL.so.1"];
+const ALIASES: [&str; 3] = ["libGL.so.1", "libEGL.so.1", "libGLESv2.so.2"];
 const SERVER: &str = "mobilegl-server";
 
 pub fn run(args: &[String]) -> Result<(), String> {

@@ -67,7 +67,7 @@ impl Egl {
             .unwrap_or_default();
         debug!(client_ext = %client_ext, "native EGL client extensions");
         let display = Self::display(&inst, &client_ext)?;
-        let (major, minor) = inst
+        let (major, egl_minor) = inst
             .initialize(display)
             .map_err(|e| GlesError::Initialize {
                 detail: e.to_string(),
@@ -76,7 +76,7 @@ impl Egl {
             .query_string(Some(display), egl::VENDOR)
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        info!(path, egl_version = %format!("{major}.{minor}"), vendor = %vendor, "native EGL initialised");
+        info!(path, egl_version = %format!("{major}.{egl_minor}"), vendor = %vendor, "native EGL initialised");
 
         inst.bind_api(egl::OPENGL_ES_API)
             .map_err(|e| GlesError::ContextCreate {
@@ -117,10 +117,27 @@ impl Egl {
             .map_err(|e| GlesError::MakeCurrent {
                 detail: e.to_string(),
             })?;
-        // A sibling libGLESv2 for pre-1.5 drivers that only hand out extension
-        // entry points through eglGetProcAddress.
+        // A sibling libGLESv2 only for drivers that may hand out nothing but
+        // extension entry points through eglGetProcAddress (EGL < 1.5
+        // without EGL_KHR_get_all_proc_addresses). Not otherwise: once
+        // loaded, its soname "libGLESv2.so.2" would answer an OpenGL ES
+        // application's own dlopen("libGLESv2.so.2") with the native library
+        // instead of MobileGL (waffle does that for ES contexts).
+        let display_ext = this
+            .inst
+            .query_string(Some(display), egl::EXTENSIONS)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let all_procs = (major, egl_minor) >= (1, 5)
+            || display_ext
+                .split(' ')
+                .chain(client_ext.split(' '))
+                .any(|e| {
+                    e == "EGL_KHR_get_all_proc_addresses"
+                        || e == "EGL_KHR_client_get_all_proc_addresses"
+                });
         let gles_path = std::path::Path::new(path).with_file_name("libGLESv2.so.2");
-        if let Some(p) = gles_path.to_str() {
+        if let (false, Some(p)) = (all_procs, gles_path.to_str()) {
             if gles_path.exists() {
                 this.gles_lib = open_isolated(p).ok();
             }

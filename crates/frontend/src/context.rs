@@ -17,7 +17,7 @@ use mgpipe::calls;
 use mgpipe::consts::*;
 use mgpipe::{Handle, Pipe};
 
-use crate::platform::{ContextAttribs, ContextRef, PlatformError, Profile, SurfaceRef};
+use crate::platform::{Api, ContextAttribs, ContextRef, PlatformError, Profile, SurfaceRef};
 use crate::runtime::{ensure_conn, world, Conn, World};
 
 /// One GL context as the window-system layer sees it. Its state lives in
@@ -823,6 +823,9 @@ pub struct GlState {
     pub handle: Handle,
     pub version: (u32, u32),
     pub profile: Profile,
+    /// The OpenGL ES version an ES context reports (`platform::Api`);
+    /// `None` for desktop OpenGL.
+    pub es: Option<(u32, u32)>,
     pub debug: bool,
     pub forward_compatible: bool,
     pub error: u32,
@@ -1052,6 +1055,10 @@ impl GlState {
             handle,
             version: ctx.version,
             profile: ctx.profile,
+            es: match ctx.attribs.api {
+                Api::OpenGlEs(major, minor) => Some((major, minor)),
+                Api::OpenGl => None,
+            },
             debug: ctx.attribs.debug,
             forward_compatible: ctx.attribs.forward_compatible,
             error: glow::NO_ERROR,
@@ -1470,16 +1477,32 @@ pub fn create_context(
     attribs: &ContextAttribs,
     share: Option<&ContextRef>,
 ) -> Result<ContextRef, PlatformError> {
-    let requested = (attribs.major, attribs.minor);
     let bad_version = PlatformError::BadVersion {
         major: attribs.major,
         minor: attribs.minor,
     };
+    let mut w = world();
+    let conn = ensure_conn(&mut w)?;
+    let mut attribs = *attribs;
+    // An OpenGL ES context runs on the largest GL core we make (its
+    // compatibility-profile state: ES keeps client arrays and a default
+    // vertex array) and reports the ES version that core covers: 3.1 needs
+    // compute shaders (3.2 would also need tessellation); 3.0 otherwise.
+    if let Api::OpenGlEs(major, minor) = attribs.api {
+        let has_compute = crate::gl::compute::has_compute(&conn.caps);
+        let es = if has_compute { (3, 1) } else { (3, 0) };
+        if (major, minor) > es {
+            return Err(bad_version);
+        }
+        attribs.api = Api::OpenGlEs(es.0, es.1);
+        (attribs.major, attribs.minor) = if has_compute { (4, 5) } else { (3, 3) };
+        attribs.profile = Profile::Compatibility;
+    }
+    let attribs = &attribs;
+    let requested = (attribs.major, attribs.minor);
     if requested > (4, 5) {
         return Err(bad_version);
     }
-    let mut w = world();
-    let conn = ensure_conn(&mut w)?;
     let version = if requested <= (3, 3) {
         (3, 3)
     } else if crate::gl::compute::has_compute(&conn.caps) {

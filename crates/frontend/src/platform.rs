@@ -13,6 +13,18 @@ pub enum Profile {
     Compatibility,
 }
 
+/// Which client API a context implements. An OpenGL ES context is the
+/// same GL core as a desktop one (compatibility-profile state, so client
+/// arrays and the default vertex array work as ES requires); it differs in
+/// what it reports: `GL_VERSION` "OpenGL ES x.y", its GLSL ES version and
+/// its extension names (`gl::get`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    OpenGl,
+    /// OpenGL ES of this (major, minor) version, as reported.
+    OpenGlEs(u32, u32),
+}
+
 /// What the application asked for (EGL_KHR_create_context attributes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContextAttribs {
@@ -22,6 +34,7 @@ pub struct ContextAttribs {
     pub debug: bool,
     pub forward_compatible: bool,
     pub robust: bool,
+    pub api: Api,
 }
 
 impl Default for ContextAttribs {
@@ -33,6 +46,7 @@ impl Default for ContextAttribs {
             debug: false,
             forward_compatible: false,
             robust: false,
+            api: Api::OpenGl,
         }
     }
 }

@@ -267,8 +267,13 @@ fn egl_smoke() {
         assert_eq!(egl::eglGetConfigs(dpy, std::ptr::null_mut(), 0, &mut n), 1);
         assert!(n >= 3);
 
-        assert_eq!(egl::eglQueryAPI(), EGL_NONE as u32);
-        assert_eq!(egl::eglBindAPI(EGL_OPENGL_ES_API as u32), 0);
+        // EGL 1.5 §3.7: OpenGL ES is supported, so it is the initial API.
+        assert_eq!(egl::eglQueryAPI(), EGL_OPENGL_ES_API as u32);
+        assert!(has_ext(
+            egl::eglQueryString(dpy, EGL_CLIENT_APIS),
+            "OpenGL_ES"
+        ));
+        assert_eq!(egl::eglBindAPI(0x30A1 /* EGL_OPENVG_API */), 0);
         assert_eq!(egl::eglGetError(), EGL_BAD_PARAMETER);
         assert_eq!(egl::eglBindAPI(EGL_OPENGL_API as u32), 1);
         assert_eq!(egl::eglQueryAPI(), EGL_OPENGL_API as u32);

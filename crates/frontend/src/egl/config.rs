@@ -4,6 +4,11 @@
 use super::consts::*;
 use super::EglError;
 
+/// The client APIs every config renders with: desktop OpenGL and OpenGL ES
+/// 2.0 / 3.x (an ES context is the same GL core with ES strings and limits,
+/// `context::create_context`). OpenGL ES 1.x is not offered.
+pub const RENDERABLE_APIS: i32 = EGL_OPENGL_BIT | EGL_OPENGL_ES2_BIT | EGL_OPENGL_ES3_BIT;
+
 /// GL sized formats handed to the platform as a surface's buffers.
 const GL_RGBA8: u32 = 0x8058;
 const GL_RGB8: u32 = 0x8051;
@@ -119,7 +124,7 @@ impl Config {
             EGL_COLOR_BUFFER_TYPE => EGL_RGB_BUFFER,
             EGL_CONFIG_CAVEAT => EGL_NONE,
             EGL_CONFIG_ID => self.id,
-            EGL_CONFORMANT | EGL_RENDERABLE_TYPE => EGL_OPENGL_BIT,
+            EGL_CONFORMANT | EGL_RENDERABLE_TYPE => RENDERABLE_APIS,
             EGL_LEVEL => 0,
             EGL_MAX_PBUFFER_WIDTH | EGL_MAX_PBUFFER_HEIGHT => MAX_PBUFFER_SIDE,
             EGL_MAX_PBUFFER_PIXELS => MAX_PBUFFER_SIDE * MAX_PBUFFER_SIDE,

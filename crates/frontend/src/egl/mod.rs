@@ -3,11 +3,13 @@
 //! Enough EGL for waffle's `surfaceless_egl` platform (piglit), SDL, GLFW and
 //! LWJGL on headless devices: the EGL_MESA_platform_surfaceless display (and
 //! `eglGetDisplay(EGL_DEFAULT_DISPLAY)`), pbuffer-only configs renderable by
-//! desktop OpenGL, EGL_KHR_create_context / EGL_KHR_surfaceless_context /
-//! EGL_KHR_no_config_context, `eglBindAPI(EGL_OPENGL_API)`, fence syncs
-//! (EGL 1.5, EGL_KHR_fence_sync, EGL_KHR_wait_sync: `sync.rs`). Native
-//! windows and pixmaps, images and OpenGL ES are refused with the EGL error
-//! the specification names, and a log line.
+//! desktop OpenGL and OpenGL ES 2/3, EGL_KHR_create_context /
+//! EGL_KHR_surfaceless_context / EGL_KHR_no_config_context, `eglBindAPI` of
+//! EGL_OPENGL_API and EGL_OPENGL_ES_API (an ES context: ES 2.0 and 3.x over
+//! the same GL core, `platform::Api`), fence syncs (EGL 1.5,
+//! EGL_KHR_fence_sync, EGL_KHR_wait_sync: `sync.rs`). Native windows and
+//! pixmaps, images and OpenGL ES 1.x are refused with the EGL error the
+//! specification names, and a log line.
 //!
 //! Contexts and surfaces are created through the `crate::platform` seam; this
 //! module never touches GL state, except that a fence sync inserts and waits
@@ -39,7 +41,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use consts::*;
 use state::{ContextRec, SurfaceRec, REGISTRY};
 
-use crate::platform::{self, ContextAttribs, PlatformError, Profile, SurfaceDesc};
+use crate::platform::{self, Api, ContextAttribs, PlatformError, Profile, SurfaceDesc};
 
 pub type EGLBoolean = u32;
 pub type EGLint = i32;
@@ -75,7 +77,7 @@ EGL_KHR_get_all_proc_addresses EGL_KHR_no_config_context EGL_KHR_surfaceless_con
 EGL_KHR_wait_sync\0";
 const VENDOR: &[u8] = b"MobileGL\0";
 const VERSION: &[u8] = b"1.5 MobileGL\0";
-const CLIENT_APIS: &[u8] = b"OpenGL\0";
+const CLIENT_APIS: &[u8] = b"OpenGL OpenGL_ES\0";
 
 /// An EGL error code and why it was raised.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -269,14 +271,8 @@ pub unsafe extern "C" fn eglBindAPI(api: EGLenum) -> EGLBoolean {
             Ok(TRUE)
         }
         EGL_OPENGL_ES_API => {
-            tracing::warn!(
-                target: "mobilegl::egl",
-                "eglBindAPI(EGL_OPENGL_ES_API): MobileGL implements desktop OpenGL only; OpenGL ES contexts are not supported yet"
-            );
-            Err(EglError::new(
-                EGL_BAD_PARAMETER,
-                "EGL_OPENGL_ES_API is not supported",
-            ))
+            state::update_thread(|t| t.api = EGL_OPENGL_ES_API);
+            Ok(TRUE)
         }
         _ => Err(EglError::new(EGL_BAD_PARAMETER, "unsupported client API")),
     })
@@ -667,6 +663,70 @@ pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttrib
         debug: flags & FLAG_DEBUG != 0,
         forward_compatible,
         robust: flags & FLAG_ROBUST != 0,
+        api: Api::OpenGl,
+    })
+}
+
+/// `eglCreateContext` attributes for an OpenGL ES context (EGL 1.5 §3.7.1,
+/// EGL_KHR_create_context): ES 2.0 and 3.0–3.2; the desktop-only
+/// attributes (profile mask, forward-compatible) are refused.
+pub fn parse_es_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttribs, EglError> {
+    // EGL 1.5 §3.7.1.1: an ES context defaults to version 1.0.
+    let mut major = 1;
+    let mut minor = 0;
+    let mut flags = 0;
+    for &(name, value) in pairs {
+        match name {
+            // Same value as EGL_CONTEXT_CLIENT_VERSION.
+            EGL_CONTEXT_MAJOR_VERSION => major = value,
+            EGL_CONTEXT_MINOR_VERSION => minor = value,
+            EGL_CONTEXT_FLAGS_KHR => {
+                if value & !(FLAG_DEBUG | FLAG_ROBUST) != 0 {
+                    return Err(EglError::new(
+                        EGL_BAD_ATTRIBUTE,
+                        "EGL_CONTEXT_FLAGS_KHR bits other than debug and robust for an OpenGL ES context",
+                    ));
+                }
+                flags = value;
+            }
+            EGL_CONTEXT_OPENGL_DEBUG => flags = set_flag(flags, FLAG_DEBUG, egl_bool(value)?),
+            EGL_CONTEXT_OPENGL_ROBUST_ACCESS => {
+                flags = set_flag(flags, FLAG_ROBUST, egl_bool(value)?)
+            }
+            EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY => {
+                if value != EGL_NO_RESET_NOTIFICATION && value != EGL_LOSE_CONTEXT_ON_RESET {
+                    return Err(EglError::new(
+                        EGL_BAD_ATTRIBUTE,
+                        "bad reset notification strategy",
+                    ));
+                }
+            }
+            _ => {
+                return Err(EglError::new(
+                    EGL_BAD_ATTRIBUTE,
+                    "unknown eglCreateContext attribute for an OpenGL ES context",
+                ))
+            }
+        }
+    }
+    match (major, minor) {
+        (2, 0) | (3, 0..=2) => {}
+        (1, 0 | 1) => {
+            return Err(EglError::new(
+                EGL_BAD_MATCH,
+                "OpenGL ES 1.x contexts are not supported (ES 2.0 and 3.x are)",
+            ))
+        }
+        _ => return Err(EglError::new(EGL_BAD_MATCH, "not an OpenGL ES version")),
+    }
+    Ok(ContextAttribs {
+        major: major as u32,
+        minor: minor as u32,
+        profile: Profile::Compatibility,
+        debug: flags & FLAG_DEBUG != 0,
+        forward_compatible: false,
+        robust: flags & FLAG_ROBUST != 0,
+        api: Api::OpenGlEs(major as u32, minor as u32),
     })
 }
 
@@ -694,7 +754,8 @@ pub unsafe extern "C" fn eglCreateContext(
         } else {
             Some(config_of(config)?.id)
         };
-        if state::thread().api != EGL_OPENGL_API {
+        let api = state::thread().api;
+        if api != EGL_OPENGL_API && api != EGL_OPENGL_ES_API {
             return Err(EglError::new(
                 EGL_BAD_MATCH,
                 "no client API bound: call eglBindAPI(EGL_OPENGL_API) first",
@@ -706,7 +767,12 @@ pub unsafe extern "C" fn eglCreateContext(
             Some(reg.context(dpy, handle(share_context))?.ctx.clone())
         };
         // SAFETY: EGL contract: null or an EGL_NONE-terminated list.
-        let attribs = parse_context_attribs(&unsafe { read_attribs(attrib_list) }?)?;
+        let pairs = unsafe { read_attribs(attrib_list) }?;
+        let attribs = if api == EGL_OPENGL_ES_API {
+            parse_es_context_attribs(&pairs)?
+        } else {
+            parse_context_attribs(&pairs)?
+        };
         let ctx = platform::create_context(&attribs, share.as_ref())?;
         let h = reg.mint();
         reg.contexts.insert(
@@ -748,8 +814,14 @@ pub unsafe extern "C" fn eglQueryContext(
         let c = reg.context(handle(dpy), handle(ctx))?;
         let v = match attribute {
             EGL_CONFIG_ID => c.config_id.unwrap_or(0),
-            EGL_CONTEXT_CLIENT_TYPE => EGL_OPENGL_API,
-            EGL_CONTEXT_CLIENT_VERSION => c.attribs.major as EGLint,
+            EGL_CONTEXT_CLIENT_TYPE => match c.attribs.api {
+                Api::OpenGl => EGL_OPENGL_API,
+                Api::OpenGlEs(..) => EGL_OPENGL_ES_API,
+            },
+            EGL_CONTEXT_CLIENT_VERSION => match c.attribs.api {
+                Api::OpenGl => c.attribs.major as EGLint,
+                Api::OpenGlEs(major, _) => major as EGLint,
+            },
             EGL_RENDER_BUFFER => {
                 let t = state::thread();
                 if c.bound.is_some() && t.context == handle(ctx) && t.draw != 0 {
@@ -1352,6 +1424,55 @@ pub unsafe extern "C" fn eglDestroyImage(dpy: EGLDisplay, _image: EGLImage) -> E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn es_context_attribs() {
+        let es = |p: &[(EGLint, EGLint)]| parse_es_context_attribs(p).map(|a| a.api);
+        let code = |p: &[(EGLint, EGLint)]| parse_es_context_attribs(p).err().map(|e| e.code);
+        assert_eq!(
+            es(&[(EGL_CONTEXT_CLIENT_VERSION, 2)]).ok(),
+            Some(Api::OpenGlEs(2, 0))
+        );
+        assert_eq!(
+            es(&[
+                (EGL_CONTEXT_MAJOR_VERSION, 3),
+                (EGL_CONTEXT_MINOR_VERSION, 1)
+            ])
+            .ok(),
+            Some(Api::OpenGlEs(3, 1))
+        );
+        // The default is ES 1.0, which we do not make.
+        assert_eq!(code(&[]), Some(EGL_BAD_MATCH));
+        assert_eq!(
+            code(&[(EGL_CONTEXT_CLIENT_VERSION, 4)]),
+            Some(EGL_BAD_MATCH)
+        );
+        assert_eq!(
+            code(&[
+                (EGL_CONTEXT_MAJOR_VERSION, 3),
+                (EGL_CONTEXT_MINOR_VERSION, 3)
+            ]),
+            Some(EGL_BAD_MATCH)
+        );
+        // Desktop-only attributes.
+        assert_eq!(
+            code(&[
+                (EGL_CONTEXT_CLIENT_VERSION, 3),
+                (
+                    EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                    EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT
+                )
+            ]),
+            Some(EGL_BAD_ATTRIBUTE)
+        );
+        assert_eq!(
+            code(&[
+                (EGL_CONTEXT_CLIENT_VERSION, 3),
+                (EGL_CONTEXT_FLAGS_KHR, FLAG_FORWARD)
+            ]),
+            Some(EGL_BAD_ATTRIBUTE)
+        );
+    }
 
     #[test]
     fn context_attribs_defaults_and_profiles() {

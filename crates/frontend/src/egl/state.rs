@@ -237,13 +237,19 @@ impl ThreadState {
     const INITIAL: ThreadState = ThreadState {
         error: EGL_SUCCESS,
         // EGL 1.5 §3.7: the initial API is EGL_OPENGL_ES_API when OpenGL ES
-        // is supported, EGL_NONE otherwise (our case).
-        api: EGL_NONE,
+        // is supported (it is: ES 2.0 and 3.x contexts).
+        api: EGL_OPENGL_ES_API,
         display: 0,
         context: 0,
         draw: 0,
         read: 0,
     };
+}
+
+/// Both client APIs we implement share one GL core and one current-context
+/// slot per thread: either bound API reaches the current context.
+pub fn gl_like_api(api: i32) -> bool {
+    api == EGL_OPENGL_API || api == EGL_OPENGL_ES_API
 }
 
 thread_local! {

@@ -44,7 +44,7 @@ fn create(dpy: usize, ty: EGLint, attribs: usize) -> Result<EGLSync, EglError> {
         ));
     }
     let t = state::thread();
-    if t.api != EGL_OPENGL_API || t.context == 0 {
+    if !super::state::gl_like_api(t.api) || t.context == 0 {
         return Err(EglError::new(
             EGL_BAD_MATCH,
             "a fence sync needs a current OpenGL context",
@@ -145,7 +145,7 @@ fn server_wait(dpy: usize, sync: usize, flags: EGLint) -> Result<(), EglError> {
         return Err(EglError::new(EGL_BAD_PARAMETER, "flags must be 0"));
     }
     let t = state::thread();
-    if t.api != EGL_OPENGL_API || t.context == 0 || t.display != dpy {
+    if !super::state::gl_like_api(t.api) || t.context == 0 || t.display != dpy {
         return Err(EglError::new(
             EGL_BAD_MATCH,
             "eglWaitSync needs a current OpenGL context of this display",

@@ -46,6 +46,9 @@ const FLOAT64_EXTENSIONS: &[&CStr] = &[c"GL_ARB_gpu_shader_fp64", c"GL_ARB_verte
 
 /// The extension list of this context's backend.
 fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
+    if gl.st.es.is_some() {
+        return es_extension(gl, index);
+    }
     let caps = &gl.conn.caps;
     let compute = if super::compute::has_compute(caps) {
         COMPUTE_EXTENSIONS
@@ -127,6 +130,77 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(base_instance)
         .chain(clip_control)
         .chain(legacy)
+        .nth(index)
+        .copied()
+}
+
+/// OpenGL ES extensions an ES context lists: the ES names of desktop
+/// features every context we make has (their ES-suffixed entry points
+/// resolve to the core functions: `build.rs` maps a gles2 extension command
+/// to the core command of the same name without the suffix and with the
+/// same parameters).
+const ES_EXTENSIONS: &[&CStr] = &[
+    c"GL_EXT_buffer_storage",
+    c"GL_EXT_map_buffer_range",
+    c"GL_OES_mapbuffer",
+    c"GL_EXT_texture_storage",
+    c"GL_OES_vertex_array_object",
+    c"GL_OES_element_index_uint",
+    c"GL_OES_packed_depth_stencil",
+    c"GL_OES_depth24",
+    c"GL_OES_depth_texture",
+    c"GL_OES_rgb8_rgba8",
+    c"GL_OES_texture_npot",
+    c"GL_EXT_texture_rg",
+    c"GL_EXT_color_buffer_float",
+    c"GL_EXT_color_buffer_half_float",
+    c"GL_EXT_draw_elements_base_vertex",
+    c"GL_OES_draw_elements_base_vertex",
+    c"GL_EXT_multi_draw_indirect",
+    c"GL_EXT_polygon_offset_clamp",
+    c"GL_KHR_debug",
+];
+
+/// ES names listed where the backend has the feature.
+fn es_extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
+    use mgpipe::caps::{
+        CAPS_FEATURE_BASE_INSTANCE, CAPS_FEATURE_BLEND_PER_BUFFER, CAPS_FEATURE_CLIP_CONTROL,
+    };
+    let caps = &gl.conn.caps;
+    let has = |bit: u32, names: &'static [&'static CStr]| -> &'static [&'static CStr] {
+        if caps.features & bit != 0 {
+            names
+        } else {
+            &[]
+        }
+    };
+    let texbuf: &[&CStr] = if caps.implements(mgpipe::Opcode::TextureBuffer as u16) {
+        &[c"GL_EXT_texture_buffer", c"GL_OES_texture_buffer"]
+    } else {
+        &[]
+    };
+    let es31: &[&CStr] = if super::compute::has_compute(caps) {
+        &[
+            c"GL_EXT_texture_cube_map_array",
+            c"GL_OES_texture_cube_map_array",
+            c"GL_OES_texture_storage_multisample_2d_array",
+        ]
+    } else {
+        &[]
+    };
+    ES_EXTENSIONS
+        .iter()
+        .chain(texbuf)
+        .chain(es31)
+        .chain(has(CAPS_FEATURE_BASE_INSTANCE, &[c"GL_EXT_base_instance"]))
+        .chain(has(CAPS_FEATURE_CLIP_CONTROL, &[c"GL_EXT_clip_control"]))
+        .chain(has(
+            CAPS_FEATURE_BLEND_PER_BUFFER,
+            &[
+                c"GL_EXT_draw_buffers_indexed",
+                c"GL_OES_draw_buffers_indexed",
+            ],
+        ))
         .nth(index)
         .copied()
 }
@@ -262,6 +336,19 @@ fn extensions_string(gl: &Gl) -> *const c_char {
     lists.last().map_or(std::ptr::null(), |s| s.as_ptr())
 }
 
+/// GL_VERSION / GL_SHADING_LANGUAGE_VERSION of an OpenGL ES context
+/// ("OpenGL ES <major>.<minor> <vendor-specific>", ES 3.2 §22.2).
+fn es_version_string(es: Option<(u32, u32)>, glsl: bool) -> *const c_char {
+    match (es, glsl) {
+        (Some((3, 2)), false) => c"OpenGL ES 3.2 MobileGL 0.1.0".as_ptr(),
+        (Some((3, 1)), false) => c"OpenGL ES 3.1 MobileGL 0.1.0".as_ptr(),
+        (_, false) => c"OpenGL ES 3.0 MobileGL 0.1.0".as_ptr(),
+        (Some((3, 2)), true) => c"OpenGL ES GLSL ES 3.20".as_ptr(),
+        (Some((3, 1)), true) => c"OpenGL ES GLSL ES 3.10".as_ptr(),
+        (_, true) => c"OpenGL ES GLSL ES 3.00".as_ptr(),
+    }
+}
+
 static RENDERER: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
 
 fn renderer(gl: &Gl) -> *const c_char {
@@ -287,6 +374,10 @@ pub unsafe extern "C" fn glGetString(name: u32) -> *const u8 {
         StrPtr(match name {
             glow::VENDOR => VENDOR.as_ptr(),
             glow::RENDERER => renderer(gl),
+            glow::VERSION if gl.st.es.is_some() => es_version_string(gl.st.es, false),
+            glow::SHADING_LANGUAGE_VERSION if gl.st.es.is_some() => {
+                es_version_string(gl.st.es, true)
+            }
             glow::VERSION => match (gl.st.version, gl.st.is_core()) {
                 (v, true) if v >= (4, 5) => VERSION_45.as_ptr(),
                 (v, false) if v >= (4, 5) => VERSION_45_COMPAT.as_ptr(),
@@ -383,8 +474,10 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
     let c = gl.conn.caps;
     let s = &*gl.st;
     match pname {
-        glow::MAJOR_VERSION => i(s.version.0),
-        glow::MINOR_VERSION => i(s.version.1),
+        glow::MAJOR_VERSION => i(s.es.unwrap_or(s.version).0),
+        glow::MINOR_VERSION => i(s.es.unwrap_or(s.version).1),
+        // OpenGL ES has no profiles.
+        glow::CONTEXT_PROFILE_MASK if s.es.is_some() => None,
         glow::CONTEXT_PROFILE_MASK => i(if s.is_core() {
             glow::CONTEXT_CORE_PROFILE_BIT
         } else {

@@ -387,6 +387,18 @@ pub unsafe extern "C" fn glAttachShader(program: u32, shader_name: u32) {
         if p.shaders.contains(&shader_name) {
             gl_err!(gl, glow::INVALID_OPERATION);
         }
+        let attached = p.shaders.clone();
+        // OpenGL ES 3.2 §7.3: at most one shader object of each stage.
+        if gl.st.es.is_some() {
+            let stage_of = |gl: &mut Gl, name: u32| shader_mut(gl, name).ok().map(|s| s.stage);
+            let stage = stage_of(gl, shader_name);
+            if attached.iter().any(|&other| stage_of(gl, other) == stage) {
+                gl_err!(gl, glow::INVALID_OPERATION);
+            }
+        }
+        let Ok(p) = program_mut(gl, program) else {
+            return;
+        };
         p.shaders.push(shader_name);
         if let Ok(s) = shader_mut(gl, shader_name) {
             s.attached += 1;
