@@ -1032,6 +1032,9 @@ pub struct GlState {
     pub raster: crate::gl::raster::RasterState,
     /// Display-list compile state and GL_LIST_BASE (`gl::dlist`).
     pub dlist: crate::gl::dlist::DlistState,
+    /// Proxy texture levels (`gl::proxy_textures`): (proxy target, level,
+    /// state) of the last supported glTexImage* on each.
+    pub proxy_levels: Vec<(u32, u32, LevelInfo)>,
 }
 
 impl GlState {
@@ -1199,6 +1202,7 @@ impl GlState {
             ff: Default::default(),
             raster: Default::default(),
             dlist: Default::default(),
+            proxy_levels: Vec::new(),
         }
     }
 

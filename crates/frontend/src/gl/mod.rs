@@ -39,6 +39,7 @@ pub mod pixel_rect;
 pub mod pixels;
 pub mod points;
 pub mod program_interface;
+pub(crate) mod proxy_textures;
 pub mod queries;
 pub mod raster;
 pub mod robust;

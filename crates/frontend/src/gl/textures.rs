@@ -360,7 +360,8 @@ pub(super) fn tex_image(
     ty: u32,
     pixels: *const c_void,
 ) {
-    if !valid_image_target(target, dims) {
+    let proxy = super::proxy_textures::is_proxy_for(target, dims);
+    if !valid_image_target(target, dims) && !proxy {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let Some(bpp) = check_upload_format(gl, format, ty) else {
@@ -402,6 +403,24 @@ pub(super) fn tex_image(
     let Some((width, height, depth)) = strip.inner(width, height, depth) else {
         gl_err!(gl, glow::INVALID_VALUE);
     };
+    if proxy {
+        // GL 4.6 §8.22: an unsupported proxy image is no error; its state
+        // reads as zeros.
+        if !super::proxy_textures::level_in_range(gl, target, level) {
+            gl_err!(gl, glow::INVALID_VALUE);
+        }
+        let info =
+            super::proxy_textures::supported(gl, target, level, [width, height, depth], ifmt)
+                .then_some(LevelInfo {
+                    width: width as u32,
+                    height: height as u32,
+                    depth: depth as u32,
+                    internal_format: ifmt,
+                    requested: internal as u32,
+                });
+        super::proxy_textures::set_level(gl, target, level, info);
+        return;
+    }
     let max = gl.conn.caps.max_texture_size as i32;
     if level < 0
         || width < 0
@@ -841,7 +860,8 @@ pub(super) fn tex_subimage(
     ty: u32,
     pixels: *const c_void,
 ) {
-    if !valid_image_target(target, dims) {
+    let proxy = super::proxy_textures::is_proxy_for(target, dims);
+    if !valid_image_target(target, dims) && !proxy {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     let Some(bpp) = check_upload_format(gl, format, ty) else {
@@ -1020,7 +1040,8 @@ pub(super) fn tex_storage(
             glow::TEXTURE_3D | glow::TEXTURE_2D_ARRAY | glow::TEXTURE_CUBE_MAP_ARRAY
         ),
     };
-    if !ok_target {
+    let proxy = super::proxy_textures::is_proxy_for(target, dims);
+    if !ok_target && !proxy {
         gl_err!(gl, glow::INVALID_ENUM);
     }
     // ARB_texture_storage: the legacy sized formats are valid in a
@@ -1071,6 +1092,38 @@ pub(super) fn tex_storage(
             .leading_zeros();
     if levels as u32 > max_levels {
         gl_err!(gl, glow::INVALID_OPERATION);
+    }
+    if proxy {
+        // GL 4.6 §8.19: every level of the proxy is set, or all zeroed when
+        // any is not supported.
+        let level_size = |l: i32| {
+            let shrink = |v: i32| (v >> l).max(1);
+            let d = if target == glow::PROXY_TEXTURE_3D {
+                shrink(depth)
+            } else {
+                depth
+            };
+            let h = if target == glow::PROXY_TEXTURE_1D_ARRAY {
+                height
+            } else {
+                shrink(height)
+            };
+            [shrink(width), h, d]
+        };
+        let all = (0..levels)
+            .all(|l| super::proxy_textures::supported(gl, target, l, level_size(l), storage));
+        for l in 0..levels {
+            let [w, h, d] = level_size(l);
+            let info = all.then_some(LevelInfo {
+                width: w as u32,
+                height: h as u32,
+                depth: d as u32,
+                internal_format: storage,
+                requested: internal,
+            });
+            super::proxy_textures::set_level(gl, target, l, info);
+        }
+        return;
     }
     let name = bound_texture_name(gl, target);
     if name == 0 {
@@ -1828,13 +1881,19 @@ pub(super) fn tex_level_param(gl: &mut Gl, target: u32, level: i32, pname: u32) 
             gl.st.set_error(glow::INVALID_VALUE);
             return None;
         }
-        let name = bound_texture_name(gl, target);
+        let proxy = super::proxy_textures::is_proxy(target);
+        let name = if proxy {
+            0
+        } else {
+            bound_texture_name(gl, target)
+        };
         if target == glow::TEXTURE_BUFFER {
             if let Some(v) = super::texbuf::level_param(gl, name, level, pname) {
                 return v;
             }
         }
         let (info, samples, fixed) = match gl.sh.textures.get(&name) {
+            _ if proxy => (super::proxy_textures::level(gl, target, level), 0, true),
             Some(Some(t)) if target == glow::TEXTURE_BUFFER => {
                 (super::texbuf::level_info(gl, t), 0, true)
             }
