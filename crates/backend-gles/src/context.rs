@@ -1279,6 +1279,11 @@ impl Cx<'_> {
                 }
             };
             self.ctx.shadow.bind_image(gl, k as u32, unit);
+            if self.f.alias_image_units {
+                // The write-only twin of a read-write image (sampling.rs).
+                let alias = k as u32 + crate::sampling::IMAGE_ALIAS_OFFSET;
+                self.ctx.shadow.bind_image(gl, alias, unit);
+            }
         }
     }
 

@@ -246,6 +246,10 @@ pub(crate) struct Features {
     /// Image units and storage-buffer bindings the driver has, clamped to
     /// the `set_shader_images` / `set_shader_buffers` slots (0 on GLES 3.0).
     pub max_image_units: usize,
+    /// The driver has 16 image units or more: unit k's texture is bound
+    /// to unit k + 8 as well, for the write-only twins of read-write
+    /// images (`sampling::qualify_storage_images`).
+    pub alias_image_units: bool,
     pub max_ssbo_bindings: usize,
     /// SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT (1 on GLES 3.0).
     pub ssbo_align: u32,
@@ -599,6 +603,9 @@ impl GlesBackend {
                 } else {
                     0
                 },
+                alias_image_units: minor >= 1
+                    && gl.get_parameter_i32(glow::MAX_IMAGE_UNITS)
+                        >= 2 * crate::sampling::IMAGE_ALIAS_OFFSET as i32,
                 max_ssbo_bindings: if minor >= 1 {
                     gl.get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
                         .clamp(0, 16) as usize

@@ -1100,6 +1100,11 @@ pub fn build_program_variant(
             Some(w) => std::borrow::Cow::Owned(w),
             None => words,
         };
+        // Emulation: readonly / writeonly for ESSL's storage images (sampling.rs).
+        let words = match crate::sampling::qualify_storage_images(&words) {
+            Some(w) => std::borrow::Cow::Owned(w),
+            None => words,
+        };
         let fragment = i == mgpipe::consts::STAGE_FRAGMENT;
         let lod = (lod_bias || crate::sampling::may_need_lod_fix(&words))
             .then(|| crate::sampling::lower_lod(&words, fragment, lod_bias))
