@@ -1253,6 +1253,10 @@ impl Cx<'_> {
                     storage: TexStorage::Immutable | TexStorage::Promoted(_),
                     ..
                 }) => Some(*tex),
+                // GLES 3.2 §8.22: a buffer texture needs no immutable storage.
+                Some(ResKind::Texture { tex, target, .. }) if *target == glow::TEXTURE_BUFFER => {
+                    Some(*tex)
+                }
                 Some(_) => {
                     warn!(resource = ?h, unit = k, "image unit names no (immutable) texture, left unbound");
                     None

@@ -165,12 +165,15 @@ impl GlesBackend {
                 }
                 continue;
             }
+            // Buffer textures are bound as they are (GLES 3.2 §8.22 takes
+            // a buffer texture or an immutable one).
             let mutable = matches!(
                 self.scr.resources.get(res).map(|r| &r.kind),
                 Some(ResKind::Texture {
                     storage: TexStorage::Mutable,
+                    target,
                     ..
-                })
+                }) if *target != glow::TEXTURE_BUFFER
             );
             if mutable {
                 self.promote_texture(res, call);
