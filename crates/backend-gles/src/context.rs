@@ -1266,11 +1266,11 @@ impl Cx<'_> {
                     None
                 }
             };
-            let unit = match crate::images::image_unit(&self.ctx.images, k, tex) {
+            let unit = match crate::images::image_unit(&self.ctx.images, k, tex, self.f.image_formats) {
                 Some(u) => u,
                 None => {
                     let im = &self.ctx.images;
-                    if tex.is_some() && crate::images::image_format_supported(im.formats[k]) {
+                    if tex.is_some() && crate::images::image_format_supported(im.formats[k], self.f.image_formats) {
                         warn!(
                             unit = k,
                             access = im.access[k],

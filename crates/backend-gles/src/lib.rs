@@ -250,6 +250,8 @@ pub(crate) struct Features {
     /// to unit k + 8 as well, for the write-only twins of read-write
     /// images (`sampling::qualify_storage_images`).
     pub alias_image_units: bool,
+    /// GL_NV_image_formats (and norm16) for image units (images.rs).
+    pub image_formats: crate::images::ImageFormats,
     pub max_ssbo_bindings: usize,
     /// SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT (1 on GLES 3.0).
     pub ssbo_align: u32,
@@ -602,6 +604,10 @@ impl GlesBackend {
                     gl.get_parameter_i32(glow::MAX_IMAGE_UNITS).clamp(0, 8) as usize
                 } else {
                     0
+                },
+                image_formats: crate::images::ImageFormats {
+                    nv: minor >= 1 && ext.contains("GL_NV_image_formats"),
+                    norm16: ext.contains("GL_EXT_texture_norm16"),
                 },
                 alias_image_units: minor >= 1
                     && gl.get_parameter_i32(glow::MAX_IMAGE_UNITS)

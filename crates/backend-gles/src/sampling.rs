@@ -1387,6 +1387,132 @@ pub fn qualify_storage_images(words: &[u32]) -> Option<Vec<u32>> {
     Some(ed.finish())
 }
 
+/// The storage image formats SPIRV-Cross refuses to write for ES (its
+/// `is_desktop_only_format`), with their ESSL qualifiers
+/// (GL_NV_image_formats has them all).
+fn desktop_only_format(f: rspirv::spirv::ImageFormat) -> Option<&'static str> {
+    use rspirv::spirv::ImageFormat as F;
+    Some(match f {
+        F::R11fG11fB10f => "r11f_g11f_b10f",
+        F::R16f => "r16f",
+        F::Rgb10A2 => "rgb10_a2",
+        F::R8 => "r8",
+        F::Rg8 => "rg8",
+        F::R16 => "r16",
+        F::Rg16 => "rg16",
+        F::Rgba16 => "rgba16",
+        F::R16Snorm => "r16_snorm",
+        F::Rg16Snorm => "rg16_snorm",
+        F::Rgba16Snorm => "rgba16_snorm",
+        F::R8Snorm => "r8_snorm",
+        F::Rg8Snorm => "rg8_snorm",
+        F::R8ui => "r8ui",
+        F::Rg8ui => "rg8ui",
+        F::R16ui => "r16ui",
+        F::Rgb10a2ui => "rgb10_a2ui",
+        F::R8i => "r8i",
+        F::Rg8i => "rg8i",
+        F::R16i => "r16i",
+        _ => return None,
+    })
+}
+
+/// What [`mark_desktop_only_formats`] appends to an image variable's name
+/// before the ESSL qualifier it needs (`images::enable_image_formats`
+/// puts the qualifier back).
+pub const FORMAT_NAME_MARK: &str = "_mglfmt_";
+
+/// Emulation: SPIRV-Cross refuses storage images of the formats ESSL has
+/// only through GL_NV_image_formats (`r16f`, `rg8`, `rgb10_a2ui`, ...).
+/// Such an image type is given the 128-bit format of its component type
+/// (`rgba32f` / `rgba32i` / `rgba32ui`) for the translation, and each
+/// variable of it a name ending in [`FORMAT_NAME_MARK`] and the real
+/// qualifier, which `images::enable_image_formats` writes back into the
+/// ESSL declaration. None: no such image.
+pub fn mark_desktop_only_formats(words: &[u32]) -> Option<Vec<u32>> {
+    use rspirv::spirv::ImageFormat;
+    if !may_need_image_qualifiers(words) {
+        return None;
+    }
+    let mut ed = Ed::new(words)?;
+    // Image type -> the qualifier; the format swapped in place.
+    let mut marked: FxHashMap<Word, &'static str> = FxHashMap::default();
+    let comp: FxHashMap<Word, Ty> = ed.ty.iter().map(|(k, v)| (*k, *v)).collect();
+    for ins in &mut ed.m.types_global_values {
+        if ins.class.opcode != Op::TypeImage || lit(ins.operands.get(5)) != Some(2) {
+            continue;
+        }
+        let Some(Operand::ImageFormat(f)) = ins.operands.get(6) else {
+            continue;
+        };
+        let Some(q) = desktop_only_format(*f) else {
+            continue;
+        };
+        let wide = match ins.operands.first().and_then(id_of).and_then(|t| comp.get(&t)) {
+            Some(Ty::Float) => ImageFormat::Rgba32f,
+            Some(Ty::Int(true)) => ImageFormat::Rgba32i,
+            Some(Ty::Int(false)) => ImageFormat::Rgba32ui,
+            _ => continue,
+        };
+        ins.operands[6] = Operand::ImageFormat(wide);
+        if let Some(id) = ins.result_id {
+            marked.insert(id, q);
+        }
+    }
+    if marked.is_empty() {
+        return None;
+    }
+    // Through arrays and pointers to the variables.
+    for ins in &ed.m.types_global_values {
+        let inner = match ins.class.opcode {
+            Op::TypeArray | Op::TypeRuntimeArray => ins.operands.first(),
+            Op::TypePointer => ins.operands.get(1),
+            Op::Variable => {
+                let q = ins.result_type.and_then(|t| marked.get(&t).copied());
+                if let (Some(q), Some(v)) = (q, ins.result_id) {
+                    marked.insert(v, q);
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let q = inner.and_then(id_of).and_then(|t| marked.get(&t).copied());
+        if let (Some(q), Some(id)) = (q, ins.result_id) {
+            marked.insert(id, q);
+        }
+    }
+    let vars: Vec<(Word, &'static str)> = ed
+        .m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| Some((i.result_id?, *marked.get(&i.result_id?)?)))
+        .collect();
+    for (v, q) in vars {
+        let named = ed.m.debug_names.iter_mut().find(|i| {
+            i.class.opcode == Op::Name && i.operands.first().and_then(id_of) == Some(v)
+        });
+        match named {
+            Some(i) => {
+                if let Some(Operand::LiteralString(n)) = i.operands.get_mut(1) {
+                    n.push_str(FORMAT_NAME_MARK);
+                    n.push_str(q);
+                }
+            }
+            None => ed.m.debug_names.push(Instruction::new(
+                Op::Name,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(v),
+                    Operand::LiteralString(format!("mgl_image{v}{FORMAT_NAME_MARK}{q}")),
+                ],
+            )),
+        }
+    }
+    Some(ed.finish())
+}
+
 /// `img` (an image loaded from a split variable or an access chain into
 /// it) loaded again from the variable's twin, into `out`.
 fn twin_load(
