@@ -1248,6 +1248,20 @@ impl Cx<'_> {
             let h = self.ctx.images.resources[k];
             let tex = match self.scr.resources.get(h).map(|r| &r.kind) {
                 _ if h.is_null() => None,
+                // GL 4.6 §8.26: a texture whose format is not an image
+                // format makes every access invalid, as an unbound unit
+                // does (GLES would reinterpret it). `alpha_one`: an RGB
+                // format stored as RGBA, none of which is an image format.
+                Some(ResKind::Texture {
+                    internal,
+                    alpha_one,
+                    ..
+                }) if *alpha_one
+                    || (*internal != 0
+                        && !crate::images::image_format_supported(*internal, self.f.image_formats)) =>
+                {
+                    None
+                }
                 Some(ResKind::Texture {
                     tex,
                     storage: TexStorage::Immutable | TexStorage::Promoted(_),
