@@ -263,9 +263,11 @@ impl GlesBackend {
         };
         let (w, h) = (r.width as i32, h as i32);
         let gl = &self.gl;
-        // SAFETY: a temporary framebuffer made, bound for reading, used and
-        // deleted here; the previous read binding is restored through the
-        // shadow (forget_objects below).
+        // SAFETY: a temporary framebuffer (and, for a raw read, texture)
+        // made, bound, used and deleted here; the texture's filter and level
+        // range changed for the copy are restored right after it; previous
+        // bindings are restored through the shadow (forget_objects below);
+        // every read fills a buffer of the size `image_size` computed.
         unsafe {
             let Ok(fb) = gl.create_framebuffer() else {
                 warn!("get_texture_image: glGenFramebuffers failed, zeros returned");
@@ -295,6 +297,14 @@ impl GlesBackend {
                     } else {
                         (target, 0)
                     };
+                    // glCopyImageSubData wants a complete texture: the
+                    // level alone, unfiltered, while it copies.
+                    gl.bind_texture(target, Some(tex));
+                    let saved = [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_BASE_LEVEL, glow::TEXTURE_MAX_LEVEL]
+                        .map(|pname| (pname, gl.get_tex_parameter_i32(target, pname)));
+                    gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+                    gl.tex_parameter_i32(target, glow::TEXTURE_BASE_LEVEL, p.level as i32);
+                    gl.tex_parameter_i32(target, glow::TEXTURE_MAX_LEVEL, p.level as i32);
                     gl.copy_image_sub_data(
                         tex,
                         src_target,
@@ -312,6 +322,9 @@ impl GlesBackend {
                         h,
                         1,
                     );
+                    for (pname, v) in saved {
+                        gl.tex_parameter_i32(target, pname, v);
+                    }
                     gl.framebuffer_texture_2d(
                         glow::READ_FRAMEBUFFER,
                         glow::COLOR_ATTACHMENT0,
@@ -568,6 +581,58 @@ mod tests {
         assert_eq!(get(&mut b, req(3, 1, 1, u32::MAX, rgba, ub)), vec![0; 12]);
         // A box larger than the level: whatever GLES reads, the size holds.
         assert_eq!(get(&mut b, req(5, 3, 2, 0, rgba, ub)).len(), 120);
+    }
+
+    #[test]
+    fn get_texture_image_reads_16_bit_and_snorm_texels_exactly() {
+        // RGBA16: 16-bit channels read back through the raw copy (the
+        // framebuffer read gave 8 bits: 0x1234 came back as 0x1212).
+        let (mut b, tex) = backend_with_texture(TEXTURE_2D);
+        let px: [u16; 8] = [0x1234, 0xfffe, 1, 0x8000, 0, 0xffff, 0x00ff, 0x4321];
+        let bytes: Vec<u8> = px.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let image = |b: &mut GlesBackend, internal: u32, ty: u32, data: &[u8]| {
+            Context::texture_image(
+                b,
+                &calls::TextureImage {
+                    res: tex,
+                    target: TEXTURE_2D,
+                    internal_format: internal,
+                    width: 2,
+                    height: 1,
+                    depth: 1,
+                    format: gl::RGBA,
+                    r#type: ty,
+                    ..Default::default()
+                },
+                data,
+            );
+        };
+        let req = |ty: u32| calls::GetTextureImage {
+            res: tex,
+            target: TEXTURE_2D,
+            width: 2,
+            height: 1,
+            depth: 1,
+            format: gl::RGBA,
+            r#type: ty,
+            ..Default::default()
+        };
+        image(&mut b, glow::RGBA16, gl::UNSIGNED_SHORT, &bytes);
+        assert_eq!(get(&mut b, req(gl::UNSIGNED_SHORT)), bytes);
+        // RGBA8_SNORM (not renderable on GLES): signed bytes back as they were.
+        let sn: [i8; 8] = [-128, -127, -1, 0, 1, 64, 126, 127];
+        let sbytes: Vec<u8> = sn.iter().map(|v| *v as u8).collect();
+        image(&mut b, glow::RGBA8_SNORM, gl::BYTE, &sbytes);
+        let back = get(&mut b, req(gl::FLOAT));
+        let f: Vec<f32> = back
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let want: Vec<f32> = sn.iter().map(|v| (*v as f32 / 127.0).max(-1.0)).collect();
+        assert_eq!(f.len(), 8);
+        for (g, w) in f.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-6, "{f:?} vs {want:?}");
+        }
     }
 
     /// A TEXTURE_1D_ARRAY (stored as a 2D array of height 1) reads back

@@ -1600,6 +1600,89 @@ mod tests {
         let _ = lower_1d_images(&words[..words.len() / 2]);
     }
 
+    const STORAGE_IMAGES: &str = "#version 450\n\
+        layout(binding = 0, rgba32f) uniform image2D rw;\n\
+        layout(binding = 1, rgba8) uniform image2D ro;\n\
+        layout(binding = 2, rgba16f) uniform image2D wo;\n\
+        layout(binding = 3, r32ui) uniform uimage2D atom;\n\
+        layout(binding = 4, rgba32f) uniform image2D arr[2];\n\
+        layout(binding = 6, r16f) uniform image2D narrow;\n\
+        layout(location = 0) flat in int i;\n\
+        layout(location = 0) out vec4 o;\n\
+        void main() {\n\
+          vec4 x = imageLoad(rw, ivec2(0)) + imageLoad(ro, ivec2(1));\n\
+          imageStore(rw, ivec2(1), x);\n\
+          imageStore(wo, ivec2(2), x);\n\
+          imageAtomicAdd(atom, ivec2(0), 1u);\n\
+          imageStore(arr[i], ivec2(3), imageLoad(arr[1 - i], ivec2(3)));\n\
+          imageStore(narrow, ivec2(4), imageLoad(narrow, ivec2(5)) + vec4(imageSize(narrow), 0.0, 0.0));\n\
+          o = x;\n\
+        }\n";
+
+    fn image_decl<'a>(fs: &'a str, name: &str) -> &'a str {
+        fs.lines()
+            .find(|l| l.starts_with("layout(") && l.contains(&format!(" {name}")))
+            .unwrap_or_else(|| panic!("no declaration of {name}:\n{fs}"))
+    }
+
+    #[test]
+    fn storage_images_get_essl_access_qualifiers() {
+        let words = fragment_spirv(STORAGE_IMAGES);
+        // Unchanged, the module translates but ESSL would refuse the
+        // read-write rgba32f image (and SPIRV-Cross refuses r16f).
+        let q = qualify_storage_images(&words).expect("qualified");
+        let marked = mark_desktop_only_formats(&q).expect("marked");
+        assert!(mark_desktop_only_formats(&q[..3]).is_none());
+        let fs = spirv_to_essl(&marked).expect("translation");
+        let fs = crate::images::enable_image_formats(fs);
+        assert!(image_decl(&fs, "rw;").contains("binding = 0, rgba32f) uniform readonly"), "{fs}");
+        let store = image_decl(&fs, "rw_mgl_store;");
+        assert!(store.contains("binding = 8, rgba32f) uniform writeonly"), "{fs}");
+        assert!(image_decl(&fs, "ro;").contains("readonly"), "{fs}");
+        assert!(image_decl(&fs, "wo;").contains("writeonly"), "{fs}");
+        let atom = image_decl(&fs, "atom;");
+        assert!(!atom.contains("readonly") && !atom.contains("writeonly"), "{fs}");
+        assert!(image_decl(&fs, "arr[2];").contains("binding = 4, rgba32f) uniform readonly"), "{fs}");
+        assert!(
+            image_decl(&fs, "arr_mgl_store[2];").contains("binding = 12, rgba32f) uniform writeonly"),
+            "{fs}"
+        );
+        // The r16f image: its format restored, the extension enabled.
+        assert!(
+            image_decl(&fs, "narrow_mglfmt_r16f;").contains("binding = 6, r16f) uniform readonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "narrow_mgl_store_mglfmt_r16f;")
+                .contains("binding = 14, r16f) uniform writeonly"),
+            "{fs}"
+        );
+        assert!(fs.contains("#extension GL_NV_image_formats : enable"), "{fs}");
+        // Stores go through the twins, loads through the originals.
+        assert!(fs.contains("imageStore(rw_mgl_store, ivec2(1)"), "{fs}");
+        assert!(fs.contains("imageStore(arr_mgl_store[i]"), "{fs}");
+        assert!(fs.contains("imageLoad(arr[1 - i]"), "{fs}");
+        assert!(fs.contains("imageSize(narrow_mglfmt_r16f)"), "{fs}");
+        // Nothing left to do on the result; garbage is left alone.
+        assert!(qualify_storage_images(&q).is_none());
+        assert!(qualify_storage_images(&words[..words.len() / 2]).is_none());
+    }
+
+    #[test]
+    fn one_d_image_atomics_get_a_second_coordinate() {
+        let src = "#version 450\n\
+            layout(binding = 0, r32ui) uniform uimage1D a;\n\
+            layout(binding = 1, r32ui) uniform uimage1DArray b;\n\
+            layout(location = 0) out uvec4 o;\n\
+            void main() {\n\
+              o = uvec4(imageAtomicAdd(a, 3, 1u), imageAtomicCompSwap(b, ivec2(4, 2), 0u, 1u), 0u, 0u);\n\
+            }\n";
+        let lowered = lower_1d_images(&fragment_spirv(src)).expect("lowered");
+        let fs = spirv_to_essl(&lowered).expect("translation");
+        assert!(fs.contains("imageAtomicAdd(a, ivec2(3, 0)"), "{fs}");
+        assert!(fs.contains("imageAtomicCompSwap(b, ivec3(4, 0, 2)"), "{fs}");
+    }
+
     const LODS: &str = "#version 450\n\
         layout(binding = 0) uniform sampler2D a;\n\
         layout(binding = 3) uniform sampler2D b[2];\n\
