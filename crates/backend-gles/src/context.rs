@@ -1258,7 +1258,10 @@ impl Cx<'_> {
                     ..
                 }) if *alpha_one
                     || (*internal != 0
-                        && !crate::images::image_format_supported(*internal, self.f.image_formats)) =>
+                        && !crate::images::image_format_supported(
+                            *internal,
+                            self.f.image_formats,
+                        )) =>
                 {
                     None
                 }
@@ -1280,22 +1283,28 @@ impl Cx<'_> {
                     None
                 }
             };
-            let unit = match crate::images::image_unit(&self.ctx.images, k, tex, self.f.image_formats) {
-                Some(u) => u,
-                None => {
-                    let im = &self.ctx.images;
-                    if tex.is_some() && crate::images::image_format_supported(im.formats[k], self.f.image_formats) {
-                        warn!(
-                            unit = k,
-                            access = im.access[k],
-                            level = im.levels[k],
-                            layer = im.layers[k],
-                            "image unit: bad access, level or layer, left unbound"
-                        );
+            let unit =
+                match crate::images::image_unit(&self.ctx.images, k, tex, self.f.image_formats) {
+                    Some(u) => u,
+                    None => {
+                        let im = &self.ctx.images;
+                        if tex.is_some()
+                            && crate::images::image_format_supported(
+                                im.formats[k],
+                                self.f.image_formats,
+                            )
+                        {
+                            warn!(
+                                unit = k,
+                                access = im.access[k],
+                                level = im.levels[k],
+                                layer = im.layers[k],
+                                "image unit: bad access, level or layer, left unbound"
+                            );
+                        }
+                        crate::images::UNBOUND_IMAGE
                     }
-                    crate::images::UNBOUND_IMAGE
-                }
-            };
+                };
             self.ctx.shadow.bind_image(gl, k as u32, unit);
             if self.f.alias_image_units {
                 // The write-only twin of a read-write image (sampling.rs).

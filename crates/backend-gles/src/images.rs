@@ -200,7 +200,12 @@ fn restore_marked_formats(src: String) -> String {
                         .map(|(i, _)| (i, *w))
                 })
                 .next()?;
-            Some(format!("{}{}{}", &line[..from], q, &line[from + word.len()..]))
+            Some(format!(
+                "{}{}{}",
+                &line[..from],
+                q,
+                &line[from + word.len()..]
+            ))
         })();
         out.push_str(fixed.as_deref().unwrap_or(line));
     }
@@ -908,7 +913,10 @@ mod tests {
         assert!(!image_format_supported(glow::RG32F, core));
         assert!(image_format_supported(glow::RG32F, nv));
         assert!(image_format_supported(glow::R8I, nv));
-        assert!(!image_format_supported(glow::RGBA16, nv), "norm16 needs EXT_texture_norm16");
+        assert!(
+            !image_format_supported(glow::RGBA16, nv),
+            "norm16 needs EXT_texture_norm16"
+        );
         assert!(image_format_supported(glow::RGBA16, nv16));
         assert!(!image_format_supported(glow::RGB8, nv16));
         let mut im: calls::SetShaderImages = bytemuck::Zeroable::zeroed();
@@ -921,7 +929,10 @@ mod tests {
         assert!(u.layered && u.layer == 0 && u.access == glow::WRITE_ONLY);
         assert!(image_unit(&im, 0, None, core).is_none());
         im.access[0] = 0x1234;
-        assert!(image_unit(&im, 0, tex, core).is_none(), "bad access refused");
+        assert!(
+            image_unit(&im, 0, tex, core).is_none(),
+            "bad access refused"
+        );
         im.access[0] = glow::READ_WRITE;
         im.formats[0] = glow::RGB8;
         assert!(

@@ -291,7 +291,10 @@ impl GlesBackend {
             for (z, dst) in reply.chunks_exact_mut(slice_bytes).enumerate() {
                 if let Some((t, v)) = raw_tex {
                     let (src_target, src_z) = if target == glow::TEXTURE_CUBE_MAP {
-                        (target, p.target.wrapping_sub(glow::TEXTURE_CUBE_MAP_POSITIVE_X) as i32)
+                        (
+                            target,
+                            p.target.wrapping_sub(glow::TEXTURE_CUBE_MAP_POSITIVE_X) as i32,
+                        )
                     } else if layered {
                         (target, z as i32)
                     } else {
@@ -300,8 +303,12 @@ impl GlesBackend {
                     // glCopyImageSubData wants a complete texture: the
                     // level alone, unfiltered, while it copies.
                     gl.bind_texture(target, Some(tex));
-                    let saved = [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_BASE_LEVEL, glow::TEXTURE_MAX_LEVEL]
-                        .map(|pname| (pname, gl.get_tex_parameter_i32(target, pname)));
+                    let saved = [
+                        glow::TEXTURE_MIN_FILTER,
+                        glow::TEXTURE_BASE_LEVEL,
+                        glow::TEXTURE_MAX_LEVEL,
+                    ]
+                    .map(|pname| (pname, gl.get_tex_parameter_i32(target, pname)));
                     gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
                     gl.tex_parameter_i32(target, glow::TEXTURE_BASE_LEVEL, p.level as i32);
                     gl.tex_parameter_i32(target, glow::TEXTURE_MAX_LEVEL, p.level as i32);
@@ -334,7 +341,11 @@ impl GlesBackend {
                     );
                     gl.read_buffer(glow::COLOR_ATTACHMENT0);
                     let mut tmp = vec![0u8; tmp_len];
-                    let ty = if v.signed { glow::INT } else { glow::UNSIGNED_INT };
+                    let ty = if v.signed {
+                        glow::INT
+                    } else {
+                        glow::UNSIGNED_INT
+                    };
                     gl.read_pixels(
                         0,
                         0,

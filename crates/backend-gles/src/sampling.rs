@@ -470,13 +470,12 @@ pub fn lower_1d_images(words: &[u32]) -> Option<Vec<u32>> {
     });
     // Pointer types to images (OpImageTexelPointer takes the variable or
     // an access chain, not a loaded image): pointer -> image type.
-    let pointee: FxHashMap<Word, Word> = ed
-        .m
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::TypePointer)
-        .filter_map(|i| Some((i.result_id?, i.operands.get(1).and_then(id_of)?)))
-        .collect();
+    let pointee: FxHashMap<Word, Word> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::TypePointer)
+            .filter_map(|i| Some((i.result_id?, i.operands.get(1).and_then(id_of)?)))
+            .collect();
     let is_1d = |ed: &Ed, v: Word| -> Option<bool> {
         let mut t = *ed.type_of.get(&v)?;
         if let Some(&img) = pointee.get(&t) {
@@ -1190,23 +1189,22 @@ pub fn qualify_storage_images(words: &[u32]) -> Option<Vec<u32>> {
             wrapped.extend(ins.result_id.map(|i| (i, ())));
         }
     }
-    let ptr_types: Vec<Word> = ed
-        .m
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::TypePointer
-                && matches!(
-                    i.operands.first(),
-                    Some(Operand::StorageClass(StorageClass::UniformConstant))
-                )
-                && i.operands
-                    .get(1)
-                    .and_then(id_of)
-                    .is_some_and(|p| wrapped.contains_key(&p))
-        })
-        .filter_map(|i| i.result_id)
-        .collect();
+    let ptr_types: Vec<Word> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::TypePointer
+                    && matches!(
+                        i.operands.first(),
+                        Some(Operand::StorageClass(StorageClass::UniformConstant))
+                    )
+                    && i.operands
+                        .get(1)
+                        .and_then(id_of)
+                        .is_some_and(|p| wrapped.contains_key(&p))
+            })
+            .filter_map(|i| i.result_id)
+            .collect();
     // Candidate variables: none of NonReadable / NonWritable yet.
     let mut vars: Vec<(Word, Word)> = Vec::new();
     for ins in &ed.m.types_global_values {
@@ -1278,16 +1276,17 @@ pub fn qualify_storage_images(words: &[u32]) -> Option<Vec<u32>> {
             }
         }
     }
-    let names: FxHashMap<Word, String> = ed
-        .m
-        .debug_names
-        .iter()
-        .filter(|i| i.class.opcode == Op::Name)
-        .filter_map(|i| match (i.operands.first().and_then(id_of), i.operands.get(1)) {
-            (Some(t), Some(Operand::LiteralString(n))) => Some((t, n.clone())),
-            _ => None,
-        })
-        .collect();
+    let names: FxHashMap<Word, String> =
+        ed.m.debug_names
+            .iter()
+            .filter(|i| i.class.opcode == Op::Name)
+            .filter_map(
+                |i| match (i.operands.first().and_then(id_of), i.operands.get(1)) {
+                    (Some(t), Some(Operand::LiteralString(n))) => Some((t, n.clone())),
+                    _ => None,
+                },
+            )
+            .collect();
     let decorate = |v: Word, d: Decoration| {
         Instruction::new(
             Op::Decorate,
@@ -1448,7 +1447,12 @@ pub fn mark_desktop_only_formats(words: &[u32]) -> Option<Vec<u32>> {
         let Some(q) = desktop_only_format(*f) else {
             continue;
         };
-        let wide = match ins.operands.first().and_then(id_of).and_then(|t| comp.get(&t)) {
+        let wide = match ins
+            .operands
+            .first()
+            .and_then(id_of)
+            .and_then(|t| comp.get(&t))
+        {
             Some(Ty::Float) => ImageFormat::Rgba32f,
             Some(Ty::Int(true)) => ImageFormat::Rgba32i,
             Some(Ty::Int(false)) => ImageFormat::Rgba32ui,
@@ -1481,17 +1485,17 @@ pub fn mark_desktop_only_formats(words: &[u32]) -> Option<Vec<u32>> {
             marked.insert(id, q);
         }
     }
-    let vars: Vec<(Word, &'static str)> = ed
-        .m
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-        .filter_map(|i| Some((i.result_id?, *marked.get(&i.result_id?)?)))
-        .collect();
+    let vars: Vec<(Word, &'static str)> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|i| Some((i.result_id?, *marked.get(&i.result_id?)?)))
+            .collect();
     for (v, q) in vars {
-        let named = ed.m.debug_names.iter_mut().find(|i| {
-            i.class.opcode == Op::Name && i.operands.first().and_then(id_of) == Some(v)
-        });
+        let named =
+            ed.m.debug_names.iter_mut().find(|i| {
+                i.class.opcode == Op::Name && i.operands.first().and_then(id_of) == Some(v)
+            });
         match named {
             Some(i) => {
                 if let Some(Operand::LiteralString(n)) = i.operands.get_mut(1) {
@@ -1635,16 +1639,29 @@ mod tests {
         assert!(mark_desktop_only_formats(&q[..3]).is_none());
         let fs = spirv_to_essl(&marked).expect("translation");
         let fs = crate::images::enable_image_formats(fs);
-        assert!(image_decl(&fs, "rw;").contains("binding = 0, rgba32f) uniform readonly"), "{fs}");
+        assert!(
+            image_decl(&fs, "rw;").contains("binding = 0, rgba32f) uniform readonly"),
+            "{fs}"
+        );
         let store = image_decl(&fs, "rw_mgl_store;");
-        assert!(store.contains("binding = 8, rgba32f) uniform writeonly"), "{fs}");
+        assert!(
+            store.contains("binding = 8, rgba32f) uniform writeonly"),
+            "{fs}"
+        );
         assert!(image_decl(&fs, "ro;").contains("readonly"), "{fs}");
         assert!(image_decl(&fs, "wo;").contains("writeonly"), "{fs}");
         let atom = image_decl(&fs, "atom;");
-        assert!(!atom.contains("readonly") && !atom.contains("writeonly"), "{fs}");
-        assert!(image_decl(&fs, "arr[2];").contains("binding = 4, rgba32f) uniform readonly"), "{fs}");
         assert!(
-            image_decl(&fs, "arr_mgl_store[2];").contains("binding = 12, rgba32f) uniform writeonly"),
+            !atom.contains("readonly") && !atom.contains("writeonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "arr[2];").contains("binding = 4, rgba32f) uniform readonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "arr_mgl_store[2];")
+                .contains("binding = 12, rgba32f) uniform writeonly"),
             "{fs}"
         );
         // The r16f image: its format restored, the extension enabled.
@@ -1657,7 +1674,10 @@ mod tests {
                 .contains("binding = 14, r16f) uniform writeonly"),
             "{fs}"
         );
-        assert!(fs.contains("#extension GL_NV_image_formats : enable"), "{fs}");
+        assert!(
+            fs.contains("#extension GL_NV_image_formats : enable"),
+            "{fs}"
+        );
         // Stores go through the twins, loads through the originals.
         assert!(fs.contains("imageStore(rw_mgl_store, ivec2(1)"), "{fs}");
         assert!(fs.contains("imageStore(arr_mgl_store[i]"), "{fs}");
