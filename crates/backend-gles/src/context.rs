@@ -1248,11 +1248,32 @@ impl Cx<'_> {
             let h = self.ctx.images.resources[k];
             let tex = match self.scr.resources.get(h).map(|r| &r.kind) {
                 _ if h.is_null() => None,
+                // GL 4.6 §8.26: a texture whose format is not an image
+                // format makes every access invalid, as an unbound unit
+                // does (GLES would reinterpret it). `alpha_one`: an RGB
+                // format stored as RGBA, none of which is an image format.
+                Some(ResKind::Texture {
+                    internal,
+                    alpha_one,
+                    ..
+                }) if *alpha_one
+                    || (*internal != 0
+                        && !crate::images::image_format_supported(
+                            *internal,
+                            self.f.image_formats,
+                        )) =>
+                {
+                    None
+                }
                 Some(ResKind::Texture {
                     tex,
                     storage: TexStorage::Immutable | TexStorage::Promoted(_),
                     ..
                 }) => Some(*tex),
+                // GLES 3.2 §8.22: a buffer texture needs no immutable storage.
+                Some(ResKind::Texture { tex, target, .. }) if *target == glow::TEXTURE_BUFFER => {
+                    Some(*tex)
+                }
                 Some(_) => {
                     warn!(resource = ?h, unit = k, "image unit names no (immutable) texture, left unbound");
                     None
@@ -1262,23 +1283,34 @@ impl Cx<'_> {
                     None
                 }
             };
-            let unit = match crate::images::image_unit(&self.ctx.images, k, tex) {
-                Some(u) => u,
-                None => {
-                    let im = &self.ctx.images;
-                    if tex.is_some() && crate::images::image_format_supported(im.formats[k]) {
-                        warn!(
-                            unit = k,
-                            access = im.access[k],
-                            level = im.levels[k],
-                            layer = im.layers[k],
-                            "image unit: bad access, level or layer, left unbound"
-                        );
+            let unit =
+                match crate::images::image_unit(&self.ctx.images, k, tex, self.f.image_formats) {
+                    Some(u) => u,
+                    None => {
+                        let im = &self.ctx.images;
+                        if tex.is_some()
+                            && crate::images::image_format_supported(
+                                im.formats[k],
+                                self.f.image_formats,
+                            )
+                        {
+                            warn!(
+                                unit = k,
+                                access = im.access[k],
+                                level = im.levels[k],
+                                layer = im.layers[k],
+                                "image unit: bad access, level or layer, left unbound"
+                            );
+                        }
+                        crate::images::UNBOUND_IMAGE
                     }
-                    crate::images::UNBOUND_IMAGE
-                }
-            };
+                };
             self.ctx.shadow.bind_image(gl, k as u32, unit);
+            if self.f.alias_image_units {
+                // The write-only twin of a read-write image (sampling.rs).
+                let alias = k as u32 + crate::sampling::IMAGE_ALIAS_OFFSET;
+                self.ctx.shadow.bind_image(gl, alias, unit);
+            }
         }
     }
 

@@ -20,7 +20,10 @@
 //!
 //! GLES also takes fewer image formats than desktop GL
 //! ([`image_format_supported`]): a slot with another format is left unbound
-//! and the format warned about once.
+//! and the format warned about once. Where the driver has
+//! GL_NV_image_formats the rest of desktop GL's formats are bound too (the
+//! 16-bit normalized ones with GL_EXT_texture_norm16), and shaders
+//! declaring them enable the extension (`enable_image_formats`).
 
 use glow::HasContext;
 use mgpipe::consts::IMAGE_LAYERED;
@@ -44,7 +47,172 @@ pub(crate) struct Promoted {
 }
 
 /// Image formats GLES 3.1 accepts in glBindImageTexture (table 8.27).
-pub(crate) fn image_format_supported(format: u32) -> bool {
+/// With `ImageFormats::nv` (GL_NV_image_formats), desktop GL's other
+/// formats too.
+pub(crate) fn image_format_supported(format: u32, ext: ImageFormats) -> bool {
+    core_image_format(format)
+        || (ext.nv && nv_image_format(format) && (ext.norm16 || !norm16_format(format)))
+}
+
+/// The image-format extensions the driver has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ImageFormats {
+    /// GL_NV_image_formats.
+    pub nv: bool,
+    /// GL_EXT_texture_norm16 (NV_image_formats' 16-bit normalized formats
+    /// need it).
+    pub norm16: bool,
+}
+
+/// The formats GL_NV_image_formats adds to ES 3.1's.
+fn nv_image_format(format: u32) -> bool {
+    matches!(
+        format,
+        glow::RG32F
+            | glow::RG16F
+            | glow::R11F_G11F_B10F
+            | glow::R16F
+            | glow::RGBA16
+            | glow::RGB10_A2
+            | glow::RG16
+            | glow::RG8
+            | glow::R16
+            | glow::R8
+            | glow::RGBA16_SNORM
+            | glow::RG16_SNORM
+            | glow::RG8_SNORM
+            | glow::R16_SNORM
+            | glow::R8_SNORM
+            | glow::RGB10_A2UI
+            | glow::RG32UI
+            | glow::RG16UI
+            | glow::RG8UI
+            | glow::R16UI
+            | glow::R8UI
+            | glow::RG32I
+            | glow::RG16I
+            | glow::RG8I
+            | glow::R16I
+            | glow::R8I
+    )
+}
+
+fn norm16_format(format: u32) -> bool {
+    matches!(
+        format,
+        glow::RGBA16
+            | glow::RG16
+            | glow::R16
+            | glow::RGBA16_SNORM
+            | glow::RG16_SNORM
+            | glow::R16_SNORM
+    )
+}
+
+/// The ESSL layout qualifiers of GL_NV_image_formats' formats.
+const NV_FORMAT_QUALIFIERS: [&str; 26] = [
+    "rg32f",
+    "rg16f",
+    "r11f_g11f_b10f",
+    "r16f",
+    "rgba16",
+    "rgb10_a2",
+    "rg16",
+    "rg8",
+    "r16",
+    "r8",
+    "rgba16_snorm",
+    "rg16_snorm",
+    "rg8_snorm",
+    "r16_snorm",
+    "r8_snorm",
+    "rgb10_a2ui",
+    "rg32ui",
+    "rg16ui",
+    "rg8ui",
+    "r16ui",
+    "r8ui",
+    "rg32i",
+    "rg16i",
+    "rg8i",
+    "r16i",
+    "r8i",
+];
+
+/// ESSL source declaring an image of a format only GL_NV_image_formats
+/// has gets `#extension GL_NV_image_formats : enable` after its
+/// `#version` (a driver without it warns, and the compile fails as it
+/// would have).
+pub fn enable_image_formats(src: String) -> String {
+    let src = restore_marked_formats(src);
+    let uses = src.lines().any(|l| {
+        l.contains("uniform") && l.contains("image") && {
+            l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| NV_FORMAT_QUALIFIERS.contains(&w))
+        }
+    });
+    if !uses || src.contains("GL_NV_image_formats") {
+        return src;
+    }
+    match src.find('\n') {
+        Some(end) if src.starts_with("#version") => format!(
+            "{}\n#extension GL_NV_image_formats : enable{}",
+            &src[..end],
+            &src[end..]
+        ),
+        _ => src,
+    }
+}
+
+/// The declarations `sampling::mark_desktop_only_formats` gave a
+/// placeholder format get theirs back: a line declaring a variable whose
+/// name ends in the mark and a qualifier has that qualifier in place of
+/// the placeholder.
+fn restore_marked_formats(src: String) -> String {
+    let mark = crate::sampling::FORMAT_NAME_MARK;
+    if !src.contains(mark) {
+        return src;
+    }
+    let mut out = String::with_capacity(src.len() + 64);
+    for line in src.split_inclusive('\n') {
+        let fixed = (|| {
+            if !line.trim_start().starts_with("layout(") {
+                return None;
+            }
+            let at = line.find(mark)? + mark.len();
+            let q: String = line[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !NV_FORMAT_QUALIFIERS.contains(&q.as_str()) {
+                return None;
+            }
+            let close = line.find(')')?;
+            let head = &line[..close];
+            let (from, word) = ["rgba32f", "rgba32i", "rgba32ui"]
+                .iter()
+                .filter_map(|w| {
+                    head.match_indices(w)
+                        .find(|(i, _)| {
+                            let after = head[i + w.len()..].chars().next();
+                            !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                        })
+                        .map(|(i, _)| (i, *w))
+                })
+                .next()?;
+            Some(format!(
+                "{}{}{}",
+                &line[..from],
+                q,
+                &line[from + word.len()..]
+            ))
+        })();
+        out.push_str(fixed.as_deref().unwrap_or(line));
+    }
+    out
+}
+
+fn core_image_format(format: u32) -> bool {
     matches!(
         format,
         glow::RGBA32F
@@ -150,7 +318,7 @@ impl GlesBackend {
                 continue;
             }
             let format = images.formats[k];
-            if !image_format_supported(format) {
+            if !image_format_supported(format, self.features.image_formats) {
                 // Bounded: garbage formats from records must not grow it.
                 if !self.warned_image_formats.contains(&format)
                     && self.warned_image_formats.len() < 64
@@ -165,12 +333,15 @@ impl GlesBackend {
                 }
                 continue;
             }
+            // Buffer textures are bound as they are (GLES 3.2 §8.22 takes
+            // a buffer texture or an immutable one).
             let mutable = matches!(
                 self.scr.resources.get(res).map(|r| &r.kind),
                 Some(ResKind::Texture {
                     storage: TexStorage::Mutable,
+                    target,
                     ..
-                })
+                }) if *target != glow::TEXTURE_BUFFER
             );
             if mutable {
                 self.promote_texture(res, call);
@@ -660,12 +831,13 @@ pub(crate) fn image_unit(
     images: &calls::SetShaderImages,
     k: usize,
     tex: Option<glow::Texture>,
+    ext: ImageFormats,
 ) -> Option<crate::state::ImageUnit> {
     let format = images.formats[k];
     let access = images.access[k];
     let layered = images.layers[k] == IMAGE_LAYERED;
     let ok = tex.is_some()
-        && image_format_supported(format)
+        && image_format_supported(format, ext)
         && matches!(
             access,
             glow::READ_ONLY | glow::WRITE_ONLY | glow::READ_WRITE
@@ -712,26 +884,59 @@ mod tests {
     }
 
     #[test]
+    fn nv_image_formats_are_enabled_where_declared() {
+        let src = "#version 320 es\nprecision highp float;\nlayout(binding = 0, rg16f) uniform writeonly highp image2D img;\nvoid main() {}\n";
+        let out = enable_image_formats(src.to_owned());
+        assert!(
+            out.starts_with("#version 320 es\n#extension GL_NV_image_formats : enable\nprecision"),
+            "{out}"
+        );
+        // Core formats (and names merely containing a qualifier): unchanged.
+        let core = "#version 320 es\nlayout(binding = 0, rgba8) uniform writeonly highp image2D rg16f_img;\n";
+        assert_eq!(enable_image_formats(core.to_owned()), core);
+    }
+
+    #[test]
     fn image_formats_and_units() {
-        assert!(image_format_supported(glow::RGBA8));
-        assert!(image_format_supported(glow::R32UI));
-        assert!(!image_format_supported(glow::RGBA16));
-        assert!(!image_format_supported(glow::RG32F));
+        let core = ImageFormats::default();
+        let nv = ImageFormats {
+            nv: true,
+            norm16: false,
+        };
+        let nv16 = ImageFormats {
+            nv: true,
+            norm16: true,
+        };
+        assert!(image_format_supported(glow::RGBA8, core));
+        assert!(image_format_supported(glow::R32UI, core));
+        assert!(!image_format_supported(glow::RGBA16, core));
+        assert!(!image_format_supported(glow::RG32F, core));
+        assert!(image_format_supported(glow::RG32F, nv));
+        assert!(image_format_supported(glow::R8I, nv));
+        assert!(
+            !image_format_supported(glow::RGBA16, nv),
+            "norm16 needs EXT_texture_norm16"
+        );
+        assert!(image_format_supported(glow::RGBA16, nv16));
+        assert!(!image_format_supported(glow::RGB8, nv16));
         let mut im: calls::SetShaderImages = bytemuck::Zeroable::zeroed();
         im.count = 1;
         im.formats[0] = glow::RGBA8;
         im.access[0] = glow::WRITE_ONLY;
         im.layers[0] = IMAGE_LAYERED;
         let tex = Some(glow::NativeTexture(std::num::NonZeroU32::new(7).unwrap()));
-        let u = image_unit(&im, 0, tex).expect("bindable");
+        let u = image_unit(&im, 0, tex, core).expect("bindable");
         assert!(u.layered && u.layer == 0 && u.access == glow::WRITE_ONLY);
-        assert!(image_unit(&im, 0, None).is_none());
+        assert!(image_unit(&im, 0, None, core).is_none());
         im.access[0] = 0x1234;
-        assert!(image_unit(&im, 0, tex).is_none(), "bad access refused");
+        assert!(
+            image_unit(&im, 0, tex, core).is_none(),
+            "bad access refused"
+        );
         im.access[0] = glow::READ_WRITE;
         im.formats[0] = glow::RGB8;
         assert!(
-            image_unit(&im, 0, tex).is_none(),
+            image_unit(&im, 0, tex, core).is_none(),
             "format GLES lacks refused"
         );
     }

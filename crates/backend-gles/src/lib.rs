@@ -246,6 +246,12 @@ pub(crate) struct Features {
     /// Image units and storage-buffer bindings the driver has, clamped to
     /// the `set_shader_images` / `set_shader_buffers` slots (0 on GLES 3.0).
     pub max_image_units: usize,
+    /// The driver has 16 image units or more: unit k's texture is bound
+    /// to unit k + 8 as well, for the write-only twins of read-write
+    /// images (`sampling::qualify_storage_images`).
+    pub alias_image_units: bool,
+    /// GL_NV_image_formats (and norm16) for image units (images.rs).
+    pub image_formats: crate::images::ImageFormats,
     pub max_ssbo_bindings: usize,
     /// SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT (1 on GLES 3.0).
     pub ssbo_align: u32,
@@ -599,6 +605,13 @@ impl GlesBackend {
                 } else {
                     0
                 },
+                image_formats: crate::images::ImageFormats {
+                    nv: minor >= 1 && ext.contains("GL_NV_image_formats"),
+                    norm16: ext.contains("GL_EXT_texture_norm16"),
+                },
+                alias_image_units: minor >= 1
+                    && gl.get_parameter_i32(glow::MAX_IMAGE_UNITS)
+                        >= 2 * crate::sampling::IMAGE_ALIAS_OFFSET as i32,
                 max_ssbo_bindings: if minor >= 1 {
                     gl.get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
                         .clamp(0, 16) as usize

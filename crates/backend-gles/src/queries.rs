@@ -232,7 +232,11 @@ impl GlesBackend {
             warn!(res = ?p.res, "get_texture_image: not a texture, zeros returned");
             return;
         };
-        let Some((rf, rt)) = emulation::readable_pair(emulation::format_class(internal)) else {
+        let raw = raw_view(internal);
+        let Some((rf, rt)) = (match raw {
+            Some(_) => Some((glow::RGBA, glow::FLOAT)),
+            None => emulation::readable_pair(emulation::format_class(internal)),
+        }) else {
             warn!(res = ?p.res, "get_texture_image: depth/stencil images are not readable on GLES, zeros returned");
             return;
         };
@@ -259,18 +263,109 @@ impl GlesBackend {
         };
         let (w, h) = (r.width as i32, h as i32);
         let gl = &self.gl;
-        // SAFETY: a temporary framebuffer made, bound for reading, used and
-        // deleted here; the previous read binding is restored through the
-        // shadow (forget_objects below).
+        // SAFETY: a temporary framebuffer (and, for a raw read, texture)
+        // made, bound, used and deleted here; the texture's filter and level
+        // range changed for the copy are restored right after it; previous
+        // bindings are restored through the shadow (forget_objects below);
+        // every read fills a buffer of the size `image_size` computed.
         unsafe {
             let Ok(fb) = gl.create_framebuffer() else {
                 warn!("get_texture_image: glGenFramebuffers failed, zeros returned");
                 return;
             };
+            // The raw copy's texture: one slice at a time.
+            let raw_tex = match raw {
+                Some(v) => match gl.create_texture() {
+                    Ok(t) => {
+                        gl.bind_texture(glow::TEXTURE_2D, Some(t));
+                        gl.tex_storage_2d(glow::TEXTURE_2D, 1, v.internal, w.max(1), h.max(1));
+                        Some((t, v))
+                    }
+                    Err(_) => None,
+                },
+                None => None,
+            };
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fb));
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
             gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
             for (z, dst) in reply.chunks_exact_mut(slice_bytes).enumerate() {
+                if let Some((t, v)) = raw_tex {
+                    let (src_target, src_z) = if target == glow::TEXTURE_CUBE_MAP {
+                        (
+                            target,
+                            p.target.wrapping_sub(glow::TEXTURE_CUBE_MAP_POSITIVE_X) as i32,
+                        )
+                    } else if layered {
+                        (target, z as i32)
+                    } else {
+                        (target, 0)
+                    };
+                    // glCopyImageSubData wants a complete texture: the
+                    // level alone, unfiltered, while it copies.
+                    gl.bind_texture(target, Some(tex));
+                    let saved = [
+                        glow::TEXTURE_MIN_FILTER,
+                        glow::TEXTURE_BASE_LEVEL,
+                        glow::TEXTURE_MAX_LEVEL,
+                    ]
+                    .map(|pname| (pname, gl.get_tex_parameter_i32(target, pname)));
+                    gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+                    gl.tex_parameter_i32(target, glow::TEXTURE_BASE_LEVEL, p.level as i32);
+                    gl.tex_parameter_i32(target, glow::TEXTURE_MAX_LEVEL, p.level as i32);
+                    gl.copy_image_sub_data(
+                        tex,
+                        src_target,
+                        p.level as i32,
+                        0,
+                        0,
+                        src_z,
+                        t,
+                        glow::TEXTURE_2D,
+                        0,
+                        0,
+                        0,
+                        0,
+                        w,
+                        h,
+                        1,
+                    );
+                    for (pname, v) in saved {
+                        gl.tex_parameter_i32(target, pname, v);
+                    }
+                    gl.framebuffer_texture_2d(
+                        glow::READ_FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0,
+                        glow::TEXTURE_2D,
+                        Some(t),
+                        0,
+                    );
+                    gl.read_buffer(glow::COLOR_ATTACHMENT0);
+                    let mut tmp = vec![0u8; tmp_len];
+                    let ty = if v.signed {
+                        glow::INT
+                    } else {
+                        glow::UNSIGNED_INT
+                    };
+                    gl.read_pixels(
+                        0,
+                        0,
+                        w,
+                        h,
+                        glow::RGBA_INTEGER,
+                        ty,
+                        glow::PixelPackData::Slice(Some(tmp.as_mut_slice())),
+                    );
+                    v.decode(&mut tmp);
+                    if alpha_one {
+                        emulation::force_alpha_one(&mut tmp, rf, rt);
+                    }
+                    if let Some(out) = emulation::convert(&tmp, rf, rt, p.format, p.r#type, n) {
+                        if out.len() == dst.len() {
+                            dst.copy_from_slice(&out);
+                        }
+                    }
+                    continue;
+                }
                 if layered {
                     gl.framebuffer_texture_layer(
                         glow::READ_FRAMEBUFFER,
@@ -319,9 +414,74 @@ impl GlesBackend {
             }
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
             gl.delete_framebuffer(fb);
+            if let Some((t, _)) = raw_tex {
+                gl.delete_texture(t);
+            }
         }
         self.forget_objects();
         self.check("get_texture_image");
+    }
+}
+
+/// Emulation: colour formats GLES reads back inexactly or not at all
+/// (`glReadPixels` takes RGBA/UNSIGNED_BYTE from a normalized buffer, so
+/// 16- and 10-bit channels lose bits, and snorm formats are not
+/// renderable): the slice is copied bit for bit (glCopyImageSubData,
+/// same texel size) into an integer texture of the same layout, read as
+/// RGBA_INTEGER and decoded to RGBA/FLOAT before the client's conversion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RawView {
+    /// The integer format the slice is copied into.
+    pub internal: u32,
+    pub signed: bool,
+    /// Bits of each stored channel (0: not stored).
+    pub bits: [u32; 4],
+}
+
+pub(crate) fn raw_view(internal: u32) -> Option<RawView> {
+    let v = |internal, signed, bits| {
+        Some(RawView {
+            internal,
+            signed,
+            bits,
+        })
+    };
+    match internal {
+        glow::RGBA16 => v(glow::RGBA16UI, false, [16; 4]),
+        glow::RG16 => v(glow::RG16UI, false, [16, 16, 0, 0]),
+        glow::R16 => v(glow::R16UI, false, [16, 0, 0, 0]),
+        glow::RGBA16_SNORM => v(glow::RGBA16I, true, [16; 4]),
+        glow::RG16_SNORM => v(glow::RG16I, true, [16, 16, 0, 0]),
+        glow::R16_SNORM => v(glow::R16I, true, [16, 0, 0, 0]),
+        glow::RGBA8_SNORM => v(glow::RGBA8I, true, [8; 4]),
+        glow::RG8_SNORM => v(glow::RG8I, true, [8, 8, 0, 0]),
+        glow::R8_SNORM => v(glow::R8I, true, [8, 0, 0, 0]),
+        glow::RGB10_A2 => v(glow::RGB10_A2UI, false, [10, 10, 10, 2]),
+        _ => None,
+    }
+}
+
+impl RawView {
+    /// RGBA_INTEGER texels (4 x 32 bits each) in place to RGBA/FLOAT: the
+    /// normalized value of each stored channel (GL 4.6 §2.3.5), 0 for
+    /// missing colour channels and 1 for a missing alpha.
+    pub fn decode(&self, px: &mut [u8]) {
+        for t in px.chunks_exact_mut(16) {
+            for (c, b) in self.bits.iter().enumerate() {
+                let w = &mut t[c * 4..c * 4 + 4];
+                let raw = u32::from_ne_bytes([w[0], w[1], w[2], w[3]]);
+                let f = match *b {
+                    0 if c == 3 => 1.0,
+                    0 => 0.0,
+                    b if self.signed => {
+                        let max = ((1u32 << (b - 1)) - 1) as f32;
+                        (raw as i32 as f32 / max).max(-1.0)
+                    }
+                    b => raw as f32 / ((1u64 << b) - 1) as f32,
+                };
+                w.copy_from_slice(&f.to_ne_bytes());
+            }
+        }
     }
 }
 
@@ -432,6 +592,58 @@ mod tests {
         assert_eq!(get(&mut b, req(3, 1, 1, u32::MAX, rgba, ub)), vec![0; 12]);
         // A box larger than the level: whatever GLES reads, the size holds.
         assert_eq!(get(&mut b, req(5, 3, 2, 0, rgba, ub)).len(), 120);
+    }
+
+    #[test]
+    fn get_texture_image_reads_16_bit_and_snorm_texels_exactly() {
+        // RGBA16: 16-bit channels read back through the raw copy (the
+        // framebuffer read gave 8 bits: 0x1234 came back as 0x1212).
+        let (mut b, tex) = backend_with_texture(TEXTURE_2D);
+        let px: [u16; 8] = [0x1234, 0xfffe, 1, 0x8000, 0, 0xffff, 0x00ff, 0x4321];
+        let bytes: Vec<u8> = px.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let image = |b: &mut GlesBackend, internal: u32, ty: u32, data: &[u8]| {
+            Context::texture_image(
+                b,
+                &calls::TextureImage {
+                    res: tex,
+                    target: TEXTURE_2D,
+                    internal_format: internal,
+                    width: 2,
+                    height: 1,
+                    depth: 1,
+                    format: gl::RGBA,
+                    r#type: ty,
+                    ..Default::default()
+                },
+                data,
+            );
+        };
+        let req = |ty: u32| calls::GetTextureImage {
+            res: tex,
+            target: TEXTURE_2D,
+            width: 2,
+            height: 1,
+            depth: 1,
+            format: gl::RGBA,
+            r#type: ty,
+            ..Default::default()
+        };
+        image(&mut b, glow::RGBA16, gl::UNSIGNED_SHORT, &bytes);
+        assert_eq!(get(&mut b, req(gl::UNSIGNED_SHORT)), bytes);
+        // RGBA8_SNORM (not renderable on GLES): signed bytes back as they were.
+        let sn: [i8; 8] = [-128, -127, -1, 0, 1, 64, 126, 127];
+        let sbytes: Vec<u8> = sn.iter().map(|v| *v as u8).collect();
+        image(&mut b, glow::RGBA8_SNORM, gl::BYTE, &sbytes);
+        let back = get(&mut b, req(gl::FLOAT));
+        let f: Vec<f32> = back
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let want: Vec<f32> = sn.iter().map(|v| (*v as f32 / 127.0).max(-1.0)).collect();
+        assert_eq!(f.len(), 8);
+        for (g, w) in f.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-6, "{f:?} vs {want:?}");
+        }
     }
 
     /// A TEXTURE_1D_ARRAY (stored as a 2D array of height 1) reads back

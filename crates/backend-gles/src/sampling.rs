@@ -468,8 +468,19 @@ pub fn lower_1d_images(words: &[u32]) -> Option<Vec<u32>> {
             ))
         )
     });
+    // Pointer types to images (OpImageTexelPointer takes the variable or
+    // an access chain, not a loaded image): pointer -> image type.
+    let pointee: FxHashMap<Word, Word> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::TypePointer)
+            .filter_map(|i| Some((i.result_id?, i.operands.get(1).and_then(id_of)?)))
+            .collect();
     let is_1d = |ed: &Ed, v: Word| -> Option<bool> {
-        let t = *ed.type_of.get(&v)?;
+        let mut t = *ed.type_of.get(&v)?;
+        if let Some(&img) = pointee.get(&t) {
+            t = img;
+        }
         let img = match ed.ty.get(&t)? {
             Ty::SampledImage(i) => *i,
             Ty::Image(..) => t,
@@ -523,7 +534,7 @@ fn widen_image_op(
             (true, true, false)
         }
         Op::ImageFetch | Op::ImageRead => (false, false, true),
-        Op::ImageWrite => (false, false, true),
+        Op::ImageWrite | Op::ImageTexelPointer => (false, false, true),
         Op::ImageQueryLod => (false, false, false),
         Op::ImageQuerySize | Op::ImageQuerySizeLod => {
             return widen_size_query(ed, out, ins, arrayed);
@@ -535,7 +546,7 @@ fn widen_image_op(
     };
     let mask_at = match op {
         Op::ImageWrite => 3,
-        Op::ImageQueryLod => usize::MAX,
+        Op::ImageQueryLod | Op::ImageTexelPointer => usize::MAX,
         _ if dref => 3,
         _ => 2,
     };
@@ -1118,6 +1129,438 @@ fn rewrite_lod(
     true
 }
 
+/// Where [`qualify_storage_images`] binds the write-only alias of a
+/// read-write image of binding `b`: image unit `b + IMAGE_ALIAS_OFFSET`
+/// (the frontend's units are 0..8; `Cx::apply_images` binds each unit's
+/// texture to its alias unit too when the driver has 16 units).
+pub const IMAGE_ALIAS_OFFSET: u32 = 8;
+
+/// Whether the module declares a storage image of a format ESSL lets
+/// only `readonly` / `writeonly` images have (a cheap word scan).
+pub fn may_need_image_qualifiers(words: &[u32]) -> bool {
+    // OpTypeImage: result, sampled type, dim, depth, arrayed, ms, sampled, format.
+    crate::shader::instructions(words).any(|(_, op, ins)| {
+        op == OP_TYPE_IMAGE && ins.len() >= 9 && ins[7] == 2 && !matches!(ins[8], 3 | 24 | 33)
+    })
+}
+
+/// Emulation: ESSL 3.20 (§4.10) lets only `r32f`, `r32i` and `r32ui`
+/// storage images be both read and written; desktop GLSL lets any format.
+/// Every other storage image variable without `readonly` / `writeonly`
+/// gets the one its uses allow: `writeonly` when only stored to,
+/// `readonly` otherwise; one both loaded and stored gets split: the
+/// variable becomes `readonly` and a `writeonly` twin (same decorations,
+/// binding + [`IMAGE_ALIAS_OFFSET`]) takes its `imageStore`s. The backend
+/// binds the same texture level to both units, so stores and loads see
+/// one memory. A variable reached in ways this pass does not follow (a
+/// function argument, a copy) is left as it was.
+/// None: nothing changed (or a module this pass cannot read).
+pub fn qualify_storage_images(words: &[u32]) -> Option<Vec<u32>> {
+    use rspirv::spirv::ImageFormat;
+    if !may_need_image_qualifiers(words) {
+        return None;
+    }
+    let mut ed = Ed::new(words)?;
+    // Storage image types of a non-r32 format.
+    let mut img_types: Vec<Word> = Vec::new();
+    for ins in &ed.m.types_global_values {
+        if ins.class.opcode == Op::TypeImage
+            && lit(ins.operands.get(5)) == Some(2)
+            && !matches!(
+                ins.operands.get(6),
+                Some(Operand::ImageFormat(
+                    ImageFormat::R32f | ImageFormat::R32i | ImageFormat::R32ui
+                ))
+            )
+        {
+            img_types.extend(ins.result_id);
+        }
+    }
+    // Arrays of them (any depth).
+    let mut wrapped: FxHashMap<Word, ()> = img_types.iter().map(|&t| (t, ())).collect();
+    for ins in &ed.m.types_global_values {
+        if matches!(ins.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)
+            && ins
+                .operands
+                .first()
+                .and_then(id_of)
+                .is_some_and(|e| wrapped.contains_key(&e))
+        {
+            wrapped.extend(ins.result_id.map(|i| (i, ())));
+        }
+    }
+    let ptr_types: Vec<Word> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::TypePointer
+                    && matches!(
+                        i.operands.first(),
+                        Some(Operand::StorageClass(StorageClass::UniformConstant))
+                    )
+                    && i.operands
+                        .get(1)
+                        .and_then(id_of)
+                        .is_some_and(|p| wrapped.contains_key(&p))
+            })
+            .filter_map(|i| i.result_id)
+            .collect();
+    // Candidate variables: none of NonReadable / NonWritable yet.
+    let mut vars: Vec<(Word, Word)> = Vec::new();
+    for ins in &ed.m.types_global_values {
+        if ins.class.opcode == Op::Variable {
+            if let (Some(t), Some(id)) = (ins.result_type, ins.result_id) {
+                if ptr_types.contains(&t) {
+                    vars.push((id, t));
+                }
+            }
+        }
+    }
+    vars.retain(|(v, _)| {
+        !ed.m.annotations.iter().any(|a| {
+            a.class.opcode == Op::Decorate
+                && a.operands.first().and_then(id_of) == Some(*v)
+                && matches!(
+                    a.operands.get(1),
+                    Some(Operand::Decoration(
+                        Decoration::NonReadable | Decoration::NonWritable
+                    ))
+                )
+        })
+    });
+    if vars.is_empty() {
+        return None;
+    }
+    // The variable a pointer (the variable or an access chain into it) or
+    // a loaded image value comes from.
+    let root = |ed: &Ed, mut v: Word| -> Option<Word> {
+        for _ in 0..8 {
+            if vars.iter().any(|(x, _)| *x == v) {
+                return Some(v);
+            }
+            let (_, o) = ed.defs.get(&v)?;
+            v = o.first().and_then(id_of)?;
+        }
+        None
+    };
+    #[derive(Default, Clone, Copy)]
+    struct Uses {
+        read: bool,
+        write: bool,
+        other: bool,
+    }
+    let mut uses: FxHashMap<Word, Uses> = FxHashMap::default();
+    for f in &ed.m.functions {
+        for ins in f.blocks.iter().flat_map(|b| b.instructions.iter()) {
+            let op = ins.class.opcode;
+            if matches!(op, Op::Load | Op::AccessChain | Op::InBoundsAccessChain) {
+                continue;
+            }
+            for (k, o) in ins.operands.iter().enumerate() {
+                let Some(v) = id_of(o).and_then(|i| root(&ed, i)) else {
+                    continue;
+                };
+                let u = uses.entry(v).or_default();
+                match (op, k) {
+                    (Op::ImageWrite, 0) => u.write = true,
+                    (Op::ImageRead | Op::ImageSparseRead, 0) => u.read = true,
+                    (
+                        Op::ImageQuerySize
+                        | Op::ImageQuerySizeLod
+                        | Op::ImageQueryLevels
+                        | Op::ImageQuerySamples,
+                        0,
+                    ) => {}
+                    _ => u.other = true,
+                }
+            }
+        }
+    }
+    let names: FxHashMap<Word, String> =
+        ed.m.debug_names
+            .iter()
+            .filter(|i| i.class.opcode == Op::Name)
+            .filter_map(
+                |i| match (i.operands.first().and_then(id_of), i.operands.get(1)) {
+                    (Some(t), Some(Operand::LiteralString(n))) => Some((t, n.clone())),
+                    _ => None,
+                },
+            )
+            .collect();
+    let decorate = |v: Word, d: Decoration| {
+        Instruction::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![Operand::IdRef(v), Operand::Decoration(d)],
+        )
+    };
+    let mut changed = false;
+    // Variable -> its write-only twin.
+    let mut twins: FxHashMap<Word, Word> = FxHashMap::default();
+    for &(v, t) in &vars {
+        let u = uses.get(&v).copied().unwrap_or_default();
+        if u.other {
+            continue;
+        }
+        changed = true;
+        if !u.read && u.write {
+            ed.m.annotations.push(decorate(v, Decoration::NonReadable));
+            continue;
+        }
+        ed.m.annotations.push(decorate(v, Decoration::NonWritable));
+        if !u.write {
+            continue;
+        }
+        let w = ed.fresh();
+        twins.insert(v, w);
+        ed.new_globals.push(Instruction::new(
+            Op::Variable,
+            Some(t),
+            Some(w),
+            vec![Operand::StorageClass(StorageClass::UniformConstant)],
+        ));
+        let mut extra = vec![decorate(w, Decoration::NonReadable)];
+        for a in &ed.m.annotations {
+            if a.class.opcode != Op::Decorate || a.operands.first().and_then(id_of) != Some(v) {
+                continue;
+            }
+            let mut o = a.operands.clone();
+            o[0] = Operand::IdRef(w);
+            match o.get(1) {
+                Some(Operand::Decoration(Decoration::NonWritable)) => continue,
+                Some(Operand::Decoration(Decoration::Binding)) => {
+                    if let Some(b) = lit(o.get(2)) {
+                        o[2] = Operand::LiteralBit32(b + IMAGE_ALIAS_OFFSET);
+                    }
+                }
+                _ => {}
+            }
+            extra.push(Instruction::new(Op::Decorate, None, None, o));
+        }
+        ed.m.annotations.extend(extra);
+        if let Some(n) = names.get(&v) {
+            ed.m.debug_names.push(Instruction::new(
+                Op::Name,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(w),
+                    Operand::LiteralString(format!("{n}_mgl_store")),
+                ],
+            ));
+        }
+        // SPIR-V 1.4+: every global a stage uses is in its interface.
+        for e in &mut ed.m.entry_points {
+            if e.operands.iter().any(|o| id_of(o) == Some(v)) {
+                e.operands.push(Operand::IdRef(w));
+            }
+        }
+    }
+    if !changed {
+        return None;
+    }
+    if twins.is_empty() {
+        return Some(ed.finish());
+    }
+    // Each store to a split variable goes through the twin: the same
+    // access chain on it, loaded right before the store.
+    let mut functions = std::mem::take(&mut ed.m.functions);
+    for f in &mut functions {
+        for b in &mut f.blocks {
+            let mut out = Vec::with_capacity(b.instructions.len() + 4);
+            for mut ins in std::mem::take(&mut b.instructions) {
+                if ins.class.opcode == Op::ImageWrite {
+                    if let Some(img) = ins.operands.first().and_then(id_of) {
+                        if let Some(new) = twin_load(&mut ed, &mut out, &twins, img) {
+                            ins.operands[0] = Operand::IdRef(new);
+                        }
+                    }
+                }
+                out.push(ins);
+            }
+            b.instructions = out;
+        }
+    }
+    ed.m.functions = functions;
+    Some(ed.finish())
+}
+
+/// The storage image formats SPIRV-Cross refuses to write for ES (its
+/// `is_desktop_only_format`), with their ESSL qualifiers
+/// (GL_NV_image_formats has them all).
+fn desktop_only_format(f: rspirv::spirv::ImageFormat) -> Option<&'static str> {
+    use rspirv::spirv::ImageFormat as F;
+    Some(match f {
+        F::R11fG11fB10f => "r11f_g11f_b10f",
+        F::R16f => "r16f",
+        F::Rgb10A2 => "rgb10_a2",
+        F::R8 => "r8",
+        F::Rg8 => "rg8",
+        F::R16 => "r16",
+        F::Rg16 => "rg16",
+        F::Rgba16 => "rgba16",
+        F::R16Snorm => "r16_snorm",
+        F::Rg16Snorm => "rg16_snorm",
+        F::Rgba16Snorm => "rgba16_snorm",
+        F::R8Snorm => "r8_snorm",
+        F::Rg8Snorm => "rg8_snorm",
+        F::R8ui => "r8ui",
+        F::Rg8ui => "rg8ui",
+        F::R16ui => "r16ui",
+        F::Rgb10a2ui => "rgb10_a2ui",
+        F::R8i => "r8i",
+        F::Rg8i => "rg8i",
+        F::R16i => "r16i",
+        _ => return None,
+    })
+}
+
+/// What [`mark_desktop_only_formats`] appends to an image variable's name
+/// before the ESSL qualifier it needs (`images::enable_image_formats`
+/// puts the qualifier back).
+pub const FORMAT_NAME_MARK: &str = "_mglfmt_";
+
+/// Emulation: SPIRV-Cross refuses storage images of the formats ESSL has
+/// only through GL_NV_image_formats (`r16f`, `rg8`, `rgb10_a2ui`, ...).
+/// Such an image type is given the 128-bit format of its component type
+/// (`rgba32f` / `rgba32i` / `rgba32ui`) for the translation, and each
+/// variable of it a name ending in [`FORMAT_NAME_MARK`] and the real
+/// qualifier, which `images::enable_image_formats` writes back into the
+/// ESSL declaration. None: no such image.
+pub fn mark_desktop_only_formats(words: &[u32]) -> Option<Vec<u32>> {
+    use rspirv::spirv::ImageFormat;
+    if !may_need_image_qualifiers(words) {
+        return None;
+    }
+    let mut ed = Ed::new(words)?;
+    // Image type -> the qualifier; the format swapped in place.
+    let mut marked: FxHashMap<Word, &'static str> = FxHashMap::default();
+    let comp: FxHashMap<Word, Ty> = ed.ty.iter().map(|(k, v)| (*k, *v)).collect();
+    for ins in &mut ed.m.types_global_values {
+        if ins.class.opcode != Op::TypeImage || lit(ins.operands.get(5)) != Some(2) {
+            continue;
+        }
+        let Some(Operand::ImageFormat(f)) = ins.operands.get(6) else {
+            continue;
+        };
+        let Some(q) = desktop_only_format(*f) else {
+            continue;
+        };
+        let wide = match ins
+            .operands
+            .first()
+            .and_then(id_of)
+            .and_then(|t| comp.get(&t))
+        {
+            Some(Ty::Float) => ImageFormat::Rgba32f,
+            Some(Ty::Int(true)) => ImageFormat::Rgba32i,
+            Some(Ty::Int(false)) => ImageFormat::Rgba32ui,
+            _ => continue,
+        };
+        ins.operands[6] = Operand::ImageFormat(wide);
+        if let Some(id) = ins.result_id {
+            marked.insert(id, q);
+        }
+    }
+    if marked.is_empty() {
+        return None;
+    }
+    // Through arrays and pointers to the variables.
+    for ins in &ed.m.types_global_values {
+        let inner = match ins.class.opcode {
+            Op::TypeArray | Op::TypeRuntimeArray => ins.operands.first(),
+            Op::TypePointer => ins.operands.get(1),
+            Op::Variable => {
+                let q = ins.result_type.and_then(|t| marked.get(&t).copied());
+                if let (Some(q), Some(v)) = (q, ins.result_id) {
+                    marked.insert(v, q);
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let q = inner.and_then(id_of).and_then(|t| marked.get(&t).copied());
+        if let (Some(q), Some(id)) = (q, ins.result_id) {
+            marked.insert(id, q);
+        }
+    }
+    let vars: Vec<(Word, &'static str)> =
+        ed.m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|i| Some((i.result_id?, *marked.get(&i.result_id?)?)))
+            .collect();
+    for (v, q) in vars {
+        let named =
+            ed.m.debug_names.iter_mut().find(|i| {
+                i.class.opcode == Op::Name && i.operands.first().and_then(id_of) == Some(v)
+            });
+        match named {
+            Some(i) => {
+                if let Some(Operand::LiteralString(n)) = i.operands.get_mut(1) {
+                    n.push_str(FORMAT_NAME_MARK);
+                    n.push_str(q);
+                }
+            }
+            None => ed.m.debug_names.push(Instruction::new(
+                Op::Name,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(v),
+                    Operand::LiteralString(format!("mgl_image{v}{FORMAT_NAME_MARK}{q}")),
+                ],
+            )),
+        }
+    }
+    Some(ed.finish())
+}
+
+/// `img` (an image loaded from a split variable or an access chain into
+/// it) loaded again from the variable's twin, into `out`.
+fn twin_load(
+    ed: &mut Ed,
+    out: &mut Vec<Instruction>,
+    twins: &FxHashMap<Word, Word>,
+    img: Word,
+) -> Option<Word> {
+    let (op, o) = ed.defs.get(&img)?.clone();
+    if op != Op::Load {
+        return None;
+    }
+    let ty = *ed.type_of.get(&img)?;
+    let p = o.first().and_then(id_of)?;
+    let ptr = twin_pointer(ed, out, twins, p, 0)?;
+    let mut operands = o.clone();
+    operands[0] = Operand::IdRef(ptr);
+    Some(emit(ed, out, Op::Load, ty, operands))
+}
+
+fn twin_pointer(
+    ed: &mut Ed,
+    out: &mut Vec<Instruction>,
+    twins: &FxHashMap<Word, Word>,
+    p: Word,
+    depth: u32,
+) -> Option<Word> {
+    if let Some(&w) = twins.get(&p) {
+        return Some(w);
+    }
+    if depth > 8 {
+        return None;
+    }
+    let (op, o) = ed.defs.get(&p)?.clone();
+    if !matches!(op, Op::AccessChain | Op::InBoundsAccessChain) {
+        return None;
+    }
+    let base = twin_pointer(ed, out, twins, o.first().and_then(id_of)?, depth + 1)?;
+    let ty = *ed.type_of.get(&p)?;
+    let mut operands = o;
+    operands[0] = Operand::IdRef(base);
+    Some(emit(ed, out, op, ty, operands))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1159,6 +1602,105 @@ mod tests {
         // A malformed module is left alone (no panic).
         assert!(lower_1d_images(&words[..3]).is_none());
         let _ = lower_1d_images(&words[..words.len() / 2]);
+    }
+
+    const STORAGE_IMAGES: &str = "#version 450\n\
+        layout(binding = 0, rgba32f) uniform image2D rw;\n\
+        layout(binding = 1, rgba8) uniform image2D ro;\n\
+        layout(binding = 2, rgba16f) uniform image2D wo;\n\
+        layout(binding = 3, r32ui) uniform uimage2D atom;\n\
+        layout(binding = 4, rgba32f) uniform image2D arr[2];\n\
+        layout(binding = 6, r16f) uniform image2D narrow;\n\
+        layout(location = 0) flat in int i;\n\
+        layout(location = 0) out vec4 o;\n\
+        void main() {\n\
+          vec4 x = imageLoad(rw, ivec2(0)) + imageLoad(ro, ivec2(1));\n\
+          imageStore(rw, ivec2(1), x);\n\
+          imageStore(wo, ivec2(2), x);\n\
+          imageAtomicAdd(atom, ivec2(0), 1u);\n\
+          imageStore(arr[i], ivec2(3), imageLoad(arr[1 - i], ivec2(3)));\n\
+          imageStore(narrow, ivec2(4), imageLoad(narrow, ivec2(5)) + vec4(imageSize(narrow), 0.0, 0.0));\n\
+          o = x;\n\
+        }\n";
+
+    fn image_decl<'a>(fs: &'a str, name: &str) -> &'a str {
+        fs.lines()
+            .find(|l| l.starts_with("layout(") && l.contains(&format!(" {name}")))
+            .unwrap_or_else(|| panic!("no declaration of {name}:\n{fs}"))
+    }
+
+    #[test]
+    fn storage_images_get_essl_access_qualifiers() {
+        let words = fragment_spirv(STORAGE_IMAGES);
+        // Unchanged, the module translates but ESSL would refuse the
+        // read-write rgba32f image (and SPIRV-Cross refuses r16f).
+        let q = qualify_storage_images(&words).expect("qualified");
+        let marked = mark_desktop_only_formats(&q).expect("marked");
+        assert!(mark_desktop_only_formats(&q[..3]).is_none());
+        let fs = spirv_to_essl(&marked).expect("translation");
+        let fs = crate::images::enable_image_formats(fs);
+        assert!(
+            image_decl(&fs, "rw;").contains("binding = 0, rgba32f) uniform readonly"),
+            "{fs}"
+        );
+        let store = image_decl(&fs, "rw_mgl_store;");
+        assert!(
+            store.contains("binding = 8, rgba32f) uniform writeonly"),
+            "{fs}"
+        );
+        assert!(image_decl(&fs, "ro;").contains("readonly"), "{fs}");
+        assert!(image_decl(&fs, "wo;").contains("writeonly"), "{fs}");
+        let atom = image_decl(&fs, "atom;");
+        assert!(
+            !atom.contains("readonly") && !atom.contains("writeonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "arr[2];").contains("binding = 4, rgba32f) uniform readonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "arr_mgl_store[2];")
+                .contains("binding = 12, rgba32f) uniform writeonly"),
+            "{fs}"
+        );
+        // The r16f image: its format restored, the extension enabled.
+        assert!(
+            image_decl(&fs, "narrow_mglfmt_r16f;").contains("binding = 6, r16f) uniform readonly"),
+            "{fs}"
+        );
+        assert!(
+            image_decl(&fs, "narrow_mgl_store_mglfmt_r16f;")
+                .contains("binding = 14, r16f) uniform writeonly"),
+            "{fs}"
+        );
+        assert!(
+            fs.contains("#extension GL_NV_image_formats : enable"),
+            "{fs}"
+        );
+        // Stores go through the twins, loads through the originals.
+        assert!(fs.contains("imageStore(rw_mgl_store, ivec2(1)"), "{fs}");
+        assert!(fs.contains("imageStore(arr_mgl_store[i]"), "{fs}");
+        assert!(fs.contains("imageLoad(arr[1 - i]"), "{fs}");
+        assert!(fs.contains("imageSize(narrow_mglfmt_r16f)"), "{fs}");
+        // Nothing left to do on the result; garbage is left alone.
+        assert!(qualify_storage_images(&q).is_none());
+        assert!(qualify_storage_images(&words[..words.len() / 2]).is_none());
+    }
+
+    #[test]
+    fn one_d_image_atomics_get_a_second_coordinate() {
+        let src = "#version 450\n\
+            layout(binding = 0, r32ui) uniform uimage1D a;\n\
+            layout(binding = 1, r32ui) uniform uimage1DArray b;\n\
+            layout(location = 0) out uvec4 o;\n\
+            void main() {\n\
+              o = uvec4(imageAtomicAdd(a, 3, 1u), imageAtomicCompSwap(b, ivec2(4, 2), 0u, 1u), 0u, 0u);\n\
+            }\n";
+        let lowered = lower_1d_images(&fragment_spirv(src)).expect("lowered");
+        let fs = spirv_to_essl(&lowered).expect("translation");
+        assert!(fs.contains("imageAtomicAdd(a, ivec2(3, 0)"), "{fs}");
+        assert!(fs.contains("imageAtomicCompSwap(b, ivec3(4, 0, 2)"), "{fs}");
     }
 
     const LODS: &str = "#version 450\n\

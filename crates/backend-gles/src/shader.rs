@@ -1100,6 +1100,15 @@ pub fn build_program_variant(
             Some(w) => std::borrow::Cow::Owned(w),
             None => words,
         };
+        // Emulation: readonly / writeonly for ESSL's storage images (sampling.rs).
+        let words = match crate::sampling::qualify_storage_images(&words) {
+            Some(w) => std::borrow::Cow::Owned(w),
+            None => words,
+        };
+        let words = match crate::sampling::mark_desktop_only_formats(&words) {
+            Some(w) => std::borrow::Cow::Owned(w),
+            None => words,
+        };
         let fragment = i == mgpipe::consts::STAGE_FRAGMENT;
         let lod = (lod_bias || crate::sampling::may_need_lod_fix(&words))
             .then(|| crate::sampling::lower_lod(&words, fragment, lod_bias))
@@ -1113,6 +1122,7 @@ pub fn build_program_variant(
                 let src = strip_block_array_locations(&src, i);
                 let src = widen_1d_texel_fetch_offsets(src);
                 let src = index_image_arrays_constantly(src);
+                let src = crate::images::enable_image_formats(src);
                 trace!(shader = ?cso, stage = STAGE_NAME[i], "ESSL source:\n{src}");
                 sources.push((i, enable_geometry_point_size(src, i)));
             }

@@ -90,7 +90,7 @@ pub struct Shadow {
     pub ubos: Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
     pub ssbos: Vec<Option<(Option<glow::Buffer>, i32, i32)>>,
     /// Image unit -> what glBindImageTexture last got (None: unknown).
-    pub images: [Option<ImageUnit>; 8],
+    pub images: [Option<ImageUnit>; 16],
     /// None: unknown; Some(None): array disabled.
     pub attribs: [Option<Option<AttribState>>; 16],
     pub attrib_values: [Option<([u32; 4], bool)>; 16],
@@ -132,7 +132,7 @@ impl Shadow {
         self.samplers = [None; 32];
         self.ubos.clear();
         self.ssbos.clear();
-        self.images = [None; 8];
+        self.images = [None; 16];
         self.attribs = [None; 16];
         self.vertex_applied = None;
     }
@@ -591,13 +591,14 @@ impl Shadow {
         );
     }
 
-    /// glBindImageTexture of image unit `unit` (< 8), shadowed.
+    /// glBindImageTexture of image unit `unit` (< 8, or < 16 for the
+    /// write-only twins' units), shadowed.
     pub fn bind_image(&mut self, gl: &glow::Context, unit: u32, want: ImageUnit) {
         let Some(slot) = self.images.get_mut(unit as usize) else {
             return;
         };
         if *slot != Some(want) {
-            // SAFETY: unit < 8, clamped to MAX_IMAGE_UNITS by the caller; the
+            // SAFETY: unit < 16, below MAX_IMAGE_UNITS (the caller); the
             // texture is a live immutable texture (images.rs) or None.
             unsafe {
                 gl.bind_image_texture(
