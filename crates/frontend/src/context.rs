@@ -475,6 +475,10 @@ pub struct LinkedState {
     /// when one is linked without tessellation, which decides the draw
     /// modes it accepts.
     pub gs_input: Option<u32>,
+    /// Which tessellation stages the program has: bit 0 control, bit 1
+    /// evaluation (GL 4.6 §10.1.15: draws of such a program take
+    /// GL_PATCHES only, and GL_PATCHES needs an evaluation stage).
+    pub tess_stages: u8,
     /// Default-block byte offsets of `gl_DepthRange.near/far/diff` when
     /// the program reads `gl_DepthRange` (the client keeps them current).
     pub depth_range_at: Option<[u32; 3]>,
@@ -921,6 +925,16 @@ pub struct GlState {
     /// The current program's `LinkedState::gs_input`, kept by
     /// `emit_program` (read by every draw: one test when it is None).
     pub gs_input: Option<u32>,
+    /// The current program's `LinkedState::tess_stages`, kept by
+    /// `emit_program` like `gs_input`.
+    pub tess_stages: u8,
+    /// glPatchParameteri(GL_PATCH_VERTICES) (3 initially).
+    pub patch_vertices: u32,
+    /// glPatchParameterfv GL_PATCH_DEFAULT_OUTER_LEVEL / _INNER_LEVEL (the
+    /// levels a program without a control stage tessellates with; 1.0
+    /// initially).
+    pub patch_default_outer: [f32; 4],
+    pub patch_default_inner: [f32; 2],
     pub sample_alpha_to_coverage: bool,
     pub sample_alpha_to_one: bool,
     pub sample_coverage: bool,
@@ -1123,6 +1137,10 @@ impl GlState {
             polygon_offset: [0.0; 3],
             rasterizer_discard: false,
             gs_input: None,
+            tess_stages: 0,
+            patch_vertices: 3,
+            patch_default_outer: [1.0; 4],
+            patch_default_inner: [1.0; 2],
             sample_alpha_to_coverage: false,
             sample_alpha_to_one: false,
             sample_coverage: false,
