@@ -1479,7 +1479,8 @@ fn with_context_id<R: Default>(
 /// Create a context. Requests up to 3.3 get GL 3.3 core; requests for 4.0
 /// to 4.3 get a "4.3" core context when the backend runs compute shaders
 /// (what a 4.3 application reaches for first), 4.4 and 4.5 requests a
-/// "4.5" one; both are partial: no tessellation, transform feedback
+/// "4.5" one; both are partial: tessellation only where the backend has
+/// it (`gl::tess`), transform feedback
 /// streams 1..3, doubles only where the backend has them
 /// (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get a
 /// compatibility context of that version (the fixed-function parts it

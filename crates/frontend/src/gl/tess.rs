@@ -39,16 +39,28 @@ fn emit(gl: &mut Gl) {
     }
 }
 
-/// glPatchParameteri after the context lookup (GL 4.6 §10.1.15).
+/// glPatchParameteri's argument rules (GL 4.6 §10.1.15): the patch size,
+/// or GL_INVALID_ENUM for a pname other than GL_PATCH_VERTICES (any
+/// pname without tessellation), GL_INVALID_VALUE for a size ≤ 0 or over
+/// GL_MAX_PATCH_VERTICES.
+pub(crate) fn check_patch_vertices(tessellation: bool, pname: u32, value: i32) -> Result<u32, u32> {
+    if !tessellation || pname != glow::PATCH_VERTICES {
+        return Err(glow::INVALID_ENUM);
+    }
+    match u32::try_from(value) {
+        Ok(v) if (1..=MAX_PATCH_VERTICES).contains(&v) => Ok(v),
+        _ => Err(glow::INVALID_VALUE),
+    }
+}
+
+/// glPatchParameteri after the context lookup.
 pub(crate) fn patch_parameteri(gl: &mut Gl, pname: u32, value: i32) {
-    if !has_tessellation(&gl.conn.caps) || pname != glow::PATCH_VERTICES {
-        gl_err!(gl, glow::INVALID_ENUM);
-    }
-    if value <= 0 || value as u32 > MAX_PATCH_VERTICES {
-        gl_err!(gl, glow::INVALID_VALUE);
-    }
-    if gl.st.patch_vertices != value as u32 {
-        gl.st.patch_vertices = value as u32;
+    let v = match check_patch_vertices(has_tessellation(&gl.conn.caps), pname, value) {
+        Ok(v) => v,
+        Err(e) => gl_err!(gl, e),
+    };
+    if gl.st.patch_vertices != v {
+        gl.st.patch_vertices = v;
         emit(gl);
     }
 }
@@ -88,4 +100,51 @@ pub unsafe extern "C" fn glPatchParameterfv(pname: u32, values: *const f32) {
     // (inner) floats; `slice` answers empty for null.
     let v = unsafe { slice(values, n) }.to_vec();
     with_gl(|gl| patch_parameterfv(gl, pname, &v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_patch_vertices;
+    use crate::gl::validate::tess_accepts;
+
+    #[test]
+    fn patch_vertices_errors() {
+        assert_eq!(check_patch_vertices(true, glow::PATCH_VERTICES, 4), Ok(4));
+        assert_eq!(check_patch_vertices(true, glow::PATCH_VERTICES, 1), Ok(1));
+        assert_eq!(check_patch_vertices(true, glow::PATCH_VERTICES, 32), Ok(32));
+        for bad in [0, -1, 33, i32::MIN, i32::MAX] {
+            assert_eq!(
+                check_patch_vertices(true, glow::PATCH_VERTICES, bad),
+                Err(glow::INVALID_VALUE),
+                "{bad}"
+            );
+        }
+        // A pname other than GL_PATCH_VERTICES; any without tessellation.
+        assert_eq!(
+            check_patch_vertices(true, glow::PATCH_DEFAULT_INNER_LEVEL, 3),
+            Err(glow::INVALID_ENUM)
+        );
+        assert_eq!(
+            check_patch_vertices(false, glow::PATCH_VERTICES, 3),
+            Err(glow::INVALID_ENUM)
+        );
+    }
+
+    #[test]
+    fn patches_draw_rules() {
+        let op = Err(glow::INVALID_OPERATION);
+        // No tessellation stage: any mode but GL_PATCHES.
+        assert_eq!(tess_accepts(0, glow::TRIANGLES), Ok(()));
+        assert_eq!(tess_accepts(0, glow::PATCHES), op);
+        // Control and evaluation stages: GL_PATCHES only.
+        assert_eq!(tess_accepts(3, glow::PATCHES), Ok(()));
+        assert_eq!(tess_accepts(3, glow::TRIANGLES), op);
+        assert_eq!(tess_accepts(3, glow::POINTS), op);
+        // Evaluation alone (default levels): GL_PATCHES only.
+        assert_eq!(tess_accepts(2, glow::PATCHES), Ok(()));
+        assert_eq!(tess_accepts(2, glow::LINES), op);
+        // A control stage without an evaluation stage consumes nothing.
+        assert_eq!(tess_accepts(1, glow::PATCHES), op);
+        assert_eq!(tess_accepts(1, glow::TRIANGLES), op);
+    }
 }
