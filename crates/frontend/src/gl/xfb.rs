@@ -49,7 +49,9 @@ pub fn draw_mode_allowed(gl: &Gl, mode: u32) -> bool {
             l.prog.geometry_layout().map(|g| g.output).or_else(|| {
                 l.prog
                     .tess_layout()
-                    .filter(|_| l.prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_some())
+                    .filter(|_| {
+                        l.prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_some()
+                    })
                     .map(|t| match t {
                         t if t.point_mode => glow::POINTS,
                         t if t.mode == glow::ISOLINES => glow::LINES,

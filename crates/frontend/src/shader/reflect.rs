@@ -1284,7 +1284,8 @@ pub(crate) fn reflect(
 /// §11.2.1.2.1); its `patch` outputs are not arrayed.
 pub(crate) fn output_locations(m: &Module) -> u32 {
     // OpEntryPoint (15) with execution model TessellationControl (1).
-    let tcs = super::spirv::instructions(&m.words).any(|(op, inst)| op == 15 && inst.get(1) == Some(&1));
+    let tcs =
+        super::spirv::instructions(&m.words).any(|(op, inst)| op == 15 && inst.get(1) == Some(&1));
     m.variables
         .iter()
         .filter(|v| v.storage == storage::OUTPUT)
