@@ -3056,6 +3056,27 @@ impl Context for GlesBackend {
         self.check("set_blend_color");
     }
 
+    fn set_patch_state(&mut self, p: &calls::SetPatchState) {
+        let Some(cx) = self.cx("set_patch_state") else {
+            return;
+        };
+        // GLES 3.2 has no default tessellation levels (a program there
+        // always has a control stage); only the patch size is kept.
+        if !cx.f.gles32 || !(1..=32).contains(&p.vertices) {
+            return;
+        }
+        if cx.ctx.shadow.patch_vertices != Some(p.vertices) {
+            // SAFETY: plain state call (GLES 3.2), value in 1..=32, which
+            // GLES 3.2's GL_MAX_PATCH_VERTICES minimum allows.
+            unsafe {
+                cx.gl
+                    .patch_parameter_i32(glow::PATCH_VERTICES, p.vertices as i32)
+            };
+            cx.ctx.shadow.patch_vertices = Some(p.vertices);
+        }
+        self.check("set_patch_state");
+    }
+
     fn set_polygon_offset(&mut self, p: &calls::SetPolygonOffset) {
         let Some(cx) = self.cx("set_polygon_offset") else {
             return;

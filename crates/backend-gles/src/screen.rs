@@ -57,6 +57,8 @@ impl GlesBackend {
         if (v.major, v.minor) >= (3, 2) {
             c.features |= mgpipe::caps::CAPS_FEATURE_SAMPLE_SHADING
                 | mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
+            // GLES 3.2: tessellation stages are core (set_patch_state).
+            c.features |= mgpipe::caps::CAPS_FEATURE_TESSELLATION;
         }
         if gl.supported_extensions().contains("GL_EXT_clip_control") {
             c.features |= mgpipe::caps::CAPS_FEATURE_CLIP_CONTROL;

@@ -75,6 +75,8 @@ pub struct Shadow {
     pub depth_range: Option<[f32; 2]>,
     pub scissor: Option<[i32; 4]>,
     pub blend_color: Option<[f32; 4]>,
+    /// GL_PATCH_VERTICES (`set_patch_state`).
+    pub patch_vertices: Option<u32>,
     /// factor, units, clamp.
     pub polygon_offset: Option<[f32; 3]>,
     pub line_width: Option<f32>,

@@ -1768,6 +1768,11 @@ impl VulkanBackend {
         let rs = c.render_state;
         let targets = crate::PipeTargets {
             topology: topo,
+            patch_control_points: if topo == vk::PrimitiveTopology::PATCH_LIST {
+                c.patch_vertices
+            } else {
+                0
+            },
             colors,
             color_integer,
             color_alpha_one,
@@ -4503,6 +4508,18 @@ impl Context for VulkanBackend {
         self.touch();
         if let Some(c) = self.cur("set_scissor") {
             c.scissor = *p;
+        }
+    }
+
+    fn set_patch_state(&mut self, p: &calls::SetPatchState) {
+        self.touch();
+        // Vulkan has no default tessellation levels (a pipeline with an
+        // evaluation stage has a control stage): only the patch size.
+        let max = self.gpu.props.limits.max_tessellation_patch_size;
+        if let Some(c) = self.cur("set_patch_state") {
+            if (1..=max).contains(&p.vertices) {
+                c.patch_vertices = p.vertices;
+            }
         }
     }
 

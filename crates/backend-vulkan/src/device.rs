@@ -46,6 +46,8 @@ pub(crate) struct Features {
     pub multi_draw: bool,
     /// Exact occlusion counts (GL_SAMPLES_PASSED).
     pub occlusion_precise: bool,
+    /// tessellationShader (enabled): tessellation stages, GL_PATCHES.
+    pub tessellation: bool,
     /// Geometry and tessellation stages enabled, only for the lavapipe
     /// image-slot quirk (`lvp_quirk.rs`), which names those stages.
     pub lvp_image_slots: bool,
@@ -412,6 +414,9 @@ impl Gpu {
                 core_f.tessellation_shader != 0,
             );
         let feat = Features {
+            tessellation: core_f.tessellation_shader != 0
+                && props.limits.max_tessellation_patch_size >= 32
+                && props.limits.max_tessellation_generation_level >= 64,
             core_dynamic_rendering: core13,
             depth_clip_control: has_dcc && fdcc.depth_clip_control != 0,
             custom_border_color: has_cbc
@@ -511,7 +516,7 @@ impl Gpu {
             .fill_mode_non_solid(feat.fill_mode_non_solid)
             .occlusion_query_precise(feat.occlusion_precise)
             .geometry_shader(feat.lvp_image_slots)
-            .tessellation_shader(feat.lvp_image_slots)
+            .tessellation_shader(feat.lvp_image_slots || feat.tessellation)
             .fragment_stores_and_atomics(feat.fragment_stores)
             .vertex_pipeline_stores_and_atomics(feat.vertex_stores)
             .shader_float64(feat.float64)

@@ -111,6 +111,8 @@ pub enum VkError {
     },
     #[error("no memory type for {0}")]
     NoMemoryType(&'static str),
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
     #[error("bad value {value:?} for {knob}: {why}")]
     BadKnob {
         knob: &'static str,
@@ -311,6 +313,9 @@ pub(crate) struct Ctx {
     pub viewport: calls::SetViewport,
     pub scissor: calls::SetScissor,
     pub blend_color: [f32; 4],
+    /// GL_PATCH_VERTICES (`set_patch_state`): a GL_PATCHES draw's
+    /// patchControlPoints.
+    pub patch_vertices: u32,
     /// factor, units, clamp (0 = none).
     pub polygon_offset: [f32; 3],
     pub line_width: f32,
@@ -335,6 +340,8 @@ pub(crate) const LIGHT_RS: u8 = 8;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PipeTargets {
     pub topology: ash::vk::PrimitiveTopology,
+    /// patchControlPoints of a PATCH_LIST topology (0 otherwise).
+    pub patch_control_points: u32,
     pub colors: [ash::vk::Format; 8],
     pub color_integer: u32,
     /// Attachments whose GL format has no alpha (stored with one): blending

@@ -335,6 +335,8 @@ pub(crate) struct PipeDesc<'a> {
     pub build: &'a ShaderBuild,
     pub rs: &'a calls::CreateRenderState,
     pub topology: vk::PrimitiveTopology,
+    /// patchControlPoints (PATCH_LIST only; 0 otherwise).
+    pub patch_control_points: u32,
     pub restart: bool,
     pub colors: [vk::Format; 8],
     pub color_integer: u32,
@@ -361,6 +363,7 @@ impl<'a> PipeDesc<'a> {
             build,
             rs,
             topology: t.topology,
+            patch_control_points: t.patch_control_points,
             restart: rs.primitive_restart_fixed != 0 && index_size != 0,
             colors: t.colors,
             color_integer: t.color_integer,
@@ -382,6 +385,7 @@ impl<'a> PipeDesc<'a> {
         rs.stencil_ref = [0; 2];
         k.extend_from_slice(bytemuck::cast_slice(bytemuck::bytes_of(&rs)));
         k.push(self.topology.as_raw() as u32);
+        k.push(self.patch_control_points);
         k.push(self.restart as u32);
         k.extend(self.colors.iter().map(|f| f.as_raw() as u32));
         k.push(self.color_alpha_one);
@@ -628,7 +632,28 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         .color_attachment_formats(&d.colors[..n_colors])
         .depth_attachment_format(d.depth)
         .stencil_attachment_format(d.stencil);
-    let ci = vk::GraphicsPipelineCreateInfo::default()
+    // Tessellation: GL_PATCHES draws of a program with both tessellation
+    // stages (Vulkan has no default levels, so no evaluation stage
+    // alone); GL's domain origin is the lower left (Vulkan's default, the
+    // upper left, would reverse the generated triangles' vertex order).
+    let patches = d.topology == vk::PrimitiveTopology::PATCH_LIST;
+    let has = |f: vk::ShaderStageFlags| d.build.modules.iter().any(|(st, _, _)| *st == f);
+    let tess = has(vk::ShaderStageFlags::TESSELLATION_CONTROL)
+        && has(vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+    if patches != tess
+        || has(vk::ShaderStageFlags::TESSELLATION_CONTROL)
+            != has(vk::ShaderStageFlags::TESSELLATION_EVALUATION)
+    {
+        return Err(VkError::Unsupported(
+            "a tessellation program without a control or evaluation stage, or patches without tessellation",
+        ));
+    }
+    let mut domain = vk::PipelineTessellationDomainOriginStateCreateInfo::default()
+        .domain_origin(vk::TessellationDomainOrigin::LOWER_LEFT);
+    let ts = vk::PipelineTessellationStateCreateInfo::default()
+        .patch_control_points(d.patch_control_points.max(1))
+        .push_next(&mut domain);
+    let mut ci = vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
         .vertex_input_state(&vi)
         .input_assembly_state(&ia)
@@ -640,6 +665,9 @@ pub(crate) fn create_pipeline(gpu: &Gpu, d: &PipeDesc) -> Result<vk::Pipeline, V
         .dynamic_state(&dy)
         .layout(d.build.layout)
         .push_next(&mut rendering);
+    if tess {
+        ci = ci.tessellation_state(&ts);
+    }
     // SAFETY: every pointer in the create info outlives the call; formats
     // match the rendering instance the pipeline is used in (keyed).
     match unsafe {

@@ -63,6 +63,7 @@ fn new_ctx() -> Ctx {
         viewport: Default::default(),
         scissor: Default::default(),
         blend_color: [0.0; 4],
+        patch_vertices: 3,
         polygon_offset: [0.0; 3],
         line_width: 1.0,
     }
@@ -170,6 +171,9 @@ impl VulkanBackend {
         if self.gpu.feat.independent_blend {
             c.features |= mgpipe::caps::CAPS_FEATURE_BLEND_PER_BUFFER;
         }
+        if self.gpu.feat.tessellation {
+            c.features |= mgpipe::caps::CAPS_FEATURE_TESSELLATION;
+        }
         if self.gpu.feat.draw_parameters {
             // gl_InstanceID = InstanceIndex - BaseInstance in every
             // vertex stage (`spirv::subtract_base_instance`).
@@ -208,6 +212,8 @@ impl VulkanBackend {
             O::MemoryBarrier,
             // Buffer textures, as uniform texel buffers (context.rs).
             O::TextureBuffer,
+            // GL_PATCH_VERTICES, a pipeline key part (context.rs).
+            O::SetPatchState,
         ] {
             set(o as usize);
         }

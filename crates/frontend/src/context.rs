@@ -475,6 +475,10 @@ pub struct LinkedState {
     /// when one is linked without tessellation, which decides the draw
     /// modes it accepts.
     pub gs_input: Option<u32>,
+    /// Which tessellation stages the program has: bit 0 control, bit 1
+    /// evaluation (GL 4.6 §10.1.15: draws of such a program take
+    /// GL_PATCHES only, and GL_PATCHES needs an evaluation stage).
+    pub tess_stages: u8,
     /// Default-block byte offsets of `gl_DepthRange.near/far/diff` when
     /// the program reads `gl_DepthRange` (the client keeps them current).
     pub depth_range_at: Option<[u32; 3]>,
@@ -924,6 +928,16 @@ pub struct GlState {
     /// The current program's `LinkedState::gs_input`, kept by
     /// `emit_program` (read by every draw: one test when it is None).
     pub gs_input: Option<u32>,
+    /// The current program's `LinkedState::tess_stages`, kept by
+    /// `emit_program` like `gs_input`.
+    pub tess_stages: u8,
+    /// glPatchParameteri(GL_PATCH_VERTICES) (3 initially).
+    pub patch_vertices: u32,
+    /// glPatchParameterfv GL_PATCH_DEFAULT_OUTER_LEVEL / _INNER_LEVEL (the
+    /// levels a program without a control stage tessellates with; 1.0
+    /// initially).
+    pub patch_default_outer: [f32; 4],
+    pub patch_default_inner: [f32; 2],
     pub sample_alpha_to_coverage: bool,
     pub sample_alpha_to_one: bool,
     pub sample_coverage: bool,
@@ -1133,6 +1147,10 @@ impl GlState {
             polygon_offset: [0.0; 3],
             rasterizer_discard: false,
             gs_input: None,
+            tess_stages: 0,
+            patch_vertices: 3,
+            patch_default_outer: [1.0; 4],
+            patch_default_inner: [1.0; 2],
             sample_alpha_to_coverage: false,
             sample_alpha_to_one: false,
             sample_coverage: false,
@@ -1472,7 +1490,8 @@ fn with_context_id<R: Default>(
 /// Create a context. Requests up to 3.3 get GL 3.3 core; requests for 4.0
 /// to 4.3 get a "4.3" core context when the backend runs compute shaders
 /// (what a 4.3 application reaches for first), 4.4 and 4.5 requests a
-/// "4.5" one; both are partial: no tessellation, transform feedback
+/// "4.5" one; both are partial: tessellation only where the backend has
+/// it (`gl::tess`), transform feedback
 /// streams 1..3, doubles only where the backend has them
 /// (`docs/ARCHITECTURE.md`). Legacy/compatibility requests get a
 /// compatibility context of that version (the fixed-function parts it

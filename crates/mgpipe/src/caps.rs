@@ -96,6 +96,11 @@ pub const CAPS_FEATURE_STRIDED_UPLOAD: u32 = 1 << 11;
 /// instance (GL_ARB_base_instance).
 pub const CAPS_FEATURE_BASE_INSTANCE: u32 = 1 << 12;
 
+/// `Caps::features`: tessellation control and evaluation stages, GL_PATCHES
+/// draws and `set_patch_state` (GL_ARB_tessellation_shader), with at least
+/// GL 4.0's minimum limits (32 patch vertices, generation level 64).
+pub const CAPS_FEATURE_TESSELLATION: u32 = 1 << 13;
+
 pub const BACKEND_GLES: u32 = 1;
 pub const BACKEND_VULKAN: u32 = 2;
 

@@ -84,12 +84,6 @@ pub(super) fn check_args(
     if count < 0 || first < 0 || instances < 0 {
         return Err(glow::INVALID_VALUE);
     }
-    if mode == glow::PATCHES {
-        super::log_once("patches", || {
-            "tessellation (GL_PATCHES) is not supported yet".into()
-        });
-        return Err(glow::INVALID_OPERATION);
-    }
     Ok(isize_)
 }
 

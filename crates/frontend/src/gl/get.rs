@@ -113,6 +113,11 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
     } else {
         &[]
     };
+    let tessellation: &[&CStr] = if super::tess::has_tessellation(caps) {
+        &[c"GL_ARB_tessellation_shader"]
+    } else {
+        &[]
+    };
     let legacy = if gl.st.is_core() {
         &[]
     } else {
@@ -129,6 +134,7 @@ fn extension(gl: &Gl, index: usize) -> Option<&'static CStr> {
         .chain(CORE_MISC_EXTENSIONS)
         .chain(base_instance)
         .chain(clip_control)
+        .chain(tessellation)
         .chain(legacy)
         .nth(index)
         .copied()
@@ -473,6 +479,7 @@ fn stage_uniforms(c: &mgpipe::Caps, backend: u32) -> u32 {
 fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
     let c = gl.conn.caps;
     let s = &*gl.st;
+    let tess = super::tess::has_tessellation(&c);
     match pname {
         glow::MAJOR_VERSION => i(s.es.unwrap_or(s.version).0),
         glow::MINOR_VERSION => i(s.es.unwrap_or(s.version).1),
@@ -573,6 +580,50 @@ fn query(gl: &mut Gl, pname: u32) -> Option<Vals> {
         glow::MAX_FRAGMENT_INTERPOLATION_OFFSET => f(0.5),
         glow::FRAGMENT_INTERPOLATION_OFFSET_BITS => i(4),
         glow::MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS => i(1024),
+        // Tessellation (GL 4.0's minimums, which GLES 3.2 and Vulkan meet
+        // where the backend has the stages: `gl::tess`).
+        glow::PATCH_VERTICES if tess => i(s.patch_vertices),
+        glow::PATCH_DEFAULT_OUTER_LEVEL if tess => Some(Vals::F(
+            s.patch_default_outer.iter().map(|&v| f64::from(v)).collect(),
+        )),
+        glow::PATCH_DEFAULT_INNER_LEVEL if tess => Some(Vals::F(
+            s.patch_default_inner.iter().map(|&v| f64::from(v)).collect(),
+        )),
+        glow::MAX_PATCH_VERTICES if tess => i(super::tess::MAX_PATCH_VERTICES),
+        glow::MAX_TESS_GEN_LEVEL if tess => i(super::tess::MAX_TESS_GEN_LEVEL),
+        glow::MAX_TESS_CONTROL_UNIFORM_COMPONENTS
+        | glow::MAX_TESS_EVALUATION_UNIFORM_COMPONENTS
+            if tess =>
+        {
+            i(1024)
+        }
+        glow::MAX_TESS_CONTROL_TEXTURE_IMAGE_UNITS
+        | glow::MAX_TESS_EVALUATION_TEXTURE_IMAGE_UNITS
+            if tess =>
+        {
+            i(16)
+        }
+        glow::MAX_TESS_CONTROL_OUTPUT_COMPONENTS
+        | glow::MAX_TESS_CONTROL_INPUT_COMPONENTS
+        | glow::MAX_TESS_EVALUATION_INPUT_COMPONENTS
+        | glow::MAX_TESS_EVALUATION_OUTPUT_COMPONENTS
+            if tess =>
+        {
+            i(128)
+        }
+        glow::MAX_TESS_PATCH_COMPONENTS if tess => i(120),
+        glow::MAX_TESS_CONTROL_TOTAL_OUTPUT_COMPONENTS if tess => i(4096),
+        glow::MAX_TESS_CONTROL_UNIFORM_BLOCKS | glow::MAX_TESS_EVALUATION_UNIFORM_BLOCKS
+            if tess =>
+        {
+            i(super::shaders::MAX_STAGE_UNIFORM_BLOCKS as i64)
+        }
+        glow::MAX_COMBINED_TESS_CONTROL_UNIFORM_COMPONENTS
+        | glow::MAX_COMBINED_TESS_EVALUATION_UNIFORM_COMPONENTS
+            if tess =>
+        {
+            i(1024 + 12 * (c.max_uniform_block_size as i64 / 4))
+        }
         glow::MAX_TEXTURE_BUFFER_SIZE => i(super::texbuf::MAX_TEXELS as i64),
         glow::TEXTURE_BUFFER_OFFSET_ALIGNMENT => i(super::texbuf::OFFSET_ALIGNMENT as i64),
         glow::MAX_TEXTURE_LOD_BIAS => f(c.max_texture_lod_bias),

@@ -35,11 +35,12 @@ const STAGE_BITS: [u32; 6] = [
 ];
 
 /// The stages this context has (GL 4.6 §7.4: a stage bit or query of a
-/// stage the context lacks is an error): tessellation with GL 4.0, compute
-/// where the backend runs it.
+/// stage the context lacks is an error): tessellation and compute where
+/// the backend runs them (GL_ARB_tessellation_shader is advertised in
+/// every context version then).
 fn stage_supported(gl: &Gl, i: usize) -> bool {
     match Stage::ALL[i] {
-        Stage::TessControl | Stage::TessEval => gl.st.version >= (4, 0),
+        Stage::TessControl | Stage::TessEval => super::tess::has_tessellation(&gl.conn.caps),
         Stage::Compute => super::compute::has_compute(&gl.conn.caps),
         _ => true,
     }

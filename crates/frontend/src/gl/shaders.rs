@@ -726,9 +726,21 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
             && has(shader::Stage::Fragment)
             && !has(shader::Stage::Vertex)
             && !has(shader::Stage::Geometry)
+            && !has(shader::Stage::TessControl)
+            && !has(shader::Stage::TessEval)
             && !has(shader::Stage::Compute)
         {
             sources.push((shader::Stage::Vertex, FIXED_FUNCTION_VS.to_owned()));
+        }
+        // ARB_tessellation_shader §2.14.2 (GL 4.6 §7.3): a program with a
+        // tessellation stage and no vertex shader fails to link (a
+        // separable one takes its vertex stage from a pipeline).
+        let has = |st: shader::Stage| sources.iter().any(|(s, _)| *s == st);
+        if !separable
+            && (has(shader::Stage::TessControl) || has(shader::Stage::TessEval))
+            && !has(shader::Stage::Vertex)
+        {
+            log.push_str("error: a tessellation shader is linked without a vertex shader\n");
         }
         // Likewise a program without a fragment shader whose vertex
         // processing writes `gl_FrontColor` runs fixed-function fragment
@@ -968,6 +980,11 @@ pub(crate) fn link_program(gl: &mut Gl, program: u32) {
                     generation: LINK_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                     link_input,
                     gs_input,
+                    tess_stages: u8::from(
+                        prog.stage_spirv[crate::shader::Stage::TessControl.index()].is_some(),
+                    ) | (u8::from(
+                        prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_some(),
+                    ) << 1),
                     depth_range_at,
                     matrix_uniforms,
                     matrix_serial: 0,
@@ -1065,6 +1082,7 @@ pub unsafe extern "C" fn glValidateProgram(program: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32) {
     let v = with_gl_dirty(DIRTY_PROGRAM, |gl| {
+        let tess = super::tess::has_tessellation(&gl.conn.caps);
         let p = match program_mut(gl, program) {
             Ok(p) => p,
             Err(e) => {
@@ -1120,6 +1138,35 @@ pub unsafe extern "C" fn glGetProgramiv(program: u32, pname: u32, out: *mut i32)
             glow::PROGRAM_BINARY_RETRIEVABLE_HINT => p.binary_retrievable_hint as i32,
             glow::PROGRAM_SEPARABLE => p.separable as i32,
             glow::PROGRAM_BINARY_LENGTH => 0,
+            glow::TESS_CONTROL_OUTPUT_VERTICES
+            | glow::TESS_GEN_MODE
+            | glow::TESS_GEN_SPACING
+            | glow::TESS_GEN_VERTEX_ORDER
+            | glow::TESS_GEN_POINT_MODE
+                if tess =>
+            {
+                // GL 4.6 §7.13: INVALID_OPERATION unless the program
+                // linked with the stage the query is about.
+                let stage = match pname {
+                    glow::TESS_CONTROL_OUTPUT_VERTICES => crate::shader::Stage::TessControl,
+                    _ => crate::shader::Stage::TessEval,
+                };
+                let Some(t) = l
+                    .filter(|_| p.link_status)
+                    .filter(|l| l.prog.stage_spirv[stage.index()].is_some())
+                    .and_then(|l| l.prog.tess_layout())
+                else {
+                    gl.st.set_error(glow::INVALID_OPERATION);
+                    return None;
+                };
+                match pname {
+                    glow::TESS_CONTROL_OUTPUT_VERTICES => t.output_vertices as i32,
+                    glow::TESS_GEN_MODE => t.mode as i32,
+                    glow::TESS_GEN_SPACING => t.spacing as i32,
+                    glow::TESS_GEN_VERTEX_ORDER => t.vertex_order as i32,
+                    _ => i32::from(t.point_mode),
+                }
+            }
             glow::GEOMETRY_VERTICES_OUT
             | glow::GEOMETRY_INPUT_TYPE
             | glow::GEOMETRY_OUTPUT_TYPE

@@ -935,6 +935,7 @@ impl Gl<'_> {
         let linked = linked_program(self.sh, pname)?;
         let cso = linked.cso;
         self.st.gs_input = linked.gs_input;
+        self.st.tess_stages = linked.tess_stages;
         if self.st.ff_inputs != linked.prog.ff_inputs {
             // Which fixed-function inputs the vertex input feeds changed.
             self.st.ff_inputs = linked.prog.ff_inputs.clone();
@@ -1571,6 +1572,7 @@ impl Gl<'_> {
                 return Err(glow::INVALID_OPERATION);
             }
         }
+        tess_accepts(self.st.tess_stages, mode)?;
         if self.st.verify {
             self.verify_draw_state();
         }
@@ -1753,4 +1755,16 @@ pub fn gs_accepts(input: u32, mode: u32) -> bool {
         ),
         _ => true,
     }
+}
+
+/// GL 4.6 §10.1.15 / §11.2: a program with a tessellation stage
+/// (`tess_stages` bit 0 control, bit 1 evaluation) draws GL_PATCHES
+/// only, and GL_PATCHES needs an evaluation stage to consume the
+/// patches; otherwise GL_INVALID_OPERATION.
+pub(crate) fn tess_accepts(tess_stages: u8, mode: u32) -> Result<(), u32> {
+    let patches = mode == glow::PATCHES;
+    if (tess_stages != 0 && !patches) || (patches && tess_stages & 2 == 0) {
+        return Err(glow::INVALID_OPERATION);
+    }
+    Ok(())
 }

@@ -41,12 +41,24 @@ pub fn draw_mode_allowed(gl: &Gl, mode: u32) -> bool {
     if !active_unpaused(gl) {
         return true;
     }
+    // The last vertex stage's output: the geometry shader's, else the
+    // tessellation evaluation shader's (points in point mode, lines for
+    // isolines, triangles otherwise).
     let gs_output = match gl.sh.shader_objects.get(&gl.st.program) {
-        Some(ShaderOrProgram::Program(p)) => p
-            .linked
-            .as_ref()
-            .and_then(|l| l.prog.geometry_layout())
-            .map(|g| g.output),
+        Some(ShaderOrProgram::Program(p)) => p.linked.as_ref().and_then(|l| {
+            l.prog.geometry_layout().map(|g| g.output).or_else(|| {
+                l.prog
+                    .tess_layout()
+                    .filter(|_| {
+                        l.prog.stage_spirv[crate::shader::Stage::TessEval.index()].is_some()
+                    })
+                    .map(|t| match t {
+                        t if t.point_mode => glow::POINTS,
+                        t if t.mode == glow::ISOLINES => glow::LINES,
+                        _ => glow::TRIANGLES,
+                    })
+            })
+        }),
         _ => None,
     };
     let produced = match gs_output.unwrap_or(mode) {

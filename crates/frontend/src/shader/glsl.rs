@@ -41,6 +41,10 @@ fn limits() -> &'static glslang::limits::ResourceLimits {
         l.set_max_geometry_total_output_components(1024);
         l.set_max_geometry_texture_image_units(16);
         l.set_max_draw_buffers(8);
+        // Tessellation: the GL 4.0 minimums `gl::tess` reports.
+        l.set_max_tess_control_output_components(128);
+        l.set_max_tess_control_texture_image_units(16);
+        l.set_max_tess_patch_components(120);
         l
     })
 }

@@ -336,7 +336,63 @@ pub struct GeometryLayout {
     pub invocations: u32,
 }
 
+/// The tessellation stages' layout (`layout(vertices = N) out` of the
+/// control stage, `layout(primitive, spacing, order, point_mode) in` of
+/// the evaluation stage), in GL enums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TessLayout {
+    /// GL_TESS_CONTROL_OUTPUT_VERTICES (0 without a control stage).
+    pub output_vertices: u32,
+    /// GL_TRIANGLES, GL_QUADS or GL_ISOLINES.
+    pub mode: u32,
+    /// GL_EQUAL, GL_FRACTIONAL_EVEN or GL_FRACTIONAL_ODD.
+    pub spacing: u32,
+    /// GL_CCW or GL_CW.
+    pub vertex_order: u32,
+    pub point_mode: bool,
+}
+
 impl LinkedProgram {
+    /// The tessellation layout, read from the SPIR-V execution modes of
+    /// both tessellation stages (SPIR-V lets either stage carry them);
+    /// `None` when the program has neither.
+    pub fn tess_layout(&self) -> Option<TessLayout> {
+        let tcs = self.stage_spirv[Stage::TessControl.index()].as_ref();
+        let tes = self.stage_spirv[Stage::TessEval.index()].as_ref();
+        if tcs.is_none() && tes.is_none() {
+            return None;
+        }
+        let mut layout = TessLayout {
+            output_vertices: 0,
+            mode: glow::TRIANGLES,
+            spacing: glow::EQUAL,
+            vertex_order: glow::CCW,
+            point_mode: false,
+        };
+        for words in [tcs, tes].into_iter().flatten() {
+            for (opcode, inst) in spirv::instructions(words) {
+                // OpExecutionMode: entry point, mode, literals.
+                if opcode != 16 {
+                    continue;
+                }
+                match inst.get(2).copied() {
+                    Some(1) => layout.spacing = glow::EQUAL,
+                    Some(2) => layout.spacing = glow::FRACTIONAL_EVEN,
+                    Some(3) => layout.spacing = glow::FRACTIONAL_ODD,
+                    Some(4) => layout.vertex_order = glow::CW,
+                    Some(5) => layout.vertex_order = glow::CCW,
+                    Some(10) => layout.point_mode = true,
+                    Some(22) => layout.mode = glow::TRIANGLES,
+                    Some(24) => layout.mode = glow::QUADS,
+                    Some(25) => layout.mode = glow::ISOLINES,
+                    Some(26) => layout.output_vertices = inst.get(3).copied().unwrap_or(0),
+                    _ => {}
+                }
+            }
+        }
+        Some(layout)
+    }
+
     /// Same interface as `other`: attributes, outputs, uniforms (names,
     /// offsets), blocks and the default block's size; what a variant
     /// linked from the same sources must keep to share its state.
@@ -854,8 +910,11 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
     // (a fragment shader declares back colours only if written), then
     // the fragment shader's compatibility varyings, which that stage
     // declares. A failed pre-pass is reported in the loop below.
+    let has_tess_eval = input.shaders.iter().any(|(s, _)| *s == Stage::TessEval);
     let last_vertex = if has_geometry {
         Stage::Geometry
+    } else if has_tess_eval {
+        Stage::TessEval
     } else {
         Stage::Vertex
     };
@@ -932,12 +991,9 @@ fn link_inner(input: &LinkInput, provoking_first: bool) -> Result<LinkedProgram,
         }
     }
     for (stage, source) in input.shaders {
-        // Tessellation stages are not linked (GL_PATCHES is refused).
-        let last_vertex_stage = match stage {
-            Stage::Geometry => true,
-            Stage::Vertex => !has_geometry,
-            _ => false,
-        };
+        // The stage rasterisation follows: geometry, else tessellation
+        // evaluation, else vertex.
+        let last_vertex_stage = *stage == last_vertex;
         let view = prepass::LinkView {
             vs_feeds_gs: has_geometry,
             last_vertex_stage,

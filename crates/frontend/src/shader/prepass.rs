@@ -2394,6 +2394,11 @@ pub(crate) fn prepass_linked(
         // glslang takes desktop compute shaders from 4.20 on (GL_ARB_compute_shader
         // is core in 4.30); 3.30 + the extension compiles as 4.30.
         "430".to_owned()
+    } else if version.number < 150 && matches!(stage, Stage::TessControl | Stage::TessEval) {
+        // glslang takes tessellation shaders from GLSL 1.50 on (what
+        // GL_ARB_tessellation_shader requires); Mesa compiles earlier
+        // versions' with the extension (piglit's built-in constants).
+        "150".to_owned()
     } else if version.number < 150
         && names_extension(src, &toks, "GL_ARB_shader_storage_buffer_object")
     {

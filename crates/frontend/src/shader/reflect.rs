@@ -1279,13 +1279,26 @@ pub(crate) fn reflect(
 
 /// The highest output location end of `m` (the varying locations it
 /// needs).
+/// A tessellation control shader's per-vertex outputs are arrays over
+/// the patch's vertices, whose outer dimension takes no locations (GL 4.6
+/// §11.2.1.2.1); its `patch` outputs are not arrayed.
 pub(crate) fn output_locations(m: &Module) -> u32 {
+    // OpEntryPoint (15) with execution model TessellationControl (1).
+    let tcs =
+        super::spirv::instructions(&m.words).any(|(op, inst)| op == 15 && inst.get(1) == Some(&1));
     m.variables
         .iter()
         .filter(|v| v.storage == storage::OUTPUT)
         .filter_map(|v| {
             let loc = m.decoration(v.id, dec::LOCATION)?;
-            Some(loc.saturating_add(location_count(m, m.pointee(v)?)))
+            let mut ty = m.pointee(v)?;
+            // Decoration Patch (15).
+            if tcs && !m.has_decoration(v.id, 15) {
+                if let Some(Type::Array { element, .. }) = m.types.get(&ty) {
+                    ty = *element;
+                }
+            }
+            Some(loc.saturating_add(location_count(m, ty)))
         })
         .max()
         .unwrap_or(0)

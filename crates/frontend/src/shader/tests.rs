@@ -2000,3 +2000,47 @@ fn struct_sampler_arrays_are_flattened() {
     assert!(essl.contains("mgl_os_1s_3tex[4]"), "{essl}");
     assert!(essl.contains("* 2) +"), "{essl}");
 }
+
+/// The tessellation layout (GL_TESS_CONTROL_OUTPUT_VERTICES,
+/// GL_TESS_GEN_*) comes from both stages' execution modes, and a control
+/// shader's per-vertex output arrays take the locations of one element.
+#[test]
+fn tessellation_layout_and_per_vertex_locations() {
+    let shaders = [
+        (
+            Stage::Vertex,
+            "#version 150\nin vec4 p;\nout vec4 v;\nvoid main() { gl_Position = p; v = p; }\n",
+        ),
+        (
+            Stage::TessControl,
+            "#version 150\n#extension GL_ARB_tessellation_shader : require\nlayout(vertices = 32) out;\nin vec4 v[];\nout vec4 w[];\npatch out vec4 q;\nvoid main() {\n  w[gl_InvocationID] = v[gl_InvocationID];\n  q = v[0];\n  gl_out[gl_InvocationID].gl_Position = gl_in[gl_InvocationID].gl_Position;\n  gl_TessLevelOuter = float[4](1.0, 1.0, 1.0, 1.0);\n  gl_TessLevelInner = float[2](1.0, 1.0);\n}\n",
+        ),
+        (
+            Stage::TessEval,
+            "#version 150\n#extension GL_ARB_tessellation_shader : require\nlayout(quads, fractional_odd_spacing, cw, point_mode) in;\nin vec4 w[];\npatch in vec4 q;\nout vec4 c;\nvoid main() { gl_Position = gl_in[0].gl_Position; c = w[31] + q; }\n",
+        ),
+        (
+            Stage::Fragment,
+            "#version 150\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+        ),
+    ];
+    let p = link(&LinkInput {
+        xfb_varyings: &[],
+        xfb_mode: 0,
+        shaders: &shaders,
+        attrib_bindings: &[],
+        frag_data_bindings: &[],
+        varying_limit: 0,
+    })
+    .unwrap_or_else(|e| panic!("link failed:\n{e}"));
+    let t = p.tess_layout().unwrap();
+    assert_eq!(t.output_vertices, 32);
+    assert_eq!(
+        (t.mode, t.spacing, t.vertex_order, t.point_mode),
+        (glow::QUADS, glow::FRACTIONAL_ODD, glow::CW, true)
+    );
+    // v (vertex), w[32] + q (control: w takes one location per vertex),
+    // c (evaluation).
+    assert!(p.varying_locations <= 4, "{}", p.varying_locations);
+    assert!(p.geometry_layout().is_none());
+}
