@@ -577,35 +577,56 @@ fn egl_bool(v: EGLint) -> Result<bool, EglError> {
     }
 }
 
-/// EGL_KHR_create_context / EGL 1.5 §3.7.1 attributes for an OpenGL context.
-/// The default (no attributes) is OpenGL 1.0; the GL core decides what it
-/// actually provides.
-pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttribs, EglError> {
-    let mut major = 1;
-    let mut minor = 0;
-    let mut profile_mask = EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
-    let mut flags = 0;
+/// The `eglCreateContext` attribute list, read once for either client API
+/// (EGL_KHR_create_context / EGL 1.5 §3.7.1): version, profile mask and
+/// flags as given. The desktop-only attributes (profile mask,
+/// forward-compatible) are EGL_BAD_ATTRIBUTE for an OpenGL ES context.
+struct RawContextAttribs {
+    major: EGLint,
+    minor: EGLint,
+    profile_mask: EGLint,
+    flags: EGLint,
+}
+
+fn scan_context_attribs(
+    pairs: &[(EGLint, EGLint)],
+    es: bool,
+) -> Result<RawContextAttribs, EglError> {
+    // Both APIs default to version 1.0 (EGL 1.5 §3.7.1.1).
+    let mut raw = RawContextAttribs {
+        major: 1,
+        minor: 0,
+        profile_mask: EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+        flags: 0,
+    };
+    let known_flags = if es {
+        FLAG_DEBUG | FLAG_ROBUST
+    } else {
+        FLAG_DEBUG | FLAG_FORWARD | FLAG_ROBUST
+    };
     for &(name, value) in pairs {
         match name {
             // Same value as EGL_CONTEXT_CLIENT_VERSION.
-            EGL_CONTEXT_MAJOR_VERSION => major = value,
-            EGL_CONTEXT_MINOR_VERSION => minor = value,
-            EGL_CONTEXT_OPENGL_PROFILE_MASK => profile_mask = value,
+            EGL_CONTEXT_MAJOR_VERSION => raw.major = value,
+            EGL_CONTEXT_MINOR_VERSION => raw.minor = value,
+            EGL_CONTEXT_OPENGL_PROFILE_MASK if !es => raw.profile_mask = value,
             EGL_CONTEXT_FLAGS_KHR => {
-                if value & !(FLAG_DEBUG | FLAG_FORWARD | FLAG_ROBUST) != 0 {
+                if value & !known_flags != 0 {
                     return Err(EglError::new(
                         EGL_BAD_ATTRIBUTE,
-                        "unknown bits in EGL_CONTEXT_FLAGS_KHR",
+                        "unknown bits in EGL_CONTEXT_FLAGS_KHR (for OpenGL ES: only debug and robust)",
                     ));
                 }
-                flags = value;
+                raw.flags = value;
             }
-            EGL_CONTEXT_OPENGL_DEBUG => flags = set_flag(flags, FLAG_DEBUG, egl_bool(value)?),
-            EGL_CONTEXT_OPENGL_FORWARD_COMPATIBLE => {
-                flags = set_flag(flags, FLAG_FORWARD, egl_bool(value)?)
+            EGL_CONTEXT_OPENGL_DEBUG => {
+                raw.flags = set_flag(raw.flags, FLAG_DEBUG, egl_bool(value)?)
+            }
+            EGL_CONTEXT_OPENGL_FORWARD_COMPATIBLE if !es => {
+                raw.flags = set_flag(raw.flags, FLAG_FORWARD, egl_bool(value)?)
             }
             EGL_CONTEXT_OPENGL_ROBUST_ACCESS => {
-                flags = set_flag(flags, FLAG_ROBUST, egl_bool(value)?)
+                raw.flags = set_flag(raw.flags, FLAG_ROBUST, egl_bool(value)?)
             }
             EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY => {
                 if value != EGL_NO_RESET_NOTIFICATION && value != EGL_LOSE_CONTEXT_ON_RESET {
@@ -620,11 +641,24 @@ pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttrib
             _ => {
                 return Err(EglError::new(
                     EGL_BAD_ATTRIBUTE,
-                    "unknown eglCreateContext attribute",
+                    "unknown eglCreateContext attribute for this client API",
                 ))
             }
         }
     }
+    Ok(raw)
+}
+
+/// EGL_KHR_create_context / EGL 1.5 §3.7.1 attributes for an OpenGL context.
+/// The default (no attributes) is OpenGL 1.0; the GL core decides what it
+/// actually provides.
+pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttribs, EglError> {
+    let RawContextAttribs {
+        major,
+        minor,
+        profile_mask,
+        flags,
+    } = scan_context_attribs(pairs, false)?;
     let valid_version = match major {
         1 => (0..=5).contains(&minor),
         2 => (0..=1).contains(&minor),
@@ -668,47 +702,14 @@ pub fn parse_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttrib
 }
 
 /// `eglCreateContext` attributes for an OpenGL ES context (EGL 1.5 §3.7.1,
-/// EGL_KHR_create_context): ES 2.0 and 3.0–3.2; the desktop-only
-/// attributes (profile mask, forward-compatible) are refused.
+/// EGL_KHR_create_context): ES 2.0 and 3.0–3.2.
 pub fn parse_es_context_attribs(pairs: &[(EGLint, EGLint)]) -> Result<ContextAttribs, EglError> {
-    // EGL 1.5 §3.7.1.1: an ES context defaults to version 1.0.
-    let mut major = 1;
-    let mut minor = 0;
-    let mut flags = 0;
-    for &(name, value) in pairs {
-        match name {
-            // Same value as EGL_CONTEXT_CLIENT_VERSION.
-            EGL_CONTEXT_MAJOR_VERSION => major = value,
-            EGL_CONTEXT_MINOR_VERSION => minor = value,
-            EGL_CONTEXT_FLAGS_KHR => {
-                if value & !(FLAG_DEBUG | FLAG_ROBUST) != 0 {
-                    return Err(EglError::new(
-                        EGL_BAD_ATTRIBUTE,
-                        "EGL_CONTEXT_FLAGS_KHR bits other than debug and robust for an OpenGL ES context",
-                    ));
-                }
-                flags = value;
-            }
-            EGL_CONTEXT_OPENGL_DEBUG => flags = set_flag(flags, FLAG_DEBUG, egl_bool(value)?),
-            EGL_CONTEXT_OPENGL_ROBUST_ACCESS => {
-                flags = set_flag(flags, FLAG_ROBUST, egl_bool(value)?)
-            }
-            EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY => {
-                if value != EGL_NO_RESET_NOTIFICATION && value != EGL_LOSE_CONTEXT_ON_RESET {
-                    return Err(EglError::new(
-                        EGL_BAD_ATTRIBUTE,
-                        "bad reset notification strategy",
-                    ));
-                }
-            }
-            _ => {
-                return Err(EglError::new(
-                    EGL_BAD_ATTRIBUTE,
-                    "unknown eglCreateContext attribute for an OpenGL ES context",
-                ))
-            }
-        }
-    }
+    let RawContextAttribs {
+        major,
+        minor,
+        flags,
+        ..
+    } = scan_context_attribs(pairs, true)?;
     match (major, minor) {
         (2, 0) | (3, 0..=2) => {}
         (1, 0 | 1) => {
@@ -755,7 +756,7 @@ pub unsafe extern "C" fn eglCreateContext(
             Some(config_of(config)?.id)
         };
         let api = state::thread().api;
-        if api != EGL_OPENGL_API && api != EGL_OPENGL_ES_API {
+        if !state::gl_like_api(api) {
             return Err(EglError::new(
                 EGL_BAD_MATCH,
                 "no client API bound: call eglBindAPI(EGL_OPENGL_API) first",

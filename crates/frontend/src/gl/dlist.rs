@@ -592,18 +592,6 @@ pub fn refuse_in_list(gl: &mut Gl) -> bool {
     false
 }
 
-/// The proxy texture targets.
-const PROXY_TARGETS: [u32; 8] = [
-    glow::PROXY_TEXTURE_1D,
-    glow::PROXY_TEXTURE_2D,
-    glow::PROXY_TEXTURE_3D,
-    glow::PROXY_TEXTURE_CUBE_MAP,
-    glow::PROXY_TEXTURE_1D_ARRAY,
-    glow::PROXY_TEXTURE_2D_ARRAY,
-    glow::PROXY_TEXTURE_RECTANGLE,
-    glow::PROXY_TEXTURE_CUBE_MAP_ARRAY,
-];
-
 /// A glTexImage* / glTexSubImage* entry point: `run` uploads from the
 /// pointer it is given. In a list the image is unpacked now (the unpack
 /// state and buffer of compile time) into tight bytes, which the replay
@@ -629,7 +617,7 @@ pub(crate) fn listed_image(
             let keep = slot.take()?;
             // A proxy target's upload executes immediately (GL 4.6 compat
             // §21.4).
-            if PROXY_TARGETS.contains(&target) {
+            if super::proxy_textures::is_proxy(target) {
                 keep(gl, pixels);
                 return None;
             }
